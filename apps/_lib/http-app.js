@@ -1,0 +1,88 @@
+'use strict';
+// Shared boilerplate for the target apps. Node built-ins only: the apps are copied as-is into
+// images that contain nothing but the `node` binary.
+const http = require('node:http');
+
+const PORT = Number(process.env.PORT || 3000);
+const HOST = process.env.HOST || '0.0.0.0';
+
+/**
+ * Starts an HTTP server around `handler(req, res)` (sync or async).
+ * `onStart` (optional, may be async) runs before listening, so the app only
+ * becomes reachable — and healthy — once it is ready.
+ */
+function serve(handler, { onStart } = {}) {
+  let loggedError = false;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/health' && req.method === 'GET') {
+      // The engine counts distinct pids on /health to know that N workers are up.
+      res.writeHead(200, { 'content-type': 'text/plain', 'x-rightsize-pid': String(process.pid) });
+      res.end('ok');
+      return;
+    }
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch((err) => {
+        // Log once only: a failing handler under load would otherwise flood the engine's log.
+        if (!loggedError) { loggedError = true; console.error('rightsize:handler-error', err); }
+        if (res.headersSent) res.destroy();
+        else { res.writeHead(500, { 'content-type': 'text/plain' }); res.end('internal error'); }
+      });
+  });
+  // Longer than any test run, so the load generator's keep-alive connections are never
+  // dropped mid-run (Node's default is 5 s). headersTimeout must exceed it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
+  // As PID 1 in a container, Node ignores SIGTERM unless it is handled.
+  const stop = () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+    setTimeout(() => process.exit(0), 1000).unref(); // never hang on a stuck socket
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+
+  Promise.resolve()
+    .then(() => onStart?.())
+    .then(() => {
+      server.listen(PORT, HOST, () => {
+        console.log(`rightsize:listening pid=${process.pid} port=${server.address().port}`);
+      });
+    })
+    .catch((err) => {
+      console.error('rightsize:start-failed', err);
+      process.exit(1);
+    });
+  return server;
+}
+
+// Fake data in the spirit of the dummy-json library, shared by the json* apps.
+const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'Edsger'];
+const LAST = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Liskov', 'Thompson', 'Hamilton', 'Ritchie', 'Allen', 'Dijkstra'];
+const WORDS = ['alpha', 'bravo', 'cedar', 'delta', 'ember', 'fjord', 'grove', 'harbor', 'indigo', 'juniper', 'kelp', 'lumen'];
+const CITIES = ['Lisbon', 'Oslo', 'Quito', 'Osaka', 'Nairobi', 'Denver', 'Tallinn', 'Perth'];
+const pick = (list) => list[Math.floor(Math.random() * list.length)];
+const int = (max) => Math.floor(Math.random() * max);
+
+function fakeDoc(users = 20) {
+  return {
+    generatedAt: new Date().toISOString(),
+    users: Array.from({ length: users }, (_, i) => {
+      const first = pick(FIRST);
+      const last = pick(LAST);
+      return {
+        id: i + 1,
+        name: `${first} ${last}`,
+        email: `${first}.${last}${int(100)}@example.com`.toLowerCase(),
+        address: { street: `${1 + int(9999)} ${pick(WORDS)} street`, city: pick(CITIES), zip: String(10000 + int(90000)) },
+        tags: [pick(WORDS), pick(WORDS), pick(WORDS)],
+        age: 18 + int(60),
+        score: Math.random(),
+        balance: int(1_000_000) / 100,
+      };
+    }),
+  };
+}
+
+module.exports = { serve, fakeDoc };

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+export const RequestSpecSchema = z.object({
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).default('GET'),
+  path: z.string().startsWith('/', 'a path starts with /'),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.string().optional(),
+});
+export type RequestSpec = z.infer<typeof RequestSpecSchema>;
+
+/** apps/<name>/manifest.json: what an app is, and how to load it. */
+export const AppManifestSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
+  version: z.string(),
+  description: z.string(),
+  stresses: z.string(),
+  entry: z.string(),
+  port: z.number().int().min(1).max(65535),
+  health: z.string().startsWith('/'),
+  requests: z.array(RequestSpecSchema).min(1),
+  env: z.record(z.string(), z.string()).default({}),
+});
+export type AppManifest = z.infer<typeof AppManifestSchema>;

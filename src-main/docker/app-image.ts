@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { BuildContext } from './build-context.ts';
+import { buildImage, imageExists, type BuildLog } from './image-build.ts';
+import { IN_IMAGE, type BaseImage } from './base-image.ts';
+import { appsDir, resourcesDir } from '../util/paths.ts';
+import type { AppDefinition } from '../apps/catalog.ts';
+
+export interface AppImage {
+  tag: string;
+  /** The entry file's absolute path inside the image. */
+  entry: string;
+  /** Whether this call had to build it. */
+  built: boolean;
+}
+
+/**
+ * The image of a built-in app: its base plus apps/_lib and apps/<name>. Tagged by a hash of the
+ * base tag and every file, so editing an app rebuilds only that app's small layer.
+ */
+export async function ensureAppImage(app: AppDefinition, base: BaseImage, onLog?: BuildLog): Promise<AppImage> {
+  const ctx = new BuildContext();
+  ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'app.Dockerfile'), 'utf8'));
+  ctx.addText('base', base.tag);
+  const root = `srv${IN_IMAGE.appsRoot.slice('/srv'.length)}`;
+  ctx.addFile(`${root}/package.json`, path.join(appsDir(), 'package.json'));
+  ctx.addTree(`${root}/_lib`, path.join(appsDir(), '_lib'));
+  ctx.addTree(`${root}/${app.name}`, app.dir, (rel) => rel === 'node_modules' || rel.startsWith('.'));
+  const tag = `rightsize/app-${app.name}:${ctx.digest().slice(0, 16)}`;
+  const entry = `${IN_IMAGE.appsRoot}/${app.name}/${app.entry}`;
+  if (await imageExists(tag)) return { tag, entry, built: false };
+  await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });
+  return { tag, entry, built: true };
+}

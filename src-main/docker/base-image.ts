@@ -1,0 +1,149 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { docker, withTimeout } from './client.ts';
+import { BuildContext } from './build-context.ts';
+import { buildImage, imageExists, type BuildLog } from './image-build.ts';
+import { packageClosure } from './package-closure.ts';
+import { projectRoot, resourcesDir } from '../util/paths.ts';
+
+export type BaseStrategy = 'auto' | 'official' | 'offline';
+
+export interface BaseImage {
+  tag: string;
+  strategy: 'official' | 'offline';
+  /** The official image it was made from, when strategy is official. */
+  from?: string;
+}
+
+/** Paths inside every base image; the launch-mode commands depend on them. */
+export const IN_IMAGE = {
+  pm2Runtime: '/opt/rightsize/node_modules/pm2/bin/pm2-runtime',
+  clusterLauncher: '/opt/rightsize/launchers/cluster.js',
+  appsRoot: '/srv/apps',
+} as const;
+
+export interface BaseOptions {
+  strategy?: BaseStrategy;
+  /** Official image to use or pull; default node:<host major>-slim. */
+  nodeImage?: string;
+  pullTimeoutMs?: number;
+  onLog?: BuildLog;
+}
+
+export function defaultNodeImage(): string {
+  return process.env.RIGHTSIZE_NODE_IMAGE ?? `node:${process.versions.node.split('.')[0]}-slim`;
+}
+
+/**
+ * Returns a base image, building it if needed. `auto` prefers an official Node image that is
+ * already local; then an offline base already built for these inputs (so an air-gapped machine
+ * never waits on a pull again); then a pull; and builds the offline base when the pull fails.
+ */
+export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage> {
+  const strategy = opts.strategy ?? (process.env.RIGHTSIZE_BASE as BaseStrategy | undefined) ?? 'auto';
+  const nodeImage = opts.nodeImage ?? defaultNodeImage();
+  if (strategy === 'offline') return ensureOffline(opts.onLog);
+  if (await imageExists(nodeImage)) return ensureOfficial(nodeImage, opts.onLog);
+  if (strategy === 'auto') {
+    const offline = offlineContext();
+    const tag = `rightsize/base-offline:${offline.digest().slice(0, 16)}`;
+    if (await imageExists(tag)) return { tag, strategy: 'offline' };
+  }
+  const pulled = await tryPull(nodeImage, opts.pullTimeoutMs ?? 30_000, opts.onLog);
+  if (pulled === true) return ensureOfficial(nodeImage, opts.onLog);
+  if (strategy === 'official') {
+    throw new Error(`The official image ${nodeImage} is not present and could not be pulled (${pulled}). Use --base offline or pull it first.`);
+  }
+  opts.onLog?.(`${nodeImage} unavailable (${pulled}); building an offline base from this machine's Node.js`);
+  return ensureOffline(opts.onLog);
+}
+
+/** PM2 (with its dependencies) and the launchers, at /opt/rightsize in every base image. */
+function addRightsizeTools(ctx: BuildContext): void {
+  const { root, dirs } = packageClosure('pm2', projectRoot());
+  ctx.addDir('rootfs/opt/rightsize/node_modules');
+  for (const dir of dirs) {
+    const rel = path.relative(path.join(root, 'node_modules'), dir).split(path.sep).join('/');
+    // Tests, docs and type files are dead weight in an image that only runs pm2-runtime.
+    ctx.addTree(`rootfs/opt/rightsize/node_modules/${rel}`, dir, (r, isDir) =>
+      isDir ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r) : /\.(md|d\.ts|map)$/i.test(r),
+    );
+  }
+  ctx.addTree('rootfs/opt/rightsize/launchers', path.join(resourcesDir(), 'base-image', 'launchers'));
+  // PM2 writes its home; node apps write temp files.
+  ctx.addDir('rootfs/root', 0o755).addDir('rootfs/tmp', 0o1777);
+}
+
+async function ensureOfficial(nodeImage: string, onLog?: BuildLog): Promise<BaseImage> {
+  const ctx = new BuildContext();
+  ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'official.Dockerfile'), 'utf8'));
+  addRightsizeTools(ctx);
+  const id = (await docker().getImage(nodeImage).inspect()).Id;
+  ctx.addText('from-image-id', id); // a re-pulled node image changes the tag
+  const tag = `rightsize/base-official:${ctx.digest().slice(0, 16)}`;
+  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', buildargs: { NODE_IMAGE: nodeImage }, onLog });
+  return { tag, strategy: 'official', from: nodeImage };
+}
+
+async function ensureOffline(onLog?: BuildLog): Promise<BaseImage> {
+  const ctx = offlineContext();
+  const tag = `rightsize/base-offline:${ctx.digest().slice(0, 16)}`;
+  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', onLog });
+  return { tag, strategy: 'offline' };
+}
+
+let offlineCache: BuildContext | undefined;
+function offlineContext(): BuildContext {
+  if (offlineCache) return offlineCache;
+  if (process.platform !== 'linux') {
+    throw new Error(
+      `An offline base image needs a Linux host (its node binary goes into the image). Pull ${defaultNodeImage()} first, or set RIGHTSIZE_NODE_IMAGE to a Node.js image you have.`,
+    );
+  }
+  const node = hostNodeBinary();
+  const ctx = new BuildContext();
+  ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'offline.Dockerfile'), 'utf8'));
+  ctx.addFile('rootfs/usr/local/bin/node', node, 0o755);
+  for (const lib of sharedLibraries(node)) ctx.addFile(`rootfs${lib}`, lib, 0o755);
+  // Just enough of /etc for os.userInfo() (PM2 calls it) to find root.
+  ctx.addText('rootfs/etc/passwd', 'root:x:0:0:root:/root:/usr/local/bin/node\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
+  ctx.addText('rootfs/etc/group', 'root:x:0:\nnogroup:x:65534:\n');
+  addRightsizeTools(ctx);
+  return (offlineCache = ctx);
+}
+
+/** A real node binary: inside Electron, process.execPath is Electron, not Node. */
+function hostNodeBinary(): string {
+  if (process.env.RIGHTSIZE_NODE) return realpathSync(process.env.RIGHTSIZE_NODE);
+  if (!process.versions.electron) return realpathSync(process.execPath);
+  return realpathSync(execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim());
+}
+
+/** The shared libraries (and the dynamic loader) the binary needs, as absolute paths. */
+export function sharedLibraries(binary: string): string[] {
+  const out = execFileSync('ldd', [binary], { encoding: 'utf8' });
+  const libs = new Set<string>();
+  for (const line of out.split('\n')) {
+    const m = /=>\s+(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
+    if (m?.[1]) libs.add(m[1]);
+  }
+  return [...libs];
+}
+
+async function tryPull(image: string, timeoutMs: number, onLog?: BuildLog): Promise<true | string> {
+  try {
+    onLog?.(`pulling ${image}`);
+    const stream = await withTimeout(docker().pull(image), timeoutMs, 'pull timed out');
+    await withTimeout(
+      new Promise<void>((resolve, reject) =>
+        docker().modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+      ),
+      timeoutMs * 10,
+      'pull timed out',
+    );
+    return (await imageExists(image)) ? true : 'pull ended without the image';
+  } catch (e) {
+    return e instanceof Error ? e.message.split('\n')[0]! : String(e);
+  }
+}

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import tar from 'tar-stream';
+import type { Readable } from 'node:stream';
+
+interface Entry {
+  name: string;
+  mode: number;
+  dir?: boolean;
+  content?: Buffer;
+  source?: string; // streamed from disk at pack time: the node binary is ~100 MB
+  size?: number;
+}
+
+/**
+ * An in-memory list of what goes into a `docker build` context. Large files stay on disk until
+ * packing. `digest()` hashes names, modes and contents (size+mtime for big sources), which is
+ * what image tags are derived from: same inputs, same tag, no rebuild.
+ */
+export class BuildContext {
+  private entries = new Map<string, Entry>();
+
+  addText(name: string, text: string, mode = 0o644): this {
+    return this.put({ name, mode, content: Buffer.from(text) });
+  }
+
+  addFile(name: string, source: string, mode?: number): this {
+    const st = statSync(source); // follows links: libraries are often symlinks
+    return this.put({ name, mode: mode ?? st.mode & 0o7777, source, size: st.size });
+  }
+
+  addDir(name: string, mode = 0o755): this {
+    return this.put({ name, mode, dir: true });
+  }
+
+  /** Copies a directory tree; `skip` gets paths relative to `src` with forward slashes. */
+  addTree(dest: string, src: string, skip: (rel: string, isDir: boolean) => boolean = () => false): this {
+    const walk = (rel: string): void => {
+      for (const d of readdirSync(path.join(src, rel), { withFileTypes: true })) {
+        const r = rel ? `${rel}/${d.name}` : d.name;
+        const full = path.join(src, r);
+        const isDir = d.isDirectory() || (d.isSymbolicLink() && statSync(full).isDirectory());
+        if (skip(r, isDir)) continue;
+        if (isDir) {
+          this.addDir(`${dest}/${r}`);
+          walk(r);
+        } else if (d.isFile() || d.isSymbolicLink()) {
+          this.addFile(`${dest}/${r}`, full);
+        }
+      }
+    };
+    this.addDir(dest);
+    walk('');
+    return this;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  digest(): string {
+    const h = createHash('sha256');
+    for (const e of [...this.entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      h.update(`${e.name}\0${e.mode}\0${e.dir ? 'd' : 'f'}\0`);
+      if (e.content) h.update(e.content);
+      else if (e.source) {
+        const st = statSync(e.source);
+        // Hashing 100 MB of node binary on every run would cost more than the build it saves.
+        if (st.size > 4 * 1024 * 1024) h.update(`${e.source}:${st.size}:${st.mtimeMs}`);
+        else h.update(readFileSync(e.source));
+      }
+    }
+    return h.digest('hex');
+  }
+
+  pack(): Readable {
+    const p = tar.pack();
+    const entries = [...this.entries.values()];
+    const next = (i: number): void => {
+      const e = entries[i];
+      if (!e) return void p.finalize();
+      const header = { name: e.name, mode: e.mode, mtime: new Date(0), uid: 0, gid: 0 };
+      if (e.dir) return void p.entry({ ...header, type: 'directory' }, () => next(i + 1));
+      if (e.content) return void p.entry({ ...header, size: e.content.length }, e.content, () => next(i + 1));
+      const sink = p.entry({ ...header, size: e.size }, (err) => (err ? p.destroy(err) : next(i + 1)));
+      createReadStream(e.source!).pipe(sink);
+    };
+    next(0);
+    return p as unknown as Readable; // tar-stream packs are streamx streams, which dockerode pipes like any Readable
+  }
+
+  private put(e: Entry): this {
+    this.entries.set(e.name.replace(/^\/+/, ''), { ...e, name: e.name.replace(/^\/+/, '') });
+    return this;
+  }
+}

@@ -1,0 +1,151 @@
+import type Docker from 'dockerode';
+import { docker } from './client.ts';
+import { LABEL, PRODUCT } from './labels.ts';
+import { launchCommand, RESTART_LINE, type LaunchSpec } from './launch.ts';
+import { currentSession } from '../session/session.ts';
+import type { ExitInfo } from '../engine/types.ts';
+
+export interface ContainerSpec {
+  image: string;
+  launch: LaunchSpec;
+  port: number;
+  env: Record<string, string>;
+  cpuMillis: number;
+  memoryMb: number;
+  cpuset?: string;
+  /** Publish the port on 127.0.0.1 (Docker Desktop, remote engines) instead of using the bridge IP. */
+  publish: boolean;
+  labels: { run?: string | number; cell?: string | number; app: string };
+}
+
+export interface Address {
+  host: string;
+  port: number;
+  via: 'bridge' | 'published';
+}
+
+/** One running target container. Always `remove()` it: the cell runner does so in a finally. */
+export class TargetContainer {
+  private oomEvents = 0;
+  private events?: NodeJS.ReadableStream;
+  readonly exited: Promise<number>;
+
+  private constructor(readonly container: Docker.Container, readonly address: Address) {
+    // Resolves when the container stops by itself (crash, OOM kill of PID 1); removal also ends it.
+    this.exited = container.wait().then(
+      (r: { StatusCode: number }) => r.StatusCode,
+      () => -1,
+    );
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  static async start(spec: ContainerSpec): Promise<TargetContainer> {
+    const { cmd, env } = launchCommand(spec.launch);
+    const bytes = spec.memoryMb * 1024 * 1024;
+    const portKey = `${spec.port}/tcp`;
+    const container = await docker().createContainer({
+      Image: spec.image,
+      Cmd: cmd,
+      Env: Object.entries({ ...spec.env, ...env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
+      Labels: {
+        [LABEL.product]: PRODUCT,
+        [LABEL.session]: currentSession(),
+        [LABEL.app]: spec.labels.app,
+        ...(spec.labels.run !== undefined ? { [LABEL.run]: String(spec.labels.run) } : {}),
+        ...(spec.labels.cell !== undefined ? { [LABEL.cell]: String(spec.labels.cell) } : {}),
+      },
+      ExposedPorts: { [portKey]: {} },
+      HostConfig: {
+        NanoCpus: spec.cpuMillis * 1_000_000,
+        Memory: bytes,
+        MemorySwap: bytes, // equal to Memory: no swap, so a memory cap is a real cap
+        ...(spec.cpuset ? { CpusetCpus: spec.cpuset } : {}),
+        ...(spec.publish ? { PortBindings: { [portKey]: [{ HostIp: '127.0.0.1', HostPort: '' }] } } : {}),
+      },
+    });
+    const target = new TargetContainer(container, { host: '', port: spec.port, via: spec.publish ? 'published' : 'bridge' });
+    try {
+      await target.watchOom();
+      await container.start();
+      const info = await container.inspect();
+      if (spec.publish) {
+        const binding = info.NetworkSettings.Ports?.[portKey]?.[0];
+        if (!binding) throw new Error(`Docker published no port for ${portKey}`);
+        Object.assign(target.address, { host: '127.0.0.1', port: Number(binding.HostPort) });
+      } else {
+        if (!info.NetworkSettings.IPAddress) throw new Error('The container has no bridge IP address');
+        target.address.host = info.NetworkSettings.IPAddress;
+      }
+      return target;
+    } catch (e) {
+      await target.remove();
+      throw e;
+    }
+  }
+
+  /** Count the kernel's OOM kills in this container: a worker can be killed while PID 1 survives. */
+  private async watchOom(): Promise<void> {
+    const stream = await docker().getEvents({
+      filters: JSON.stringify({ container: [this.container.id], event: ['oom'] }),
+    });
+    this.events = stream;
+    stream.on('data', (chunk: Buffer) => {
+      this.oomEvents += chunk.toString().split('\n').filter((l) => l.includes('"oom"')).length;
+    });
+    stream.on('error', () => {}); // ends with remove()
+  }
+
+  get oomKills(): number {
+    return this.oomEvents;
+  }
+
+  /** The last lines the app printed (stdout and stderr together). */
+  async logTail(lines = 50): Promise<string[]> {
+    try {
+      const buf = (await this.container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
+      return demuxLogs(buf).split('\n').filter((l) => l.length > 0);
+    } catch {
+      return [];
+    }
+  }
+
+  /** OOM kills, exit code and restarts so far; call before remove(). */
+  async exitInfo(): Promise<ExitInfo> {
+    const info = await this.container.inspect().catch(() => undefined);
+    const logs = await this.logTail(5000);
+    const workerRestarts = logs.filter((l) => RESTART_LINE.test(l)).length;
+    const state = info?.State;
+    return {
+      oomKilled: this.oomEvents > 0 || Boolean(state?.OOMKilled),
+      exitCode: state && !state.Running ? state.ExitCode : null,
+      restarts: (info?.RestartCount ?? 0) + workerRestarts,
+    };
+  }
+
+  /** Force-removes the container (SIGKILL + remove): fast, and safe to call twice. */
+  async remove(): Promise<void> {
+    (this.events as { destroy?: () => void } | undefined)?.destroy?.();
+    try {
+      await this.container.remove({ force: true, v: true });
+    } catch (e) {
+      const code = (e as { statusCode?: number }).statusCode;
+      if (code !== 404 && code !== 409) throw e; // gone already, or removal already in progress
+    }
+  }
+}
+
+/** Docker multiplexes stdout/stderr of a non-TTY container into frames with an 8-byte header. */
+export function demuxLogs(buf: Buffer): string {
+  if (!Buffer.isBuffer(buf)) return String(buf);
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length) {
+    const size = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + size));
+    i += 8 + size;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}

@@ -1,0 +1,72 @@
+import { docker } from './client.ts';
+import { LABEL, PRODUCT } from './labels.ts';
+import type { BuildContext } from './build-context.ts';
+
+export class ImageBuildError extends Error {
+  readonly code = 'IMAGE_BUILD_FAILED';
+  constructor(readonly tag: string, readonly logTail: string[], reason: string) {
+    super(`Building image ${tag} failed: ${reason}\n--- last lines of the build log ---\n${logTail.join('\n')}`);
+    this.name = 'ImageBuildError';
+  }
+}
+
+export type BuildLog = (line: string) => void;
+
+export async function imageExists(tag: string): Promise<boolean> {
+  try {
+    await docker().getImage(tag).inspect();
+    return true;
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode === 404) return false;
+    throw e;
+  }
+}
+
+interface BuildEvent {
+  stream?: string;
+  status?: string;
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+/**
+ * Builds `ctx` into `tag`. Intermediate containers are always removed (forcerm) and the tag only
+ * exists once the build succeeded, so a failed build leaves nothing half-made.
+ */
+export async function buildImage(
+  ctx: BuildContext,
+  tag: string,
+  opts: { buildargs?: Record<string, string>; kind: string; onLog?: BuildLog },
+): Promise<void> {
+  const log: string[] = [];
+  const push = (text: string): void => {
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      log.push(line);
+      if (log.length > 200) log.shift();
+      opts.onLog?.(line);
+    }
+  };
+  const stream = await docker().buildImage(ctx.pack(), {
+    t: tag,
+    forcerm: true,
+    buildargs: opts.buildargs,
+    labels: { [LABEL.product]: PRODUCT, [LABEL.kind]: opts.kind },
+  });
+  await new Promise<void>((resolve, reject) => {
+    docker().modem.followProgress(
+      stream,
+      (err: Error | null, events: BuildEvent[]) => {
+        const failed = err?.message ?? events.find((e) => e.error)?.error;
+        if (failed) reject(new ImageBuildError(tag, log.slice(-20), failed));
+        else resolve();
+      },
+      (e: BuildEvent) => {
+        if (e.stream) push(e.stream);
+        else if (e.status) push(e.status);
+        if (e.error) push(`ERROR: ${e.errorDetail?.message ?? e.error}`);
+      },
+    );
+  });
+  if (!(await imageExists(tag))) throw new ImageBuildError(tag, log.slice(-20), 'the engine reported success but the image is missing');
+}

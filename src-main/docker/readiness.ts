@@ -1,0 +1,66 @@
+import http from 'node:http';
+import type { Address } from './containers.ts';
+
+export class NotReadyError extends Error {
+  readonly code = 'NOT_READY';
+  constructor(message: string, readonly logTail: string[]) {
+    super(logTail.length ? `${message}\n--- last lines of the app's log ---\n${logTail.join('\n')}` : message);
+    this.name = 'NotReadyError';
+  }
+}
+
+export interface ReadyOptions {
+  path: string;
+  /** Distinct worker pids to see on the health path before the app counts as ready (built-in apps send x-rightsize-pid). */
+  processes: number;
+  deadlineMs: number;
+  attemptTimeoutMs?: number;
+  intervalMs?: number;
+  /** Settles when the container stops: no point polling a dead app until the deadline. */
+  exited?: Promise<number>;
+  signal?: AbortSignal;
+}
+
+/**
+ * Polls the health path until it answers 2xx from `processes` distinct pids (or from any process
+ * when the app sends no pid header), with a timeout on every attempt: a probe can hang while the
+ * app starts, especially through a published port.
+ */
+export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: number; pids: number }> {
+  const t0 = performance.now();
+  const pids = new Set<string>();
+  let exitCode: number | undefined;
+  void o.exited?.then((c) => (exitCode = c));
+  let last = 'no answer yet';
+  while (performance.now() - t0 < o.deadlineMs) {
+    if (o.signal?.aborted) throw new Error('cancelled');
+    if (exitCode !== undefined) throw new Error(`the container exited with code ${exitCode} before it was ready`);
+    const r = await probe(addr, o.path, o.attemptTimeoutMs ?? 1000);
+    if (r.ok) {
+      if (!r.pid) return { ms: performance.now() - t0, pids: 1 };
+      pids.add(r.pid);
+      if (pids.size >= o.processes) return { ms: performance.now() - t0, pids: pids.size };
+      last = `${pids.size} of ${o.processes} worker processes answered`;
+      continue; // more workers to find: ask again at once, each probe opens a new connection
+    }
+    last = r.reason;
+    await new Promise((res) => setTimeout(res, o.intervalMs ?? 20));
+  }
+  throw new Error(`not ready within ${Math.round(o.deadlineMs / 1000)} s (${last})`);
+}
+
+type Probe = { ok: true; pid?: string } | { ok: false; reason: string };
+
+function probe(addr: Address, path: string, timeoutMs: number): Promise<Probe> {
+  return new Promise((resolve) => {
+    // agent:false = a fresh connection per probe, so the cluster's round robin reaches every worker.
+    const req = http.get({ host: addr.host, port: addr.port, path, agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      const pid = res.headers['x-rightsize-pid'];
+      const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+      resolve(ok ? { ok: true, pid: typeof pid === 'string' ? pid : undefined } : { ok: false, reason: `health answered ${res.statusCode}` });
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (e) => resolve({ ok: false, reason: e.message }));
+  });
+}

@@ -1,0 +1,93 @@
+import type Docker from 'dockerode';
+import type { StatsSecond, StatsSummary } from '../engine/types.ts';
+
+/** The fields of Docker's stats JSON we use (cgroup v1 and v2). */
+interface RawStats {
+  read: string;
+  cpu_stats: { cpu_usage: { total_usage: number }; system_cpu_usage?: number; online_cpus?: number; throttling_data?: { throttled_periods: number; throttled_time: number } };
+  precpu_stats: { cpu_usage: { total_usage: number }; system_cpu_usage?: number };
+  memory_stats: { usage?: number; limit?: number; stats?: Record<string, number> };
+}
+
+/**
+ * Streams the container's stats (Docker sends one reading a second) and turns each into a
+ * StatsSecond: CPU as a percentage of the cell's cap, memory without page cache, throttling deltas.
+ */
+export class StatsSampler {
+  readonly seconds: StatsSecond[] = [];
+  private stream?: NodeJS.ReadableStream;
+  private prevThrottle?: { periods: number; ns: number };
+  private t0 = Date.now();
+
+  constructor(private readonly container: Docker.Container, private readonly cpuMillis: number) {}
+
+  async start(onSample?: (s: StatsSecond) => void): Promise<void> {
+    this.t0 = Date.now();
+    const stream = (await this.container.stats({ stream: true })) as unknown as NodeJS.ReadableStream;
+    this.stream = stream;
+    let buf = '';
+    stream.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line.trim()) continue;
+        const s = this.toSecond(JSON.parse(line) as RawStats);
+        if (s) {
+          this.seconds.push(s);
+          onSample?.(s);
+        }
+      }
+    });
+    stream.on('error', () => {}); // the stream ends when the container goes away
+  }
+
+  /** The latest reading, for pairing with a load second. */
+  latest(): StatsSecond | undefined {
+    return this.seconds.at(-1);
+  }
+
+  stop(): void {
+    (this.stream as { destroy?: () => void } | undefined)?.destroy?.();
+  }
+
+  /** Summary over readings taken at or after `fromMs` (epoch ms), i.e. after warmup. */
+  summary(fromMs = 0): StatsSummary | undefined {
+    const xs = this.seconds.filter((s) => this.t0 + s.t * 1000 >= fromMs);
+    if (xs.length === 0) return undefined;
+    const sum = (f: (s: StatsSecond) => number): number => xs.reduce((a, s) => a + f(s), 0);
+    return {
+      cpuPctMean: sum((s) => s.cpuPct) / xs.length,
+      cpuPctMax: Math.max(...xs.map((s) => s.cpuPct)),
+      memMeanBytes: sum((s) => s.memBytes) / xs.length,
+      memMaxBytes: Math.max(...xs.map((s) => s.memBytes)),
+      memLimitBytes: xs.at(-1)!.memLimitBytes,
+      throttledPeriods: sum((s) => s.throttledPeriods),
+      throttledMs: sum((s) => s.throttledMs),
+      samples: xs.length,
+    };
+  }
+
+  private toSecond(r: RawStats): StatsSecond | undefined {
+    const cpuDelta = r.cpu_stats.cpu_usage.total_usage - r.precpu_stats.cpu_usage.total_usage;
+    const sysDelta = (r.cpu_stats.system_cpu_usage ?? 0) - (r.precpu_stats.system_cpu_usage ?? 0);
+    if (!r.precpu_stats.system_cpu_usage || sysDelta <= 0) return undefined; // first reading has no "before"
+    const online = r.cpu_stats.online_cpus ?? 1;
+    const coresUsed = (cpuDelta / sysDelta) * online;
+    const st = r.memory_stats.stats ?? {};
+    // Page cache is reclaimable and not what the app holds: v1 reports it as total_inactive_file/cache, v2 as inactive_file.
+    const cache = st.total_inactive_file ?? st.inactive_file ?? 0;
+    const thr = r.cpu_stats.throttling_data ?? { throttled_periods: 0, throttled_time: 0 };
+    const prev = this.prevThrottle ?? { periods: thr.throttled_periods, ns: thr.throttled_time };
+    this.prevThrottle = { periods: thr.throttled_periods, ns: thr.throttled_time };
+    return {
+      t: Math.round((Date.parse(r.read) - this.t0) / 100) / 10,
+      cpuPct: (coresUsed / (this.cpuMillis / 1000)) * 100,
+      memBytes: Math.max(0, (r.memory_stats.usage ?? 0) - cache),
+      memLimitBytes: r.memory_stats.limit ?? 0,
+      throttledPeriods: thr.throttled_periods - prev.periods,
+      throttledMs: (thr.throttled_time - prev.ns) / 1e6,
+    };
+  }
+}

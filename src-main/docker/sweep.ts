@@ -1,0 +1,32 @@
+import { docker } from './client.ts';
+import { LABEL, PRODUCT } from './labels.ts';
+import { isSessionAlive } from '../session/session.ts';
+
+/**
+ * Removes every Rightsize container whose owning session is gone (crash, SIGKILL, power loss).
+ * Runs at engine start-up; containers of live sessions, this one included, are left alone.
+ */
+export async function sweepOrphans(): Promise<string[]> {
+  const list = await docker().listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }) });
+  const orphans = list.filter((c) => !isSessionAlive(c.Labels[LABEL.session] ?? ''));
+  await Promise.all(
+    orphans.map((c) =>
+      docker()
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch((e: { statusCode?: number }) => {
+          if (e.statusCode !== 404 && e.statusCode !== 409) throw e;
+        }),
+    ),
+  );
+  return orphans.map((c) => c.Id);
+}
+
+/** Containers of one run (or of this session), e.g. to prove a run left nothing behind. */
+export async function listOwnContainers(filter: { run?: number | string; session?: string } = {}): Promise<string[]> {
+  const labels = [`${LABEL.product}=${PRODUCT}`];
+  if (filter.run !== undefined) labels.push(`${LABEL.run}=${filter.run}`);
+  if (filter.session) labels.push(`${LABEL.session}=${filter.session}`);
+  const list = await docker().listContainers({ all: true, filters: JSON.stringify({ label: labels }) });
+  return list.map((c) => c.Id);
+}

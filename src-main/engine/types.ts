@@ -1,0 +1,161 @@
+// Plain data shared by the engine, the store, the CLI and (later) the UI contract.
+// Latency is always integer microseconds: sub-millisecond loopback latency stays exact.
+
+export const LAUNCH_MODES = ['single', 'cluster', 'pm2'] as const;
+export type LaunchMode = (typeof LAUNCH_MODES)[number];
+
+export type LoadModel = 'closed' | 'rate';
+
+/** How one cell drives load: closed loop (as fast as the server answers) or a constant target rate. */
+export type CellLoad =
+  | { model: 'closed'; connections: number }
+  | { model: 'rate'; rate: number; connections: number };
+
+/** One point of the matrix: everything needed to run it, nothing derived. */
+export interface CellConfig {
+  index: number; // position in execution order (0-based)
+  repetition: number; // 0-based
+  app: string;
+  mode: LaunchMode;
+  workers: number;
+  cpuMillis: number;
+  memoryMb: number;
+  load: CellLoad;
+  durationSec: number;
+  warmupSec: number;
+  env: Record<string, string>;
+  /** Recycle a worker when its RSS passes this many MB (cluster: our launcher; pm2: --max-memory-restart). */
+  recycleRssMb?: number;
+}
+
+export interface LatencySummary {
+  p50: number;
+  p75: number;
+  p90: number;
+  p97_5: number;
+  p99: number;
+  p99_9: number;
+  max: number;
+  mean: number;
+  stddev: number;
+}
+
+/** One second of load, measured by our own histogram. `t` counts seconds from the start of measurement (warmup excluded). */
+export interface LoadSecond {
+  t: number;
+  requests: number;
+  bytes: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  p50Us: number;
+  p90Us: number;
+  p99Us: number;
+  maxUs: number;
+}
+
+export interface LoadResult {
+  model: LoadModel;
+  connections: number;
+  targetRate?: number;
+  /** Seconds actually measured (warmup excluded). */
+  measuredSec: number;
+  requests: number;
+  bytes: number;
+  rpsMean: number;
+  rpsStddev: number;
+  bytesPerSec: number;
+  latencyUs: LatencySummary;
+  /** Which clock latency was measured from: the actual send (closed loop) or the intended send (constant rate). */
+  latencyFrom: 'send' | 'intended-send';
+  statusCounts: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  /** Event-loop utilisation of the load worker over the measurement, 0..1. */
+  clientElu: number;
+  clientBound: boolean;
+  clientBoundReason?: string;
+}
+
+/** One second of container stats. cpuPct is a percentage of the cell's CPU cap (100 = the whole cap). */
+export interface StatsSecond {
+  t: number;
+  cpuPct: number;
+  memBytes: number;
+  memLimitBytes: number;
+  throttledPeriods: number; // in this second
+  throttledMs: number; // in this second
+}
+
+export interface StatsSummary {
+  cpuPctMean: number;
+  cpuPctMax: number;
+  memMeanBytes: number;
+  memMaxBytes: number;
+  memLimitBytes: number;
+  throttledPeriods: number;
+  throttledMs: number;
+  samples: number;
+}
+
+export interface ExitInfo {
+  oomKilled: boolean;
+  /** null while the container was still running at teardown (the normal case). */
+  exitCode: number | null;
+  /** Container restarts plus worker processes replaced inside it. */
+  restarts: number;
+}
+
+export type FlagKind = 'client-bound' | 'oom-killed' | 'errors' | 'throttled' | 'restarts' | 'rate-not-reached';
+export interface Flag {
+  kind: FlagKind;
+  reason: string;
+}
+
+export type CellStatus = 'running' | 'ok' | 'failed' | 'oom' | 'cancelled' | 'interrupted';
+export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+
+export interface CellResult {
+  config: CellConfig;
+  status: Exclude<CellStatus, 'running' | 'interrupted'>;
+  failure?: string;
+  load?: LoadResult;
+  stats?: StatsSummary;
+  exit?: ExitInfo;
+  flags: Flag[];
+  imageTag?: string;
+  startedAt: string; // ISO
+  finishedAt: string; // ISO
+}
+
+/** The per-second row stored for a cell: load and container stats of the same second together. */
+export interface Sample {
+  t: number;
+  rps: number;
+  bytes: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  p50Us: number;
+  p90Us: number;
+  p99Us: number;
+  maxUs: number;
+  cpuPct: number | null;
+  memBytes: number | null;
+  throttledPeriods: number | null;
+}
+
+export interface HostFacts {
+  hostname: string;
+  platform: string;
+  arch: string;
+  cpuModel: string;
+  cores: number;
+  memoryBytes: number;
+  nodeVersion: string;
+  dockerVersion: string | null;
+  cgroupVersion: string | null;
+  appVersions: Record<string, string>;
+  rightsizeVersion: string;
+}
