@@ -1,0 +1,140 @@
+import type Database from 'better-sqlite3';
+
+/** Marks the file as Rightsize's ('RSZ1'), so we never add our tables to some other program's database. */
+export const APPLICATION_ID = 0x52535a31;
+
+/**
+ * Schema migrations, oldest first. Migration i (0-based) takes `PRAGMA user_version` from i to i + 1.
+ * Append only: never edit a migration that has shipped, add a new one instead.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1: initial schema */ `
+  CREATE TABLE runs (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL,
+    preset        TEXT,
+    matrix_json   TEXT NOT NULL,
+    host_json     TEXT NOT NULL,
+    owner_session TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('running','completed','failed','cancelled','interrupted')),
+    cells_total   INTEGER NOT NULL,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    error         TEXT
+  );
+  -- The run list's default order; (started_at, id) also serves ascending order and the id tie-break.
+  CREATE INDEX runs_started ON runs(started_at, id);
+  -- markInterrupted looks only at live runs, a handful among thousands.
+  CREATE INDEX runs_running ON runs(owner_session) WHERE status = 'running';
+
+  CREATE TABLE cells (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx             INTEGER NOT NULL,
+    repetition      INTEGER NOT NULL,
+    app             TEXT NOT NULL,
+    mode            TEXT NOT NULL,
+    workers         INTEGER NOT NULL,
+    cpu_millis      INTEGER NOT NULL,
+    memory_mb       INTEGER NOT NULL,
+    load_model      TEXT NOT NULL,
+    connections     INTEGER NOT NULL,
+    target_rate     REAL,
+    config_json     TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('running','ok','failed','oom','cancelled','interrupted')),
+    failure         TEXT,
+    -- load (NULL when the cell produced no load result)
+    rps_mean        REAL,
+    rps_stddev      REAL,
+    bytes_per_sec   REAL,
+    p50_us          INTEGER,
+    p75_us          INTEGER,
+    p90_us          INTEGER,
+    p97_5_us        INTEGER,
+    p99_us          INTEGER,
+    p99_9_us        INTEGER,
+    max_us          INTEGER,
+    mean_us         REAL,
+    stddev_us       REAL,
+    requests        INTEGER,
+    errors          INTEGER,
+    timeouts        INTEGER,
+    non2xx          INTEGER,
+    client_bound    INTEGER,
+    -- container stats
+    cpu_pct_mean    REAL,
+    cpu_pct_max     REAL,
+    mem_max_bytes   INTEGER,
+    mem_limit_bytes INTEGER,
+    throttled_ms    REAL,
+    -- exit (oom_killed IS NULL means no exit info at all)
+    oom_killed      INTEGER,
+    exit_code       INTEGER,
+    restarts        INTEGER,
+    load_json       TEXT,
+    stats_json      TEXT,
+    flags_json      TEXT NOT NULL DEFAULT '[]',
+    image_tag       TEXT,
+    started_at      TEXT NOT NULL,
+    finished_at     TEXT,
+    UNIQUE (run_id, idx)
+  );
+  -- Covering index for the run list's per-run aggregates: they never touch the wide cell rows.
+  CREATE INDEX cells_run_status ON cells(run_id, status, rps_mean, p99_us);
+
+  CREATE TABLE samples (
+    cell_id           INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+    t                 INTEGER NOT NULL,
+    rps               REAL NOT NULL,
+    bytes             INTEGER NOT NULL,
+    errors            INTEGER NOT NULL,
+    timeouts          INTEGER NOT NULL,
+    non2xx            INTEGER NOT NULL,
+    p50_us            INTEGER NOT NULL,
+    p90_us            INTEGER NOT NULL,
+    p99_us            INTEGER NOT NULL,
+    max_us            INTEGER NOT NULL,
+    cpu_pct           REAL,
+    mem_bytes         INTEGER,
+    throttled_periods INTEGER,
+    PRIMARY KEY (cell_id, t)
+  ) WITHOUT ROWID;
+
+  PRAGMA application_id = ${APPLICATION_ID};
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the database up to SCHEMA_VERSION. All pending migrations run in one IMMEDIATE transaction,
+ * so a crash leaves the old schema intact and two processes opening a fresh file at once cannot both
+ * migrate (the second waits on busy_timeout, then sees the new version and does nothing).
+ */
+export function migrate(db: Database.Database, file: string): void {
+  const check = (): number => {
+    // Ownership first: another program's file must not be reported as "from a newer Rightsize".
+    const appId = db.pragma('application_id', { simple: true }) as number;
+    const hasTables = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1`).get() !== undefined;
+    if (appId !== APPLICATION_ID && (appId !== 0 || hasTables)) {
+      throw new Error(`${file} is a SQLite database of another program, not a Rightsize database; refusing to change it.`);
+    }
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(
+        `The Rightsize database ${file} has schema version ${version}, but this version of Rightsize only knows ` +
+          `versions up to ${SCHEMA_VERSION}. It was written by a newer Rightsize: upgrade Rightsize, or use another ` +
+          `database file (--db or RIGHTSIZE_DB).`,
+      );
+    }
+    return version;
+  };
+  if (check() === SCHEMA_VERSION) return; // the common case: no write lock taken
+  db.transaction(() => {
+    const from = check(); // again, under the lock: another process may have migrated meanwhile
+    for (let v = from; v < SCHEMA_VERSION; v++) {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }
+  }).immediate();
+}
