@@ -32,7 +32,8 @@ export class TargetContainer {
 
   private constructor(readonly container: Docker.Container, readonly address: Address) {
     // Resolves when the container stops by itself (crash, OOM kill of PID 1); removal also ends it.
-    this.exited = container.wait().then(
+    // 'next-exit': asked before start, the default condition would answer at once for a created container.
+    this.exited = container.wait({ condition: 'next-exit' }).then(
       (r: { StatusCode: number }) => r.StatusCode,
       () => -1,
     );

@@ -26,6 +26,8 @@ export interface CellConfig {
   env: Record<string, string>;
   /** Recycle a worker when its RSS passes this many MB (cluster: our launcher; pm2: --max-memory-restart). */
   recycleRssMb?: number;
+  /** Requests to send instead of the app's own (a named set from the matrix). */
+  requests?: { name: string; requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[] };
 }
 
 export interface LatencySummary {
@@ -107,7 +109,7 @@ export interface ExitInfo {
   restarts: number;
 }
 
-export type FlagKind = 'client-bound' | 'oom-killed' | 'errors' | 'throttled' | 'restarts' | 'rate-not-reached';
+export type FlagKind = 'client-bound' | 'oom-killed' | 'errors' | 'throttled' | 'restarts';
 export interface Flag {
   kind: FlagKind;
   reason: string;

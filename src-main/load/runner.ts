@@ -1,4 +1,5 @@
-import { Worker, type EventLoopUtilization } from 'node:worker_threads';
+import type { EventLoopUtilization } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import type { ParentMessage, WorkerMessage, WorkerPlan, WorkerTotals } from './protocol.ts';
 import type { LoadResult, LoadSecond } from '../engine/types.ts';
 

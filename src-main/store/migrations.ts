@@ -111,20 +111,19 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * so a crash leaves the old schema intact and two processes opening a fresh file at once cannot both
  * migrate (the second waits on busy_timeout, then sees the new version and does nothing).
  */
-export function migrate(db: Database.Database, file: string): void {
+export function migrate(db: Database.Database): void {
   const check = (): number => {
     // Ownership first: another program's file must not be reported as "from a newer Rightsize".
     const appId = db.pragma('application_id', { simple: true }) as number;
     const hasTables = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1`).get() !== undefined;
     if (appId !== APPLICATION_ID && (appId !== 0 || hasTables)) {
-      throw new Error(`${file} is a SQLite database of another program, not a Rightsize database; refusing to change it.`);
+      throw new Error('it is a SQLite database of another program, not a Rightsize database; refusing to change it.');
     }
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new Error(
-        `The Rightsize database ${file} has schema version ${version}, but this version of Rightsize only knows ` +
-          `versions up to ${SCHEMA_VERSION}. It was written by a newer Rightsize: upgrade Rightsize, or use another ` +
-          `database file (--db or RIGHTSIZE_DB).`,
+        `its schema version is ${version}, but this Rightsize only knows versions up to ${SCHEMA_VERSION}. ` +
+          'It was written by a newer Rightsize: upgrade Rightsize, or use another database file (--db or RIGHTSIZE_DB).',
       );
     }
     return version;

@@ -1,0 +1,114 @@
+import { writeFileSync } from 'node:fs';
+import { cellsCsv, samplesCsv } from '../../export/csv.ts';
+import { RUN_SORTS, type RunSort, type Store } from '../../store/index.ts';
+import type { RunStatus } from '../../engine/types.ts';
+import { openStore, type GlobalOptions } from '../context.ts';
+import { cellsTable } from '../describe.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { fmtDuration, fmtNum, fmtUs, table } from '../format.ts';
+
+/** Opens the store, hands it to `fn`, always closes it. History commands print to stdout. */
+async function withStore<T>(g: GlobalOptions, fn: (s: Store) => T): Promise<T> {
+  const { store } = await openStore(g, (l) => process.stderr.write(`${l}\n`));
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+function runId(text: string): number {
+  const id = Number(text);
+  if (!Number.isInteger(id) || id < 1) throw new CliError(`"${text}" is not a run id (a whole number, see \`rightsize runs\`).`, EXIT.usage);
+  return id;
+}
+
+function getRunOrFail(store: Store, text: string) {
+  const run = store.getRun(runId(text));
+  if (!run) throw new CliError(`No run ${text} in ${store.path}. See \`rightsize runs\`.`, EXIT.usage);
+  return run;
+}
+
+export interface RunsOptions extends GlobalOptions {
+  limit?: string;
+  status?: RunStatus;
+  search?: string;
+  sort?: RunSort;
+}
+
+export function runsCommand(o: RunsOptions): Promise<number> {
+  if (o.sort && !RUN_SORTS.includes(o.sort)) throw new CliError(`--sort takes one of ${RUN_SORTS.join(', ')}.`, EXIT.usage);
+  const limit = o.limit ? Number(o.limit) : 50;
+  if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit takes a whole number ≥ 1.', EXIT.usage);
+  return withStore(o, (store) => {
+    const list = store.listRuns({ limit, ...(o.status ? { status: o.status } : {}), ...(o.search ? { search: o.search } : {}), ...(o.sort ? { sort: o.sort } : {}) });
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    if (list.total === 0) {
+      process.stdout.write('No runs yet. Try: rightsize run --preset quick\n');
+      return EXIT.ok;
+    }
+    const rows = list.runs.map((r) => [
+      String(r.id), r.startedAt.replace('T', ' ').slice(0, 19), r.name, r.status,
+      `${r.cellsDone}/${r.cellsTotal}`, String(r.cellsFailed), fmtDuration(r.durationSec), fmtNum(r.bestRps), fmtUs(r.bestP99Us),
+    ]);
+    process.stdout.write(`${table(['id', 'started', 'name', 'status', 'cells', 'failed', 'duration', 'best req/s', 'best p99'], rows)}\n`);
+    if (list.total > list.runs.length) process.stdout.write(`(${list.runs.length} of ${list.total}; --limit to see more)\n`);
+    return EXIT.ok;
+  });
+}
+
+export function showCommand(id: string, o: GlobalOptions): Promise<number> {
+  return withStore(o, (store) => {
+    const run = getRunOrFail(store, id);
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(run, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const h = run.host;
+    process.stdout.write(
+      `Run ${run.id} "${run.name}"${run.preset ? ` (preset ${run.preset})` : ''}: ${run.status}${run.error ? ` — ${run.error}` : ''}\n` +
+        `Started ${run.startedAt}, ${fmtDuration(run.durationSec)}; ${run.cells.length}/${run.cellsTotal} cells\n` +
+        `Host ${h.hostname}: ${h.cpuModel}, ${h.cores} cores, ${Math.round(h.memoryBytes / 2 ** 30)} GiB; Node ${h.nodeVersion}; Docker ${h.dockerVersion ?? '?'} (cgroup v${h.cgroupVersion ?? '?'})\n\n`,
+    );
+    if (run.cells.length) process.stdout.write(`${cellsTable(run.cells)}\n`);
+    for (const c of run.cells.filter((x) => x.failure)) process.stdout.write(`\ncell ${c.config.index + 1}: ${c.failure}\n`);
+    return EXIT.ok;
+  });
+}
+
+export interface ExportOptions extends GlobalOptions {
+  csv?: string;
+  samples?: string;
+}
+
+export function exportCommand(id: string, o: ExportOptions): Promise<number> {
+  if (!o.csv && !o.samples) throw new CliError('Say what to write: --csv FILE (cells) and/or --samples FILE (per-second series).', EXIT.usage);
+  return withStore(o, (store) => {
+    const run = getRunOrFail(store, id);
+    const write = (file: string, text: string, what: string): void => {
+      try {
+        writeFileSync(file, text);
+      } catch (e) {
+        throw new CliError(`Cannot write ${file}: ${(e as Error).message}`, EXIT.error);
+      }
+      process.stderr.write(`Wrote ${what} of run ${run.id} to ${file}\n`);
+    };
+    if (o.csv) write(o.csv, cellsCsv(run), `${run.cells.length} cell(s)`);
+    if (o.samples) write(o.samples, samplesCsv(run, store.getRunSamples(run.id)), 'the per-second samples');
+    return EXIT.ok;
+  });
+}
+
+export function deleteCommand(id: string, o: GlobalOptions & { yes?: boolean }): Promise<number> {
+  if (!o.yes) throw new CliError('Deleting a run cannot be undone: add --yes to confirm.', EXIT.usage);
+  return withStore(o, (store) => {
+    const run = getRunOrFail(store, id);
+    if (run.status === 'running') throw new CliError(`Run ${run.id} is still running; cancel it first.`, EXIT.usage);
+    store.deleteRun(run.id);
+    process.stderr.write(`Deleted run ${run.id}.\n`);
+    return EXIT.ok;
+  });
+}

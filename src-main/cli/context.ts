@@ -1,0 +1,23 @@
+import { recoverAtStartup, type Startup } from '../engine/startup.ts';
+import { resolveDbPath, Store } from '../store/index.ts';
+import { CliError, EXIT } from './exit-codes.ts';
+
+export interface GlobalOptions {
+  db?: string;
+  dataDir?: string;
+  json?: boolean;
+}
+
+/** Opens the history database and recovers from an earlier crash (interrupted runs, orphan containers). */
+export async function openStore(g: GlobalOptions, say: (line: string) => void): Promise<{ store: Store; startup: Startup }> {
+  let store: Store;
+  try {
+    store = Store.open(resolveDbPath({ ...(g.db ? { db: g.db } : {}), ...(g.dataDir ? { dataDir: g.dataDir } : {}) }));
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.error);
+  }
+  const startup = await recoverAtStartup(store);
+  if (startup.interruptedRuns.length) say(`Marked run(s) ${startup.interruptedRuns.join(', ')} as interrupted: the process running them had stopped.`);
+  if (startup.sweptContainers.length) say(`Removed ${startup.sweptContainers.length} container(s) left behind by a stopped Rightsize process.`);
+  return { store, startup };
+}

@@ -1,0 +1,110 @@
+import { Command, CommanderError, Option } from 'commander';
+import { builtInApps } from '../apps/catalog.ts';
+import { checkEngine, DockerUnavailableError } from '../docker/client.ts';
+import { sweepOrphans } from '../docker/sweep.ts';
+import { listPresets } from '../presets/presets.ts';
+import { rightsizeVersion } from '../util/paths.ts';
+import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
+import { runCommand } from './commands/run.ts';
+import { CliError, EXIT } from './exit-codes.ts';
+import { table } from './format.ts';
+
+function program(): Command {
+  const p = new Command('rightsize')
+    .description('Size Node.js servers: run a matrix of CPU caps × memory caps × workers × launch modes in Docker, under load.')
+    .version(rightsizeVersion())
+    .option('--db <file>', 'history database (default: the per-user data folder, or $RIGHTSIZE_DB)')
+    .option('--data-dir <dir>', 'data folder (default: $RIGHTSIZE_DATA_DIR or the OS per-user data folder)')
+    .option('--json', 'machine-readable output on stdout')
+    .showHelpAfterError()
+    .exitOverride();
+  const globals = () => p.opts<{ db?: string; dataDir?: string; json?: boolean }>();
+
+  p.command('run')
+    .description('run a sizing matrix from a preset or a JSON file, with live progress')
+    .option('-p, --preset <name>', 'a preset (see `rightsize presets`)')
+    .option('-c, --config <file>', 'a matrix JSON file')
+    .option('-n, --name <name>', 'name the run')
+    .option('-y, --yes', `confirm a matrix of more than 500 cells`)
+    .option('-v, --verbose', 'also print image build output')
+    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(['auto', 'official', 'offline']))
+    .action(async (o) => {
+      process.exitCode = await runCommand({ ...globals(), ...o });
+    });
+
+  p.command('runs')
+    .description('list past runs')
+    .option('--limit <n>', 'how many (default 50)')
+    .option('--status <status>', 'only runs with this status')
+    .option('--search <text>', 'name or preset contains')
+    .option('--sort <field>', 'started_at | name | status | cells | duration')
+    .action(async (o) => {
+      process.exitCode = await runsCommand({ ...globals(), ...o });
+    });
+
+  p.command('show <run>')
+    .description("a run's host, matrix and cells")
+    .action(async (id: string) => {
+      process.exitCode = await showCommand(id, globals());
+    });
+
+  p.command('export <run>')
+    .description("write a run's cells (and per-second samples) as CSV")
+    .option('--csv <file>', 'cells CSV')
+    .option('--samples <file>', 'per-second samples CSV')
+    .action(async (id: string, o) => {
+      process.exitCode = await exportCommand(id, { ...globals(), ...o });
+    });
+
+  p.command('delete <run>')
+    .description('delete a run and its samples')
+    .option('-y, --yes', 'confirm')
+    .action(async (id: string, o) => {
+      process.exitCode = await deleteCommand(id, { ...globals(), ...o });
+    });
+
+  p.command('presets')
+    .description('list the presets')
+    .action(() => {
+      const ps = listPresets();
+      if (globals().json) process.stdout.write(`${JSON.stringify(ps, null, 2)}\n`);
+      else process.stdout.write(`${table(['name', 'what it reproduces'], ps.map((x) => [x.name, x.description]))}\n`);
+    });
+
+  p.command('apps')
+    .description('list the target apps')
+    .action(() => {
+      const apps = builtInApps();
+      if (globals().json) process.stdout.write(`${JSON.stringify(apps, null, 2)}\n`);
+      else process.stdout.write(`${table(['name', 'stresses', 'description'], apps.map((a) => [a.name, a.stresses, a.description]))}\n`);
+    });
+
+  p.command('doctor')
+    .description('check the Docker engine and remove containers left by stopped Rightsize processes')
+    .action(async () => {
+      const e = await checkEngine();
+      const swept = await sweepOrphans();
+      process.stdout.write(`Docker ${e.version} (${e.os}), cgroup v${e.cgroupVersion ?? '?'}, ${e.cpus} CPUs, ${Math.round(e.memoryBytes / 2 ** 30)} GiB; containers reached by ${e.bridgeRoutable ? 'bridge IP' : 'published port'}.\n`);
+      if (swept.length) process.stdout.write(`Removed ${swept.length} orphaned container(s).\n`);
+    });
+  return p;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    } else if (e instanceof CliError) {
+      process.stderr.write(`rightsize: ${e.message}\n`);
+      process.exitCode = e.exitCode;
+    } else if (e instanceof DockerUnavailableError) {
+      process.stderr.write(`rightsize: ${e.message}\n`);
+      process.exitCode = EXIT.docker;
+    } else {
+      process.stderr.write(`rightsize: unexpected error: ${(e as Error).stack ?? String(e)}\n`);
+      process.exitCode = EXIT.error;
+    }
+  }
+}

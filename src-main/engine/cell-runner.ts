@@ -1,0 +1,168 @@
+import type { AppDefinition } from '../apps/catalog.ts';
+import type { RequestSpec } from '../apps/manifest.ts';
+import type { EngineInfo } from '../docker/client.ts';
+import { TargetContainer } from '../docker/containers.ts';
+import { servingProcesses } from '../docker/launch.ts';
+import { planPlacement } from '../docker/placement.ts';
+import { waitReady } from '../docker/readiness.ts';
+import { StatsSampler } from '../docker/stats.ts';
+import { runLoad } from '../load/runner.ts';
+import { cellFlags } from './flags.ts';
+import type { CellConfig, CellResult, ExitInfo, LoadResult, LoadSecond, Sample, StatsSummary } from './types.ts';
+
+export interface CellContext {
+  app: AppDefinition;
+  image: { tag: string; entry: string };
+  engine: EngineInfo;
+  hostCores: number;
+  placement: boolean;
+  timeoutSec: number;
+  runId?: number;
+  cellId?: number;
+  signal?: AbortSignal;
+  /** One per measured second: load and the container's latest stats together. */
+  onSample?: (s: Sample) => void;
+  onWarning?: (message: string) => void;
+  /** Phase changes, for progress displays. */
+  onPhase?: (phase: 'starting' | 'ready' | 'warmup' | 'measuring' | 'teardown') => void;
+}
+
+export function toSample(s: LoadSecond, stats: StatsSampler | undefined): Sample {
+  const latest = stats?.latest();
+  return {
+    t: s.t,
+    rps: s.requests,
+    bytes: s.bytes,
+    errors: s.errors,
+    timeouts: s.timeouts,
+    non2xx: s.non2xx,
+    p50Us: s.p50Us,
+    p90Us: s.p90Us,
+    p99Us: s.p99Us,
+    maxUs: s.maxUs,
+    cpuPct: latest ? latest.cpuPct : null,
+    memBytes: latest ? latest.memBytes : null,
+    throttledPeriods: latest ? latest.throttledPeriods : null,
+  };
+}
+
+/**
+ * One cell, start to finish: container under its caps → ready → warmup + measurement → teardown.
+ * Never throws for a cell-level problem (not ready, crash, OOM): that becomes the cell's status,
+ * and the matrix goes on. The container is removed in every case, cancel included.
+ */
+export async function runCell(cfg: CellConfig, ctx: CellContext): Promise<CellResult> {
+  const startedAt = new Date().toISOString();
+  const place = planPlacement(cfg.cpuMillis, ctx.hostCores, ctx.placement);
+  if (place.warning) ctx.onWarning?.(place.warning);
+  let container: TargetContainer | undefined;
+  let stats: StatsSampler | undefined;
+  let load: LoadResult | undefined;
+  let statsSummary: StatsSummary | undefined;
+  let exit: ExitInfo | undefined;
+  let failure: string | undefined;
+  let died: number | undefined;
+  const finish = (status: CellResult['status']): CellResult => ({
+    config: cfg,
+    status,
+    ...(failure ? { failure } : {}),
+    ...(load ? { load } : {}),
+    ...(statsSummary ? { stats: statsSummary } : {}),
+    ...(exit ? { exit } : {}),
+    flags: cellFlags(load, statsSummary, exit, cfg.memoryMb),
+    imageTag: ctx.image.tag,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+  });
+
+  try {
+    ctx.onPhase?.('starting');
+    container = await TargetContainer.start({
+      image: ctx.image.tag,
+      launch: { mode: cfg.mode, workers: cfg.workers, entry: ctx.image.entry, name: cfg.app, ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}) },
+      port: ctx.app.port,
+      env: { ...ctx.app.env, ...cfg.env },
+      cpuMillis: cfg.cpuMillis,
+      memoryMb: cfg.memoryMb,
+      ...(place.targetCpus ? { cpuset: place.targetCpus } : {}),
+      publish: !ctx.engine.bridgeRoutable,
+      labels: { run: ctx.runId, cell: ctx.cellId, app: cfg.app },
+    });
+    void container.exited.then((code) => (died = code));
+    try {
+      await waitReady(container.address, {
+        path: ctx.app.health,
+        processes: servingProcesses(cfg.mode, cfg.workers),
+        deadlineMs: 30_000 + 1000 * cfg.workers,
+        exited: container.exited,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+    } catch (e) {
+      if (ctx.signal?.aborted) return finish('cancelled');
+      const tail = await container.logTail(20);
+      exit = await container.exitInfo();
+      failure = `not ready: ${(e as Error).message}${tail.length ? `\n${tail.join('\n')}` : ''}`;
+      return finish(exit.oomKilled ? 'oom' : 'failed');
+    }
+    ctx.onPhase?.('ready');
+    stats = new StatsSampler(container.container, cfg.cpuMillis);
+    await stats.start();
+
+    // A container that dies mid-load (PID 1 OOM-killed, crash) stops the load at once.
+    const stopLoad = new AbortController();
+    const onAbort = (): void => stopLoad.abort();
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    void container.exited.then(() => stopLoad.abort());
+    let measureFrom = Date.now() + cfg.warmupSec * 1000;
+    ctx.onPhase?.(cfg.warmupSec > 0 ? 'warmup' : 'measuring');
+    try {
+      load = await runLoad(
+        {
+          host: container.address.host,
+          port: container.address.port,
+          requests: (cfg.requests?.requests as RequestSpec[] | undefined) ?? ctx.app.requests,
+          load: cfg.load,
+          durationSec: cfg.durationSec,
+          warmupSec: cfg.warmupSec,
+          timeoutSec: ctx.timeoutSec,
+          ...(place.loadCpus ? { cpus: place.loadCpus } : {}),
+        },
+        {
+          signal: stopLoad.signal,
+          onSecond: (s, warmup) => {
+            if (warmup) return;
+            if (s.t === 0) {
+              measureFrom = Date.now() - 1000;
+              ctx.onPhase?.('measuring');
+            }
+            ctx.onSample?.(toSample(s, stats));
+          },
+        },
+      );
+    } finally {
+      ctx.signal?.removeEventListener('abort', onAbort);
+    }
+    ctx.onPhase?.('teardown');
+    stats.stop();
+    statsSummary = stats.summary(measureFrom);
+    exit = await container.exitInfo();
+    if (ctx.signal?.aborted) return finish('cancelled');
+    if (exit.oomKilled) {
+      failure = `OOM-killed under the ${cfg.memoryMb} MB cap${died !== undefined ? ` (container exited with code ${died})` : ' (a worker was killed and replaced)'}`;
+      return finish('oom');
+    }
+    if (died !== undefined) {
+      const tail = await container.logTail(20);
+      failure = `the container exited with code ${died} during the load${tail.length ? `\n${tail.join('\n')}` : ''}`;
+      return finish('failed');
+    }
+    return finish('ok');
+  } catch (e) {
+    if (ctx.signal?.aborted) return finish('cancelled');
+    failure = (e as Error).message;
+    return finish('failed');
+  } finally {
+    stats?.stop();
+    await container?.remove().catch((e: Error) => ctx.onWarning?.(`could not remove container ${container?.id}: ${e.message}`));
+  }
+}

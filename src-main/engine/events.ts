@@ -1,0 +1,15 @@
+import type { CellConfig, CellResult, RunStatus, Sample } from './types.ts';
+
+export type CellPhase = 'starting' | 'ready' | 'warmup' | 'measuring' | 'teardown';
+
+/** Everything a run tells its listeners (CLI progress bar, UI, tests), in order. */
+export type RunEvent =
+  | { type: 'run-started'; runId: number; name: string; total: number; cells: CellConfig[]; etaSec: number }
+  | { type: 'log'; runId: number; level: 'info' | 'warn'; message: string }
+  | { type: 'cell-started'; runId: number; cellId: number; index: number; total: number; cell: CellConfig; etaSec: number }
+  | { type: 'cell-phase'; runId: number; cellId: number; index: number; phase: CellPhase }
+  | { type: 'sample'; runId: number; cellId: number; index: number; sample: Sample }
+  | { type: 'cell-finished'; runId: number; cellId: number; index: number; total: number; result: CellResult; etaSec: number }
+  | { type: 'run-finished'; runId: number; status: RunStatus; error?: string };
+
+export type RunListener = (e: RunEvent) => void;

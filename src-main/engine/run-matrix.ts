@@ -1,0 +1,123 @@
+import { builtInApps, type AppDefinition } from '../apps/catalog.ts';
+import { ensureAppImage } from '../docker/app-image.ts';
+import { ensureBaseImage, type BaseStrategy } from '../docker/base-image.ts';
+import { checkEngine } from '../docker/client.ts';
+import type { Store } from '../store/index.ts';
+import { runCell } from './cell-runner.ts';
+import type { RunListener } from './events.ts';
+import { hostFacts, hostLimits } from './host.ts';
+import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
+import type { CellResult, RunStatus } from './types.ts';
+import { currentSession } from '../session/session.ts';
+
+export interface RunOptions {
+  store: Store;
+  name?: string;
+  preset?: string;
+  signal?: AbortSignal;
+  onEvent?: RunListener;
+  base?: BaseStrategy;
+  /** Called once the run row exists, before images are built (lets a UI show the run at once). */
+  onRunId?: (runId: number) => void;
+}
+
+export interface RunOutcome {
+  runId: number;
+  status: RunStatus;
+  error?: string;
+  cells: CellResult[];
+}
+
+/** Seconds a cell costs beyond warmup + duration before we have measured it (container start, teardown). */
+const INITIAL_OVERHEAD_SEC = 1.5;
+
+/**
+ * Validates, then runs every cell of the matrix in order and stores everything as it happens.
+ * Throws only before anything started (Docker unreachable, invalid matrix); after that, problems
+ * become cell or run statuses and the returned outcome says what happened.
+ */
+export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutcome> {
+  const engine = await checkEngine();
+  const apps = builtInApps();
+  const limits = hostLimits(engine, apps);
+  const v = validateMatrix(input, limits);
+  if (!v.ok) throw new MatrixInvalidError(v.problems);
+  const matrix: Matrix = v.matrix.order === 'shuffle' && v.matrix.seed === undefined ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) } : v.matrix;
+  const cells = expandMatrix(matrix);
+  const name = o.name ?? matrix.name ?? o.preset ?? 'matrix';
+  const runId = o.store.createRun({
+    name,
+    preset: o.preset ?? null,
+    matrix,
+    host: hostFacts(engine, apps),
+    ownerSession: currentSession(),
+    cellsTotal: cells.length,
+  });
+  o.onRunId?.(runId);
+  const emit: RunListener = (e) => o.onEvent?.(e);
+  const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
+
+  const perCell = (c: (typeof cells)[number]): number => c.warmupSec + c.durationSec;
+  let overhead = INITIAL_OVERHEAD_SEC;
+  const eta = (from: number): number => cells.slice(from).reduce((s, c) => s + perCell(c) + overhead, 0);
+  emit({ type: 'run-started', runId, name, total: cells.length, cells, etaSec: eta(0) });
+
+  const results: CellResult[] = [];
+  let status: RunStatus = 'completed';
+  let error: string | undefined;
+  const warned = new Set<string>();
+  try {
+    const images = await buildImages(matrix, apps, o.base, (line) => log('info', line));
+    const overheads: number[] = [];
+    for (const cell of cells) {
+      if (o.signal?.aborted) break;
+      const app = apps.find((a) => a.name === cell.app)!;
+      const cellId = o.store.startCell(runId, cell);
+      emit({ type: 'cell-started', runId, cellId, index: cell.index, total: cells.length, cell, etaSec: eta(cell.index) });
+      const t0 = performance.now();
+      const result = await runCell(cell, {
+        app,
+        image: images.get(cell.app)!,
+        engine,
+        hostCores: limits.cores,
+        placement: matrix.placement === 'auto',
+        timeoutSec: matrix.timeoutSec,
+        runId,
+        cellId,
+        ...(o.signal ? { signal: o.signal } : {}),
+        onSample: (sample) => {
+          o.store.addSamples(cellId, [sample]);
+          emit({ type: 'sample', runId, cellId, index: cell.index, sample });
+        },
+        onWarning: (w) => {
+          if (!warned.has(w)) log('warn', w); // placement warnings would repeat for every cell
+          warned.add(w);
+        },
+        onPhase: (phase) => emit({ type: 'cell-phase', runId, cellId, index: cell.index, phase }),
+      });
+      o.store.finishCell(cellId, result);
+      results.push(result);
+      overheads.push((performance.now() - t0) / 1000 - perCell(cell));
+      overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
+      emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: cells.length, result, etaSec: eta(cell.index + 1) });
+    }
+    if (o.signal?.aborted) status = 'cancelled';
+  } catch (e) {
+    status = o.signal?.aborted ? 'cancelled' : 'failed';
+    error = (e as Error).message;
+  } finally {
+    o.store.finishRun(runId, status, error ?? null);
+    emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
+  }
+  return { runId, status, cells: results, ...(error ? { error } : {}) };
+}
+
+async function buildImages(m: Matrix, apps: AppDefinition[], strategy: BaseStrategy | undefined, onLog: (line: string) => void) {
+  const base = await ensureBaseImage({ ...(strategy ? { strategy } : {}), onLog });
+  const images = new Map<string, { tag: string; entry: string }>();
+  for (const name of new Set(m.apps)) {
+    const img = await ensureAppImage(apps.find((a) => a.name === name)!, base, onLog);
+    images.set(name, img);
+  }
+  return images;
+}

@@ -1,0 +1,81 @@
+import type { RunDetail, StoredCell } from '../store/index.ts';
+import type { Sample } from '../engine/types.ts';
+
+type Cell = string | number | boolean | null | undefined;
+
+/** RFC 4180: CRLF line ends; fields with a comma, quote or line break quoted, quotes doubled. */
+export function toCsv(header: string[], rows: Cell[][]): string {
+  const field = (v: Cell): string => {
+    const s = v === null || v === undefined ? '' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [header, ...rows].map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
+}
+
+/** One row per cell, units in the column names. */
+const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
+  ['cell_index', (c) => c.config.index],
+  ['repetition', (c) => c.config.repetition],
+  ['app', (c) => c.config.app],
+  ['request_set', (c) => c.config.requests?.name],
+  ['mode', (c) => c.config.mode],
+  ['workers', (c) => c.config.workers],
+  ['cpu_millicores', (c) => c.config.cpuMillis],
+  ['memory_mb', (c) => c.config.memoryMb],
+  ['load_model', (c) => c.config.load.model],
+  ['connections', (c) => c.config.load.connections],
+  ['target_rate_rps', (c) => (c.config.load.model === 'rate' ? c.config.load.rate : null)],
+  ['duration_s', (c) => c.config.durationSec],
+  ['warmup_s', (c) => c.config.warmupSec],
+  ['status', (c) => c.status],
+  ['failure', (c) => c.failure?.split('\n')[0]],
+  ['rps_mean', (c) => c.rpsMean],
+  ['rps_stddev', (c) => c.rpsStddev],
+  ['bytes_per_s', (c) => c.bytesPerSec],
+  ['latency_p50_us', (c) => c.p50Us],
+  ['latency_p75_us', (c) => c.p75Us],
+  ['latency_p90_us', (c) => c.p90Us],
+  ['latency_p97_5_us', (c) => c.p97_5Us],
+  ['latency_p99_us', (c) => c.p99Us],
+  ['latency_p99_9_us', (c) => c.p99_9Us],
+  ['latency_max_us', (c) => c.maxUs],
+  ['latency_mean_us', (c) => c.meanUs],
+  ['latency_stddev_us', (c) => c.stddevUs],
+  ['latency_from', (c) => c.load?.latencyFrom],
+  ['requests', (c) => c.requests],
+  ['errors', (c) => c.errors],
+  ['timeouts', (c) => c.timeouts],
+  ['non2xx', (c) => c.non2xx],
+  ['cpu_pct_of_cap_mean', (c) => c.cpuPctMean],
+  ['cpu_pct_of_cap_max', (c) => c.cpuPctMax],
+  ['mem_max_bytes', (c) => c.memMaxBytes],
+  ['mem_limit_bytes', (c) => c.memLimitBytes],
+  ['throttled_ms', (c) => c.throttledMs],
+  ['oom_killed', (c) => c.exit?.oomKilled],
+  ['restarts', (c) => c.exit?.restarts],
+  ['client_bound', (c) => c.clientBound],
+  ['client_elu', (c) => c.load?.clientElu],
+  ['flags', (c) => c.flags.map((f) => f.kind).join(' ')],
+];
+
+export function cellsCsv(run: RunDetail): string {
+  return toCsv(
+    ['run_id', ...CELL_COLUMNS.map(([h]) => h)],
+    run.cells.map((c) => [run.id, ...CELL_COLUMNS.map(([, f]) => f(c))]),
+  );
+}
+
+const SAMPLE_COLUMNS: [string, keyof Sample][] = [
+  ['t_s', 't'], ['rps', 'rps'], ['bytes', 'bytes'], ['errors', 'errors'], ['timeouts', 'timeouts'], ['non2xx', 'non2xx'],
+  ['latency_p50_us', 'p50Us'], ['latency_p90_us', 'p90Us'], ['latency_p99_us', 'p99Us'], ['latency_max_us', 'maxUs'],
+  ['cpu_pct_of_cap', 'cpuPct'], ['mem_bytes', 'memBytes'], ['throttled_periods', 'throttledPeriods'],
+];
+
+/** The per-second series of every cell of a run, one row per cell-second. */
+export function samplesCsv(run: RunDetail, samples: Map<number, Sample[]>): string {
+  const rows: Cell[][] = [];
+  for (const c of run.cells) {
+    for (const s of samples.get(c.id) ?? []) rows.push([run.id, c.config.index, ...SAMPLE_COLUMNS.map(([, k]) => s[k])]);
+  }
+  return toCsv(['run_id', 'cell_index', ...SAMPLE_COLUMNS.map(([h]) => h)], rows);
+}

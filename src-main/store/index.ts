@@ -1,0 +1,5 @@
+export { Store, INTERRUPTED_ERROR } from './store.ts';
+export { defaultDataDir, resolveDbPath, type DbPathOptions } from './paths.ts';
+export { SCHEMA_VERSION } from './migrations.ts';
+export type { StoredCell } from './cells.ts';
+export { RUN_SORTS, type ListRunsQuery, type NewRun, type RunDetail, type RunList, type RunSort, type RunSummary } from './runs.ts';

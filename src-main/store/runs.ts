@@ -1,0 +1,236 @@
+import type Database from 'better-sqlite3';
+import type { HostFacts, RunStatus } from '../engine/types.ts';
+import type { StoredCell } from './cells.ts';
+
+export interface NewRun {
+  name: string;
+  preset?: string | null;
+  /** The matrix as the user asked for it; stored as JSON and given back as is. */
+  matrix: unknown;
+  host: HostFacts;
+  ownerSession: string;
+  cellsTotal: number;
+}
+
+/** One line of the run list. */
+export interface RunSummary {
+  id: number;
+  name: string;
+  preset: string | null;
+  status: RunStatus;
+  cellsTotal: number;
+  /** Cells with any final status (ok, failed, oom, cancelled, interrupted). */
+  cellsDone: number;
+  /** Cells that failed or were OOM-killed. */
+  cellsFailed: number;
+  startedAt: string;
+  finishedAt: string | null;
+  /** null while the run is unfinished. */
+  durationSec: number | null;
+  /** Highest mean req/s among the run's ok cells. */
+  bestRps: number | null;
+  /** Lowest p99 latency (µs) among the run's ok cells. */
+  bestP99Us: number | null;
+}
+
+export interface RunDetail {
+  id: number;
+  name: string;
+  preset: string | null;
+  matrix: unknown;
+  host: HostFacts;
+  ownerSession: string;
+  status: RunStatus;
+  cellsTotal: number;
+  startedAt: string;
+  finishedAt: string | null;
+  durationSec: number | null;
+  error: string | null;
+  /** Ordered by execution index. */
+  cells: StoredCell[];
+}
+
+export const RUN_SORTS = ['started_at', 'name', 'status', 'cells', 'duration'] as const;
+export type RunSort = (typeof RUN_SORTS)[number];
+
+export interface ListRunsQuery {
+  /** Default 100, at most 1000. */
+  limit?: number;
+  offset?: number;
+  status?: RunStatus;
+  /** Case-insensitive substring of the name or the preset (ASCII case folding, as SQLite's LIKE). */
+  search?: string;
+  /** 'cells' sorts by the number of cells planned. Ties break on id. Default 'started_at'. */
+  sort?: RunSort;
+  /** Default 'desc' for started_at, cells and duration; 'asc' for name and status. */
+  order?: 'asc' | 'desc';
+}
+
+export interface RunList {
+  /** Runs matching the filters, ignoring limit and offset. */
+  total: number;
+  runs: RunSummary[];
+}
+
+interface RunRow {
+  id: number;
+  name: string;
+  preset: string | null;
+  matrix_json: string;
+  host_json: string;
+  owner_session: string;
+  status: RunStatus;
+  cells_total: number;
+  started_at: string;
+  finished_at: string | null;
+  error: string | null;
+}
+
+interface SummaryRow {
+  id: number;
+  name: string;
+  preset: string | null;
+  status: RunStatus;
+  cells_total: number;
+  started_at: string;
+  finished_at: string | null;
+  cells_done: number;
+  cells_failed: number;
+  best_rps: number | null;
+  best_p99_us: number | null;
+}
+
+// Whitelisted SQL for each sort: these are pasted into the query, so never take them from the caller.
+const SORT_SQL: Record<RunSort, string> = {
+  started_at: 'started_at',
+  name: 'name COLLATE NOCASE',
+  status: 'status',
+  cells: 'cells_total',
+  duration: 'julianday(finished_at) - julianday(started_at)',
+};
+
+type ListParams = { status?: string; search?: string; limit?: number; offset?: number };
+
+const durationSec = (startedAt: string, finishedAt: string | null): number | null =>
+  finishedAt === null ? null : (Date.parse(finishedAt) - Date.parse(startedAt)) / 1000;
+
+export class RunQueries {
+  private readonly insert: Database.Statement<[string, string | null, string, string, string, number, string]>;
+  private readonly finishStmt: Database.Statement<[string, string, string | null, number]>;
+  private readonly byId: Database.Statement<[number], RunRow>;
+  private readonly running: Database.Statement<[], { id: number; owner_session: string }>;
+  private readonly deleteStmt: Database.Statement<[number]>;
+  /** listRuns statements by (sort, order, filters): at most 40, each prepared on first use. */
+  private readonly listCache = new Map<string, { page: Database.Statement<[ListParams], SummaryRow>; count: Database.Statement<[ListParams], { n: number }> }>();
+
+  constructor(private readonly db: Database.Database) {
+    this.insert = db.prepare(
+      `INSERT INTO runs (name, preset, matrix_json, host_json, owner_session, status, cells_total, started_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
+    );
+    this.finishStmt = db.prepare('UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?');
+    this.byId = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
+    this.running = db.prepare<[], { id: number; owner_session: string }>(`SELECT id, owner_session FROM runs WHERE status = 'running'`);
+    this.deleteStmt = db.prepare('DELETE FROM runs WHERE id = ?');
+  }
+
+  create(r: NewRun, now: string): number {
+    const info = this.insert.run(r.name, r.preset ?? null, JSON.stringify(r.matrix ?? null), JSON.stringify(r.host), r.ownerSession, r.cellsTotal, now);
+    return Number(info.lastInsertRowid);
+  }
+
+  finish(runId: number, status: RunStatus, error: string | null, now: string): boolean {
+    return this.finishStmt.run(status, now, error, runId).changes > 0;
+  }
+
+  get(runId: number, cells: StoredCell[]): RunDetail | undefined {
+    const r = this.byId.get(runId);
+    if (!r) return undefined;
+    return {
+      id: r.id,
+      name: r.name,
+      preset: r.preset,
+      matrix: JSON.parse(r.matrix_json) as unknown,
+      host: JSON.parse(r.host_json) as HostFacts,
+      ownerSession: r.owner_session,
+      status: r.status,
+      cellsTotal: r.cells_total,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+      durationSec: durationSec(r.started_at, r.finished_at),
+      error: r.error,
+      cells,
+    };
+  }
+
+  runningRuns(): { id: number; ownerSession: string }[] {
+    return this.running.all().map((r) => ({ id: r.id, ownerSession: r.owner_session }));
+  }
+
+  delete(runId: number): boolean {
+    return this.deleteStmt.run(runId).changes > 0;
+  }
+
+  list(q: ListRunsQuery): RunList {
+    const sort = q.sort ?? 'started_at';
+    if (!RUN_SORTS.includes(sort)) throw new Error(`Unknown run sort "${String(sort)}" (expected one of ${RUN_SORTS.join(', ')})`);
+    const order = q.order ?? (sort === 'name' || sort === 'status' ? 'asc' : 'desc');
+    if (order !== 'asc' && order !== 'desc') throw new Error(`Unknown sort order "${String(order)}" (expected asc or desc)`);
+    const limit = Math.min(Math.max(Math.trunc(q.limit ?? 100), 0), 1000);
+    const offset = Math.max(Math.trunc(q.offset ?? 0), 0);
+    const search = q.search?.trim() ? `%${q.search.trim().replace(/[\\%_]/g, '\\$&')}%` : undefined;
+
+    const { page, count } = this.listStatements(sort, order, q.status !== undefined, search !== undefined);
+    const filters: ListParams = {};
+    if (q.status !== undefined) filters.status = q.status;
+    if (search !== undefined) filters.search = search;
+    const rows = page.all({ ...filters, limit, offset });
+    return {
+      total: count.get(filters)?.n ?? 0,
+      runs: rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        preset: r.preset,
+        status: r.status,
+        cellsTotal: r.cells_total,
+        cellsDone: r.cells_done,
+        cellsFailed: r.cells_failed,
+        startedAt: r.started_at,
+        finishedAt: r.finished_at,
+        durationSec: durationSec(r.started_at, r.finished_at),
+        bestRps: r.best_rps,
+        bestP99Us: r.best_p99_us,
+      })),
+    };
+  }
+
+  private listStatements(sort: RunSort, order: 'asc' | 'desc', byStatus: boolean, bySearch: boolean) {
+    const key = `${sort} ${order} ${byStatus} ${bySearch}`;
+    let cached = this.listCache.get(key);
+    if (cached) return cached;
+    const where: string[] = [];
+    if (byStatus) where.push('status = @status');
+    if (bySearch) where.push(`(name LIKE @search ESCAPE '\\' OR preset LIKE @search ESCAPE '\\')`);
+    const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    // Unfinished runs have no duration: keep them at the end whichever the direction.
+    const dir = order === 'asc' ? 'ASC' : 'DESC';
+    const orderBy = (t: string): string => `${t}sort_key ${dir}${sort === 'duration' ? ' NULLS LAST' : ''}, ${t}id ${dir}`;
+    // The page is cut first and only its runs are aggregated, so the cost is one page of cells however
+    // many runs exist; the aggregates read only the covering index cells_run_status.
+    const page = this.db.prepare<[ListParams], SummaryRow>(`
+      WITH page AS (
+        SELECT id, name, preset, status, cells_total, started_at, finished_at, ${SORT_SQL[sort]} AS sort_key
+        FROM runs ${whereSql} ORDER BY ${orderBy('')} LIMIT @limit OFFSET @offset)
+      SELECT page.id, page.name, page.preset, page.status, page.cells_total, page.started_at, page.finished_at,
+        count(c.status) FILTER (WHERE c.status <> 'running') AS cells_done,
+        count(c.status) FILTER (WHERE c.status IN ('failed', 'oom')) AS cells_failed,
+        max(c.rps_mean) FILTER (WHERE c.status = 'ok') AS best_rps,
+        min(c.p99_us) FILTER (WHERE c.status = 'ok') AS best_p99_us
+      FROM page LEFT JOIN cells c ON c.run_id = page.id
+      GROUP BY page.id
+      ORDER BY ${orderBy('page.')}`);
+    const count = this.db.prepare<[ListParams], { n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`);
+    this.listCache.set(key, (cached = { page, count }));
+    return cached;
+  }
+}

@@ -1,0 +1,138 @@
+import Database from 'better-sqlite3';
+import type { CellConfig, CellResult, RunStatus, Sample } from '../engine/types.ts';
+import { CellQueries } from './cells.ts';
+import { migrate } from './migrations.ts';
+import { ensureParentDir } from './paths.ts';
+import { RunQueries, type ListRunsQuery, type NewRun, type RunDetail, type RunList } from './runs.ts';
+import { SampleQueries } from './samples.ts';
+
+export const INTERRUPTED_ERROR = 'interrupted: the process running it stopped';
+
+const nowIso = (): string => new Date().toISOString();
+
+/**
+ * Every run, cell and per-second sample, in one SQLite file. Several processes (the CLI, the desktop
+ * app) may open the same file: WAL lets readers work while a run writes, and writes that read first
+ * take the write lock up front (IMMEDIATE) so two writers wait on busy_timeout instead of failing.
+ */
+export class Store {
+  private readonly runs: RunQueries;
+  private readonly cells: CellQueries;
+  private readonly samples: SampleQueries;
+
+  private constructor(
+    private readonly db: Database.Database,
+    /** The database file, as opened. */
+    readonly path: string,
+  ) {
+    this.runs = new RunQueries(db);
+    this.cells = new CellQueries(db);
+    this.samples = new SampleQueries(db);
+  }
+
+  /** Opens (creating if needed) and migrates the database. Errors name the file. */
+  static open(file: string): Store {
+    if (file !== ':memory:') ensureParentDir(file);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(file);
+      db.pragma('journal_mode = WAL'); // also the first read of the file: a non-SQLite file fails here
+      db.pragma('synchronous = NORMAL'); // with WAL: durable across app crashes, only a power cut may lose the last commits
+      db.pragma('foreign_keys = ON'); // per connection, needed for ON DELETE CASCADE
+      db.pragma('busy_timeout = 5000');
+      migrate(db);
+      return new Store(db, file);
+    } catch (e) {
+      db?.close();
+      throw new Error(`Cannot open the Rightsize database ${file}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Runs `fn` in one transaction (nested calls become savepoints), e.g. to finish a cell and its samples atomically. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  createRun(r: NewRun): number {
+    return this.runs.create(r, nowIso());
+  }
+
+  /** Sets the final status and finished_at. Returns false when the run does not exist. */
+  finishRun(runId: number, status: RunStatus, error: string | null = null): boolean {
+    return this.runs.finish(runId, status, error, nowIso());
+  }
+
+  startCell(runId: number, config: CellConfig): number {
+    return this.cells.start(runId, config, nowIso());
+  }
+
+  /** Stores everything in the result (the config columns were set by startCell). Returns false when the cell does not exist. */
+  finishCell(cellId: number, result: CellResult): boolean {
+    return this.cells.finish(cellId, result);
+  }
+
+  /** Adds (or replaces, by second) samples of a cell, in one transaction. */
+  addSamples(cellId: number, samples: readonly Sample[]): void {
+    this.samples.add(cellId, samples);
+  }
+
+  /**
+   * Marks 'running' runs whose owner process is gone (a crash, a kill) as interrupted, with their
+   * unfinished cells; finished cells keep their results. Returns the ids of the runs marked.
+   */
+  markInterrupted(isOwnerAlive: (ownerSession: string) => boolean): number[] {
+    return this.db
+      .transaction(() => {
+        const alive = new Map<string, boolean>(); // one liveness check per owner, not per run
+        const marked: number[] = [];
+        const now = nowIso();
+        for (const { id, ownerSession } of this.runs.runningRuns()) {
+          let ok = alive.get(ownerSession);
+          if (ok === undefined) alive.set(ownerSession, (ok = isOwnerAlive(ownerSession)));
+          if (ok) continue;
+          this.cells.interrupt(id, now);
+          this.runs.finish(id, 'interrupted', INTERRUPTED_ERROR, now);
+          marked.push(id);
+        }
+        return marked;
+      })
+      .immediate();
+  }
+
+  listRuns(q: ListRunsQuery = {}): RunList {
+    return this.read(() => this.runs.list(q));
+  }
+
+  /** The run with its cells (ordered by idx), or undefined. */
+  getRun(runId: number): RunDetail | undefined {
+    return this.read(() => this.runs.get(runId, this.cells.forRun(runId)));
+  }
+
+  getSamples(cellId: number): Sample[] {
+    return this.samples.forCell(cellId);
+  }
+
+  /** Every sample of a run in one query, keyed by cell id (cells without samples are absent). */
+  getRunSamples(runId: number): Map<number, Sample[]> {
+    return this.samples.forRun(runId);
+  }
+
+  /** Deletes the run, its cells and their samples. Returns false when there was no such run. */
+  deleteRun(runId: number): boolean {
+    return this.runs.delete(runId);
+  }
+
+  /** 'ok' when the file is sound, else SQLite's list of problems, one per line. */
+  integrityCheck(): string {
+    return (this.db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('\n');
+  }
+
+  /** Several reads from one snapshot, so a concurrent writer cannot make them disagree. */
+  private read<T>(fn: () => T): T {
+    return this.db.transaction(fn).deferred();
+  }
+}
