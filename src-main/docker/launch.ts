@@ -32,7 +32,8 @@ export function launchCommand(s: LaunchSpec): { cmd: string[]; env: Record<strin
           'node', IN_IMAGE.pm2Runtime, 'start', s.entry, '--name', s.name, '-i', String(s.workers),
           ...(s.recycleRssMb ? ['--max-memory-restart', `${s.recycleRssMb}M`] : []),
         ],
-        env: {},
+        // PM2 checks memory every 30 s by default: too slow to recycle anything within a cell.
+        env: s.recycleRssMb ? { PM2_WORKER_INTERVAL: '1000' } : {},
       };
   }
 }
@@ -43,7 +44,10 @@ export function servingProcesses(mode: LaunchMode, workers: number): number {
 }
 
 /**
- * Log lines that mean a worker process was replaced: our cluster launcher's, and PM2's
- * (a crash: "App [x:0] exited with code"; memory: "[PM2][WORKER] Process 0 restarted because it exceeds --max-memory-restart").
+ * Log lines that mean a worker process was replaced: our cluster launcher's, and PM2's (a crash:
+ * "App [x:0] exited with code [0] via signal [SIGKILL]"; memory: "[PM2][WORKER] Process 0 restarted
+ * because it exceeds --max-memory-restart"). A recycled PM2 worker also logs "App [x:_old_0] exited",
+ * which the ":\d+]" leaves out so that it is not counted twice. Read only before teardown: PM2 logs
+ * an "exited" line per instance when it is stopped.
  */
-export const RESTART_LINE = /rightsize:worker-(replaced|recycled)|App \[[^\]]+\] exited with code|exceeds --max-memory-restart/;
+export const RESTART_LINE = /rightsize:worker-(replaced|recycled)|App \[[^\]]+:\d+\] exited with code|exceeds --max-memory-restart/;
