@@ -52,6 +52,11 @@ export function toSample(s: LoadSecond, stats: StatsSampler | undefined): Sample
  * and the matrix goes on. The container is removed in every case, cancel included.
  */
 export async function runCell(cfg: CellConfig, ctx: CellContext): Promise<CellResult> {
+  const result = await measureCell(cfg, ctx);
+  return { ...result, finishedAt: new Date().toISOString() }; // after teardown, so a cell's wall time is all of it
+}
+
+async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResult> {
   const startedAt = new Date().toISOString();
   const place = planPlacement(cfg.cpuMillis, ctx.hostCores, ctx.placement);
   if (place.warning) ctx.onWarning?.(place.warning);

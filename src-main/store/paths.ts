@@ -34,7 +34,7 @@ export interface DbPathOptions {
  */
 export function resolveDbPath(opts: DbPathOptions = {}, env: NodeJS.ProcessEnv = process.env): string {
   const explicit = opts.db || env.RIGHTSIZE_DB;
-  const file = path.resolve(explicit || path.join(opts.dataDir || env.RIGHTSIZE_DATA_DIR || defaultDataDir(), 'rightsize.db'));
+  const file = path.resolve(explicit || path.join(opts.dataDir || env.RIGHTSIZE_DATA_DIR || defaultDataDir(process.platform, env), 'rightsize.db'));
   ensureParentDir(file);
   return file;
 }

@@ -176,8 +176,10 @@ export class RunQueries {
     if (!RUN_SORTS.includes(sort)) throw new Error(`Unknown run sort "${String(sort)}" (expected one of ${RUN_SORTS.join(', ')})`);
     const order = q.order ?? (sort === 'name' || sort === 'status' ? 'asc' : 'desc');
     if (order !== 'asc' && order !== 'desc') throw new Error(`Unknown sort order "${String(order)}" (expected asc or desc)`);
-    const limit = Math.min(Math.max(Math.trunc(q.limit ?? 100), 0), 1000);
-    const offset = Math.max(Math.trunc(q.offset ?? 0), 0);
+    // Values may come from a URL or IPC: anything not a finite number falls back to the default.
+    const int = (v: number | undefined, fallback: number): number => (Number.isFinite(v) ? Math.trunc(v!) : fallback);
+    const limit = Math.min(Math.max(int(q.limit, 100), 0), 1000);
+    const offset = Math.max(int(q.offset, 0), 0);
     const search = q.search?.trim() ? `%${q.search.trim().replace(/[\\%_]/g, '\\$&')}%` : undefined;
 
     const { page, count } = this.listStatements(sort, order, q.status !== undefined, search !== undefined);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { TargetContainer } from '../../src-main/docker/containers.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
-import { runLoad } from '../../src-main/load/runner.ts';
+import { runLoad, type LoadPlan } from '../../src-main/load/runner.ts';
 import type { LoadSecond } from '../../src-main/engine/types.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
   await target?.remove();
 });
 
-const plan = (over: object) => ({
+const plan = (over: Partial<LoadPlan> & Pick<LoadPlan, 'load'>): LoadPlan => ({
   host: target.address.host, port: target.address.port, requests: [{ method: 'GET' as const, path: '/' }],
   durationSec: 5, warmupSec: 1, timeoutSec: 10, ...over,
 });

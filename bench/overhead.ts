@@ -1,0 +1,39 @@
+// npm run bench -- overhead: wall time of each cell minus its warmup and duration (container start,
+// readiness, load worker start, teardown, stats), through the built CLI as a user runs it.
+// Target: median ≤ 1.0 s.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isMain, printRows, row, type Row } from './stats.ts';
+
+interface CellOut {
+  config: { mode: string; warmupSec: number; durationSec: number };
+  startedAt: string;
+  finishedAt: string;
+  status: string;
+}
+
+export function benchOverhead(): Row[] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rightsize-bench-'));
+  try {
+    const config = path.join(dir, 'matrix.json');
+    writeFileSync(config, JSON.stringify({
+      name: 'overhead bench', apps: ['hello'], modes: ['single', 'cluster', 'pm2'], workers: [2],
+      cpuMillicores: [500, 1000], memoryMb: [256], load: { model: 'closed', connections: [10] },
+      durationSec: 2, warmupSec: 1, repetitions: 2,
+    }));
+    const out = execFileSync(process.execPath, ['bin/rightsize.js', '--db', path.join(dir, 'h.db'), '--json', 'run', '--config', config], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const cells = (JSON.parse(out) as { cells: CellOut[] }).cells;
+    const over = (c: CellOut): number => Date.parse(c.finishedAt) - Date.parse(c.startedAt) - (c.config.warmupSec + c.config.durationSec) * 1000;
+    if (cells.some((c) => c.status !== 'ok')) throw new Error('a cell failed; overhead would be meaningless');
+    const rows = [row(`overhead per cell, all modes (${cells.length} cells)`, cells.map(over), 1000)];
+    for (const mode of ['single', 'cluster', 'pm2']) rows.push(row(`overhead per cell, ${mode}`, cells.filter((c) => c.config.mode === mode).map(over)));
+    printRows('overhead per cell (hello, 1 s warmup + 2 s, built CLI)', rows);
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (isMain(import.meta.url)) benchOverhead();

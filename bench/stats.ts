@@ -1,0 +1,31 @@
+/** Small helpers shared by the benchmarks: medians, not means, because this machine is noisy. */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export interface Row {
+  op: string;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  targetMs?: number;
+}
+
+export function row(op: string, xs: number[], targetMs?: number): Row {
+  return { op, medianMs: median(xs), minMs: Math.min(...xs), maxMs: Math.max(...xs), ...(targetMs !== undefined ? { targetMs } : {}) };
+}
+
+export function printRows(title: string, rows: Row[]): void {
+  const f = (n: number): string => n.toFixed(1);
+  console.log(`\n### ${title}\n`);
+  console.log('| operation | median ms | min | max | target | |');
+  console.log('|---|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    const verdict = r.targetMs === undefined ? '' : r.medianMs <= r.targetMs ? 'pass' : 'FAIL';
+    console.log(`| ${r.op} | ${f(r.medianMs)} | ${f(r.minMs)} | ${f(r.maxMs)} | ${r.targetMs ?? ''} | ${verdict} |`);
+  }
+}
+
+export const isMain = (url: string): boolean => process.argv[1] !== undefined && url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
