@@ -2,7 +2,7 @@
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
-const all = ['provision', 'fidelity', 'overhead', 'store'];
+const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store'];
 const names = process.argv.slice(2);
 const chosen = names.length === 0 || names.includes('all') ? all : names;
 for (const n of chosen) {

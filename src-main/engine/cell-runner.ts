@@ -29,17 +29,10 @@ export interface CellContext {
 
 export function toSample(s: LoadSecond, stats: StatsSampler | undefined): Sample {
   const latest = stats?.latest();
+  const { requests, ...rest } = s;
   return {
-    t: s.t,
-    rps: s.requests,
-    bytes: s.bytes,
-    errors: s.errors,
-    timeouts: s.timeouts,
-    non2xx: s.non2xx,
-    p50Us: s.p50Us,
-    p90Us: s.p90Us,
-    p99Us: s.p99Us,
-    maxUs: s.maxUs,
+    ...rest,
+    rps: requests,
     cpuPct: latest ? latest.cpuPct : null,
     memBytes: latest ? latest.memBytes : null,
     throttledPeriods: latest ? latest.throttledPeriods : null,

@@ -132,17 +132,9 @@ export interface CellResult {
 }
 
 /** The per-second row stored for a cell: load and container stats of the same second together. */
-export interface Sample {
-  t: number;
+export interface Sample extends Omit<LoadSecond, 'requests'> {
+  /** Requests completed in this second (= req/s). */
   rps: number;
-  bytes: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  p50Us: number;
-  p90Us: number;
-  p99Us: number;
-  maxUs: number;
   cpuPct: number | null;
   memBytes: number | null;
   throttledPeriods: number | null;
