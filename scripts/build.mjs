@@ -1,7 +1,17 @@
-// Bundles the engine entry points with esbuild. Dependencies stay in node_modules (native modules
-// like better-sqlite3 cannot be bundled), so dist/ needs the installed package beside it.
+// Builds everything into dist/: the engine entry points (esbuild), the Electron main process and
+// preload, and the renderer (Vite). Dependencies stay in node_modules (better-sqlite3 is native).
 import { build } from 'esbuild';
+import { build as vite } from 'vite';
 
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', sourcemap: true, logLevel: 'warning' };
-await build({ ...common, entryPoints: { cli: 'src-main/cli/main.ts', 'load-worker': 'src-main/load/worker.ts' }, outdir: 'dist' });
-console.log('built dist/cli.js, dist/load-worker.js');
+const only = process.argv[2]; // `engine` skips the renderer
+const common = { bundle: true, platform: 'node', target: 'node20', packages: 'external', sourcemap: true, logLevel: 'warning' };
+await build({
+  ...common,
+  format: 'esm',
+  entryPoints: { cli: 'src-main/cli/main.ts', 'load-worker': 'src-main/load/worker.ts', 'electron-main': 'src-main/electron/main.ts' },
+  outdir: 'dist',
+});
+// Sandboxed preloads must be CommonJS and may require only 'electron': bundle the contract names in.
+await build({ ...common, packages: undefined, external: ['electron'], format: 'cjs', entryPoints: { preload: 'src-main/electron/preload.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' } });
+if (only !== 'engine') await vite({ configFile: 'vite.config.ts', logLevel: 'warn' });
+console.log(`built dist/ (${only === 'engine' ? 'engine only' : 'engine, electron, renderer'})`);

@@ -6,6 +6,7 @@ import { listPresets } from '../presets/presets.ts';
 import { rightsizeVersion } from '../util/paths.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { runCommand } from './commands/run.ts';
+import { serveCommand } from './commands/serve.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { table } from './format.ts';
 
@@ -61,6 +62,14 @@ function program(): Command {
     .option('-y, --yes', 'confirm')
     .action(async (id: string, o) => {
       process.exitCode = await deleteCommand(id, { ...globals(), ...o });
+    });
+
+  p.command('serve')
+    .description('serve the UI and the engine to a browser (token-protected, this machine only by default)')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1; anything else exposes it)')
+    .option('--port <port>', 'port (default 5180; 0 = any free port)')
+    .action(async (o) => {
+      process.exitCode = await serveCommand({ ...globals(), ...o });
     });
 
   p.command('presets')

@@ -102,6 +102,13 @@ export const MIGRATIONS: readonly string[] = [
 
   PRAGMA application_id = ${APPLICATION_ID};
   `,
+  // 2: user settings (key → JSON value), shared by every host of the engine.
+  `
+  CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -126,6 +126,20 @@ export class Store {
     return this.runs.delete(runId);
   }
 
+  /** Every stored setting, JSON-decoded. */
+  getSettings(): Record<string, unknown> {
+    const rows = this.db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
+  }
+
+  /** Upserts the given settings in one transaction. */
+  setSettings(values: Record<string, unknown>): void {
+    const put = this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.db.transaction(() => {
+      for (const [k, v] of Object.entries(values)) put.run(k, JSON.stringify(v));
+    })();
+  }
+
   /** 'ok' when the file is sound, else SQLite's list of problems, one per line. */
   integrityCheck(): string {
     return (this.db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('\n');

@@ -1,0 +1,10 @@
+import { chromium } from 'playwright';
+const [url, out] = process.argv.slice(2);
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+const p = await b.newPage({ viewport: { width: 1280, height: 800 } });
+p.on('console', (m) => console.log('console:', m.type(), m.text()));
+await p.goto(url);
+await p.waitForTimeout(1500);
+await p.screenshot({ path: out });
+console.log(await p.locator('body').innerText());
+await b.close();

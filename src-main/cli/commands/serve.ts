@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { Lab } from '../../service/lab.ts';
+import { resolveDbPath } from '../../store/index.ts';
+import { isLoopback, startServer } from '../../transports/http-server.ts';
+import { projectRoot } from '../../util/paths.ts';
+import type { GlobalOptions } from '../context.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+
+export interface ServeCommandOptions extends GlobalOptions {
+  host?: string;
+  port?: string;
+}
+
+/** `rightsize serve`: the desktop UI in a browser, for a lab machine without a display. Runs until Ctrl-C. */
+export async function serveCommand(o: ServeCommandOptions): Promise<number> {
+  const port = o.port === undefined ? 5180 : Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError('--port takes a number from 0 to 65535 (0: any free port).', EXIT.usage);
+  const host = o.host ?? '127.0.0.1';
+  const lab = await Lab.open({ dbPath: resolveDbPath({ ...(o.db ? { db: o.db } : {}), ...(o.dataDir ? { dataDir: o.dataDir } : {}) }) });
+  for (const id of lab.startup.interruptedRuns) process.stderr.write(`Marked run ${id} as interrupted: the process running it had stopped.\n`);
+  let server;
+  try {
+    server = await startServer({ lab, host, port, staticDir: path.join(projectRoot(), 'dist', 'renderer') });
+  } catch (e) {
+    await lab.close();
+    throw new CliError(`Cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.error);
+  }
+  if (!isLoopback(host)) {
+    process.stderr.write(`warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can start containers here.\n`);
+  }
+  const status = lab.handlers['engine.status']({}) as { docker: { ok: boolean; error?: string } };
+  if (!status.docker.ok) process.stderr.write(`warning: ${status.docker.error}\n`);
+  process.stdout.write(o.json ? `${JSON.stringify({ url: server.url, loginUrl: server.loginUrl })}\n` : `Rightsize is at ${server.loginUrl}\nCtrl-C to stop.\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  process.stderr.write('Stopping: cancelling any run and removing its container…\n');
+  await server.close();
+  await lab.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,131 @@
+// The one contract between the UI and the engine, whatever carries it (Electron IPC or HTTP +
+// WebSocket). Types and names only — no runtime dependencies — so the preload and the renderer
+// can import it without pulling in the engine.
+import type { AppManifest } from '../apps/manifest.ts';
+import type { CellPhase, RunEvent } from '../engine/events.ts';
+import type { Problem } from '../engine/matrix.ts';
+import type { Sample } from '../engine/types.ts';
+import type { Preset } from '../presets/presets.ts';
+import type { ListRunsQuery, RunDetail, RunList } from '../store/index.ts';
+
+export type { CellPhase, Problem, Preset, RunDetail, RunList, Sample };
+export type { RunSummary, StoredCell, ListRunsQuery } from '../store/index.ts';
+export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } from '../engine/types.ts';
+
+export interface EngineStatus {
+  docker: { ok: true; version: string; cpus: number; memoryBytes: number; cgroupVersion: string | null } | { ok: false; error: string };
+  /** Limits the matrix builder works within (host cores and memory as Docker can give them). */
+  limits: { cores: number; memoryMb: number; minMemoryMb: number; largeMatrixCells: number };
+  activeRunId: number | null;
+  checkedAt: string;
+}
+
+export type AppInfo = Omit<AppManifest, never> & { builtIn: boolean };
+
+export interface MatrixCheck {
+  ok: boolean;
+  cells: number;
+  /** Rough duration: per cell warmup + duration + measured overhead. */
+  etaSec: number;
+  problems: Problem[];
+}
+
+export interface Settings {
+  baseImage: 'auto' | 'official' | 'offline';
+}
+
+export interface ExportFile {
+  filename: string;
+  mime: string;
+  content: string;
+}
+
+/** Every call: its input and output. */
+export interface Calls {
+  'engine.status': { input: Record<string, never>; output: EngineStatus };
+  'engine.recheck': { input: Record<string, never>; output: EngineStatus };
+  'apps.list': { input: Record<string, never>; output: AppInfo[] };
+  'presets.list': { input: Record<string, never>; output: Preset[] };
+  'matrix.validate': { input: { matrix: unknown }; output: MatrixCheck };
+  'runs.start': { input: { matrix: unknown; name?: string; preset?: string }; output: { runId: number } };
+  'runs.cancel': { input: { runId: number }; output: { cancelled: boolean } };
+  'runs.list': { input: ListRunsQuery; output: RunList };
+  'runs.get': { input: { runId: number }; output: RunDetail };
+  'runs.delete': { input: { runId: number }; output: { deleted: boolean } };
+  'runs.samples': { input: { runId: number }; output: { cellId: number; samples: Sample[] }[] };
+  'cells.samples': { input: { cellId: number }; output: Sample[] };
+  'export.csv': { input: { runId: number; kind: 'cells' | 'samples' }; output: ExportFile };
+  'settings.get': { input: Record<string, never>; output: Settings };
+  'settings.set': { input: Partial<Settings>; output: Settings };
+}
+
+export type RunProgressEvent = Exclude<RunEvent, { type: 'sample' }>;
+export type SampleEvent = Extract<RunEvent, { type: 'sample' }>;
+export type CellFinishedEvent = Extract<RunEvent, { type: 'cell-finished' }>;
+
+/** Every event stream: what a subscription asks for and what it receives. */
+export interface Streams {
+  'engine.status': { input: Record<string, never>; event: EngineStatus };
+  'run.progress': { input: { runId?: number }; event: RunProgressEvent };
+  'run.samples': { input: { runId?: number; cellId?: number }; event: SampleEvent };
+  'run.cellFinished': { input: { runId?: number }; event: CellFinishedEvent };
+}
+
+export type CallName = keyof Calls;
+export type StreamName = keyof Streams;
+export type CallInput<K extends CallName> = Calls[K]['input'];
+export type CallOutput<K extends CallName> = Calls[K]['output'];
+export type StreamInput<K extends StreamName> = Streams[K]['input'];
+export type StreamEvent<K extends StreamName> = Streams[K]['event'];
+
+/** `{a: true, b: true}` typed against the contract: adding a call without listing it here fails to compile. */
+const callNames: { [K in CallName]: true } = {
+  'engine.status': true, 'engine.recheck': true, 'apps.list': true, 'presets.list': true, 'matrix.validate': true,
+  'runs.start': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
+  'cells.samples': true, 'export.csv': true, 'settings.get': true, 'settings.set': true,
+};
+const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
+export const CALL_NAMES = Object.keys(callNames) as CallName[];
+export const STREAM_NAMES = Object.keys(streamNames) as StreamName[];
+
+/** Electron IPC channels, derived from the names above: no channel string is written twice. */
+export const callChannel = (name: CallName): string => `rightsize:call:${name}`;
+export const STREAM_CHANNELS = { subscribe: 'rightsize:stream:subscribe', unsubscribe: 'rightsize:stream:unsubscribe', event: 'rightsize:stream:event' } as const;
+
+/** What every call returns over any transport: errors travel as data and are rebuilt on the other side. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ContractErrorData };
+
+export type ErrorCode = 'INVALID_INPUT' | 'MATRIX_INVALID' | 'NOT_FOUND' | 'CONFLICT' | 'DOCKER_UNAVAILABLE' | 'UNKNOWN_CALL' | 'INTERNAL';
+export interface ContractErrorData {
+  code: ErrorCode;
+  message: string;
+  /** Field-by-field problems, for forms. */
+  fields?: Problem[];
+}
+
+export class ContractError extends Error {
+  readonly code: ErrorCode;
+  readonly fields: Problem[];
+  constructor(data: ContractErrorData) {
+    super(data.message);
+    this.name = 'ContractError';
+    this.code = data.code;
+    this.fields = data.fields ?? [];
+  }
+  toData(): ContractErrorData {
+    return { code: this.code, message: this.message, ...(this.fields.length ? { fields: this.fields } : {}) };
+  }
+}
+
+export function unwrap<T>(e: Envelope<T>): T {
+  if (e.ok) return e.value;
+  throw new ContractError(e.error);
+}
+
+/** Messages over the stream socket / IPC stream channels. */
+export type StreamClientMessage =
+  | { op: 'subscribe'; id: number; stream: StreamName; input: unknown }
+  | { op: 'unsubscribe'; id: number };
+export type StreamServerMessage =
+  | { op: 'event'; id: number; event: unknown }
+  | { op: 'error'; id: number; error: ContractErrorData };

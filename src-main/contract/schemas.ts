@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { RUN_SORTS } from '../store/index.ts';
+import type { CallName, StreamName } from './api.ts';
+
+// Input schemas checked at the boundary, in every transport. `strict()` so a misspelt field is an
+// error the UI sees, not a silently ignored option.
+const none = z.object({}).strict();
+const id = z.number().int().positive();
+const runRef = z.object({ runId: id }).strict();
+
+export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
+  'engine.status': none,
+  'engine.recheck': none,
+  'apps.list': none,
+  'presets.list': none,
+  'matrix.validate': z.object({ matrix: z.unknown() }).strict(),
+  'runs.start': z.object({ matrix: z.unknown(), name: z.string().min(1).max(200).optional(), preset: z.string().optional() }).strict(),
+  'runs.cancel': runRef,
+  'runs.list': z
+    .object({
+      limit: z.number().int().min(1).max(1000).optional(),
+      offset: z.number().int().min(0).optional(),
+      status: z.enum(['running', 'completed', 'failed', 'cancelled', 'interrupted']).optional(),
+      search: z.string().max(200).optional(),
+      sort: z.enum(RUN_SORTS).optional(),
+      order: z.enum(['asc', 'desc']).optional(),
+    })
+    .strict(),
+  'runs.get': runRef,
+  'runs.delete': runRef,
+  'runs.samples': runRef,
+  'cells.samples': z.object({ cellId: id }).strict(),
+  'export.csv': z.object({ runId: id, kind: z.enum(['cells', 'samples']) }).strict(),
+  'settings.get': none,
+  'settings.set': z.object({ baseImage: z.enum(['auto', 'official', 'offline']).optional() }).strict(),
+};
+
+export const STREAM_INPUTS: { [K in StreamName]: z.ZodType } = {
+  'engine.status': none,
+  'run.progress': z.object({ runId: id.optional() }).strict(),
+  'run.samples': z.object({ runId: id.optional(), cellId: id.optional() }).strict(),
+  'run.cellFinished': z.object({ runId: id.optional() }).strict(),
+};

@@ -1,0 +1,49 @@
+// The Electron main process: a thin shell around the engine. It opens the store under the user-data
+// folder, wires the contract to IPC, and shows one locked-down window. The engine itself never
+// imports electron; load generation runs in its own worker thread, so the UI never stutters.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, dialog, ipcMain, session } from 'electron';
+import { Lab } from '../service/lab.ts';
+import { registerIpc, type IpcMainLike } from '../transports/ipc-main.ts';
+import { createWindow, lockDown } from './window.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const PRELOAD = path.join(here, 'preload.cjs');
+const INDEX = path.join(here, 'renderer', 'index.html');
+let lab: Lab | undefined;
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit(); // a second copy would run matrices on the same cores as the first
+} else {
+  app.on('web-contents-created', (_e, contents) => lockDown(contents));
+  void app.whenReady().then(start);
+  app.on('window-all-closed', () => app.quit());
+  let quitting = false;
+  app.on('before-quit', (e) => {
+    if (quitting || !lab) return;
+    // Cancel a run in progress and remove its container before the process goes.
+    e.preventDefault();
+    quitting = true;
+    void lab.close().finally(() => app.quit());
+  });
+}
+
+async function start(): Promise<void> {
+  const deny = session.defaultSession;
+  deny.setPermissionRequestHandler((_wc, _permission, cb) => cb(false));
+  deny.setPermissionCheckHandler(() => false);
+  try {
+    lab = await Lab.open({ dbPath: path.join(app.getPath('userData'), 'rightsize.db') });
+  } catch (e) {
+    dialog.showErrorBox('Rightsize cannot open its history', (e as Error).message);
+    app.exit(1);
+    return;
+  }
+  registerIpc(ipcMain as unknown as IpcMainLike, lab);
+  const win = createWindow(PRELOAD, INDEX);
+  app.on('second-instance', () => {
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  });
+}

@@ -1,0 +1,203 @@
+import { EventEmitter } from 'node:events';
+import { builtInApps } from '../apps/catalog.ts';
+import { checkEngine, DockerUnavailableError, type EngineInfo } from '../docker/client.ts';
+import type { RunEvent } from '../engine/events.ts';
+import { hostLimits } from '../engine/host.ts';
+import { LARGE_MATRIX_CELLS, MIN_MEMORY_MB, validateMatrix, type HostLimits } from '../engine/matrix.ts';
+import { runMatrix } from '../engine/run-matrix.ts';
+import { recoverAtStartup, type Startup } from '../engine/startup.ts';
+import { cellsCsv, samplesCsv } from '../export/csv.ts';
+import { listPresets } from '../presets/presets.ts';
+import { Store } from '../store/index.ts';
+import { ContractError, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
+
+export type Handlers = { [K in CallName]: (input: CallInput<K>) => Promise<CallOutput<K>> | CallOutput<K> };
+
+/** Seconds per cell beyond warmup + duration, for estimates (BENCHMARKS.md: median 0.63 s). */
+const CELL_OVERHEAD_SEC = 1;
+const DEFAULT_SETTINGS: Settings = { baseImage: 'auto' };
+
+/**
+ * The engine as a service: what every UI transport calls. Owns the store, the one active run (two
+ * at once would fight for the same cores and both measure the fight) and the Docker status, which
+ * it re-checks so a UI banner clears by itself once Docker comes up.
+ */
+export class Lab {
+  private readonly bus = new EventEmitter();
+  private engine: EngineInfo | null = null;
+  private status: EngineStatus;
+  private active?: { runId: number; abort: AbortController; done: Promise<unknown> };
+  private starting = false;
+  private timer?: NodeJS.Timeout;
+  readonly handlers: Handlers;
+
+  private constructor(readonly store: Store, readonly startup: Startup, private readonly recheckMs: { down: number; up: number }) {
+    this.bus.setMaxListeners(0); // one listener per UI subscription
+    this.status = this.describe(startup.dockerError ?? null);
+    this.handlers = this.makeHandlers();
+  }
+
+  static async open(o: { dbPath: string; recheckMs?: { down: number; up: number } }): Promise<Lab> {
+    const store = Store.open(o.dbPath);
+    const lab = new Lab(store, await recoverAtStartup(store), o.recheckMs ?? { down: 3000, up: 30_000 });
+    await lab.recheck();
+    return lab;
+  }
+
+  /** Cancels a run in progress and waits for its teardown, then closes the store. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    if (this.active) {
+      this.active.abort.abort();
+      await this.active.done.catch(() => {});
+    }
+    this.bus.removeAllListeners();
+    this.store.close();
+  }
+
+  subscribe<K extends StreamName>(name: K, input: StreamInput<K>, listener: (e: StreamEvent<K>) => void): () => void {
+    const send = listener as (e: unknown) => void;
+    const forRun = (e: RunEvent): boolean => {
+      const want = input as { runId?: number; cellId?: number };
+      return (want.runId === undefined || e.runId === want.runId) && (want.cellId === undefined || ('cellId' in e && e.cellId === want.cellId));
+    };
+    const onRun = (keep: (e: RunEvent) => boolean) => (e: RunEvent): void => void (keep(e) && forRun(e) && send(e));
+    const filters: Record<StreamName, ['status', (e: EngineStatus) => void] | ['run', (e: RunEvent) => void]> = {
+      'engine.status': ['status', send],
+      'run.progress': ['run', onRun((e) => e.type !== 'sample')],
+      'run.samples': ['run', onRun((e) => e.type === 'sample')],
+      'run.cellFinished': ['run', onRun((e) => e.type === 'cell-finished')],
+    };
+    const [event, fn] = filters[name] as [string, (e: unknown) => void];
+    this.bus.on(event, fn);
+    if (name === 'engine.status') send(this.status); // a new subscriber gets the current state at once
+    return () => void this.bus.off(event, fn);
+  }
+
+  private limits(): HostLimits {
+    return hostLimits(this.engine, builtInApps());
+  }
+
+  private describe(error: string | null): EngineStatus {
+    const l = this.limits();
+    const e = this.engine;
+    return {
+      docker: e && !error ? { ok: true, version: e.version, cpus: e.cpus, memoryBytes: e.memoryBytes, cgroupVersion: e.cgroupVersion } : { ok: false, error: error ?? 'not checked yet' },
+      limits: { cores: l.cores, memoryMb: l.memoryMb, minMemoryMb: MIN_MEMORY_MB, largeMatrixCells: LARGE_MATRIX_CELLS },
+      activeRunId: this.active?.runId ?? null,
+      checkedAt: new Date().toISOString(),
+    };
+  }
+
+  private publish(error: string | null): EngineStatus {
+    const before = JSON.stringify({ ...this.status, checkedAt: '' });
+    this.status = this.describe(error);
+    if (JSON.stringify({ ...this.status, checkedAt: '' }) !== before) this.bus.emit('status', this.status);
+    return this.status;
+  }
+
+  /** Checks Docker now, then again later: often while it is down, rarely while it is up. */
+  async recheck(): Promise<EngineStatus> {
+    clearTimeout(this.timer);
+    let error: string | null = null;
+    try {
+      this.engine = await checkEngine();
+    } catch (e) {
+      this.engine = null;
+      error = (e as Error).message;
+    }
+    this.timer = setTimeout(() => void this.recheck(), error ? this.recheckMs.down : this.recheckMs.up);
+    this.timer.unref();
+    return this.publish(error);
+  }
+
+  private check(matrix: unknown): MatrixCheck {
+    const v = validateMatrix(matrix, this.limits());
+    if (!v.ok) return { ok: false, cells: 0, etaSec: 0, problems: v.problems };
+    return { ok: true, cells: v.cells, etaSec: v.cells * (v.matrix.warmupSec + v.matrix.durationSec + CELL_OVERHEAD_SEC), problems: [] };
+  }
+
+  private settings(): Settings {
+    return { ...DEFAULT_SETTINGS, ...(this.store.getSettings() as Partial<Settings>) };
+  }
+
+  private run(runId: number) {
+    const run = this.store.getRun(runId);
+    if (!run) throw new ContractError({ code: 'NOT_FOUND', message: `There is no run ${runId}.` });
+    return run;
+  }
+
+  private async start(input: CallInput<'runs.start'>): Promise<{ runId: number }> {
+    if (this.active || this.starting) {
+      const which = this.active ? `Run ${this.active.runId}` : 'A run';
+      throw new ContractError({ code: 'CONFLICT', message: `${which} is in progress: wait for it or cancel it first.` });
+    }
+    if (!this.engine) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error });
+    const checked = this.check(input.matrix);
+    if (!checked.ok) throw new ContractError({ code: 'MATRIX_INVALID', message: 'The matrix is not valid; nothing was started.', fields: checked.problems });
+    this.starting = true;
+    const abort = new AbortController();
+    let gotId!: (id: number) => void;
+    const idKnown = new Promise<number>((resolve) => (gotId = resolve));
+    const done = runMatrix(input.matrix, {
+      store: this.store,
+      ...(input.name ? { name: input.name } : {}),
+      ...(input.preset ? { preset: input.preset } : {}),
+      base: this.settings().baseImage,
+      signal: abort.signal,
+      onEvent: (e) => this.bus.emit('run', e),
+      onRunId: gotId,
+    });
+    // Errors after the run started become its status; only the ones before it reach the caller below.
+    const finished = done.then(() => {}, () => {}).finally(() => {
+      this.active = undefined;
+      this.publish(this.status.docker.ok ? null : this.status.docker.error);
+    });
+    try {
+      const runId = await Promise.race([idKnown, done.then(() => 0)]);
+      this.active = { runId, abort, done: finished };
+      this.publish(null);
+      return { runId };
+    } catch (e) {
+      if (e instanceof DockerUnavailableError) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: e.message });
+      throw e;
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private makeHandlers(): Handlers {
+    return {
+      'engine.status': () => this.status,
+      'engine.recheck': () => this.recheck(),
+      'apps.list': () => builtInApps().map(({ dir: _dir, ...a }) => a),
+      'presets.list': () => listPresets(),
+      'matrix.validate': ({ matrix }) => this.check(matrix),
+      'runs.start': (input) => this.start(input),
+      'runs.cancel': ({ runId }) => {
+        if (this.active?.runId !== runId) return { cancelled: false };
+        this.active.abort.abort();
+        return { cancelled: true };
+      },
+      'runs.list': (q) => this.store.listRuns(q),
+      'runs.get': ({ runId }) => this.run(runId),
+      'runs.delete': ({ runId }) => {
+        if (this.active?.runId === runId) throw new ContractError({ code: 'CONFLICT', message: `Run ${runId} is in progress: cancel it before deleting it.` });
+        this.run(runId);
+        return { deleted: this.store.deleteRun(runId) };
+      },
+      'runs.samples': ({ runId }) => [...this.store.getRunSamples(this.run(runId).id)].map(([cellId, samples]) => ({ cellId, samples })),
+      'cells.samples': ({ cellId }) => this.store.getSamples(cellId),
+      'export.csv': ({ runId, kind }) => {
+        const run = this.run(runId);
+        const content = kind === 'cells' ? cellsCsv(run) : samplesCsv(run, this.store.getRunSamples(runId));
+        return { filename: `rightsize-run-${runId}-${kind}.csv`, mime: 'text/csv', content };
+      },
+      'settings.get': () => this.settings(),
+      'settings.set': (values) => {
+        this.store.setSettings(values);
+        return this.settings();
+      },
+    };
+  }
+}
