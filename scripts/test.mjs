@@ -1,5 +1,6 @@
-// `npm test`: build, type-check, then every suite in turn (unit, integration with a real Docker
-// engine), and one closing line for all of them together: "N passed, N failed, N skipped".
+// `npm test`: build, type-check, security scan of the Electron shell, then every suite in turn
+// (unit, integration with a real Docker engine, end-to-end in Chromium and Electron), and one
+// closing line for all of them together: "N passed, N failed, N skipped". Skips say why.
 // Suites run one after another: integration cells measure CPU and would disturb each other.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
@@ -40,11 +41,40 @@ function vitest(project) {
   lines.push(`${project}: ${r.numPassedTests} passed, ${r.numFailedTests + brokenFiles} failed, ${skipped} skipped`);
 }
 
+const skips = [];
+function playwright() {
+  const report = path.join(out, 'e2e.json');
+  const code = spawnSync('npx', ['playwright', 'test'], { stdio: 'inherit', env: { ...process.env, PLAYWRIGHT_JSON: report } }).status ?? 1;
+  if (!existsSync(report)) {
+    totals.failed++;
+    lines.push(`e2e: FAILED before reporting (exit ${code})`);
+    return;
+  }
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  const { expected, unexpected, flaky, skipped } = r.stats;
+  totals.passed += expected + flaky;
+  totals.failed += unexpected;
+  totals.skipped += skipped;
+  lines.push(`e2e: ${expected + flaky} passed, ${unexpected} failed, ${skipped} skipped`);
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? []) for (const t of spec.tests) {
+      if (t.status !== 'skipped') continue;
+      const why = t.annotations.find((a) => a.type === 'skip')?.description ?? 'no reason given';
+      skips.push(`${t.projectName} › ${spec.title} — ${why}`);
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of r.suites) walk(suite);
+}
+
 const want = (s) => only.length === 0 || only.includes(s);
 step('build', 'npm', ['run', '--silent', 'build']);
-if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && step('typecheck renderer', 'npx', ['tsc', '-p', 'tsconfig.renderer.json', '--noEmit']);
+if (want('security')) step('security scan (electronegativity)', 'node', ['scripts/security-scan.mjs']);
 if (want('unit')) vitest('unit');
 if (want('integration')) vitest('integration');
+if (want('e2e')) playwright();
+for (const s of skips) lines.push(`skipped: ${s}`);
 
 console.log(`\n${lines.join('\n')}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -12,6 +12,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const PRELOAD = path.join(here, 'preload.cjs');
 const INDEX = path.join(here, 'renderer', 'index.html');
 let lab: Lab | undefined;
+// Tests (and people who keep several labs) point the app at its own data folder.
+if (process.env.RIGHTSIZE_USER_DATA) app.setPath('userData', process.env.RIGHTSIZE_USER_DATA);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit(); // a second copy would run matrices on the same cores as the first

@@ -19,6 +19,7 @@ export function createWindow(preload: string, index: string): BrowserWindow {
       allowRunningInsecureContent: false,
       webviewTag: false,
       spellcheck: false,
+      disableBlinkFeatures: 'Auxclick', // a middle-click must not open a link in a new window
     },
   });
   win.once('ready-to-show', () => win.show());

@@ -173,7 +173,7 @@ function serveStatic(dir: string | undefined, pathname: string, req: http.Incomi
   if (!existsSync(file) || statSync(file).isDirectory()) file = path.join(dir, 'index.html'); // client-side routes
   res.writeHead(200, {
     'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-    'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws: wss:; frame-ancestors 'none'",
+    'content-security-policy': "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cache-control': file.endsWith('index.html') ? 'no-store' : 'max-age=3600',

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOwnContainers } from '../../src-main/docker/sweep.ts';
+import type { RunningServer } from '../../src-main/transports/http-server.ts';
+import { requireDocker } from '../helpers/docker.ts';
+import { httpCall, openSocket, serveLab } from '../helpers/lab.ts';
+
+let server: RunningServer;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  await requireDocker();
+  ({ server, close } = await serveLab());
+});
+afterAll(async () => close());
+
+describe('the contract over serve, with the real engine', () => {
+  it('starts a quick run, streams its live samples, cancels it, and finds it in the history', async () => {
+    const presets = (await httpCall(server, 'presets.list', {})) as { ok: true; value: { name: string; matrix: Record<string, unknown> }[] };
+    const quick = presets.value.find((p) => p.name === 'quick')!;
+    const s = await openSocket(server);
+    s.send({ op: 'subscribe', id: 1, stream: 'run.samples', input: {} });
+    s.send({ op: 'subscribe', id: 2, stream: 'run.progress', input: {} });
+
+    const started = await httpCall(server, 'runs.start', { matrix: { ...quick.matrix, durationSec: 20 }, preset: 'quick' });
+    expect(started.ok).toBe(true);
+    const runId = (started as { value: { runId: number } }).value.runId;
+
+    // One run at a time: a second start and a delete of the running run are refused.
+    expect(await httpCall(server, 'runs.start', { matrix: quick.matrix })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+    expect(await httpCall(server, 'runs.delete', { runId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+    expect(await httpCall(server, 'engine.status', {})).toMatchObject({ ok: true, value: { activeRunId: runId } });
+
+    const withSamples = await s.until((m) => m.filter((x) => x.id === 1).length >= 2, 60_000);
+    const samples = withSamples.filter((x) => x.id === 1).map((x) => (x as { event: { runId: number; sample: { t: number; rps: number; cpuPct: number | null } } }).event);
+    expect(samples.every((e) => e.runId === runId)).toBe(true);
+    expect(samples.map((e) => e.sample.t).slice(0, 2)).toEqual([0, 1]);
+    expect(samples[0]!.sample.rps).toBeGreaterThan(0);
+    expect(samples[0]!.sample.cpuPct).not.toBeNull();
+    const types = new Set(withSamples.filter((x) => x.id === 2).map((x) => (x as { event: { type: string } }).event.type));
+    expect(types).toContain('run-started');
+    expect(types).toContain('cell-started');
+
+    const t0 = Date.now();
+    expect(await httpCall(server, 'runs.cancel', { runId })).toEqual({ ok: true, value: { cancelled: true } });
+    const all = await s.until((m) => m.some((x) => x.id === 2 && (x as { event: { type: string } }).event.type === 'run-finished'), 15_000);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    const finished = all.find((x) => x.id === 2 && (x as { event: { type: string } }).event.type === 'run-finished') as { event: { status: string } };
+    expect(finished.event.status).toBe('cancelled');
+    expect(await listOwnContainers({ run: runId })).toEqual([]);
+
+    const list = (await httpCall(server, 'runs.list', {})) as { ok: true; value: { runs: { id: number; status: string; preset: string | null }[] } };
+    expect(list.value.runs.find((r) => r.id === runId)).toMatchObject({ status: 'cancelled', preset: 'quick' });
+    const run = (await httpCall(server, 'runs.get', { runId })) as { ok: true; value: { cells: { status: string; id: number }[] } };
+    expect(run.value.cells[0]!.status).toBe('cancelled');
+    const stored = (await httpCall(server, 'cells.samples', { cellId: run.value.cells[0]!.id })) as { ok: true; value: unknown[] };
+    expect(stored.value.length).toBeGreaterThanOrEqual(2); // what streamed live was also kept
+    s.ws.close();
+  });
+});
