@@ -1,4 +1,5 @@
 import type { EventLoopUtilization } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ParentMessage, WorkerMessage, WorkerPlan, WorkerTotals } from './protocol.ts';
 import type { LoadResult, LoadSecond } from '../engine/types.ts';
@@ -20,7 +21,11 @@ export interface LoadCallbacks {
  * run through tsx when the engine itself runs from source (tests, `tsx`).
  */
 function spawnWorker(plan: WorkerPlan): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./load-worker.js', import.meta.url), { workerData: plan });
+  if (!import.meta.url.endsWith('.ts')) {
+    // In a packaged app the worker file is unpacked beside the asar archive: threads cannot load from inside it.
+    const file = fileURLToPath(new URL('./load-worker.js', import.meta.url)).replace(/app\.asar([\\/])/, 'app.asar.unpacked$1');
+    return new Worker(file, { workerData: plan });
+  }
   // Node 20 ignores --import in a worker's execArgv, so register tsx from a tiny bootstrap instead.
   const src = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
   const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${src}); });`;

@@ -157,7 +157,7 @@ describe('Store.open', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
       const tables = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name`).pluck().all();
-      expect(tables).toEqual(['cells', 'runs', 'samples']);
+      expect(tables).toEqual(['cells', 'runs', 'samples', 'settings']);
     });
   });
 
@@ -562,5 +562,21 @@ describe('paths', () => {
     expect(defaultDataDir('darwin', {}, '/Users/u')).toBe('/Users/u/Library/Application Support/Rightsize');
     expect(defaultDataDir('win32', { APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'C:\\Users\\u')).toBe('C:\\Users\\u\\AppData\\Roaming\\Rightsize');
     expect(defaultDataDir('win32', {}, 'C:\\Users\\u')).toBe('C:\\Users\\u\\AppData\\Roaming\\Rightsize');
+  });
+});
+
+describe('settings', () => {
+  it('stores JSON values by key and upserts', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-settings-'));
+    const s = Store.open(path.join(dir, 'h.db'));
+    try {
+      expect(s.getSettings()).toEqual({});
+      s.setSettings({ baseImage: 'offline', n: 3 });
+      s.setSettings({ baseImage: 'auto' });
+      expect(s.getSettings()).toEqual({ baseImage: 'auto', n: 3 });
+    } finally {
+      s.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
