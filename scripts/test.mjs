@@ -69,7 +69,7 @@ function playwright() {
 
 const want = (s) => only.length === 0 || only.includes(s);
 step('build', 'npm', ['run', '--silent', 'build']);
-if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && step('typecheck renderer', 'npx', ['tsc', '-p', 'tsconfig.renderer.json', '--noEmit']);
+if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && step('typecheck renderer (svelte-check)', 'npx', ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings']);
 if (want('security')) step('security scan (electronegativity)', 'node', ['scripts/security-scan.mjs']);
 if (want('unit')) vitest('unit');
 if (want('integration')) vitest('integration');

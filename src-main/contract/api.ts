@@ -34,6 +34,13 @@ export interface Settings {
   baseImage: 'auto' | 'official' | 'offline';
 }
 
+export interface SaveFile {
+  filename: string;
+  /** Text as is, or binary (PNG) as base64. */
+  content: string;
+  encoding: 'utf8' | 'base64';
+}
+
 export interface ExportFile {
   filename: string;
   mime: string;
@@ -55,6 +62,8 @@ export interface Calls {
   'runs.samples': { input: { runId: number }; output: { cellId: number; samples: Sample[] }[] };
   'cells.samples': { input: { cellId: number }; output: Sample[] };
   'export.csv': { input: { runId: number; kind: 'cells' | 'samples' }; output: ExportFile };
+  /** Save an export where the user chooses (Electron: a save dialog). Browsers download instead: saved=false. */
+  'files.save': { input: SaveFile; output: { saved: boolean; path?: string; reason?: string } };
   'settings.get': { input: Record<string, never>; output: Settings };
   'settings.set': { input: Partial<Settings>; output: Settings };
 }
@@ -82,7 +91,7 @@ export type StreamEvent<K extends StreamName> = Streams[K]['event'];
 const callNames: { [K in CallName]: true } = {
   'engine.status': true, 'engine.recheck': true, 'apps.list': true, 'presets.list': true, 'matrix.validate': true,
   'runs.start': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
-  'cells.samples': true, 'export.csv': true, 'settings.get': true, 'settings.set': true,
+  'cells.samples': true, 'export.csv': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
 };
 const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
 export const CALL_NAMES = Object.keys(callNames) as CallName[];

@@ -31,6 +31,13 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'runs.samples': runRef,
   'cells.samples': z.object({ cellId: id }).strict(),
   'export.csv': z.object({ runId: id, kind: z.enum(['cells', 'samples']) }).strict(),
+  'files.save': z
+    .object({
+      filename: z.string().min(1).max(255).regex(/^[^/\\]+$/, 'a file name, not a path'),
+      content: z.string().max(50 * 1024 * 1024),
+      encoding: z.enum(['utf8', 'base64']),
+    })
+    .strict(),
   'settings.get': none,
   'settings.set': z.object({ baseImage: z.enum(['auto', 'official', 'offline']).optional() }).strict(),
 };

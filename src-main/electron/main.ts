@@ -1,9 +1,10 @@
 // The Electron main process: a thin shell around the engine. It opens the store under the user-data
 // folder, wires the contract to IPC, and shows one locked-down window. The engine itself never
 // imports electron; load generation runs in its own worker thread, so the UI never stutters.
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, dialog, ipcMain, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
 import { Lab } from '../service/lab.ts';
 import { registerIpc, type IpcMainLike } from '../transports/ipc-main.ts';
 import { createWindow, lockDown } from './window.ts';
@@ -36,7 +37,19 @@ async function start(): Promise<void> {
   deny.setPermissionRequestHandler((_wc, _permission, cb) => cb(false));
   deny.setPermissionCheckHandler(() => false);
   try {
-    lab = await Lab.open({ dbPath: path.join(app.getPath('userData'), 'rightsize.db') });
+    lab = await Lab.open({
+      dbPath: path.join(app.getPath('userData'), 'rightsize.db'),
+      hooks: {
+        saveFile: async (file) => {
+          const win = BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+          const options = { defaultPath: path.join(app.getPath('documents'), file.filename) };
+          const choice = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+          if (choice.canceled || !choice.filePath) return { saved: false, reason: 'cancelled' };
+          await writeFile(choice.filePath, Buffer.from(file.content, file.encoding));
+          return { saved: true, path: choice.filePath };
+        },
+      },
+    });
   } catch (e) {
     dialog.showErrorBox('Rightsize cannot open its history', (e as Error).message);
     app.exit(1);

@@ -9,9 +9,14 @@ import { recoverAtStartup, type Startup } from '../engine/startup.ts';
 import { cellsCsv, samplesCsv } from '../export/csv.ts';
 import { listPresets } from '../presets/presets.ts';
 import { Store } from '../store/index.ts';
-import { ContractError, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
+import { ContractError, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
 
 export type Handlers = { [K in CallName]: (input: CallInput<K>) => Promise<CallOutput<K>> | CallOutput<K> };
+
+/** What only the host can do (the Electron shell: a native save dialog). */
+export interface HostHooks {
+  saveFile?: (file: SaveFile) => Promise<CallOutput<'files.save'>>;
+}
 
 /** Seconds per cell beyond warmup + duration, for estimates (BENCHMARKS.md: median 0.63 s). */
 const CELL_OVERHEAD_SEC = 1;
@@ -31,15 +36,20 @@ export class Lab {
   private timer?: NodeJS.Timeout;
   readonly handlers: Handlers;
 
-  private constructor(readonly store: Store, readonly startup: Startup, private readonly recheckMs: { down: number; up: number }) {
+  private constructor(
+    readonly store: Store,
+    readonly startup: Startup,
+    private readonly recheckMs: { down: number; up: number },
+    private readonly hooks: HostHooks,
+  ) {
     this.bus.setMaxListeners(0); // one listener per UI subscription
     this.status = this.describe(startup.dockerError ?? null);
     this.handlers = this.makeHandlers();
   }
 
-  static async open(o: { dbPath: string; recheckMs?: { down: number; up: number } }): Promise<Lab> {
+  static async open(o: { dbPath: string; recheckMs?: { down: number; up: number }; hooks?: HostHooks }): Promise<Lab> {
     const store = Store.open(o.dbPath);
-    const lab = new Lab(store, await recoverAtStartup(store), o.recheckMs ?? { down: 3000, up: 30_000 });
+    const lab = new Lab(store, await recoverAtStartup(store), o.recheckMs ?? { down: 3000, up: 30_000 }, o.hooks ?? {});
     await lab.recheck();
     return lab;
   }
@@ -193,6 +203,7 @@ export class Lab {
         const content = kind === 'cells' ? cellsCsv(run) : samplesCsv(run, this.store.getRunSamples(runId));
         return { filename: `rightsize-run-${runId}-${kind}.csv`, mime: 'text/csv', content };
       },
+      'files.save': (file) => this.hooks.saveFile?.(file) ?? { saved: false, reason: 'this host has no save dialog: the browser downloads the file' },
       'settings.get': () => this.settings(),
       'settings.set': (values) => {
         this.store.setSettings(values);

@@ -1,0 +1,14 @@
+import { chromium } from 'playwright';
+const [url] = process.argv.slice(2);
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const p = await b.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+p.on('console', (m) => console.log('console:', m.type(), m.text()));
+p.on('pageerror', (e) => console.log('pageerror:', e.message, e.stack));
+await p.goto(url);
+await p.goto(url.replace(/\/\?token=.*/, '/#/runs/2'));
+await p.waitForTimeout(1500);
+p.on('download', (d) => console.log('download', d.suggestedFilename()));
+await p.getByTestId('chart-summary-rps').getByRole('button', { name: /PNG/ }).click();
+await p.waitForTimeout(1500);
+console.log(await p.getByTestId('chart-summary-rps').innerText());
+await b.close();

@@ -1,0 +1,134 @@
+import { cellLabel } from '../cli/describe.ts';
+import { fmtNum } from '../cli/format.ts';
+import type { CellConfig, CellLoad, FlagKind, LaunchMode } from '../engine/types.ts';
+import type { StoredCell } from '../store/index.ts';
+import { summarize } from './stats.ts';
+import type { ConfigurationSummary, Exclusion, FlagSummary } from './types.ts';
+
+/** Above this coefficient of variation of req/s, repetitions disagree too much to trust small differences. */
+export const NOISY_CV = 0.1;
+export const ONE_REPETITION_NOTE = 'one repetition: no confidence interval; add repetitions';
+
+const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2 };
+const FLAG_ORDER: FlagKind[] = ['client-bound', 'oom-killed', 'errors', 'throttled', 'restarts'];
+
+const loadParts = (l: CellLoad): (string | number)[] => (l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections]);
+
+/** What is being served: the app and, when the matrix named request sets, which one. */
+export const workloadKey = (w: { app: string; requestSet: string | null }): string => JSON.stringify([w.app, w.requestSet]);
+/** Configurations with the same scope differ only in mode and workers, so they are compared with each other. */
+export const scopeKey = (c: CellConfig): string => JSON.stringify([c.app, c.requests?.name ?? null, ...loadParts(c.load), c.cpuMillis, c.memoryMb]);
+/** Repetitions of one configuration share this key. */
+export const configurationKey = (c: CellConfig): string => JSON.stringify([c.app, c.requests?.name ?? null, c.mode, c.workers, c.cpuMillis, c.memoryMb, ...loadParts(c.load)]);
+
+/** "0.5 CPU", "1 CPU", "2 CPUs". */
+export const cpuLabel = (millis: number): string => `${fmtNum(millis / 1000, millis % 1000 === 0 ? 0 : millis % 100 === 0 ? 1 : 2)} CPU${millis > 1000 ? 's' : ''}`;
+/** "256 MB", "4 GB". */
+export const memLabel = (mb: number): string => (mb >= 1024 && mb % 1024 === 0 ? `${mb / 1024} GB` : `${mb} MB`);
+export const pairLabel = (cpuMillis: number, memoryMb: number): string => `${cpuLabel(cpuMillis)} / ${memLabel(memoryMb)}`;
+export const loadLabel = (l: CellLoad): string =>
+  l.model === 'closed' ? `${l.connections} connections` : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`;
+export const workloadLabel = (app: string, requestSet: string | null): string => (requestSet ? `${app} [${requestSet}]` : app);
+
+/** Why a cell is left out, or null when it counts. */
+function exclusionReason(c: StoredCell): string | null {
+  switch (c.status) {
+    case 'ok':
+      return c.rpsMean === null || c.p99Us === null ? 'no load result' : null;
+    case 'oom':
+      return 'OOM-killed';
+    case 'failed': {
+      const first = c.failure?.split('\n')[0]?.trim();
+      return first ? `failed (${first.length > 120 ? `${first.slice(0, 119)}…` : first})` : 'failed';
+    }
+    case 'cancelled':
+      return 'cancelled';
+    case 'interrupted':
+      return 'interrupted (the process running it stopped)';
+    case 'running':
+      return 'not finished';
+  }
+}
+
+/** Failed requests and all attempts, counted as the `errors` flag counts them (engine/flags.ts). */
+function failedAndAttempts(c: StoredCell): [number, number] {
+  const failed = (c.errors ?? 0) + (c.timeouts ?? 0) + (c.non2xx ?? 0);
+  return [failed, (c.requests ?? 0) + (c.errors ?? 0) + (c.timeouts ?? 0)];
+}
+
+function flagSummaries(cells: StoredCell[]): FlagSummary[] {
+  const out: FlagSummary[] = [];
+  for (const kind of FLAG_ORDER) {
+    const withIt = cells.filter((c) => c.flags.some((f) => f.kind === kind));
+    if (withIt.length === 0) continue;
+    const reasons = [...new Set(withIt.flatMap((c) => c.flags.filter((f) => f.kind === kind).map((f) => f.reason)))];
+    out.push({ kind, cells: withIt.length, of: cells.length, reasons });
+  }
+  return out;
+}
+
+function compareConfigs(a: ConfigurationSummary, b: ConfigurationSummary): number {
+  return (
+    a.app.localeCompare(b.app) ||
+    (a.requestSet ?? '').localeCompare(b.requestSet ?? '') ||
+    a.load.model.localeCompare(b.load.model) ||
+    (a.load.model === 'rate' ? a.load.rate : 0) - (b.load.model === 'rate' ? b.load.rate : 0) ||
+    a.load.connections - b.load.connections ||
+    a.cpuMillis - b.cpuMillis ||
+    a.memoryMb - b.memoryMb ||
+    MODE_ORDER[a.mode] - MODE_ORDER[b.mode] ||
+    a.workers - b.workers
+  );
+}
+
+/** Groups the cells into configurations, aggregates the included repetitions and lists every exclusion. */
+export function groupCells(cells: StoredCell[]): { configurations: ConfigurationSummary[]; exclusions: Exclusion[] } {
+  const byKey = new Map<string, StoredCell[]>();
+  for (const c of cells) {
+    const k = configurationKey(c.config);
+    byKey.set(k, [...(byKey.get(k) ?? []), c]);
+  }
+  const configurations: ConfigurationSummary[] = [];
+  const exclusions: Exclusion[] = [];
+  for (const [key, group] of byKey) {
+    const first = group[0]!.config;
+    const included: StoredCell[] = [];
+    const excluded: Exclusion[] = [];
+    for (const c of group) {
+      const reason = exclusionReason(c);
+      if (reason === null) included.push(c);
+      else excluded.push({ cellIndex: c.config.index, repetition: c.config.repetition, key, status: c.status, reason, text: `${cellLabel(c.config)}: ${reason}, excluded` });
+    }
+    exclusions.push(...excluded);
+    const [failed, attempts] = included.map(failedAndAttempts).reduce(([f, a], [f1, a1]) => [f + f1, a + a1], [0, 0]);
+    const rps = included.length ? summarize(included.map((c) => c.rpsMean!)) : null;
+    const notes: string[] = [];
+    if (included.length === 0) notes.push('every repetition was excluded');
+    if (included.length === 1) notes.push(ONE_REPETITION_NOTE);
+    configurations.push({
+      key,
+      scopeKey: scopeKey(first),
+      label: cellLabel({ ...first, repetition: 0 }),
+      app: first.app,
+      requestSet: first.requests?.name ?? null,
+      mode: first.mode,
+      workers: first.workers,
+      cpuMillis: first.cpuMillis,
+      memoryMb: first.memoryMb,
+      load: first.load,
+      n: included.length,
+      cellIndexes: included.map((c) => c.config.index),
+      rps,
+      p99Us: included.length ? summarize(included.map((c) => c.p99Us!)) : null,
+      errorPct: included.length === 0 ? null : attempts > 0 ? (failed / attempts) * 100 : failed > 0 ? 100 : 0,
+      workersPerCpu: first.workers / (first.cpuMillis / 1000),
+      flags: flagSummaries(included),
+      excluded,
+      noisy: rps?.cv != null && rps.cv > NOISY_CV,
+      notes,
+    });
+  }
+  configurations.sort(compareConfigs);
+  exclusions.sort((a, b) => a.cellIndex - b.cellIndex);
+  return { configurations, exclusions };
+}

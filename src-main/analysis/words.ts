@@ -1,0 +1,217 @@
+import { fmtNum, fmtUs } from '../cli/format.ts';
+import type { FlagKind } from '../engine/types.ts';
+import { pairLabel, ONE_REPETITION_NOTE } from './group.ts';
+import { describeSlo } from './slo.ts';
+import type { ConfigurationSummary, FlagSummary, Recommendation, ScopeDecision, Slo, SloCheck, SloOutcome } from './types.ts';
+
+const MAX_LISTED_EXCLUSIONS = 10;
+
+const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+export function joinAnd(xs: string[]): string {
+  return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+}
+
+/** "a single process", "1 cluster worker", "4 PM2 instances". */
+export function who(c: Pick<ConfigurationSummary, 'mode' | 'workers'>): string {
+  if (c.mode === 'single') return 'a single process';
+  const noun = c.mode === 'cluster' ? 'cluster worker' : 'PM2 instance';
+  return `${c.workers} ${noun}${c.workers === 1 ? '' : 's'}`;
+}
+
+/** "2, 4 and 8 cluster workers" when the modes agree, else each named in full. */
+export function whoList(cs: ConfigurationSummary[]): string {
+  const sorted = [...cs].sort((a, b) => a.workers - b.workers);
+  const mode = sorted[0]?.mode;
+  if (sorted.length > 1 && mode !== 'single' && sorted.every((c) => c.mode === mode)) {
+    return `${joinAnd(sorted.map((c) => String(c.workers)))} ${mode === 'cluster' ? 'cluster workers' : 'PM2 instances'}`;
+  }
+  return joinAnd(sorted.map(who));
+}
+
+/** "was" for one process or worker, "were" for more. */
+const be = (cs: ConfigurationSummary[]): string => (cs.length === 1 && (cs[0]!.mode === 'single' || cs[0]!.workers === 1) ? 'was' : 'were');
+
+export function fmtPct(x: number): string {
+  return `${fmtNum(x, x === 0 || x >= 10 ? 0 : x < 1 ? 2 : 1)} %`;
+}
+
+const fmtMargin = (m: number): string => `${fmtNum(m, Number.isInteger(m) ? 0 : 1)} %`;
+
+export const fmtRatio = (r: number): string => fmtNum(r, Number.isInteger(r) ? 0 : Number.isInteger(r * 10) ? 1 : 2);
+
+/** "1.79 ms ± 0.12": the half-width in the unit and precision fmtUs chose for the mean. */
+export function fmtUsPm(meanUs: number, halfUs: number): string {
+  const text = fmtUs(meanUs);
+  const [num = '', unit = ''] = text.split(' ');
+  const decimals = num.split('.')[1]?.length ?? 0;
+  const scale = unit === 's' ? 1e6 : unit === 'ms' ? 1000 : 1;
+  return `${text} ± ${(halfUs / scale).toFixed(decimals)}`;
+}
+
+/** "25,309 ± 812 req/s, n = 3" or "25,309 req/s, a single sample". */
+export function rpsText(c: ConfigurationSummary): string {
+  const r = c.rps!;
+  return r.ci ? `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, n = ${r.n}` : `${fmtNum(r.mean)} req/s, a single sample`;
+}
+
+export function p99Text(c: ConfigurationSummary): string {
+  const p = c.p99Us!;
+  return p.ci ? `${fmtUsPm(p.mean, p.ci.halfWidth)}, n = ${p.n}` : `${fmtUs(p.mean)}, a single sample`;
+}
+
+const FLAG_WORDS: Record<FlagKind, string> = {
+  'client-bound': 'the load generator may have set the pace, so the server may be faster than measured',
+  'oom-killed': 'a process hit the memory cap and was killed',
+  errors: 'requests failed',
+  throttled: 'the CPU cap, not the app, set the pace',
+  restarts: 'worker processes were replaced',
+};
+
+/** "client-bound in 2 of 3 repetitions — the load generator may have set the pace… (busy 95 %)". */
+export function flagPhrase(f: FlagSummary): string {
+  const where = f.of === 1 ? '' : ` in ${f.cells} of ${f.of} repetitions`;
+  return `${f.kind}${where} — ${FLAG_WORDS[f.kind]}${f.reasons[0] ? ` (${f.reasons[0]})` : ''}`;
+}
+
+/** Flags and excluded repetitions of a configuration someone may act on. */
+function caveats(c: ConfigurationSummary): string[] {
+  const out = c.flags.map(flagPhrase);
+  if (c.excluded.length) {
+    const reasons = joinAnd([...new Set(c.excluded.map((e) => e.reason))]);
+    out.push(`${c.excluded.length} of its ${c.excluded.length + c.n} repetitions ${c.excluded.length === 1 ? 'was' : 'were'} excluded (${reasons})`);
+  }
+  return out;
+}
+
+function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>, marginPct: number, withContext: boolean): string[] {
+  const cs = s.configurations.map((k) => byKey.get(k)!);
+  const pick = (keys: string[]): ConfigurationSummary[] => keys.map((k) => byKey.get(k)!);
+  const where = `On ${s.label}${withContext ? ` (${s.context})` : ''}`;
+  const out: string[] = [];
+  const { bestRps: best, knee, lowestP99: low } = s;
+
+  if (s.rpsVerdict === 'only-one') {
+    out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) was measured: ${rpsText(best)}; p99 ${p99Text(best)}.`);
+  } else if (s.load.model === 'rate') {
+    // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
+    const rate = s.load.rate;
+    const short = cs.filter((c) => c.rps!.mean < rate * 0.95);
+    out.push(`${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least 95 % of it.`);
+    if (short.length) out.push(`${capitalize(whoList(short))} fell short of the rate.`);
+  } else {
+    out.push(`${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput (${rpsText(best)}).`);
+    if (knee !== best) {
+      out.push(`${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])} within ${fmtMargin(marginPct)} (${fmtNum(knee.rps!.mean)} req/s): the knee.`);
+    } else if (cs.some((c) => c.workers < best.workers)) {
+      out.push(`Fewer workers fell more than ${fmtMargin(marginPct)} short, so it is also the knee.`);
+    }
+    if (s.rpsVerdict === 'not-distinguishable') {
+      out.push(`${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on req/s (95 % intervals overlap).`);
+    } else if (s.rpsVerdict === 'clear') {
+      out.push('Its 95 % interval is clear of every other configuration here.');
+    } else {
+      out.push('These are single samples: means compared, with no confidence interval.');
+    }
+    const tied = new Set(s.notDistinguishableRps);
+    const more = cs.filter((c) => c.workers > best.workers && !tied.has(c.key));
+    if (more.length) {
+      const clearly = new Set(s.clearlyBelowRps);
+      out.push(
+        more.every((c) => clearly.has(c.key))
+          ? `More workers only cost throughput: ${whoList(more)} ${be(more)} clearly slower.`
+          : `More workers were no better (${whoList(more)}).`,
+      );
+    }
+  }
+  if (s.rpsVerdict !== 'only-one') {
+    out.push(`Lowest p99: ${who(low)} (${p99Text(low)}).`);
+    if (s.p99Verdict === 'not-distinguishable') out.push(`${capitalize(whoList([low, ...pick(s.notDistinguishableP99)]))} are not distinguishable on p99.`);
+  }
+  for (const c of [...new Set([best, knee, low])]) {
+    const cav = caveats(c);
+    if (cav.length) out.push(`Caveat for ${who(c)} on ${s.label}: ${cav.join('; ')}.`);
+  }
+  return out;
+}
+
+function checkText(k: SloCheck): string {
+  switch (k.criterion) {
+    case 'p99':
+      return `p99 ${fmtUs(k.value * 1000)}, ${fmtPct(k.miss * 100)} over the ${fmtNum(k.limit, k.limit % 1 ? 2 : 0)} ms limit`;
+    case 'rps':
+      return `${fmtNum(k.value)} req/s, ${fmtPct(k.miss * 100)} short of ${fmtNum(k.limit)}`;
+    case 'errors':
+      return `${fmtPct(k.value)} of requests failed, above the ${fmtPct(k.limit)} limit`;
+  }
+}
+
+function sloSentences(o: SloOutcome, slo: Slo, withWorkload: boolean): string[] {
+  const forWhat = withWorkload ? ` for ${o.requestSet ? `${o.app} [${o.requestSet}]` : o.app}` : '';
+  const c = o.met ?? o.closest!;
+  const on = `${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}`;
+  const values = `p99 ${fmtUs(c.p99Us!.mean)}, ${fmtNum(c.rps!.mean)} req/s, ${fmtPct(c.errorPct!)} errors`;
+  if (!o.met) {
+    const missed = o.checks.filter((k) => !k.ok).map(checkText);
+    return [`No configuration meets ${describeSlo(slo)}${forWhat}. Closest: ${on} (${c.label}) — ${joinAnd(missed)}.`];
+  }
+  const out = [`Cheapest configuration meeting ${describeSlo(slo)}${forWhat}: ${on} (${values}; ${o.meeting} of ${o.considered} configurations meet it).`];
+  const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0);
+  if (c.n < 2) out.push('That is a single sample: no confidence interval; add repetitions before relying on it.');
+  else if (unsure.length) out.push(`It meets it on the mean only: its 95 % interval crosses the ${joinAnd(unsure.map((k) => k.criterion))} limit, so it may not hold.`);
+  else out.push('Its 95 % intervals are within the limits too.');
+  const cav = caveats(c);
+  if (cav.length) out.push(`Caveat: ${cav.join('; ')}.`);
+  return out;
+}
+
+/** `One worker per CPU` (the seed experiments' rule) checked where the matrix tried it: within the margin of the best? */
+function cpuRuleSentence(scopes: ScopeDecision[], byKey: Map<string, ConfigurationSummary>, marginPct: number): string | null {
+  const checked = scopes.flatMap((s) => {
+    if (s.load.model !== 'closed' || s.configurations.length < 2) return [];
+    const ruleWorkers = Math.max(1, Math.round(s.cpuMillis / 1000));
+    const rule = s.configurations.map((k) => byKey.get(k)!).filter((c) => c.workers === ruleWorkers && c.mode !== 'single');
+    if (rule.length === 0) return [];
+    const held = rule.some((c) => c.rps!.mean >= s.bestRps.rps!.mean * (1 - marginPct / 100));
+    return [{ s, held }];
+  });
+  if (checked.length === 0) return null;
+  const held = checked.filter((x) => x.held).length;
+  const ratios = checked.map(({ s }) => `${fmtRatio(s.bestRps.workersPerCpu)} on ${s.label}`).join(', ');
+  return `"Cluster size = CPU count" came within ${fmtMargin(marginPct)} of the best on ${held} of ${checked.length} CPU / memory pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`;
+}
+
+/** The answer in plain sentences, most decisive first. */
+export function explain(rec: Omit<Recommendation, 'words'>): string[] {
+  const out: string[] = [];
+  const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
+  const { run } = rec;
+  if (run.status !== 'completed') {
+    out.push(`Run ${run.id} is ${run.status}: ${run.cellsIncluded + run.cellsExcluded} of ${run.cellsTotal} cells have results; this answer covers only those.`);
+  }
+  if (rec.scopes.length === 0) {
+    out.push(`No cell of run ${run.id} finished with results: there is nothing to recommend.`);
+  } else {
+    if (rec.slo) {
+      const multi = rec.sloOutcomes.length > 1;
+      for (const o of rec.sloOutcomes) out.push(...sloSentences(o, rec.slo, multi));
+    }
+    const withContext = new Set(rec.scopes.map((s) => s.context)).size > 1;
+    for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext));
+    const rule = cpuRuleSentence(rec.scopes, byKey, rec.marginPct);
+    if (rule) out.push(rule);
+    const single = rec.configurations.filter((c) => c.n === 1);
+    if (single.length) {
+      const measured = rec.configurations.filter((c) => c.n > 0).length;
+      out.push(
+        single.length === measured
+          ? `Every configuration ran once — ${ONE_REPETITION_NOTE} ("repetitions": 3 or more) before trusting a difference of a few percent.`
+          : `${single.length} of ${measured} configurations ran once — ${ONE_REPETITION_NOTE}.`,
+      );
+    }
+  }
+  for (const n of rec.noise) out.push(`${n.label} is noisy: its req/s varied by ${fmtPct(n.cv * 100)} (coefficient of variation) over ${n.n} repetitions; ${n.suggestion}.`);
+  for (const e of rec.exclusions.slice(0, MAX_LISTED_EXCLUSIONS)) out.push(`${e.text}.`);
+  if (rec.exclusions.length > MAX_LISTED_EXCLUSIONS) out.push(`…and ${rec.exclusions.length - MAX_LISTED_EXCLUSIONS} more cells excluded (see the cells table).`);
+  return out;
+}

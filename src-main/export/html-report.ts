@@ -1,0 +1,258 @@
+// One self-contained HTML file to share a run: the answer first, then the evidence. No script, no
+// external resource; everything that comes from data (names are user input) is escaped.
+import { describeSlo, flagPhrase, fmtPct, fmtRatio, fmtUsPm, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
+import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
+import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../cli/format.ts';
+import type { Sample } from '../engine/types.ts';
+import type { RunDetail, StoredCell } from '../store/index.ts';
+import { escapeXml as esc, lineChart, type ChartSeries } from './svg-chart.ts';
+
+/** Stability charts are drawn for at most this many CPU / memory pairs, to keep the file readable. */
+const MAX_STABILITY_CHARTS = 12;
+
+const CSS = `
+:root { color-scheme: light; }
+body { margin: 0; background: #fff; color: #111; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 48px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 32px 0 8px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+h3 { font-size: 15px; margin: 20px 0 6px; }
+.meta { color: #555; margin: 0; }
+.answer { background: #f4f8fc; border-left: 4px solid #0072B2; padding: 10px 16px 10px 32px; margin: 12px 0; }
+.answer li { margin: 3px 0; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 12.5px; }
+th, td { border: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.excluded td { color: #888; background: #fbf5f5; }
+.flag { display: inline-block; border-radius: 3px; padding: 0 4px; margin: 1px 2px 1px 0; background: #fff1e0; color: #7a3e00; font-size: 11.5px; }
+.charts { display: flex; flex-wrap: wrap; gap: 12px; }
+figure { margin: 0; break-inside: avoid; page-break-inside: avoid; }
+svg { max-width: 100%; height: auto; border: 1px solid #eee; }
+pre { background: #f7f7f7; border: 1px solid #e5e5e5; padding: 10px; overflow-x: auto; font-size: 12px; }
+.method li { margin: 4px 0; }
+.muted { color: #666; }
+@media print {
+  main { max-width: none; padding: 0; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  table { font-size: 10.5px; }
+  tr { break-inside: avoid; page-break-inside: avoid; }
+  .answer { background: none; }
+}`;
+
+const td = (s: string, num = false): string => `<td${num ? ' class="num"' : ''}>${s}</td>`;
+const th = (s: string, num = false): string => `<th${num ? ' class="num"' : ''}>${s}</th>`;
+const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
+  kinds.map((f) => `<span class="flag" title="${esc(f.title)}">${esc(f.kind)}</span>`).join(' ');
+const rpsCell = (c: ConfigurationSummary): string => (c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}` : `${fmtNum(c.rps!.mean)} (n = 1)`);
+const p99Cell = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n = 1)`);
+const isoText = (iso: string | null): string => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '—');
+
+function verdictText(v: Verdict, others: number): string {
+  switch (v) {
+    case 'clear':
+      return 'clear (intervals apart)';
+    case 'not-distinguishable':
+      return `not distinguishable from ${others} other${others === 1 ? '' : 's'}`;
+    case 'single-sample':
+      return 'single sample: means only';
+    case 'only-one':
+      return 'only configuration';
+  }
+}
+
+function winnersTable(rec: Recommendation): string {
+  const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
+  const rows = rec.scopes.map((s) => {
+    const b = s.bestRps;
+    return `<tr>${[
+      td(esc(s.label)),
+      ...(multi ? [td(esc(s.context))] : []),
+      td(esc(who(b))),
+      td(rpsCell(b), true),
+      td(esc(verdictText(s.rpsVerdict, s.notDistinguishableRps.length))),
+      td(fmtRatio(b.workersPerCpu), true),
+      td(esc(`${who(s.knee)} (${fmtNum(s.knee.rps!.mean)} req/s)`)),
+      td(esc(who(s.lowestP99))),
+      td(p99Cell(s.lowestP99), true),
+      td(esc(verdictText(s.p99Verdict, s.notDistinguishableP99.length))),
+      td(flagsHtml([...new Set([b, s.knee, s.lowestP99])].flatMap((c) => c.flags.map((f) => ({ kind: `${f.kind} (${who(c)})`, title: flagPhrase(f) }))))),
+    ].join('')}</tr>`;
+  });
+  const head = [
+    th('CPU / memory'), ...(multi ? [th('workload, load')] : []), th('best throughput'), th('req/s (95 % CI)', true), th('req/s verdict'),
+    th('workers per CPU', true), th(`knee (within ${fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1)} %)`),
+    th('lowest p99'), th('p99 (95 % CI)', true), th('p99 verdict'), th('flags'),
+  ];
+  return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function configurationsTable(rec: Recommendation): string {
+  const rows = rec.configurations.map((c) => {
+    if (c.n === 0) {
+      return `<tr class="excluded">${td(esc(c.label))}${td('0', true)}<td colspan="7">every repetition excluded: ${esc([...new Set(c.excluded.map((e) => e.reason))].join('; '))}</td></tr>`;
+    }
+    return `<tr>${[
+      td(esc(c.label)),
+      td(String(c.n), true),
+      td(rpsCell(c), true),
+      td(c.rps!.cv === null ? '—' : fmtPct(c.rps!.cv * 100), true),
+      td(p99Cell(c), true),
+      td(fmtPct(c.errorPct!), true),
+      td(fmtRatio(c.workersPerCpu), true),
+      td(flagsHtml(c.flags.map((f) => ({ kind: f.of > 1 ? `${f.kind} ${f.cells}/${f.of}` : f.kind, title: flagPhrase(f) })))),
+      td(esc([...(c.noisy ? ['noisy'] : []), ...c.notes, ...(c.excluded.length ? [`${c.excluded.length} excluded`] : [])].join('; '))),
+    ].join('')}</tr>`;
+  });
+  const head = [th('configuration'), th('n', true), th('req/s (95 % CI)', true), th('CV req/s', true), th('p99 (95 % CI)', true), th('errors', true), th('workers per CPU', true), th('flags'), th('notes')];
+  return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** Every cell, failed ones included. data-* hold the exact stored values, the same the CSV export writes. */
+function cellsTable(cells: StoredCell[]): string {
+  const rows = cells.map((c) => {
+    const k = c.config;
+    const load = k.load.model === 'closed' ? `${k.load.connections} conn` : `${fmtNum(k.load.rate)} req/s, ${k.load.connections} conn`;
+    const failed = (c.errors ?? 0) + (c.timeouts ?? 0) + (c.non2xx ?? 0);
+    const data = `data-cell-index="${k.index}"${c.rpsMean === null ? '' : ` data-rps="${c.rpsMean}"`}${c.p99Us === null ? '' : ` data-p99-us="${c.p99Us}"`}`;
+    return `<tr ${data}${c.status === 'ok' ? '' : ' class="excluded"'}>${[
+      td(String(k.index + 1), true),
+      td(String(k.repetition + 1), true),
+      td(esc(k.app + (k.requests ? ` [${k.requests.name}]` : ''))),
+      td(esc(k.mode)),
+      td(String(k.workers), true),
+      td(`${k.cpuMillis}m`, true),
+      td(`${k.memoryMb} MB`, true),
+      td(esc(load)),
+      td(esc(c.status)),
+      td(fmtNum(c.rpsMean), true),
+      td(fmtUs(c.p50Us), true),
+      td(fmtUs(c.p99Us), true),
+      td(fmtUs(c.maxUs), true),
+      td(c.requests === null ? '—' : fmtNum(failed), true),
+      td(c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`, true),
+      td(fmtBytes(c.memMaxBytes), true),
+      td(`${flagsHtml(c.flags.map((f) => ({ kind: f.kind, title: f.reason })))}${c.flags.map((f) => `<div class="muted">${esc(f.kind)}: ${esc(f.reason)}</div>`).join('')}`),
+      td(esc(c.failure?.split('\n')[0] ?? '')),
+    ].join('')}</tr>`;
+  });
+  const head = [
+    th('#', true), th('rep', true), th('app'), th('mode'), th('workers', true), th('cpu', true), th('memory', true), th('load'), th('status'),
+    th('req/s', true), th('p50', true), th('p99', true), th('max', true), th('failed req.', true), th('cpu % of cap', true), th('mem max', true), th('flags'), th('failure'),
+  ];
+  return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** Two charts per workload and load: req/s and p99 against workers, one line per CPU / memory pair (and mode, when several). */
+function summaryCharts(rec: Recommendation): string {
+  const groups = new Map<string, ConfigurationSummary[]>();
+  for (const c of rec.configurations.filter((x) => x.n > 0)) {
+    const k = `${workloadKey(c)} ${loadLabel(c.load)}`;
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  const many = groups.size > 1;
+  return [...groups.values()]
+    .map((cs) => {
+      const f = cs[0]!;
+      const context = `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`;
+      const modes = new Set(cs.map((c) => c.mode)).size > 1;
+      const lines = new Map<string, ConfigurationSummary[]>();
+      for (const c of cs) {
+        const name = `${pairLabel(c.cpuMillis, c.memoryMb)}${modes ? ` ${c.mode}` : ''}`;
+        lines.set(name, [...(lines.get(name) ?? []), c]);
+      }
+      const series = (y: (c: ConfigurationSummary) => { y: number; low?: number; high?: number }): ChartSeries[] =>
+        [...lines].map(([name, xs]) => ({ name, points: xs.map((c) => ({ x: c.workers, ...y(c) })) }));
+      const maxP99 = Math.max(...cs.map((c) => c.p99Us!.ci?.high ?? c.p99Us!.mean));
+      const [scale, unit] = maxP99 >= 1000 ? [1000, 'ms'] : [1, 'µs'];
+      const rps = lineChart({
+        title: `Throughput by workers${many ? ` — ${context}` : ''}`, xLabel: 'workers (processes serving requests)', yLabel: 'req/s (mean, 95 % CI)',
+        series: series((c) => ({ y: c.rps!.mean, ...(c.rps!.ci ? { low: c.rps!.ci.low, high: c.rps!.ci.high } : {}) })),
+      });
+      const p99 = lineChart({
+        title: `p99 latency by workers${many ? ` — ${context}` : ''}`, xLabel: 'workers (processes serving requests)', yLabel: `p99 latency (${unit}, mean, 95 % CI)`,
+        series: series((c) => ({ y: c.p99Us!.mean / scale, ...(c.p99Us!.ci ? { low: c.p99Us!.ci.low / scale, high: c.p99Us!.ci.high / scale } : {}) })),
+      });
+      return `${many ? `<h3>${esc(context)}</h3>` : ''}<div class="charts"><figure>${rps}</figure><figure>${p99}</figure></div>`;
+    })
+    .join('');
+}
+
+/** Req/s of every second of the best configuration's repetitions: shows drift, warm-up left-overs and noise. */
+function stabilityCharts(run: RunDetail, samples: Map<number, Sample[]>, scopes: ScopeDecision[]): string {
+  const charts = scopes.slice(0, MAX_STABILITY_CHARTS).flatMap((s) => {
+    const series = s.bestRps.cellIndexes.flatMap((idx) => {
+      const cell = run.cells.find((c) => c.config.index === idx);
+      const ss = cell ? samples.get(cell.id) : undefined;
+      return ss?.length ? [{ name: `repetition ${cell!.config.repetition + 1}`, points: ss.map((p) => ({ x: p.t, y: p.rps })) }] : [];
+    });
+    if (series.length === 0) return [];
+    const title = `Req/s each second — ${s.bestRps.label}`;
+    return [`<figure>${lineChart({ title, xLabel: 'seconds of measurement (warm-up excluded)', yLabel: 'req/s', series, xScale: 'linear' })}</figure>`];
+  });
+  if (charts.length === 0) return '';
+  const more = scopes.length > MAX_STABILITY_CHARTS ? `<p class="muted">First ${MAX_STABILITY_CHARTS} of ${scopes.length} CPU / memory pairs.</p>` : '';
+  return `<section id="stability"><h2>Stability of the best configurations</h2><div class="charts">${charts.join('')}</div>${more}</section>`;
+}
+
+function hostTable(run: RunDetail): string {
+  const h = run.host;
+  const rows: [string, string][] = [
+    ['host', h.hostname],
+    ['platform', `${h.platform} ${h.arch}`],
+    ['CPU', `${h.cpuModel}, ${h.cores} cores`],
+    ['memory', fmtBytes(h.memoryBytes)],
+    ['Node.js', h.nodeVersion],
+    ['Docker', h.dockerVersion ?? 'unknown'],
+    ['cgroup', h.cgroupVersion ? `v${h.cgroupVersion}` : 'unknown'],
+    ['Rightsize', h.rightsizeVersion],
+    ...Object.entries(h.appVersions ?? {}).map(([app, v]): [string, string] => [`app ${app}`, v]),
+  ];
+  return `<table>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
+}
+
+function methodSection(run: RunDetail, rec: Recommendation): string {
+  const first = run.cells[0]?.config;
+  const placement = (run.matrix as { placement?: unknown } | null)?.placement === 'off' ? 'off' : 'auto';
+  const timing = first ? ` In this run each cell measured ${first.durationSec} s after a ${first.warmupSec} s warm-up that is excluded from every number.` : '';
+  const items = [
+    '<b>Containers and caps.</b> Each cell runs in a fresh Docker container. The CPU cap is Docker’s <code>NanoCpus</code> (1000 millicores = one core of CFS quota); memory is capped with swap disabled (<code>MemorySwap = Memory</code>). Worker counts are passed explicitly, because inside a capped container <code>os.cpus()</code> still reports every host core.',
+    `<b>Placement.</b> With cores to spare, the container is pinned to its own cores and the load generator to another, so they do not compete; when the host cannot keep them apart, the run says so and results are pessimistic. This run: placement <code>${placement}</code>.`,
+    '<b>Addressing.</b> On Linux the load goes straight to the container’s bridge IP: a published port goes through docker-proxy, which halved hello-world throughput in our measurements. Docker Desktop and remote engines fall back to a published port.',
+    '<b>Latency.</b> autocannon’s HTTP clients run in a worker thread; Rightsize records latency in its own HDR histogram with microsecond resolution. Closed loop (N connections, each sending as soon as the previous answer arrives) measures from the actual send and finds peak throughput. Constant rate paces each connection to its own schedule and measures from the <em>intended</em> send time, so a stalled server shows up as latency instead of a silently lower rate (coordinated omission).',
+    `<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not measured.${timing}`,
+    '<b>Flags.</b> <code>client-bound</code>: the load thread was busy ≥ 90 % of the time, or a constant-rate cell got less than 95 % of its rate — the load generator, not the server, may have set the pace. <code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the time), <code>restarts</code> (workers replaced or recycled).',
+    `<b>The answer.</b> Repetitions of one configuration are aggregated: mean, 95 % confidence interval (Student’s t) and coefficient of variation. Cells that failed, were OOM-killed, cancelled or interrupted are left out and listed. Configurations whose 95 % intervals overlap are reported as not distinguishable — a conservative test: intervals can overlap slightly while the difference is still real. The knee is the fewest workers within ${esc(fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1))} % of the best mean throughput. Repetitions whose req/s varies by more than 10 % (CV) are flagged noisy.`,
+    '<b>Limits.</b> One machine runs both the target and the load generator: on a small host the generator’s ceiling caps what can be measured (the <code>client-bound</code> flag says when). A single repetition is one sample; use repetitions and a shuffled order before trusting a difference of a few percent. Results describe this host’s CPU, kernel and Docker, not the production machine. cgroup v1 and v2 report memory slightly differently. Loopback networking hides what a real network adds.',
+  ];
+  return `<section id="method"><h2>How this was measured, and its limits</h2><ul class="method">${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;
+}
+
+export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: Recommendation): string {
+  const title = `Rightsize report: ${run.name}`;
+  const meta = [
+    `Run ${run.id}`,
+    ...(run.preset ? [`preset ${run.preset}`] : []),
+    run.status,
+    `started ${isoText(run.startedAt)}`,
+    `took ${fmtDuration(run.durationSec)}`,
+    `${run.cells.length} of ${run.cellsTotal} cells, ${rec.run.cellsExcluded} excluded`,
+  ].map(esc).join(' · ');
+  const slo = rec.slo ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>` : '';
+  const sections = [
+    `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : ''}</header>`,
+    `<section id="answer"><h2>The answer</h2>${slo}<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
+    rec.scopes.length
+      ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean over repetitions (Student’s t); n = 1 has no interval.</p></section>`
+      : '',
+    rec.scopes.length ? `<section id="charts"><h2>Throughput and p99 by worker count</h2>${summaryCharts(rec)}</section>` : '',
+    stabilityCharts(run, samples, rec.scopes),
+    rec.configurations.length ? `<section id="configurations"><h2>Configurations (repetitions aggregated)</h2>${configurationsTable(rec)}</section>` : '',
+    `<section id="cells"><h2>Cells</h2>${run.cells.length ? cellsTable(run.cells) : '<p>No cells.</p>'}</section>`,
+    `<section id="matrix"><h2>Matrix</h2><pre>${esc(JSON.stringify(run.matrix, null, 2) ?? 'null')}</pre></section>`,
+    `<section id="host"><h2>Host</h2>${hostTable(run)}</section>`,
+    methodSection(run, rec),
+    `<footer><p class="muted">Rightsize ${esc(run.host.rightsizeVersion)} · numbers per cell match <code>rightsize export ${run.id} --csv</code>.</p></footer>`,
+  ];
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head><body><main>${sections.join('\n')}</main></body></html>\n`;
+}

@@ -1,0 +1,60 @@
+import type { CellConfig, CellResult, Flag, StoredCell } from '../../src-main/contract/api.ts';
+import { lineConfig, lineSet, type XY } from './charts.ts';
+
+/** What tables and summary charts need of a cell, whether it came from the store or live from a run. */
+export interface CellRow {
+  id?: number;
+  config: CellConfig;
+  status: string;
+  rpsMean: number | null;
+  p50Us: number | null;
+  p99Us: number | null;
+  maxUs: number | null;
+  cpuPctMean: number | null;
+  memMaxBytes: number | null;
+  errors: number | null;
+  flags: Flag[];
+  failure: string | null;
+}
+
+export function fromStored(c: StoredCell): CellRow {
+  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure };
+}
+
+export function fromResult(r: CellResult, id?: number): CellRow {
+  const l = r.load;
+  return {
+    ...(id !== undefined ? { id } : {}),
+    config: r.config, status: r.status, rpsMean: l?.rpsMean ?? null, p50Us: l?.latencyUs.p50 ?? null, p99Us: l?.latencyUs.p99 ?? null, maxUs: l?.latencyUs.max ?? null,
+    cpuPctMean: r.stats?.cpuPctMean ?? null, memMaxBytes: r.stats?.memMaxBytes ?? null, errors: l ? l.errors + l.timeouts + l.non2xx : null, flags: r.flags, failure: r.failure ?? null,
+  };
+}
+
+export type SummaryMetric = 'p99' | 'rps';
+
+/** The series key of a cell in summary charts: everything but workers (and repetition). */
+export function seriesKey(c: CellConfig): string {
+  const load = c.load.model === 'closed' ? `${c.load.connections} conn` : `${c.load.rate} req/s`;
+  return `${c.app}${c.requests ? ` ${c.requests.name}` : ''} · ${c.mode} · ${c.cpuMillis}m/${c.memoryMb} MB · ${load}`;
+}
+
+/**
+ * p99 (ms) or req/s against workers, one line per CPU / memory pair (and app, mode, load).
+ * Repetitions are averaged; cells that did not finish ok are left out.
+ */
+export function summaryConfig(cells: CellRow[], metric: SummaryMetric, title: string, prefix = '', offset = 0) {
+  const groups = new Map<string, Map<number, number[]>>();
+  for (const c of cells) {
+    const v = metric === 'p99' ? c.p99Us : c.rpsMean;
+    if (c.status !== 'ok' || v === null) continue;
+    const key = prefix + seriesKey(c.config);
+    const byWorkers = groups.get(key) ?? new Map<number, number[]>();
+    byWorkers.set(c.config.workers, [...(byWorkers.get(c.config.workers) ?? []), metric === 'p99' ? v / 1000 : v]);
+    groups.set(key, byWorkers);
+  }
+  const sets = [...groups].map(([key, byWorkers], i) => {
+    const data: XY[] = [...byWorkers].sort((a, b) => a[0] - b[0]).map(([x, ys]) => ({ x, y: ys.reduce((s, y) => s + y, 0) / ys.length }));
+    return lineSet(key, data, i + offset, { pointRadius: 4 });
+  });
+  return { sets, config: lineConfig(title, 'workers', metric === 'p99' ? 'p99 latency (ms)' : 'throughput (req/s)', sets, { yMin: 0 }) };
+}

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { PNG } from 'pngjs';
+import { expect, test } from './fixtures';
+
+// The whole loop a user goes through, in Chromium against `rightsize serve` with the real engine:
+// build a 2-cell matrix with the sliders, run it, watch it live, find it in history, export.
+test('build a matrix, run it live, find it in history, export CSV and PNG', async ({ page, served }) => {
+  test.setTimeout(180_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(served.loginUrl);
+  await expect(page.getByRole('heading', { name: 'New experiment' })).toBeVisible();
+
+  // CPU: keep 1.00 CPU, add 0.50 CPU with the slider.
+  await page.getByTestId('cpu-range').fill('500');
+  await expect(page.getByTestId('cpu-current')).toHaveText('0.50 CPU');
+  await page.getByTestId('cpu-add').click();
+  // Memory: 128 MB instead of 256 MB.
+  await page.getByTestId('memory-range').fill('128');
+  await page.getByTestId('memory-add').click();
+  await page.getByRole('button', { name: 'Remove 256 MB' }).click();
+  // One worker count, short cells.
+  await page.getByTestId('worker-2').click();
+  await page.getByTestId('duration').fill('3');
+  await page.getByTestId('warmup').fill('1');
+  await expect(page.getByTestId('cell-count')).toContainText('2 cells');
+
+  // Invalid input is explained inline and blocks Start; fixing it unblocks.
+  await page.getByTestId('worker-1').click();
+  await expect(page.getByText('workers: needs at least one value').or(page.getByText('needs at least one value'))).toBeVisible();
+  await expect(page.getByTestId('start')).toBeDisabled();
+  await page.getByTestId('worker-1').click();
+  await expect(page.getByTestId('start')).toBeEnabled();
+
+  await page.getByTestId('start').click();
+  await expect(page).toHaveURL(/#\/live\/\d+$/);
+  const runId = Number(/live\/(\d+)/.exec(page.url())![1]);
+
+  // Live: per-second points arrive in the latency and throughput charts.
+  await expect.poll(async () => Number(await page.getByTestId('chart-latency').getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect.poll(async () => Number(await page.getByTestId('chart-rps').getAttribute('data-points'))).toBeGreaterThan(0);
+  await expect(page.getByTestId('current-cell')).toContainText('req/s');
+  // …and the summary fills in as cells finish.
+  await expect(page.getByTestId('open-run')).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByTestId('run-status')).toContainText('completed');
+  await expect.poll(async () => Number(await page.getByTestId('chart-summary').getAttribute('data-points'))).toBe(2);
+
+  // History lists it; its page has the cells.
+  await page.getByTestId('nav-history').click();
+  const row = page.getByTestId('history-row').filter({ hasText: `#${runId}` });
+  await expect(row).toContainText('completed');
+  await row.getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`#/runs/${runId}$`));
+  const tableRows = page.getByTestId('cells').locator('tbody tr');
+  await expect(tableRows).toHaveCount(2);
+
+  // CSV of the cells: one row per cell, matching the table.
+  const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-cells').click()]);
+  expect(csvDownload.suggestedFilename()).toBe(`rightsize-run-${runId}-cells.csv`);
+  const csv = readFileSync((await csvDownload.path())!, 'utf8').trimEnd().split('\r\n');
+  expect(csv).toHaveLength(3);
+  const header = csv[0]!.split(',');
+  const col = (line: string, name: string): string => line.split(',')[header.indexOf(name)]!;
+  expect(csv.slice(1).map((l) => col(l, 'cpu_millicores')).sort()).toEqual(['1000', '500']);
+  expect(csv.slice(1).every((l) => col(l, 'status') === 'ok' && Number(col(l, 'rps_mean')) > 0)).toBe(true);
+  const tableCpu = (await tableRows.locator('td:nth-child(5)').allTextContents()).map((t) => t.replace('m', '')).sort();
+  expect(tableCpu).toEqual(['1000', '500']);
+
+  // PNG of a chart: decodes, has the canvas size, and is not blank (white background plus lines).
+  const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('chart-summary-rps').getByRole('button', { name: /PNG/ }).click()]);
+  expect(pngDownload.suggestedFilename()).toBe(`run-${runId}-rps-by-workers.png`);
+  const png = PNG.sync.read(readFileSync((await pngDownload.path())!));
+  expect(png.width).toBeGreaterThan(300);
+  expect(png.height).toBeGreaterThan(200);
+  let white = 0;
+  let ink = 0;
+  for (let i = 0; i < png.data.length; i += 4) {
+    const [r, g, b, a] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!, png.data[i + 3]!];
+    if (a === 255 && r > 250 && g > 250 && b > 250) white++;
+    else if (a === 255) ink++;
+  }
+  expect(white / (png.width * png.height)).toBeGreaterThan(0.5); // an opaque white background
+  expect(ink).toBeGreaterThan(500); // title, axes, legend and the line
+
+  // Selecting a cell shows its per-second series.
+  await tableRows.nth(1).click();
+  await expect.poll(async () => Number(await page.getByTestId('chart-cell-latency').getAttribute('data-points'))).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+});
+
+test('history has an empty state that says what to do', async ({ page, served }) => {
+  await page.goto(served.loginUrl);
+  await page.getByTestId('nav-history').click();
+  await expect(page.getByTestId('history-empty')).toContainText('No runs yet');
+});
+
+test('engine errors are shown where they belong: a run that does not exist', async ({ page, served }) => {
+  await page.goto(served.loginUrl);
+  await page.goto(`${served.url}/#/runs/999`);
+  await expect(page.getByRole('alert')).toContainText('There is no run 999.');
+});
