@@ -1,7 +1,9 @@
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
 
-// Two suites: `unit` (no Docker) and `integration` (a real Docker engine; run one file at a time
-// because cells compete for the same two cores and their numbers would otherwise be noise).
+// Suites: `unit` (no Docker), `components` (Svelte components in jsdom; chart.js gets a mocked
+// canvas, as jsdom has none) and `integration` (a real Docker engine; one file at a time because
+// cells compete for the same two cores and their numbers would otherwise be noise).
 export default defineConfig({
   test: {
     projects: [
@@ -11,6 +13,16 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
+        },
+      },
+      {
+        plugins: [svelte()],
+        resolve: { conditions: ['browser'] },
+        test: {
+          name: 'components',
+          include: ['tests/components/**/*.test.ts'],
+          environment: 'jsdom',
+          setupFiles: ['tests/components/setup.ts'],
         },
       },
       {

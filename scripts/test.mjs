@@ -72,6 +72,7 @@ step('build', 'npm', ['run', '--silent', 'build']);
 if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && step('typecheck renderer (svelte-check)', 'npx', ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings']);
 if (want('security')) step('security scan (electronegativity)', 'node', ['scripts/security-scan.mjs']);
 if (want('unit')) vitest('unit');
+if (want('components')) vitest('components');
 if (want('integration')) vitest('integration');
 if (want('e2e')) playwright();
 for (const s of skips) lines.push(`skipped: ${s}`);

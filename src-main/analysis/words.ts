@@ -92,7 +92,7 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
   const { bestRps: best, knee, lowestP99: low } = s;
 
   if (s.rpsVerdict === 'only-one') {
-    out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) was measured: ${rpsText(best)}; p99 ${p99Text(best)}.`);
+    out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} measured: ${rpsText(best)}; p99 ${p99Text(best)}.`);
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;

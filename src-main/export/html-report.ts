@@ -25,6 +25,8 @@ th, td { border: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-al
 th { background: #f3f3f3; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.excluded td { color: #888; background: #fbf5f5; }
+table.cells td { white-space: nowrap; }
+table.cells tr.note td { white-space: normal; color: #444; font-size: 11.5px; border-top: none; padding-left: 24px; }
 .flag { display: inline-block; border-radius: 3px; padding: 0 4px; margin: 1px 2px 1px 0; background: #fff1e0; color: #7a3e00; font-size: 11.5px; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px; }
 figure { margin: 0; break-inside: avoid; page-break-inside: avoid; }
@@ -108,6 +110,14 @@ function configurationsTable(rec: Recommendation): string {
   return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+const CELL_COLUMNS = 17;
+
+/** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
+function cellNote(c: StoredCell): string {
+  const lines = [...c.flags.map((f) => `<b>${esc(f.kind)}</b>: ${esc(f.reason)}`), ...(c.failure ? [`<b>${esc(c.status)}</b>: ${esc(c.failure.split('\n')[0]!)}`] : [])];
+  return lines.length ? `<tr class="note${c.status === 'ok' ? '' : ' excluded'}"><td colspan="${CELL_COLUMNS}">${lines.join('<br>')}</td></tr>` : '';
+}
+
 /** Every cell, failed ones included. data-* hold the exact stored values, the same the CSV export writes. */
 function cellsTable(cells: StoredCell[]): string {
   const rows = cells.map((c) => {
@@ -132,15 +142,14 @@ function cellsTable(cells: StoredCell[]): string {
       td(c.requests === null ? '—' : fmtNum(failed), true),
       td(c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`, true),
       td(fmtBytes(c.memMaxBytes), true),
-      td(`${flagsHtml(c.flags.map((f) => ({ kind: f.kind, title: f.reason })))}${c.flags.map((f) => `<div class="muted">${esc(f.kind)}: ${esc(f.reason)}</div>`).join('')}`),
-      td(esc(c.failure?.split('\n')[0] ?? '')),
-    ].join('')}</tr>`;
+      td(flagsHtml(c.flags.map((f) => ({ kind: f.kind, title: f.reason })))),
+    ].join('')}</tr>${cellNote(c)}`;
   });
   const head = [
     th('#', true), th('rep', true), th('app'), th('mode'), th('workers', true), th('cpu', true), th('memory', true), th('load'), th('status'),
-    th('req/s', true), th('p50', true), th('p99', true), th('max', true), th('failed req.', true), th('cpu % of cap', true), th('mem max', true), th('flags'), th('failure'),
+    th('req/s', true), th('p50', true), th('p99', true), th('max', true), th('failed req.', true), th('cpu % of cap', true), th('mem max', true), th('flags'),
   ];
-  return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table class="cells"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** Two charts per workload and load: req/s and p99 against workers, one line per CPU / memory pair (and mode, when several). */

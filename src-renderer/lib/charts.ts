@@ -27,7 +27,8 @@ export function lineConfig(title: string, xTitle: string, yTitle: string, datase
       interaction: { mode: 'nearest', intersect: false },
       plugins: { title: { display: true, text: title }, legend: { display: true, position: 'bottom' } },
       scales: {
-        x: { type: opts.xType ?? 'linear', title: { display: true, text: xTitle }, ...(opts.xType === 'logarithmic' ? { ticks: { callback: (v) => String(v) } } : {}) },
+        // Seconds and worker counts are whole numbers: no "1.10 s" ticks.
+        x: { type: opts.xType ?? 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 } },
         y: { type: 'linear', title: { display: true, text: yTitle }, ...(opts.yMin !== undefined ? { min: opts.yMin } : {}) },
       },
     },

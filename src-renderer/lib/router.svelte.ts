@@ -24,7 +24,9 @@ export function parseRoute(hash: string): Route {
 }
 
 export const router = $state({ route: parseRoute(window.location.hash) });
-window.addEventListener('hashchange', () => (router.route = parseRoute(window.location.hash)));
+window.addEventListener('hashchange', () => {
+  router.route = parseRoute(window.location.hash);
+});
 
 export function go(path: string): void {
   window.location.hash = path;

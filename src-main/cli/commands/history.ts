@@ -1,33 +1,11 @@
-import { writeFileSync } from 'node:fs';
 import { cellsCsv, samplesCsv } from '../../export/csv.ts';
-import { RUN_SORTS, type RunSort, type Store } from '../../store/index.ts';
+import { RUN_SORTS, type RunSort } from '../../store/index.ts';
 import type { RunStatus } from '../../engine/types.ts';
-import { openStore, type GlobalOptions } from '../context.ts';
+import type { GlobalOptions } from '../context.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { fmtDuration, fmtNum, fmtUs, table } from '../format.ts';
-
-/** Opens the store, hands it to `fn`, always closes it. History commands print to stdout. */
-async function withStore<T>(g: GlobalOptions, fn: (s: Store) => T): Promise<T> {
-  const { store } = await openStore(g, (l) => process.stderr.write(`${l}\n`));
-  try {
-    return fn(store);
-  } finally {
-    store.close();
-  }
-}
-
-function runId(text: string): number {
-  const id = Number(text);
-  if (!Number.isInteger(id) || id < 1) throw new CliError(`"${text}" is not a run id (a whole number, see \`rightsize runs\`).`, EXIT.usage);
-  return id;
-}
-
-function getRunOrFail(store: Store, text: string) {
-  const run = store.getRun(runId(text));
-  if (!run) throw new CliError(`No run ${text} in ${store.path}. See \`rightsize runs\`.`, EXIT.usage);
-  return run;
-}
+import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
 
 export interface RunsOptions extends GlobalOptions {
   limit?: string;
@@ -89,11 +67,7 @@ export function exportCommand(id: string, o: ExportOptions): Promise<number> {
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
     const write = (file: string, text: string, what: string): void => {
-      try {
-        writeFileSync(file, text);
-      } catch (e) {
-        throw new CliError(`Cannot write ${file}: ${(e as Error).message}`, EXIT.error);
-      }
+      writeFileOrFail(file, text);
       process.stderr.write(`Wrote ${what} of run ${run.id} to ${file}\n`);
     };
     if (o.csv) write(o.csv, cellsCsv(run), `${run.cells.length} cell(s)`);

@@ -1,0 +1,76 @@
+import { DEFAULT_MARGIN_PCT, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
+import { htmlReport } from '../../export/html-report.ts';
+import type { GlobalOptions } from '../context.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { fmtNum, fmtUs, table } from '../format.ts';
+import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
+
+export interface ReportOptions extends GlobalOptions {
+  /** Write the self-contained HTML report to this file. */
+  html?: string;
+  /** "p99<=20ms,rps>=1000,errors<=1%". */
+  slo?: string;
+  /** Knee margin in percent (default 5). */
+  margin?: string;
+}
+
+export function parseMarginOption(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MARGIN_PCT;
+  const m = Number(text.trim().replace(/%$/, ''));
+  if (text.trim() === '' || !Number.isFinite(m) || m < 0 || m >= 100) {
+    throw new CliError(`--margin takes a percentage from 0 to below 100 (e.g. --margin 5), not "${text}".`, EXIT.usage);
+  }
+  return m;
+}
+
+export function parseSloOption(text: string): Slo {
+  try {
+    return parseSlo(text);
+  } catch (e) {
+    throw new CliError(`--slo: ${(e as Error).message}`, EXIT.usage);
+  }
+}
+
+const rpsShort = (c: ConfigurationSummary): string => (c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}` : `${fmtNum(c.rps!.mean)} (n=1)`);
+const p99Short = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n=1)`);
+
+/** The recommendation as the terminal shows it: the sentences, then one table row per CPU / memory pair. */
+export function formatRecommendation(rec: Recommendation): string {
+  const margin = fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1);
+  const lines = [`Recommendation for run ${rec.run.id} "${rec.run.name}" (knee within ${margin} % of the best):`, ...rec.words.map((w) => `  • ${w}`)];
+  if (rec.scopes.length) {
+    const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
+    const rows = rec.scopes.map((s) => [
+      s.label,
+      ...(multi ? [s.context] : []),
+      who(s.bestRps),
+      rpsShort(s.bestRps),
+      fmtRatio(s.bestRps.workersPerCpu),
+      who(s.knee),
+      who(s.lowestP99),
+      p99Short(s.lowestP99),
+      [...new Set(s.bestRps.flags.map((f) => f.kind))].join(' '),
+    ]);
+    const head = ['CPU / memory', ...(multi ? ['workload, load'] : []), 'best req/s', 'req/s (95% CI)', 'workers/CPU', `knee (${margin}%)`, 'lowest p99', 'p99 (95% CI)', 'flags of best'];
+    lines.push('', table(head, rows));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `rightsize report RUN [--html FILE] [--slo …] [--margin N]`: the answer as text, JSON or a shareable HTML file. */
+export function reportCommand(id: string, o: ReportOptions): Promise<number> {
+  const marginPct = parseMarginOption(o.margin);
+  const slo = o.slo === undefined ? undefined : parseSloOption(o.slo);
+  if (o.html !== undefined && o.html.trim() === '') throw new CliError('--html takes a file name, e.g. --html report.html.', EXIT.usage);
+  return withStore(o, (store) => {
+    const run = getRunOrFail(store, id);
+    const rec = recommend(run, { marginPct, ...(slo ? { slo } : {}) });
+    if (o.html) {
+      writeFileOrFail(o.html, htmlReport(run, store.getRunSamples(run.id), rec));
+      process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);
+    }
+    if (o.json) process.stdout.write(`${JSON.stringify(rec, null, 2)}\n`);
+    else if (!o.html) process.stdout.write(formatRecommendation(rec));
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,67 @@
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import Builder from '../../src-renderer/routes/Builder.svelte';
+import { validateMatrix } from '../../src-main/engine/matrix.ts';
+import type { EngineStatus } from '../../src-main/contract/api.ts';
+import { fakeEngine } from './setup.ts';
+
+const up: EngineStatus = { docker: { ok: true, version: '28', cpus: 2, memoryBytes: 8 * 2 ** 30, cgroupVersion: '2' }, limits: { cores: 2, memoryMb: 8192, minMemoryMb: 32, largeMatrixCells: 500 }, activeRunId: null, checkedAt: '' };
+const apps = [{ name: 'hello', description: 'plain text', stresses: 'HTTP', version: '1', entry: 'server.js', port: 3000, health: '/health', requests: [], env: {}, builtIn: true }];
+const presets = [{ name: 'pbkdf2-one-thread', title: 'pbkdf2, one thread', description: 'seed 004', seed: '004.txt', matrix: { apps: ['hello'], modes: ['cluster'], workers: [1, 2, 4, 6], cpuMillicores: [1000], memoryMb: [256], env: { UV_THREADPOOL_SIZE: '1' }, load: { model: 'closed', connections: [6] }, durationSec: 10, warmupSec: 2 } }];
+
+beforeEach(() => {
+  fakeEngine.answers['apps.list'] = () => apps;
+  fakeEngine.answers['presets.list'] = () => presets;
+  // The engine's own validation rules, as the real Lab applies them.
+  fakeEngine.answers['matrix.validate'] = ({ matrix }: { matrix: unknown }) => {
+    const v = validateMatrix(matrix, { cores: 2, memoryMb: 8192, apps: ['hello'] });
+    return v.ok ? { ok: true, cells: v.cells, etaSec: v.cells * 13, problems: [] } : { ok: false, cells: 0, etaSec: 0, problems: v.problems };
+  };
+  fakeEngine.answers['runs.start'] = () => ({ runId: 42 });
+});
+
+const lastValidated = () => (fakeEngine.calls.filter((c) => c.name === 'matrix.validate').at(-1)!.input as { matrix: Record<string, unknown> }).matrix;
+
+describe('the matrix builder', () => {
+  it('counts cells live and starts the run with the matrix on screen', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(screen.getByTestId('cell-count').textContent).toMatch(/2 cells, about 26s/));
+    await fireEvent.click(screen.getByTestId('worker-4'));
+    await vi.waitFor(() => expect(screen.getByTestId('cell-count').textContent).toMatch(/3 cells/));
+    await fireEvent.click(screen.getByTestId('start'));
+    await vi.waitFor(() => expect(window.location.hash).toBe('#/live/42'));
+    const started = fakeEngine.calls.find((c) => c.name === 'runs.start')!.input as { matrix: Record<string, unknown> };
+    expect(started.matrix).toMatchObject({ apps: ['hello'], modes: ['cluster'], workers: [1, 2, 4], cpuMillicores: [1000], memoryMb: [256], load: { model: 'closed', connections: [20] } });
+  });
+
+  it('shows the engine’s problems by field and keeps Start off until they are fixed', async () => {
+    render(Builder, { props: { status: up } });
+    await fireEvent.click(screen.getByTestId('worker-1'));
+    await fireEvent.click(screen.getByTestId('worker-2'));
+    await vi.waitFor(() => expect(screen.getByText('needs at least one value')).toBeTruthy());
+    expect((screen.getByTestId('start') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.input(screen.getByTestId('connections'), { target: { value: '0' } });
+    await vi.waitFor(() => expect(screen.getByText(/0 is not a connection count/)).toBeTruthy());
+    await fireEvent.click(screen.getByTestId('worker-8'));
+    await fireEvent.input(screen.getByTestId('connections'), { target: { value: '10, 50' } });
+    await vi.waitFor(() => expect(screen.getByTestId('cell-count').textContent).toMatch(/2 cells/));
+    expect((screen.getByTestId('start') as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('fills from a preset, keeping the settings it has no control for', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(screen.getAllByRole('option').length).toBe(2));
+    await fireEvent.change(screen.getByTestId('preset'), { target: { value: 'pbkdf2-one-thread' } });
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ workers: [1, 2, 4, 6], env: { UV_THREADPOOL_SIZE: '1' }, load: { connections: [6] } }));
+    expect(screen.getByTestId('extras').textContent).toContain('UV_THREADPOOL_SIZE');
+    expect(screen.getByTestId('worker-4').getAttribute('aria-pressed')).toBe('true');
+  });
+
+  it('keeps Start off, saying why, while Docker is down or a run is in progress', async () => {
+    const { rerender } = render(Builder, { props: { status: { ...up, docker: { ok: false, error: 'down' } } } });
+    await vi.waitFor(() => expect(screen.getByText(/Start is off: Docker is not reachable/)).toBeTruthy());
+    expect((screen.getByTestId('start') as HTMLButtonElement).disabled).toBe(true);
+    await rerender({ status: { ...up, activeRunId: 7 } });
+    expect(screen.getByText(/Start is off: run 7 is in progress/)).toBeTruthy();
+  });
+});
