@@ -9,7 +9,8 @@ import type { ConfigurationSummary, Exclusion, FlagSummary } from './types.ts';
 export const NOISY_CV = 0.1;
 export const ONE_REPETITION_NOTE = 'one repetition: no confidence interval; add repetitions';
 
-const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2 };
+/** Lightest launcher first: a single process has no primary; PM2 adds its daemon. Also breaks ties by cost. */
+export const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2 };
 const FLAG_ORDER: FlagKind[] = ['client-bound', 'oom-killed', 'errors', 'throttled', 'restarts'];
 
 const loadParts = (l: CellLoad): (string | number)[] => (l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections]);
@@ -51,7 +52,7 @@ function exclusionReason(c: StoredCell): string | null {
 }
 
 /** Failed requests and all attempts, counted as the `errors` flag counts them (engine/flags.ts). */
-function failedAndAttempts(c: StoredCell): [number, number] {
+export function failedAndAttempts(c: StoredCell): [number, number] {
   const failed = (c.errors ?? 0) + (c.timeouts ?? 0) + (c.non2xx ?? 0);
   return [failed, (c.requests ?? 0) + (c.errors ?? 0) + (c.timeouts ?? 0)];
 }

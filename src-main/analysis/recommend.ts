@@ -1,14 +1,12 @@
 import { planPlacement } from '../docker/placement.ts';
 import type { RunDetail } from '../store/index.ts';
-import { cpuLabel, groupCells, loadLabel, pairLabel, workloadLabel } from './group.ts';
+import { cpuLabel, groupCells, loadLabel, MODE_ORDER, pairLabel, workloadLabel } from './group.ts';
 import { sloOutcomes } from './slo.ts';
 import { overlaps, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, NoiseNote, Recommendation, RecommendOptions, ScopeDecision, Verdict } from './types.ts';
 import { explain } from './words.ts';
 
 export const DEFAULT_MARGIN_PCT = 5;
-
-const MODE_COST = { single: 0, cluster: 1, pm2: 2 } as const;
 
 interface Comparison {
   verdict: Verdict;
@@ -39,7 +37,7 @@ const p99Of = (c: ConfigurationSummary): MetricStats => c.p99Us!;
 
 function decideScope(cs: ConfigurationSummary[], marginPct: number, label: string, context: string): ScopeDecision {
   // Exact ties go to the cheaper configuration: fewer workers, then the lighter launcher.
-  const cheaper = (a: ConfigurationSummary, b: ConfigurationSummary): number => a.workers - b.workers || MODE_COST[a.mode] - MODE_COST[b.mode];
+  const cheaper = (a: ConfigurationSummary, b: ConfigurationSummary): number => a.workers - b.workers || MODE_ORDER[a.mode] - MODE_ORDER[b.mode];
   const bestRps = [...cs].sort((a, b) => b.rps!.mean - a.rps!.mean || cheaper(a, b))[0]!;
   const floor = bestRps.rps!.mean * (1 - marginPct / 100);
   const knee = cs.filter((c) => c.rps!.mean >= floor).sort((a, b) => a.workers - b.workers || b.rps!.mean - a.rps!.mean || cheaper(a, b))[0]!;

@@ -1,5 +1,5 @@
 import { fmtNum } from '../cli/format.ts';
-import { workloadKey } from './group.ts';
+import { MODE_ORDER, workloadKey } from './group.ts';
 import type { ConfigurationSummary, Slo, SloCheck, SloOutcome } from './types.ts';
 
 export const SLO_EXAMPLE = 'p99<=20ms,rps>=1000,errors<=1%';
@@ -75,11 +75,9 @@ export function checkSlo(c: ConfigurationSummary, s: Slo): SloCheck[] {
   ];
 }
 
-const MODE_COST = { single: 0, cluster: 1, pm2: 2 } as const;
-
 /** Cheapest first: least CPU, then memory, then workers; then the lighter launcher and the lower p99. */
 export function byCost(a: ConfigurationSummary, b: ConfigurationSummary): number {
-  return a.cpuMillis - b.cpuMillis || a.memoryMb - b.memoryMb || a.workers - b.workers || MODE_COST[a.mode] - MODE_COST[b.mode] || a.p99Us!.mean - b.p99Us!.mean;
+  return a.cpuMillis - b.cpuMillis || a.memoryMb - b.memoryMb || a.workers - b.workers || MODE_ORDER[a.mode] - MODE_ORDER[b.mode] || a.p99Us!.mean - b.p99Us!.mean;
 }
 
 const worstMiss = (checks: SloCheck[]): number => Math.max(...checks.map((c) => c.miss));

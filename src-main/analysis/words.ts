@@ -1,10 +1,12 @@
 import { fmtNum, fmtUs } from '../cli/format.ts';
 import type { FlagKind } from '../engine/types.ts';
-import { pairLabel, ONE_REPETITION_NOTE } from './group.ts';
+import { loadLabel, ONE_REPETITION_NOTE, pairLabel, workloadLabel } from './group.ts';
 import { describeSlo } from './slo.ts';
 import type { ConfigurationSummary, FlagSummary, Recommendation, ScopeDecision, Slo, SloCheck, SloOutcome } from './types.ts';
 
 const MAX_LISTED_EXCLUSIONS = 10;
+/** A constant-rate cell below this share of its rate did not keep up (the same line the client-bound flag draws). */
+const DELIVERED_SHARE = 0.95;
 
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -96,7 +98,7 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;
-    const short = cs.filter((c) => c.rps!.mean < rate * 0.95);
+    const short = cs.filter((c) => c.rps!.mean < rate * DELIVERED_SHARE);
     out.push(`${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least 95 % of it.`);
     if (short.length) out.push(`${capitalize(whoList(short))} fell short of the rate.`);
   } else {
@@ -110,8 +112,10 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
       out.push(`${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on req/s (95 % intervals overlap).`);
     } else if (s.rpsVerdict === 'clear') {
       out.push('Its 95 % interval is clear of every other configuration here.');
-    } else {
+    } else if (!best.rps!.ci) {
       out.push('These are single samples: means compared, with no confidence interval.');
+    } else {
+      out.push('Some configurations here ran once: against those, only means were compared.');
     }
     const tied = new Set(s.notDistinguishableRps);
     const more = cs.filter((c) => c.workers > best.workers && !tied.has(c.key));
@@ -146,22 +150,23 @@ function checkText(k: SloCheck): string {
   }
 }
 
-function sloSentences(o: SloOutcome, slo: Slo, withWorkload: boolean): string[] {
-  const forWhat = withWorkload ? ` for ${o.requestSet ? `${o.app} [${o.requestSet}]` : o.app}` : '';
+function sloSentences(o: SloOutcome, slo: Slo, withWorkload: boolean, withLoad: boolean): string[] {
+  const forWhat = withWorkload ? ` for ${workloadLabel(o.app, o.requestSet)}` : '';
   const c = o.met ?? o.closest!;
-  const on = `${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}`;
+  const on = `${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}${withLoad ? ` at ${loadLabel(c.load)}` : ''}`;
   const values = `p99 ${fmtUs(c.p99Us!.mean)}, ${fmtNum(c.rps!.mean)} req/s, ${fmtPct(c.errorPct!)} errors`;
   if (!o.met) {
     const missed = o.checks.filter((k) => !k.ok).map(checkText);
     return [`No configuration meets ${describeSlo(slo)}${forWhat}. Closest: ${on} (${c.label}) — ${joinAnd(missed)}.`];
   }
   const out = [`Cheapest configuration meeting ${describeSlo(slo)}${forWhat}: ${on} (${values}; ${o.meeting} of ${o.considered} configurations meet it).`];
+  // A zero rps floor is "no limit": a wide interval dipping below 0 says nothing.
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0);
   if (c.n < 2) out.push('That is a single sample: no confidence interval; add repetitions before relying on it.');
   else if (unsure.length) out.push(`It meets it on the mean only: its 95 % interval crosses the ${joinAnd(unsure.map((k) => k.criterion))} limit, so it may not hold.`);
   else out.push('Its 95 % intervals are within the limits too.');
   const cav = caveats(c);
-  if (cav.length) out.push(`Caveat: ${cav.join('; ')}.`);
+  if (cav.length) out.push(`Caveat for ${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}: ${cav.join('; ')}.`);
   return out;
 }
 
@@ -194,7 +199,8 @@ export function explain(rec: Omit<Recommendation, 'words'>): string[] {
   } else {
     if (rec.slo) {
       const multi = rec.sloOutcomes.length > 1;
-      for (const o of rec.sloOutcomes) out.push(...sloSentences(o, rec.slo, multi));
+      const loads = new Set(rec.configurations.map((c) => loadLabel(c.load))).size > 1;
+      for (const o of rec.sloOutcomes) out.push(...sloSentences(o, rec.slo, multi, loads));
     }
     const withContext = new Set(rec.scopes.map((s) => s.context)).size > 1;
     for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext));

@@ -5,6 +5,7 @@ import { sweepOrphans } from '../docker/sweep.ts';
 import { listPresets } from '../presets/presets.ts';
 import { rightsizeVersion } from '../util/paths.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
+import { reportCommand } from './commands/report.ts';
 import { runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
 import { CliError, EXIT } from './exit-codes.ts';
@@ -28,6 +29,7 @@ function program(): Command {
     .option('-n, --name <name>', 'name the run')
     .option('-y, --yes', `confirm a matrix of more than 500 cells`)
     .option('-v, --verbose', 'also print image build output')
+    .option('--slo <objective>', 'also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
     .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(['auto', 'official', 'offline']))
     .action(async (o) => {
       process.exitCode = await runCommand({ ...globals(), ...o });
@@ -55,6 +57,15 @@ function program(): Command {
     .option('--samples <file>', 'per-second samples CSV')
     .action(async (id: string, o) => {
       process.exitCode = await exportCommand(id, { ...globals(), ...o });
+    });
+
+  p.command('report <run>')
+    .description('the sizing answer of a run: text, --json, or a self-contained HTML report')
+    .option('--html <file>', 'write a self-contained HTML report (answer, charts, cells, host, method)')
+    .option('--slo <objective>', 'service-level objective, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
+    .option('--margin <pct>', 'knee: the fewest workers within this % of the best req/s (default 5)')
+    .action(async (id: string, o) => {
+      process.exitCode = await reportCommand(id, { ...globals(), ...o });
     });
 
   p.command('delete <run>')

@@ -6,9 +6,10 @@ import type { CellPhase, RunEvent } from '../engine/events.ts';
 import type { Problem } from '../engine/matrix.ts';
 import type { Sample } from '../engine/types.ts';
 import type { Preset } from '../presets/presets.ts';
+import type { Recommendation, Slo } from '../analysis/types.ts';
 import type { ListRunsQuery, RunDetail, RunList } from '../store/index.ts';
 
-export type { CellPhase, Problem, Preset, RunDetail, RunList, Sample };
+export type { CellPhase, Problem, Preset, Recommendation, RunDetail, RunList, Sample, Slo };
 export type { RunSummary, StoredCell, ListRunsQuery } from '../store/index.ts';
 export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } from '../engine/types.ts';
 
@@ -32,6 +33,13 @@ export interface MatrixCheck {
 
 export interface Settings {
   baseImage: 'auto' | 'official' | 'offline';
+}
+
+export interface AnswerInput {
+  runId: number;
+  /** The knee: fewest workers within this % of the best req/s (default 5). */
+  marginPct?: number;
+  slo?: Slo;
 }
 
 export interface SaveFile {
@@ -62,6 +70,10 @@ export interface Calls {
   'runs.samples': { input: { runId: number }; output: { cellId: number; samples: Sample[] }[] };
   'cells.samples': { input: { cellId: number }; output: Sample[] };
   'export.csv': { input: { runId: number; kind: 'cells' | 'samples' }; output: ExportFile };
+  /** The sizing answer: winners per CPU / memory pair with 95 % intervals, the SLO pick, flags, plain words. */
+  'runs.recommend': { input: AnswerInput; output: Recommendation };
+  /** The same answer as one self-contained HTML report. */
+  'export.html': { input: AnswerInput; output: ExportFile };
   /** Save an export where the user chooses (Electron: a save dialog). Browsers download instead: saved=false. */
   'files.save': { input: SaveFile; output: { saved: boolean; path?: string; reason?: string } };
   'settings.get': { input: Record<string, never>; output: Settings };
@@ -91,7 +103,7 @@ export type StreamEvent<K extends StreamName> = Streams[K]['event'];
 const callNames: { [K in CallName]: true } = {
   'engine.status': true, 'engine.recheck': true, 'apps.list': true, 'presets.list': true, 'matrix.validate': true,
   'runs.start': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
-  'cells.samples': true, 'export.csv': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
+  'cells.samples': true, 'export.csv': true, 'runs.recommend': true, 'export.html': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
 };
 const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
 export const CALL_NAMES = Object.keys(callNames) as CallName[];

@@ -7,6 +7,13 @@ import type { CallName, StreamName } from './api.ts';
 const none = z.object({}).strict();
 const id = z.number().int().positive();
 const runRef = z.object({ runId: id }).strict();
+const answer = z
+  .object({
+    runId: id,
+    marginPct: z.number().min(0).max(100).optional(),
+    slo: z.object({ p99Ms: z.number().positive(), minRps: z.number().min(0), maxErrorPct: z.number().min(0).max(100) }).strict().optional(),
+  })
+  .strict();
 
 export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'engine.status': none,
@@ -38,6 +45,8 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
       encoding: z.enum(['utf8', 'base64']),
     })
     .strict(),
+  'runs.recommend': answer,
+  'export.html': answer,
   'settings.get': none,
   'settings.set': z.object({ baseImage: z.enum(['auto', 'official', 'offline']).optional() }).strict(),
 };

@@ -1,6 +1,6 @@
 // One self-contained HTML file to share a run: the answer first, then the evidence. No script, no
 // external resource; everything that comes from data (names are user input) is escaped.
-import { describeSlo, flagPhrase, fmtPct, fmtRatio, fmtUsPm, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
+import { describeSlo, failedAndAttempts, flagPhrase, fmtPct, fmtRatio, fmtUsPm, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
 import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../cli/format.ts';
 import type { Sample } from '../engine/types.ts';
@@ -23,21 +23,25 @@ h3 { font-size: 15px; margin: 20px 0 6px; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 12.5px; }
 th, td { border: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, .value { white-space: nowrap; font-variant-numeric: tabular-nums; }
 tr.excluded td { color: #888; background: #fbf5f5; }
 table.cells td { white-space: nowrap; }
 table.cells tr.note td { white-space: normal; color: #444; font-size: 11.5px; border-top: none; padding-left: 24px; }
-.flag { display: inline-block; border-radius: 3px; padding: 0 4px; margin: 1px 2px 1px 0; background: #fff1e0; color: #7a3e00; font-size: 11.5px; }
+.flag { border-radius: 3px; padding: 0 4px; margin-right: 2px; background: #fff1e0; color: #7a3e00; font-size: 11.5px; -webkit-box-decoration-break: clone; box-decoration-break: clone; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px; }
-figure { margin: 0; break-inside: avoid; page-break-inside: avoid; }
-svg { max-width: 100%; height: auto; border: 1px solid #eee; }
+figure { margin: 0; min-width: 0; max-width: 100%; break-inside: avoid; page-break-inside: avoid; }
+svg { box-sizing: border-box; max-width: 100%; height: auto; border: 1px solid #eee; }
 pre { background: #f7f7f7; border: 1px solid #e5e5e5; padding: 10px; overflow-x: auto; font-size: 12px; }
 .method li { margin: 4px 0; }
 .muted { color: #666; }
+@page { margin: 12mm; }
 @media print {
   main { max-width: none; padding: 0; }
   h2 { break-after: avoid; page-break-after: avoid; }
   table { font-size: 10.5px; }
+  table.cells { font-size: 9px; }
+  table.cells td, table.cells th { white-space: normal; padding: 2px 3px; }
   tr { break-inside: avoid; page-break-inside: avoid; }
   .answer { background: none; }
 }`;
@@ -63,30 +67,30 @@ function verdictText(v: Verdict, others: number): string {
   }
 }
 
+/** A winner in one cell: who, the value with its interval, and how sure. */
+const pickCell = (who_: string, value: string, verdict: string): string =>
+  td(`${esc(who_)}<br><span class="value">${value}</span><br><span class="muted">${esc(verdict)}</span>`);
+
 function winnersTable(rec: Recommendation): string {
   const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
+  const margin = fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1);
   const rows = rec.scopes.map((s) => {
     const b = s.bestRps;
     return `<tr>${[
       td(esc(s.label)),
       ...(multi ? [td(esc(s.context))] : []),
-      td(esc(who(b))),
-      td(rpsCell(b), true),
-      td(esc(verdictText(s.rpsVerdict, s.notDistinguishableRps.length))),
+      pickCell(who(b), `${rpsCell(b)} req/s`, verdictText(s.rpsVerdict, s.notDistinguishableRps.length)),
       td(fmtRatio(b.workersPerCpu), true),
-      td(esc(`${who(s.knee)} (${fmtNum(s.knee.rps!.mean)} req/s)`)),
-      td(esc(who(s.lowestP99))),
-      td(p99Cell(s.lowestP99), true),
-      td(esc(verdictText(s.p99Verdict, s.notDistinguishableP99.length))),
+      pickCell(who(s.knee), `${fmtNum(s.knee.rps!.mean)} req/s`, `${fmtRatio(s.knee.workersPerCpu)} per CPU`),
+      pickCell(who(s.lowestP99), p99Cell(s.lowestP99), verdictText(s.p99Verdict, s.notDistinguishableP99.length)),
       td(flagsHtml([...new Set([b, s.knee, s.lowestP99])].flatMap((c) => c.flags.map((f) => ({ kind: `${f.kind} (${who(c)})`, title: flagPhrase(f) }))))),
     ].join('')}</tr>`;
   });
   const head = [
-    th('CPU / memory'), ...(multi ? [th('workload, load')] : []), th('best throughput'), th('req/s (95 % CI)', true), th('req/s verdict'),
-    th('workers per CPU', true), th(`knee (within ${fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1)} %)`),
-    th('lowest p99'), th('p99 (95 % CI)', true), th('p99 verdict'), th('flags'),
+    th('CPU / memory'), ...(multi ? [th('workload, load')] : []), th('best throughput (95 % CI)'), th('workers per CPU', true),
+    th(`knee (within ${margin} %)`), th('lowest p99 (95 % CI)'), th('flags'),
   ];
-  return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table class="winners"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function configurationsTable(rec: Recommendation): string {
@@ -123,7 +127,7 @@ function cellsTable(cells: StoredCell[]): string {
   const rows = cells.map((c) => {
     const k = c.config;
     const load = k.load.model === 'closed' ? `${k.load.connections} conn` : `${fmtNum(k.load.rate)} req/s, ${k.load.connections} conn`;
-    const failed = (c.errors ?? 0) + (c.timeouts ?? 0) + (c.non2xx ?? 0);
+    const [failed] = failedAndAttempts(c);
     const data = `data-cell-index="${k.index}"${c.rpsMean === null ? '' : ` data-rps="${c.rpsMean}"`}${c.p99Us === null ? '' : ` data-p99-us="${c.p99Us}"`}`;
     return `<tr ${data}${c.status === 'ok' ? '' : ' class="excluded"'}>${[
       td(String(k.index + 1), true),

@@ -6,7 +6,9 @@ import { hostLimits } from '../engine/host.ts';
 import { LARGE_MATRIX_CELLS, MIN_MEMORY_MB, validateMatrix, type HostLimits } from '../engine/matrix.ts';
 import { runMatrix } from '../engine/run-matrix.ts';
 import { recoverAtStartup, type Startup } from '../engine/startup.ts';
+import { recommend } from '../analysis/index.ts';
 import { cellsCsv, samplesCsv } from '../export/csv.ts';
+import { htmlReport } from '../export/html-report.ts';
 import { listPresets } from '../presets/presets.ts';
 import { Store } from '../store/index.ts';
 import { ContractError, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
@@ -204,6 +206,12 @@ export class Lab {
         return { filename: `rightsize-run-${runId}-${kind}.csv`, mime: 'text/csv', content };
       },
       'files.save': (file) => this.hooks.saveFile?.(file) ?? { saved: false, reason: 'this host has no save dialog: the browser downloads the file' },
+      'runs.recommend': ({ runId, marginPct, slo }) => recommend(this.run(runId), { ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) }),
+      'export.html': ({ runId, marginPct, slo }) => {
+        const run = this.run(runId);
+        const rec = recommend(run, { ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
+        return { filename: `rightsize-run-${runId}-report.html`, mime: 'text/html', content: htmlReport(run, this.store.getRunSamples(runId), rec) };
+      },
       'settings.get': () => this.settings(),
       'settings.set': (values) => {
         this.store.setSettings(values);

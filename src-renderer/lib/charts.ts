@@ -14,7 +14,7 @@ export function lineSet(label: string, data: XY[], i: number, extra: Partial<Lin
 }
 
 /** A line chart with a title, a legend and both axes labelled with units: readable on its own, also as a PNG. */
-export function lineConfig(title: string, xTitle: string, yTitle: string, datasets: LineSet[], opts: { xType?: 'linear' | 'logarithmic'; yMin?: number } = {}): ChartConfiguration<'line', XY[]> {
+export function lineConfig(title: string, xTitle: string, yTitle: string, datasets: LineSet[], opts: { yMin?: number } = {}): ChartConfiguration<'line', XY[]> {
   return {
     type: 'line',
     data: { datasets },
@@ -28,7 +28,7 @@ export function lineConfig(title: string, xTitle: string, yTitle: string, datase
       plugins: { title: { display: true, text: title }, legend: { display: true, position: 'bottom' } },
       scales: {
         // Seconds and worker counts are whole numbers: no "1.10 s" ticks.
-        x: { type: opts.xType ?? 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 } },
+        x: { type: 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 } },
         y: { type: 'linear', title: { display: true, text: yTitle }, ...(opts.yMin !== undefined ? { min: opts.yMin } : {}) },
       },
     },

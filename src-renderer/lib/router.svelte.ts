@@ -4,6 +4,7 @@ export type Route =
   | { name: 'live'; runId: number }
   | { name: 'history' }
   | { name: 'run'; runId: number }
+  | { name: 'report'; runId: number }
   | { name: 'compare'; a: number; b: number };
 
 export function parseRoute(hash: string): Route {
@@ -15,7 +16,8 @@ export function parseRoute(hash: string): Route {
     case 'history':
       return { name: 'history' };
     case 'runs':
-      return Number.isInteger(n(1)) ? { name: 'run', runId: n(1) } : { name: 'history' };
+      if (!Number.isInteger(n(1))) return { name: 'history' };
+      return parts[2] === 'report' ? { name: 'report', runId: n(1) } : { name: 'run', runId: n(1) };
     case 'compare':
       return Number.isInteger(n(1)) && Number.isInteger(n(2)) ? { name: 'compare', a: n(1), b: n(2) } : { name: 'history' };
     default:

@@ -302,6 +302,16 @@ describe('recommend: several workloads and loads', () => {
     expect(rec.words).toContain('On 1 CPU / 256 MB (json, a constant 1,000 req/s over 10 connections), the load was a constant 1,000 req/s: 1 of 2 configurations delivered at least 95 % of it.');
     expect(rec.words).toContain('2 cluster workers fell short of the rate.');
     expect(rec.words).toContain('Lowest p99: 1 cluster worker (3.05 ms ± 0.64, n = 2).');
+    // An SLO is answered per workload: meeting it with hello says nothing about json.
+    const withSlo = recommend(run([...reps({ app: 'json', workers: 1 }, [900, 910]), ...reps({ app: 'hello', workers: 1 }, [10000, 10100])]), {
+      slo: { p99Ms: 5, minRps: 1000, maxErrorPct: 100 },
+    });
+    expect(withSlo.sloOutcomes.map((o) => [o.app, o.met?.app ?? null, o.closest?.app ?? null])).toEqual([['hello', 'hello', null], ['json', null, 'json']]);
+    expect(withSlo.words.slice(0, 3)).toEqual([
+      'Cheapest configuration meeting p99 ≤ 5 ms, ≥ 1,000 req/s for hello: 1 cluster worker on 1 CPU / 256 MB (p99 1.00 ms, 10,050 req/s, 0 % errors; 1 of 1 configurations meet it).',
+      'Its 95 % intervals are within the limits too.',
+      'No configuration meets p99 ≤ 5 ms, ≥ 1,000 req/s for json. Closest: 1 cluster worker on 1 CPU / 256 MB (json cluster×1 1000m/256MB c20) — 905 req/s, 9.5 % short of 1,000.',
+    ]);
   });
 });
 

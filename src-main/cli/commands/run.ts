@@ -8,6 +8,8 @@ import { openStore, type GlobalOptions } from '../context.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { progressPrinter } from '../progress.ts';
+import { recommend } from '../../analysis/index.ts';
+import { formatRecommendation, parseSloOption } from './report.ts';
 
 export interface RunCommandOptions extends GlobalOptions {
   preset?: string;
@@ -16,6 +18,7 @@ export interface RunCommandOptions extends GlobalOptions {
   yes?: boolean;
   base?: BaseStrategy;
   verbose?: boolean;
+  slo?: string;
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: Record<string, unknown>; preset?: string } {
@@ -40,6 +43,7 @@ function loadMatrix(o: RunCommandOptions): { matrix: Record<string, unknown>; pr
 
 export async function runCommand(o: RunCommandOptions): Promise<number> {
   const { matrix, preset } = loadMatrix(o);
+  const slo = o.slo ? parseSloOption(o.slo) : undefined; // a bad objective fails before anything starts
   const log = o.json ? process.stderr : process.stdout;
   const { store } = await openStore(o, (l) => log.write(`${l}\n`));
   const abort = new AbortController();
@@ -66,8 +70,12 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
       },
     );
     const run = store.getRun(outcome.runId)!;
-    if (o.json) process.stdout.write(`${JSON.stringify({ runId: run.id, status: run.status, error: run.error, cells: run.cells }, null, 2)}\n`);
-    else if (run.cells.length) log.write(`\n${cellsTable(run.cells)}\n\nSee it again: rightsize show ${run.id}   Export: rightsize export ${run.id} --csv cells.csv\n`);
+    const recommendation = run.cells.length ? recommend(run, slo ? { slo } : {}) : null;
+    if (o.json) process.stdout.write(`${JSON.stringify({ runId: run.id, status: run.status, error: run.error, cells: run.cells, recommendation }, null, 2)}\n`);
+    else if (recommendation) {
+      log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}\n`);
+      log.write(`See it again: rightsize show ${run.id}   Report: rightsize report ${run.id} --html report.html   CSV: rightsize export ${run.id} --csv cells.csv\n`);
+    }
     if (outcome.status === 'cancelled') return EXIT.cancelled;
     if (outcome.status === 'failed') return EXIT.runFailed;
     return outcome.cells.some((c) => c.status !== 'ok') ? EXIT.cellsFailed : EXIT.ok;

@@ -1,0 +1,13 @@
+import { chromium } from 'playwright';
+const [url, out] = process.argv.slice(2);
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const p = await b.newPage({ viewport: { width: 1280, height: 800 } });
+p.on('pageerror', (e) => console.log('pageerror:', e.message));
+await p.goto(url);
+await p.goto(url.replace(/\/\?token=.*/, '/#/runs/2/report'));
+await p.getByTestId('slo-p99').fill('40');
+await p.getByTestId('slo-rps').fill('300');
+await p.getByTestId('apply').click();
+await p.waitForTimeout(1000);
+await p.screenshot({ path: out });
+await b.close();
