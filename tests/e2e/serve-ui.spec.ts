@@ -85,6 +85,18 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   // Selecting a cell shows its per-second series.
   await tableRows.nth(1).click();
   await expect.poll(async () => Number(await page.getByTestId('chart-cell-latency').getAttribute('data-points'))).toBeGreaterThan(0);
+
+  // The answer, in words, and as a self-contained HTML report.
+  await page.getByTestId('open-report').click();
+  await expect(page.getByTestId('answer')).toContainText('On 0.5 CPU / 128 MB, only 1 cluster worker (2 per CPU) was measured');
+  await expect(page.getByTestId('answer')).toContainText('On 1 CPU / 128 MB');
+  await expect(page.getByTestId('scopes').locator('tbody tr')).toHaveCount(2); // one per CPU / memory pair
+  const [html] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-html').click()]);
+  expect(html.suggestedFilename()).toBe(`rightsize-run-${runId}-report.html`);
+  const report = readFileSync((await html.path())!, 'utf8');
+  expect(report).toMatch(/^<!doctype html>/i);
+  expect(report).toContain('<svg');
+  expect(report).not.toMatch(/<script|src="https?:/);
   expect(errors).toEqual([]);
 });
 

@@ -1,0 +1,56 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Recommendation } from '../../src-main/analysis/index.ts';
+import { cli, tempDir } from '../helpers/cli.ts';
+import { requireDocker } from '../helpers/docker.ts';
+
+beforeAll(async () => {
+  await requireDocker();
+});
+
+describe('the answer of a real run', () => {
+  it('recommendation, HTML report and CSV agree with each other', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'h.db');
+    const config = path.join(dir, 'm.json');
+    writeFileSync(config, JSON.stringify({
+      name: 'answer check', apps: ['pbkdf2'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [500], memoryMb: [256],
+      load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 2, order: 'shuffle', seed: 7,
+    }));
+    const run = await cli(['--db', db, '--json', 'run', '--config', config, '--slo', 'p99<=2s,rps>=10,errors<=1%']);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { runId: number; recommendation: Recommendation };
+    const rec = out.recommendation;
+    expect(rec.run.cellsIncluded).toBe(4);
+    expect(rec.configurations).toHaveLength(2);
+    expect(rec.configurations.every((c) => c.n === 2 && c.rps!.ci !== null)).toBe(true); // two repetitions: intervals
+
+    const csvFile = path.join(dir, 'cells.csv');
+    const htmlFile = path.join(dir, 'report.html');
+    expect((await cli(['--db', db, 'export', String(out.runId), '--csv', csvFile])).code).toBe(0);
+    expect((await cli(['--db', db, 'report', String(out.runId), '--html', htmlFile, '--slo', 'p99<=2s,rps>=10,errors<=1%'])).code).toBe(0);
+
+    // The CSV's cells, grouped by workers, give the recommendation's means.
+    const [head, ...rows] = readFileSync(csvFile, 'utf8').trimEnd().split('\r\n').map((l) => l.split(','));
+    const col = (r: string[], name: string): string => r[head!.indexOf(name)]!;
+    for (const c of rec.configurations) {
+      const mine = rows.filter((r) => Number(col(r, 'workers')) === c.workers);
+      const mean = mine.reduce((s, r) => s + Number(col(r, 'rps_mean')), 0) / mine.length;
+      expect(mine).toHaveLength(2);
+      expect(c.rps!.mean).toBeCloseTo(mean, 2);
+    }
+    // The HTML carries the same per-cell numbers as the CSV, and the same answer in words.
+    const html = readFileSync(htmlFile, 'utf8');
+    for (const r of rows) {
+      const attrs = new RegExp(`<tr data-cell-index="${col(r, 'cell_index')}"([^>]*)>`).exec(html)![1]!;
+      expect(Number(/data-rps="([^"]+)"/.exec(attrs)![1]).toFixed(3)).toBe(Number(col(r, 'rps_mean')).toFixed(3));
+    }
+    const unescape = (s: string): string => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    for (const w of rec.words) expect(unescape(html)).toContain(w);
+    // The best throughput named in the answer really is the higher mean of the CSV.
+    const best = rec.scopes[0]!.bestRps;
+    expect(best.rps!.mean).toBe(Math.max(...rec.configurations.map((c) => c.rps!.mean)));
+    expect(rec.sloOutcomes[0]!.met).not.toBeNull();
+  });
+});
