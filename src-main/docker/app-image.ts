@@ -24,9 +24,9 @@ export async function ensureAppImage(app: AppDefinition, base: BaseImage, onLog?
   ctx.addText('base', base.tag);
   const root = `srv${IN_IMAGE.appsRoot.slice('/srv'.length)}`;
   ctx.addFile(`${root}/package.json`, path.join(appsDir(), 'package.json'));
-  ctx.addTree(`${root}/_lib`, path.join(appsDir(), '_lib'));
-  ctx.addTree(`${root}/${app.name}`, app.dir, (rel) => rel === 'node_modules' || rel.startsWith('.'));
-  const tag = `rightsize/app-${app.name}:${ctx.digest().slice(0, 16)}`;
+  await ctx.addTree(`${root}/_lib`, path.join(appsDir(), '_lib'));
+  await ctx.addTree(`${root}/${app.name}`, app.dir, (rel) => rel === 'node_modules' || rel.startsWith('.'));
+  const tag = `rightsize/app-${app.name}:${(await ctx.digest()).slice(0, 16)}`;
   const entry = `${IN_IMAGE.appsRoot}/${app.name}/${app.entry}`;
   if (await imageExists(tag)) return { tag, entry, built: false };
   await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { docker, withTimeout } from './client.ts';
@@ -46,8 +47,8 @@ export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage
   if (strategy === 'offline') return ensureOffline(opts.onLog);
   if (await imageExists(nodeImage)) return ensureOfficial(nodeImage, opts.onLog);
   if (strategy === 'auto') {
-    const offline = offlineContext();
-    const tag = `rightsize/base-offline:${offline.digest().slice(0, 16)}`;
+    const offline = await offlineContext();
+    const tag = `rightsize/base-offline:${(await offline.digest()).slice(0, 16)}`;
     if (await imageExists(tag)) return { tag, strategy: 'offline' };
   }
   const pulled = await tryPull(nodeImage, opts.pullTimeoutMs ?? 30_000, opts.onLog);
@@ -60,17 +61,17 @@ export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage
 }
 
 /** PM2 (with its dependencies) and the launchers, at /opt/rightsize in every base image. */
-function addRightsizeTools(ctx: BuildContext): void {
+async function addRightsizeTools(ctx: BuildContext): Promise<void> {
   const { root, dirs } = packageClosure('pm2', projectRoot());
   ctx.addDir('rootfs/opt/rightsize/node_modules');
   for (const dir of dirs) {
     const rel = path.relative(path.join(root, 'node_modules'), dir).split(path.sep).join('/');
     // Tests, docs and type files are dead weight in an image that only runs pm2-runtime.
-    ctx.addTree(`rootfs/opt/rightsize/node_modules/${rel}`, dir, (r, isDir) =>
+    await ctx.addTree(`rootfs/opt/rightsize/node_modules/${rel}`, dir, (r, isDir) =>
       isDir ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r) : /\.(md|d\.ts|map)$/i.test(r),
     );
   }
-  ctx.addTree('rootfs/opt/rightsize/launchers', path.join(resourcesDir(), 'base-image', 'launchers'));
+  await ctx.addTree('rootfs/opt/rightsize/launchers', path.join(resourcesDir(), 'base-image', 'launchers'));
   // PM2 writes its home; node apps write temp files.
   ctx.addDir('rootfs/root', 0o755).addDir('rootfs/tmp', 0o1777);
 }
@@ -78,24 +79,29 @@ function addRightsizeTools(ctx: BuildContext): void {
 async function ensureOfficial(nodeImage: string, onLog?: BuildLog): Promise<BaseImage> {
   const ctx = new BuildContext();
   ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'official.Dockerfile'), 'utf8'));
-  addRightsizeTools(ctx);
+  await addRightsizeTools(ctx);
   const id = (await docker().getImage(nodeImage).inspect()).Id;
   ctx.addText('from-image-id', id); // a re-pulled node image changes the tag
-  const tag = `rightsize/base-official:${ctx.digest().slice(0, 16)}`;
+  const tag = `rightsize/base-official:${(await ctx.digest()).slice(0, 16)}`;
   if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', buildargs: { NODE_IMAGE: nodeImage }, onLog });
   return { tag, strategy: 'official', from: nodeImage };
 }
 
 async function ensureOffline(onLog?: BuildLog): Promise<BaseImage> {
-  const ctx = offlineContext();
-  const tag = `rightsize/base-offline:${ctx.digest().slice(0, 16)}`;
+  const ctx = await offlineContext();
+  const tag = `rightsize/base-offline:${(await ctx.digest()).slice(0, 16)}`;
   if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', onLog });
   return { tag, strategy: 'offline' };
 }
 
-let offlineCache: BuildContext | undefined;
-function offlineContext(): BuildContext {
-  if (offlineCache) return offlineCache;
+let offlineCache: Promise<BuildContext> | undefined;
+/** Built once per process, asynchronously: it lists thousands of files. */
+function offlineContext(): Promise<BuildContext> {
+  offlineCache ??= makeOfflineContext();
+  return offlineCache;
+}
+
+async function makeOfflineContext(): Promise<BuildContext> {
   if (process.platform !== 'linux') {
     throw new Error(
       `An offline base image needs a Linux host (its node binary goes into the image). Pull ${defaultNodeImage()} first, or set RIGHTSIZE_NODE_IMAGE to a Node.js image you have.`,
@@ -105,12 +111,12 @@ function offlineContext(): BuildContext {
   const ctx = new BuildContext();
   ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'offline.Dockerfile'), 'utf8'));
   ctx.addFile('rootfs/usr/local/bin/node', node, 0o755);
-  for (const lib of sharedLibraries(node)) ctx.addFile(`rootfs${lib}`, lib, 0o755);
+  for (const lib of await sharedLibraries(node)) ctx.addFile(`rootfs${lib}`, lib, 0o755);
   // Just enough of /etc for os.userInfo() (PM2 calls it) to find root.
   ctx.addText('rootfs/etc/passwd', 'root:x:0:0:root:/root:/usr/local/bin/node\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
   ctx.addText('rootfs/etc/group', 'root:x:0:\nnogroup:x:65534:\n');
-  addRightsizeTools(ctx);
-  return (offlineCache = ctx);
+  await addRightsizeTools(ctx);
+  return ctx;
 }
 
 /** A real node binary: inside Electron, process.execPath is Electron, not Node. */
@@ -121,8 +127,8 @@ function hostNodeBinary(): string {
 }
 
 /** The shared libraries (and the dynamic loader) the binary needs, as absolute paths. */
-export function sharedLibraries(binary: string): string[] {
-  const out = execFileSync('ldd', [binary], { encoding: 'utf8' });
+export async function sharedLibraries(binary: string): Promise<string[]> {
+  const { stdout: out } = await promisify(execFile)('ldd', [binary], { encoding: 'utf8' });
   const libs = new Set<string>();
   for (const line of out.split('\n')) {
     const m = /=>\s+(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import tar from 'tar-stream';
 import type { Readable } from 'node:stream';
@@ -20,6 +21,7 @@ interface Entry {
  */
 export class BuildContext {
   private entries = new Map<string, Entry>();
+  private digested?: Promise<string>;
 
   addText(name: string, text: string, mode = 0o644): this {
     return this.put({ name, mode, content: Buffer.from(text) });
@@ -34,24 +36,25 @@ export class BuildContext {
     return this.put({ name, mode, dir: true });
   }
 
-  /** Copies a directory tree; `skip` gets paths relative to `src` with forward slashes. */
-  addTree(dest: string, src: string, skip: (rel: string, isDir: boolean) => boolean = () => false): this {
-    const walk = (rel: string): void => {
-      for (const d of readdirSync(path.join(src, rel), { withFileTypes: true })) {
+  /** Copies a directory tree; `skip` gets paths relative to `src` with forward slashes. Asynchronous: trees can be large. */
+  async addTree(dest: string, src: string, skip: (rel: string, isDir: boolean) => boolean = () => false): Promise<this> {
+    const walk = async (rel: string): Promise<void> => {
+      for (const d of await readdir(path.join(src, rel), { withFileTypes: true })) {
         const r = rel ? `${rel}/${d.name}` : d.name;
         const full = path.join(src, r);
-        const isDir = d.isDirectory() || (d.isSymbolicLink() && statSync(full).isDirectory());
+        const isDir = d.isDirectory() || (d.isSymbolicLink() && (await stat(full)).isDirectory());
         if (skip(r, isDir)) continue;
         if (isDir) {
           this.addDir(`${dest}/${r}`);
-          walk(r);
+          await walk(r);
         } else if (d.isFile() || d.isSymbolicLink()) {
-          this.addFile(`${dest}/${r}`, full);
+          const st = await stat(full); // follows links: libraries are often symlinks
+          this.put({ name: `${dest}/${r}`, mode: st.mode & 0o7777, source: full, size: st.size });
         }
       }
     };
     this.addDir(dest);
-    walk('');
+    await walk('');
     return this;
   }
 
@@ -59,19 +62,26 @@ export class BuildContext {
     return this.entries.size;
   }
 
-  digest(): string {
-    const h = createHash('sha256');
-    for (const e of [...this.entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      h.update(`${e.name}\0${e.mode}\0${e.dir ? 'd' : 'f'}\0`);
-      if (e.content) h.update(e.content);
-      else if (e.source) {
-        const st = statSync(e.source);
-        // Hashing 100 MB of node binary on every run would cost more than the build it saves.
-        if (st.size > 4 * 1024 * 1024) h.update(`${e.source}:${st.size}:${st.mtimeMs}`);
-        else h.update(readFileSync(e.source));
+  /**
+   * Asynchronous and remembered: PM2 alone is thousands of files, and reading them synchronously
+   * stalled the engine's event loop (the Electron main process) for ~200 ms at every run start.
+   */
+  digest(): Promise<string> {
+    this.digested ??= (async () => {
+      const h = createHash('sha256');
+      for (const e of [...this.entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        h.update(`${e.name}\0${e.mode}\0${e.dir ? 'd' : 'f'}\0`);
+        if (e.content) h.update(e.content);
+        else if (e.source) {
+          const st = await stat(e.source);
+          // Hashing 100 MB of node binary on every run would cost more than the build it saves.
+          if (st.size > 4 * 1024 * 1024) h.update(`${e.source}:${st.size}:${st.mtimeMs}`);
+          else h.update(await readFile(e.source));
+        }
       }
-    }
-    return h.digest('hex');
+      return h.digest('hex');
+    })();
+    return this.digested;
   }
 
   pack(): Readable {
@@ -91,6 +101,7 @@ export class BuildContext {
   }
 
   private put(e: Entry): this {
+    this.digested = undefined;
     this.entries.set(e.name.replace(/^\/+/, ''), { ...e, name: e.name.replace(/^\/+/, '') });
     return this;
   }

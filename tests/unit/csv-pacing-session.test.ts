@@ -104,8 +104,8 @@ describe('cellFlags', () => {
 });
 
 describe('offline base image', () => {
-  it.runIf(process.platform === 'linux')('finds the shared libraries and loader of the node binary', () => {
-    const libs = sharedLibraries(process.execPath);
+  it.runIf(process.platform === 'linux')('finds the shared libraries and loader of the node binary', async () => {
+    const libs = await sharedLibraries(process.execPath);
     expect(libs.some((l) => /libc\.so/.test(l))).toBe(true);
     expect(libs.some((l) => /ld-linux/.test(l))).toBe(true);
   });
