@@ -79,7 +79,7 @@ function toResult(plan: WorkerPlan, t: WorkerTotals, elu: number): LoadResult {
   const rpsStddev = secs.length > 1 ? Math.sqrt(secs.reduce((a, b) => a + (b - rpsMean) ** 2, 0) / (secs.length - 1)) : 0;
   const reasons: string[] = [];
   if (elu >= CLIENT_BOUND_ELU) {
-    reasons.push(`the load generator was busy ${Math.round(elu * 100)} % of the time (near one full core): it, not the server, may set the pace`);
+    reasons.push(`the load thread was busy ${Math.round(elu * 100)} % of the time (near one full core)`);
   }
   const targetRate = plan.load.model === 'rate' ? plan.load.rate : undefined;
   if (targetRate && rpsMean < targetRate * RATE_SHORTFALL) {
