@@ -9,6 +9,7 @@ import { fmtDuration, fmtNum, fmtUs } from './format.ts';
 export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: RunEvent) => void {
   const tty = Boolean(out.isTTY);
   let live = '';
+  let buildingSaid = false;
   let status = { index: 0, total: 0, eta: 0, label: '', phase: '', t: 0, rps: 0, p99: 0 };
   const write = (line: string): void => {
     if (tty && live) out.write('\r\x1b[2K');
@@ -32,6 +33,11 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
         break;
       case 'log':
         if (e.level === 'warn' || verbose) write(`${e.level === 'warn' ? 'warning: ' : '  '}${e.message}`);
+        else if (!buildingSaid) {
+          // Only image builds log at info level: say once that the wait is that, not a hang.
+          buildingSaid = true;
+          write('Building images (cached after the first run; --verbose shows the build log)…');
+        }
         break;
       case 'cell-started':
         status = { ...status, index: e.index, total: e.total, eta: e.etaSec, label: cellLabel(e.cell), phase: 'starting', t: 0 };
