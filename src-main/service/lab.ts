@@ -148,7 +148,9 @@ export class Lab {
     const checked = this.check(input.matrix);
     if (!checked.ok) throw new ContractError({ code: 'MATRIX_INVALID', message: 'The matrix is not valid; nothing was started.', fields: checked.problems });
     this.starting = true;
-    const abort = new AbortController();
+    // The run registers itself as active the moment it has an id, so however fast it ends, the
+    // `finally` below finds it and clears it: no stale "in progress" can block later starts.
+    const active = { runId: 0, abort: new AbortController(), done: Promise.resolve() as Promise<unknown> };
     let gotId!: (id: number) => void;
     const idKnown = new Promise<number>((resolve) => (gotId = resolve));
     const done = runMatrix(input.matrix, {
@@ -156,20 +158,22 @@ export class Lab {
       ...(input.name ? { name: input.name } : {}),
       ...(input.preset ? { preset: input.preset } : {}),
       base: this.settings().baseImage,
-      signal: abort.signal,
+      signal: active.abort.signal,
       onEvent: (e) => this.bus.emit('run', e),
-      onRunId: gotId,
+      onRunId: (id) => {
+        active.runId = id;
+        this.active = active;
+        this.publish(this.status.docker.ok ? null : this.status.docker.error);
+        gotId(id);
+      },
     });
     // Errors after the run started become its status; only the ones before it reach the caller below.
-    const finished = done.then(() => {}, () => {}).finally(() => {
-      this.active = undefined;
+    active.done = done.then(() => {}, () => {}).finally(() => {
+      if (this.active === active) this.active = undefined;
       this.publish(this.status.docker.ok ? null : this.status.docker.error);
     });
     try {
-      const runId = await Promise.race([idKnown, done.then(() => 0)]);
-      this.active = { runId, abort, done: finished };
-      this.publish(null);
-      return { runId };
+      return { runId: await Promise.race([idKnown, done.then(() => active.runId)]) };
     } catch (e) {
       if (e instanceof DockerUnavailableError) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: e.message });
       throw e;
