@@ -9,8 +9,18 @@ export interface AppDefinition extends AppManifest {
   builtIn: boolean;
 }
 
-/** The built-in apps under apps/ (folders starting with _ hold shared code, not apps). */
+let builtIns: AppDefinition[] | undefined;
+
+/**
+ * The built-in apps under apps/ (folders starting with _ hold shared code, not apps). Read once
+ * per process: they ship with Rightsize, and the UI validates a matrix on every edit.
+ */
 export function builtInApps(): AppDefinition[] {
+  builtIns ??= readBuiltInApps();
+  return builtIns;
+}
+
+function readBuiltInApps(): AppDefinition[] {
   const root = appsDir();
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith('_') && existsSync(path.join(root, d.name, 'manifest.json')))

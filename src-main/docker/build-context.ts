@@ -58,10 +58,6 @@ export class BuildContext {
     return this;
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   /**
    * Asynchronous and remembered: PM2 alone is thousands of files, and reading them synchronously
    * stalled the engine's event loop (the Electron main process) for ~200 ms at every run start.

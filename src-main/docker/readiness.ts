@@ -1,14 +1,6 @@
 import http from 'node:http';
 import type { Address } from './containers.ts';
 
-export class NotReadyError extends Error {
-  readonly code = 'NOT_READY';
-  constructor(message: string, readonly logTail: string[]) {
-    super(logTail.length ? `${message}\n--- last lines of the app's log ---\n${logTail.join('\n')}` : message);
-    this.name = 'NotReadyError';
-  }
-}
-
 export interface ReadyOptions {
   path: string;
   /** Distinct worker pids to see on the health path before the app counts as ready (built-in apps send x-rightsize-pid). */

@@ -65,7 +65,4 @@ export class Subscriptions {
     this.stops.clear();
   }
 
-  get size(): number {
-    return this.stops.size;
-  }
 }
