@@ -2,7 +2,7 @@
 // against the same `hello` container, alternating in the same run. Target ≥ 0.90.
 import { execFileSync } from 'node:child_process';
 import { findApp } from '../src-main/apps/catalog.ts';
-import { ensureAppImage } from '../src-main/docker/app-image.ts';
+import { ensureBuiltInImage } from '../src-main/docker/app-image.ts';
 import { ensureBaseImage } from '../src-main/docker/base-image.ts';
 import { checkEngine } from '../src-main/docker/client.ts';
 import { TargetContainer } from '../src-main/docker/containers.ts';
@@ -26,7 +26,7 @@ function wrk(host: string, port: number, cpus?: string): number {
 export async function benchFidelity(cpuMillis: number): Promise<{ ratio: number; runner: number; wrk: number; elu: number }> {
   const engine = await checkEngine();
   const app = findApp('hello')!;
-  const image = await ensureAppImage(app, await ensureBaseImage());
+  const image = await ensureBuiltInImage(app, await ensureBaseImage());
   const place = planPlacement(cpuMillis, engine.cpus, true);
   const c = await TargetContainer.start({
     image: image.tag, launch: { mode: 'single', workers: 1, entry: image.entry, name: app.name }, port: app.port, env: {},

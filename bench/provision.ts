@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findApp } from '../src-main/apps/catalog.ts';
-import { ensureAppImage } from '../src-main/docker/app-image.ts';
+import { ensureBuiltInImage } from '../src-main/docker/app-image.ts';
 import { ensureBaseImage } from '../src-main/docker/base-image.ts';
 import { checkEngine } from '../src-main/docker/client.ts';
 import { TargetContainer } from '../src-main/docker/containers.ts';
@@ -19,7 +19,7 @@ const N = 10;
 async function imageProbe(): Promise<void> {
   const t0 = performance.now();
   const base = await ensureBaseImage();
-  const img = await ensureAppImage(findApp('hello')!, base);
+  const img = await ensureBuiltInImage(findApp('hello')!, base);
   if (img.built) throw new Error('the image was not cached: run the benchmark twice');
   console.log(JSON.stringify({ ms: performance.now() - t0 }));
 }
@@ -27,7 +27,7 @@ async function imageProbe(): Promise<void> {
 export async function benchProvision(): Promise<Row[]> {
   const engine = await checkEngine();
   const app = findApp('hello')!;
-  const image = await ensureAppImage(app, await ensureBaseImage()); // build once, outside the timings
+  const image = await ensureBuiltInImage(app, await ensureBaseImage()); // build once, outside the timings
   const rows: Row[] = [];
   const hits: number[] = [];
   for (let i = 0; i < N; i++) {

@@ -63,7 +63,7 @@ export interface ConfigurationSummary {
   /** null when no repetition was included. */
   rps: MetricStats | null;
   p99Us: MetricStats | null;
-  /** Failed requests (errors + timeouts + non-2xx) over all attempts, pooled over repetitions, in percent. */
+  /** Failed requests (errors + timeouts + unexpected statuses) over all attempts, pooled over repetitions, in percent. */
   errorPct: number | null;
   /** workers ÷ CPUs of the cap: 1.0 is the "cluster size = CPU count" rule. */
   workersPerCpu: number;

@@ -3,11 +3,24 @@ import path from 'node:path';
 import { appsDir } from '../util/paths.ts';
 import { AppManifestSchema, type AppManifest } from './manifest.ts';
 
+/**
+ * Where an app comes from, resolved: a built-in app, a user's project folder (entry, arguments and
+ * perhaps the PM2 ecosystem file they were read from) or an existing image that runs its own command.
+ */
+export type AppSource =
+  | { kind: 'builtin' }
+  | { kind: 'folder'; args: string[]; /** Working directory relative to the folder ('' = the folder). */ cwd: string; ecosystem?: { file: string; app: string } }
+  | { kind: 'image'; image: string; imageId: string; workersEnv: string | null };
+
 export interface AppDefinition extends AppManifest {
-  /** Folder holding the app's files on this machine. */
+  /** Folder holding the app's files on this machine ('' for an image app). */
   dir: string;
   builtIn: boolean;
+  source: AppSource;
 }
+
+/** An image app with no worker-count variable runs one configuration: the workers dimension does not apply. */
+export const fixedWorkers = (app: AppDefinition): boolean => app.source.kind === 'image' && app.source.workersEnv === null;
 
 let builtIns: AppDefinition[] | undefined;
 
@@ -34,7 +47,7 @@ export function loadManifest(dir: string): AppDefinition {
   if (!parsed.success) {
     throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
-  return { ...parsed.data, dir, builtIn: true };
+  return { ...parsed.data, dir, builtIn: true, source: { kind: 'builtin' } };
 }
 
 export function findApp(name: string, apps: AppDefinition[] = builtInApps()): AppDefinition | undefined {

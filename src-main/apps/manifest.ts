@@ -5,6 +5,8 @@ export const RequestSpecSchema = z.object({
   path: z.string().startsWith('/', 'a path starts with /'),
   headers: z.record(z.string(), z.string()).optional(),
   body: z.string().optional(),
+  /** The status this request must get; anything else counts as an error. Default: any 2xx. */
+  status: z.number().int().min(100).max(599).optional(),
 });
 export type RequestSpec = z.infer<typeof RequestSpecSchema>;
 

@@ -2,6 +2,7 @@
 // WebSocket). Types and names only — no runtime dependencies — so the preload and the renderer
 // can import it without pulling in the engine.
 import type { AppManifest } from '../apps/manifest.ts';
+import type { UserApp } from '../apps/user-apps.ts';
 import type { CellPhase, RunEvent } from '../engine/events.ts';
 import type { Problem } from '../engine/matrix.ts';
 import type { Sample } from '../engine/types.ts';
@@ -21,7 +22,31 @@ export interface EngineStatus {
   checkedAt: string;
 }
 
-export type AppInfo = Omit<AppManifest, never> & { builtIn: boolean };
+export type { UserApp, UserAppInput } from '../apps/user-apps.ts';
+
+/** An app as listed: built-in, or the user's own (then `user` is its definition as entered, for editing). */
+export interface AppInfo extends Omit<AppManifest, 'entry' | 'version'> {
+  builtIn: boolean;
+  kind: 'builtin' | 'folder' | 'image';
+  /** An image app without a worker-count variable: the workers dimension does not apply. */
+  fixedWorkers: boolean;
+  user?: UserApp;
+}
+
+/** The verdict on an app definition: every problem with what to fix, or what Rightsize read from it. */
+export interface AppCheck {
+  ok: boolean;
+  problems: Problem[];
+  /** What was read or assumed (the ecosystem file's entry, settings not applied…). */
+  notes: string[];
+  /** What the app resolves to, when ok. */
+  resolved?: { entry: string; args: string[]; env: Record<string, string>; version: string; description: string };
+}
+
+export interface AppBuildLine {
+  name: string;
+  line: string;
+}
 
 export interface MatrixCheck {
   ok: boolean;
@@ -60,6 +85,13 @@ export interface Calls {
   'engine.status': { input: Record<string, never>; output: EngineStatus };
   'engine.recheck': { input: Record<string, never>; output: EngineStatus };
   'apps.list': { input: Record<string, never>; output: AppInfo[] };
+  /** Checks a user app definition (folder, entry, ecosystem file, image) without saving it. `replacing`: the app being edited. */
+  'apps.check': { input: { app: unknown; replacing?: string }; output: AppCheck };
+  'apps.add': { input: { app: unknown }; output: AppInfo };
+  'apps.update': { input: { name: string; app: unknown }; output: AppInfo };
+  'apps.remove': { input: { name: string }; output: { removed: boolean } };
+  /** Builds (or finds) the app's image now; its log arrives on the apps.buildLog stream. */
+  'apps.build': { input: { name: string }; output: { tag: string; built: boolean; seconds: number } };
   'presets.list': { input: Record<string, never>; output: Preset[] };
   'matrix.validate': { input: { matrix: unknown }; output: MatrixCheck };
   'runs.start': { input: { matrix: unknown; name?: string; preset?: string }; output: { runId: number } };
@@ -87,6 +119,7 @@ export type CellFinishedEvent = Extract<RunEvent, { type: 'cell-finished' }>;
 /** Every event stream: what a subscription asks for and what it receives. */
 export interface Streams {
   'engine.status': { input: Record<string, never>; event: EngineStatus };
+  'apps.buildLog': { input: { name?: string }; event: AppBuildLine };
   'run.progress': { input: { runId?: number }; event: RunProgressEvent };
   'run.samples': { input: { runId?: number; cellId?: number }; event: SampleEvent };
   'run.cellFinished': { input: { runId?: number }; event: CellFinishedEvent };
@@ -102,10 +135,11 @@ export type StreamEvent<K extends StreamName> = Streams[K]['event'];
 /** `{a: true, b: true}` typed against the contract: adding a call without listing it here fails to compile. */
 const callNames: { [K in CallName]: true } = {
   'engine.status': true, 'engine.recheck': true, 'apps.list': true, 'presets.list': true, 'matrix.validate': true,
+  'apps.check': true, 'apps.add': true, 'apps.update': true, 'apps.remove': true, 'apps.build': true,
   'runs.start': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
   'cells.samples': true, 'export.csv': true, 'runs.recommend': true, 'export.html': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
 };
-const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
+const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'apps.buildLog': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
 export const CALL_NAMES = Object.keys(callNames) as CallName[];
 export const STREAM_NAMES = Object.keys(streamNames) as StreamName[];
 
@@ -116,7 +150,7 @@ export const STREAM_CHANNELS = { subscribe: 'rightsize:stream:subscribe', unsubs
 /** What every call returns over any transport: errors travel as data and are rebuilt on the other side. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ContractErrorData };
 
-export type ErrorCode = 'INVALID_INPUT' | 'MATRIX_INVALID' | 'NOT_FOUND' | 'CONFLICT' | 'DOCKER_UNAVAILABLE' | 'UNKNOWN_CALL' | 'INTERNAL';
+export type ErrorCode = 'INVALID_INPUT' | 'MATRIX_INVALID' | 'APP_INVALID' | 'BUILD_FAILED' | 'NOT_FOUND' | 'CONFLICT' | 'DOCKER_UNAVAILABLE' | 'UNKNOWN_CALL' | 'INTERNAL';
 export interface ContractErrorData {
   code: ErrorCode;
   message: string;

@@ -7,6 +7,7 @@ import type { CallName, StreamName } from './api.ts';
 const none = z.object({}).strict();
 const id = z.number().int().positive();
 const runRef = z.object({ runId: id }).strict();
+const appName = z.string().min(1).max(40);
 const answer = z
   .object({
     runId: id,
@@ -21,6 +22,12 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'apps.list': none,
   'presets.list': none,
   'matrix.validate': z.object({ matrix: z.unknown() }).strict(),
+  // The app itself is checked by the engine (resolveUserApp), which reports every problem with what to fix.
+  'apps.check': z.object({ app: z.unknown(), replacing: appName.optional() }).strict(),
+  'apps.add': z.object({ app: z.unknown() }).strict(),
+  'apps.update': z.object({ name: appName, app: z.unknown() }).strict(),
+  'apps.remove': z.object({ name: appName }).strict(),
+  'apps.build': z.object({ name: appName }).strict(),
   'runs.start': z.object({ matrix: z.unknown(), name: z.string().min(1).max(200).optional(), preset: z.string().optional() }).strict(),
   'runs.cancel': runRef,
   'runs.list': z
@@ -53,6 +60,7 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
 
 export const STREAM_INPUTS: { [K in StreamName]: z.ZodType } = {
   'engine.status': none,
+  'apps.buildLog': z.object({ name: appName.optional() }).strict(),
   'run.progress': z.object({ runId: id.optional() }).strict(),
   'run.samples': z.object({ runId: id.optional(), cellId: id.optional() }).strict(),
   'run.cellFinished': z.object({ runId: id.optional() }).strict(),

@@ -3,22 +3,44 @@ import path from 'node:path';
 import { BuildContext } from './build-context.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { IN_IMAGE, type BaseImage } from './base-image.ts';
+import { findImage } from './image-lookup.ts';
+import { ensureFolderImage } from './folder-image.ts';
 import { appsDir, resourcesDir } from '../util/paths.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
 
 export interface AppImage {
   tag: string;
-  /** The entry file's absolute path inside the image. */
+  /** The entry file's absolute path inside the image ('' for an image app: it runs its own command). */
   entry: string;
+  /** Working directory for the app's processes, when not the image's own. */
+  workdir?: string;
   /** Whether this call had to build it. */
   built: boolean;
+}
+
+/**
+ * The image a cell runs, built if needed: a built-in app or a project folder on top of the base
+ * image (asked for only when one is needed), or a user's existing image as it is.
+ */
+export async function ensureAppImage(app: AppDefinition, base: () => Promise<BaseImage>, onLog?: BuildLog): Promise<AppImage> {
+  switch (app.source.kind) {
+    case 'builtin':
+      return ensureBuiltInImage(app, await base(), onLog);
+    case 'folder':
+      return ensureFolderImage(app, await base(), onLog);
+    case 'image': {
+      const found = await findImage(app.source.image, onLog);
+      if ('reason' in found) throw new Error(`The image ${app.source.image} of app ${app.name} is not on this machine and could not be pulled (${found.reason}).`);
+      return { tag: app.source.image, entry: '', built: false };
+    }
+  }
 }
 
 /**
  * The image of a built-in app: its base plus apps/_lib and apps/<name>. Tagged by a hash of the
  * base tag and every file, so editing an app rebuilds only that app's small layer.
  */
-export async function ensureAppImage(app: AppDefinition, base: BaseImage, onLog?: BuildLog): Promise<AppImage> {
+export async function ensureBuiltInImage(app: AppDefinition, base: BaseImage, onLog?: BuildLog): Promise<AppImage> {
   const ctx = new BuildContext();
   ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'app.Dockerfile'), 'utf8'));
   ctx.addText('base', base.tag);

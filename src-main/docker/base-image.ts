@@ -137,7 +137,8 @@ export async function sharedLibraries(binary: string): Promise<string[]> {
   return [...libs];
 }
 
-async function tryPull(image: string, timeoutMs: number, onLog?: BuildLog): Promise<true | string> {
+/** Pulls `image`; true when it is there afterwards, else the reason in one line. */
+export async function tryPull(image: string, timeoutMs: number, onLog?: BuildLog): Promise<true | string> {
   try {
     onLog?.(`pulling ${image}`);
     const stream = await withTimeout(docker().pull(image), timeoutMs, 'pull timed out');

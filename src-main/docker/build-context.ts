@@ -80,6 +80,10 @@ export class BuildContext {
     return this.digested;
   }
 
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
   pack(): Readable {
     const p = tar.pack();
     const entries = [...this.entries.values()];

@@ -13,6 +13,8 @@ export interface ContainerSpec {
   cpuMillis: number;
   memoryMb: number;
   cpuset?: string;
+  /** Working directory of the app's processes (a project folder's, or its ecosystem file's cwd). */
+  workdir?: string;
   /** Publish the port on 127.0.0.1 (Docker Desktop, remote engines) instead of using the bridge IP. */
   publish: boolean;
   labels: { run?: string | number; cell?: string | number; app: string };
@@ -49,7 +51,8 @@ export class TargetContainer {
     const portKey = `${spec.port}/tcp`;
     const container = await docker().createContainer({
       Image: spec.image,
-      Cmd: cmd,
+      ...(cmd ? { Cmd: cmd } : {}), // none: the image's own command
+      ...(spec.workdir ? { WorkingDir: spec.workdir } : {}),
       Env: Object.entries({ ...spec.env, ...env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
       Labels: {
         [LABEL.product]: PRODUCT,
@@ -111,6 +114,11 @@ export class TargetContainer {
     } catch {
       return [];
     }
+  }
+
+  /** Whether the app has printed a line matching `re` so far. */
+  async hasLogLine(re: RegExp): Promise<boolean> {
+    return (await this.logTail(200)).some((l) => re.test(l));
   }
 
   /** OOM kills, exit code and restarts so far; call before remove(). */

@@ -4,8 +4,10 @@ import type { BuildContext } from './build-context.ts';
 
 export class ImageBuildError extends Error {
   readonly code = 'IMAGE_BUILD_FAILED';
-  constructor(readonly tag: string, readonly logTail: string[], reason: string) {
-    super(`Building image ${tag} failed: ${reason}\n--- last lines of the build log ---\n${logTail.join('\n')}`);
+  constructor(readonly tag: string, readonly logTail: string[], reason: string, firstErrors: string[] = []) {
+    // Tools print the cause first and pages of help after it (npm does): show both ends.
+    const errors = firstErrors.length ? `\n--- first error lines ---\n${firstErrors.join('\n')}` : '';
+    super(`Building image ${tag} failed: ${reason}${errors}\n--- last lines of the build log ---\n${logTail.join('\n')}`);
     this.name = 'ImageBuildError';
   }
 }
@@ -39,11 +41,14 @@ export async function buildImage(
   opts: { buildargs?: Record<string, string>; kind: string; onLog?: BuildLog },
 ): Promise<void> {
   const log: string[] = [];
+  const errors: string[] = [];
   const push = (text: string): void => {
-    for (const line of text.split('\n')) {
+    // eslint-disable-next-line no-control-regex -- build output carries terminal colour codes (npm's stderr)
+    for (const line of text.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
       if (!line.trim()) continue;
       log.push(line);
       if (log.length > 200) log.shift();
+      if (errors.length < 8 && /\b(err(or)?|ERR!)\b/i.test(line)) errors.push(line);
       opts.onLog?.(line);
     }
   };
@@ -58,7 +63,7 @@ export async function buildImage(
       stream,
       (err: Error | null, events: BuildEvent[]) => {
         const failed = err?.message ?? events.find((e) => e.error)?.error;
-        if (failed) reject(new ImageBuildError(tag, log.slice(-20), failed));
+        if (failed) reject(new ImageBuildError(tag, log.slice(-20), failed, errors));
         else resolve();
       },
       (e: BuildEvent) => {

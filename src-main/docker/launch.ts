@@ -4,8 +4,12 @@ import type { LaunchMode } from '../engine/types.ts';
 export interface LaunchSpec {
   mode: LaunchMode;
   workers: number;
-  entry: string; // absolute path inside the image
+  entry: string; // absolute path inside the image ('' for an image app)
   name: string;
+  /** Arguments for the entry file (a user app's start arguments). */
+  args?: string[];
+  /** Image mode: the variable the image reads its worker count from (null: the image has a fixed count). */
+  workersEnv?: string | null;
   recycleRssMb?: number;
 }
 
@@ -13,16 +17,20 @@ export interface LaunchSpec {
  * The container command for a launch mode. N is always explicit: inside a container capped with
  * --cpus, os.cpus() still reports every host core, so "max" would over-fork.
  */
-export function launchCommand(s: LaunchSpec): { cmd: string[]; env: Record<string, string> } {
+export function launchCommand(s: LaunchSpec): { cmd?: string[]; env: Record<string, string> } {
+  const args = s.args ?? [];
   switch (s.mode) {
+    case 'image': // the image's own command; only the worker count is ours to set
+      return { env: s.workersEnv ? { [s.workersEnv]: String(s.workers) } : {} };
     case 'single':
-      return { cmd: ['node', s.entry], env: {} };
+      return { cmd: ['node', s.entry, ...args], env: {} };
     case 'cluster':
       return {
         cmd: ['node', IN_IMAGE.clusterLauncher],
         env: {
           RS_ENTRY: s.entry,
           RS_WORKERS: String(s.workers),
+          ...(args.length ? { RS_ARGS: JSON.stringify(args) } : {}),
           ...(s.recycleRssMb ? { RS_RECYCLE_RSS_MB: String(s.recycleRssMb) } : {}),
         },
       };
@@ -31,6 +39,7 @@ export function launchCommand(s: LaunchSpec): { cmd: string[]; env: Record<strin
         cmd: [
           'node', IN_IMAGE.pm2Runtime, 'start', s.entry, '--name', s.name, '-i', String(s.workers),
           ...(s.recycleRssMb ? ['--max-memory-restart', `${s.recycleRssMb}M`] : []),
+          ...(args.length ? ['--', ...args] : []),
         ],
         // PM2 checks memory every 30 s by default: too slow to recycle anything within a cell.
         env: s.recycleRssMb ? { PM2_WORKER_INTERVAL: '1000' } : {},
@@ -40,7 +49,7 @@ export function launchCommand(s: LaunchSpec): { cmd: string[]; env: Record<strin
 
 /** How many processes answer requests in this mode: what readiness waits for. */
 export function servingProcesses(mode: LaunchMode, workers: number): number {
-  return mode === 'single' ? 1 : workers;
+  return mode === 'single' || mode === 'image' ? 1 : workers;
 }
 
 /**
@@ -51,3 +60,6 @@ export function servingProcesses(mode: LaunchMode, workers: number): number {
  * an "exited" line per instance when it is stopped.
  */
 export const RESTART_LINE = /rightsize:worker-(replaced|recycled)|App \[[^\]]+:\d+\] exited with code|exceeds --max-memory-restart/;
+
+/** What the cluster launcher prints once every worker listens: readiness for apps that do not name their pid. */
+export const WORKERS_LISTENING = /rightsize:workers-listening/;

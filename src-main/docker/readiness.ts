@@ -8,6 +8,11 @@ export interface ReadyOptions {
   deadlineMs: number;
   attemptTimeoutMs?: number;
   intervalMs?: number;
+  /**
+   * For apps that send no pid header: another sign that every worker is up (the cluster launcher's
+   * log line). Without it, the first 2xx counts as ready.
+   */
+  allListening?: () => Promise<boolean>;
   /** Settles when the container stops: no point polling a dead app until the deadline. */
   exited?: Promise<number>;
   signal?: AbortSignal;
@@ -29,7 +34,12 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
     if (exitCode !== undefined) throw new Error(`the container exited with code ${exitCode} before it was ready`);
     const r = await probe(addr, o.path, o.attemptTimeoutMs ?? 1000);
     if (r.ok) {
-      if (!r.pid) return { ms: performance.now() - t0, pids: 1 };
+      if (!r.pid) {
+        if (!o.allListening || (await o.allListening())) return { ms: performance.now() - t0, pids: 1 };
+        last = 'the app answers, waiting for every worker to listen';
+        await new Promise((res) => setTimeout(res, o.intervalMs ?? 20));
+        continue;
+      }
       pids.add(r.pid);
       if (pids.size >= o.processes) return { ms: performance.now() - t0, pids: pids.size };
       last = `${pids.size} of ${o.processes} worker processes answered`;

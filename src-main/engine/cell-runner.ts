@@ -1,8 +1,9 @@
 import type { AppDefinition } from '../apps/catalog.ts';
 import type { RequestSpec } from '../apps/manifest.ts';
 import type { EngineInfo } from '../docker/client.ts';
+import type { AppImage } from '../docker/app-image.ts';
 import { TargetContainer } from '../docker/containers.ts';
-import { servingProcesses } from '../docker/launch.ts';
+import { servingProcesses, WORKERS_LISTENING } from '../docker/launch.ts';
 import { planPlacement } from '../docker/placement.ts';
 import { waitReady } from '../docker/readiness.ts';
 import { StatsSampler } from '../docker/stats.ts';
@@ -12,7 +13,7 @@ import type { CellConfig, CellResult, ExitInfo, LoadResult, LoadSecond, Sample, 
 
 export interface CellContext {
   app: AppDefinition;
-  image: { tag: string; entry: string };
+  image: AppImage;
   engine: EngineInfo;
   hostCores: number;
   placement: boolean;
@@ -77,7 +78,16 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResul
     ctx.onPhase?.('starting');
     container = await TargetContainer.start({
       image: ctx.image.tag,
-      launch: { mode: cfg.mode, workers: cfg.workers, entry: ctx.image.entry, name: cfg.app, ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}) },
+      launch: {
+        mode: cfg.mode,
+        workers: cfg.workers,
+        entry: ctx.image.entry,
+        name: cfg.app,
+        ...(ctx.app.source.kind === 'folder' ? { args: ctx.app.source.args } : {}),
+        ...(ctx.app.source.kind === 'image' ? { workersEnv: ctx.app.source.workersEnv } : {}),
+        ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
+      },
+      ...(ctx.image.workdir ? { workdir: ctx.image.workdir } : {}),
       port: ctx.app.port,
       env: { ...ctx.app.env, ...cfg.env },
       cpuMillis: cfg.cpuMillis,
@@ -91,6 +101,8 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResul
       await waitReady(container.address, {
         path: ctx.app.health,
         processes: servingProcesses(cfg.mode, cfg.workers),
+        // Apps without our pid header: the cluster launcher says when all N workers listen.
+        ...(cfg.mode === 'cluster' ? { allListening: () => container!.hasLogLine(WORKERS_LISTENING) } : {}),
         deadlineMs: 30_000 + 1000 * cfg.workers,
         exited: container.exited,
         ...(ctx.signal ? { signal: ctx.signal } : {}),

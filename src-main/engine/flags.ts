@@ -13,7 +13,7 @@ export function cellFlags(load: LoadResult | undefined, stats: StatsSummary | un
     const all = load.requests + load.errors + load.timeouts;
     if (failed > 0) {
       const pct = all > 0 ? (failed / all) * 100 : 100;
-      flags.push({ kind: 'errors', reason: `${failed} failed requests (${pct.toFixed(2)} %): ${load.errors} errors, ${load.timeouts} timeouts, ${load.non2xx} non-2xx` });
+      flags.push({ kind: 'errors', reason: `${failed} failed requests (${pct.toFixed(2)} %): ${load.errors} errors, ${load.timeouts} timeouts, ${load.non2xx} with an unexpected status` });
     }
   }
   if (stats && load && load.measuredSec > 0 && stats.throttledMs / (load.measuredSec * 1000) > THROTTLE_SHARE) {

@@ -24,8 +24,8 @@ export function hostFacts(engine: EngineInfo | null, apps: AppDefinition[]): Hos
 }
 
 /** The limits a matrix is checked against: what both this machine and the Docker engine can give. */
-export function hostLimits(engine: EngineInfo | null, apps: AppDefinition[]): HostLimits {
+export function hostLimits(engine: EngineInfo | null, apps: string[], imageApps: HostLimits['imageApps'] = {}): HostLimits {
   const cores = Math.min(os.cpus().length, engine?.cpus || Infinity);
   const memoryMb = Math.floor(Math.min(os.totalmem(), engine?.memoryBytes || Infinity) / (1024 * 1024));
-  return { cores, memoryMb, apps: apps.map((a) => a.name) };
+  return { cores, memoryMb, apps, imageApps };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LAUNCH_MODES, type CellConfig, type CellLoad } from './types.ts';
+import { LAUNCH_MODES, type CellConfig, type CellLoad, type LaunchMode } from './types.ts';
 import { RequestSpecSchema } from '../apps/manifest.ts';
 
 /** Below this a Node.js process cannot even start reliably. */
@@ -61,7 +61,11 @@ export interface HostLimits {
   cores: number;
   memoryMb: number;
   apps: string[];
+  /** Apps that are existing images: they run in their own 'image' mode; `fixed` ones ignore the workers dimension. */
+  imageApps?: ImageApps;
 }
+
+export type ImageApps = Record<string, { fixed: boolean }>;
 
 export type ValidationResult = { ok: true; matrix: Matrix; cells: number } | { ok: false; problems: Problem[] };
 
@@ -118,7 +122,7 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
   if (m.recycleRssMb !== undefined && !(Number.isInteger(m.recycleRssMb) && m.recycleRssMb >= 16)) bad('recycleRssMb', `${m.recycleRssMb} is not a whole number of MB ≥ 16`);
 
   if (problems.length) return { ok: false, problems };
-  const cells = countCells(m);
+  const cells = countCells(m, host.imageApps);
   if (cells > LARGE_MATRIX_CELLS && !m.confirmLarge) {
     bad('(matrix)', `${cells} cells is more than ${LARGE_MATRIX_CELLS}: confirm to run it (CLI --yes, JSON "confirmLarge": true)`);
     return { ok: false, problems };
@@ -128,8 +132,16 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
 
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
 
-/** `single` runs one process whatever the workers dimension says, so it gets one cell, not one per count. */
-const workersFor = (m: Matrix, mode: Matrix['modes'][number]): number[] => (mode === 'single' ? [1] : unique(m.workers));
+/**
+ * The launch modes and worker counts an app gets. `single` runs one process whatever the workers
+ * dimension says, so it gets one cell, not one per count; an existing image runs its own command
+ * (mode 'image'), with the workers dimension only when it reads its count from a variable.
+ */
+function shapes(m: Matrix, app: string, imageApps: ImageApps = {}): { mode: LaunchMode; workers: number[] }[] {
+  const image = imageApps[app];
+  if (image) return [{ mode: 'image', workers: image.fixed ? [1] : unique(m.workers) }];
+  return unique(m.modes).map((mode) => ({ mode, workers: mode === 'single' ? [1] : unique(m.workers) }));
+}
 
 function loads(m: Matrix): CellLoad[] {
   return m.load.model === 'closed'
@@ -139,21 +151,21 @@ function loads(m: Matrix): CellLoad[] {
 
 const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.requestSets ?? [undefined];
 
-export function countCells(m: Matrix): number {
-  const perRep = unique(m.modes).reduce((n, mode) => n + workersFor(m, mode).length, 0);
-  const rest = unique(m.apps).length * unique(m.cpuMillicores).length * unique(m.memoryMb).length * loads(m).length * requestSets(m).length;
+export function countCells(m: Matrix, imageApps?: ImageApps): number {
+  const perRep = unique(m.apps).reduce((n, app) => n + shapes(m, app, imageApps).reduce((k, s) => k + s.workers.length, 0), 0);
+  const rest = unique(m.cpuMillicores).length * unique(m.memoryMb).length * loads(m).length * requestSets(m).length;
   return perRep * rest * m.repetitions;
 }
 
 /** The cells in execution order. Repetitions are the outer loop so drift spreads over all configurations. */
-export function expandMatrix(m: Matrix): CellConfig[] {
+export function expandMatrix(m: Matrix, imageApps?: ImageApps): CellConfig[] {
   const cells: Omit<CellConfig, 'index'>[] = [];
   for (let repetition = 0; repetition < m.repetitions; repetition++)
     for (const app of unique(m.apps))
-      for (const mode of unique(m.modes))
+      for (const { mode, workers: counts } of shapes(m, app, imageApps))
         for (const cpuMillis of unique(m.cpuMillicores))
           for (const memoryMb of unique(m.memoryMb))
-            for (const workers of workersFor(m, mode))
+            for (const workers of counts)
               for (const load of loads(m))
                 for (const requests of requestSets(m))
                   cells.push({

@@ -1,6 +1,8 @@
-import { builtInApps, type AppDefinition } from '../apps/catalog.ts';
-import { ensureAppImage } from '../docker/app-image.ts';
-import { ensureBaseImage, type BaseStrategy } from '../docker/base-image.ts';
+import type { AppDefinition } from '../apps/catalog.ts';
+import { appLibrary, appNames, imageAppsOf, resolveApps } from '../apps/library.ts';
+import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
+import { ensureBaseImage, type BaseImage, type BaseStrategy } from '../docker/base-image.ts';
+import { findImage } from '../docker/image-lookup.ts';
 import { checkEngine } from '../docker/client.ts';
 import type { Store } from '../store/index.ts';
 import { runCell } from './cell-runner.ts';
@@ -38,12 +40,16 @@ const INITIAL_OVERHEAD_SEC = 1.5;
  */
 export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutcome> {
   const engine = await checkEngine();
-  const apps = builtInApps();
-  const limits = hostLimits(engine, apps);
+  const lib = appLibrary(o.store);
+  const limits = hostLimits(engine, appNames(lib), imageAppsOf(lib));
   const v = validateMatrix(input, limits);
   if (!v.ok) throw new MatrixInvalidError(v.problems);
+  // User apps are checked again: their folder, entry file or image may have changed since they were added.
+  const resolved = await resolveApps(lib, v.matrix.apps, (image) => findImage(image));
+  if (!resolved.ok) throw new MatrixInvalidError(resolved.problems);
+  const apps = resolved.apps;
   const matrix: Matrix = v.matrix.order === 'shuffle' && v.matrix.seed === undefined ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) } : v.matrix;
-  const cells = expandMatrix(matrix);
+  const cells = expandMatrix(matrix, limits.imageApps);
   const name = o.name ?? matrix.name ?? o.preset ?? 'matrix';
   const runId = o.store.createRun({
     name,
@@ -52,6 +58,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     host: hostFacts(engine, apps),
     ownerSession: currentSession(),
     cellsTotal: cells.length,
+    apps, // a copy: the run stays explicable after its apps are edited or removed
   });
   o.onRunId?.(runId);
   const emit: RunListener = (e) => o.onEvent?.(e);
@@ -113,11 +120,9 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
 }
 
 async function buildImages(m: Matrix, apps: AppDefinition[], strategy: BaseStrategy | undefined, onLog: (line: string) => void) {
-  const base = await ensureBaseImage({ ...(strategy ? { strategy } : {}), onLog });
-  const images = new Map<string, { tag: string; entry: string }>();
-  for (const name of new Set(m.apps)) {
-    const img = await ensureAppImage(apps.find((a) => a.name === name)!, base, onLog);
-    images.set(name, img);
-  }
+  let base: Promise<BaseImage> | undefined; // only when an app needs one: an image app brings its own
+  const baseImage = (): Promise<BaseImage> => (base ??= ensureBaseImage({ ...(strategy ? { strategy } : {}), onLog }));
+  const images = new Map<string, AppImage>();
+  for (const name of new Set(m.apps)) images.set(name, await ensureAppImage(apps.find((a) => a.name === name)!, baseImage, onLog));
   return images;
 }

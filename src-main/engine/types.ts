@@ -1,8 +1,10 @@
 // Plain data shared by the engine, the store, the CLI and (later) the UI contract.
 // Latency is always integer microseconds: sub-millisecond loopback latency stays exact.
 
+/** The launch modes a matrix chooses from. */
 export const LAUNCH_MODES = ['single', 'cluster', 'pm2'] as const;
-export type LaunchMode = (typeof LAUNCH_MODES)[number];
+/** 'image': an existing image started with its own command (its workers, if any, set through an environment variable). */
+export type LaunchMode = (typeof LAUNCH_MODES)[number] | 'image';
 
 export type LoadModel = 'closed' | 'rate';
 
@@ -27,7 +29,7 @@ export interface CellConfig {
   /** Recycle a worker when its RSS passes this many MB (cluster: our launcher; pm2: --max-memory-restart). */
   recycleRssMb?: number;
   /** Requests to send instead of the app's own (a named set from the matrix). */
-  requests?: { name: string; requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[] };
+  requests?: { name: string; requests: { method: string; path: string; headers?: Record<string, string>; body?: string; status?: number }[] };
 }
 
 export interface LatencySummary {

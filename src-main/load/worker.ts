@@ -68,10 +68,17 @@ function flushUntil(now: number): void {
   }
 }
 
+/**
+ * Set by a request's own onResponse hook (requests with an expected status), which autocannon calls
+ * synchronously just before the same client's 'response' event: the verdict for that one response.
+ */
+let expected: boolean | undefined;
+
 function onResponse(status: number, bytes: number, latencyUs: number): void {
   const now = performance.now();
   flushUntil(now);
-  const ok = plan.expectStatus ? status === plan.expectStatus : status >= 200 && status < 300;
+  const ok = expected ?? (plan.expectStatus ? status === plan.expectStatus : status >= 200 && status < 300);
+  expected = undefined;
   recordUs(second, latencyUs);
   cur.requests++;
   cur.bytes += bytes;
@@ -132,7 +139,13 @@ const instance = autocannon(
     pipelining: 1,
     duration: plan.warmupSec + plan.durationSec,
     timeout: plan.timeoutSec,
-    requests: plan.requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
+    requests: plan.requests.map((r) => ({
+      method: r.method,
+      path: r.path,
+      headers: r.headers,
+      body: r.body,
+      ...(r.status !== undefined ? { onResponse: (status: number) => void (expected = status === r.status) } : {}),
+    })),
     setupClient,
   },
   (err: Error | null) => {

@@ -1,6 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { builtInApps } from '../apps/catalog.ts';
+import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
+import { resolveUserApp, type Resolved, type UserApp } from '../apps/user-apps.ts';
+import { ensureAppImage } from '../docker/app-image.ts';
+import { ensureBaseImage } from '../docker/base-image.ts';
 import { checkEngine, DockerUnavailableError, type EngineInfo } from '../docker/client.ts';
+import { findImage } from '../docker/image-lookup.ts';
 import type { RunEvent } from '../engine/events.ts';
 import { hostLimits } from '../engine/host.ts';
 import { LARGE_MATRIX_CELLS, MIN_MEMORY_MB, validateMatrix, type HostLimits } from '../engine/matrix.ts';
@@ -11,7 +16,33 @@ import { cellsCsv, samplesCsv } from '../export/csv.ts';
 import { htmlReport } from '../export/html-report.ts';
 import { listPresets } from '../presets/presets.ts';
 import { Store } from '../store/index.ts';
-import { ContractError, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
+import { ContractError, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
+
+const appInvalid = (problems: { path: string; message: string }[]): ContractError =>
+  new ContractError({ code: 'APP_INVALID', message: `The app is not valid; nothing was saved:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, fields: problems });
+
+function toCheck(r: Resolved): AppCheck {
+  if (!r.ok) return { ok: false, problems: r.problems, notes: [] };
+  const d = r.definition;
+  return { ok: true, problems: [], notes: r.notes, resolved: { entry: d.entry, args: d.source.kind === 'folder' ? d.source.args : [], env: d.env, version: d.version, description: d.description } };
+}
+
+function userAppInfo(a: UserApp): AppInfo {
+  const where = a.source.kind === 'folder' ? a.source.dir : a.source.image;
+  return {
+    name: a.name,
+    description: a.description || (a.source.kind === 'folder' ? `your project at ${where}` : `the image ${where}`),
+    stresses: a.source.kind === 'folder' ? `your project (${where})` : `your image (${where})`,
+    port: a.port,
+    health: a.health,
+    requests: a.requests,
+    env: a.env,
+    builtIn: false,
+    kind: a.source.kind,
+    fixedWorkers: a.source.kind === 'image' && a.source.workersEnv === null,
+    user: a,
+  };
+}
 
 export type Handlers = { [K in CallName]: (input: CallInput<K>) => Promise<CallOutput<K>> | CallOutput<K> };
 
@@ -33,7 +64,9 @@ export class Lab {
   private readonly bus = new EventEmitter();
   private engine: EngineInfo | null = null;
   private status: EngineStatus;
-  private active?: { runId: number; abort: AbortController; done: Promise<unknown> };
+  private active?: { runId: number; apps: string[]; abort: AbortController; done: Promise<unknown> };
+  /** Image builds asked for from the Apps screen, by app name: one at a time per app. */
+  private readonly building = new Map<string, Promise<unknown>>();
   private starting = false;
   private timer?: NodeJS.Timeout;
   readonly handlers: Handlers;
@@ -74,8 +107,10 @@ export class Lab {
       return (want.runId === undefined || e.runId === want.runId) && (want.cellId === undefined || ('cellId' in e && e.cellId === want.cellId));
     };
     const onRun = (keep: (e: RunEvent) => boolean) => (e: RunEvent): void => void (keep(e) && forRun(e) && send(e));
-    const filters: Record<StreamName, ['status', (e: EngineStatus) => void] | ['run', (e: RunEvent) => void]> = {
+    const forApp = (e: { name: string }): void => void (((input as { name?: string }).name ?? e.name) === e.name && send(e));
+    const filters: Record<StreamName, ['status', (e: EngineStatus) => void] | ['run', (e: RunEvent) => void] | ['build', typeof forApp]> = {
       'engine.status': ['status', send],
+      'apps.buildLog': ['build', forApp],
       'run.progress': ['run', onRun((e) => e.type !== 'sample')],
       'run.samples': ['run', onRun((e) => e.type === 'sample')],
       'run.cellFinished': ['run', onRun((e) => e.type === 'cell-finished')],
@@ -87,7 +122,8 @@ export class Lab {
   }
 
   private limits(): HostLimits {
-    return hostLimits(this.engine, builtInApps());
+    const lib = appLibrary(this.store);
+    return hostLimits(this.engine, appNames(lib), imageAppsOf(lib));
   }
 
   private describe(error: string | null): EngineStatus {
@@ -150,7 +186,8 @@ export class Lab {
     this.starting = true;
     // The run registers itself as active the moment it has an id, so however fast it ends, the
     // `finally` below finds it and clears it: no stale "in progress" can block later starts.
-    const active = { runId: 0, abort: new AbortController(), done: Promise.resolve() as Promise<unknown> };
+    const apps = (input.matrix as { apps?: string[] }).apps ?? [];
+    const active = { runId: 0, apps, abort: new AbortController(), done: Promise.resolve() as Promise<unknown> };
     let gotId!: (id: number) => void;
     const idKnown = new Promise<number>((resolve) => (gotId = resolve));
     const done = runMatrix(input.matrix, {
@@ -182,11 +219,100 @@ export class Lab {
     }
   }
 
+  private listApps(): AppInfo[] {
+    const lib = appLibrary(this.store);
+    const builtIn: AppInfo[] = lib.builtIn.map(({ dir: _d, entry: _e, version: _v, source: _s, ...a }) => ({ ...a, kind: 'builtin', fixedWorkers: false }));
+    return [...builtIn, ...lib.user.map(userAppInfo)];
+  }
+
+  private appInfo(name: string): AppInfo {
+    return this.listApps().find((a) => a.name === name)!;
+  }
+
+  private userApp(name: string): UserApp {
+    const app = appLibrary(this.store).user.find((a) => a.name === name);
+    if (!app) {
+      const builtIn = builtInApps().some((a) => a.name === name);
+      throw new ContractError({ code: 'NOT_FOUND', message: builtIn ? `"${name}" is a built-in app: it cannot be changed or removed.` : `There is no app named "${name}".` });
+    }
+    return app;
+  }
+
+  private notInUse(name: string, what: string): void {
+    if (this.active?.apps.includes(name)) {
+      throw new ContractError({ code: 'CONFLICT', message: `Run ${this.active.runId} is using "${name}": wait for it or cancel it before you ${what} the app.` });
+    }
+  }
+
+  /** Every check of a user app. `replacing`: the app being edited keeps its own name. */
+  private resolveApp(input: unknown, replacing?: string): Promise<Resolved> {
+    const taken = [...builtInApps().map((a) => ({ name: a.name, builtIn: true })), ...this.store.listUserApps().filter((a) => a.name !== replacing).map((a) => ({ name: a.name, builtIn: false }))];
+    return resolveUserApp(input, { taken, findImage: (image) => findImage(image) });
+  }
+
+  /**
+   * Builds an app's image now, so a broken Dockerfile context or install shows up on the Apps
+   * screen rather than at the start of a run. Refused during a run: a build would take the CPU
+   * the run is measuring.
+   */
+  private async buildApp(name: string): Promise<{ tag: string; built: boolean; seconds: number }> {
+    if (this.active) throw new ContractError({ code: 'CONFLICT', message: `Run ${this.active.runId} is in progress: building now would disturb its measurements. Build when it is done.` });
+    if (this.building.has(name)) throw new ContractError({ code: 'CONFLICT', message: `"${name}" is already being built.` });
+    if (!this.engine) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error });
+    const builtIn = builtInApps().find((a) => a.name === name);
+    const user = builtIn ? undefined : this.userApp(name);
+    const t0 = performance.now();
+    const log = (line: string): void => void this.bus.emit('build', { name, line });
+    const job = (async () => {
+      let def = builtIn;
+      if (user) {
+        const r = await resolveUserApp(user, { taken: [], findImage: (image) => findImage(image, log) });
+        if (!r.ok) throw appInvalid(r.problems);
+        def = r.definition;
+      }
+      const strategy = this.settings().baseImage;
+      const img = await ensureAppImage(def!, () => ensureBaseImage({ strategy, onLog: log }), log);
+      log(img.built ? `built ${img.tag}` : `${img.tag} is up to date`);
+      return { tag: img.tag, built: img.built, seconds: (performance.now() - t0) / 1000 };
+    })();
+    this.building.set(name, job);
+    try {
+      return await job;
+    } catch (e) {
+      if (e instanceof ContractError) throw e;
+      log(`build failed: ${(e as Error).message.split('\n')[0]}`);
+      throw new ContractError({ code: 'BUILD_FAILED', message: (e as Error).message });
+    } finally {
+      this.building.delete(name);
+    }
+  }
+
   private makeHandlers(): Handlers {
     return {
       'engine.status': () => this.status,
       'engine.recheck': () => this.recheck(),
-      'apps.list': () => builtInApps().map(({ dir: _dir, ...a }) => a),
+      'apps.list': () => this.listApps(),
+      'apps.check': async ({ app, replacing }) => toCheck(await this.resolveApp(app, replacing)),
+      'apps.add': async ({ app }) => {
+        const r = await this.resolveApp(app);
+        if (!r.ok) throw appInvalid(r.problems);
+        this.store.addUserApp(r.app.name, r.app);
+        return this.appInfo(r.app.name);
+      },
+      'apps.update': async ({ name, app }) => {
+        this.userApp(name);
+        this.notInUse(name, 'edit');
+        const r = await this.resolveApp(app, name);
+        if (!r.ok) throw appInvalid(r.problems);
+        this.store.updateUserApp(name, r.app.name, r.app);
+        return this.appInfo(r.app.name);
+      },
+      'apps.remove': ({ name }) => {
+        this.userApp(name);
+        this.notInUse(name, 'remove');
+        return { removed: this.store.deleteUserApp(name) };
+      },
+      'apps.build': ({ name }) => this.buildApp(name),
       'presets.list': () => listPresets(),
       'matrix.validate': ({ matrix }) => this.check(matrix),
       'runs.start': (input) => this.start(input),

@@ -109,6 +109,17 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 3: the user's own apps (definition as JSON, as they entered it), and per run a copy of the
+  // definitions of the apps it used, so a run stays explicable after its app is edited or removed.
+  `
+  CREATE TABLE user_apps (
+    name        TEXT PRIMARY KEY,
+    definition  TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+  ) WITHOUT ROWID;
+  ALTER TABLE runs ADD COLUMN apps_json TEXT NOT NULL DEFAULT '[]';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

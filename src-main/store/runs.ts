@@ -10,6 +10,8 @@ export interface NewRun {
   host: HostFacts;
   ownerSession: string;
   cellsTotal: number;
+  /** Copies of the app definitions the run used (stored as JSON). */
+  apps?: unknown[];
 }
 
 /** One line of the run list. */
@@ -46,6 +48,8 @@ export interface RunDetail {
   finishedAt: string | null;
   durationSec: number | null;
   error: string | null;
+  /** The app definitions the run used, as they were when it started ([] for runs older than schema 3). */
+  apps: unknown[];
   /** Ordered by execution index. */
   cells: StoredCell[];
 }
@@ -84,6 +88,7 @@ interface RunRow {
   started_at: string;
   finished_at: string | null;
   error: string | null;
+  apps_json: string;
 }
 
 interface SummaryRow {
@@ -115,7 +120,7 @@ const durationSec = (startedAt: string, finishedAt: string | null): number | nul
   finishedAt === null ? null : (Date.parse(finishedAt) - Date.parse(startedAt)) / 1000;
 
 export class RunQueries {
-  private readonly insert: Database.Statement<[string, string | null, string, string, string, number, string]>;
+  private readonly insert: Database.Statement<[string, string | null, string, string, string, number, string, string]>;
   private readonly finishStmt: Database.Statement<[string, string, string | null, number]>;
   private readonly byId: Database.Statement<[number], RunRow>;
   private readonly running: Database.Statement<[], { id: number; owner_session: string }>;
@@ -125,8 +130,8 @@ export class RunQueries {
 
   constructor(private readonly db: Database.Database) {
     this.insert = db.prepare(
-      `INSERT INTO runs (name, preset, matrix_json, host_json, owner_session, status, cells_total, started_at)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
+      `INSERT INTO runs (name, preset, matrix_json, host_json, owner_session, status, cells_total, started_at, apps_json)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
     );
     this.finishStmt = db.prepare('UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?');
     this.byId = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
@@ -135,7 +140,7 @@ export class RunQueries {
   }
 
   create(r: NewRun, now: string): number {
-    const info = this.insert.run(r.name, r.preset ?? null, JSON.stringify(r.matrix ?? null), JSON.stringify(r.host), r.ownerSession, r.cellsTotal, now);
+    const info = this.insert.run(r.name, r.preset ?? null, JSON.stringify(r.matrix ?? null), JSON.stringify(r.host), r.ownerSession, r.cellsTotal, now, JSON.stringify(r.apps ?? []));
     return Number(info.lastInsertRowid);
   }
 
@@ -159,6 +164,7 @@ export class RunQueries {
       finishedAt: r.finished_at,
       durationSec: durationSec(r.started_at, r.finished_at),
       error: r.error,
+      apps: JSON.parse(r.apps_json) as unknown[],
       cells,
     };
   }

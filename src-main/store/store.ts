@@ -5,6 +5,7 @@ import { migrate } from './migrations.ts';
 import { ensureParentDir } from './paths.ts';
 import { RunQueries, type ListRunsQuery, type NewRun, type RunDetail, type RunList } from './runs.ts';
 import { SampleQueries } from './samples.ts';
+import { UserAppQueries, type StoredUserApp } from './user-apps.ts';
 
 export const INTERRUPTED_ERROR = 'interrupted: the process running it stopped';
 
@@ -19,6 +20,7 @@ export class Store {
   private readonly runs: RunQueries;
   private readonly cells: CellQueries;
   private readonly samples: SampleQueries;
+  private readonly userApps: UserAppQueries;
 
   private constructor(
     private readonly db: Database.Database,
@@ -28,6 +30,7 @@ export class Store {
     this.runs = new RunQueries(db);
     this.cells = new CellQueries(db);
     this.samples = new SampleQueries(db);
+    this.userApps = new UserAppQueries(db);
   }
 
   /** Opens (creating if needed) and migrates the database. Errors name the file. */
@@ -138,6 +141,28 @@ export class Store {
     this.db.transaction(() => {
       for (const [k, v] of Object.entries(values)) put.run(k, JSON.stringify(v));
     })();
+  }
+
+  /** The user's own apps, by name. */
+  listUserApps(): StoredUserApp[] {
+    return this.userApps.list();
+  }
+
+  getUserApp(name: string): StoredUserApp | undefined {
+    return this.userApps.get(name);
+  }
+
+  addUserApp(name: string, definition: unknown): void {
+    this.userApps.add(name, definition, nowIso());
+  }
+
+  /** Replaces the app stored as `oldName` (the new definition may carry a new name). False when there is none. */
+  updateUserApp(oldName: string, name: string, definition: unknown): boolean {
+    return this.userApps.replace(oldName, name, definition, nowIso());
+  }
+
+  deleteUserApp(name: string): boolean {
+    return this.userApps.delete(name);
   }
 
   /** 'ok' when the file is sound, else SQLite's list of problems, one per line. */

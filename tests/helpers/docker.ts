@@ -23,6 +23,6 @@ export function imageFor(name: string): Promise<{ app: AppDefinition; image: App
   const app = findApp(name);
   if (!app) throw new Error(`no app ${name}; known: ${builtInApps().map((a) => a.name).join(', ')}`);
   base ??= ensureBaseImage();
-  if (!images.has(name)) images.set(name, base.then((b) => ensureAppImage(app, b)));
+  if (!images.has(name)) images.set(name, ensureAppImage(app, () => base!));
   return images.get(name)!.then((image) => ({ app, image }));
 }

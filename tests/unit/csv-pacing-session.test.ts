@@ -69,8 +69,17 @@ describe('launch commands', () => {
     expect(launchCommand({ mode: 'single', workers: 1, entry: '/srv/a.js', name: 'a' }).cmd).toEqual(['node', '/srv/a.js']);
     expect(launchCommand({ mode: 'cluster', workers: 4, entry: '/srv/a.js', name: 'a' }).env).toEqual({ RS_ENTRY: '/srv/a.js', RS_WORKERS: '4' });
     const pm2 = launchCommand({ mode: 'pm2', workers: 3, entry: '/srv/a.js', name: 'a', recycleRssMb: 96 });
-    expect(pm2.cmd.slice(-4)).toEqual(['-i', '3', '--max-memory-restart', '96M']);
+    expect(pm2.cmd?.slice(-4)).toEqual(['-i', '3', '--max-memory-restart', '96M']);
     expect(pm2.env).toEqual({ PM2_WORKER_INTERVAL: '1000' });
+  });
+  it("passes a user app's arguments in every mode, and its worker count through the image's variable", () => {
+    const args = ['--port-from-env', 'two words'];
+    expect(launchCommand({ mode: 'single', workers: 1, entry: '/srv/app/index.js', name: 'a', args }).cmd).toEqual(['node', '/srv/app/index.js', ...args]);
+    expect(launchCommand({ mode: 'cluster', workers: 2, entry: '/srv/app/index.js', name: 'a', args }).env.RS_ARGS).toBe(JSON.stringify(args));
+    expect(launchCommand({ mode: 'pm2', workers: 2, entry: '/srv/app/index.js', name: 'a', args }).cmd?.slice(-3)).toEqual(['--', ...args]);
+    const image = launchCommand({ mode: 'image', workers: 3, entry: '', name: 'a', workersEnv: 'WEB_CONCURRENCY' });
+    expect(image).toEqual({ env: { WEB_CONCURRENCY: '3' } }); // no cmd: the image's own command runs
+    expect(launchCommand({ mode: 'image', workers: 1, entry: '', name: 'a', workersEnv: null })).toEqual({ env: {} });
   });
   it('counts worker replacements from launcher and PM2 log lines, once each', () => {
     const lines = [

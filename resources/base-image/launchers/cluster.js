@@ -4,6 +4,7 @@
 //   RS_ENTRY           absolute path of the app's entry file
 //   RS_WORKERS         number of workers (never os.cpus(): under a CPU cap it reports host cores)
 //   RS_RECYCLE_RSS_MB  optional: replace workers whose RSS passes this many MB
+//   RS_ARGS            optional: JSON array of arguments for the entry file
 const cluster = require('node:cluster');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,12 +21,20 @@ if (!Number.isInteger(workers) || workers < 1) fail(`RS_WORKERS must be an integ
 const recycleMb = process.env.RS_RECYCLE_RSS_MB ? Number(process.env.RS_RECYCLE_RSS_MB) : 0;
 if (!(recycleMb >= 0)) fail(`RS_RECYCLE_RSS_MB must be a positive number, got ${JSON.stringify(process.env.RS_RECYCLE_RSS_MB)}`);
 
+let args = [];
+try {
+  args = process.env.RS_ARGS ? JSON.parse(process.env.RS_ARGS) : [];
+} catch {
+  fail(`RS_ARGS must be a JSON array of strings, got ${JSON.stringify(process.env.RS_ARGS)}`);
+}
+if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) fail(`RS_ARGS must be a JSON array of strings, got ${JSON.stringify(process.env.RS_ARGS)}`);
+
 const GRACE_MS = 5000; // time a recycled worker gets to finish in-flight requests
 const recycled = new Set(); // workers we retired on purpose: their exit is not a "replacement"
 let stopping = false;
 let listening = 0;
 
-cluster.setupPrimary({ exec: entry });
+cluster.setupPrimary({ exec: entry, args });
 
 function fork() {
   const worker = cluster.fork();

@@ -1,0 +1,194 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { Problem } from '../engine/matrix.ts';
+import type { AppDefinition } from './catalog.ts';
+import { findEcosystem, isInside, readEcosystem } from './ecosystem.ts';
+import { planFolder } from './folder-plan.ts';
+import { RequestSpecSchema } from './manifest.ts';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * An app a user added: what they typed in the Add-app form or on `rightsize apps add`, stored as
+ * is in SQLite. Entry, arguments and environment from a PM2 ecosystem file are read again at
+ * every run start, so editing the file needs no edit here.
+ */
+const SourceSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z
+      .object({
+        kind: z.literal('folder'),
+        dir: z.string().min(1, 'give the project folder'),
+        /** The entry file, relative to the folder. Not needed with an ecosystem file. */
+        entry: z.string().min(1, 'give the entry file').optional(),
+        args: z.array(z.string()).default([]),
+        /** A PM2 ecosystem file in the folder to read entry, args and env from. */
+        ecosystem: z.string().optional(),
+        /** Which app of the ecosystem file (default: the first). */
+        ecosystemApp: z.string().optional(),
+      })
+      .strict(),
+    z
+      .object({
+        kind: z.literal('image'),
+        image: z.string().min(1, 'give the image name'),
+        /** The variable the image reads its worker count from (e.g. WEB_CONCURRENCY); null = fixed. */
+        workersEnv: z.string().regex(ENV_NAME, 'an environment variable name: letters, digits and _').nullable().default(null),
+      })
+      .strict(),
+  ],
+  { error: 'the source is a folder ({kind: "folder", dir, entry}) or an image ({kind: "image", image})' },
+);
+const EnvSchema = z.record(z.string().regex(ENV_NAME, 'an environment variable name: letters, digits and _'), z.string());
+
+export const UserAppSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1–40 lowercase letters, digits and dashes, starting with a letter or digit'),
+    description: z.string().max(500).default(''),
+    source: SourceSchema,
+    port: z.number({ error: 'the port must be a number' }).int('the port must be a whole number').min(1, 'ports go from 1 to 65535').max(65535, 'ports go from 1 to 65535'),
+    health: z.string().startsWith('/', 'a path starts with /').default('/'),
+    requests: z.array(RequestSpecSchema).min(1, 'give at least one request').default([{ method: 'GET', path: '/' }]),
+    env: EnvSchema.default({}),
+  })
+  .strict();
+export type UserApp = z.output<typeof UserAppSchema>;
+export type UserAppInput = z.input<typeof UserAppSchema>;
+
+/** What the checks need from outside: names already in use, and how to find (or pull) an image. */
+export interface ResolveContext {
+  /** Names that cannot be taken: built-in apps and the user's other apps. */
+  taken: { name: string; builtIn: boolean }[];
+  /** The image's id when it is local or could be pulled, else the reason it is not. */
+  findImage: (image: string) => Promise<{ id: string } | { reason: string }>;
+}
+
+export type Resolved = { ok: true; app: UserApp; definition: AppDefinition; notes: string[] } | { ok: false; problems: Problem[] };
+
+const issuePath = (p: PropertyKey[]): string => p.map(String).join('.') || '(app)';
+
+/**
+ * Checks everything a user can get wrong (shape, name clash, folder, entry file, ecosystem file,
+ * image) and returns every problem at once, each with what to fix; or the app ready to build.
+ * A field that fails its shape check does not stop the others from being checked.
+ */
+export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promise<Resolved> {
+  const parsed = UserAppSchema.safeParse(input);
+  const problems: Problem[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ path: issuePath(i.path), message: i.message }));
+  const raw = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  const name = parsed.success ? parsed.data.name : typeof raw.name === 'string' ? raw.name : undefined;
+  const clash = ctx.taken.find((t) => t.name === name);
+  if (clash) problems.push({ path: 'name', message: clash.builtIn ? `"${name}" is a built-in app: choose another name` : `you already have an app named "${name}": choose another name, or edit that one` });
+
+  const source = parsed.success ? parsed.data.source : (SourceSchema.safeParse(raw.source).data ?? whereFrom(raw.source));
+  const env = parsed.success ? parsed.data.env : (EnvSchema.safeParse(raw.env).data ?? {});
+  const checked = source ? await (source.kind === 'folder' ? checkFolder(source, env) : checkImage(source, ctx)) : undefined;
+  if (checked) problems.push(...checked.problems);
+  if (!parsed.success || !checked?.part || problems.length) return { ok: false, problems };
+  const app = parsed.data;
+  const definition: AppDefinition = {
+    name: app.name,
+    port: app.port,
+    health: app.health,
+    requests: app.requests,
+    stresses: 'your own app',
+    builtIn: false,
+    ...checked.part,
+    description: app.description || checked.part.description,
+  };
+  return { ok: true, app, definition, notes: checked.notes };
+}
+
+/** Just where the app comes from, when the rest of its source is malformed: that much can still be checked. */
+function whereFrom(src: unknown): UserApp['source'] | undefined {
+  const s = (src ?? {}) as { kind?: unknown; dir?: unknown; image?: unknown; entry?: unknown };
+  if (s.kind === 'image' && typeof s.image === 'string' && s.image) return { kind: 'image', image: s.image, workersEnv: null };
+  if (s.kind === 'folder' && typeof s.dir === 'string' && s.dir) return { kind: 'folder', dir: s.dir, args: [], ...(typeof s.entry === 'string' && s.entry ? { entry: s.entry } : {}) };
+  return undefined;
+}
+
+type SourceCheck = { problems: Problem[]; notes: string[]; part?: Pick<AppDefinition, 'version' | 'description' | 'entry' | 'env' | 'dir' | 'source'> };
+
+async function checkFolder(src: Extract<UserApp['source'], { kind: 'folder' }>, userEnv: Record<string, string>): Promise<SourceCheck> {
+  const problems: Problem[] = [];
+  const notes: string[] = [];
+  const bad = (p: string, message: string): void => void problems.push({ path: p, message });
+  const dir = path.resolve(src.dir);
+  const dirStat = await stat(dir).catch(() => undefined);
+  if (!path.isAbsolute(src.dir)) bad('source.dir', `give an absolute path (got ${src.dir})`);
+  else if (!dirStat) bad('source.dir', `the folder ${dir} does not exist`);
+  else if (!dirStat.isDirectory()) bad('source.dir', `${dir} is a file, not a folder: give the project folder`);
+  if (problems.length) return { problems, notes };
+
+  const pkg = await readPackage(dir);
+  const ecoFile = src.ecosystem ?? (src.entry ? undefined : await findEcosystem(dir));
+  let entry = src.entry;
+  let args = src.args;
+  let env = userEnv;
+  let cwd = '';
+  let ecosystem: { file: string; app: string } | undefined;
+  if (ecoFile) {
+    try {
+      const eco = await readEcosystem(dir, ecoFile, src.ecosystemApp);
+      entry = src.entry ?? eco.entry;
+      args = src.args.length ? src.args : eco.args;
+      env = { ...eco.env, ...userEnv }; // what the user typed here wins over the file
+      cwd = eco.cwd;
+      ecosystem = { file: ecoFile, app: eco.name };
+      notes.push(`read ${ecoFile} (app "${eco.name}"): entry ${eco.entry}${eco.args.length ? `, args ${eco.args.join(' ')}` : ''}${Object.keys(eco.env).length ? `, env ${Object.keys(eco.env).join(', ')}` : ''}`);
+      if (eco.ignored.length) notes.push(`${ecoFile} sets ${eco.ignored.join(', ')}: not applied, the matrix chooses launch mode, workers and caps`);
+    } catch (e) {
+      bad('source.ecosystem', (e as Error).message);
+      return { problems, notes };
+    }
+  } else if (!entry) {
+    bad('source.entry', `give the entry file (e.g. ${pkg.main ?? 'server.js'}), or put a PM2 ecosystem.config.js in the folder`);
+    return { problems, notes };
+  }
+  const full = path.resolve(dir, entry!);
+  const rel = path.relative(dir, full).split(path.sep).join('/');
+  const st = await stat(full).catch(() => undefined);
+  if (!isInside(dir, full)) bad('source.entry', `${entry} is outside the folder ${dir}`);
+  else if (!st) bad('source.entry', `there is no file ${entry} in ${dir}`);
+  else if (!st.isFile()) bad('source.entry', `${entry} is a folder, not a file: give the file that starts the server`);
+  else problems.push(...(await planFolder(dir, rel)).problems);
+  return {
+    problems,
+    notes,
+    part: {
+      version: pkg.version ?? '0.0.0',
+      description: pkg.description || `your project at ${dir}`,
+      entry: rel,
+      env,
+      dir,
+      source: { kind: 'folder', args, cwd, ...(ecosystem ? { ecosystem } : {}) },
+    },
+  };
+}
+
+async function checkImage(src: Extract<UserApp['source'], { kind: 'image' }>, ctx: ResolveContext): Promise<SourceCheck> {
+  const found = await ctx.findImage(src.image);
+  if ('reason' in found) return { problems: [{ path: 'source.image', message: `${src.image} is not on this machine and could not be pulled (${found.reason}): build or pull it first` }], notes: [] };
+  return {
+    problems: [],
+    notes: src.workersEnv === null ? ['no worker-count variable: the workers dimension does not apply to this app (one cell per CPU/memory pair)'] : [],
+    part: {
+      version: found.id.replace(/^sha256:/, '').slice(0, 12),
+      description: `the image ${src.image}`,
+      entry: '',
+      env: {},
+      dir: '',
+      source: { kind: 'image', image: src.image, imageId: found.id, workersEnv: src.workersEnv },
+    },
+  };
+}
+
+async function readPackage(dir: string): Promise<{ version?: string; description?: string; main?: string }> {
+  try {
+    return JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { version?: string; description?: string; main?: string };
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ContractError, type AppInfo, type UserApp } from '../../contract/api.ts';
+import { Lab } from '../../service/lab.ts';
+import { resolveDbPath } from '../../store/index.ts';
+import type { GlobalOptions } from '../context.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { table } from '../format.ts';
+
+/** The options `apps add` and `apps edit` share: each sets one part of the definition. */
+export interface AppOptions extends GlobalOptions {
+  from?: string;
+  folder?: string;
+  entry?: string;
+  arg?: string[];
+  ecosystem?: string;
+  ecosystemApp?: string;
+  image?: string;
+  workersEnv?: string;
+  fixed?: boolean;
+  port?: string;
+  health?: string;
+  env?: string[];
+  request?: string[];
+  requests?: string;
+  description?: string;
+  rename?: string;
+  check?: boolean;
+  build?: boolean;
+  yes?: boolean;
+}
+
+/** Opens the engine as a service (the same checks the UI gets), runs `fn`, always closes it. */
+async function withLab<T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> {
+  const lab = await Lab.open({ dbPath: resolveDbPath({ ...(g.db ? { db: g.db } : {}), ...(g.dataDir ? { dataDir: g.dataDir } : {}) }) });
+  try {
+    return await fn(lab);
+  } catch (e) {
+    if (!(e instanceof ContractError)) throw e;
+    const problems = e.fields.length ? `\n${e.fields.map((f) => `  - ${f.path}: ${f.message}`).join('\n')}` : '';
+    const head = e.code === 'APP_INVALID' ? 'The app is not valid; nothing was saved:' : e.message;
+    const code = e.code === 'BUILD_FAILED' ? EXIT.runFailed : e.code === 'DOCKER_UNAVAILABLE' ? EXIT.docker : EXIT.usage;
+    throw new CliError(`${head}${problems}`, code);
+  } finally {
+    await lab.close();
+  }
+}
+
+const say = (o: GlobalOptions, text: string, json: unknown): void => void process.stdout.write(o.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+
+export function appsListCommand(o: GlobalOptions): Promise<number> {
+  return withLab(o, async (lab) => {
+    const apps = await lab.handlers['apps.list']({});
+    const where = (a: AppInfo): string => (a.user?.source.kind === 'folder' ? a.user.source.dir : a.user?.source.kind === 'image' ? a.user.source.image : 'built in');
+    say(o, table(['name', 'kind', 'from', 'port', 'description'], apps.map((a) => [a.name, a.kind, where(a), String(a.port), a.description])), apps);
+    return EXIT.ok;
+  });
+}
+
+export function appsAddCommand(name: string, o: AppOptions): Promise<number> {
+  return withLab(o, async (lab) => {
+    const app = { ...definitionFrom(o), name };
+    return saveOrCheck(lab, o, app, (a) => lab.handlers['apps.add']({ app: a }), 'Added');
+  });
+}
+
+export function appsEditCommand(name: string, o: AppOptions): Promise<number> {
+  return withLab(o, async (lab) => {
+    const current = (await lab.handlers['apps.list']({})).find((a) => a.name === name);
+    if (!current?.user) throw new CliError(current ? `"${name}" is a built-in app: it cannot be edited. Add your own with \`rightsize apps add\`.` : `There is no app named "${name}". See \`rightsize apps\`.`, EXIT.usage);
+    const app = { ...mergeEdit(current.user, o), name: o.rename ?? name };
+    return saveOrCheck(lab, o, app, (a) => lab.handlers['apps.update']({ name, app: a }), 'Saved', name);
+  });
+}
+
+export function appsRemoveCommand(name: string, o: AppOptions): Promise<number> {
+  if (!o.yes && !o.json) throw new CliError(`Removing "${name}" needs --yes (runs that used it keep their copy of its definition).`, EXIT.usage);
+  return withLab(o, async (lab) => {
+    const r = await lab.handlers['apps.remove']({ name });
+    say(o, `Removed ${name}. Runs that used it keep their copy of its definition.`, r);
+    return EXIT.ok;
+  });
+}
+
+export function appsBuildCommand(name: string, o: GlobalOptions): Promise<number> {
+  return withLab(o, (lab) => buildWithLog(lab, name, o));
+}
+
+async function buildWithLog(lab: Lab, name: string, o: GlobalOptions): Promise<number> {
+  const stop = lab.subscribe('apps.buildLog', { name }, (e) => void process.stderr.write(`  ${e.line}\n`));
+  try {
+    const r = await lab.handlers['apps.build']({ name });
+    say(o, r.built ? `Built ${r.tag} in ${r.seconds.toFixed(1)} s.` : `${r.tag} is up to date.`, r);
+    return EXIT.ok;
+  } finally {
+    stop();
+  }
+}
+
+async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>, save: (a: unknown) => Promise<AppInfo> | AppInfo, verb: string, replacing?: string): Promise<number> {
+  const check = await lab.handlers['apps.check']({ app, ...(replacing ? { replacing } : {}) });
+  if (!check.ok) throw new ContractError({ code: 'APP_INVALID', message: 'invalid', fields: check.problems });
+  for (const n of check.notes) process.stderr.write(`note: ${n}\n`);
+  if (o.check) {
+    say(o, `${app.name as string} is valid (nothing saved: --check).`, check);
+    return EXIT.ok;
+  }
+  const info = await save(app);
+  say(o, `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]${info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : ''}.`, info);
+  return o.build ? buildWithLog(lab, info.name, o) : EXIT.ok;
+}
+
+/** A definition from the command line (or a JSON file given with --from, which the other options then override). */
+function definitionFrom(o: AppOptions): Record<string, unknown> {
+  const base = o.from ? readJson(o.from) : {};
+  return { ...base, ...partsFrom(o, (base.source as UserApp['source'] | undefined) ?? undefined) };
+}
+
+function mergeEdit(current: UserApp, o: AppOptions): Record<string, unknown> {
+  return { ...current, ...(o.from ? readJson(o.from) : {}), ...partsFrom(o, current.source) };
+}
+
+/** Only the parts the options mention, so an edit changes just those. */
+function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (o.folder !== undefined && o.image !== undefined) throw new CliError('Give --folder or --image, not both.', EXIT.usage);
+  if (o.folder !== undefined) out.source = { kind: 'folder', dir: path.resolve(o.folder) };
+  else if (o.image !== undefined) out.source = { kind: 'image', image: o.image };
+  const src = { ...((out.source ?? source ?? {}) as Record<string, unknown>) };
+  const folderOnly = { entry: o.entry, args: o.arg, ecosystem: o.ecosystem, ecosystemApp: o.ecosystemApp };
+  for (const [k, v] of Object.entries(folderOnly)) if (v !== undefined) src[k] = v;
+  if (o.workersEnv !== undefined && o.fixed) throw new CliError('Give --workers-env or --fixed, not both.', EXIT.usage);
+  if (o.workersEnv !== undefined) src.workersEnv = o.workersEnv;
+  if (o.fixed) src.workersEnv = null;
+  if (out.source || Object.keys(folderOnly).some((k) => folderOnly[k as keyof typeof folderOnly] !== undefined) || o.workersEnv !== undefined || o.fixed) {
+    if (!src.kind) throw new CliError('Say where the app comes from: --folder <dir> or --image <name>.', EXIT.usage);
+    out.source = src;
+  }
+  // The port goes through as typed when it is not a number, so the engine's message says what is wrong.
+  if (o.port !== undefined) out.port = /^\d+$/.test(o.port) ? Number(o.port) : o.port;
+  if (o.health !== undefined) out.health = o.health;
+  if (o.description !== undefined) out.description = o.description;
+  if (o.env) out.env = Object.fromEntries(o.env.map(parseEnv));
+  if (o.requests) out.requests = readJson(o.requests);
+  else if (o.request) out.requests = o.request.map(parseRequest);
+  return out;
+}
+
+function parseEnv(kv: string): [string, string] {
+  const eq = kv.indexOf('=');
+  if (eq < 1) throw new CliError(`--env takes NAME=value, got "${kv}".`, EXIT.usage);
+  return [kv.slice(0, eq), kv.slice(eq + 1)];
+}
+
+/**
+ * "METHOD /path [STATUS] [BODY]", e.g. `POST /items 201 {"name":"x"}`. A body that looks like JSON
+ * gets a JSON content type. Anything richer (headers): --requests with a JSON file.
+ */
+export function parseRequest(text: string): Record<string, unknown> {
+  const m = /^\s*([A-Za-z]+)\s+(\S+)(?:\s+(\d{3}))?(?:\s+([\s\S]+))?$/.exec(text);
+  if (!m) throw new CliError(`--request takes "METHOD /path [status] [body]", e.g. "POST /items 201 {\\"name\\":\\"x\\"}", got "${text}".`, EXIT.usage);
+  const [, method, p, status, body] = m;
+  const json = body !== undefined && /^\s*[[{]/.test(body);
+  return {
+    method: method!.toUpperCase(),
+    path: p,
+    ...(status ? { status: Number(status) } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(json ? { headers: { 'content-type': 'application/json' } } : {}),
+  };
+}
+
+function readJson(file: string): Record<string, unknown> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new CliError(`Cannot read ${file} as JSON: ${(e as Error).message}`, EXIT.usage);
+  }
+}

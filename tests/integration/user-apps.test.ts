@@ -1,0 +1,218 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContractError } from '../../src-main/contract/api.ts';
+import { ensureBaseImage } from '../../src-main/docker/base-image.ts';
+import { BuildContext } from '../../src-main/docker/build-context.ts';
+import { docker } from '../../src-main/docker/client.ts';
+import { buildImage } from '../../src-main/docker/image-build.ts';
+import { LABEL } from '../../src-main/docker/labels.ts';
+import { listOwnContainers } from '../../src-main/docker/sweep.ts';
+import { Lab } from '../../src-main/service/lab.ts';
+import { Store } from '../../src-main/store/index.ts';
+import { cli, ROOT, tempDir } from '../helpers/cli.ts';
+import { requireDocker } from '../helpers/docker.ts';
+
+const EXPRESS = path.join(ROOT, 'tests/fixtures/express-app');
+const WEB_IMAGE = 'rightsize-test/web-concurrency:1';
+
+beforeAll(async () => {
+  await requireDocker();
+});
+
+describe('a user project folder (Express, with its lockfile and ecosystem file)', () => {
+  it('is added with the CLI and sized end to end in single, cluster and pm2 modes', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'h.db');
+    const add = await cli([
+      '--db', db, 'apps', 'add', 'shop', '--folder', EXPRESS, '--port', '8080', '--health', '/health',
+      // A sequence, each with its expected status: the 201 and the 404 are right answers here.
+      '--request', 'GET /items/3',
+      '--request', 'POST /items 201 {"name":"pen"}',
+      '--request', 'GET /items/999 404',
+      // 409 unless the ecosystem file's args and env reached every process.
+      '--request', 'GET /config?greeting=hello&source=ecosystem 200',
+    ]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toMatch(/read ecosystem\.config\.js \(app "shop"\): entry server\.js, args --greeting hello/);
+
+    const config = path.join(dir, 'matrix.json');
+    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single', 'cluster', 'pm2'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 1, load: { model: 'closed', connections: [8] } }));
+    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { runId: number; cells: { config: { mode: string; workers: number }; status: string; rpsMean: number; non2xx: number; errors: number }[] };
+    expect(out.cells.map((c) => `${c.config.mode}×${c.config.workers}:${c.status}`)).toEqual(['single×1:ok', 'cluster×2:ok', 'pm2×2:ok']);
+    for (const c of out.cells) {
+      expect(c.rpsMean).toBeGreaterThan(100);
+      expect(c.non2xx + c.errors).toBe(0); // every response matched its expected status
+    }
+
+    const store = Store.open(db);
+    try {
+      const run = store.getRun(out.runId)!;
+      for (const cell of run.cells) expect(Object.keys(cell.load?.statusCounts ?? {}).sort()).toEqual(['200', '201', '404']);
+      // The run keeps a copy of the definition it used, with what the ecosystem file said.
+      const used = run.apps as { name: string; entry: string; source: { kind: string; args: string[]; ecosystem?: { file: string } } }[];
+      expect(used.map((a) => a.name)).toEqual(['shop']);
+      expect(used[0]!.entry).toBe('server.js');
+      expect(used[0]!.source).toMatchObject({ kind: 'folder', args: ['--greeting', 'hello'], ecosystem: { file: 'ecosystem.config.js' } });
+    } finally {
+      store.close();
+    }
+    expect(await listOwnContainers({ run: out.runId })).toEqual([]);
+  });
+
+  it('counts a response that does not match its expected status as an error', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'h.db');
+    const add = await cli(['--db', db, 'apps', 'add', 'shop', '--folder', EXPRESS, '--port', '8080', '--health', '/health', '--request', 'GET /items/999 200']);
+    expect(add.code, add.stderr).toBe(0);
+    const config = path.join(dir, 'matrix.json');
+    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0 }));
+    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+    const out = JSON.parse(r.stdout) as { cells: { requests: number; non2xx: number; flags: { kind: string }[] }[] };
+    expect(out.cells[0]!.non2xx).toBe(out.cells[0]!.requests);
+    expect(out.cells[0]!.requests).toBeGreaterThan(0);
+    expect(out.cells[0]!.flags.map((f) => f.kind)).toContain('errors');
+  });
+});
+
+describe('an existing image that reads its worker count from WEB_CONCURRENCY', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    // No registry here: build the "user's image" locally on a base image, as a user's own build would.
+    const base = await ensureBaseImage();
+    const ctx = new BuildContext();
+    const src = path.join(ROOT, 'tests/fixtures/web-concurrency-image');
+    ctx.addText('Dockerfile', readFileSync(path.join(src, 'Dockerfile'), 'utf8')).addFile('server.js', path.join(src, 'server.js'));
+    await buildImage(ctx, WEB_IMAGE, { kind: 'test', buildargs: { BASE_IMAGE: base.tag } });
+    lab = await Lab.open({ dbPath: path.join(tempDir(), 'h.db') });
+  });
+  afterAll(async () => lab?.close());
+
+  it('runs the image with its own command, WEB_CONCURRENCY set per cell', async () => {
+    await lab.handlers['apps.add']({ app: { name: 'web', source: { kind: 'image', image: WEB_IMAGE, workersEnv: 'WEB_CONCURRENCY' }, port: 5000 } });
+    const processes: Record<number, number> = {};
+    const stop = lab.subscribe('run.progress', {}, (e) => {
+      if (e.type !== 'cell-phase' || e.phase !== 'measuring') return;
+      // While it is under load: count the node processes inside the cell's container.
+      void (async () => {
+        const [c] = await docker().listContainers({ filters: JSON.stringify({ label: [`${LABEL.cell}=${e.cellId}`] }) });
+        const top = (await docker().getContainer(c!.Id).top()) as { Processes: string[][] };
+        processes[e.index] = top.Processes.filter((p) => p.some((f) => f.includes('server.js'))).length;
+      })();
+    });
+    const { runId } = await lab.handlers['runs.start']({ matrix: { apps: ['web'], modes: ['cluster', 'pm2'], workers: [1, 3], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0 } });
+    await waitForRun(lab, runId);
+    stop();
+    const run = await lab.handlers['runs.get']({ runId });
+    // One cell per worker count, whatever modes the matrix lists: the image has its own launcher.
+    expect(run.cells.map((c) => `${c.config.mode}×${c.config.workers}:${c.status}`)).toEqual(['image×1:ok', 'image×3:ok']);
+    expect(processes).toEqual({ 0: 2, 1: 4 }); // primary + WEB_CONCURRENCY workers
+    expect(await listOwnContainers({ run: runId })).toEqual([]);
+  });
+
+  it('collapses the workers dimension for a fixed image', async () => {
+    await lab.handlers['apps.add']({ app: { name: 'web-fixed', source: { kind: 'image', image: WEB_IMAGE, workersEnv: null }, port: 5000 } });
+    const check = await lab.handlers['matrix.validate']({ matrix: { apps: ['web-fixed'], modes: ['cluster'], workers: [1, 2, 4], cpuMillicores: [500, 1000], memoryMb: [256] } });
+    expect(check).toMatchObject({ ok: true, cells: 2 });
+  });
+});
+
+describe('adding an app: every problem gets its message and nothing changes', () => {
+  let lab: Lab;
+  let dir: string;
+  beforeAll(async () => {
+    dir = tempDir();
+    lab = await Lab.open({ dbPath: path.join(dir, 'h.db') });
+    await lab.handlers['apps.add']({ app: { name: 'shop', source: { kind: 'folder', dir: EXPRESS }, port: 8080, health: '/health' } });
+  });
+  afterAll(async () => lab?.close());
+
+  const project = (name: string, files: Record<string, string>): string => {
+    const p = path.join(dir, name);
+    mkdirSync(p, { recursive: true });
+    for (const [f, text] of Object.entries(files)) writeFileSync(path.join(p, f), text);
+    return p;
+  };
+
+  const cases: [string, () => unknown, string, RegExp][] = [
+    ['missing folder', () => ({ name: 'a1', source: { kind: 'folder', dir: path.join(dir, 'nope') }, port: 8080 }), 'source.dir', /does not exist/],
+    ['missing entry file', () => ({ name: 'a2', source: { kind: 'folder', dir: EXPRESS, entry: 'main.js' }, port: 8080 }), 'source.entry', /no file main\.js/],
+    ['port not a number', () => ({ name: 'a3', source: { kind: 'folder', dir: EXPRESS }, port: 'eighty' }), 'port', /must be a number/],
+    ['port out of range', () => ({ name: 'a4', source: { kind: 'folder', dir: EXPRESS }, port: 70000 }), 'port', /1 to 65535/],
+    ['image neither local nor pullable', () => ({ name: 'a5', source: { kind: 'image', image: 'rightsize-test/absent:1', workersEnv: null }, port: 80 }), 'source.image', /not on this machine and could not be pulled/],
+    ['ecosystem file that does not parse', () => ({ name: 'a6', source: { kind: 'folder', dir: project('bad-eco', { 'server.js': '', 'ecosystem.config.js': 'module.exports = { apps: [ { script: ' }) }, port: 8080 }), 'source.ecosystem', /ecosystem\.config\.js does not load/],
+    ['name of a built-in app', () => ({ name: 'hello', source: { kind: 'folder', dir: EXPRESS }, port: 8080 }), 'name', /built-in app/],
+    ['name already taken', () => ({ name: 'shop', source: { kind: 'folder', dir: EXPRESS }, port: 8080 }), 'name', /already have an app named "shop"/],
+    ['dependencies with neither node_modules nor lockfile', () => ({ name: 'a9', source: { kind: 'folder', dir: project('no-lock', { 'server.js': '', 'package.json': '{"dependencies":{"express":"4.21.2"}}' }), entry: 'server.js' }, port: 8080 }), 'source.dir', /run "npm install"/],
+    ['.dockerignore that leaves out the entry', () => ({ name: 'a10', source: { kind: 'folder', dir: project('ignored', { 'server.js': '', '.dockerignore': '*.js\n' }), entry: 'server.js' }, port: 8080 }), 'source.entry', /\.dockerignore leaves server\.js out/],
+  ];
+
+  it.each(cases)('%s', async (_what, make, field, message) => {
+    const before = JSON.stringify(await lab.handlers['apps.list']({}));
+    const app = make();
+    const check = await lab.handlers['apps.check']({ app });
+    expect(check.ok).toBe(false);
+    expect(check.problems.find((p) => p.path === field)?.message).toMatch(message);
+    const err = await failure(() => lab.handlers['apps.add']({ app }));
+    expect(err).toBeInstanceOf(ContractError);
+    expect((err as ContractError).code).toBe('APP_INVALID');
+    expect((err as ContractError).fields.find((p) => p.path === field)?.message).toMatch(message);
+    expect(JSON.stringify(await lab.handlers['apps.list']({}))).toBe(before); // nothing saved
+  });
+
+  it('an edit that breaks the app is refused and keeps the old definition', async () => {
+    const before = JSON.stringify(await lab.handlers['apps.list']({}));
+    const err = await failure(() => lab.handlers['apps.update']({ name: 'shop', app: { name: 'shop', source: { kind: 'folder', dir: EXPRESS }, port: 0 } }));
+    expect((err as ContractError).code).toBe('APP_INVALID');
+    expect(JSON.stringify(await lab.handlers['apps.list']({}))).toBe(before);
+  });
+
+  it('a failed build reports its log and leaves no image and no container', async () => {
+    // package.json and the lockfile disagree: `npm ci` refuses, offline, in the build's install stage.
+    const broken = project('out-of-sync', {
+      'server.js': "require('node:http').createServer((q, s) => s.end('x')).listen(8080);",
+      'package.json': '{"name":"oos","version":"1.0.0","dependencies":{"left-pad":"1.3.0"}}',
+      'package-lock.json': '{"name":"oos","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"oos","version":"1.0.0"}}}',
+    });
+    await lab.handlers['apps.add']({ app: { name: 'oos', source: { kind: 'folder', dir: broken, entry: 'server.js' }, port: 8080 } });
+    const containersBefore = (await docker().listContainers({ all: true })).length;
+    const lines: string[] = [];
+    const stop = lab.subscribe('apps.buildLog', { name: 'oos' }, (e) => lines.push(e.line));
+    const err = await failure(() => lab.handlers['apps.build']({ name: 'oos' }));
+    stop();
+    expect((err as ContractError).code).toBe('BUILD_FAILED');
+    expect((err as ContractError).message).toMatch(/npm ci|in sync|lock/i);
+    expect(lines.join('\n')).toMatch(/Step \d+\/\d+ : RUN/); // the log was streamed as it happened
+    const images = await docker().listImages({ filters: JSON.stringify({ reference: ['rightsize/app-user-oos'] }) });
+    expect(images).toEqual([]);
+    expect((await docker().listContainers({ all: true })).length).toBe(containersBefore);
+  });
+
+  it('removing an app keeps the runs that used it explicable', async () => {
+    const err = await failure(() => lab.handlers['apps.remove']({ name: 'hello' }));
+    expect((err as ContractError).code).toBe('NOT_FOUND');
+    expect(await lab.handlers['apps.remove']({ name: 'oos' })).toEqual({ removed: true });
+    expect((await lab.handlers['apps.list']({})).some((a) => a.name === 'oos')).toBe(false);
+  });
+});
+
+/** What a handler threw (synchronously or not); fails the test when it did not throw. */
+async function failure(fn: () => unknown): Promise<unknown> {
+  try {
+    await fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected an error');
+}
+
+async function waitForRun(lab: Lab, runId: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const run = await lab.handlers['runs.get']({ runId });
+    if (run.status !== 'running') return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`run ${runId} did not finish`);
+}
