@@ -104,7 +104,7 @@ describe('cellFlags', () => {
     const stats = { cpuPctMean: 100, cpuPctMax: 100, memMeanBytes: 1, memMaxBytes: 1, memLimitBytes: 1, throttledPeriods: 50, throttledMs: 2000, samples: 10 };
     const flags = cellFlags(load, stats, { oomKilled: true, exitCode: null, restarts: 2 }, 64);
     expect(flags.map((f) => f.kind)).toEqual(['client-bound', 'oom-killed', 'errors', 'throttled', 'restarts']);
-    expect(flags.find((f) => f.kind === 'errors')!.reason).toBe('10 failed requests (0.99 %): 5 errors, 5 timeouts, 0 non-2xx');
+    expect(flags.find((f) => f.kind === 'errors')!.reason).toBe('10 failed requests (0.99 %): 5 errors, 5 timeouts, 0 with an unexpected status');
     expect(flags.find((f) => f.kind === 'throttled')!.reason).toBe('CPU throttled for 2000 ms of 10000 ms by its cap');
   });
   it('is empty for a clean cell', () => {
