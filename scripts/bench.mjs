@@ -1,8 +1,8 @@
-// `npm run bench -- <name…>`: provision | fidelity | overhead | store | all. Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | all. Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
-const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store'];
+const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app'];
 const names = process.argv.slice(2);
 const chosen = names.length === 0 || names.includes('all') ? all : names;
 for (const n of chosen) {

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { BuildContext } from './build-context.ts';
@@ -30,7 +30,7 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   if (plan.install.kind === 'lockfile') {
     ctx.addFile('deps/package.json', path.join(app.dir, 'package.json'));
     ctx.addFile(`deps/${plan.install.lockfile}`, path.join(app.dir, plan.install.lockfile));
-    if (npm?.hostDir) await ctx.addTree('npm', npm.hostDir, (rel) => /^(docs|man|tap-snapshots|test)(\/|$)/.test(rel));
+    if (npm?.hostDir) ctx.addText('npm-version', npm.version ?? ''); // stands for npm's files in the tag: hashing them cost ~1.5 s per run
     const ca = HOST_CA_BUNDLES.find((f) => existsSync(f));
     if (ca) ctx.addFile('build-ca.crt', ca, 0o644);
   }
@@ -40,6 +40,7 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   const tag = `rightsize/app-user-${app.name}:${(await ctx.digest()).slice(0, 16)}`;
   const entry = path.posix.join(FOLDER_ROOT, app.entry);
   if (await imageExists(tag)) return { tag, entry, workdir, built: false };
+  if (npm?.hostDir) await ctx.addTree('npm', npm.hostDir, (rel) => /^(docs|man|tap-snapshots|test)(\/|$)/.test(rel));
   onLog?.(`building ${app.name} from ${app.dir}${plan.install.kind === 'lockfile' ? ` (npm ci from ${plan.install.lockfile})` : plan.install.kind === 'node_modules' ? ' (its own node_modules)' : ''}`);
   await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });
   return { tag, entry, workdir, built: true };
@@ -49,13 +50,14 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
  * npm for the install stage. The official Node.js image has its own; the offline base has only
  * `node`, so this machine's npm is copied into the throwaway stage (never into the final image).
  */
-function npmForBuild(base: BaseImage): { cli: string; hostDir?: string } {
+function npmForBuild(base: BaseImage): { cli: string; hostDir?: string; version?: string } {
   if (base.strategy === 'official') return { cli: 'npm' };
   const hostDir = hostNpmDir();
   if (!hostDir) {
     throw new Error('Installing dependencies from a lockfile needs npm on this machine (the offline base image has none): install Node.js with npm, run "npm install" in the project folder, or use the official base image.');
   }
-  return { cli: '/opt/rightsize-npm/bin/npm-cli.js', hostDir };
+  const version = (JSON.parse(readFileSync(path.join(hostDir, 'package.json'), 'utf8')) as { version: string }).version;
+  return { cli: '/opt/rightsize-npm/bin/npm-cli.js', hostDir, version };
 }
 
 function hostNpmDir(): string | undefined {
