@@ -31,3 +31,4 @@ export function cellsTable(cells: StoredCell[]): string {
     ]),
   );
 }
+

@@ -2,6 +2,7 @@
 // external resource; everything that comes from data (names are user input) is escaped.
 import { describeSlo, failedAndAttempts, flagPhrase, fmtPct, fmtRatio, fmtUsPm, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
+import { appLines } from '../apps/describe.ts';
 import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../cli/format.ts';
 import type { Sample } from '../engine/types.ts';
 import type { RunDetail, StoredCell } from '../store/index.ts';
@@ -262,10 +263,17 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     stabilityCharts(run, samples, rec.scopes),
     rec.configurations.length ? `<section id="configurations"><h2>Configurations (repetitions aggregated)</h2>${configurationsTable(rec)}</section>` : '',
     `<section id="cells"><h2>Cells</h2>${run.cells.length ? cellsTable(run.cells) : '<p>No cells.</p>'}</section>`,
+    userApps(run.apps),
     `<section id="matrix"><h2>Matrix</h2><pre>${esc(JSON.stringify(run.matrix, null, 2) ?? 'null')}</pre></section>`,
     `<section id="host"><h2>Host</h2>${hostTable(run)}</section>`,
     methodSection(run, rec),
     `<footer><p class="muted">Rightsize ${esc(run.host.rightsizeVersion)} · numbers per cell match <code>rightsize export ${run.id} --csv</code>.</p></footer>`,
   ];
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head><body><main>${sections.join('\n')}</main></body></html>\n`;
+}
+
+/** The user's own apps as the run used them (its stored copy): what was built or started, and what it was sent. */
+function userApps(apps: unknown[]): string {
+  const lines = appLines(apps);
+  return lines.length ? `<section id="apps"><h2>Your apps, as run</h2><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>` : '';
 }

@@ -84,6 +84,13 @@ describe('htmlReport', () => {
     expect(html).toContain('busy 96 % &lt;img src=x onerror=alert(1)&gt;'); // a flag reason
   });
 
+  it("describes the user's own apps from the run's copy, escaped", () => {
+    const shop = { name: 'shop', builtIn: false, dir: '/src/<shop>', entry: 'server.js', port: 8080, health: '/health', requests: [{ method: 'POST', path: '/items', status: 201 }], source: { kind: 'folder', args: ['--x'], cwd: '', ecosystem: { file: 'ecosystem.config.js', app: 'shop' } } };
+    const withApps = htmlReport({ ...r, apps: [shop, { name: 'hello', builtIn: true }] }, new Map(), rec);
+    expect(withApps).toContain('<section id="apps"><h2>Your apps, as run</h2><ul><li>App shop: folder /src/&lt;shop&gt;, node server.js --x (from ecosystem.config.js); port 8080, health /health; requests POST /items → 201</li></ul></section>');
+    expect(html).not.toContain('<section id="apps">'); // built-in apps only: nothing to add
+  });
+
   it('puts the answer first, sentence by sentence', () => {
     const answer = html.indexOf('<section id="answer">');
     expect(answer).toBeGreaterThan(0);

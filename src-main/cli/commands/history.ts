@@ -2,6 +2,7 @@ import { cellsCsv, samplesCsv } from '../../export/csv.ts';
 import { RUN_SORTS, type RunSort } from '../../store/index.ts';
 import type { RunStatus } from '../../engine/types.ts';
 import type { GlobalOptions } from '../context.ts';
+import { appLines } from '../../apps/describe.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { fmtDuration, fmtNum, fmtUs, table } from '../format.ts';
@@ -51,6 +52,8 @@ export function showCommand(id: string, o: GlobalOptions): Promise<number> {
         `Started ${run.startedAt}, ${fmtDuration(run.durationSec)}; ${run.cells.length}/${run.cellsTotal} cells\n` +
         `Host ${h.hostname}: ${h.cpuModel}, ${h.cores} cores, ${Math.round(h.memoryBytes / 2 ** 30)} GiB; Node ${h.nodeVersion}; Docker ${h.dockerVersion ?? '?'} (cgroup v${h.cgroupVersion ?? '?'})\n\n`,
     );
+    const apps = appLines(run.apps);
+    if (apps.length) process.stdout.write(`${apps.join('\n')}\n\n`);
     if (run.cells.length) process.stdout.write(`${cellsTable(run.cells)}\n`);
     for (const c of run.cells.filter((x) => x.failure)) process.stdout.write(`\ncell ${c.config.index + 1}: ${c.failure}\n`);
     return EXIT.ok;
