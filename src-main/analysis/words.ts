@@ -14,11 +14,13 @@ export function joinAnd(xs: string[]): string {
   return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 }
 
-/** "a single process", "1 cluster worker", "4 PM2 instances". */
+/** What one worker is called in each mode; an image app's workers are the ones its variable asked for. */
+const NOUN: Record<Exclude<ConfigurationSummary['mode'], 'single'>, string> = { cluster: 'cluster worker', pm2: 'PM2 instance', image: 'image worker' };
+
+/** "a single process", "1 cluster worker", "4 PM2 instances", "3 image workers". */
 export function who(c: Pick<ConfigurationSummary, 'mode' | 'workers'>): string {
   if (c.mode === 'single') return 'a single process';
-  const noun = c.mode === 'cluster' ? 'cluster worker' : 'PM2 instance';
-  return `${c.workers} ${noun}${c.workers === 1 ? '' : 's'}`;
+  return `${c.workers} ${NOUN[c.mode]}${c.workers === 1 ? '' : 's'}`;
 }
 
 /** "2, 4 and 8 cluster workers" when the modes agree, else each named in full. */
@@ -26,7 +28,7 @@ export function whoList(cs: ConfigurationSummary[]): string {
   const sorted = [...cs].sort((a, b) => a.workers - b.workers);
   const mode = sorted[0]?.mode;
   if (sorted.length > 1 && mode !== 'single' && sorted.every((c) => c.mode === mode)) {
-    return `${joinAnd(sorted.map((c) => String(c.workers)))} ${mode === 'cluster' ? 'cluster workers' : 'PM2 instances'}`;
+    return `${joinAnd(sorted.map((c) => String(c.workers)))} ${NOUN[mode as keyof typeof NOUN]}s`;
   }
   return joinAnd(sorted.map(who));
 }
