@@ -1,5 +1,6 @@
 // `npm run screenshots`: real screenshots of every view for docs/ and README, taken in Debian's
 // Chromium against `rightsize serve` with the real engine (runs two small matrices; ~2 minutes).
+// Names as arguments retake only those: `node scripts/screenshots.mjs apps` (seconds, no run).
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,12 +11,55 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'rightsize-shots-'));
 const serve = spawn(process.execPath, ['bin/rightsize.js', '--data-dir', dataDir, '--json', 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
 const { url, loginUrl } = JSON.parse(await new Promise((r) => serve.stdout.once('data', (c) => r(String(c)))));
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const only = new Set(process.argv.slice(2));
+const want = (name) => only.size === 0 || only.has(name);
 const shot = async (page, name) => {
+  if (!want(name)) return;
   await page.screenshot({ path: `docs/screenshots/${name}.png` });
   console.log(`docs/screenshots/${name}.png`);
 };
 try {
+  if (want('apps')) {
+    // The Apps screen: one project added, a second one being checked in the form.
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    await page.goto(loginUrl);
+    await page.goto(`${url}/#/apps`);
+    const express = path.resolve('tests/fixtures/express-app');
+    await page.getByTestId('app-add').click();
+    await page.getByTestId('app-name').fill('shop-api');
+    await page.getByTestId('app-dir').fill(express);
+    await page.getByTestId('app-port').fill('8080');
+    await page.getByTestId('app-health').fill('/health');
+    await page.getByTestId('app-request-path-0').fill('/items/3');
+    await page.getByTestId('app-save').click();
+    await page.getByTestId('app-row-shop-api').waitFor();
+    await page.getByTestId('app-add').click();
+    await page.getByTestId('app-name').fill('shop-api-v2');
+    await page.getByTestId('app-dir').fill(express);
+    await page.getByTestId('app-port').fill('8080');
+    await page.getByTestId('app-health').fill('/health');
+    await page.getByTestId('app-env').fill('NODE_ENV=production');
+    await page.getByTestId('app-request-path-0').fill('/items/3');
+    await page.getByTestId('app-request-add').click();
+    await page.getByTestId('app-request-method-1').selectOption('POST');
+    await page.getByTestId('app-request-path-1').fill('/items');
+    await page.getByTestId('app-request-status-1').fill('201');
+    await page.getByTestId('app-request-headers-1').fill('Content-Type: application/json');
+    await page.getByTestId('app-request-body-1').fill('{"name":"pen"}');
+    await page.getByTestId('app-check').click();
+    await page.getByTestId('app-notes').waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(300);
+    // Taller than the window: the form, what the check read, and the list under it.
+    const list = await page.getByTestId('user-apps').boundingBox();
+    if (want('apps')) {
+      await page.screenshot({ path: 'docs/screenshots/apps.png', fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(list.y + list.height + 12) } });
+      console.log('docs/screenshots/apps.png');
+    }
+    await page.close();
+  }
   for (const scheme of ['light', 'dark']) {
+    if (only.size && !['builder', 'live', 'run', 'history', 'compare', 'run-dark'].some(want)) break;
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
     await page.goto(loginUrl);
     if (scheme === 'dark') {

@@ -6,7 +6,7 @@ export const RequestSpecSchema = z.object({
   headers: z.record(z.string(), z.string()).optional(),
   body: z.string().optional(),
   /** The status this request must get; anything else counts as an error. Default: any 2xx. */
-  status: z.number().int().min(100).max(599).optional(),
+  status: z.number({ error: 'the expected status is a number, e.g. 201' }).int('the expected status is a whole number').min(100, 'statuses go from 100 to 599').max(599, 'statuses go from 100 to 599').optional(),
 });
 export type RequestSpec = z.infer<typeof RequestSpecSchema>;
 

@@ -41,7 +41,12 @@ const SourceSchema = z.discriminatedUnion(
   ],
   { error: 'the source is a folder ({kind: "folder", dir, entry}) or an image ({kind: "image", image})' },
 );
-const EnvSchema = z.record(z.string().regex(ENV_NAME, 'an environment variable name: letters, digits and _'), z.string());
+// Keys checked one by one: a regex on the record's key schema only yields zod's generic "Invalid key in record".
+const EnvSchema = z.record(z.string(), z.string({ error: 'a value is text' })).superRefine((env, ctx) => {
+  for (const k of Object.keys(env)) {
+    if (!ENV_NAME.test(k)) ctx.addIssue({ code: 'custom', path: [k], message: `${k} is not an environment variable name: letters, digits and _, not starting with a digit` });
+  }
+});
 
 export const UserAppSchema = z
   .object({
@@ -170,7 +175,7 @@ async function checkFolder(src: Extract<UserApp['source'], { kind: 'folder' }>, 
 
 async function checkImage(src: Extract<UserApp['source'], { kind: 'image' }>, ctx: ResolveContext): Promise<SourceCheck> {
   const found = await ctx.findImage(src.image);
-  if ('reason' in found) return { problems: [{ path: 'source.image', message: `${src.image} is not on this machine and could not be pulled (${found.reason}): build or pull it first` }], notes: [] };
+  if ('reason' in found) return { problems: [{ path: 'source.image', message: `${src.image} is not on this machine and could not be pulled (${found.reason.trim()}): build or pull it first` }], notes: [] };
   return {
     problems: [],
     notes: src.workersEnv === null ? ['no worker-count variable: the workers dimension does not apply to this app (one cell per CPU/memory pair)'] : [],

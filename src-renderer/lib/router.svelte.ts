@@ -3,6 +3,7 @@ export type Route =
   | { name: 'builder' }
   | { name: 'live'; runId: number }
   | { name: 'history' }
+  | { name: 'apps' }
   | { name: 'run'; runId: number }
   | { name: 'report'; runId: number }
   | { name: 'compare'; a: number; b: number };
@@ -15,6 +16,8 @@ export function parseRoute(hash: string): Route {
       return Number.isInteger(n(1)) ? { name: 'live', runId: n(1) } : { name: 'builder' };
     case 'history':
       return { name: 'history' };
+    case 'apps':
+      return { name: 'apps' };
     case 'runs':
       if (!Number.isInteger(n(1))) return { name: 'history' };
       return parts[2] === 'report' ? { name: 'report', runId: n(1) } : { name: 'run', runId: n(1) };

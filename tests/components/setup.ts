@@ -1,7 +1,7 @@
 import 'vitest-canvas-mock';
 import { afterEach } from 'vitest';
 import { cleanup } from '@testing-library/svelte';
-import type { CallName, Envelope, StreamName, StreamServerMessage } from '../../src-main/contract/api.ts';
+import type { CallName, ContractErrorData, Envelope, StreamName, StreamServerMessage } from '../../src-main/contract/api.ts';
 
 /**
  * The components talk to the engine through `window.rightsize`, as in Electron. Tests answer calls
@@ -15,6 +15,10 @@ export const fakeEngine = {
     for (const [id, s] of this.subs) if (s.stream === stream) s.on({ op: 'event', id, event });
   },
 };
+/** Throw this from a fake answer to fail the call with a contract error (e.g. APP_INVALID with its fields). */
+export function engineError(data: ContractErrorData): Error {
+  return Object.assign(new Error(data.message), { data });
+}
 let next = 1;
 (window as unknown as { rightsize: unknown }).rightsize = {
   async call(name: CallName, input: unknown): Promise<Envelope<unknown>> {

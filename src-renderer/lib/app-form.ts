@@ -1,0 +1,148 @@
+// The Add-app form's text fields ⇄ the user-app definition the engine checks (UserAppSchema).
+// The engine owns the rules: what the user typed goes through as is wherever it cannot be
+// converted (a port of "abc" stays "abc"), so the engine's own message appears by the field.
+import type { Problem, UserApp } from '../../src-main/contract/api.ts';
+
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+export const DEFAULT_WORKERS_ENV = 'WEB_CONCURRENCY';
+
+export interface RequestRow {
+  method: (typeof METHODS)[number];
+  path: string;
+  /** `Name: value`, one a line. */
+  headers: string;
+  body: string;
+  /** The expected status; empty = any 2xx. */
+  status: string;
+}
+
+export interface AppFormState {
+  name: string;
+  description: string;
+  kind: 'folder' | 'image';
+  dir: string;
+  entry: string;
+  /** Start arguments, split on spaces. */
+  args: string;
+  ecosystem: string;
+  ecosystemApp: string;
+  image: string;
+  workersEnv: string;
+  fixedWorkers: boolean;
+  port: string;
+  health: string;
+  /** `KEY=VALUE`, one a line; blank lines and `#` comments are skipped. */
+  env: string;
+  requests: RequestRow[];
+}
+
+export const newRequest = (): RequestRow => ({ method: 'GET', path: '/', headers: '', body: '', status: '' });
+
+export function emptyForm(): AppFormState {
+  return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', env: '', requests: [newRequest()] };
+}
+
+/** The form filled from a saved definition, for editing. */
+export function fromUserApp(a: UserApp): AppFormState {
+  const f = emptyForm();
+  f.name = a.name;
+  f.description = a.description ?? '';
+  f.port = String(a.port);
+  f.health = a.health ?? '/';
+  f.env = Object.entries(a.env ?? {}).map(([k, v]) => `${k}=${v}`).join('\n');
+  f.requests = (a.requests ?? []).map((r) => ({
+    method: r.method ?? 'GET',
+    path: r.path,
+    headers: Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n'),
+    body: r.body ?? '',
+    status: r.status === undefined ? '' : String(r.status),
+  }));
+  if (a.source.kind === 'folder') {
+    f.kind = 'folder';
+    f.dir = a.source.dir;
+    f.entry = a.source.entry ?? '';
+    f.args = (a.source.args ?? []).join(' ');
+    f.ecosystem = a.source.ecosystem ?? '';
+    f.ecosystemApp = a.source.ecosystemApp ?? '';
+  } else {
+    f.kind = 'image';
+    f.image = a.source.image;
+    f.fixedWorkers = a.source.workersEnv === null;
+    f.workersEnv = a.source.workersEnv ?? DEFAULT_WORKERS_ENV;
+  }
+  return f;
+}
+
+/** A number when the text is one; otherwise the text as typed (or nothing, when empty) for the engine to judge. */
+function numberOrText(text: string): number | string | undefined {
+  const t = text.trim();
+  if (!t) return undefined;
+  return /^[+-]?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
+}
+
+/** Lines of `KEY<sep>VALUE`; the lines that are not, as problems at `path`. */
+function pairs(text: string, sep: string, path: string, what: string): { values: Record<string, string>; problems: Problem[] } {
+  const values: Record<string, string> = {};
+  const problems: Problem[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const at = line.indexOf(sep);
+    if (at <= 0) problems.push({ path, message: `line ${i + 1} ("${line}"): write ${what}` });
+    else values[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  });
+  return { values, problems };
+}
+
+/**
+ * The definition to send, and the problems the form itself can see (lines it cannot read). Empty
+ * optional fields are left out so the engine's defaults apply (health "/", requests GET /).
+ */
+export function toDefinition(f: AppFormState): { app: Record<string, unknown>; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const env = pairs(f.env, '=', 'env', 'KEY=VALUE');
+  problems.push(...env.problems);
+  const requests = f.requests.map((r, i) => {
+    const headers = pairs(r.headers, ':', `requests.${i}.headers`, 'Name: value');
+    problems.push(...headers.problems);
+    const status = numberOrText(r.status);
+    return {
+      method: r.method,
+      path: r.path.trim(),
+      ...(Object.keys(headers.values).length ? { headers: headers.values } : {}),
+      ...(r.body ? { body: r.body } : {}),
+      ...(status !== undefined ? { status } : {}),
+    };
+  });
+  const source =
+    f.kind === 'folder'
+      ? {
+          kind: 'folder',
+          dir: f.dir.trim(),
+          ...(f.entry.trim() ? { entry: f.entry.trim() } : {}),
+          args: f.args.split(/\s+/).filter(Boolean),
+          ...(f.ecosystem.trim() ? { ecosystem: f.ecosystem.trim() } : {}),
+          ...(f.ecosystemApp.trim() ? { ecosystemApp: f.ecosystemApp.trim() } : {}),
+        }
+      : { kind: 'image', image: f.image.trim(), workersEnv: f.fixedWorkers ? null : f.workersEnv.trim() };
+  const port = numberOrText(f.port);
+  const app: Record<string, unknown> = {
+    name: f.name.trim(),
+    ...(f.description.trim() ? { description: f.description.trim() } : {}),
+    source,
+    ...(port !== undefined ? { port } : {}),
+    ...(f.health.trim() ? { health: f.health.trim() } : {}),
+    ...(requests.length ? { requests } : {}),
+    ...(Object.keys(env.values).length ? { env: env.values } : {}),
+  };
+  return { app, problems };
+}
+
+/** A problem belongs to a field when its path is the field's or below it (`env` holds `env.FOO`). */
+export const under = (path: string, prefix: string): boolean => path === prefix || path.startsWith(`${prefix}.`);
+
+/** "GET /items/3 · POST /items → 201 · +2 more" */
+export function requestsSummary(reqs: { method?: string; path: string; status?: number }[], max = 3): string {
+  const shown = reqs.slice(0, max).map((r) => `${r.method ?? 'GET'} ${r.path}${r.status ? ` → ${r.status}` : ''}`);
+  return [...shown, ...(reqs.length > max ? [`+${reqs.length - max} more`] : [])].join(' · ');
+}
