@@ -75,6 +75,9 @@ export class TargetContainer {
       await target.watchOom();
       await container.start();
       const info = await container.inspect();
+      // An app that dies at once (a bad flag, a missing module) has no address by now: leave it
+      // empty, and readiness reports the exit code and the log tail instead of a network error.
+      if (!info.State.Running) return target;
       if (spec.publish) {
         const binding = info.NetworkSettings.Ports?.[portKey]?.[0];
         if (!binding) throw new Error(`Docker published no port for ${portKey}`);

@@ -32,6 +32,12 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
   while (performance.now() - t0 < o.deadlineMs) {
     if (o.signal?.aborted) throw new Error('cancelled');
     if (exitCode !== undefined) throw new Error(`the container exited with code ${exitCode} before it was ready`);
+    if (!addr.host) {
+      // No address: the container stopped before it got one; `exited` settles in a moment.
+      last = 'the container stopped at start';
+      await new Promise((res) => setTimeout(res, o.intervalMs ?? 20));
+      continue;
+    }
     const r = await probe(addr, o.path, o.attemptTimeoutMs ?? 1000);
     if (r.ok) {
       if (!r.pid) {
