@@ -67,8 +67,11 @@ async function addRightsizeTools(ctx: BuildContext): Promise<void> {
   for (const dir of dirs) {
     const rel = path.relative(path.join(root, 'node_modules'), dir).split(path.sep).join('/');
     // Tests, docs and type files are dead weight in an image that only runs pm2-runtime.
-    await ctx.addTree(`rootfs/opt/rightsize/node_modules/${rel}`, dir, (r, isDir) =>
-      isDir ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r) : /\.(md|d\.ts|map)$/i.test(r),
+    await ctx.addTree(
+      `rootfs/opt/rightsize/node_modules/${rel}`,
+      dir,
+      (r, isDir) => (isDir ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r) : /\.(md|d\.ts|map)$/i.test(r)),
+      { byStat: true }, // Rightsize's own node_modules: they change only when Rightsize is reinstalled
     );
   }
   await ctx.addTree('rootfs/opt/rightsize/launchers', path.join(resourcesDir(), 'base-image', 'launchers'));
