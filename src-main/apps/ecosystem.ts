@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { hostNodeBinary } from '../util/node-binary.ts';
 import { promisify } from 'node:util';
 
 /** What Rightsize takes from one app of a PM2 ecosystem file. Instances and exec_mode are the matrix's to choose. */
@@ -20,12 +21,10 @@ export interface EcosystemApp {
 export const ECOSYSTEM_FILES = ['ecosystem.config.js', 'ecosystem.config.cjs', 'ecosystem.config.mjs', 'ecosystem.config.json'];
 
 // Runs in a child process: an ecosystem file is the user's code (it may require modules, read env).
+// JSON files are parsed here.
 const LOADER = `
 const f = process.argv[1];
-const load = f.endsWith('.json')
-  ? Promise.resolve(JSON.parse(require('node:fs').readFileSync(f, 'utf8')))
-  : import(require('node:url').pathToFileURL(f).href).then((m) => m.default ?? m);
-load.then((c) => process.stdout.write(JSON.stringify(c ?? null)), (e) => { process.stderr.write(String((e && e.message) || e)); process.exit(1); });
+import(require('node:url').pathToFileURL(f).href).then((m) => m.default ?? m).then((c) => process.stdout.write(JSON.stringify(c ?? null)), (e) => { process.stderr.write(String((e && e.message) || e)); process.exit(1); });
 `;
 
 /** Reads an ecosystem file (a JS or JSON file inside `dir`) and picks one app from it: `appName`, or the first. */
@@ -34,13 +33,12 @@ export async function readEcosystem(dir: string, file: string, appName?: string)
   if (!isInside(dir, full)) throw new Error(`the ecosystem file must be inside the project folder, got ${file}`);
   let config: unknown;
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', LOADER, full], {
-      cwd: dir,
-      timeout: 10_000,
-      maxBuffer: 4 * 1024 * 1024,
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, // inside Electron, execPath is Electron: make it act as Node
-    });
-    config = JSON.parse(stdout);
+    if (full.endsWith('.json')) config = JSON.parse(await readFile(full, 'utf8'));
+    else {
+      // A JS file is the user's code: it runs in its own node process, in the project folder, with a time limit.
+      const { stdout } = await promisify(execFile)(hostNodeBinary(), ['-e', LOADER, full], { cwd: dir, timeout: 10_000, maxBuffer: 4 * 1024 * 1024 });
+      config = JSON.parse(stdout);
+    }
   } catch (e) {
     const err = e as { stderr?: string; killed?: boolean; message: string };
     const why = err.killed ? 'it did not finish loading within 10 s' : (err.stderr?.trim().split('\n').pop() ?? err.message);

@@ -1,11 +1,12 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { docker, withTimeout } from './client.ts';
 import { BuildContext } from './build-context.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { packageClosure } from './package-closure.ts';
+import { hostNodeBinary } from '../util/node-binary.ts';
 import { projectRoot, resourcesDir } from '../util/paths.ts';
 
 export type BaseStrategy = 'auto' | 'official' | 'offline';
@@ -120,13 +121,6 @@ async function makeOfflineContext(): Promise<BuildContext> {
   ctx.addText('rootfs/etc/group', 'root:x:0:\nnogroup:x:65534:\n');
   await addRightsizeTools(ctx);
   return ctx;
-}
-
-/** A real node binary: inside Electron, process.execPath is Electron, not Node. */
-function hostNodeBinary(): string {
-  if (process.env.RIGHTSIZE_NODE) return realpathSync(process.env.RIGHTSIZE_NODE);
-  if (!process.versions.electron) return realpathSync(process.execPath);
-  return realpathSync(execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim());
 }
 
 /** The shared libraries (and the dynamic loader) the binary needs, as absolute paths. */
