@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { BuildContext } from './build-context.ts';
+import { docker } from './client.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import type { BaseImage } from './base-image.ts';
 import type { AppImage } from './app-image.ts';
@@ -43,7 +44,20 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   if (npm?.hostDir) await ctx.addTree('npm', npm.hostDir, (rel) => /^(docs|man|tap-snapshots|test)(\/|$)/.test(rel));
   onLog?.(`building ${app.name} from ${app.dir}${plan.install.kind === 'lockfile' ? ` (npm ci from ${plan.install.lockfile})` : plan.install.kind === 'node_modules' ? ' (its own node_modules)' : ''}`);
   await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });
+  await removeOlderTags(tag, onLog);
   return { tag, entry, workdir, built: true };
+}
+
+/**
+ * A project changes often, and every change is a new tag: keep only the newest image of each app
+ * (a tag still used by a container stays; the shared layers are never duplicated anyway).
+ */
+async function removeOlderTags(tag: string, onLog?: BuildLog): Promise<void> {
+  const repo = tag.slice(0, tag.lastIndexOf(':'));
+  const images = await docker().listImages({ filters: JSON.stringify({ reference: [repo] }) });
+  for (const old of images.flatMap((i) => i.RepoTags ?? []).filter((t) => t !== tag && t.startsWith(`${repo}:`))) {
+    await docker().getImage(old).remove().then(() => onLog?.(`removed the previous image ${old}`), () => {});
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractError } from '../../src-main/contract/api.ts';
@@ -190,7 +190,25 @@ describe('adding an app: every problem gets its message and nothing changes', ()
     expect((await docker().listContainers({ all: true })).length).toBe(containersBefore);
   });
 
-  it('removing an app keeps the runs that used it explicable', async () => {
+  it('a code change rebuilds the image, reuses the install, and keeps one image per app', async () => {
+    const copy = path.join(dir, 'shop-copy');
+    cpSync(EXPRESS, copy, { recursive: true, filter: (src) => !src.includes('node_modules') });
+    await lab.handlers['apps.add']({ app: { name: 'shop-copy', source: { kind: 'folder', dir: copy }, port: 8080, health: '/health' } });
+    const first = await lab.handlers['apps.build']({ name: 'shop-copy' });
+    writeFileSync(path.join(copy, 'server.js'), `${readFileSync(path.join(copy, 'server.js'), 'utf8')}\n// an edit\n`);
+    const lines: string[] = [];
+    const stop = lab.subscribe('apps.buildLog', { name: 'shop-copy' }, (e) => lines.push(e.line));
+    const second = await lab.handlers['apps.build']({ name: 'shop-copy' });
+    stop();
+    expect(second.built).toBe(true);
+    expect(second.tag).not.toBe(first.tag);
+    expect(lines.join('\n')).toMatch(/RUN \["node","\/opt\/rightsize-npm\/bin\/npm-cli\.js","ci"[\s\S]*?Using cache/); // the install was not redone
+    const tags = (await docker().listImages({ filters: JSON.stringify({ reference: ['rightsize/app-user-shop-copy'] }) })).flatMap((i) => i.RepoTags ?? []);
+    expect(tags).toEqual([second.tag]);
+    expect(await lab.handlers['apps.build']({ name: 'shop-copy' })).toMatchObject({ tag: second.tag, built: false });
+  });
+
+  it('removes your app; a built-in one cannot be removed', async () => {
     const err = await failure(() => lab.handlers['apps.remove']({ name: 'hello' }));
     expect((err as ContractError).code).toBe('NOT_FOUND');
     expect(await lab.handlers['apps.remove']({ name: 'oos' })).toEqual({ removed: true });
