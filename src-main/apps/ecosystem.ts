@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { hostNodeBinary } from '../util/node-binary.ts';
+import { splitArgs } from './args.ts';
 import { promisify } from 'node:util';
 
 /** What Rightsize takes from one app of a PM2 ecosystem file. Instances and exec_mode are the matrix's to choose. */
@@ -77,33 +78,6 @@ export async function findEcosystem(dir: string): Promise<string | undefined> {
     if (await readFile(path.join(dir, f)).then(() => true, () => false)) return f;
   }
   return undefined;
-}
-
-/** Splits a command line the way a shell would for plain words and quotes (no variables, no globs). */
-export function splitArgs(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quote: '"' | "'" | null = null;
-  let started = false;
-  for (const ch of line) {
-    if (quote) {
-      if (ch === quote) quote = null;
-      else cur += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      started = true;
-    } else if (/\s/.test(ch)) {
-      if (started) out.push(cur);
-      cur = '';
-      started = false;
-    } else {
-      cur += ch;
-      started = true;
-    }
-  }
-  if (quote) throw new Error(`unclosed ${quote} in arguments: ${line}`);
-  if (started) out.push(cur);
-  return out;
 }
 
 export const isInside = (dir: string, p: string): boolean => {

@@ -1,6 +1,7 @@
 // The Add-app form's text fields ⇄ the user-app definition the engine checks (UserAppSchema).
 // The engine owns the rules: what the user typed goes through as is wherever it cannot be
 // converted (a port of "abc" stays "abc"), so the engine's own message appears by the field.
+import { joinArgs, splitArgs } from '../../src-main/apps/args.ts';
 import type { Problem, UserApp } from '../../src-main/contract/api.ts';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -22,7 +23,7 @@ export interface AppFormState {
   kind: 'folder' | 'image';
   dir: string;
   entry: string;
-  /** Start arguments, split on spaces. */
+  /** Start arguments as one line: split on spaces, quotes kept together (apps/args.ts). */
   args: string;
   ecosystem: string;
   ecosystemApp: string;
@@ -61,7 +62,7 @@ export function fromUserApp(a: UserApp): AppFormState {
     f.kind = 'folder';
     f.dir = a.source.dir;
     f.entry = a.source.entry ?? '';
-    f.args = (a.source.args ?? []).join(' ');
+    f.args = joinArgs(a.source.args ?? []);
     f.ecosystem = a.source.ecosystem ?? '';
     f.ecosystemApp = a.source.ecosystemApp ?? '';
   } else {
@@ -114,13 +115,19 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
       ...(status !== undefined ? { status } : {}),
     };
   });
+  let args: string[] = [];
+  try {
+    args = splitArgs(f.args);
+  } catch (e) {
+    problems.push({ path: 'source.args', message: (e as Error).message });
+  }
   const source =
     f.kind === 'folder'
       ? {
           kind: 'folder',
           dir: f.dir.trim(),
           ...(f.entry.trim() ? { entry: f.entry.trim() } : {}),
-          args: f.args.split(/\s+/).filter(Boolean),
+          args,
           ...(f.ecosystem.trim() ? { ecosystem: f.ecosystem.trim() } : {}),
           ...(f.ecosystemApp.trim() ? { ecosystemApp: f.ecosystemApp.trim() } : {}),
         }

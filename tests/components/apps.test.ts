@@ -123,6 +123,26 @@ describe('the Apps screen', () => {
     expect(called('apps.add')).toHaveLength(0);
   });
 
+  it('keeps a quoted start argument whole', async () => {
+    let sent: UserApp | undefined;
+    fakeEngine.answers['apps.add'] = ({ app }: { app: UserApp }) => ((sent = app), info({ ...app, description: '', env: {}, health: '/' }));
+    await openAdd();
+    await type('app-name', 'shop');
+    await type('app-args', `--greeting "two words"`);
+    await fireEvent.click(screen.getByTestId('app-save'));
+    await vi.waitFor(() => expect(sent?.source).toMatchObject({ kind: 'folder', args: ['--greeting', 'two words'] }));
+  });
+
+  it('refuses an unclosed quote in the start arguments, without calling the engine', async () => {
+    await openAdd();
+    await type('app-name', 'shop2');
+    await type('app-args', `--greeting "open`);
+    await fireEvent.click(screen.getByTestId('app-save'));
+    await vi.waitFor(() => expect(screen.getByTestId('app-save-error').textContent).toContain('Not saved'));
+    expect(screen.getAllByTestId('app-problem').some((p) => p.dataset.path === 'source.args' && /unclosed "/.test(p.textContent ?? ''))).toBe(true);
+    expect(called('apps.add')).toHaveLength(0);
+  });
+
   it('adds an image app and refreshes the list', async () => {
     fakeEngine.answers['apps.add'] = ({ app }: { app: UserApp }) => {
       const a = info({ ...app, description: app.description ?? '', env: app.env ?? {}, health: app.health ?? '/' });

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readEcosystem, splitArgs } from '../../src-main/apps/ecosystem.ts';
+import { joinArgs, splitArgs } from '../../src-main/apps/args.ts';
+import { readEcosystem } from '../../src-main/apps/ecosystem.ts';
 import { planFolder } from '../../src-main/apps/folder-plan.ts';
 import { resolveUserApp, type ResolveContext } from '../../src-main/apps/user-apps.ts';
 import { parseRequest } from '../../src-main/cli/commands/apps.ts';
@@ -26,6 +27,9 @@ describe('splitArgs', () => {
     expect(splitArgs('--greeting hello')).toEqual(['--greeting', 'hello']);
     expect(splitArgs(` -a "two words"  'it''s' "" `)).toEqual(['-a', 'two words', 'its', '']);
     expect(() => splitArgs('--x "open')).toThrow(/unclosed "/);
+  });
+  it('joins so that splitting gives the same arguments back', () => {
+    for (const args of [['--greeting', 'hello'], ['two words', "it's", ''], ['a"b']]) expect(splitArgs(joinArgs(args))).toEqual(args);
   });
 });
 
