@@ -16,7 +16,7 @@ import { cellsCsv, samplesCsv } from '../export/csv.ts';
 import { htmlReport } from '../export/html-report.ts';
 import { listPresets } from '../presets/presets.ts';
 import { Store } from '../store/index.ts';
-import { ContractError, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
+import { ContractError, type AppBuildLine, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
 
 const appInvalid = (problems: { path: string; message: string }[]): ContractError =>
   new ContractError({ code: 'APP_INVALID', message: `The app is not valid; nothing was saved:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, fields: problems });
@@ -67,6 +67,8 @@ export class Lab {
   private active?: { runId: number; apps: string[]; abort: AbortController; done: Promise<unknown> };
   /** Image builds asked for from the Apps screen, by app name: one at a time per app. */
   private readonly building = new Map<string, Promise<unknown>>();
+  /** The log so far of each build in progress: a subscriber that arrives late (a socket still opening) gets it first. */
+  private readonly buildLines = new Map<string, string[]>();
   private starting = false;
   private timer?: NodeJS.Timeout;
   readonly handlers: Handlers;
@@ -107,7 +109,7 @@ export class Lab {
       return (want.runId === undefined || e.runId === want.runId) && (want.cellId === undefined || ('cellId' in e && e.cellId === want.cellId));
     };
     const onRun = (keep: (e: RunEvent) => boolean) => (e: RunEvent): void => void (keep(e) && forRun(e) && send(e));
-    const forApp = (e: { name: string }): void => void (((input as { name?: string }).name ?? e.name) === e.name && send(e));
+    const forApp = (e: AppBuildLine): void => void (((input as { name?: string }).name ?? e.name) === e.name && send(e));
     const filters: Record<StreamName, ['status', (e: EngineStatus) => void] | ['run', (e: RunEvent) => void] | ['build', typeof forApp]> = {
       'engine.status': ['status', send],
       'apps.buildLog': ['build', forApp],
@@ -118,6 +120,7 @@ export class Lab {
     const [event, fn] = filters[name] as [string, (e: unknown) => void];
     this.bus.on(event, fn);
     if (name === 'engine.status') send(this.status); // a new subscriber gets the current state at once
+    if (name === 'apps.buildLog') for (const [app, lines] of this.buildLines) for (const line of lines) forApp({ name: app, line });
     return () => void this.bus.off(event, fn);
   }
 
@@ -262,7 +265,12 @@ export class Lab {
     const builtIn = builtInApps().find((a) => a.name === name);
     const user = builtIn ? undefined : this.userApp(name);
     const t0 = performance.now();
-    const log = (line: string): void => void this.bus.emit('build', { name, line });
+    const lines: string[] = [];
+    const log = (line: string): void => {
+      if (lines.push(line) > 2000) lines.shift();
+      this.bus.emit('build', { name, line });
+    };
+    this.buildLines.set(name, lines);
     const job = (async () => {
       let def = builtIn;
       if (user) {
@@ -284,6 +292,7 @@ export class Lab {
       throw new ContractError({ code: 'BUILD_FAILED', message: (e as Error).message });
     } finally {
       this.building.delete(name);
+      this.buildLines.delete(name);
     }
   }
 

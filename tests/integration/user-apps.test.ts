@@ -197,9 +197,12 @@ describe('adding an app: every problem gets its message and nothing changes', ()
     const first = await lab.handlers['apps.build']({ name: 'shop-copy' });
     writeFileSync(path.join(copy, 'server.js'), `${readFileSync(path.join(copy, 'server.js'), 'utf8')}\n// an edit\n`);
     const lines: string[] = [];
+    const building = lab.handlers['apps.build']({ name: 'shop-copy' });
+    await new Promise((r) => setTimeout(r, 500)); // a subscriber that comes late (a socket still opening) gets the log so far
     const stop = lab.subscribe('apps.buildLog', { name: 'shop-copy' }, (e) => lines.push(e.line));
-    const second = await lab.handlers['apps.build']({ name: 'shop-copy' });
+    const second = await building;
     stop();
+    expect(lines[0]).toMatch(/^building shop-copy from /);
     expect(second.built).toBe(true);
     expect(second.tag).not.toBe(first.tag);
     expect(lines.join('\n')).toMatch(/RUN \["node","\/opt\/rightsize-npm\/bin\/npm-cli\.js","ci"[\s\S]*?Using cache/); // the install was not redone
