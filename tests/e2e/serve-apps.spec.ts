@@ -3,10 +3,10 @@ import { expect, ROOT, test } from './fixtures';
 
 // Bring your own app, in Chromium against `rightsize serve` with the real engine: the engine's
 // problems at their fields, a real Express project added (its PM2 ecosystem file read), its image
-// built with the log live, picked in the matrix builder, and removed.
+// built with the log live, picked in the matrix builder and run, and removed.
 const EXPRESS = path.resolve(ROOT, 'tests/fixtures/express-app');
 
-test('add an app with problems, then a real project: check, save, build, pick, remove', async ({ page, served }) => {
+test('add an app with problems, then a real project: check, save, build, run, remove', async ({ page, served }) => {
   test.setTimeout(240_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -77,6 +77,14 @@ test('add an app with problems, then a real project: check, save, build, pick, r
   await page.getByTestId('app-shop').check();
   await page.getByTestId('app-hello').uncheck();
   await expect(page.getByTestId('cell-count')).toContainText('2 cells'); // workers 1 and 2 in cluster mode
+  // …and sizes it: both cells run against the user's Express server.
+  await page.getByTestId('duration').fill('2');
+  await page.getByTestId('warmup').fill('0');
+  await page.getByTestId('start').click();
+  await expect(page).toHaveURL(/#\/live\/\d+$/);
+  await expect(page.getByTestId('run-status')).toContainText('completed', { timeout: 90_000 });
+  await expect(page.getByTestId('run-status')).toContainText('2 of 2 cells');
+  await expect.poll(async () => Number(await page.getByTestId('chart-summary').getAttribute('data-points'))).toBe(2);
 
   // (d) Removed after the inline confirmation, and gone.
   await page.getByTestId('nav-apps').click();
