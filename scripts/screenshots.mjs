@@ -24,22 +24,20 @@ try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
     await page.goto(loginUrl);
     await page.goto(`${url}/#/apps`);
-    const express = path.resolve('tests/fixtures/express-app');
-    await page.getByTestId('app-add').click();
-    await page.getByTestId('app-name').fill('shop-api');
-    await page.getByTestId('app-dir').fill(express);
-    await page.getByTestId('app-port').fill('8080');
-    await page.getByTestId('app-health').fill('/health');
-    await page.getByTestId('app-request-path-0').fill('/items/3');
+    // The Express fixture in the form, under a name.
+    const fillExpress = async (name) => {
+      await page.getByTestId('app-add').click();
+      await page.getByTestId('app-name').fill(name);
+      await page.getByTestId('app-dir').fill(path.resolve('tests/fixtures/express-app'));
+      await page.getByTestId('app-port').fill('8080');
+      await page.getByTestId('app-health').fill('/health');
+      await page.getByTestId('app-request-path-0').fill('/items/3');
+    };
+    await fillExpress('shop-api');
     await page.getByTestId('app-save').click();
     await page.getByTestId('app-row-shop-api').waitFor();
-    await page.getByTestId('app-add').click();
-    await page.getByTestId('app-name').fill('shop-api-v2');
-    await page.getByTestId('app-dir').fill(express);
-    await page.getByTestId('app-port').fill('8080');
-    await page.getByTestId('app-health').fill('/health');
+    await fillExpress('shop-api-v2');
     await page.getByTestId('app-env').fill('NODE_ENV=production');
-    await page.getByTestId('app-request-path-0').fill('/items/3');
     await page.getByTestId('app-request-add').click();
     await page.getByTestId('app-request-method-1').selectOption('POST');
     await page.getByTestId('app-request-path-1').fill('/items');
