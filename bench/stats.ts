@@ -17,8 +17,8 @@ export function row(op: string, xs: number[], targetMs?: number): Row {
   return { op, medianMs: median(xs), minMs: Math.min(...xs), maxMs: Math.max(...xs), ...(targetMs !== undefined ? { targetMs } : {}) };
 }
 
-export function printRows(title: string, rows: Row[]): void {
-  const f = (n: number): string => n.toFixed(1);
+export function printRows(title: string, rows: Row[], digits = 1): void {
+  const f = (n: number): string => n.toFixed(digits);
   console.log(`\n### ${title}\n`);
   console.log('| operation | median ms | min | max | target | |');
   console.log('|---|---:|---:|---:|---:|---|');

@@ -1,13 +1,12 @@
 // Store benchmark: a database the size of long use (1,000 runs, 1,000,000 samples), then the queries
 // the UI makes on every screen. Run with `npx tsx bench/store.ts`.
-import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import type { CellConfig, CellResult, HostFacts, LaunchMode, RunStatus, Sample } from '../src-main/engine/types.ts';
 import { Store } from '../src-main/store/index.ts';
-import type { BenchResult } from './types.ts';
+import { isMain, printRows, row, type Row } from './stats.ts';
 
 const RUNS = 1000;
 const CELLS_PER_RUN = 4;
@@ -153,7 +152,7 @@ function populate(store: Store): void {
   }
 }
 
-function measure(op: string, fn: (rep: number) => unknown, targetMs?: number): BenchResult['rows'][number] {
+function measure(op: string, fn: (rep: number) => unknown, targetMs?: number): Row {
   fn(-1); // warm-up: statement preparation, page cache
   const times: number[] = [];
   for (let rep = 0; rep < REPS; rep++) {
@@ -161,22 +160,20 @@ function measure(op: string, fn: (rep: number) => unknown, targetMs?: number): B
     fn(rep);
     times.push(performance.now() - t0);
   }
-  times.sort((a, b) => a - b);
-  const median = (times[REPS / 2 - 1]! + times[REPS / 2]!) / 2;
-  return { op, medianMs: median, minMs: times[0]!, maxMs: times[REPS - 1]!, ...(targetMs !== undefined && { targetMs }) };
+  return row(op, times, targetMs);
 }
 
-export async function benchStore(): Promise<BenchResult> {
+export async function benchStore(): Promise<{ name: string; rows: Row[] }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rightsize-bench-store-'));
   const file = path.join(dir, 'rightsize.db');
-  const rows: BenchResult['rows'] = [];
+  const rows: Row[] = [];
   try {
     const store = Store.open(file);
     try {
       const t0 = performance.now();
       populate(store);
       const genMs = performance.now() - t0;
-      rows.push({ op: `generate ${RUNS} runs / ${RUNS * CELLS_PER_RUN * SECONDS_PER_CELL} samples`, medianMs: genMs, minMs: genMs, maxMs: genMs });
+      rows.push(row(`generate ${RUNS} runs / ${RUNS * CELLS_PER_RUN * SECONDS_PER_CELL} samples`, [genMs]));
 
       // A different run at each repetition, spread over the file, so one hot run doesn't flatter the number.
       const runIds = store.listRuns({ limit: 1000 }).runs.map((r) => r.id);
@@ -197,33 +194,15 @@ export async function benchStore(): Promise<BenchResult> {
       store.close();
     }
     const sizeMb = (statSync(file).size / 2 ** 20).toFixed(0);
-    printTable(rows, `store: ${RUNS} runs, ${sizeMb} MB file, median of ${REPS} after 1 warm-up`);
+    printRows(`store: ${RUNS} runs, ${sizeMb} MB file, median of ${REPS} after 1 warm-up`, rows, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   return { name: 'store', rows };
 }
 
-function printTable(rows: BenchResult['rows'], title: string): void {
-  const f = (ms: number): string => ms.toFixed(2);
-  console.log(`\n${title}\n`);
-  console.log('| operation | median ms | min ms | max ms | target ms | result |');
-  console.log('|---|---:|---:|---:|---:|---|');
-  for (const r of rows) {
-    const verdict = r.targetMs === undefined ? '' : r.medianMs <= r.targetMs ? 'pass' : 'FAIL';
-    console.log(`| ${r.op} | ${f(r.medianMs)} | ${f(r.minMs)} | ${f(r.maxMs)} | ${r.targetMs ?? ''} | ${verdict} |`);
-  }
-}
-
 // Run directly (npx tsx bench/store.ts), not when imported by the bench runner.
-const isMain = ((): boolean => {
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(process.argv[1] ?? '')).href;
-  } catch {
-    return false; // no script path (node -e, a REPL)
-  }
-})();
-if (isMain) {
+if (isMain(import.meta.url)) {
   const result = await benchStore();
   if (result.rows.some((r) => r.targetMs !== undefined && r.medianMs > r.targetMs)) process.exitCode = 1;
 }

@@ -94,7 +94,7 @@ export async function benchUserApp(): Promise<Row[]> {
       const t0 = performance.now();
       const c = await TargetContainer.start({
         image: image.tag, launch: { mode, workers, entry: image.entry, name: app.name, args: app.source.kind === 'folder' ? app.source.args : [] },
-        ...(image.workdir ? { workdir: image.workdir } : {}), port: app.port, env: app.env,
+        port: app.port, env: app.env,
         cpuMillis: 1000, memoryMb: 256, publish: !engine.bridgeRoutable, labels: { app: app.name, run: 'bench' },
       });
       try {

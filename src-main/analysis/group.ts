@@ -82,13 +82,21 @@ function compareConfigs(a: ConfigurationSummary, b: ConfigurationSummary): numbe
   );
 }
 
+/** The items by key, in first-seen order of the keys (each group in input order). */
+export function groupBy<T, K>(xs: Iterable<T>, key: (x: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const x of xs) {
+    const k = key(x);
+    const group = out.get(k);
+    if (group) group.push(x);
+    else out.set(k, [x]);
+  }
+  return out;
+}
+
 /** Groups the cells into configurations, aggregates the included repetitions and lists every exclusion. */
 export function groupCells(cells: StoredCell[]): { configurations: ConfigurationSummary[]; exclusions: Exclusion[] } {
-  const byKey = new Map<string, StoredCell[]>();
-  for (const c of cells) {
-    const k = configurationKey(c.config);
-    byKey.set(k, [...(byKey.get(k) ?? []), c]);
-  }
+  const byKey = groupBy(cells, (c) => configurationKey(c.config));
   const configurations: ConfigurationSummary[] = [];
   const exclusions: Exclusion[] = [];
   for (const [key, group] of byKey) {

@@ -1,6 +1,6 @@
 import { planPlacement } from '../docker/placement.ts';
 import type { RunDetail } from '../store/index.ts';
-import { cpuLabel, groupCells, loadLabel, MODE_ORDER, pairLabel, workloadLabel } from './group.ts';
+import { cpuLabel, groupBy, groupCells, loadLabel, MODE_ORDER, pairLabel, workloadLabel } from './group.ts';
 import { sloOutcomes } from './slo.ts';
 import { overlaps, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, NoiseNote, Recommendation, RecommendOptions, ScopeDecision, Verdict } from './types.ts';
@@ -68,8 +68,7 @@ function decideScope(cs: ConfigurationSummary[], marginPct: number, label: strin
 
 /** One decision per scope (workload × load × CPU × memory) that has any included repetition. */
 export function decideScopes(configurations: ConfigurationSummary[], marginPct: number): ScopeDecision[] {
-  const byScope = new Map<string, ConfigurationSummary[]>();
-  for (const c of configurations.filter((x) => x.n > 0)) byScope.set(c.scopeKey, [...(byScope.get(c.scopeKey) ?? []), c]);
+  const byScope = groupBy(configurations.filter((x) => x.n > 0), (c) => c.scopeKey);
   return [...byScope.values()].map((cs) => {
     const f = cs[0]!;
     return decideScope(cs, marginPct, pairLabel(f.cpuMillis, f.memoryMb), `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`);

@@ -1,5 +1,5 @@
 import { fmtNum } from '../cli/format.ts';
-import { MODE_ORDER, workloadKey } from './group.ts';
+import { groupBy, MODE_ORDER, workloadKey } from './group.ts';
 import type { ConfigurationSummary, Slo, SloCheck, SloOutcome } from './types.ts';
 
 export const SLO_EXAMPLE = 'p99<=20ms,rps>=1000,errors<=1%';
@@ -76,7 +76,7 @@ export function checkSlo(c: ConfigurationSummary, s: Slo): SloCheck[] {
 }
 
 /** Cheapest first: least CPU, then memory, then workers; then the lighter launcher and the lower p99. */
-export function byCost(a: ConfigurationSummary, b: ConfigurationSummary): number {
+function byCost(a: ConfigurationSummary, b: ConfigurationSummary): number {
   return a.cpuMillis - b.cpuMillis || a.memoryMb - b.memoryMb || a.workers - b.workers || MODE_ORDER[a.mode] - MODE_ORDER[b.mode] || a.p99Us!.mean - b.p99Us!.mean;
 }
 
@@ -89,11 +89,7 @@ const cmp = (a: number, b: number): number => (a === b ? 0 : a < b ? -1 : 1);
  * meets every limit, or the one that missed by the least on its worst criterion.
  */
 export function sloOutcomes(configurations: ConfigurationSummary[], slo: Slo): SloOutcome[] {
-  const byWorkload = new Map<string, ConfigurationSummary[]>();
-  for (const c of configurations.filter((x) => x.n > 0)) {
-    const k = workloadKey(c);
-    byWorkload.set(k, [...(byWorkload.get(k) ?? []), c]);
-  }
+  const byWorkload = groupBy(configurations.filter((x) => x.n > 0), workloadKey);
   return [...byWorkload.values()].map((cs): SloOutcome => {
     const checked = cs.map((c) => ({ c, checks: checkSlo(c, slo) }));
     const meeting = checked.filter((x) => x.checks.every((k) => k.ok)).sort((a, b) => byCost(a.c, b.c));

@@ -10,7 +10,7 @@ const DELIVERED_SHARE = 0.95;
 
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
-export function joinAnd(xs: string[]): string {
+function joinAnd(xs: string[]): string {
   return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 }
 
@@ -40,7 +40,8 @@ export function fmtPct(x: number): string {
   return `${fmtNum(x, x === 0 || x >= 10 ? 0 : x < 1 ? 2 : 1)} %`;
 }
 
-const fmtMargin = (m: number): string => `${fmtNum(m, Number.isInteger(m) ? 0 : 1)} %`;
+/** A knee margin in percent, without the sign: whole numbers as such, others to one decimal. */
+export const fmtMargin = (m: number): string => fmtNum(m, Number.isInteger(m) ? 0 : 1);
 
 export const fmtRatio = (r: number): string => fmtNum(r, Number.isInteger(r) ? 0 : Number.isInteger(r * 10) ? 1 : 2);
 
@@ -106,9 +107,9 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
   } else {
     out.push(`${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput (${rpsText(best)}).`);
     if (knee !== best) {
-      out.push(`${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])} within ${fmtMargin(marginPct)} (${fmtNum(knee.rps!.mean)} req/s): the knee.`);
+      out.push(`${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])} within ${fmtMargin(marginPct)} % (${fmtNum(knee.rps!.mean)} req/s): the knee.`);
     } else if (cs.some((c) => c.workers < best.workers)) {
-      out.push(`Fewer workers fell more than ${fmtMargin(marginPct)} short, so it is also the knee.`);
+      out.push(`Fewer workers fell more than ${fmtMargin(marginPct)} % short, so it is also the knee.`);
     }
     if (s.rpsVerdict === 'not-distinguishable') {
       out.push(`${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on req/s (95 % intervals overlap).`);
@@ -185,7 +186,7 @@ function cpuRuleSentence(scopes: ScopeDecision[], byKey: Map<string, Configurati
   if (checked.length === 0) return null;
   const held = checked.filter((x) => x.held).length;
   const ratios = checked.map(({ s }) => `${fmtRatio(s.bestRps.workersPerCpu)} on ${s.label}`).join(', ');
-  return `"Cluster size = CPU count" came within ${fmtMargin(marginPct)} of the best on ${held} of ${checked.length} CPU / memory pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`;
+  return `"Cluster size = CPU count" came within ${fmtMargin(marginPct)} % of the best on ${held} of ${checked.length} CPU / memory pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`;
 }
 
 /** The answer in plain sentences, most decisive first. */

@@ -20,7 +20,7 @@ export interface AppDefinition extends AppManifest {
 }
 
 /** An image app with no worker-count variable runs one configuration: the workers dimension does not apply. */
-export const fixedWorkers = (app: AppDefinition): boolean => app.source.kind === 'image' && app.source.workersEnv === null;
+export const fixedWorkers = (app: { source: { kind: string; workersEnv?: string | null } }): boolean => app.source.kind === 'image' && app.source.workersEnv === null;
 
 let builtIns: AppDefinition[] | undefined;
 

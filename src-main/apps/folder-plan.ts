@@ -8,12 +8,22 @@ export type InstallPlan =
   | { kind: 'node_modules' } // the folder's own, copied as they are
   | { kind: 'lockfile'; lockfile: 'package-lock.json' | 'npm-shrinkwrap.json' }; // npm ci inside the build
 
+/** The fields of a project's package.json that Rightsize reads. */
+export interface PackageJson {
+  version?: string;
+  description?: string;
+  main?: string;
+  dependencies?: Record<string, string>;
+}
+
 export interface FolderPlan {
   /** Whether a path (relative, forward slashes) stays out of the image, as `docker build` would decide. */
   skip: (rel: string, isDir: boolean) => boolean;
   install: InstallPlan;
   /** What stops the folder from building, each with what to do. */
   problems: { path: string; message: string }[];
+  /** The folder's package.json as parsed (undefined when it is missing or not JSON). */
+  pkg: PackageJson | undefined;
 }
 
 /**
@@ -26,7 +36,7 @@ export async function planFolder(dir: string, entry: string): Promise<FolderPlan
   const skip = makeSkip(ignoreText);
   if (skip(entry, false)) problems.push({ path: 'source.entry', message: `.dockerignore leaves ${entry} out of the image: remove the pattern that matches it` });
 
-  const pkg = await readFile(path.join(dir, 'package.json'), 'utf8').then((t) => JSON.parse(t) as { dependencies?: Record<string, string> }, () => undefined);
+  const pkg = await readFile(path.join(dir, 'package.json'), 'utf8').then((t) => JSON.parse(t) as PackageJson, () => undefined);
   const deps = Object.keys(pkg?.dependencies ?? {});
   const has = async (rel: string, dirWanted: boolean): Promise<boolean> => {
     const st = await stat(path.join(dir, rel)).catch(() => undefined);
@@ -43,7 +53,7 @@ export async function planFolder(dir: string, entry: string): Promise<FolderPlan
         message: `package.json lists ${deps.length} dependencies, but the image would get neither node_modules nor package-lock.json: run "npm install" in ${dir}${ignoreText !== undefined ? ' (and check .dockerignore)' : ''}`,
       });
   }
-  return { skip, install, problems };
+  return { skip, install, problems, pkg };
 }
 
 /** Docker's rules, plus: .git never goes into an image when there is no .dockerignore to say so. */

@@ -1,7 +1,7 @@
 import type { Problem } from '../engine/matrix.ts';
 import type { ImageApps } from '../engine/matrix.ts';
 import type { Store } from '../store/index.ts';
-import { builtInApps, type AppDefinition } from './catalog.ts';
+import { builtInApps, fixedWorkers, type AppDefinition } from './catalog.ts';
 import { resolveUserApp, UserAppSchema, type ResolveContext, type UserApp } from './user-apps.ts';
 
 /** Every app a matrix can name: the built-in ones and the user's, as stored. */
@@ -26,7 +26,7 @@ export const appNames = (lib: AppLibrary): string[] => [...lib.builtIn.map((a) =
 /** The image apps among the user's, for matrix expansion (checked on every edit in the UI: no Docker, no disk). */
 export function imageAppsOf(lib: AppLibrary): ImageApps {
   const out: ImageApps = {};
-  for (const a of lib.user) if (a.source.kind === 'image') out[a.name] = { fixed: a.source.workersEnv === null };
+  for (const a of lib.user) if (a.source.kind === 'image') out[a.name] = { fixed: fixedWorkers(a) };
   return out;
 }
 

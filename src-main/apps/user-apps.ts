@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Problem } from '../engine/matrix.ts';
 import type { AppDefinition } from './catalog.ts';
 import { findEcosystem, isInside, readEcosystem } from './ecosystem.ts';
-import { planFolder } from './folder-plan.ts';
+import { planFolder, type PackageJson } from './folder-plan.ts';
 import { RequestSpecSchema } from './manifest.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -127,7 +127,6 @@ async function checkFolder(src: Extract<UserApp['source'], { kind: 'folder' }>, 
   else if (!dirStat.isDirectory()) bad('source.dir', `${dir} is a file, not a folder: give the project folder`);
   if (problems.length) return { problems, notes };
 
-  const pkg = await readPackage(dir);
   const ecoFile = src.ecosystem ?? (src.entry ? undefined : await findEcosystem(dir));
   let entry = src.entry;
   let args = src.args;
@@ -149,16 +148,23 @@ async function checkFolder(src: Extract<UserApp['source'], { kind: 'folder' }>, 
       return { problems, notes };
     }
   } else if (!entry) {
+    const pkg = await readPackage(dir);
     bad('source.entry', `give the entry file (e.g. ${pkg.main ?? 'server.js'}), or put a PM2 ecosystem.config.js in the folder`);
     return { problems, notes };
   }
+  // Read by planFolder below; when it is not reached there are problems, and the part is not used.
+  let pkg: PackageJson = {};
   const full = path.resolve(dir, entry!);
   const rel = path.relative(dir, full).split(path.sep).join('/');
   const st = await stat(full).catch(() => undefined);
   if (!isInside(dir, full)) bad('source.entry', `${entry} is outside the folder ${dir}`);
   else if (!st) bad('source.entry', `there is no file ${entry} in ${dir}`);
   else if (!st.isFile()) bad('source.entry', `${entry} is a folder, not a file: give the file that starts the server`);
-  else problems.push(...(await planFolder(dir, rel)).problems);
+  else {
+    const plan = await planFolder(dir, rel);
+    problems.push(...plan.problems);
+    pkg = plan.pkg ?? {};
+  }
   return {
     problems,
     notes,
@@ -190,9 +196,9 @@ async function checkImage(src: Extract<UserApp['source'], { kind: 'image' }>, ct
   };
 }
 
-async function readPackage(dir: string): Promise<{ version?: string; description?: string; main?: string }> {
+async function readPackage(dir: string): Promise<PackageJson> {
   try {
-    return JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as { version?: string; description?: string; main?: string };
+    return JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as PackageJson;
   } catch {
     return {};
   }

@@ -1,4 +1,5 @@
 import { recoverAtStartup, type Startup } from '../engine/startup.ts';
+import { Lab } from '../service/lab.ts';
 import { resolveDbPath, Store } from '../store/index.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 
@@ -20,4 +21,15 @@ export async function openStore(g: GlobalOptions, say: (line: string) => void): 
   if (startup.interruptedRuns.length) say(`Marked run(s) ${startup.interruptedRuns.join(', ')} as interrupted: the process running them had stopped.`);
   if (startup.sweptContainers.length) say(`Removed ${startup.sweptContainers.length} container(s) left behind by a stopped Rightsize process.`);
   return { store, startup };
+}
+
+/** The engine as a service (what the UI gets), opened like {@link openStore}: same database, same start-up messages. */
+export async function openLab(g: GlobalOptions, say: (line: string) => void): Promise<Lab> {
+  const { store, startup } = await openStore(g, say);
+  try {
+    return await Lab.open({ store, startup });
+  } catch (e) {
+    store.close();
+    throw e;
+  }
 }

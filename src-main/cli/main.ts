@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { BASE_STRATEGIES } from '../docker/base-image.ts';
 import { checkEngine, DockerUnavailableError } from '../docker/client.ts';
 import { sweepOrphans } from '../docker/sweep.ts';
 import { listPresets } from '../presets/presets.ts';
@@ -30,7 +31,7 @@ function program(): Command {
     .option('-y, --yes', `confirm a matrix of more than 500 cells`)
     .option('-v, --verbose', 'also print image build output')
     .option('--slo <objective>', 'also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
-    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(['auto', 'official', 'offline']))
+    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
     .action(async (o) => {
       process.exitCode = await runCommand({ ...globals(), ...o });
     });

@@ -2,6 +2,7 @@
 // WebSocket). Types and names only — no runtime dependencies — so the preload and the renderer
 // can import it without pulling in the engine.
 import type { AppManifest } from '../apps/manifest.ts';
+import type { BaseStrategy } from '../docker/base-image.ts';
 import type { UserApp } from '../apps/user-apps.ts';
 import type { CellPhase, RunEvent } from '../engine/events.ts';
 import type { Problem } from '../engine/matrix.ts';
@@ -57,7 +58,7 @@ export interface MatrixCheck {
 }
 
 export interface Settings {
-  baseImage: 'auto' | 'official' | 'offline';
+  baseImage: BaseStrategy;
 }
 
 export interface AnswerInput {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { BASE_STRATEGIES } from '../docker/base-image.ts';
+import { RUN_STATUSES } from '../engine/types.ts';
 import { RUN_SORTS } from '../store/index.ts';
 import type { CallName, StreamName } from './api.ts';
 
@@ -11,7 +13,7 @@ const appName = z.string().min(1).max(40);
 const answer = z
   .object({
     runId: id,
-    marginPct: z.number().min(0).max(100).optional(),
+    marginPct: z.number().min(0).lt(100).optional(),
     slo: z.object({ p99Ms: z.number().positive(), minRps: z.number().min(0), maxErrorPct: z.number().min(0).max(100) }).strict().optional(),
   })
   .strict();
@@ -34,7 +36,7 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
     .object({
       limit: z.number().int().min(1).max(1000).optional(),
       offset: z.number().int().min(0).optional(),
-      status: z.enum(['running', 'completed', 'failed', 'cancelled', 'interrupted']).optional(),
+      status: z.enum(RUN_STATUSES).optional(),
       search: z.string().max(200).optional(),
       sort: z.enum(RUN_SORTS).optional(),
       order: z.enum(['asc', 'desc']).optional(),
@@ -55,7 +57,7 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'runs.recommend': answer,
   'export.html': answer,
   'settings.get': none,
-  'settings.set': z.object({ baseImage: z.enum(['auto', 'official', 'offline']).optional() }).strict(),
+  'settings.set': z.object({ baseImage: z.enum(BASE_STRATEGIES).optional() }).strict(),
 };
 
 export const STREAM_INPUTS: { [K in StreamName]: z.ZodType } = {

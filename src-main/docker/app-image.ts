@@ -3,7 +3,6 @@ import path from 'node:path';
 import { BuildContext } from './build-context.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { IN_IMAGE, type BaseImage } from './base-image.ts';
-import { findImage } from './image-lookup.ts';
 import { ensureFolderImage } from './folder-image.ts';
 import { appsDir, resourcesDir } from '../util/paths.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
@@ -12,8 +11,6 @@ export interface AppImage {
   tag: string;
   /** The entry file's absolute path inside the image ('' for an image app: it runs its own command). */
   entry: string;
-  /** Working directory for the app's processes, when not the image's own. */
-  workdir?: string;
   /** Whether this call had to build it. */
   built: boolean;
 }
@@ -28,11 +25,9 @@ export async function ensureAppImage(app: AppDefinition, base: () => Promise<Bas
       return ensureBuiltInImage(app, await base(), onLog);
     case 'folder':
       return ensureFolderImage(app, await base(), onLog);
-    case 'image': {
-      const found = await findImage(app.source.image, onLog);
-      if ('reason' in found) throw new Error(`The image ${app.source.image} of app ${app.name} is not on this machine and could not be pulled (${found.reason}).`);
+    case 'image':
+      // resolveUserApp already found (or pulled) it when it resolved the definition.
       return { tag: app.source.image, entry: '', built: false };
-    }
   }
 }
 

@@ -9,7 +9,8 @@ import { packageClosure } from './package-closure.ts';
 import { hostNodeBinary } from '../util/node-binary.ts';
 import { projectRoot, resourcesDir } from '../util/paths.ts';
 
-export type BaseStrategy = 'auto' | 'official' | 'offline';
+export const BASE_STRATEGIES = ['auto', 'official', 'offline'] as const;
+export type BaseStrategy = (typeof BASE_STRATEGIES)[number];
 
 export interface BaseImage {
   tag: string;
@@ -81,14 +82,31 @@ async function addRightsizeTools(ctx: BuildContext): Promise<void> {
 }
 
 async function ensureOfficial(nodeImage: string, onLog?: BuildLog): Promise<BaseImage> {
+  const id = (await docker().getImage(nodeImage).inspect()).Id;
+  const { ctx, tag } = await officialContext(id);
+  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', buildargs: { NODE_IMAGE: nodeImage }, onLog });
+  return { tag, strategy: 'official', from: nodeImage };
+}
+
+const officialCache = new Map<string, Promise<{ ctx: BuildContext; tag: string }>>();
+/** Built once per process per node image id, like the offline context: it lists thousands of files. */
+function officialContext(nodeImageId: string): Promise<{ ctx: BuildContext; tag: string }> {
+  let cached = officialCache.get(nodeImageId);
+  if (!cached) {
+    cached = makeOfficialContext(nodeImageId);
+    cached.catch(() => officialCache.delete(nodeImageId)); // a failure is not remembered
+    officialCache.set(nodeImageId, cached);
+  }
+  return cached;
+}
+
+async function makeOfficialContext(nodeImageId: string): Promise<{ ctx: BuildContext; tag: string }> {
   const ctx = new BuildContext();
   ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'official.Dockerfile'), 'utf8'));
   await addRightsizeTools(ctx);
-  const id = (await docker().getImage(nodeImage).inspect()).Id;
-  ctx.addText('from-image-id', id); // a re-pulled node image changes the tag
+  ctx.addText('from-image-id', nodeImageId); // a re-pulled node image changes the tag
   const tag = `rightsize/base-official:${(await ctx.digest()).slice(0, 16)}`;
-  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', buildargs: { NODE_IMAGE: nodeImage }, onLog });
-  return { tag, strategy: 'official', from: nodeImage };
+  return { ctx, tag };
 }
 
 async function ensureOffline(onLog?: BuildLog): Promise<BaseImage> {
@@ -137,17 +155,26 @@ export async function sharedLibraries(binary: string): Promise<string[]> {
 /** Pulls `image`; true when it is there afterwards, else the reason in one line. */
 export async function tryPull(image: string, timeoutMs: number, onLog?: BuildLog): Promise<true | string> {
   try {
-    onLog?.(`pulling ${image}`);
-    const stream = await withTimeout(docker().pull(image), timeoutMs, 'pull timed out');
-    await withTimeout(
-      new Promise<void>((resolve, reject) =>
-        docker().modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
-      ),
-      timeoutMs * 10,
-      'pull timed out',
-    );
+    await pull(image, timeoutMs, onLog);
     return (await imageExists(image)) ? true : 'pull ended without the image';
   } catch (e) {
-    return e instanceof Error ? e.message.split('\n')[0]! : String(e);
+    return firstLine(e);
   }
+}
+
+/** Pulls `image`, throwing when the pull fails; does not check that the image is there afterwards. */
+export async function pull(image: string, timeoutMs: number, onLog?: BuildLog): Promise<void> {
+  onLog?.(`pulling ${image}`);
+  const stream = await withTimeout(docker().pull(image), timeoutMs, 'pull timed out');
+  await withTimeout(
+    new Promise<void>((resolve, reject) =>
+      docker().modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+    ),
+    timeoutMs * 10,
+    'pull timed out',
+  );
+}
+
+export function firstLine(e: unknown): string {
+  return e instanceof Error ? e.message.split('\n')[0]! : String(e);
 }

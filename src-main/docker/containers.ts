@@ -13,8 +13,6 @@ export interface ContainerSpec {
   cpuMillis: number;
   memoryMb: number;
   cpuset?: string;
-  /** Working directory of the app's processes (a project folder's, or its ecosystem file's cwd). */
-  workdir?: string;
   /** Publish the port on 127.0.0.1 (Docker Desktop, remote engines) instead of using the bridge IP. */
   publish: boolean;
   labels: { run?: string | number; cell?: string | number; app: string };
@@ -52,7 +50,6 @@ export class TargetContainer {
     const container = await docker().createContainer({
       Image: spec.image,
       ...(cmd ? { Cmd: cmd } : {}), // none: the image's own command
-      ...(spec.workdir ? { WorkingDir: spec.workdir } : {}),
       Env: Object.entries({ ...spec.env, ...env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
       Labels: {
         [LABEL.product]: PRODUCT,

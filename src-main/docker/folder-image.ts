@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { BuildContext } from './build-context.ts';
 import { docker } from './client.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
@@ -8,6 +7,7 @@ import type { BaseImage } from './base-image.ts';
 import type { AppImage } from './app-image.ts';
 import { planFolder, type InstallPlan } from '../apps/folder-plan.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
+import { onPath } from '../util/node-binary.ts';
 
 /** Where a project folder lives inside its image. */
 export const FOLDER_ROOT = '/srv/app';
@@ -28,24 +28,25 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   const ctx = new BuildContext();
   await ctx.addTree('app', app.dir, plan.skip);
   const npm = plan.install.kind === 'lockfile' ? npmForBuild(base) : undefined;
+  let ca: string | undefined;
   if (plan.install.kind === 'lockfile') {
     ctx.addFile('deps/package.json', path.join(app.dir, 'package.json'));
     ctx.addFile(`deps/${plan.install.lockfile}`, path.join(app.dir, plan.install.lockfile));
     if (npm?.hostDir) ctx.addText('npm-version', npm.version ?? ''); // stands for npm's files in the tag: hashing them cost ~1.5 s per run
-    const ca = HOST_CA_BUNDLES.find((f) => existsSync(f));
+    ca = HOST_CA_BUNDLES.find((f) => existsSync(f));
     if (ca) ctx.addFile('build-ca.crt', ca, 0o644);
   }
   const workdir = path.posix.join(FOLDER_ROOT, app.source.cwd);
-  ctx.addText('Dockerfile', folderDockerfile(plan.install, workdir, npm?.cli ?? 'npm', ctx.has('build-ca.crt')));
+  ctx.addText('Dockerfile', folderDockerfile(plan.install, workdir, npm?.cli ?? 'npm', Boolean(ca)));
   ctx.addText('base', base.tag);
   const tag = `rightsize/app-user-${app.name}:${(await ctx.digest()).slice(0, 16)}`;
   const entry = path.posix.join(FOLDER_ROOT, app.entry);
-  if (await imageExists(tag)) return { tag, entry, workdir, built: false };
+  if (await imageExists(tag)) return { tag, entry, built: false };
   if (npm?.hostDir) await ctx.addTree('npm', npm.hostDir, (rel) => /^(docs|man|tap-snapshots|test)(\/|$)/.test(rel));
   onLog?.(`building ${app.name} from ${app.dir}${plan.install.kind === 'lockfile' ? ` (npm ci from ${plan.install.lockfile})` : plan.install.kind === 'node_modules' ? ' (its own node_modules)' : ''}`);
   await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });
   await removeOlderTags(tag, onLog);
-  return { tag, entry, workdir, built: true };
+  return { tag, entry, built: true };
 }
 
 /**
@@ -66,17 +67,27 @@ async function removeOlderTags(tag: string, onLog?: BuildLog): Promise<void> {
  */
 function npmForBuild(base: BaseImage): { cli: string; hostDir?: string; version?: string } {
   if (base.strategy === 'official') return { cli: 'npm' };
-  const hostDir = hostNpmDir();
-  if (!hostDir) {
+  const host = hostNpm();
+  if (!host) {
     throw new Error('Installing dependencies from a lockfile needs npm on this machine (the offline base image has none): install Node.js with npm, run "npm install" in the project folder, or use the official base image.');
   }
-  const version = (JSON.parse(readFileSync(path.join(hostDir, 'package.json'), 'utf8')) as { version: string }).version;
-  return { cli: '/opt/rightsize-npm/bin/npm-cli.js', hostDir, version };
+  return { cli: '/opt/rightsize-npm/bin/npm-cli.js', hostDir: host.dir, version: host.version };
+}
+
+let hostNpmCache: { dir: string; version: string } | null | undefined;
+/** This machine's npm package directory and version, looked up once per process. */
+function hostNpm(): { dir: string; version: string } | undefined {
+  if (hostNpmCache === undefined) {
+    const dir = hostNpmDir();
+    hostNpmCache = dir ? { dir, version: (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version } : null;
+  }
+  return hostNpmCache ?? undefined;
 }
 
 function hostNpmDir(): string | undefined {
+  const bin = onPath('npm');
+  if (!bin) return undefined;
   try {
-    const bin = execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim();
     const dir = path.dirname(path.dirname(realpathSync(bin))); // …/npm/bin/npm-cli.js → …/npm
     return existsSync(path.join(dir, 'bin', 'npm-cli.js')) ? dir : undefined;
   } catch {

@@ -1,5 +1,5 @@
 import { docker } from './client.ts';
-import { tryPull } from './base-image.ts';
+import { firstLine, pull } from './base-image.ts';
 import type { BuildLog } from './image-build.ts';
 
 /** An image's id when it is on this machine or could be pulled; else why not, in one line. */
@@ -14,7 +14,11 @@ export async function findImage(image: string, onLog?: BuildLog): Promise<{ id: 
   };
   const local = await inspect();
   if (local) return local;
-  const pulled = await tryPull(image, 60_000, onLog);
-  if (pulled !== true) return { reason: pulled };
-  return (await inspect()) ?? { reason: 'the pull ended without the image' };
+  try {
+    await pull(image, 60_000, onLog);
+  } catch (e) {
+    return { reason: firstLine(e) };
+  }
+  // One look after the pull: it both confirms the image is there and gives its id.
+  return (await inspect()) ?? { reason: 'pull ended without the image' };
 }

@@ -1,5 +1,4 @@
 import type { AppDefinition } from '../apps/catalog.ts';
-import type { RequestSpec } from '../apps/manifest.ts';
 import type { EngineInfo } from '../docker/client.ts';
 import type { AppImage } from '../docker/app-image.ts';
 import { TargetContainer } from '../docker/containers.ts';
@@ -50,7 +49,7 @@ export async function runCell(cfg: CellConfig, ctx: CellContext): Promise<CellRe
   return { ...result, finishedAt: new Date().toISOString() }; // after teardown, so a cell's wall time is all of it
 }
 
-async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResult> {
+async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<CellResult, 'finishedAt'>> {
   const startedAt = new Date().toISOString();
   const place = planPlacement(cfg.cpuMillis, ctx.hostCores, ctx.placement);
   if (place.warning) ctx.onWarning?.(place.warning);
@@ -61,7 +60,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResul
   let exit: ExitInfo | undefined;
   let failure: string | undefined;
   let died: number | undefined;
-  const finish = (status: CellResult['status']): CellResult => ({
+  const finish = (status: CellResult['status']): Omit<CellResult, 'finishedAt'> => ({
     config: cfg,
     status,
     ...(failure ? { failure } : {}),
@@ -71,7 +70,6 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResul
     flags: cellFlags(load, statsSummary, exit, cfg.memoryMb),
     imageTag: ctx.image.tag,
     startedAt,
-    finishedAt: new Date().toISOString(),
   });
 
   try {
@@ -87,7 +85,6 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResul
         ...(ctx.app.source.kind === 'image' ? { workersEnv: ctx.app.source.workersEnv } : {}),
         ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
       },
-      ...(ctx.image.workdir ? { workdir: ctx.image.workdir } : {}),
       port: ctx.app.port,
       env: { ...ctx.app.env, ...cfg.env },
       cpuMillis: cfg.cpuMillis,
@@ -130,7 +127,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<CellResul
         {
           host: container.address.host,
           port: container.address.port,
-          requests: (cfg.requests?.requests as RequestSpec[] | undefined) ?? ctx.app.requests,
+          requests: cfg.requests?.requests ?? ctx.app.requests,
           load: cfg.load,
           durationSec: cfg.durationSec,
           warmupSec: cfg.warmupSec,

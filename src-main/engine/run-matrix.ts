@@ -74,7 +74,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   let error: string | undefined;
   const warned = new Set<string>();
   try {
-    const images = await buildImages(matrix, apps, o.base, (line) => log('info', line));
+    const images = await buildImages(apps, o.base, (line) => log('info', line));
     const overheads: number[] = [];
     for (const cell of cells) {
       if (o.signal?.aborted) break;
@@ -119,10 +119,10 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   return { runId, status, cells: results, ...(error ? { error } : {}) };
 }
 
-async function buildImages(m: Matrix, apps: AppDefinition[], strategy: BaseStrategy | undefined, onLog: (line: string) => void) {
+async function buildImages(apps: AppDefinition[], strategy: BaseStrategy | undefined, onLog: (line: string) => void) {
   let base: Promise<BaseImage> | undefined; // only when an app needs one: an image app brings its own
   const baseImage = (): Promise<BaseImage> => (base ??= ensureBaseImage({ ...(strategy ? { strategy } : {}), onLog }));
   const images = new Map<string, AppImage>();
-  for (const name of new Set(m.apps)) images.set(name, await ensureAppImage(apps.find((a) => a.name === name)!, baseImage, onLog));
+  for (const app of apps) images.set(app.name, await ensureAppImage(app, baseImage, onLog)); // resolved: one per name, in matrix order
   return images;
 }

@@ -1,4 +1,4 @@
-import { checkEngine, DockerUnavailableError } from '../docker/client.ts';
+import { checkEngine, DockerUnavailableError, type EngineInfo } from '../docker/client.ts';
 import { sweepOrphans } from '../docker/sweep.ts';
 import { isSessionAlive } from '../session/session.ts';
 import type { Store } from '../store/index.ts';
@@ -10,6 +10,8 @@ export interface Startup {
   sweptContainers: string[];
   /** Set when Docker could not be reached: the store still works, runs cannot start. */
   dockerError?: string;
+  /** What Docker reported when it could be reached (so a host need not ask again). */
+  engine?: EngineInfo;
 }
 
 /**
@@ -19,8 +21,8 @@ export interface Startup {
 export async function recoverAtStartup(store: Store): Promise<Startup> {
   const interruptedRuns = store.markInterrupted(isSessionAlive);
   try {
-    await checkEngine();
-    return { interruptedRuns, sweptContainers: await sweepOrphans() };
+    const engine = await checkEngine();
+    return { interruptedRuns, sweptContainers: await sweepOrphans(), engine };
   } catch (e) {
     if (e instanceof DockerUnavailableError) return { interruptedRuns, sweptContainers: [], dockerError: e.message };
     throw e;

@@ -1,5 +1,6 @@
 // Plain data shared by the engine, the store, the CLI and (later) the UI contract.
 // Latency is always integer microseconds: sub-millisecond loopback latency stays exact.
+import type { RequestSpec } from '../apps/manifest.ts';
 
 /** The launch modes a matrix chooses from. */
 export const LAUNCH_MODES = ['single', 'cluster', 'pm2'] as const;
@@ -29,7 +30,7 @@ export interface CellConfig {
   /** Recycle a worker when its RSS passes this many MB (cluster: our launcher; pm2: --max-memory-restart). */
   recycleRssMb?: number;
   /** Requests to send instead of the app's own (a named set from the matrix). */
-  requests?: { name: string; requests: { method: string; path: string; headers?: Record<string, string>; body?: string; status?: number }[] };
+  requests?: { name: string; requests: RequestSpec[] };
 }
 
 export interface LatencySummary {
@@ -118,7 +119,8 @@ export interface Flag {
 }
 
 export type CellStatus = 'running' | 'ok' | 'failed' | 'oom' | 'cancelled' | 'interrupted';
-export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export interface CellResult {
   config: CellConfig;

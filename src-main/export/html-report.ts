@@ -1,6 +1,6 @@
 // One self-contained HTML file to share a run: the answer first, then the evidence. No script, no
 // external resource; everything that comes from data (names are user input) is escaped.
-import { describeSlo, failedAndAttempts, flagPhrase, fmtPct, fmtRatio, fmtUsPm, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
+import { describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, fmtUsPm, groupBy, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
 import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../cli/format.ts';
@@ -74,7 +74,7 @@ const pickCell = (who_: string, value: string, verdict: string): string =>
 
 function winnersTable(rec: Recommendation): string {
   const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
-  const margin = fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1);
+  const margin = fmtMargin(rec.marginPct);
   const rows = rec.scopes.map((s) => {
     const b = s.bestRps;
     return `<tr>${[
@@ -159,22 +159,14 @@ function cellsTable(cells: StoredCell[]): string {
 
 /** Two charts per workload and load: req/s and p99 against workers, one line per CPU / memory pair (and mode, when several). */
 function summaryCharts(rec: Recommendation): string {
-  const groups = new Map<string, ConfigurationSummary[]>();
-  for (const c of rec.configurations.filter((x) => x.n > 0)) {
-    const k = `${workloadKey(c)} ${loadLabel(c.load)}`;
-    groups.set(k, [...(groups.get(k) ?? []), c]);
-  }
+  const groups = groupBy(rec.configurations.filter((x) => x.n > 0), (c) => `${workloadKey(c)} ${loadLabel(c.load)}`);
   const many = groups.size > 1;
   return [...groups.values()]
     .map((cs) => {
       const f = cs[0]!;
       const context = `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`;
       const modes = new Set(cs.map((c) => c.mode)).size > 1;
-      const lines = new Map<string, ConfigurationSummary[]>();
-      for (const c of cs) {
-        const name = `${pairLabel(c.cpuMillis, c.memoryMb)}${modes ? ` ${c.mode}` : ''}`;
-        lines.set(name, [...(lines.get(name) ?? []), c]);
-      }
+      const lines = groupBy(cs, (c) => `${pairLabel(c.cpuMillis, c.memoryMb)}${modes ? ` ${c.mode}` : ''}`);
       const series = (y: (c: ConfigurationSummary) => { y: number; low?: number; high?: number }): ChartSeries[] =>
         [...lines].map(([name, xs]) => ({ name, points: xs.map((c) => ({ x: c.workers, ...y(c) })) }));
       const maxP99 = Math.max(...cs.map((c) => c.p99Us!.ci?.high ?? c.p99Us!.mean));
@@ -236,7 +228,7 @@ function methodSection(run: RunDetail, rec: Recommendation): string {
     '<b>Latency.</b> autocannon’s HTTP clients run in a worker thread; Rightsize records latency in its own HDR histogram with microsecond resolution. Closed loop (N connections, each sending as soon as the previous answer arrives) measures from the actual send and finds peak throughput. Constant rate paces each connection to its own schedule and measures from the <em>intended</em> send time, so a stalled server shows up as latency instead of a silently lower rate (coordinated omission).',
     `<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not measured.${timing}`,
     '<b>Flags.</b> <code>client-bound</code>: the load thread was busy ≥ 90 % of the time, or a constant-rate cell got less than 95 % of its rate — the load generator, not the server, may have set the pace. <code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the time), <code>restarts</code> (workers replaced or recycled).',
-    `<b>The answer.</b> Repetitions of one configuration are aggregated: mean, 95 % confidence interval (Student’s t) and coefficient of variation. Cells that failed, were OOM-killed, cancelled or interrupted are left out and listed. Configurations whose 95 % intervals overlap are reported as not distinguishable — a conservative test: intervals can overlap slightly while the difference is still real. The knee is the fewest workers within ${esc(fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1))} % of the best mean throughput. Repetitions whose req/s varies by more than 10 % (CV) are flagged noisy.`,
+    `<b>The answer.</b> Repetitions of one configuration are aggregated: mean, 95 % confidence interval (Student’s t) and coefficient of variation. Cells that failed, were OOM-killed, cancelled or interrupted are left out and listed. Configurations whose 95 % intervals overlap are reported as not distinguishable — a conservative test: intervals can overlap slightly while the difference is still real. The knee is the fewest workers within ${esc(fmtMargin(rec.marginPct))} % of the best mean throughput. Repetitions whose req/s varies by more than 10 % (CV) are flagged noisy.`,
     '<b>Limits.</b> One machine runs both the target and the load generator: on a small host the generator’s ceiling caps what can be measured (the <code>client-bound</code> flag says when). A single repetition is one sample; use repetitions and a shuffled order before trusting a difference of a few percent. Results describe this host’s CPU, kernel and Docker, not the production machine. cgroup v1 and v2 report memory slightly differently. Loopback networking hides what a real network adds.',
   ];
   return `<section id="method"><h2>How this was measured, and its limits</h2><ul class="method">${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;

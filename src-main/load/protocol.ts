@@ -10,8 +10,6 @@ export interface WorkerPlan {
   durationSec: number;
   warmupSec: number;
   timeoutSec: number;
-  /** Expected status (default: any 2xx); anything else counts as non2xx/error. */
-  expectStatus?: number;
   /** Pin the load thread to these cores (taskset syntax), away from the target's cores. */
   cpus?: string;
 }

@@ -77,7 +77,7 @@ let expected: boolean | undefined;
 function onResponse(status: number, bytes: number, latencyUs: number): void {
   const now = performance.now();
   flushUntil(now);
-  const ok = expected ?? (plan.expectStatus ? status === plan.expectStatus : status >= 200 && status < 300);
+  const ok = expected ?? (status >= 200 && status < 300);
   expected = undefined;
   recordUs(second, latencyUs);
   cur.requests++;

@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { builtInApps } from '../apps/catalog.ts';
 import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
-import { resolveUserApp, type Resolved, type UserApp } from '../apps/user-apps.ts';
+import { userAppInfo } from '../apps/app-info.ts';
+import { resolveUserApp, UserAppSchema, type Resolved, type UserApp } from '../apps/user-apps.ts';
 import { ensureAppImage } from '../docker/app-image.ts';
 import { ensureBaseImage } from '../docker/base-image.ts';
-import { checkEngine, DockerUnavailableError, type EngineInfo } from '../docker/client.ts';
+import { checkEngine, type EngineInfo } from '../docker/client.ts';
 import { findImage } from '../docker/image-lookup.ts';
 import type { RunEvent } from '../engine/events.ts';
 import { hostLimits } from '../engine/host.ts';
@@ -25,23 +26,6 @@ function toCheck(r: Resolved): AppCheck {
   if (!r.ok) return { ok: false, problems: r.problems, notes: [] };
   const d = r.definition;
   return { ok: true, problems: [], notes: r.notes, resolved: { entry: d.entry, args: d.source.kind === 'folder' ? d.source.args : [], env: d.env, version: d.version, description: d.description } };
-}
-
-function userAppInfo(a: UserApp): AppInfo {
-  const where = a.source.kind === 'folder' ? a.source.dir : a.source.image;
-  return {
-    name: a.name,
-    description: a.description || (a.source.kind === 'folder' ? `your project at ${where}` : `the image ${where}`),
-    stresses: a.source.kind === 'folder' ? `your project (${where})` : `your image (${where})`,
-    port: a.port,
-    health: a.health,
-    requests: a.requests,
-    env: a.env,
-    builtIn: false,
-    kind: a.source.kind,
-    fixedWorkers: a.source.kind === 'image' && a.source.workersEnv === null,
-    user: a,
-  };
 }
 
 export type Handlers = { [K in CallName]: (input: CallInput<K>) => Promise<CallOutput<K>> | CallOutput<K> };
@@ -65,9 +49,10 @@ export class Lab {
   private engine: EngineInfo | null = null;
   private status: EngineStatus;
   private active?: { runId: number; apps: string[]; abort: AbortController; done: Promise<unknown> };
-  /** Image builds asked for from the Apps screen, by app name: one at a time per app. */
-  private readonly building = new Map<string, Promise<unknown>>();
-  /** The log so far of each build in progress: a subscriber that arrives late (a socket still opening) gets it first. */
+  /**
+   * The log so far of each build in progress, by app name (one build at a time per app): a
+   * subscriber that arrives late (a socket still opening) gets it first.
+   */
   private readonly buildLines = new Map<string, string[]>();
   private starting = false;
   private timer?: NodeJS.Timeout;
@@ -80,14 +65,22 @@ export class Lab {
     private readonly hooks: HostHooks,
   ) {
     this.bus.setMaxListeners(0); // one listener per UI subscription
+    this.engine = startup.engine ?? null; // start-up has just checked Docker: no need to ask again
     this.status = this.describe(startup.dockerError ?? null);
     this.handlers = this.makeHandlers();
   }
 
-  static async open(o: { dbPath: string; recheckMs?: { down: number; up: number }; hooks?: HostHooks }): Promise<Lab> {
-    const store = Store.open(o.dbPath);
-    const lab = new Lab(store, await recoverAtStartup(store), o.recheckMs ?? { down: 3000, up: 30_000 }, o.hooks ?? {});
-    await lab.recheck();
+  /**
+   * Opens the store at `dbPath` and recovers from an earlier crash; or takes a store a caller has
+   * already opened and recovered (the CLI, which reports the recovery its own way).
+   */
+  static async open(o: ({ dbPath: string } | { store: Store; startup: Startup }) & { recheckMs?: { down: number; up: number }; hooks?: HostHooks }): Promise<Lab> {
+    const store = 'store' in o ? o.store : Store.open(o.dbPath);
+    const startup = 'store' in o ? o.startup : await recoverAtStartup(store);
+    const lab = new Lab(store, startup, o.recheckMs ?? { down: 3000, up: 30_000 }, o.hooks ?? {});
+    const error = lab.engine ? null : (startup.dockerError ?? 'Docker is not available');
+    lab.schedule(error);
+    lab.publish(error);
     return lab;
   }
 
@@ -130,7 +123,7 @@ export class Lab {
   }
 
   private describe(error: string | null): EngineStatus {
-    const l = this.limits();
+    const l = hostLimits(this.engine, []); // only cores and memory: no need to read the app library
     const e = this.engine;
     return {
       docker: e && !error ? { ok: true, version: e.version, cpus: e.cpus, memoryBytes: e.memoryBytes, cgroupVersion: e.cgroupVersion } : { ok: false, error: error ?? 'not checked yet' },
@@ -150,16 +143,27 @@ export class Lab {
   /** Checks Docker now, then again later: often while it is down, rarely while it is up. */
   async recheck(): Promise<EngineStatus> {
     clearTimeout(this.timer);
-    let error: string | null = null;
+    const error = await this.checkDocker();
+    this.schedule(error);
+    return this.publish(error);
+  }
+
+  /** Asks Docker now; the error, or null when it answered. */
+  private async checkDocker(): Promise<string | null> {
     try {
       this.engine = await checkEngine();
+      return null;
     } catch (e) {
       this.engine = null;
-      error = (e as Error).message;
+      return (e as Error).message;
     }
+  }
+
+  /** The next check: soon while Docker is down, rarely while it is up. */
+  private schedule(error: string | null): void {
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.recheck(), error ? this.recheckMs.down : this.recheckMs.up);
     this.timer.unref();
-    return this.publish(error);
   }
 
   private check(matrix: unknown): MatrixCheck {
@@ -214,9 +218,6 @@ export class Lab {
     });
     try {
       return { runId: await Promise.race([idKnown, done.then(() => active.runId)]) };
-    } catch (e) {
-      if (e instanceof DockerUnavailableError) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: e.message });
-      throw e;
     } finally {
       this.starting = false;
     }
@@ -228,12 +229,11 @@ export class Lab {
     return [...builtIn, ...lib.user.map(userAppInfo)];
   }
 
-  private appInfo(name: string): AppInfo {
-    return this.listApps().find((a) => a.name === name)!;
-  }
-
   private userApp(name: string): UserApp {
-    const app = appLibrary(this.store).user.find((a) => a.name === name);
+    // A stored definition that no longer parses (a newer Rightsize wrote it) counts as absent, as in the app library.
+    const stored = this.store.getUserApp(name);
+    const parsed = stored ? UserAppSchema.safeParse(stored.definition) : undefined;
+    const app = parsed?.success ? parsed.data : undefined;
     if (!app) {
       const builtIn = builtInApps().some((a) => a.name === name);
       throw new ContractError({ code: 'NOT_FOUND', message: builtIn ? `"${name}" is a built-in app: it cannot be changed or removed.` : `There is no app named "${name}".` });
@@ -254,13 +254,29 @@ export class Lab {
   }
 
   /**
+   * Checks and saves a user app: a new one, or (`replacing`) the one of that name, which may be
+   * renamed. One resolve for both the check and the save; `notes` say what was read or assumed.
+   */
+  async saveApp(app: unknown, replacing?: string): Promise<{ info: AppInfo; notes: string[] }> {
+    if (replacing !== undefined) {
+      this.userApp(replacing);
+      this.notInUse(replacing, 'edit');
+    }
+    const r = await this.resolveApp(app, replacing);
+    if (!r.ok) throw appInvalid(r.problems);
+    if (replacing !== undefined) this.store.updateUserApp(replacing, r.app.name, r.app);
+    else this.store.addUserApp(r.app.name, r.app);
+    return { info: userAppInfo(r.app), notes: r.notes };
+  }
+
+  /**
    * Builds an app's image now, so a broken Dockerfile context or install shows up on the Apps
    * screen rather than at the start of a run. Refused during a run: a build would take the CPU
    * the run is measuring.
    */
   private async buildApp(name: string): Promise<{ tag: string; built: boolean; seconds: number }> {
     if (this.active) throw new ContractError({ code: 'CONFLICT', message: `Run ${this.active.runId} is in progress: building now would disturb its measurements. Build when it is done.` });
-    if (this.building.has(name)) throw new ContractError({ code: 'CONFLICT', message: `"${name}" is already being built.` });
+    if (this.buildLines.has(name)) throw new ContractError({ code: 'CONFLICT', message: `"${name}" is already being built.` });
     if (!this.engine) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error });
     const builtIn = builtInApps().find((a) => a.name === name);
     const user = builtIn ? undefined : this.userApp(name);
@@ -283,7 +299,6 @@ export class Lab {
       log(img.built ? `built ${img.tag}` : `${img.tag} is up to date`);
       return { tag: img.tag, built: img.built, seconds: (performance.now() - t0) / 1000 };
     })();
-    this.building.set(name, job);
     try {
       return await job;
     } catch (e) {
@@ -291,7 +306,6 @@ export class Lab {
       log(`build failed: ${(e as Error).message.split('\n')[0]}`);
       throw new ContractError({ code: 'BUILD_FAILED', message: (e as Error).message });
     } finally {
-      this.building.delete(name);
       this.buildLines.delete(name);
     }
   }
@@ -302,20 +316,8 @@ export class Lab {
       'engine.recheck': () => this.recheck(),
       'apps.list': () => this.listApps(),
       'apps.check': async ({ app, replacing }) => toCheck(await this.resolveApp(app, replacing)),
-      'apps.add': async ({ app }) => {
-        const r = await this.resolveApp(app);
-        if (!r.ok) throw appInvalid(r.problems);
-        this.store.addUserApp(r.app.name, r.app);
-        return this.appInfo(r.app.name);
-      },
-      'apps.update': async ({ name, app }) => {
-        this.userApp(name);
-        this.notInUse(name, 'edit');
-        const r = await this.resolveApp(app, name);
-        if (!r.ok) throw appInvalid(r.problems);
-        this.store.updateUserApp(name, r.app.name, r.app);
-        return this.appInfo(r.app.name);
-      },
+      'apps.add': async ({ app }) => (await this.saveApp(app)).info,
+      'apps.update': async ({ name, app }) => (await this.saveApp(app, name)).info,
       'apps.remove': ({ name }) => {
         this.userApp(name);
         this.notInUse(name, 'remove');
@@ -334,8 +336,8 @@ export class Lab {
       'runs.get': ({ runId }) => this.run(runId),
       'runs.delete': ({ runId }) => {
         if (this.active?.runId === runId) throw new ContractError({ code: 'CONFLICT', message: `Run ${runId} is in progress: cancel it before deleting it.` });
-        this.run(runId);
-        return { deleted: this.store.deleteRun(runId) };
+        if (!this.store.deleteRun(runId)) throw new ContractError({ code: 'NOT_FOUND', message: `There is no run ${runId}.` });
+        return { deleted: true };
       },
       'runs.samples': ({ runId }) => [...this.store.getRunSamples(this.run(runId).id)].map(([cellId, samples]) => ({ cellId, samples })),
       'cells.samples': ({ cellId }) => this.store.getSamples(cellId),

@@ -6,20 +6,21 @@ import type { Sample } from '../engine/types.ts';
 const SAMPLE_COLUMNS = `s.t, s.rps, s.bytes, s.errors, s.timeouts, s.non2xx, s.p50_us, s.p90_us, s.p99_us, s.max_us,
   s.cpu_pct, s.mem_bytes, s.throttled_periods`;
 type SampleTuple = [number, number, number, number, number, number, number, number, number, number, number | null, number | null, number | null];
-const toSample = (r: SampleTuple): Sample => ({
-  t: r[0],
-  rps: r[1],
-  bytes: r[2],
-  errors: r[3],
-  timeouts: r[4],
-  non2xx: r[5],
-  p50Us: r[6],
-  p90Us: r[7],
-  p99Us: r[8],
-  maxUs: r[9],
-  cpuPct: r[10],
-  memBytes: r[11],
-  throttledPeriods: r[12],
+/** The sample in `r` from column `o` on (1 for a run's rows, which start with the cell id): no copy of the row. */
+const toSample = (r: readonly (number | null)[], o = 0): Sample => ({
+  t: r[o] as number,
+  rps: r[o + 1] as number,
+  bytes: r[o + 2] as number,
+  errors: r[o + 3] as number,
+  timeouts: r[o + 4] as number,
+  non2xx: r[o + 5] as number,
+  p50Us: r[o + 6] as number,
+  p90Us: r[o + 7] as number,
+  p99Us: r[o + 8] as number,
+  maxUs: r[o + 9] as number,
+  cpuPct: r[o + 10] as number | null,
+  memBytes: r[o + 11] as number | null,
+  throttledPeriods: r[o + 12] as number | null,
 });
 
 type SampleParams = [number, number, number, number, number, number, number, number, number, number, number, number | null, number | null, number | null];
@@ -61,16 +62,17 @@ export class SampleQueries {
   }
 
   forCell(cellId: number): Sample[] {
-    return this.byCell.all(cellId).map(toSample);
+    return this.byCell.all(cellId).map((r) => toSample(r));
   }
 
   /** All samples of a run, by cell id, in one query. Cells without samples have no entry. */
   forRun(runId: number): Map<number, Sample[]> {
     const out = new Map<number, Sample[]>();
-    for (const [cellId, ...sample] of this.byRun.all(runId)) {
+    for (const row of this.byRun.all(runId)) {
+      const cellId = row[0];
       let list = out.get(cellId);
       if (!list) out.set(cellId, (list = []));
-      list.push(toSample(sample));
+      list.push(toSample(row, 1));
     }
     return out;
   }

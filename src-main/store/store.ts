@@ -21,6 +21,8 @@ export class Store {
   private readonly cells: CellQueries;
   private readonly samples: SampleQueries;
   private readonly userApps: UserAppQueries;
+  private readonly settingsAll: Database.Statement<[], { key: string; value: string }>;
+  private readonly settingsPut: Database.Statement<[string, string]>;
 
   private constructor(
     private readonly db: Database.Database,
@@ -31,6 +33,8 @@ export class Store {
     this.cells = new CellQueries(db);
     this.samples = new SampleQueries(db);
     this.userApps = new UserAppQueries(db);
+    this.settingsAll = db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings');
+    this.settingsPut = db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   }
 
   /** Opens (creating if needed) and migrates the database. Errors name the file. */
@@ -131,15 +135,14 @@ export class Store {
 
   /** Every stored setting, JSON-decoded. */
   getSettings(): Record<string, unknown> {
-    const rows = this.db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
+    const rows = this.settingsAll.all();
     return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
   }
 
   /** Upserts the given settings in one transaction. */
   setSettings(values: Record<string, unknown>): void {
-    const put = this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     this.db.transaction(() => {
-      for (const [k, v] of Object.entries(values)) put.run(k, JSON.stringify(v));
+      for (const [k, v] of Object.entries(values)) this.settingsPut.run(k, JSON.stringify(v));
     })();
   }
 

@@ -8,7 +8,7 @@ import type { Lab } from '../service/lab.ts';
 // The part of every transport that is the same: name check, input validation, the handler, and
 // errors turned into data. Transports only move bytes.
 
-export function toErrorData(e: unknown): ContractErrorData {
+function toErrorData(e: unknown): ContractErrorData {
   if (e instanceof ContractError) return e.toData();
   if (e instanceof MatrixInvalidError) return { code: 'MATRIX_INVALID', message: e.message, fields: e.problems };
   if (e instanceof DockerUnavailableError) return { code: 'DOCKER_UNAVAILABLE', message: e.message };
@@ -36,7 +36,7 @@ export async function dispatch(lab: Lab, name: string, raw: unknown): Promise<En
 }
 
 /** Validates and opens a subscription; returns its stop function, or the error to send back. */
-export function openStream(lab: Lab, name: string, raw: unknown, send: (event: unknown) => void): { stop: () => void } | { error: ContractErrorData } {
+function openStream(lab: Lab, name: string, raw: unknown, send: (event: unknown) => void): { stop: () => void } | { error: ContractErrorData } {
   if (!isStream(name)) return { error: { code: 'UNKNOWN_CALL', message: `There is no stream "${name}".` } };
   const parsed = STREAM_INPUTS[name].safeParse(raw === undefined ? {} : raw);
   if (!parsed.success) return { error: invalid(parsed.error, name) };

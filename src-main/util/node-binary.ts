@@ -1,17 +1,35 @@
 import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 
+/** Where `cmd` is on PATH (as `command -v` prints it), or undefined when it is not there. */
+export function onPath(cmd: string): string | undefined {
+  try {
+    return execFileSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let pathNode: string | null | undefined;
+
 /**
  * A real node binary on this machine. Inside Electron, process.execPath is Electron, and the
  * packaged app's fuses forbid running it as Node, so the one on PATH is used (RIGHTSIZE_NODE wins).
- * Throws when there is none.
+ * Throws when there is none. The PATH lookup is done once per process.
  */
 export function hostNodeBinary(): string {
   if (process.env.RIGHTSIZE_NODE) return realpathSync(process.env.RIGHTSIZE_NODE);
   if (!process.versions.electron) return realpathSync(process.execPath);
-  try {
-    return realpathSync(execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim());
-  } catch {
+  if (pathNode === undefined) {
+    const bin = onPath('node');
+    try {
+      pathNode = bin ? realpathSync(bin) : null;
+    } catch {
+      pathNode = null;
+    }
+  }
+  if (pathNode === null) {
     throw new Error('Node.js was not found on this machine (PATH), and the desktop app cannot run its own binary as Node. Install Node.js, or set RIGHTSIZE_NODE to a node binary.');
   }
+  return pathNode;
 }

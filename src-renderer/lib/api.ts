@@ -21,7 +21,7 @@ export interface Transport {
   subscribe(stream: StreamName, input: unknown, onMessage: (m: StreamServerMessage) => void): () => void;
 }
 
-export class Api {
+class Api {
   constructor(private readonly transport: Transport) {}
 
   async call<K extends CallName>(name: K, input: CallInput<K>): Promise<CallOutput<K>> {

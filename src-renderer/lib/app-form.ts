@@ -5,9 +5,9 @@ import { joinArgs, splitArgs } from '../../src-main/apps/args.ts';
 import type { Problem, UserApp } from '../../src-main/contract/api.ts';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
-export const DEFAULT_WORKERS_ENV = 'WEB_CONCURRENCY';
+const DEFAULT_WORKERS_ENV = 'WEB_CONCURRENCY';
 
-export interface RequestRow {
+interface RequestRow {
   method: (typeof METHODS)[number];
   path: string;
   /** `Name: value`, one a line. */

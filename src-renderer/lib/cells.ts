@@ -33,7 +33,7 @@ export function fromResult(r: CellResult, id?: number): CellRow {
 export type SummaryMetric = 'p99' | 'rps';
 
 /** The series key of a cell in summary charts: everything but workers (and repetition). */
-export function seriesKey(c: CellConfig): string {
+function seriesKey(c: CellConfig): string {
   const load = c.load.model === 'closed' ? `${c.load.connections} conn` : `${c.load.rate} req/s`;
   return `${c.app}${c.requests ? ` ${c.requests.name}` : ''} · ${c.mode} · ${c.cpuMillis}m/${c.memoryMb} MB · ${load}`;
 }

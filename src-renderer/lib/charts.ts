@@ -1,16 +1,30 @@
 import { Chart, registerables, type ChartConfiguration, type ChartDataset } from 'chart.js';
+import type { Sample } from '../../src-main/contract/api.ts';
 
 Chart.register(...registerables);
 
 /** Distinct, colour-blind-friendly series colours (Okabe–Ito). */
-export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
-export const colour = (i: number): string => PALETTE[i % PALETTE.length]!;
+const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
+const colour = (i: number): string => PALETTE[i % PALETTE.length]!;
 
 export type XY = { x: number; y: number | null };
 export type LineSet = ChartDataset<'line', XY[]>;
 
 export function lineSet(label: string, data: XY[], i: number, extra: Partial<LineSet> = {}): LineSet {
   return { label, data, borderColor: colour(i), backgroundColor: colour(i), pointRadius: 2, borderWidth: 2, tension: 0, spanGaps: true, ...extra };
+}
+
+/** The per-second datasets of one cell (x = second, from 1), with fixed labels and colours; views pick and title them. */
+export function sampleSets(samples: Sample[]): { p50: LineSet; p99: LineSet; max: LineSet; rps: LineSet; cpu: LineSet; memory: LineSet } {
+  const points = (f: (s: Sample) => number | null): XY[] => samples.map((s) => ({ x: s.t + 1, y: f(s) }));
+  return {
+    p50: lineSet('p50', points((s) => s.p50Us / 1000), 0),
+    p99: lineSet('p99', points((s) => s.p99Us / 1000), 1),
+    max: lineSet('max', points((s) => s.maxUs / 1000), 3),
+    rps: lineSet('req/s', points((s) => s.rps), 0),
+    cpu: lineSet('CPU % of cap', points((s) => s.cpuPct), 2),
+    memory: lineSet('memory', points((s) => (s.memBytes === null ? null : s.memBytes / 2 ** 20)), 4),
+  };
 }
 
 /** A line chart with a title, a legend and both axes labelled with units: readable on its own, also as a PNG. */

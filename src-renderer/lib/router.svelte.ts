@@ -8,7 +8,7 @@ export type Route =
   | { name: 'report'; runId: number }
   | { name: 'compare'; a: number; b: number };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
   const n = (i: number): number => Number(parts[i]);
   switch (parts[0]) {

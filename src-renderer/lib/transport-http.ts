@@ -10,11 +10,15 @@ export function httpTransport(loc: Pick<Location, 'origin' | 'host' | 'protocol'
   let socket: WebSocket | undefined;
   let next = 1;
   let retry = 500;
+  /** The pending reconnect after a drop: while it waits, a new subscription must not open a second socket. */
+  let reconnect: ReturnType<typeof setTimeout> | undefined;
 
   const send = (m: StreamClientMessage): void => {
     if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(m));
   };
   const connect = (): void => {
+    clearTimeout(reconnect);
+    reconnect = undefined;
     const ws = new WebSocket(`${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/api/stream`);
     socket = ws;
     ws.onopen = () => {
@@ -28,7 +32,7 @@ export function httpTransport(loc: Pick<Location, 'origin' | 'host' | 'protocol'
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = undefined;
-      if (subs.size) setTimeout(connect, (retry = Math.min(retry * 2, 10_000)));
+      if (subs.size) reconnect = setTimeout(connect, (retry = Math.min(retry * 2, 10_000)));
     };
   };
 
@@ -50,7 +54,7 @@ export function httpTransport(loc: Pick<Location, 'origin' | 'host' | 'protocol'
     subscribe(stream, input, onMessage) {
       const id = next++;
       subs.set(id, { stream, input, onMessage });
-      if (!socket) connect();
+      if (!socket && reconnect === undefined) connect();
       else send({ op: 'subscribe', id, stream, input });
       return () => {
         subs.delete(id);

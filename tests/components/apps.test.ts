@@ -3,17 +3,14 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Apps from '../../src-renderer/routes/Apps.svelte';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import { toDefinition, emptyForm, fromUserApp } from '../../src-renderer/lib/app-form.ts';
-import type { AppCheck, AppInfo, EngineStatus, UserApp } from '../../src-main/contract/api.ts';
-import { engineError, fakeEngine } from './setup.ts';
+import type { AppCheck, AppInfo, UserApp } from '../../src-main/contract/api.ts';
+import { userAppInfo } from '../../src-main/apps/app-info.ts';
+import { engineError, fakeEngine, up } from './setup.ts';
 
-const up: EngineStatus = { docker: { ok: true, version: '28', cpus: 2, memoryBytes: 8 * 2 ** 30, cgroupVersion: '2' }, limits: { cores: 2, memoryMb: 8192, minMemoryMb: 32, largeMatrixCells: 500 }, activeRunId: null, checkedAt: '' };
 const hello: AppInfo = { name: 'hello', description: 'plain text', stresses: 'HTTP', port: 3000, health: '/health', requests: [{ method: 'GET', path: '/' }], env: {}, builtIn: true, kind: 'builtin', fixedWorkers: false };
 
 /** AppInfo as the Lab lists a user app. */
-function info(a: UserApp): AppInfo {
-  const where = a.source.kind === 'folder' ? a.source.dir : a.source.image;
-  return { name: a.name, description: a.description || `your project at ${where}`, stresses: 'your own app', port: a.port, health: a.health, requests: a.requests, env: a.env, builtIn: false, kind: a.source.kind, fixedWorkers: a.source.kind === 'image' && a.source.workersEnv === null, user: a };
-}
+const info = userAppInfo;
 const shop: UserApp = { name: 'shop', description: '', port: 8080, health: '/health', env: { NODE_ENV: 'production' }, requests: [{ method: 'GET', path: '/items/3' }, { method: 'POST', path: '/items', body: '{"name":"pen"}', status: 201 }], source: { kind: 'folder', dir: '/srv/shop', args: [] } };
 
 let mine: AppInfo[];

@@ -2,10 +2,8 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import { validateMatrix } from '../../src-main/engine/matrix.ts';
-import type { EngineStatus } from '../../src-main/contract/api.ts';
-import { fakeEngine } from './setup.ts';
+import { fakeEngine, up } from './setup.ts';
 
-const up: EngineStatus = { docker: { ok: true, version: '28', cpus: 2, memoryBytes: 8 * 2 ** 30, cgroupVersion: '2' }, limits: { cores: 2, memoryMb: 8192, minMemoryMb: 32, largeMatrixCells: 500 }, activeRunId: null, checkedAt: '' };
 const apps = [{ name: 'hello', description: 'plain text', stresses: 'HTTP', version: '1', entry: 'server.js', port: 3000, health: '/health', requests: [], env: {}, builtIn: true }];
 const presets = [{ name: 'pbkdf2-one-thread', title: 'pbkdf2, one thread', description: 'seed 004', seed: '004.txt', matrix: { apps: ['hello'], modes: ['cluster'], workers: [1, 2, 4, 6], cpuMillicores: [1000], memoryMb: [256], env: { UV_THREADPOOL_SIZE: '1' }, load: { model: 'closed', connections: [6] }, durationSec: 10, warmupSec: 2 } }];
 

@@ -1,7 +1,7 @@
 import 'vitest-canvas-mock';
 import { afterEach } from 'vitest';
 import { cleanup } from '@testing-library/svelte';
-import type { CallName, ContractErrorData, Envelope, StreamName, StreamServerMessage } from '../../src-main/contract/api.ts';
+import type { CallName, ContractErrorData, EngineStatus, Envelope, StreamName, StreamServerMessage } from '../../src-main/contract/api.ts';
 
 /**
  * The components talk to the engine through `window.rightsize`, as in Electron. Tests answer calls
@@ -15,6 +15,8 @@ export const fakeEngine = {
     for (const [id, s] of this.subs) if (s.stream === stream) s.on({ op: 'event', id, event });
   },
 };
+/** An engine status with Docker up: 2 cores, 8 GiB. */
+export const up: EngineStatus = { docker: { ok: true, version: '28', cpus: 2, memoryBytes: 8 * 2 ** 30, cgroupVersion: '2' }, limits: { cores: 2, memoryMb: 8192, minMemoryMb: 32, largeMatrixCells: 500 }, activeRunId: null, checkedAt: '' };
 /** Throw this from a fake answer to fail the call with a contract error (e.g. APP_INVALID with its fields). */
 export function engineError(data: ContractErrorData): Error {
   return Object.assign(new Error(data.message), { data });

@@ -1,10 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test as base } from '@playwright/test';
+import { CLI, ROOT, tempDir } from '../helpers/cli.ts';
 
-export const ROOT = path.resolve(import.meta.dirname, '../..');
+export { ROOT };
 
 export interface Served {
   url: string;
@@ -15,8 +13,8 @@ export interface Served {
 /** `rightsize serve` on a free port with its own data folder, stopped (Ctrl-C) after the test. */
 export const test = base.extend<{ served: Served }>({
   served: async ({}, use) => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'rightsize-e2e-'));
-    const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/rightsize.js'), '--data-dir', dataDir, '--json', 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dataDir = tempDir('rightsize-e2e-');
+    const child: ChildProcess = spawn(process.execPath, [CLI, '--data-dir', dataDir, '--json', 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     const first = await new Promise<string>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
+import { parseCsvRows } from '../helpers/report.ts';
 import { expect, test } from './fixtures';
 
 // The whole loop a user goes through, in Chromium against `rightsize serve` with the real engine:
@@ -57,10 +58,10 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   // CSV of the cells: one row per cell, matching the table.
   const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-cells').click()]);
   expect(csvDownload.suggestedFilename()).toBe(`rightsize-run-${runId}-cells.csv`);
-  const csv = readFileSync((await csvDownload.path())!, 'utf8').trimEnd().split('\r\n');
+  const csv = parseCsvRows(readFileSync((await csvDownload.path())!, 'utf8'));
   expect(csv).toHaveLength(3);
-  const header = csv[0]!.split(',');
-  const col = (line: string, name: string): string => line.split(',')[header.indexOf(name)]!;
+  const header = csv[0]!;
+  const col = (line: string[], name: string): string => line[header.indexOf(name)]!;
   expect(csv.slice(1).map((l) => col(l, 'cpu_millicores')).sort()).toEqual(['1000', '500']);
   expect(csv.slice(1).every((l) => col(l, 'status') === 'ok' && Number(col(l, 'rps_mean')) > 0)).toBe(true);
   const tableCpu = (await tableRows.locator('td:nth-child(5)').allTextContents()).map((t) => t.replace('m', '')).sort();

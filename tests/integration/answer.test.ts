@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Recommendation } from '../../src-main/analysis/index.ts';
 import { cli, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
+import { parseCsvRows, unescape } from '../helpers/report.ts';
 
 beforeAll(async () => {
   await requireDocker();
@@ -32,7 +33,7 @@ describe('the answer of a real run', () => {
     expect((await cli(['--db', db, 'report', String(out.runId), '--html', htmlFile, '--slo', 'p99<=2s,rps>=10,errors<=1%'])).code).toBe(0);
 
     // The CSV's cells, grouped by workers, give the recommendation's means.
-    const [head, ...rows] = readFileSync(csvFile, 'utf8').trimEnd().split('\r\n').map((l) => l.split(','));
+    const [head, ...rows] = parseCsvRows(readFileSync(csvFile, 'utf8'));
     const col = (r: string[], name: string): string => r[head!.indexOf(name)]!;
     for (const c of rec.configurations) {
       const mine = rows.filter((r) => Number(col(r, 'workers')) === c.workers);
@@ -46,7 +47,6 @@ describe('the answer of a real run', () => {
       const attrs = new RegExp(`<tr data-cell-index="${col(r, 'cell_index')}"([^>]*)>`).exec(html)![1]!;
       expect(Number(/data-rps="([^"]+)"/.exec(attrs)![1]).toFixed(3)).toBe(Number(col(r, 'rps_mean')).toFixed(3));
     }
-    const unescape = (s: string): string => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
     for (const w of rec.words) expect(unescape(html)).toContain(w);
     // The best throughput named in the answer really is the higher mean of the CSV.
     const best = rec.scopes[0]!.bestRps;

@@ -102,8 +102,9 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
         processes[e.index] = top.Processes.filter((p) => p.some((f) => f.includes('server.js'))).length;
       })();
     });
+    const finished = runFinished(lab); // before runs.start, so the event cannot be missed
     const { runId } = await lab.handlers['runs.start']({ matrix: { apps: ['web'], modes: ['cluster', 'pm2'], workers: [1, 3], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0 } });
-    await waitForRun(lab, runId);
+    await finished(runId);
     stop();
     const run = await lab.handlers['runs.get']({ runId });
     // One cell per worker count, whatever modes the matrix lists: the image has its own launcher.
@@ -229,11 +230,20 @@ async function failure(fn: () => unknown): Promise<unknown> {
   throw new Error('expected an error');
 }
 
-async function waitForRun(lab: Lab, runId: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const run = await lab.handlers['runs.get']({ runId });
-    if (run.status !== 'running') return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`run ${runId} did not finish`);
+/** Subscribe to run.progress now; the returned function resolves on that run's 'run-finished' event (no polling). */
+function runFinished(lab: Lab, timeoutMs = 150_000): (runId: number) => Promise<void> {
+  const done = new Set<number>();
+  const waiters = new Map<number, () => void>();
+  const stop = lab.subscribe('run.progress', {}, (e) => {
+    if (e.type !== 'run-finished') return;
+    done.add(e.runId);
+    waiters.get(e.runId)?.();
+  });
+  return (runId) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => (stop(), reject(new Error(`run ${runId} did not finish`))), timeoutMs);
+      const finish = (): void => (clearTimeout(timer), stop(), resolve());
+      if (done.has(runId)) finish();
+      else waiters.set(runId, finish);
+    });
 }

@@ -3,6 +3,7 @@ import { recommend } from '../../src-main/analysis/index.ts';
 import { fmtNum, fmtUs } from '../../src-main/cli/format.ts';
 import type { Sample } from '../../src-main/engine/types.ts';
 import { cellsCsv } from '../../src-main/export/csv.ts';
+import { parseCsv, unescape } from '../helpers/report.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
 import { escapeXml, lineChart, niceTicks } from '../../src-main/export/svg-chart.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
@@ -33,29 +34,6 @@ function samplesFor(r: ReturnType<typeof fixture>): Map<number, Sample[]> {
     ]),
   );
 }
-
-/** RFC 4180 parser, enough for cellsCsv output: quoted fields may hold commas, quotes and line breaks. */
-function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\r' && text[i + 1] === '\n') row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    else field += ch;
-  }
-  const [header, ...body] = rows;
-  return body.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
-}
-
-const unescape = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
 
 describe('htmlReport', () => {
   const r = fixture();

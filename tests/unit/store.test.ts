@@ -568,41 +568,29 @@ describe('paths', () => {
 
 describe('settings', () => {
   it('stores JSON values by key and upserts', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-settings-'));
-    const s = Store.open(path.join(dir, 'h.db'));
-    try {
-      expect(s.getSettings()).toEqual({});
-      s.setSettings({ baseImage: 'offline', n: 3 });
-      s.setSettings({ baseImage: 'auto' });
-      expect(s.getSettings()).toEqual({ baseImage: 'auto', n: 3 });
-    } finally {
-      s.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const s = openStore();
+    expect(s.getSettings()).toEqual({});
+    s.setSettings({ baseImage: 'offline', n: 3 });
+    s.setSettings({ baseImage: 'auto' });
+    expect(s.getSettings()).toEqual({ baseImage: 'auto', n: 3 });
   });
 });
 
 describe('user apps', () => {
   it('adds, lists by name, renames on update and deletes; runs keep their own copy', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-user-apps-'));
-    const s = Store.open(path.join(dir, 'h.db'));
-    try {
-      const shop = { name: 'shop', source: { kind: 'folder', dir: '/srv/shop' }, port: 8080 };
-      s.addUserApp('shop', shop);
-      s.addUserApp('api', { ...shop, name: 'api' });
-      expect(() => s.addUserApp('shop', shop)).toThrow(/UNIQUE|PRIMARY KEY/);
-      expect(s.listUserApps().map((a) => a.name)).toEqual(['api', 'shop']);
-      const runId = s.createRun({ name: 'r', matrix: {}, host: {} as HostFacts, ownerSession: 'x:1:1', cellsTotal: 0, apps: [shop] });
-      expect(s.updateUserApp('shop', 'shop-api', { ...shop, name: 'shop-api', port: 9090 })).toBe(true);
-      expect(s.getUserApp('shop')).toBeUndefined();
-      expect(s.getUserApp('shop-api')?.definition).toMatchObject({ port: 9090 });
-      expect(s.updateUserApp('nope', 'nope', {})).toBe(false);
-      expect(s.deleteUserApp('shop-api')).toBe(true);
-      expect(s.deleteUserApp('shop-api')).toBe(false);
-      expect(s.getRun(runId)!.apps).toEqual([shop]); // the run's copy outlives the app
-    } finally {
-      s.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const s = openStore();
+    const shop = { name: 'shop', source: { kind: 'folder', dir: '/srv/shop' }, port: 8080 };
+    s.addUserApp('shop', shop);
+    s.addUserApp('api', { ...shop, name: 'api' });
+    expect(() => s.addUserApp('shop', shop)).toThrow(/UNIQUE|PRIMARY KEY/);
+    expect(s.listUserApps().map((a) => a.name)).toEqual(['api', 'shop']);
+    const runId = s.createRun({ name: 'r', matrix: {}, host: {} as HostFacts, ownerSession: 'x:1:1', cellsTotal: 0, apps: [shop] });
+    expect(s.updateUserApp('shop', 'shop-api', { ...shop, name: 'shop-api', port: 9090 })).toBe(true);
+    expect(s.getUserApp('shop')).toBeUndefined();
+    expect(s.getUserApp('shop-api')?.definition).toMatchObject({ port: 9090 });
+    expect(s.updateUserApp('nope', 'nope', {})).toBe(false);
+    expect(s.deleteUserApp('shop-api')).toBe(true);
+    expect(s.deleteUserApp('shop-api')).toBe(false);
+    expect(s.getRun(runId)!.apps).toEqual([shop]); // the run's copy outlives the app
   });
 });

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ContractError, type AppInfo, type UserApp } from '../../contract/api.ts';
-import { Lab } from '../../service/lab.ts';
-import { resolveDbPath } from '../../store/index.ts';
-import type { GlobalOptions } from '../context.ts';
+import type { Lab } from '../../service/lab.ts';
+import { openLab, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { table } from '../format.ts';
 
@@ -32,7 +31,7 @@ export interface AppOptions extends GlobalOptions {
 
 /** Opens the engine as a service (the same checks the UI gets), runs `fn`, always closes it. */
 async function withLab<T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> {
-  const lab = await Lab.open({ dbPath: resolveDbPath({ ...(g.db ? { db: g.db } : {}), ...(g.dataDir ? { dataDir: g.dataDir } : {}) }) });
+  const lab = await openLab(g, (line) => void process.stderr.write(`${line}\n`));
   try {
     return await fn(lab);
   } catch (e) {
@@ -60,7 +59,7 @@ export function appsListCommand(o: GlobalOptions): Promise<number> {
 export function appsAddCommand(name: string, o: AppOptions): Promise<number> {
   return withLab(o, async (lab) => {
     const app = { ...definitionFrom(o), name };
-    return saveOrCheck(lab, o, app, (a) => lab.handlers['apps.add']({ app: a }), 'Added');
+    return saveOrCheck(lab, o, app, 'Added');
   });
 }
 
@@ -69,7 +68,7 @@ export function appsEditCommand(name: string, o: AppOptions): Promise<number> {
     const current = (await lab.handlers['apps.list']({})).find((a) => a.name === name);
     if (!current?.user) throw new CliError(current ? `"${name}" is a built-in app: it cannot be edited. Add your own with \`rightsize apps add\`.` : `There is no app named "${name}". See \`rightsize apps\`.`, EXIT.usage);
     const app = { ...mergeEdit(current.user, o), name: o.rename ?? name };
-    return saveOrCheck(lab, o, app, (a) => lab.handlers['apps.update']({ name, app: a }), 'Saved', name);
+    return saveOrCheck(lab, o, app, 'Saved', name);
   });
 }
 
@@ -97,15 +96,19 @@ async function buildWithLog(lab: Lab, name: string, o: GlobalOptions): Promise<n
   }
 }
 
-async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>, save: (a: unknown) => Promise<AppInfo> | AppInfo, verb: string, replacing?: string): Promise<number> {
-  const check = await lab.handlers['apps.check']({ app, ...(replacing ? { replacing } : {}) });
-  if (!check.ok) throw new ContractError({ code: 'APP_INVALID', message: 'invalid', fields: check.problems });
-  for (const n of check.notes) process.stderr.write(`note: ${n}\n`);
+/** Checks the app once: with --check only reports, otherwise saves it (`replacing`: the app being edited). */
+async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>, verb: string, replacing?: string): Promise<number> {
+  const notes = (ns: string[]): void => ns.forEach((n) => void process.stderr.write(`note: ${n}\n`));
   if (o.check) {
+    const check = await lab.handlers['apps.check']({ app, ...(replacing ? { replacing } : {}) });
+    if (!check.ok) throw new ContractError({ code: 'APP_INVALID', message: 'invalid', fields: check.problems });
+    notes(check.notes);
     say(o, `${app.name as string} is valid (nothing saved: --check).`, check);
     return EXIT.ok;
   }
-  const info = await save(app);
+  const saved = await lab.saveApp(app, replacing);
+  notes(saved.notes);
+  const info = saved.info;
   say(o, `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]${info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : ''}.`, info);
   return o.build ? buildWithLog(lab, info.name, o) : EXIT.ok;
 }

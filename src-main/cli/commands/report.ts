@@ -1,4 +1,4 @@
-import { DEFAULT_MARGIN_PCT, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
+import { DEFAULT_MARGIN_PCT, fmtMargin, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
 import { htmlReport } from '../../export/html-report.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -36,7 +36,7 @@ const p99Short = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p
 
 /** The recommendation as the terminal shows it: the sentences, then one table row per CPU / memory pair. */
 export function formatRecommendation(rec: Recommendation): string {
-  const margin = fmtNum(rec.marginPct, Number.isInteger(rec.marginPct) ? 0 : 1);
+  const margin = fmtMargin(rec.marginPct);
   const lines = [`Recommendation for run ${rec.run.id} "${rec.run.name}" (knee within ${margin} % of the best):`, ...rec.words.map((w) => `  • ${w}`)];
   if (rec.scopes.length) {
     const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;

@@ -1,9 +1,7 @@
 import path from 'node:path';
-import { Lab } from '../../service/lab.ts';
-import { resolveDbPath } from '../../store/index.ts';
 import { isLoopback, startServer } from '../../transports/http-server.ts';
 import { projectRoot } from '../../util/paths.ts';
-import type { GlobalOptions } from '../context.ts';
+import { openLab, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 
 export interface ServeCommandOptions extends GlobalOptions {
@@ -16,8 +14,7 @@ export async function serveCommand(o: ServeCommandOptions): Promise<number> {
   const port = o.port === undefined ? 5180 : Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError('--port takes a number from 0 to 65535 (0: any free port).', EXIT.usage);
   const host = o.host ?? '127.0.0.1';
-  const lab = await Lab.open({ dbPath: resolveDbPath({ ...(o.db ? { db: o.db } : {}), ...(o.dataDir ? { dataDir: o.dataDir } : {}) }) });
-  for (const id of lab.startup.interruptedRuns) process.stderr.write(`Marked run ${id} as interrupted: the process running it had stopped.\n`);
+  const lab = await openLab(o, (line) => void process.stderr.write(`${line}\n`));
   let server;
   try {
     server = await startServer({ lab, host, port, staticDir: path.join(projectRoot(), 'dist', 'renderer') });
