@@ -1,5 +1,5 @@
-import { cellLabel } from '../cli/describe.ts';
-import { fmtNum } from '../cli/format.ts';
+import { cellLabel } from '../common/labels.ts';
+import { fmtNum } from '../common/format.ts';
 import type { CellConfig, CellLoad, FlagKind, LaunchMode } from '../engine/types.ts';
 import type { StoredCell } from '../store/index.ts';
 import { summarize } from './stats.ts';

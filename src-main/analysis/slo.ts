@@ -1,4 +1,4 @@
-import { fmtNum } from '../cli/format.ts';
+import { fmtNum } from '../common/format.ts';
 import { groupBy, MODE_ORDER, workloadKey } from './group.ts';
 import type { ConfigurationSummary, Slo, SloCheck, SloOutcome } from './types.ts';
 

@@ -1,12 +1,11 @@
-import { fmtNum, fmtUs } from '../cli/format.ts';
+import { RATE_SHORTFALL } from '../common/thresholds.ts';
+import { fmtNum, fmtUs } from '../common/format.ts';
 import type { FlagKind } from '../engine/types.ts';
 import { loadLabel, ONE_REPETITION_NOTE, pairLabel, workloadLabel } from './group.ts';
 import { describeSlo } from './slo.ts';
 import type { ConfigurationSummary, FlagSummary, Recommendation, ScopeDecision, Slo, SloCheck, SloOutcome } from './types.ts';
 
 const MAX_LISTED_EXCLUSIONS = 10;
-/** A constant-rate cell below this share of its rate did not keep up (the same line the client-bound flag draws). */
-const DELIVERED_SHARE = 0.95;
 
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -101,7 +100,7 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;
-    const short = cs.filter((c) => c.rps!.mean < rate * DELIVERED_SHARE);
+    const short = cs.filter((c) => c.rps!.mean < rate * RATE_SHORTFALL);
     out.push(`${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least 95 % of it.`);
     if (short.length) out.push(`${capitalize(whoList(short))} fell short of the rate.`);
   } else {

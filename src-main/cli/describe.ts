@@ -1,13 +1,8 @@
-import type { CellConfig } from '../engine/types.ts';
 import type { StoredCell } from '../store/index.ts';
-import { fmtBytes, fmtNum, fmtUs, table } from './format.ts';
+import { fmtBytes, fmtNum, fmtUs } from '../common/format.ts';
+import { table } from './format.ts';
 
-/** "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing. */
-export function cellLabel(c: CellConfig): string {
-  const load = c.load.model === 'closed' ? `c${c.load.connections}` : `${c.load.rate}rps/c${c.load.connections}`;
-  const req = c.requests ? ` [${c.requests.name}]` : '';
-  return `${c.app}${req} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB ${load}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}`;
-}
+export { cellLabel } from '../common/labels.ts';
 
 export function cellsTable(cells: StoredCell[]): string {
   return table(

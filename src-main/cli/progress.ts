@@ -1,6 +1,6 @@
 import type { RunEvent } from '../engine/events.ts';
-import { cellLabel } from './describe.ts';
-import { fmtDuration, fmtNum, fmtUs } from './format.ts';
+import { cellLabel } from '../common/labels.ts';
+import { fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
 
 /**
  * Renders run events on a terminal: one line rewritten in place for the current cell (TTY only)

@@ -11,6 +11,7 @@ import { hostFacts, hostLimits } from './host.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import type { CellResult, RunStatus } from './types.ts';
 import { currentSession } from '../session/session.ts';
+import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 
 export interface RunOptions {
   store: Store;
@@ -30,8 +31,6 @@ export interface RunOutcome {
   cells: CellResult[];
 }
 
-/** Seconds a cell costs beyond warmup + duration before we have measured it (container start, teardown). */
-const INITIAL_OVERHEAD_SEC = 1.5;
 
 /**
  * Validates, then runs every cell of the matrix in order and stores everything as it happens.
@@ -65,7 +64,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
 
   const perCell = (c: (typeof cells)[number]): number => c.warmupSec + c.durationSec;
-  let overhead = INITIAL_OVERHEAD_SEC;
+  let overhead = CELL_OVERHEAD_SEC; // until this run's own cells have been timed
   const eta = (from: number): number => cells.slice(from).reduce((s, c) => s + perCell(c) + overhead, 0);
   emit({ type: 'run-started', runId, name, total: cells.length, cells, etaSec: eta(0) });
 

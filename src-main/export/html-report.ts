@@ -3,7 +3,7 @@
 import { describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, fmtUsPm, groupBy, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
-import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../cli/format.ts';
+import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
 import type { Sample } from '../engine/types.ts';
 import type { RunDetail, StoredCell } from '../store/index.ts';
 import { escapeXml as esc, lineChart, type ChartSeries } from './svg-chart.ts';

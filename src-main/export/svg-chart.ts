@@ -1,6 +1,6 @@
 // A small SVG line chart for reports: no library, no script, prints as drawn. The markup is meant to
 // be inlined in HTML (no xmlns, which the HTML parser does not need).
-import { fmtNum } from '../cli/format.ts';
+import { fmtNum } from '../common/format.ts';
 
 export interface ChartPoint {
   x: number;

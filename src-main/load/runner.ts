@@ -6,10 +6,7 @@ import type { LoadResult, LoadSecond } from '../engine/types.ts';
 
 export type { WorkerPlan as LoadPlan } from './protocol.ts';
 
-/** Above this event-loop utilisation the load thread, not the server, sets the pace. */
-export const CLIENT_BOUND_ELU = 0.9;
-/** Below this share of the target rate, a constant-rate cell did not get the load it asked for. */
-export const RATE_SHORTFALL = 0.95;
+import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../common/thresholds.ts';
 
 export interface LoadCallbacks {
   onSecond?: (s: LoadSecond, warmup: boolean) => void;

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 import { builtInApps } from '../apps/catalog.ts';
 import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
 import { userAppInfo } from '../apps/app-info.ts';
@@ -35,8 +36,6 @@ export interface HostHooks {
   saveFile?: (file: SaveFile) => Promise<CallOutput<'files.save'>>;
 }
 
-/** Seconds per cell beyond warmup + duration, for estimates (BENCHMARKS.md: median 0.63 s). */
-const CELL_OVERHEAD_SEC = 1;
 const DEFAULT_SETTINGS: Settings = { baseImage: 'auto' };
 
 /**

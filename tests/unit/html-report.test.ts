@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
-import { fmtNum, fmtUs } from '../../src-main/cli/format.ts';
+import { fmtNum, fmtUs } from '../../src-main/common/format.ts';
 import type { Sample } from '../../src-main/engine/types.ts';
 import { cellsCsv } from '../../src-main/export/csv.ts';
 import { parseCsv, unescape } from '../helpers/report.ts';

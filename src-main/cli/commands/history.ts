@@ -5,7 +5,8 @@ import type { GlobalOptions } from '../context.ts';
 import { appLines } from '../../apps/describe.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { fmtDuration, fmtNum, fmtUs, table } from '../format.ts';
+import { fmtDuration, fmtNum, fmtUs } from '../../common/format.ts';
+import { table } from '../format.ts';
 import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
 
 export interface RunsOptions extends GlobalOptions {

@@ -2,7 +2,8 @@ import { DEFAULT_MARGIN_PCT, fmtMargin, fmtRatio, fmtUsPm, parseSlo, recommend, 
 import { htmlReport } from '../../export/html-report.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { fmtNum, fmtUs, table } from '../format.ts';
+import { fmtNum, fmtUs } from '../../common/format.ts';
+import { table } from '../format.ts';
 import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
 
 export interface ReportOptions extends GlobalOptions {

@@ -1,0 +1,27 @@
+// Numbers, durations and sizes as a person reads them: shared by the CLI, the UI, the reports and the answer.
+/** Latency in µs as a person reads it: 850 µs, 12.3 ms, 1.20 s. */
+export function fmtUs(us: number | null | undefined): string {
+  if (us === null || us === undefined) return '—';
+  if (us < 1000) return `${Math.round(us)} µs`;
+  if (us < 1_000_000) return `${(us / 1000).toFixed(us < 10_000 ? 2 : 1)} ms`;
+  return `${(us / 1e6).toFixed(2)} s`;
+}
+
+export function fmtNum(n: number | null | undefined, digits = 0): string {
+  if (n === null || n === undefined || Number.isNaN(n)) return '—';
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+export function fmtBytes(b: number | null | undefined): string {
+  if (b === null || b === undefined) return '—';
+  const mb = b / (1024 * 1024);
+  return mb >= 1024 ? `${(mb / 1024).toFixed(1)} GiB` : `${mb.toFixed(mb < 10 ? 1 : 0)} MiB`;
+}
+
+export function fmtDuration(sec: number | null | undefined): string {
+  if (sec === null || sec === undefined) return '—';
+  const s = Math.round(sec);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

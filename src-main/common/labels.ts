@@ -1,0 +1,9 @@
+// Short names of cells, shared by every listing (CLI tables, the UI, the answer, the reports).
+import type { CellConfig } from '../engine/types.ts';
+
+/** "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing. */
+export function cellLabel(c: CellConfig): string {
+  const load = c.load.model === 'closed' ? `c${c.load.connections}` : `${c.load.rate}rps/c${c.load.connections}`;
+  const req = c.requests ? ` [${c.requests.name}]` : '';
+  return `${c.app}${req} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB ${load}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}`;
+}
