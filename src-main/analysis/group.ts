@@ -11,7 +11,7 @@ export const ONE_REPETITION_NOTE = 'one repetition: no confidence interval; add 
 
 /** Lightest launcher first: a single process has no primary; PM2 adds its daemon. Also breaks ties by cost. */
 export const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2, image: 3 };
-const FLAG_ORDER: FlagKind[] = ['client-bound', 'oom-killed', 'errors', 'throttled', 'restarts'];
+const FLAG_ORDER: FlagKind[] = ['client-bound', 'host-busy', 'unstable', 'oom-killed', 'errors', 'throttled', 'restarts'];
 
 const loadParts = (l: CellLoad): (string | number)[] => (l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections]);
 

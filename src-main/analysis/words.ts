@@ -70,6 +70,8 @@ const FLAG_WORDS: Record<FlagKind, string> = {
   errors: 'requests failed',
   throttled: 'the CPU cap, not the app, set the pace',
   restarts: 'worker processes were replaced',
+  unstable: 'throughput drifted or stepped during the measured seconds, so its mean is not a steady state',
+  'host-busy': 'other processes on the host took CPU from the target or the load generator',
 };
 
 /** "client-bound in 2 of 3 repetitions — the load generator may have set the pace… (busy 95 %)". */

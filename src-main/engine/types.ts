@@ -112,7 +112,8 @@ export interface ExitInfo {
   restarts: number;
 }
 
-export type FlagKind = 'client-bound' | 'oom-killed' | 'errors' | 'throttled' | 'restarts';
+/** 'unstable': the measured seconds drift or step (not a steady state). 'host-busy': other processes took a significant share of the cores the target or the load ran on. */
+export type FlagKind = 'client-bound' | 'oom-killed' | 'errors' | 'throttled' | 'restarts' | 'unstable' | 'host-busy';
 export interface Flag {
   kind: FlagKind;
   reason: string;
