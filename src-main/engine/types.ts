@@ -81,6 +81,19 @@ export interface LoadResult {
   clientElu: number;
   clientBound: boolean;
   clientBoundReason?: string;
+  // Optional: results stored before these existed lack them; readers fall back (rpsMean, warmupSec of the config, 1 thread).
+  /** Completed responses per measured second, in order. */
+  perSecondRps?: number[];
+  /** Goodput per measured second: responses with their expected status (no errors, timeouts or unexpected statuses). */
+  perSecondGood?: number[];
+  /** Mean goodput over the measured seconds (req/s that counted). */
+  goodputMean?: number;
+  /** Warmup seconds actually used: the configured warmup, extended until throughput was steady (capped). */
+  warmupUsedSec?: number;
+  /** Load threads that generated this load (their histograms merged losslessly). */
+  threads?: number;
+  /** Constant rate that fell short: which side was the bottleneck ('server': every connection busy; 'client': a load thread was). */
+  shortfallBy?: 'server' | 'client';
 }
 
 /** One second of container stats. cpuPct is a percentage of the cell's CPU cap (100 = the whole cap). */
