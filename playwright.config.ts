@@ -1,9 +1,11 @@
 import { defineConfig } from '@playwright/test';
 
 // End-to-end: the UI through `rightsize serve` in Debian's Chromium (no browser download here), and
-// the Electron app where its binary exists. One worker: runs share the machine's two cores.
+// the Electron app where its binary exists. One worker: runs share the machine's two cores. What a
+// run makes (images, containers, temporary folders) is removed at its end (tests/helpers/global-setup.ts).
 export default defineConfig({
   testDir: 'tests/e2e',
+  globalSetup: './tests/helpers/global-setup.ts',
   workers: 1,
   timeout: 120_000,
   expect: { timeout: 15_000 },

@@ -2,8 +2,12 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
 
 // Suites: `unit` (no Docker), `components` (Svelte components in jsdom; chart.js gets a mocked
-// canvas, as jsdom has none) and `integration` (a real Docker engine; one file at a time because
-// cells compete for the same two cores and their numbers would otherwise be noise).
+// canvas, as jsdom has none), `integration` (a real Docker engine; one file at a time because
+// cells compete for the same two cores and their numbers would otherwise be noise) and `runner`
+// (scripts/test.mjs itself, run on the small fixture suites of tests/runner/fixtures, which no
+// project here includes). Each removes what it made when it ends (tests/helpers/global-setup*.ts).
+// A skip gives its reason: `ctx.skip(reason)` or `ctx.skip(condition, reason)`; the runner prints
+// it, and fails a skip without one.
 export default defineConfig({
   test: {
     projects: [
@@ -13,6 +17,7 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
+          globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
       {
@@ -23,6 +28,7 @@ export default defineConfig({
           include: ['tests/components/**/*.test.ts'],
           environment: 'jsdom',
           setupFiles: ['tests/components/setup.ts'],
+          globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
       {
@@ -33,6 +39,17 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+          globalSetup: ['tests/helpers/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'runner',
+          include: ['tests/runner/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          maxConcurrency: 3, // each case is a runner process with a vitest or Playwright inside: 2 cores
+          globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
     ],

@@ -1,71 +1,156 @@
-// npm run bench -- fidelity: closed-loop req/s reported by the runner ÷ req/s measured by wrk
-// against the same `hello` container, alternating in the same run. Target ≥ 0.90.
+// npm run bench -- fidelity [--threads N]
+//
+// Against one `hello` container, side by side in the same run (order rotated every round):
+// - Rightsize with 1 load thread ÷ the autocannon CLI (node_modules/.bin/autocannon) and ÷ `wrk -t1`,
+//   all with the same connections, pinned to the same load core: what our timing, histograms and
+//   per-second merge cost against the tool we build on, and against a C load generator;
+// - Rightsize with 1…N threads: throughput, and requests per busy thread-second (req/s ÷ the sum of
+//   the threads' event-loop utilisation), the cost of a request as threads are added.
+// Medians over the rounds. Targets: ≥ 0.97 × the autocannon CLI per thread; N threads ≥ 0.9 × N × one
+// thread while the target is not saturated.
 import { execFileSync } from 'node:child_process';
 import { findApp } from '../src-main/apps/catalog.ts';
 import { ensureBuiltInImage } from '../src-main/docker/app-image.ts';
 import { ensureBaseImage } from '../src-main/docker/base-image.ts';
 import { checkEngine } from '../src-main/docker/client.ts';
 import { TargetContainer } from '../src-main/docker/containers.ts';
-import { waitReady } from '../src-main/docker/readiness.ts';
 import { planPlacement } from '../src-main/docker/placement.ts';
-import { runLoad } from '../src-main/load/runner.ts';
+import { waitReady } from '../src-main/docker/readiness.ts';
+import { parseCpuList } from '../src-main/engine/host-cpu.ts';
+import { runLoadDetailed } from '../src-main/load/runner.ts';
 import { isMain, median } from './stats.ts';
 
 const ROUNDS = 5;
-const SECONDS = 10;
+const SECONDS = 8;
 const CONNECTIONS = 20;
+const CPU_MILLIS = 1000;
 
-function wrk(host: string, port: number, cpus?: string): number {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, `http://${host}:${port}/`];
-  const out = cpus ? execFileSync('taskset', ['-c', cpus, 'wrk', ...args], { encoding: 'utf8' }) : execFileSync('wrk', args, { encoding: 'utf8' });
-  const m = /Requests\/sec:\s+([\d.]+)/.exec(out);
-  if (!m) throw new Error(`cannot read wrk output:\n${out}`);
-  return Number(m[1]);
+/** `--threads N` (forwarded by scripts/bench.mjs): the most load threads to try. */
+function threadsArg(): number | undefined {
+  const i = process.argv.findIndex((a) => a === '--threads' || a.startsWith('--threads='));
+  if (i < 0) return undefined;
+  const raw = process.argv[i]!.includes('=') ? process.argv[i]!.split('=')[1] : process.argv[i + 1];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--threads needs a whole number of at least 1 (got "${raw ?? ''}")`);
+    process.exit(2);
+  }
+  return n;
 }
 
-export async function benchFidelity(cpuMillis: number): Promise<{ ratio: number; runner: number; wrk: number; elu: number }> {
+/** A tool's throughput and efficiency: mean req/s, and requests per CPU-second it used. */
+interface Sample {
+  rps: number;
+  perCpuSec: number;
+  /** Rightsize: its busiest thread's event-loop utilisation. */
+  elu?: number;
+}
+
+/**
+ * Runs a command (pinned to `cpus`) and returns its output and the CPU seconds it used (user + sys,
+ * from bash's `times`): CPU time, unlike req/s, is barely moved by other work on the host.
+ */
+function run(cpus: string | undefined, cmd: string[]): { out: string; cpuSec: number } {
+  const argv = cpus ? ['taskset', '-c', cpus, ...cmd] : cmd;
+  const lines = execFileSync('bash', ['-c', '"$@"; times', 'bash', ...argv], { encoding: 'utf8' }).trimEnd().split('\n');
+  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines.pop()!); // the children's line; the shell's own is before it
+  if (!m) throw new Error(`cannot read the CPU time of ${cmd[0]}`);
+  lines.pop();
+  return { out: lines.join('\n'), cpuSec: Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]) };
+}
+
+function wrk(url: string, cpus: string | undefined): Sample {
+  const { out, cpuSec } = run(cpus, ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, url]);
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const total = /(\d+) requests in/.exec(out);
+  if (!rps || !total) throw new Error(`cannot read wrk output:\n${out}`);
+  return { rps: Number(rps[1]), perCpuSec: Number(total[1]) / cpuSec };
+}
+
+const AUTOCANNON = ['node_modules/.bin/autocannon'];
+
+/** CPU seconds the autocannon CLI spends starting (node + its modules), taken off its measurement as ours excludes start-up. */
+function autocannonStartCpu(): number {
+  return median([0, 1, 2].map(() => run(undefined, [process.execPath, ...AUTOCANNON, '--version']).cpuSec));
+}
+
+/** The autocannon CLI in one process on the load core: mean of its per-second samples, as ours. */
+function autocannonCli(url: string, cpus: string | undefined, startCpu: number): Sample {
+  const { out, cpuSec } = run(cpus, [process.execPath, ...AUTOCANNON, '-j', '-c', String(CONNECTIONS), '-d', String(SECONDS), url]);
+  const r = JSON.parse(out.trim().split('\n').pop()!) as { requests: { average: number; total: number } };
+  return { rps: r.requests.average, perCpuSec: r.requests.total / (cpuSec - startCpu) };
+}
+
+async function rightsize(host: string, port: number, threads: number, cpus: string | undefined): Promise<Sample> {
+  const { result: r, loadCpuSec } = await runLoadDetailed({
+    host, port, requests: [{ method: 'GET', path: '/' }], load: { model: 'closed', connections: CONNECTIONS },
+    durationSec: SECONDS, warmupSec: 0, timeoutSec: 10, threads, ...(cpus ? { cpus } : {}),
+  });
+  return { rps: r.rpsMean, perCpuSec: r.requests / loadCpuSec, elu: r.clientElu };
+}
+
+export async function benchFidelity(maxThreads?: number): Promise<void> {
   const engine = await checkEngine();
   const app = findApp('hello')!;
   const image = await ensureBuiltInImage(app, await ensureBaseImage());
-  const place = planPlacement(cpuMillis, engine.cpus, true);
+  const place = planPlacement(CPU_MILLIS, engine.cpus, true);
+  const loadCores = place.loadCpus ? parseCpuList(place.loadCpus).length : 1;
+  const n = maxThreads ?? Math.max(2, loadCores);
   const c = await TargetContainer.start({
     image: image.tag, launch: { mode: 'single', workers: 1, entry: image.entry, name: app.name }, port: app.port, env: {},
-    cpuMillis, memoryMb: 256, ...(place.targetCpus ? { cpuset: place.targetCpus } : {}), publish: !engine.bridgeRoutable, labels: { app: app.name, run: 'bench' },
+    cpuMillis: CPU_MILLIS, memoryMb: 256, ...(place.targetCpus ? { cpuset: place.targetCpus } : {}), publish: !engine.bridgeRoutable, labels: { app: app.name, run: 'bench' },
   });
-  const ratios: number[] = [];
-  const runners: number[] = [];
-  const wrks: number[] = [];
-  const elus: number[] = [];
+  // The CLIs run on the first load core, as Rightsize's first thread does.
+  const oneCore = place.loadCpus ? String(parseCpuList(place.loadCpus)[0]) : undefined;
+  const ours: Sample[][] = Array.from({ length: n }, () => []);
+  const ac: Sample[] = [];
+  const wr: Sample[] = [];
+  const startCpu = autocannonStartCpu();
   try {
+    const url = `http://${c.address.host}:${c.address.port}/`;
     await waitReady(c.address, { path: app.health, processes: 1, deadlineMs: 30_000 });
-    wrk(c.address.host, c.address.port, place.loadCpus); // warm the JIT once
-    for (let i = 0; i < ROUNDS; i++) {
-      const r = await runLoad({
-        host: c.address.host, port: c.address.port, requests: app.requests, load: { model: 'closed', connections: CONNECTIONS },
-        durationSec: SECONDS, warmupSec: 0, timeoutSec: 10, ...(place.loadCpus ? { cpus: place.loadCpus } : {}),
-      });
-      const w = wrk(c.address.host, c.address.port, place.loadCpus);
-      runners.push(r.rpsMean);
-      wrks.push(w);
-      elus.push(r.clientElu);
-      ratios.push(r.rpsMean / w);
-      console.log(`  round ${i + 1}: runner ${r.rpsMean.toFixed(0)} req/s (client ELU ${r.clientElu.toFixed(2)}), wrk ${w.toFixed(0)} req/s, ratio ${(r.rpsMean / w).toFixed(3)}`);
+    wrk(url, oneCore); // warm the target's JIT once
+    console.log(`hello single at ${CPU_MILLIS}m on cpuset ${place.targetCpus ?? 'any'}; load on ${place.loadCpus ?? 'any core'} (${engine.cpus} host cores); autocannon CLI start-up ${startCpu.toFixed(2)} CPU-s`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const steps: (() => Promise<void>)[] = [
+        async () => void ac.push(autocannonCli(url, oneCore, startCpu)),
+        async () => void wr.push(wrk(url, oneCore)),
+        ...Array.from({ length: n }, (_, i) => async () => void ours[i]!.push(await rightsize(c.address.host, c.address.port, i + 1, i === 0 ? oneCore : place.loadCpus))),
+      ];
+      // Rotate the order each round so drift (other work on the host) does not favour one tool.
+      for (let k = 0; k < steps.length; k++) await steps[(k + round) % steps.length]!();
+      const fmt = (x: Sample): string => `${x.rps.toFixed(0)} req/s, ${x.perCpuSec.toFixed(0)} req/CPU-s${x.elu !== undefined ? `, ELU ${x.elu.toFixed(2)}` : ''}`;
+      console.log(`  round ${round + 1}: autocannon CLI ${fmt(ac.at(-1)!)} | wrk ${fmt(wr.at(-1)!)} | ${ours.map((s, i) => `rightsize ${i + 1}t ${fmt(s.at(-1)!)}`).join(' | ')}`);
     }
   } finally {
     await c.remove();
   }
-  return { ratio: median(ratios), runner: median(runners), wrk: median(wrks), elu: median(elus) };
+  const one = ours[0]!;
+  const med = (xs: Sample[], k: 'rps' | 'perCpuSec'): number => median(xs.map((x) => x[k]));
+  const ratio = (a: Sample[], b: Sample[], k: 'rps' | 'perCpuSec'): number => median(a.map((x, i) => x[k] / b[i]![k]));
+  const f0 = (x: number): string => x.toFixed(0);
+  const f3 = (x: number): string => x.toFixed(3);
+  const verdict = (x: number, min: number): string => (x >= min ? 'pass' : 'FAIL');
+  console.log(`\n### fidelity (hello single at ${CPU_MILLIS}m, ${CONNECTIONS} connections, ${SECONDS} s, ${ROUNDS} rounds, medians)\n`);
+  console.log('| Rightsize, 1 thread ÷ | req/s (Rightsize / other) | ratio | requests per CPU-second (Rightsize / other) | ratio | target | |');
+  console.log('|---|---:|---:|---:|---:|---|---|');
+  for (const [name, other, target] of [['autocannon CLI', ac, 0.97], ['wrk -t1', wr, undefined]] as const) {
+    const r = ratio(one, other, 'rps');
+    const e = ratio(one, other, 'perCpuSec');
+    const v = target === undefined ? '' : `${verdict(r, target)} (req/s), ${verdict(e, target)} (per CPU-s)`;
+    console.log(`| ${name} | ${f0(med(one, 'rps'))} / ${f0(med(other, 'rps'))} | ${f3(r)} | ${f0(med(one, 'perCpuSec'))} / ${f0(med(other, 'perCpuSec'))} | ${f3(e)} | ${target ? `≥ ${target}` : ''} | ${v} |`);
+  }
+  console.log('\n| threads | load cores | req/s | busiest thread ELU | requests per CPU-second | req/s ÷ (N × 1 thread) | per CPU-second ÷ 1 thread |');
+  console.log('|---:|---|---:|---:|---:|---:|---:|');
+  for (let t = 0; t < n; t++) {
+    const s = ours[t]!;
+    const scale = median(s.map((x, i) => x.rps / ((t + 1) * one[i]!.rps)));
+    const cores = t === 0 ? oneCore ?? 'any' : place.loadCpus ?? 'any';
+    console.log(`| ${t + 1} | ${cores} | ${f0(med(s, 'rps'))} | ${median(s.map((x) => x.elu ?? 0)).toFixed(2)} | ${f0(med(s, 'perCpuSec'))} | ${f3(scale)} | ${f3(ratio(s, one, 'perCpuSec'))} |`);
+  }
+  if (n > loadCores) {
+    console.log(`\n${n} threads on ${loadCores} free core(s): they share, so req/s cannot grow with threads on this host. The last column is what a request costs as threads are added: at ≥ 0.9, N threads on N free cores carry ≥ 0.9 × N × one thread while the target keeps up.`);
+  }
 }
 
-if (isMain(import.meta.url)) {
-  console.log(`\n### fidelity (hello, single, ${CONNECTIONS} connections, ${SECONDS} s, ${ROUNDS} alternating rounds)\n`);
-  const results: string[] = [];
-  for (const cpu of [1000, 2000]) {
-    console.log(`cap ${cpu}m:`);
-    const f = await benchFidelity(cpu);
-    results.push(`| ${cpu}m | ${f.runner.toFixed(0)} | ${f.wrk.toFixed(0)} | ${f.ratio.toFixed(3)} | ${f.elu.toFixed(2)} | ≥ 0.90 | ${f.ratio >= 0.9 ? 'pass' : 'FAIL'} |`);
-  }
-  console.log('\n| CPU cap | runner req/s (median) | wrk req/s (median) | ratio (median of rounds) | runner client ELU | target | |');
-  console.log('|---|---:|---:|---:|---:|---|---|');
-  for (const r of results) console.log(r);
-}
+if (isMain(import.meta.url)) await benchFidelity(threadsArg());

@@ -1,9 +1,17 @@
-// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | all. Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all. Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
-const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app'];
-const names = process.argv.slice(2);
+const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app', 'caps'];
+// Options are forwarded to every benchmark chosen (e.g. `fidelity --threads 2`); the rest are names.
+const options = [];
+const names = [];
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === '--threads') options.push(a, process.argv[++i] ?? '');
+  else if (a.startsWith('--threads=')) options.push(a);
+  else names.push(a);
+}
 const chosen = names.length === 0 || names.includes('all') ? all : names;
 for (const n of chosen) {
   if (!all.includes(n)) {
@@ -20,6 +28,6 @@ if (chosen.includes('overhead')) {
   }
 }
 for (const n of chosen) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', `bench/${n}.ts`], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', `bench/${n}.ts`, ...options], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

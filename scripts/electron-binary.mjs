@@ -1,6 +1,8 @@
 // Where the Electron binary is, without triggering its download: since Electron 42, the first
 // require('electron') fetches it, which hangs or fails on an offline machine.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,4 +21,42 @@ export function findElectronBinary() {
     return { path: null, reason: 'the Electron binary is not downloaded (Electron ≥ 42 fetches it on first use; this machine has no access to its download server)' };
   }
   return { path: path.join(pkg, 'dist', rel) };
+}
+
+/**
+ * The exact steps to bring Electron's binary to a machine that cannot download it, for this
+ * platform: the file to fetch, where Electron's installer looks for it in its cache, and the
+ * alternative of pointing ELECTRON_OVERRIDE_DIST_PATH at an unpacked copy.
+ */
+export function electronRecipe() {
+  const { version } = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+  const platform = { win32: 'win32', darwin: 'darwin' }[process.platform] ?? process.platform;
+  const file = `electron-v${version}-${platform}-${process.arch}.zip`;
+  const base = `https://github.com/electron/electron/releases/download/v${version}`;
+  // @electron/get caches a download under <cache root>/<sha256 of the URL's folder>/<file name>.
+  const home = os.homedir();
+  const root =
+    process.env.electron_config_cache ??
+    (process.platform === 'darwin'
+      ? path.join(home, 'Library', 'Caches', 'electron')
+      : process.platform === 'win32'
+        ? path.join(process.env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'electron', 'Cache')
+        : path.join(process.env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'electron'));
+  const cacheDir = path.join(root, createHash('sha256').update(base).digest('hex'));
+  const nodeOk = (() => {
+    const [maj, min] = process.versions.node.split('.').map(Number);
+    return maj > 22 || (maj === 22 && min >= 12);
+  })();
+  return `To bring the binary (Electron ${version}, ${file}):
+  1. On a machine with internet access, download
+       ${base}/${file}
+  2. Copy it to this machine, then EITHER put it in the cache Electron's installer reads and install:
+       mkdir -p ${cacheDir}
+       cp ${file} ${cacheDir}/
+       node node_modules/electron/install.js && npm start
+     OR unpack it anywhere and point Rightsize at it:
+       unzip ${file} -d ~/electron-v${version}
+       ELECTRON_OVERRIDE_DIST_PATH=~/electron-v${version} npm start${
+         nodeOk ? '' : `\n  (Electron's installer and electron-builder need Node.js 22.12 or newer; this is Node ${process.versions.node}.)`
+       }`;
 }

@@ -55,7 +55,7 @@ try {
     await page.close();
   }
   for (const scheme of ['light', 'dark']) {
-    if (only.size && !['builder', 'live', 'run', 'history', 'compare', 'run-dark'].some(want)) break;
+    if (only.size && !['builder', 'live-start', 'live', 'run', 'answer', 'history', 'compare', 'run-dark'].some(want)) break;
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
     await page.goto(loginUrl);
     if (scheme === 'dark') {
@@ -74,6 +74,9 @@ try {
     await shot(page, 'builder');
     await page.getByTestId('start').click();
     await page.waitForURL(/#\/live\//);
+    // The first seconds: the phase in words (images, container, warm-up), no empty charts.
+    await page.getByTestId('phase').waitFor();
+    await shot(page, 'live-start');
     // Mid-run: a couple of cells done, the current one streaming.
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=chart-summary]')?.getAttribute('data-points')) >= 2, null, { timeout: 120_000 });
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=chart-latency]')?.getAttribute('data-points')) >= 6, null, { timeout: 60_000 });
@@ -93,6 +96,12 @@ try {
     await page.getByTestId('cells').locator('tbody tr').nth(2).click();
     await page.waitForTimeout(800);
     await shot(page, 'run');
+    if (want('answer')) {
+      await page.getByTestId('open-report').click();
+      await page.getByTestId('answer').waitFor();
+      await page.waitForTimeout(500);
+      await shot(page, 'answer');
+    }
     await page.goto(`${url}/#/history`);
     await page.getByTestId('history-row').nth(1).waitFor();
     await page.getByTestId('history-row').nth(0).getByRole('checkbox').check();

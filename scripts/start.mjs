@@ -1,24 +1,58 @@
-// `npm start`: builds if needed and opens the desktop app. Without an Electron binary (an offline
-// machine), says how to get one and points to `rightsize serve`, which needs none.
+// `npm start`: builds when the sources are newer than dist/, then opens the desktop app. Without an
+// Electron binary (an offline machine) it says how to bring one, and how to open the same app in a
+// browser instead.
+// `npm run serve [-- --port P …]`: builds when needed, then `rightsize serve` (the UI in a browser).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { findElectronBinary } from './electron-binary.mjs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { electronRecipe, findElectronBinary } from './electron-binary.mjs';
 
-const bin = findElectronBinary();
-if (!bin.path) {
-  console.error(`Cannot start the desktop app: ${bin.reason}.
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const [mode, ...rest] = process.argv.slice(2);
+const serve = mode === 'serve';
 
-To get the binary, on a machine that can reach Electron's downloads:
-  npx install-electron --no        (or delete node_modules/electron and run npm ci)
-or point ELECTRON_OVERRIDE_DIST_PATH at an unpacked Electron ${(await import('electron/package.json', { with: { type: 'json' } })).default.version} folder.
-
-Meanwhile, the same app runs in your browser:
-  node bin/rightsize.js serve     (then open the URL it prints)`);
-  process.exit(1);
+/** Newest modification time of the given files and of the files under the given folders. */
+function newest(paths) {
+  let t = 0;
+  const walk = (p) => {
+    const st = statSync(p);
+    if (!st.isDirectory()) return void (t = Math.max(t, st.mtimeMs));
+    for (const e of readdirSync(p)) if (e !== 'node_modules' && !e.startsWith('.')) walk(path.join(p, e));
+  };
+  for (const p of paths) if (existsSync(path.join(root, p))) walk(path.join(root, p));
+  return t;
 }
-if (!existsSync('dist/electron-main.js') || !existsSync('dist/renderer/index.html')) {
-  const r = spawnSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+
+const outputs = ['dist/cli.js', 'dist/electron-main.js', 'dist/preload.cjs', 'dist/renderer/index.html'].map((f) => path.join(root, f));
+const built = outputs.every((f) => existsSync(f)) ? Math.min(...outputs.map((f) => statSync(f).mtimeMs)) : 0;
+if (built < newest(['src-main', 'src-renderer', 'package.json', 'vite.config.ts', 'scripts/build.mjs'])) {
+  console.error(built ? 'Sources changed since the last build: building…' : 'Building Rightsize (first start)…');
+  const r = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit', cwd: root });
+  if (r.status !== 0) {
+    console.error('The build failed (see above); nothing was started.');
+    process.exit(r.status ?? 1);
+  }
 }
-const child = spawn(bin.path, ['.', ...process.argv.slice(2)], { stdio: 'inherit' });
-child.on('exit', (code) => process.exit(code ?? 0));
+
+function run(cmd, args) {
+  const child = spawn(cmd, args, { stdio: 'inherit', cwd: root });
+  // Ctrl-C reaches the child through the terminal; wait for it to clean up (containers) and exit.
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => {});
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+if (serve) run(process.execPath, [path.join(root, 'bin/rightsize.js'), 'serve', ...rest]);
+else {
+  const bin = findElectronBinary();
+  if (!bin.path) {
+    console.error(`Cannot open the desktop app: ${bin.reason}.
+
+${electronRecipe()}
+
+Meanwhile, the same app runs in your browser (no Electron needed):
+  npm run serve          then open the URL it prints`);
+    process.exit(1);
+  }
+  run(bin.path, ['.', ...(mode ? [mode] : []), ...rest]);
+}

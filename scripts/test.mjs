@@ -1,82 +1,190 @@
-// `npm test`: build, type-check, security scan of the Electron shell, then every suite in turn
-// (unit, integration with a real Docker engine, end-to-end in Chromium and Electron), and one
-// closing line for all of them together: "N passed, N failed, N skipped". Skips say why.
+// `npm test`: build, type-check, security scan of the Electron shell (steps), then every suite in
+// turn (runner self-test, unit, components, integration with a real Docker engine, end-to-end in
+// Chromium and Electron), and one closing line for all the suites together:
+// "N passed, N failed, N skipped".
+//
+// The line cannot lie. A suite counts as failed whenever its tool exited nonzero or reported an
+// error that no test carries: a failed beforeAll/afterAll, an unhandled error or rejection, a file
+// that failed to load, no test files at all, a file or project that ran no test, a skip without a
+// reason, a Playwright `errors` entry, a flaky (retried) test. Each such problem is one failure,
+// printed with its reason. Steps are not tests: they print as step lines, and a failed step counts
+// as a failure so that the last line can never look green. Every skip prints its reason (vitest:
+// `ctx.skip(reason)`; Playwright: `test.skip(cond, reason)`).
+//
+// The run leaves no trace: every process it starts gets TMPDIR = a folder of the run's own, removed
+// at the end; images and containers it made are removed (compared with a snapshot of the engine
+// taken at the start); anything still there after that is a failure.
+//
+//   npm test                       everything
+//   npm test -- unit integration   the build step and only these (typecheck, security, runner,
+//                                  unit, components, integration, e2e)
+//   npm test -- --no-build unit    without the build step (dist/ is already built)
+// For tests/runner (the runner's own tests), on fixture suites, without steps:
+//   node scripts/test.mjs --vitest-config FILE project…
+//   node scripts/test.mjs --playwright-config FILE
 // Suites run one after another: integration cells measure CPU and would disturb each other.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { register } from 'tsx/esm/api';
 
-const only = process.argv.slice(2); // e.g. `npm test -- unit`
-const out = mkdtempSync(path.join(tmpdir(), 'rightsize-test-'));
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+register();
+const { snapshot, ownTmp, clean, leftovers } = await import('../tests/helpers/trace.ts');
+
+const argv = process.argv.slice(2);
+const option = (name) => {
+  const i = argv.indexOf(name);
+  if (i < 0) return undefined;
+  const v = argv[i + 1];
+  argv.splice(i, 2);
+  if (!v) throw new Error(`${name} needs a value`);
+  return v;
+};
+const vitestConfig = option('--vitest-config');
+const playwrightConfig = option('--playwright-config');
+const fixtureMode = Boolean(vitestConfig || playwrightConfig);
+const noBuild = argv.includes('--no-build') && argv.splice(argv.indexOf('--no-build'), 1).length > 0;
+const only = argv; // e.g. `npm test -- unit`
+const SUITES = ['typecheck', 'security', 'runner', 'unit', 'components', 'integration', 'e2e'];
+if (!fixtureMode) for (const n of only) if (!SUITES.includes(n)) {
+  console.error(`Unknown suite "${n}". Choose from: ${SUITES.join(', ')}.`);
+  process.exit(2);
+}
+
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const lines = [];
+const stepLines = [];
+const suiteLines = [];
+const problems = []; // one line per counted failure, with its reason
+const skips = []; // one line per skip, with its reason
 
-function run(cmd, args) {
-  return spawnSync(cmd, args, { stdio: 'inherit', env: process.env }).status ?? 1;
+// Tracking starts before anything runs; Docker is tracked only by runs that can use it (they hold the lock).
+const usesDocker = !fixtureMode && (only.length === 0 || only.includes('integration') || only.includes('e2e'));
+const before = await snapshot({ docker: usesDocker });
+const tmp = ownTmp(); // TMPDIR for every process below; the reports live there too
+
+function run(cmd, args, env = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: ROOT, env: { ...process.env, ...env } });
+  return r.status ?? 1;
+}
+
+function fail(where, why) {
+  totals.failed++;
+  problems.push(`✗ ${where}: ${why}`);
 }
 
 function step(name, cmd, args) {
+  const t0 = performance.now();
   const code = run(cmd, args);
-  totals[code === 0 ? 'passed' : 'failed']++;
-  lines.push(`${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`}`);
+  const took = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+  stepLines.push(`step ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} (${took})`);
+  if (code !== 0) fail(`step ${name}`, `exited ${code}`);
   return code === 0;
 }
 
-function vitest(project) {
-  const report = path.join(out, `${project}.json`);
-  const code = run('npx', ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`]);
-  if (!existsSync(report)) {
-    totals.failed++;
-    lines.push(`${project}: FAILED before reporting (exit ${code})`);
-    return;
-  }
-  const r = JSON.parse(readFileSync(report, 'utf8'));
-  const skipped = r.numPendingTests + r.numTodoTests;
-  // A file that fails to load reports no tests: count it, or a broken suite would look green.
-  const brokenFiles = r.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
-  totals.passed += r.numPassedTests;
-  totals.failed += r.numFailedTests + brokenFiles;
-  totals.skipped += skipped;
-  lines.push(`${project}: ${r.numPassedTests} passed, ${r.numFailedTests + brokenFiles} failed, ${skipped} skipped`);
-}
+const clip = (s) => s.split('\n').slice(0, 3).join(' ⏎ ').slice(0, 400);
 
-const skips = [];
-function playwright() {
-  const report = path.join(out, 'e2e.json');
-  const code = spawnSync('npx', ['playwright', 'test'], { stdio: 'inherit', env: { ...process.env, PLAYWRIGHT_JSON: report } }).status ?? 1;
-  if (!existsSync(report)) {
-    totals.failed++;
-    lines.push(`e2e: FAILED before reporting (exit ${code})`);
-    return;
-  }
-  const r = JSON.parse(readFileSync(report, 'utf8'));
-  const { expected, unexpected, flaky, skipped } = r.stats;
-  totals.passed += expected + flaky;
-  totals.failed += unexpected;
-  totals.skipped += skipped;
-  lines.push(`e2e: ${expected + flaky} passed, ${unexpected} failed, ${skipped} skipped`);
-  const walk = (suite) => {
-    for (const spec of suite.specs ?? []) for (const t of spec.tests) {
-      if (t.status !== 'skipped') continue;
-      const why = t.annotations.find((a) => a.type === 'skip')?.description ?? 'no reason given';
-      skips.push(`${t.projectName} › ${spec.title} — ${why}`);
+/** Reads one vitest project's summary (tests/helpers/summary-reporter.ts) and counts it. */
+function vitest(project, config) {
+  const summaryFile = path.join(tmp.dir, `vitest-${project}.json`);
+  const code = run('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), '--project', project,
+    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { RIGHTSIZE_SUMMARY: summaryFile });
+  const failedBefore = totals.failed;
+  const c = { passed: 0, failed: 0, skipped: 0 };
+  const where = project;
+  const counted = (kind) => { c[kind]++; totals[kind]++; };
+  if (!existsSync(summaryFile)) {
+    fail(where, `vitest ended before reporting (exit ${code})`);
+  } else {
+    const s = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    if (s.reason === 'interrupted') fail(where, 'the run was interrupted');
+    if (s.modules.length === 0) fail(where, 'no test files');
+    for (const e of s.unhandledErrors) fail(where, `unhandled error: ${clip(e)}`);
+    for (const m of s.modules) {
+      const file = `${where} › ${m.file}`;
+      for (const e of m.errors) fail(file, clip(e));
+      let ran = 0;
+      let reasoned = 0;
+      let notRun = 0;
+      for (const t of m.tests) {
+        if (t.state === 'passed') (counted('passed'), ran++);
+        else if (t.state === 'failed') (counted('failed'), ran++, problems.push(`✗ ${file} › ${t.name}: ${clip(t.errors[0] ?? 'failed')}`));
+        else if (t.note || t.mode === 'todo') (counted('skipped'), reasoned++, skips.push(`${file} › ${t.name} — ${t.note ?? 'todo: not written yet'}`));
+        else if (m.errors.length > 0) notRun++; // did not run because of the file's error, counted above
+        else fail(`${file} › ${t.name}`, 'skipped without a reason (use ctx.skip(reason))');
+      }
+      if (notRun) problems.push(`  (${notRun} test(s) of ${m.file} did not run because of the error above)`);
+      if (ran === 0 && reasoned === 0 && m.errors.length === 0 && m.tests.length === 0) fail(file, 'ran no test');
     }
-    for (const child of suite.suites ?? []) walk(child);
-  };
-  for (const suite of r.suites) walk(suite);
+  }
+  if (existsSync(summaryFile) && c.passed + c.failed === 0 && totals.failed === failedBefore) fail(where, 'ran no test');
+  if (code !== 0 && totals.failed === failedBefore) fail(where, `vitest exited ${code} with no failure reported (see its output above)`);
+  suiteLines.push(`${project}: ${c.passed} passed, ${totals.failed - failedBefore} failed, ${c.skipped} skipped${code !== 0 ? ` (vitest exit ${code})` : ''}`);
 }
 
-const want = (s) => only.length === 0 || only.includes(s);
-step('build', 'npm', ['run', '--silent', 'build']);
-if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && step('typecheck renderer (svelte-check)', 'npx', ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings']);
-if (want('security')) step('security scan (electronegativity)', 'node', ['scripts/security-scan.mjs']);
-if (want('unit')) vitest('unit');
-if (want('components')) vitest('components');
-if (want('integration')) vitest('integration');
-if (want('e2e')) playwright();
-for (const s of skips) lines.push(`skipped: ${s}`);
+/** Runs Playwright and counts its JSON report, errors included. */
+function playwright(config) {
+  const report = path.join(tmp.dir, 'e2e.json');
+  const code = run('npx', ['playwright', 'test', ...(config ? ['--config', config] : [])], { PLAYWRIGHT_JSON: report });
+  const failedBefore = totals.failed;
+  const c = { passed: 0, skipped: 0 };
+  if (!existsSync(report)) {
+    fail('e2e', `Playwright ended before reporting (exit ${code})`);
+  } else {
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    for (const e of r.errors ?? []) fail('e2e', clip(`${e.location ? `${path.relative(ROOT, e.location.file)}: ` : ''}${e.message ?? e.value ?? JSON.stringify(e)}`));
+    const byProject = new Map(); // project → { ran, reasoned }
+    const walk = (suite) => {
+      for (const spec of suite.specs ?? []) for (const t of spec.tests) {
+        const where = ['e2e', t.projectName, spec.file, spec.title].filter(Boolean).join(' › ');
+        const p = byProject.get(t.projectName) ?? { ran: 0, reasoned: 0 };
+        byProject.set(t.projectName, p);
+        const last = t.results?.at(-1);
+        if (t.status === 'expected') (c.passed++, totals.passed++, p.ran++);
+        else if (t.status === 'unexpected') (p.ran++, fail(where, clip(last?.error?.message ?? last?.status ?? 'failed')));
+        else if (t.status === 'flaky') (p.ran++, fail(where, `flaky: failed, then passed on retry (${clip(t.results[0]?.error?.message ?? '')})`));
+        else {
+          const why = t.annotations.find((a) => a.type === 'skip' || a.type === 'fixme')?.description;
+          if (why) (c.skipped++, totals.skipped++, p.reasoned++, skips.push(`${where} — ${why}`));
+          else fail(where, 'skipped without a reason (use test.skip(condition, reason))');
+        }
+      }
+      for (const child of suite.suites ?? []) walk(child);
+    };
+    for (const suite of r.suites ?? []) walk(suite);
+    if (byProject.size === 0) fail('e2e', 'ran no test');
+    for (const [name, p] of byProject) if (p.ran === 0 && p.reasoned === 0) fail(`e2e › ${name}`, 'ran no test');
+  }
+  if (code !== 0 && totals.failed === failedBefore) fail('e2e', `Playwright exited ${code} with no failure reported (see its output above)`);
+  suiteLines.push(`e2e: ${c.passed} passed, ${totals.failed - failedBefore} failed, ${c.skipped} skipped${code !== 0 ? ` (playwright exit ${code})` : ''}`);
+}
 
-console.log(`\n${lines.join('\n')}`);
-console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+try {
+  if (fixtureMode) {
+    if (vitestConfig) for (const p of only) vitest(p, vitestConfig);
+    if (playwrightConfig) playwright(playwrightConfig);
+  } else {
+    const want = (s) => only.length === 0 || only.includes(s);
+    if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
+    if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && step('typecheck renderer (svelte-check)', 'npx', ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings']);
+    if (want('security')) step('security scan (electronegativity)', 'node', ['scripts/security-scan.mjs']);
+    for (const p of ['runner', 'unit', 'components', 'integration']) if (want(p)) vitest(p);
+    if (want('e2e')) playwright();
+  }
+} finally {
+  // No trace: the run's folder (reports included), then whatever it made on the engine.
+  tmp.restore();
+  rmSync(tmp.dir, { recursive: true, force: true });
+  const removed = await clean(before);
+  if (removed.length) stepLines.push(`step clean-up: removed ${removed.length} thing(s) the run made: ${removed.join('; ')}`);
+  const left = await leftovers(before);
+  if (left.length) fail('no trace', `left behind: ${left.join('; ')}`);
+  else stepLines.push('step no trace: nothing left behind');
+}
+
+console.log(`\n${[...stepLines, ...suiteLines].join('\n')}`);
+if (skips.length) console.log(`\nskipped, with reasons:\n${skips.map((s) => `  ${s}`).join('\n')}`);
+if (problems.length) console.log(`\nfailures:\n${problems.map((s) => `  ${s}`).join('\n')}`);
+console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);

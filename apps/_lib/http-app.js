@@ -5,6 +5,10 @@ const http = require('node:http');
 
 const PORT = Number(process.env.PORT || 3000);
 const HOST = process.env.HOST || '0.0.0.0';
+// A cold start on demand (for tests of the warm-up): for this many ms after listening, every
+// response except /health waits SLOW_START_DELAY_MS first. 0 (the default) changes nothing.
+const SLOW_START_MS = Number(process.env.RS_SLOW_START_MS || 0);
+const SLOW_START_DELAY_MS = 10;
 
 /**
  * Starts an HTTP server around `handler(req, res)` (sync or async).
@@ -13,6 +17,7 @@ const HOST = process.env.HOST || '0.0.0.0';
  */
 function serve(handler, { onStart } = {}) {
   let loggedError = false;
+  let slowUntil = 0;
   const server = http.createServer((req, res) => {
     if (req.url === '/health' && req.method === 'GET') {
       // The engine counts distinct pids on /health to know that N workers are up.
@@ -20,7 +25,7 @@ function serve(handler, { onStart } = {}) {
       res.end('ok');
       return;
     }
-    Promise.resolve()
+    (Date.now() < slowUntil ? new Promise((r) => setTimeout(r, SLOW_START_DELAY_MS)) : Promise.resolve())
       .then(() => handler(req, res))
       .catch((err) => {
         // Log once only: a failing handler under load would otherwise flood the engine's log.
@@ -47,6 +52,7 @@ function serve(handler, { onStart } = {}) {
     .then(() => onStart?.())
     .then(() => {
       server.listen(PORT, HOST, () => {
+        if (SLOW_START_MS > 0) slowUntil = Date.now() + SLOW_START_MS;
         console.log(`rightsize:listening pid=${process.pid} port=${server.address().port}`);
       });
     })

@@ -1,13 +1,17 @@
 import { cellLabel } from '../common/labels.ts';
 import { fmtNum } from '../common/format.ts';
-import type { CellConfig, CellLoad, FlagKind, LaunchMode } from '../engine/types.ts';
+import { RATE_SHORTFALL } from '../common/thresholds.ts';
+import type { CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../engine/types.ts';
 import type { StoredCell } from '../store/index.ts';
-import { summarize } from './stats.ts';
+import { mean, summarize, summarizeOne } from './stats.ts';
 import type { ConfigurationSummary, Exclusion, FlagSummary } from './types.ts';
 
 /** Above this coefficient of variation of req/s, repetitions disagree too much to trust small differences. */
 export const NOISY_CV = 0.1;
-export const ONE_REPETITION_NOTE = 'one repetition: no confidence interval; add repetitions';
+/** Above this share of failed requests (pooled over repetitions, in percent) a configuration is never best or knee. */
+export const MAX_ERROR_PCT = 1;
+export const ONE_REPETITION_NOTE = 'one repetition: interval from batch means of its own seconds, blind to run-to-run variation; add repetitions';
+export const NO_INTERVAL_NOTE = 'one repetition and no per-second series: no confidence interval; add repetitions';
 
 /** Lightest launcher first: a single process has no primary; PM2 adds its daemon. Also breaks ties by cost. */
 export const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2, image: 3 };
@@ -57,6 +61,55 @@ export function failedAndAttempts(c: StoredCell): [number, number] {
   return [failed, (c.requests ?? 0) + (c.errors ?? 0) + (c.timeouts ?? 0)];
 }
 
+/**
+ * A cell's throughput as goodput: responses with their expected status per second. New cells carry
+ * it (load.goodputMean); older ones lose the unexpected-status share of their responses (errors and
+ * timeouts never were responses, so they were never in rpsMean).
+ */
+export function cellGoodput(c: StoredCell): number {
+  if (c.load?.goodputMean !== undefined) return c.load.goodputMean;
+  const rps = c.rpsMean ?? 0;
+  const responses = c.requests ?? 0;
+  return responses > 0 ? rps * Math.max(0, responses - (c.non2xx ?? 0)) / responses : rps;
+}
+
+/** Goodput of each measured second: stored with the load result, or derived from the stored samples of older cells; null when neither exists. */
+export function cellGoodSeries(c: StoredCell, samples?: ReadonlyMap<number, readonly Sample[]>): number[] | null {
+  const l = c.load;
+  if (l?.perSecondGood?.length) return l.perSecondGood;
+  if (l?.perSecondRps?.length) {
+    const share = (c.rpsMean ?? 0) > 0 ? cellGoodput(c) / c.rpsMean! : 1;
+    return l.perSecondRps.map((r) => r * share);
+  }
+  const ss = samples?.get(c.id);
+  return ss?.length ? [...ss].sort((a, b) => a.t - b.t).map((x) => Math.max(0, x.rps - x.non2xx)) : null;
+}
+
+/**
+ * Which side a constant-rate shortfall was on. The load side records it (load.shortfallBy); for
+ * older cells: a busy load thread means the client; otherwise, by Little's law, mean latency × rate
+ * at or above the connection count means every connection was waiting on the server.
+ */
+export function cellShortfall(c: StoredCell): 'server' | 'client' | null {
+  const load = c.config.load;
+  if (load.model !== 'rate' || cellGoodput(c) >= load.rate * RATE_SHORTFALL) return null;
+  if (c.load?.shortfallBy) return c.load.shortfallBy;
+  if (c.clientBound) return 'client';
+  const latencyUs = c.load?.latencyUs.mean ?? c.meanUs;
+  if (latencyUs == null) return null;
+  return (latencyUs / 1e6) * load.rate >= load.connections ? 'server' : null;
+}
+
+/** Why a configuration may never be best or knee, from its included repetitions and its excluded ones. */
+function disqualifications(included: StoredCell[], excluded: Exclusion[], errorPct: number | null): string[] {
+  const out: string[] = [];
+  if (errorPct !== null && errorPct > MAX_ERROR_PCT) out.push(`${fmtNum(errorPct, errorPct < 10 ? 1 : 0)} % of requests failed (above ${MAX_ERROR_PCT} %)`);
+  if (excluded.some((e) => e.status === 'oom') || included.some((c) => c.flags.some((f) => f.kind === 'oom-killed') || c.exit?.oomKilled)) out.push('OOM-killed');
+  const unstable = included.filter((c) => c.flags.some((f) => f.kind === 'unstable')).length;
+  if (unstable) out.push(`unstable in ${unstable} of ${included.length} repetition${included.length === 1 ? '' : 's'}`);
+  return out;
+}
+
 function flagSummaries(cells: StoredCell[]): FlagSummary[] {
   const out: FlagSummary[] = [];
   for (const kind of FLAG_ORDER) {
@@ -95,7 +148,7 @@ export function groupBy<T, K>(xs: Iterable<T>, key: (x: T) => K): Map<K, T[]> {
 }
 
 /** Groups the cells into configurations, aggregates the included repetitions and lists every exclusion. */
-export function groupCells(cells: StoredCell[]): { configurations: ConfigurationSummary[]; exclusions: Exclusion[] } {
+export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, readonly Sample[]>): { configurations: ConfigurationSummary[]; exclusions: Exclusion[] } {
   const byKey = groupBy(cells, (c) => configurationKey(c.config));
   const configurations: ConfigurationSummary[] = [];
   const exclusions: Exclusion[] = [];
@@ -110,10 +163,16 @@ export function groupCells(cells: StoredCell[]): { configurations: Configuration
     }
     exclusions.push(...excluded);
     const [failed, attempts] = included.map(failedAndAttempts).reduce(([f, a], [f1, a1]) => [f + f1, a + a1], [0, 0]);
-    const rps = included.length ? summarize(included.map((c) => c.rpsMean!)) : null;
+    const goodput = included.map(cellGoodput);
+    // With repetitions their spread is the honest one; one repetition leans on its own seconds.
+    const rps = included.length === 0 ? null : included.length === 1 ? summarizeOne(goodput[0]!, cellGoodSeries(included[0]!, samples)) : summarize(goodput);
+    const errorPct = included.length === 0 ? null : attempts > 0 ? (failed / attempts) * 100 : failed > 0 ? 100 : 0;
     const notes: string[] = [];
     if (included.length === 0) notes.push('every repetition was excluded');
-    if (included.length === 1) notes.push(ONE_REPETITION_NOTE);
+    if (included.length === 1) notes.push(rps?.ci ? ONE_REPETITION_NOTE : NO_INTERVAL_NOTE);
+    const has = (kind: FlagKind): boolean => included.some((c) => c.flags.some((f) => f.kind === kind));
+    const shortfalls = included.map(cellShortfall);
+    const shortfallBy = shortfalls.includes('server') ? 'server' : shortfalls.includes('client') ? 'client' : null;
     configurations.push({
       key,
       scopeKey: scopeKey(first),
@@ -128,12 +187,19 @@ export function groupCells(cells: StoredCell[]): { configurations: Configuration
       n: included.length,
       cellIndexes: included.map((c) => c.config.index),
       rps,
+      rpsAll: included.length ? mean(included.map((c) => c.rpsMean!)) : null,
+      intervalFrom: rps?.intervalFrom ?? null,
       p99Us: included.length ? summarize(included.map((c) => c.p99Us!)) : null,
-      errorPct: included.length === 0 ? null : attempts > 0 ? (failed / attempts) * 100 : failed > 0 ? 100 : 0,
+      errorPct,
       workersPerCpu: first.workers / (first.cpuMillis / 1000),
       flags: flagSummaries(included),
       excluded,
       noisy: rps?.cv != null && rps.cv > NOISY_CV,
+      disqualified: disqualifications(included, excluded, errorPct),
+      // A busy load thread did not set the pace where every connection was waiting on the server.
+      bottleneck: has('client-bound') && shortfallBy !== 'server' ? 'client' : has('host-busy') ? 'host' : null,
+      // Never claim the client was the bottleneck when a repetition saw the server saturated.
+      shortfallBy,
       notes,
     });
   }

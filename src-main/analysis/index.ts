@@ -1,7 +1,11 @@
 // The sizing answer: what a run says, how sure it is, and why. Pure functions of a stored run.
 export { recommend, DEFAULT_MARGIN_PCT } from './recommend.ts';
 export { parseSlo, describeSlo, sloOutcomes } from './slo.ts';
-export { groupBy, failedAndAttempts, workloadKey, pairLabel, loadLabel, workloadLabel, ONE_REPETITION_NOTE } from './group.ts';
-export { who, fmtUsPm, fmtPct, fmtRatio, fmtMargin, flagPhrase } from './words.ts';
-export { mean, stddev, cv, tQuantile, studentTCdf, confidenceInterval, overlaps } from './stats.ts';
+export {
+  groupBy, failedAndAttempts, workloadKey, pairLabel, loadLabel, workloadLabel, cellGoodput, cellGoodSeries, cellShortfall,
+  ONE_REPETITION_NOTE, NO_INTERVAL_NOTE, MAX_ERROR_PCT,
+} from './group.ts';
+export { candidatesOf, comparePick, withinMargin } from './decide.ts';
+export { who, fmtUsPm, fmtPct, fmtRatio, fmtMargin, flagPhrase, methodText, rpsText, p99Text } from './words.ts';
+export { ALPHA, mean, stddev, cv, tQuantile, studentTCdf, confidenceInterval, batchMeans, summarize, summarizeOne, welch, holm, estimateOf } from './stats.ts';
 export type * from './types.ts';

@@ -89,7 +89,8 @@ const cmp = (a: number, b: number): number => (a === b ? 0 : a < b ? -1 : 1);
  * meets every limit, or the one that missed by the least on its worst criterion.
  */
 export function sloOutcomes(configurations: ConfigurationSummary[], slo: Slo): SloOutcome[] {
-  const byWorkload = groupBy(configurations.filter((x) => x.n > 0), workloadKey);
+  // A configuration that failed requests beyond the limit, was OOM-killed or never settled is no answer to an SLO.
+  const byWorkload = groupBy(configurations.filter((x) => x.n > 0 && x.disqualified.length === 0), workloadKey);
   return [...byWorkload.values()].map((cs): SloOutcome => {
     const checked = cs.map((c) => ({ c, checks: checkSlo(c, slo) }));
     const meeting = checked.filter((x) => x.checks.every((k) => k.ok)).sort((a, b) => byCost(a.c, b.c));

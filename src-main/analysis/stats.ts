@@ -1,7 +1,13 @@
-// Small-sample statistics for repetitions of one configuration: typically 2–10 values, so the
-// Student's t distribution, not the normal, sets the width of a confidence interval.
+// Small-sample statistics for repetitions of one configuration (typically 2–10 values) and for one
+// cell's seconds by batch means, so the Student's t distribution, not the normal, sets the width of
+// an interval; Welch's t-test and Holm's correction make the decisions. The t distribution is
+// computed here (regularised incomplete beta), checked against published tables in the unit tests:
+// the npm alternatives were ~230 packages (@stdlib) or unmaintained and untyped (jstat), and this
+// module is bundled into the renderer too.
 
 export const CONFIDENCE = 0.95;
+/** Significance level of every test that makes a decision (family-wise, with Holm, where a best is picked among many). */
+export const ALPHA = 0.05;
 
 export function mean(xs: readonly number[]): number {
   if (xs.length === 0) throw new Error('mean of no values');
@@ -107,23 +113,126 @@ export function confidenceInterval(xs: readonly number[], level = CONFIDENCE): I
   return { level, low: m - halfWidth, high: m + halfWidth, halfWidth };
 }
 
-/** Whether two intervals share any value: if they do, the data cannot tell the two means apart. */
-export function overlaps(a: Pick<Interval, 'low' | 'high'>, b: Pick<Interval, 'low' | 'high'>): boolean {
-  return a.low <= b.high && b.low <= a.high;
-}
+/** Where an interval came from: between-repetition spread, batch means of one cell's seconds, or nowhere. */
+export type IntervalSource = 'repetitions' | 'batch-means' | null;
 
 export interface MetricStats {
   n: number;
   mean: number;
-  /** null with one value. */
+  /** Between repetitions; null with one value. */
   stddev: number | null;
-  /** 95 % interval of the mean; null with one value. */
+  /** 95 % interval of the mean; null when there is nothing to base one on. */
   ci: Interval | null;
-  /** Coefficient of variation; null with one value. */
+  /** Coefficient of variation between repetitions; null with one value. */
   cv: number | null;
+  /** The repetition values (one per included cell). */
   values: number[];
+  /** Standard error of the mean, and its degrees of freedom (the t distribution's); null without an interval. */
+  se: number | null;
+  df: number | null;
+  /** What the interval (and the tests) rest on. */
+  intervalFrom: IntervalSource;
 }
 
+/** Statistics over repetitions: the honest spread, since each repetition is a fresh container, placement and moment. */
 export function summarize(values: readonly number[]): MetricStats {
-  return { n: values.length, mean: mean(values), stddev: stddev(values), ci: confidenceInterval(values), cv: cv(values), values: [...values] };
+  const sd = stddev(values);
+  const n = values.length;
+  return {
+    n, mean: mean(values), stddev: sd, ci: confidenceInterval(values), cv: cv(values), values: [...values],
+    se: sd === null ? null : sd / Math.sqrt(n), df: sd === null ? null : n - 1, intervalFrom: sd === null ? null : 'repetitions',
+  };
+}
+
+/**
+ * Batch means of one cell's per-second series. Consecutive seconds are autocorrelated (a GC pause,
+ * a slow connection, the scheduler carry over into the next second), so treating n seconds as n
+ * independent samples would make the interval far too narrow. The series is cut into k batches of
+ * b = ⌊√n⌋ consecutive seconds (the usual rule: batches grow with the run so their means become
+ * nearly independent); the earliest n − k·b seconds, nearest the warmup, are left out. Null below
+ * two batches.
+ */
+export function batchMeans(series: readonly number[]): { means: number[]; batchSize: number } | null {
+  const n = series.length;
+  const b = Math.max(1, Math.floor(Math.sqrt(n)));
+  const k = Math.floor(n / b);
+  if (k < 2) return null;
+  const skip = n - k * b;
+  const means = Array.from({ length: k }, (_, i) => mean(series.slice(skip + i * b, skip + (i + 1) * b)));
+  return { means, batchSize: b };
+}
+
+/**
+ * One repetition: the point is the cell's own mean, its uncertainty comes from the batch means of
+ * its seconds (Student's t with k − 1 degrees of freedom). Null when the series is too short. This
+ * sees second-to-second noise only, not run-to-run variation, so it is the weaker interval.
+ */
+export function summarizeOne(value: number, series: readonly number[] | null, level = CONFIDENCE): MetricStats {
+  const batches = series ? batchMeans(series) : null;
+  const sd = batches ? stddev(batches.means) : null;
+  if (!batches || sd === null) return { n: 1, mean: value, stddev: null, ci: null, cv: null, values: [value], se: null, df: null, intervalFrom: null };
+  const k = batches.means.length;
+  const se = sd / Math.sqrt(k);
+  const halfWidth = tQuantile(1 - (1 - level) / 2, k - 1) * se;
+  return {
+    n: 1, mean: value, stddev: null, ci: { level, low: value - halfWidth, high: value + halfWidth, halfWidth }, cv: null, values: [value],
+    se, df: k - 1, intervalFrom: 'batch-means',
+  };
+}
+
+/** What a test needs of a mean: its value, its standard error and the degrees of freedom of that error. */
+export interface Estimate {
+  mean: number;
+  se: number;
+  df: number;
+}
+
+export const estimateOf = (m: MetricStats): Estimate | null => (m.se === null || m.df === null ? null : { mean: m.mean, se: m.se, df: m.df });
+
+export interface TTest {
+  /** The difference tested (a − c·b). */
+  diff: number;
+  t: number;
+  /** Welch–Satterthwaite degrees of freedom. */
+  df: number;
+  /** Two-sided p-value. */
+  p: number;
+  /** One-sided p-values: P(a − c·b this low | true difference 0), and this high. */
+  pBelow: number;
+  pAbove: number;
+}
+
+/**
+ * Welch's t-test of a − c·b = 0 (c = 1 compares two means; c = 1 − margin tests against a share of
+ * b). Unequal variances and unequal degrees of freedom are allowed; df by Welch–Satterthwaite.
+ */
+export function welch(a: Estimate, b: Estimate, c = 1): TTest {
+  const va = a.se ** 2;
+  const vb = (c * b.se) ** 2;
+  const diff = a.mean - c * b.mean;
+  const se = Math.sqrt(va + vb);
+  if (se === 0) {
+    // Exactly repeated values on both sides: no spread at all, so any difference is certain and none is
+    // none. t saturates at ±Number.MAX_VALUE rather than ±Infinity, which JSON (the HTTP transport) cannot carry.
+    const p = diff === 0 ? 1 : 0;
+    return { diff, t: Math.sign(diff) * Number.MAX_VALUE, df: a.df + b.df, p, pBelow: diff < 0 ? 0 : 1, pAbove: diff > 0 ? 0 : 1 };
+  }
+  const df = (va + vb) ** 2 / ((va > 0 ? va ** 2 / a.df : 0) + (vb > 0 ? vb ** 2 / b.df : 0));
+  const t = diff / se;
+  const pBelow = studentTCdf(t, df);
+  const pAbove = studentTCdf(-t, df);
+  return { diff, t, df, p: Math.min(1, 2 * Math.min(pBelow, pAbove)), pBelow, pAbove };
+}
+
+/** Holm's step-down adjustment: adjusted p-values in the input order (reject where adjusted ≤ α). */
+export function holm(ps: readonly number[]): number[] {
+  const m = ps.length;
+  const order = ps.map((p, i) => [p, i] as const).sort((x, y) => x[0] - y[0]);
+  const out = new Array<number>(m);
+  let running = 0;
+  order.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
 }

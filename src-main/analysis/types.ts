@@ -1,7 +1,7 @@
-import type { CellLoad, CellStatus, FlagKind, LaunchMode, RunStatus } from '../engine/types.ts';
-import type { MetricStats } from './stats.ts';
+import type { CellLoad, CellStatus, FlagKind, LaunchMode, RunStatus, Sample } from '../engine/types.ts';
+import type { IntervalSource, MetricStats, TTest } from './stats.ts';
 
-export type { Interval, MetricStats } from './stats.ts';
+export type { Estimate, Interval, IntervalSource, MetricStats, TTest } from './stats.ts';
 
 /** A service-level objective: every limit must hold (use minRps 0 / maxErrorPct 100 for "no limit"). */
 export interface Slo {
@@ -11,9 +11,14 @@ export interface Slo {
 }
 
 export interface RecommendOptions {
-  /** The knee: the fewest workers whose mean req/s is within this many percent of the best. Default 5. */
+  /** The knee: the fewest workers whose goodput is not significantly below the best minus this many percent. Default 5. */
   marginPct?: number;
   slo?: Slo;
+  /**
+   * Stored per-second samples by cell id (Store.getRunSamples). Only needed for cells stored before
+   * LoadResult carried `perSecondGood`: their one-repetition interval comes from these seconds.
+   */
+  samples?: ReadonlyMap<number, readonly Sample[]>;
 }
 
 /** A cell left out of every aggregate, and why. */
@@ -60,8 +65,17 @@ export interface ConfigurationSummary {
   n: number;
   /** Execution indexes of the included cells. */
   cellIndexes: number[];
-  /** null when no repetition was included. */
+  /**
+   * Throughput as goodput: responses with their expected status per second (failed statuses, errors
+   * and timeouts do not count). One value per included repetition; the interval from the repetitions,
+   * or with one repetition from batch means of its seconds (`rps.intervalFrom`). null when no
+   * repetition was included.
+   */
   rps: MetricStats | null;
+  /** Every completed response per second, failed statuses included (mean over repetitions); null when none was included. */
+  rpsAll: number | null;
+  /** Same as rps.intervalFrom (null without an interval or without repetitions): what the interval rests on. */
+  intervalFrom: IntervalSource;
   p99Us: MetricStats | null;
   /** Failed requests (errors + timeouts + unexpected statuses) over all attempts, pooled over repetitions, in percent. */
   errorPct: number | null;
@@ -71,13 +85,21 @@ export interface ConfigurationSummary {
   excluded: Exclusion[];
   /** Coefficient of variation of req/s above NOISY_CV. */
   noisy: boolean;
+  /** Why it can never be best or knee: error rate above MAX_ERROR_PCT, an OOM kill, unstable throughput. Empty when it can. */
+  disqualified: string[];
+  /** 'client': a repetition was client-bound; 'host': one was host-busy. Such a configuration is picked only when no clean one qualifies. */
+  bottleneck: 'client' | 'host' | null;
+  /** Constant rate that fell short: which side was the bottleneck (from load.shortfallBy, else latency × rate vs connections); null when it did not fall short or no one can tell. */
+  shortfallBy: 'server' | 'client' | null;
   notes: string[];
 }
 
 /**
- * How sure a pick is: 'clear' — its 95 % interval overlaps no other's; 'not-distinguishable' — at
- * least one other configuration's interval overlaps it; 'single-sample' — it or a competitor was
- * measured once, so only means were compared; 'only-one' — nothing to compare with.
+ * How sure a pick is, by Welch's t-test of it against every other candidate, Holm-corrected:
+ * 'clear' — every other is significantly worse; 'not-distinguishable' — the test cannot separate
+ * it from at least one other; 'single-sample' — it or a competitor has no interval (one repetition
+ * without a per-second series), so against those only means were compared; 'only-one' — nothing
+ * to compare with.
  */
 export type Verdict = 'clear' | 'not-distinguishable' | 'single-sample' | 'only-one';
 
@@ -93,20 +115,53 @@ export interface ScopeDecision {
   load: CellLoad;
   cpuMillis: number;
   memoryMb: number;
-  /** Keys of the configurations compared (those with at least one included repetition). */
+  /** Keys of every configuration of the scope with at least one included repetition. */
   configurations: string[];
+  /** Keys of those the picks were made among: qualified, and clean (not client-bound or host-busy) when any clean one qualifies. */
+  candidates: string[];
+  /** The others, each with why it was not a candidate. */
+  setAside: { key: string; reason: string }[];
+  /** Every candidate was client-bound ('client') or bottlenecked by the load generator or a busy host ('host'): that, not the server, set the ceiling. */
+  ceiling: 'client' | 'host' | null;
+  /** The highest goodput mean among the candidates. */
   bestRps: ConfigurationSummary;
-  /** The fewest workers whose mean req/s is within marginPct of the best (may be the best itself). */
+  /** The fewest workers whose goodput is not significantly below the best minus marginPct (one-sided Welch test; may be the best itself). */
   knee: ConfigurationSummary;
+  /**
+   * How the knee stands: 'shown-within' — the test also shows it above best − margin; 'not-below' —
+   * not significantly below, but not shown above either (weak); 'means' — no interval, means compared.
+   */
+  kneeEvidence: 'shown-within' | 'not-below' | 'means';
+  /** The best against each other candidate on goodput: Welch's t-test, Holm-adjusted p (null where a side has no interval). */
+  rpsTests: PairTest[];
+  p99Tests: PairTest[];
   lowestP99: ConfigurationSummary;
   rpsVerdict: Verdict;
   p99Verdict: Verdict;
-  /** Keys of the others whose req/s interval overlaps the best's. */
+  /** Keys of the other candidates the test cannot separate from the best on goodput (Holm-adjusted p > ALPHA). */
   notDistinguishableRps: string[];
-  /** Keys of the others whose p99 interval overlaps the lowest's. */
+  /** Keys of the other candidates the test cannot separate from the lowest p99. */
   notDistinguishableP99: string[];
-  /** Keys of the others whose req/s interval lies wholly below the best's. */
+  /** Keys of the other candidates significantly below the best on goodput. */
   clearlyBelowRps: string[];
+}
+
+/** One comparison of a pick with another candidate. */
+export interface PairTest {
+  key: string;
+  /** null when either side has no interval: only means could be compared. */
+  test: TTest | null;
+  /** Holm-adjusted over the comparisons of this pick; null with test. */
+  pHolm: number | null;
+  significant: boolean;
+}
+
+/** A CPU / memory pair where no configuration qualified to be picked. */
+export interface UndecidedScope {
+  key: string;
+  label: string;
+  context: string;
+  setAside: { key: string; reason: string }[];
 }
 
 export type SloCriterion = 'p99' | 'rps' | 'errors';
@@ -152,10 +207,14 @@ export interface Recommendation {
   slo: Slo | null;
   configurations: ConfigurationSummary[];
   scopes: ScopeDecision[];
+  /** Scopes with results where every configuration was disqualified (errors, OOM, unstable). */
+  undecided: UndecidedScope[];
   /** One per workload when an SLO was given; empty otherwise. */
   sloOutcomes: SloOutcome[];
   exclusions: Exclusion[];
   noise: NoiseNote[];
+  /** How the answer was decided, in one paragraph (also the last sentence of `words` when anything was decided). */
+  method: string;
   /** The answer in plain words, most important first. */
   words: string[];
 }

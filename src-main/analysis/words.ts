@@ -1,9 +1,10 @@
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import type { FlagKind } from '../engine/types.ts';
-import { loadLabel, ONE_REPETITION_NOTE, pairLabel, workloadLabel } from './group.ts';
+import { withinMargin } from './decide.ts';
+import { loadLabel, MAX_ERROR_PCT, pairLabel, workloadLabel } from './group.ts';
 import { describeSlo } from './slo.ts';
-import type { ConfigurationSummary, FlagSummary, Recommendation, ScopeDecision, Slo, SloCheck, SloOutcome } from './types.ts';
+import type { ConfigurationSummary, FlagSummary, Recommendation, ScopeDecision, Slo, SloCheck, SloOutcome, UndecidedScope } from './types.ts';
 
 const MAX_LISTED_EXCLUSIONS = 10;
 
@@ -53,10 +54,11 @@ export function fmtUsPm(meanUs: number, halfUs: number): string {
   return `${text} ± ${(halfUs / scale).toFixed(decimals)}`;
 }
 
-/** "25,309 ± 812 req/s, n = 3" or "25,309 req/s, a single sample". */
+/** "25,309 ± 812 req/s, n = 3", "25,309 ± 812 req/s, one run, batch means" or "25,309 req/s, a single sample". */
 export function rpsText(c: ConfigurationSummary): string {
   const r = c.rps!;
-  return r.ci ? `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, n = ${r.n}` : `${fmtNum(r.mean)} req/s, a single sample`;
+  if (!r.ci) return `${fmtNum(r.mean)} req/s, a single sample`;
+  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, ${r.intervalFrom === 'batch-means' ? 'one run, batch means' : `n = ${r.n}`}`;
 }
 
 export function p99Text(c: ConfigurationSummary): string {
@@ -74,15 +76,22 @@ const FLAG_WORDS: Record<FlagKind, string> = {
   'host-busy': 'other processes on the host took CPU from the target or the load generator',
 };
 
-/** "client-bound in 2 of 3 repetitions — the load generator may have set the pace… (busy 95 %)". */
-export function flagPhrase(f: FlagSummary): string {
+/** Said instead of "the server may be faster" where every connection was waiting on the server. */
+const CLIENT_BOUND_BUT_SERVER = 'a load thread was busy too, but every connection was waiting on the server, so the server set the pace';
+
+/**
+ * "client-bound in 2 of 3 repetitions — the load generator may have set the pace… (busy 95 %)".
+ * With `shortfallBy` 'server' a client-bound flag never claims the server may be faster.
+ */
+export function flagPhrase(f: FlagSummary, shortfallBy: ConfigurationSummary['shortfallBy'] = null): string {
   const where = f.of === 1 ? '' : ` in ${f.cells} of ${f.of} repetitions`;
-  return `${f.kind}${where} — ${FLAG_WORDS[f.kind]}${f.reasons[0] ? ` (${f.reasons[0]})` : ''}`;
+  const words = f.kind === 'client-bound' && shortfallBy === 'server' ? CLIENT_BOUND_BUT_SERVER : FLAG_WORDS[f.kind];
+  return `${f.kind}${where} — ${words}${f.reasons[0] ? ` (${f.reasons[0]})` : ''}`;
 }
 
 /** Flags and excluded repetitions of a configuration someone may act on. */
 function caveats(c: ConfigurationSummary): string[] {
-  const out = c.flags.map(flagPhrase);
+  const out = c.flags.map((f) => flagPhrase(f, c.shortfallBy));
   if (c.excluded.length) {
     const reasons = joinAnd([...new Set(c.excluded.map((e) => e.reason))]);
     out.push(`${c.excluded.length} of its ${c.excluded.length + c.n} repetitions ${c.excluded.length === 1 ? 'was' : 'were'} excluded (${reasons})`);
@@ -90,49 +99,83 @@ function caveats(c: ConfigurationSummary): string[] {
   return out;
 }
 
+/** How a constant rate that was missed is explained, by the side that was the bottleneck. */
+function shortfallSentences(short: ConfigurationSummary[]): string[] {
+  const by = (side: ConfigurationSummary['shortfallBy']): ConfigurationSummary[] => short.filter((c) => c.shortfallBy === side);
+  const out: string[] = [];
+  const server = by('server');
+  const client = by('client');
+  const unknown = by(null);
+  if (server.length) out.push(`${capitalize(whoList(server))} fell short of the rate with every connection waiting on the server: the server was saturated.`);
+  if (client.length) out.push(`${capitalize(whoList(client))} fell short of the rate because a load thread was saturated: the load generator fell behind, so the server may be faster than measured.`);
+  if (unknown.length) out.push(`${capitalize(whoList(unknown))} fell short of the rate; the run did not record which side was the bottleneck.`);
+  return out;
+}
+
+function verdictSentence(s: ScopeDecision, best: ConfigurationSummary, pick: (keys: string[]) => ConfigurationSummary[]): string {
+  switch (s.rpsVerdict) {
+    case 'not-distinguishable':
+      return `${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).`;
+    case 'clear':
+      return "Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).";
+    default:
+      return best.rps!.ci ? 'Some configurations here have no interval: against those, only means were compared.' : 'These are single samples with no per-second series: means compared, with no test.';
+  }
+}
+
 function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>, marginPct: number, withContext: boolean): string[] {
-  const cs = s.configurations.map((k) => byKey.get(k)!);
+  const cs = s.candidates.map((k) => byKey.get(k)!);
   const pick = (keys: string[]): ConfigurationSummary[] => keys.map((k) => byKey.get(k)!);
   const where = `On ${s.label}${withContext ? ` (${s.context})` : ''}`;
   const out: string[] = [];
   const { bestRps: best, knee, lowestP99: low } = s;
+  const only = s.rpsVerdict === 'only-one';
 
-  if (s.rpsVerdict === 'only-one') {
-    out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} measured: ${rpsText(best)}; p99 ${p99Text(best)}.`);
+  if (only) {
+    out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} ${s.setAside.length ? 'a candidate' : 'measured'}: ${rpsText(best)}; p99 ${p99Text(best)}.`);
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;
     const short = cs.filter((c) => c.rps!.mean < rate * RATE_SHORTFALL);
-    out.push(`${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least 95 % of it.`);
-    if (short.length) out.push(`${capitalize(whoList(short))} fell short of the rate.`);
+    out.push(`${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least ${fmtPct(RATE_SHORTFALL * 100)} of it.`);
+    out.push(...shortfallSentences(short));
   } else {
     out.push(`${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput (${rpsText(best)}).`);
     if (knee !== best) {
-      out.push(`${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])} within ${fmtMargin(marginPct)} % (${fmtNum(knee.rps!.mean)} req/s): the knee.`);
+      const head = `${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])}`;
+      const value = `${fmtNum(knee.rps!.mean)} req/s`;
+      const m = fmtMargin(marginPct);
+      out.push(
+        s.kneeEvidence === 'shown-within'
+          ? `${head} within ${m} % of it by the test (${value}): the knee.`
+          : s.kneeEvidence === 'not-below'
+            ? `${head} the knee (${value}): not significantly more than ${m} % below the best, but not shown within ${m} % either, so this is weak.`
+            : `${head} within ${m} % of it on the means, with no interval (${value}): the knee.`,
+      );
     } else if (cs.some((c) => c.workers < best.workers)) {
-      out.push(`Fewer workers fell more than ${fmtMargin(marginPct)} % short, so it is also the knee.`);
+      out.push(`Fewer workers were significantly more than ${fmtMargin(marginPct)} % below it, so it is also the knee.`);
     }
-    if (s.rpsVerdict === 'not-distinguishable') {
-      out.push(`${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on req/s (95 % intervals overlap).`);
-    } else if (s.rpsVerdict === 'clear') {
-      out.push('Its 95 % interval is clear of every other configuration here.');
-    } else if (!best.rps!.ci) {
-      out.push('These are single samples: means compared, with no confidence interval.');
-    } else {
-      out.push('Some configurations here ran once: against those, only means were compared.');
-    }
+    out.push(verdictSentence(s, best, pick));
     const tied = new Set(s.notDistinguishableRps);
     const more = cs.filter((c) => c.workers > best.workers && !tied.has(c.key));
     if (more.length) {
       const clearly = new Set(s.clearlyBelowRps);
       out.push(
         more.every((c) => clearly.has(c.key))
-          ? `More workers only cost throughput: ${whoList(more)} ${be(more)} clearly slower.`
+          ? `More workers only cost throughput: ${whoList(more)} ${be(more)} significantly slower.`
           : `More workers were no better (${whoList(more)}).`,
       );
     }
   }
-  if (s.rpsVerdict !== 'only-one') {
+  if (s.ceiling === 'client') {
+    out.push('Every candidate here was client-bound: the load generator, not the server, set the ceiling, so the server may be faster than any of these numbers and the comparison says little.');
+  } else if (s.ceiling === 'host') {
+    out.push('Every candidate here was client-bound or host-busy: the load generator or other processes on the host, not the server, set the ceiling.');
+  }
+  if (s.setAside.length) {
+    out.push(`Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!)} (${x.reason})`).join('; ')}.`);
+  }
+  if (!only) {
     out.push(`Lowest p99: ${who(low)} (${p99Text(low)}).`);
     if (s.p99Verdict === 'not-distinguishable') out.push(`${capitalize(whoList([low, ...pick(s.notDistinguishableP99)]))} are not distinguishable on p99.`);
   }
@@ -141,6 +184,25 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
     if (cav.length) out.push(`Caveat for ${who(c)} on ${s.label}: ${cav.join('; ')}.`);
   }
   return out;
+}
+
+function undecidedSentence(u: UndecidedScope, byKey: Map<string, ConfigurationSummary>, withContext: boolean): string {
+  return `On ${u.label}${withContext ? ` (${u.context})` : ''}, no configuration qualifies to be picked: ${u.setAside.map((x) => `${who(byKey.get(x.key)!)} (${x.reason})`).join('; ')}.`;
+}
+
+/**
+ * The method in one paragraph, the same for every answer (the README quotes it): what counts as
+ * throughput, where intervals come from, which test decides, and what is never picked.
+ */
+export function methodText(marginPct: number): string {
+  return (
+    'How this was decided: throughput is goodput, the responses per second that had their expected status (failed statuses, errors and timeouts do not count). ' +
+    "A configuration's 95 % interval comes from the spread of its repetitions (Student's t) when it ran at least twice; " +
+    'with one repetition it comes from batch means of that cell\'s own seconds (consecutive seconds are autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken), which is weaker: it cannot see run-to-run variation. ' +
+    "The best is compared with every other configuration by Welch's t-test, Holm-corrected at 5 % across those comparisons; \"not distinguishable\" means the test could not separate them. " +
+    `The knee is the fewest workers that a one-sided Welch test does not place significantly below the best minus ${fmtMargin(marginPct)} %. ` +
+    `A configuration with more than ${MAX_ERROR_PCT} % failed requests, an OOM kill or unstable throughput is never picked, and a client-bound or host-busy one only when no clean one qualifies.`
+  );
 }
 
 function checkText(k: SloCheck): string {
@@ -166,7 +228,13 @@ function sloSentences(o: SloOutcome, slo: Slo, withWorkload: boolean, withLoad: 
   const out = [`Cheapest configuration meeting ${describeSlo(slo)}${forWhat}: ${on} (${values}; ${o.meeting} of ${o.considered} configurations meet it).`];
   // A zero rps floor is "no limit": a wide interval dipping below 0 says nothing.
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0);
-  if (c.n < 2) out.push('That is a single sample: no confidence interval; add repetitions before relying on it.');
+  if (c.n < 2) {
+    out.push(
+      c.rps!.intervalFrom === 'batch-means'
+        ? "That ran once: its intervals come from its own seconds, which cannot see run-to-run variation; add repetitions before relying on it."
+        : 'That is a single sample: no confidence interval; add repetitions before relying on it.',
+    );
+  }
   else if (unsure.length) out.push(`It meets it on the mean only: its 95 % interval crosses the ${joinAnd(unsure.map((k) => k.criterion))} limit, so it may not hold.`);
   else out.push('Its 95 % intervals are within the limits too.');
   const cav = caveats(c);
@@ -177,17 +245,17 @@ function sloSentences(o: SloOutcome, slo: Slo, withWorkload: boolean, withLoad: 
 /** `One worker per CPU` (the seed experiments' rule) checked where the matrix tried it: within the margin of the best? */
 function cpuRuleSentence(scopes: ScopeDecision[], byKey: Map<string, ConfigurationSummary>, marginPct: number): string | null {
   const checked = scopes.flatMap((s) => {
-    if (s.load.model !== 'closed' || s.configurations.length < 2) return [];
+    if (s.load.model !== 'closed' || s.candidates.length < 2) return [];
     const ruleWorkers = Math.max(1, Math.round(s.cpuMillis / 1000));
-    const rule = s.configurations.map((k) => byKey.get(k)!).filter((c) => c.workers === ruleWorkers && c.mode !== 'single');
+    const rule = s.candidates.map((k) => byKey.get(k)!).filter((c) => c.workers === ruleWorkers && c.mode !== 'single');
     if (rule.length === 0) return [];
-    const held = rule.some((c) => c.rps!.mean >= s.bestRps.rps!.mean * (1 - marginPct / 100));
+    const held = rule.some((c) => s.candidates.includes(c.key) && withinMargin(c, s.bestRps, marginPct).within);
     return [{ s, held }];
   });
   if (checked.length === 0) return null;
   const held = checked.filter((x) => x.held).length;
   const ratios = checked.map(({ s }) => `${fmtRatio(s.bestRps.workersPerCpu)} on ${s.label}`).join(', ');
-  return `"Cluster size = CPU count" came within ${fmtMargin(marginPct)} % of the best on ${held} of ${checked.length} CPU / memory pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`;
+  return `"Cluster size = CPU count" was not significantly more than ${fmtMargin(marginPct)} % below the best on ${held} of ${checked.length} CPU / memory pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`;
 }
 
 /** The answer in plain sentences, most decisive first. */
@@ -195,33 +263,41 @@ export function explain(rec: Omit<Recommendation, 'words'>): string[] {
   const out: string[] = [];
   const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
   const { run } = rec;
-  if (run.status !== 'completed') {
-    out.push(`Run ${run.id} is ${run.status}: ${run.cellsIncluded + run.cellsExcluded} of ${run.cellsTotal} cells have results; this answer covers only those.`);
-  }
-  if (rec.scopes.length === 0) {
-    out.push(`No cell of run ${run.id} finished with results: there is nothing to recommend.`);
+  // Only cells that finished with results count; cancelled, interrupted and unfinished cells are not results.
+  if (run.cellsIncluded === 0) {
+    out.push(`${run.status === 'completed' ? `No cell of run ${run.id}` : `Run ${run.id} is ${run.status} and no cell of it`} finished with results: there is nothing to recommend.`);
   } else {
+    if (run.status !== 'completed') {
+      out.push(`Run ${run.id} is ${run.status}: ${run.cellsIncluded} of ${run.cellsTotal} cells finished with results; this answer covers only those.`);
+    }
     if (rec.slo) {
       const multi = rec.sloOutcomes.length > 1;
       const loads = new Set(rec.configurations.map((c) => loadLabel(c.load))).size > 1;
       for (const o of rec.sloOutcomes) out.push(...sloSentences(o, rec.slo, multi, loads));
     }
-    const withContext = new Set(rec.scopes.map((s) => s.context)).size > 1;
+    const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1;
     for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext));
+    for (const u of rec.undecided) out.push(undecidedSentence(u, byKey, withContext));
     const rule = cpuRuleSentence(rec.scopes, byKey, rec.marginPct);
     if (rule) out.push(rule);
-    const single = rec.configurations.filter((c) => c.n === 1);
+    const measured = rec.configurations.filter((c) => c.n > 0);
+    const single = measured.filter((c) => c.n === 1);
     if (single.length) {
-      const measured = rec.configurations.filter((c) => c.n > 0).length;
+      const bare = single.filter((c) => !c.rps!.ci).length;
+      const weak =
+        bare === single.length
+          ? 'with no per-second series there is no interval at all, only means'
+          : `a single run's interval comes from its own seconds (batch means) and cannot see run-to-run variation — a fresh container, other cores, the host's other work — which is usually the larger part, so a difference of a few percent is weak evidence${bare ? ` (${bare} of them ${bare === 1 ? 'has' : 'have'} no per-second series, so no interval at all)` : ''}`;
       out.push(
-        single.length === measured
-          ? `Every configuration ran once — ${ONE_REPETITION_NOTE} ("repetitions": 3 or more) before trusting a difference of a few percent.`
-          : `${single.length} of ${measured} configurations ran once — ${ONE_REPETITION_NOTE}.`,
+        single.length === measured.length
+          ? `Every configuration ran once: ${weak}; run 3 or more repetitions ("repetitions": 3) for the honest interval.`
+          : `${single.length} of ${measured.length} configurations ran once: ${weak}.`,
       );
     }
   }
   for (const n of rec.noise) out.push(`${n.label} is noisy: its req/s varied by ${fmtPct(n.cv * 100)} (coefficient of variation) over ${n.n} repetitions; ${n.suggestion}.`);
   for (const e of rec.exclusions.slice(0, MAX_LISTED_EXCLUSIONS)) out.push(`${e.text}.`);
   if (rec.exclusions.length > MAX_LISTED_EXCLUSIONS) out.push(`…and ${rec.exclusions.length - MAX_LISTED_EXCLUSIONS} more cells excluded (see the cells table).`);
+  if (rec.scopes.length || rec.undecided.length) out.push(rec.method);
   return out;
 }

@@ -1,4 +1,4 @@
-/** Exit codes scripts can rely on (also listed in README). */
+/** Exit codes scripts can rely on (also listed in README and in `rightsize run --help`). */
 export const EXIT = {
   ok: 0,
   /** Unexpected error (a bug, or an I/O failure). */
@@ -11,9 +11,26 @@ export const EXIT = {
   cellsFailed: 4,
   /** The run itself failed (e.g. an image would not build). */
   runFailed: 5,
-  /** Cancelled with Ctrl-C (128 + SIGINT). */
+  /** Another Rightsize run or build holds the lab (this Docker engine); nothing was started. `--wait` queues instead. */
+  labBusy: 6,
+  /** `run --slo`: the run finished, but no configuration met the objective (k6 uses 99 for failed thresholds too). */
+  sloNotMet: 99,
+  /** Cancelled with Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT). */
   cancelled: 130,
 } as const;
+
+/** The exit codes in words, for `--help` (one place: the README quotes the same list). */
+export const EXIT_HELP = [
+  `  ${EXIT.ok}    every cell ok (and, with --slo, some configuration meets the objective)`,
+  `  ${EXIT.usage}    bad arguments or an invalid matrix: nothing started`,
+  `  ${EXIT.docker}    Docker unreachable`,
+  `  ${EXIT.cellsFailed}    the run completed with failed or OOM-killed cells`,
+  `  ${EXIT.runFailed}    the run failed (e.g. an image would not build)`,
+  `  ${EXIT.labBusy}    another Rightsize run or build holds this Docker engine (use --wait to queue)`,
+  `  ${EXIT.sloNotMet}   --slo given and no configuration meets it (checked before failed cells)`,
+  `  ${EXIT.cancelled}  cancelled (Ctrl-C, SIGTERM, SIGHUP)`,
+  `  ${EXIT.error}    unexpected error`,
+].join('\n');
 
 /** An error the CLI turns into a message and an exit code, without a stack trace. */
 export class CliError extends Error {

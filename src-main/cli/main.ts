@@ -2,14 +2,15 @@ import { Command, CommanderError, Option } from 'commander';
 import { BASE_STRATEGIES } from '../docker/base-image.ts';
 import { checkEngine, DockerUnavailableError } from '../docker/client.ts';
 import { sweepOrphans } from '../docker/sweep.ts';
+import { describeHolder, labHolder } from '../lab-lock/lab-lock.ts';
 import { listPresets } from '../presets/presets.ts';
 import { rightsizeVersion } from '../util/paths.ts';
 import { appsAddCommand, appsBuildCommand, appsEditCommand, appsListCommand, appsRemoveCommand, type AppOptions } from './commands/apps.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { reportCommand } from './commands/report.ts';
-import { runCommand } from './commands/run.ts';
+import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
-import { CliError, EXIT } from './exit-codes.ts';
+import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
 import { table } from './format.ts';
 
 function program(): Command {
@@ -30,8 +31,10 @@ function program(): Command {
     .option('-n, --name <name>', 'name the run')
     .option('-y, --yes', `confirm a matrix of more than 500 cells`)
     .option('-v, --verbose', 'also print image build output')
-    .option('--slo <objective>', 'also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
+    .option('--slo <objective>', `also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"; exits ${EXIT.sloNotMet} when none does (a CI gate)`)
+    .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
     .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
+    .addHelpText('after', `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`)
     .action(async (o) => {
       process.exitCode = await runCommand({ ...globals(), ...o });
     });
@@ -149,6 +152,8 @@ function program(): Command {
       const swept = await sweepOrphans();
       process.stdout.write(`Docker ${e.version} (${e.os}), cgroup v${e.cgroupVersion ?? '?'}, ${e.cpus} CPUs, ${Math.round(e.memoryBytes / 2 ** 30)} GiB; containers reached by ${e.bridgeRoutable ? 'bridge IP' : 'published port'}.\n`);
       if (swept.length) process.stdout.write(`Removed ${swept.length} orphaned container(s).\n`);
+      const holder = await labHolder();
+      process.stdout.write(holder ? `The lab is busy: ${describeHolder(holder)}.\n` : 'The lab is free: no Rightsize run or build holds this engine.\n');
     });
   return p;
 }

@@ -2,6 +2,9 @@ import type { RunEvent } from '../engine/events.ts';
 import { cellLabel } from '../common/labels.ts';
 import { fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
 
+/** How many of a failed cell's log lines the terminal shows (the full tail is in `rightsize show`). */
+const LOG_LINES = 12;
+
 /**
  * Renders run events on a terminal: one line rewritten in place for the current cell (TTY only)
  * and one permanent line per finished cell. Everything goes to `out` (stderr under --json).
@@ -54,11 +57,15 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
       case 'cell-finished': {
         const r = e.result;
         const mark = r.status === 'ok' ? '✓' : r.status === 'cancelled' ? '–' : '✗';
-        const res = r.load ? `${fmtNum(r.load.rpsMean)} req/s, p50 ${fmtUs(r.load.latencyUs.p50)}, p99 ${fmtUs(r.load.latencyUs.p99)}` : '';
-        const why = r.status !== 'ok' && r.failure ? ` — ${r.failure.split('\n')[0]}` : '';
-        const flags = r.flags.length ? `  [${r.flags.map((f) => f.kind).join(', ')}]` : '';
+        // Only a cell that finished ok has a result: the seconds a cancelled cell got are not one.
+        const res = !r.load ? '' : r.status === 'ok' ? `${fmtNum(r.load.rpsMean)} req/s, p50 ${fmtUs(r.load.latencyUs.p50)}, p99 ${fmtUs(r.load.latencyUs.p99)}` : r.status === 'cancelled' ? 'stopped before the end (its partial seconds are kept, not counted as a result)' : '';
+        const [head, ...logLines] = r.status !== 'ok' && r.failure ? r.failure.split('\n') : [];
+        const why = head ? ` — ${head}` : '';
+        const flags = r.flags.length && r.status !== 'cancelled' ? `  [${r.flags.map((f) => f.kind).join(', ')}]` : '';
         status.eta = e.etaSec;
         write(`${mark} ${e.index + 1}/${e.total} ${cellLabel(r.config)}: ${r.status}${res ? `, ${res}` : ''}${why}${flags}`);
+        // A failure carries the container's last log lines: the cause is usually there.
+        if (logLines.length) write(`    last lines of the container's log:\n${logLines.slice(-LOG_LINES).map((l) => `    │ ${l}`).join('\n')}`);
         break;
       }
       case 'run-finished':

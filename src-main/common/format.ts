@@ -25,3 +25,18 @@ export function fmtDuration(sec: number | null | undefined): string {
   const m = Math.floor(s / 60);
   return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
+
+/**
+ * A stored (UTC ISO) time in this machine's local time: "2026-11-22 12:19:09", with the offset
+ * from UTC ("2026-11-22 12:19:09 UTC+01:00") where a reader may compare it with other clocks.
+ * One convention for the CLI and the UI.
+ */
+export function fmtLocalTime(iso: string, withOffset = true): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number): string => String(n).padStart(2, '0');
+  const text = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  if (!withOffset) return text;
+  const off = -d.getTimezoneOffset();
+  return `${text} UTC${off < 0 ? '−' : '+'}${p(Math.floor(Math.abs(off) / 60))}:${p(Math.abs(off) % 60)}`;
+}

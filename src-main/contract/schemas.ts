@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BASE_STRATEGIES } from '../docker/base-image.ts';
 import { RUN_STATUSES } from '../engine/types.ts';
 import { RUN_SORTS } from '../store/index.ts';
+import { findPreset, unknownPresetMessage } from '../presets/presets.ts';
 import type { CallName, StreamName } from './api.ts';
 
 // Input schemas checked at the boundary, in every transport. `strict()` so a misspelt field is an
@@ -30,7 +31,20 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'apps.update': z.object({ name: appName, app: z.unknown() }).strict(),
   'apps.remove': z.object({ name: appName }).strict(),
   'apps.build': z.object({ name: appName }).strict(),
-  'runs.start': z.object({ matrix: z.unknown(), name: z.string().min(1).max(200).optional(), preset: z.string().optional() }).strict(),
+  // The matrix is checked by the engine (validateMatrix: every problem at once, in words); a preset
+  // named here must exist, matched as the CLI matches it.
+  'runs.start': z
+    .object({
+      matrix: z.unknown(),
+      name: z.string().min(1).max(200).optional(),
+      preset: z
+        .string()
+        .max(100)
+        .refine((p) => findPreset(p) !== undefined, { error: (i) => unknownPresetMessage(String(i.input)) })
+        .transform((p) => findPreset(p)?.name ?? p) // `Quick` is stored as `quick`
+        .optional(),
+    })
+    .strict(),
   'runs.cancel': runRef,
   'runs.list': z
     .object({

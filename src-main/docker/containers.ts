@@ -24,17 +24,27 @@ export interface Address {
   via: 'bridge' | 'published';
 }
 
+/** Log lines kept from a container that stopped: enough for exitInfo's restart count. */
+const LOG_KEPT = 5000;
+
 /** One running target container. Always `remove()` it: the cell runner does so in a finally. */
 export class TargetContainer {
   private oomEvents = 0;
   private events?: NodeJS.ReadableStream;
+  /** The log as it was when the container stopped by itself. */
+  private finalLog?: Promise<string[] | null>;
   readonly exited: Promise<number>;
 
   private constructor(readonly container: Docker.Container, readonly address: Address) {
     // Resolves when the container stops by itself (crash, OOM kill of PID 1); removal also ends it.
     // 'next-exit': asked before start, the default condition would answer at once for a created container.
     this.exited = container.wait({ condition: 'next-exit' }).then(
-      (r: { StatusCode: number }) => r.StatusCode,
+      (r: { StatusCode: number }) => {
+        // Read the log the moment the app stops: a failure is reported after this, and the
+        // container may be gone by then (removed by someone else, or by a cancel).
+        this.finalLog = this.readLog(LOG_KEPT);
+        return r.StatusCode;
+      },
       () => -1,
     );
   }
@@ -106,13 +116,20 @@ export class TargetContainer {
     return this.oomEvents;
   }
 
-  /** The last lines the app printed (stdout and stderr together). */
+  /** The last lines the app printed (stdout and stderr together); after a stop, what was read when it stopped. */
   async logTail(lines = 50): Promise<string[]> {
+    const live = await this.readLog(lines);
+    if (live) return live;
+    const kept = await this.finalLog;
+    return kept ? kept.slice(-lines) : [];
+  }
+
+  private async readLog(lines: number): Promise<string[] | null> {
     try {
       const buf = (await this.container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
       return demuxLogs(buf).split('\n').filter((l) => l.length > 0);
     } catch {
-      return [];
+      return null; // gone
     }
   }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { docker } from './client.ts';
 import { LABEL, PRODUCT } from './labels.ts';
 import type { BuildContext } from './build-context.ts';
@@ -13,6 +14,24 @@ export class ImageBuildError extends Error {
 }
 
 export type BuildLog = (line: string) => void;
+
+/** A build stopped because its run (or the process) was cancelled. */
+export class BuildCancelledError extends Error {
+  readonly code = 'BUILD_CANCELLED';
+  constructor(tag: string) {
+    super(`Building image ${tag} was cancelled`);
+    this.name = 'BuildCancelledError';
+  }
+}
+
+// The cancel signal of whatever is building (a run, an Apps-screen build). Carried by async context so
+// the image helpers between a run and buildImage (base, app, folder images) need not pass it along.
+const buildSignal = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs `fn` so that every image build it starts stops when `signal` aborts. */
+export function withBuildSignal<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+  return signal ? buildSignal.run(signal, fn) : fn();
+}
 
 export async function imageExists(tag: string): Promise<boolean> {
   try {
@@ -52,16 +71,30 @@ export async function buildImage(
       opts.onLog?.(line);
     }
   };
+  const signal = buildSignal.getStore();
+  if (signal?.aborted) throw new BuildCancelledError(tag);
+  // Closing the request makes dockerd cancel the build and remove its intermediate container; the
+  // same happens when this process dies mid-build, since the connection drops with it.
   const stream = await docker().buildImage(ctx.pack(), {
     t: tag,
     forcerm: true,
     buildargs: opts.buildargs,
     labels: { [LABEL.product]: PRODUCT, [LABEL.kind]: opts.kind },
+    ...(signal ? { abortSignal: signal } : {}),
+  }).catch((e: Error) => {
+    throw signal?.aborted ? new BuildCancelledError(tag) : e;
   });
   await new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      (stream as { destroy?: () => void }).destroy?.();
+      reject(new BuildCancelledError(tag));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     docker().modem.followProgress(
       stream,
       (err: Error | null, events: BuildEvent[]) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (signal?.aborted) return reject(new BuildCancelledError(tag));
         const failed = err?.message ?? events.find((e) => e.error)?.error;
         if (failed) reject(new ImageBuildError(tag, log.slice(-20), failed, errors));
         else resolve();

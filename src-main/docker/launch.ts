@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { IN_IMAGE } from './base-image.ts';
 import type { LaunchMode } from '../engine/types.ts';
 
@@ -12,6 +13,12 @@ export interface LaunchSpec {
   workersEnv?: string | null;
   recycleRssMb?: number;
 }
+
+/**
+ * pm2-runtime behind a wrapper that keeps its own command line out of the instances' argv (see
+ * launchers/pm2.js): next to the cluster launcher, in the launchers folder every base image holds.
+ */
+export const PM2_LAUNCHER = path.posix.join(path.posix.dirname(IN_IMAGE.clusterLauncher), 'pm2.js');
 
 /**
  * The container command for a launch mode. N is always explicit: inside a container capped with
@@ -37,7 +44,7 @@ export function launchCommand(s: LaunchSpec): { cmd?: string[]; env: Record<stri
     case 'pm2':
       return {
         cmd: [
-          'node', IN_IMAGE.pm2Runtime, 'start', s.entry, '--name', s.name, '-i', String(s.workers),
+          'node', PM2_LAUNCHER, 'start', s.entry, '--name', s.name, '-i', String(s.workers),
           ...(s.recycleRssMb ? ['--max-memory-restart', `${s.recycleRssMb}M`] : []),
           ...(args.length ? ['--', ...args] : []),
         ],

@@ -15,6 +15,8 @@ interface RawStats {
  */
 export class StatsSampler {
   readonly seconds: StatsSecond[] = [];
+  /** Cumulative CPU of the container (ns) at each reading's time (epoch ms), for CPU between any two instants. */
+  readonly usage: { atMs: number; ns: number }[] = [];
   private stream?: NodeJS.ReadableStream;
   private prevThrottle?: { periods: number; ns: number };
   private t0 = Date.now();
@@ -33,7 +35,10 @@ export class StatsSampler {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
         if (!line.trim()) continue;
-        const s = this.toSecond(JSON.parse(line) as RawStats);
+        const raw = JSON.parse(line) as RawStats;
+        const atMs = Date.parse(raw.read);
+        if (Number.isFinite(atMs)) this.usage.push({ atMs, ns: raw.cpu_stats.cpu_usage.total_usage });
+        const s = this.toSecond(raw);
         if (s) {
           this.seconds.push(s);
           onSample?.(s);
@@ -46,6 +51,13 @@ export class StatsSampler {
   /** The latest reading, for pairing with a load second. */
   latest(): StatsSecond | undefined {
     return this.seconds.at(-1);
+  }
+
+  /** The container's CPU seconds between two instants (epoch ms), interpolated between readings; undefined before two readings. */
+  cpuSecBetween(fromMs: number, toMs: number): number | undefined {
+    const at = cumulativeAt(this.usage, toMs);
+    const from = cumulativeAt(this.usage, fromMs);
+    return at === undefined || from === undefined ? undefined : Math.max(0, at - from) / 1e9;
   }
 
   stop(): void {
@@ -90,4 +102,19 @@ export class StatsSampler {
       throttledMs: (thr.throttled_time - prev.ns) / 1e6,
     };
   }
+}
+
+/**
+ * A cumulative counter at time `t`, linear between readings and extended at the rate of the nearest
+ * two readings outside them (Docker reads once a second, so the last measured second usually ends
+ * after the last reading).
+ */
+export function cumulativeAt(points: readonly { atMs: number; ns: number }[], t: number): number | undefined {
+  if (points.length < 2) return undefined;
+  let i = points.findIndex((p) => p.atMs >= t);
+  if (i <= 0) i = i === 0 ? 1 : points.length - 1;
+  const a = points[i - 1]!;
+  const b = points[i]!;
+  if (b.atMs === a.atMs) return b.ns;
+  return a.ns + ((b.ns - a.ns) * (t - a.atMs)) / (b.atMs - a.atMs);
 }

@@ -4,17 +4,20 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session } from 'electron';
 import { Lab } from '../service/lab.ts';
 import { registerIpc, type IpcMainLike } from '../transports/ipc-main.ts';
+import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, rendererHandler } from './app-protocol.ts';
 import { createWindow, lockDown } from './window.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PRELOAD = path.join(here, 'preload.cjs');
-const INDEX = path.join(here, 'renderer', 'index.html');
+const RENDERER = path.join(here, 'renderer');
 let lab: Lab | undefined;
 // Tests (and people who keep several labs) point the app at its own data folder.
 if (process.env.RIGHTSIZE_USER_DATA) app.setPath('userData', process.env.RIGHTSIZE_USER_DATA);
+// The renderer is served from app://rightsize (see app-protocol.ts); schemes are registered before ready.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME_PRIVILEGES.scheme, privileges: { ...APP_SCHEME_PRIVILEGES.privileges } }]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit(); // a second copy would run matrices on the same cores as the first
@@ -36,6 +39,7 @@ async function start(): Promise<void> {
   const deny = session.defaultSession;
   deny.setPermissionRequestHandler((_wc, _permission, cb) => cb(false));
   deny.setPermissionCheckHandler(() => false);
+  protocol.handle(APP_SCHEME, rendererHandler(RENDERER));
   try {
     lab = await Lab.open({
       dbPath: path.join(app.getPath('userData'), 'rightsize.db'),
@@ -56,7 +60,7 @@ async function start(): Promise<void> {
     return;
   }
   registerIpc(ipcMain as unknown as IpcMainLike, lab);
-  const win = createWindow(PRELOAD, INDEX);
+  const win = createWindow(PRELOAD, APP_INDEX_URL);
   app.on('second-instance', () => {
     if (win.isMinimized()) win.restore();
     win.focus();

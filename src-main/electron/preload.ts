@@ -4,7 +4,9 @@ import { contextBridge, ipcRenderer } from 'electron';
 import { CALL_NAMES, STREAM_NAMES, callChannel, STREAM_CHANNELS, type CallName, type Envelope, type StreamName, type StreamServerMessage } from '../contract/api.ts';
 
 const listeners = new Map<number, (m: StreamServerMessage) => void>();
-let next = 1;
+// The main process drops a page's subscriptions when it reloads or navigates; starting each page
+// load's ids at a random point also keeps a late message of the old page from colliding with the new.
+let next = 1 + Math.floor(Math.random() * 2 ** 40);
 ipcRenderer.on(STREAM_CHANNELS.event, (_e, m: StreamServerMessage) => listeners.get(m.id)?.(m));
 
 const bridge = {

@@ -1,7 +1,8 @@
 import { BrowserWindow, type WebContents } from 'electron';
+import { isAppUrl } from './app-protocol.ts';
 
 /** The one window. Security settings are explicit even where they are Electron's defaults. */
-export function createWindow(preload: string, index: string): BrowserWindow {
+export function createWindow(preload: string, url: string): BrowserWindow {
   const win = new BrowserWindow({
     width: 1280,
     height: 800,
@@ -23,14 +24,21 @@ export function createWindow(preload: string, index: string): BrowserWindow {
     },
   });
   win.once('ready-to-show', () => win.show());
-  void win.loadFile(index);
+  void win.loadURL(url);
   return win;
 }
 
-/** No navigation away from the app, no new windows, no webviews: the renderer only ever shows our page. */
+/**
+ * The renderer only ever shows our own pages (app://rightsize/…): navigation and redirects
+ * elsewhere are stopped, and there are no new windows and no webviews. Reloads stay allowed.
+ */
 export function lockDown(contents: WebContents): void {
-  contents.on('will-navigate', (e) => e.preventDefault());
-  contents.on('will-redirect', (e) => e.preventDefault());
+  contents.on('will-navigate', (e, url) => {
+    if (!isAppUrl(url)) e.preventDefault();
+  });
+  contents.on('will-redirect', (e, url) => {
+    if (!isAppUrl(url)) e.preventDefault();
+  });
   contents.on('will-attach-webview', (e) => e.preventDefault());
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }

@@ -8,6 +8,8 @@ import { waitReady } from '../docker/readiness.ts';
 import { StatsSampler } from '../docker/stats.ts';
 import { runLoad } from '../load/runner.ts';
 import { cellFlags } from './flags.ts';
+import { contention, HostCpuRecorder, hostCpuSupported, parseCpuList } from './host-cpu.ts';
+import { isWarm, warmupCapSec } from './steady-state.ts';
 import type { CellConfig, CellResult, ExitInfo, LoadResult, LoadSecond, Sample, StatsSummary } from './types.ts';
 
 export interface CellContext {
@@ -37,6 +39,12 @@ export function toSample(s: LoadSecond, stats: StatsSampler | undefined): Sample
     memBytes: latest ? latest.memBytes : null,
     throttledPeriods: latest ? latest.throttledPeriods : null,
   };
+}
+
+/** The cores whose contention matters: the target's and the load's when pinned, otherwise all of them. */
+function watchedCores(place: { targetCpus?: string; loadCpus?: string }): number[] | undefined {
+  if (!place.targetCpus) return undefined;
+  return [...new Set([...parseCpuList(place.targetCpus), ...(place.loadCpus ? parseCpuList(place.loadCpus) : [])])];
 }
 
 /**
@@ -122,6 +130,15 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     void container.exited.then(() => stopLoad.abort());
     let measureFrom = Date.now() + cfg.warmupSec * 1000;
     ctx.onPhase?.(cfg.warmupSec > 0 ? 'warmup' : 'measuring');
+    // Host contention: a reading at the start and at every second the load reports; the one just
+    // before the first measured second is where measurement began.
+    const hostSupport = hostCpuSupported(ctx.engine.bridgeRoutable);
+    if (!hostSupport.ok) ctx.onWarning?.(`${hostSupport.why}: no cell can be flagged host-busy`); // the run says it once
+    const host = hostSupport.ok ? new HostCpuRecorder(watchedCores(place)) : undefined;
+    host?.mark();
+    let hostFrom = -1;
+    const warmupRps: number[] = [];
+    const measuredRps: number[] = [];
     try {
       load = await runLoad(
         {
@@ -131,17 +148,26 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
           load: cfg.load,
           durationSec: cfg.durationSec,
           warmupSec: cfg.warmupSec,
+          maxWarmupSec: warmupCapSec(cfg.warmupSec),
           timeoutSec: ctx.timeoutSec,
           ...(place.loadCpus ? { cpus: place.loadCpus } : {}),
         },
         {
           signal: stopLoad.signal,
+          isWarm,
           onSecond: (s, warmup) => {
-            if (warmup) return;
-            if (s.t === 0) {
+            if (warmup) {
+              warmupRps.push(s.requests);
+              host?.mark();
+              return;
+            }
+            if (measuredRps.length === 0) {
               measureFrom = Date.now() - 1000;
+              hostFrom = host ? host.snapshots.length - 1 : -1;
               ctx.onPhase?.('measuring');
             }
+            measuredRps.push(s.requests);
+            host?.mark();
             ctx.onSample?.(toSample(s, stats));
           },
         },
@@ -151,7 +177,17 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     }
     ctx.onPhase?.('teardown');
     stats.stop();
+    load = {
+      ...load,
+      // A load runner that does not report these (older, or stopped early) still leaves the cell explicable.
+      perSecondRps: load.perSecondRps ?? measuredRps,
+      warmupUsedSec: load.warmupUsedSec ?? warmupRps.length,
+      warmupPerSecondRps: warmupRps,
+    };
     statsSummary = stats.summary(measureFrom);
+    const sampler = stats;
+    const hostUse = host && sampler.usage.length >= 2 ? contention(host.snapshots, hostFrom, host.cores, (a, b) => sampler.cpuSecBetween(a, b) ?? 0) : undefined;
+    if (statsSummary && hostUse) statsSummary = { ...statsSummary, host: hostUse };
     exit = await container.exitInfo();
     if (ctx.signal?.aborted) return finish('cancelled');
     if (exit.oomKilled) {

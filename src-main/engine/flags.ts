@@ -1,7 +1,21 @@
-import type { ExitInfo, Flag, LoadResult, StatsSummary } from './types.ts';
+import type { ExitInfo, Flag, HostContention, LoadResult, StatsSummary } from './types.ts';
+import { stationarity } from './steady-state.ts';
 
 /** Throttled for more than this share of the measured time: the CPU cap, not the app, set the pace. */
 const THROTTLE_SHARE = 0.05;
+
+/**
+ * Other processes took more than this share (%) of the cores the target and the load ran on, over
+ * the measured seconds: the host, not the caps, may have set the pace. Basis, on this 2-core host
+ * during normal hello/json cells with nothing else running: dockerd (its stats stream), containerd,
+ * the container's shim, the VM agent and kernel threads take 2–5 ticks a second together, and the
+ * measured share was 0–2.7 % per cell (single seconds up to 9 %: tick sampling against the
+ * container's ns accounting). A vitest run started beside a cell measured 15 % over the cell and
+ * 20–36 % in the seconds it ran, and halved the cell's throughput in those seconds.
+ */
+export const HOST_BUSY_PCT = 10;
+/** …or a burst: at least this many measured seconds each above twice that share (a short stall a mean over the cell hides). */
+const HOST_BUSY_BURST_SEC = 2;
 
 /** Everything a reader should be warned about, each with its reason in plain words. */
 export function cellFlags(load: LoadResult | undefined, stats: StatsSummary | undefined, exit: ExitInfo | undefined, memoryMb: number): Flag[] {
@@ -19,6 +33,20 @@ export function cellFlags(load: LoadResult | undefined, stats: StatsSummary | un
   if (stats && load && load.measuredSec > 0 && stats.throttledMs / (load.measuredSec * 1000) > THROTTLE_SHARE) {
     flags.push({ kind: 'throttled', reason: `CPU throttled for ${Math.round(stats.throttledMs)} ms of ${Math.round(load.measuredSec * 1000)} ms by its cap` });
   }
+  const steady = load?.perSecondRps ? stationarity(load.perSecondRps) : undefined;
+  if (steady?.unstable) flags.push({ kind: 'unstable', reason: steady.reason! });
+  const busy = stats?.host ? hostBusyReason(stats.host) : undefined;
+  if (busy) flags.push({ kind: 'host-busy', reason: busy });
   if (exit && exit.restarts > 0) flags.push({ kind: 'restarts', reason: `${exit.restarts} worker process(es) replaced during the cell` });
   return flags;
+}
+
+function hostBusyReason(h: HostContention): string | undefined {
+  const burst = h.perSecondOtherPct.filter((p) => p > 2 * HOST_BUSY_PCT);
+  const where = `core${h.cores.includes('-') || h.cores.includes(',') ? 's' : ''} ${h.cores} (the target's and the load's)`;
+  if (h.otherPct > HOST_BUSY_PCT) return `other processes took ${Math.round(h.otherPct)} % of ${where} while it measured`;
+  if (burst.length >= HOST_BUSY_BURST_SEC) {
+    return `other processes took over ${2 * HOST_BUSY_PCT} % of ${where} in ${burst.length} of ${h.perSecondOtherPct.length} measured seconds (up to ${Math.round(Math.max(...burst))} %)`;
+  }
+  return undefined;
 }

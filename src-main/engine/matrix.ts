@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LAUNCH_MODES, type CellConfig, type CellLoad, type LaunchMode } from './types.ts';
 import { RequestSpecSchema } from '../apps/manifest.ts';
+import { describeValue, didYouMean, plainProblems, schemaKeysAt, type Problem } from '../common/issues.ts';
 
 /** Below this a Node.js process cannot even start reliably. */
 export const MIN_MEMORY_MB = 32;
@@ -9,23 +10,23 @@ export const LARGE_MATRIX_CELLS = 500;
 
 const nums = z.array(z.number());
 
+const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums });
+const RateLoad = z.strictObject({ model: z.literal('rate'), rates: nums, connections: z.number().default(20) });
+
 /**
- * The matrix a user asks for (UI sliders, a preset or a JSON file). Shapes only: ranges and the
- * host's limits are checked by validateMatrix, so every problem is reported at once.
+ * The matrix a user asks for (UI sliders, a preset or a JSON file). Shapes only, and strict: a
+ * misspelt field (`cpu`, `repetition`) is an error with a suggestion, never an option silently
+ * ignored. Ranges and the host's limits are checked by validateMatrix, so every problem is
+ * reported at once.
  */
-export const MatrixSchema = z.object({
+export const MatrixSchema = z.strictObject({
   name: z.string().max(200).optional(),
   apps: z.array(z.string()),
   cpuMillicores: nums,
   memoryMb: nums,
   workers: nums,
   modes: z.array(z.enum(LAUNCH_MODES)),
-  load: z
-    .discriminatedUnion('model', [
-      z.object({ model: z.literal('closed'), connections: nums }),
-      z.object({ model: z.literal('rate'), rates: nums, connections: z.number().default(20) }),
-    ])
-    .default({ model: 'closed', connections: [20] }),
+  load: z.discriminatedUnion('model', [ClosedLoad, RateLoad]).default({ model: 'closed', connections: [20] }),
   durationSec: z.number().default(10),
   warmupSec: z.number().default(2),
   repetitions: z.number().default(1),
@@ -35,7 +36,7 @@ export const MatrixSchema = z.object({
   /** Environment for every cell, over the app's defaults (e.g. UV_THREADPOOL_SIZE). */
   env: z.record(z.string(), z.string()).default({}),
   /** Requests to send instead of the app's own, as a dimension: each named set is its own cells (e.g. static's /1k vs /32k). */
-  requestSets: z.array(z.object({ name: z.string().min(1), requests: z.array(RequestSpecSchema).min(1) })).optional(),
+  requestSets: z.array(z.strictObject({ name: z.string().min(1), requests: z.array(RequestSpecSchema).min(1) })).optional(),
   recycleRssMb: z.number().optional(),
   placement: z.enum(['auto', 'off']).default('auto'),
   timeoutSec: z.number().default(10),
@@ -43,11 +44,31 @@ export const MatrixSchema = z.object({
 });
 export type MatrixInput = z.input<typeof MatrixSchema>;
 export type Matrix = z.output<typeof MatrixSchema>;
+export type { Problem };
 
-export interface Problem {
-  path: string;
-  message: string;
-}
+/** What each field holds, for "is missing: give …" and "should be …". */
+const HINTS: Record<string, string> = {
+  apps: 'a list of app names, e.g. ["hello"]',
+  cpuMillicores: 'a list of CPU caps in millicores (1000 = one core), e.g. [500, 1000]',
+  memoryMb: 'a list of memory caps in MB, e.g. [256, 512]',
+  workers: 'a list of worker counts, e.g. [1, 2, 4]',
+  modes: 'a list of launch modes from "single", "cluster", "pm2", e.g. ["cluster"]',
+  load: 'an object: {"model": "closed", "connections": [20]} or {"model": "rate", "rates": [500], "connections": 20}',
+  'load.model': '"closed" (a fixed number of connections) or "rate" (requests per second)',
+  'load.connections': 'connection counts, e.g. [20] (with "rate": one number, e.g. 20)',
+  'load.rates': 'a list of request rates per second, e.g. [500, 1000]',
+  durationSec: 'the measured seconds per cell, a whole number, e.g. 10',
+  warmupSec: 'the warm-up seconds per cell, e.g. 2',
+  repetitions: 'how many times to run every configuration, e.g. 3',
+  env: 'an object of variable names to text values, e.g. {"UV_THREADPOOL_SIZE": "4"}',
+  requestSets: 'a list of {"name": "…", "requests": [{"method": "GET", "path": "/"}]}',
+  recycleRssMb: 'a memory size in MB, e.g. 96',
+  timeoutSec: 'seconds to wait for the app to be ready, e.g. 10',
+  confirmLarge: 'true or false',
+  seed: 'a whole number',
+  name: 'text',
+};
+const hintFor = (path: readonly PropertyKey[]): string | undefined => (path.every((k) => typeof k === 'string') ? HINTS[path.join('.')] : undefined);
 
 export class MatrixInvalidError extends Error {
   readonly code = 'MATRIX_INVALID';
@@ -69,17 +90,44 @@ export type ImageApps = Record<string, { fixed: boolean }>;
 
 export type ValidationResult = { ok: true; matrix: Matrix; cells: number } | { ok: false; problems: Problem[] };
 
-/** Shape, then every range and host limit; returns all problems together. */
+/**
+ * Shape, then every range and host limit; returns all problems together. When the shape is wrong
+ * somewhere, the fields that are right are still range-checked, so one missing field does not
+ * hide a bad value next to it.
+ */
 export function validateMatrix(input: unknown, host: HostLimits): ValidationResult {
-  const parsed = MatrixSchema.safeParse(input);
-  if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(matrix)', message: i.message })) };
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, problems: [{ path: '(matrix)', message: `should be an object ({"apps": […], "cpuMillicores": […], "memoryMb": […], "workers": […], "modes": […]}), not ${describeValue(input)}.` }] };
   }
-  const m = parsed.data;
+  const parsed = MatrixSchema.safeParse(input);
+  if (parsed.success) {
+    const problems = rangeProblems(parsed.data, host);
+    if (problems.length) return { ok: false, problems };
+    const m = parsed.data;
+    const cells = countCells(m, host.imageApps);
+    if (cells > LARGE_MATRIX_CELLS && !m.confirmLarge) {
+      return { ok: false, problems: [{ path: '(matrix)', message: `${cells} cells is more than ${LARGE_MATRIX_CELLS}: confirm to run it (CLI --yes, JSON "confirmLarge": true)` }] };
+    }
+    return { ok: true, matrix: m, cells };
+  }
+  const shape = plainProblems(parsed.error, input, { knownKeys: (path) => schemaKeysAt(MatrixSchema, path), hint: hintFor, root: '(matrix)' });
+  // The fields that parsed on their own, range-checked as well.
+  const fields: Partial<Matrix> = {};
+  const bad = new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')));
+  for (const [key, schema] of Object.entries(MatrixSchema.shape)) {
+    if (bad.has(key)) continue;
+    const one = (schema as z.ZodType).safeParse((input as Record<string, unknown>)[key]);
+    if (one.success && one.data !== undefined) (fields as Record<string, unknown>)[key] = one.data;
+  }
+  return { ok: false, problems: [...shape, ...rangeProblems(fields, host)] };
+}
+
+/** Every range and host-limit problem of the fields present. */
+function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
   const problems: Problem[] = [];
   const bad = (path: string, message: string): void => void problems.push({ path, message });
-  const dimension = (path: string, xs: unknown[]): void => {
-    if (xs.length === 0) bad(path, 'needs at least one value');
+  const dimension = (path: string, xs: unknown[] | undefined): void => {
+    if (xs && xs.length === 0) bad(path, 'needs at least one value');
   };
   dimension('apps', m.apps);
   dimension('cpuMillicores', m.cpuMillicores);
@@ -92,42 +140,36 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
     if (new Set(names).size !== names.length) bad('requestSets', 'names must be different');
   }
 
-  for (const a of m.apps) if (!host.apps.includes(a)) bad('apps', `unknown app "${a}" (known: ${host.apps.join(', ')})`);
+  for (const a of m.apps ?? []) if (!host.apps.includes(a)) bad('apps', `unknown app "${a}".${didYouMean(a, host.apps)} Known apps: ${host.apps.join(', ')}.`);
   const maxMillis = host.cores * 1000;
-  for (const c of m.cpuMillicores) {
+  for (const c of m.cpuMillicores ?? []) {
     if (!Number.isInteger(c) || c <= 0) bad('cpuMillicores', `${c} is not a positive whole number of millicores`);
     else if (c > maxMillis) bad('cpuMillicores', `${c}m is more than this host's ${host.cores} cores (${maxMillis}m)`);
   }
-  for (const mb of m.memoryMb) {
+  for (const mb of m.memoryMb ?? []) {
     if (!Number.isInteger(mb) || mb < MIN_MEMORY_MB) bad('memoryMb', `${mb} MB is below the minimum of ${MIN_MEMORY_MB} MB`);
     else if (mb > host.memoryMb) bad('memoryMb', `${mb} MB is more than this host's ${host.memoryMb} MB`);
   }
-  for (const w of m.workers) {
+  for (const w of m.workers ?? []) {
     if (!Number.isInteger(w) || w < 1) bad('workers', `${w} is not a worker count (whole number ≥ 1)`);
     else if (w > 256) bad('workers', `${w} workers is more than the 256 supported`);
   }
-  if (m.load.model === 'closed') {
+  if (m.load?.model === 'closed') {
     dimension('load.connections', m.load.connections);
     for (const c of m.load.connections) if (!Number.isInteger(c) || c < 1 || c > 10_000) bad('load.connections', `${c} is not a connection count from 1 to 10000`);
-  } else {
+  } else if (m.load?.model === 'rate') {
     dimension('load.rates', m.load.rates);
     for (const r of m.load.rates) if (!(r > 0) || r > 1_000_000) bad('load.rates', `${r} is not a rate from 1 to 1000000 req/s`);
     if (!Number.isInteger(m.load.connections) || m.load.connections < 1) bad('load.connections', `${m.load.connections} is not a connection count ≥ 1`);
     for (const r of m.load.rates) if (r > 0 && r < m.load.connections) bad('load.rates', `${r} req/s over ${m.load.connections} connections is under one request a second each; use fewer connections`);
   }
-  if (!Number.isInteger(m.durationSec) || m.durationSec < 1 || m.durationSec > 3600) bad('durationSec', `${m.durationSec} is not a whole number of seconds from 1 to 3600`);
-  if (!Number.isInteger(m.warmupSec) || m.warmupSec < 0 || m.warmupSec > 600) bad('warmupSec', `${m.warmupSec} is not a whole number of seconds from 0 to 600`);
-  if (!Number.isInteger(m.repetitions) || m.repetitions < 1 || m.repetitions > 100) bad('repetitions', `${m.repetitions} is not a whole number from 1 to 100`);
-  if (!(m.timeoutSec >= 1 && m.timeoutSec <= 120)) bad('timeoutSec', `${m.timeoutSec} is not from 1 to 120 seconds`);
-  if (m.recycleRssMb !== undefined && !(Number.isInteger(m.recycleRssMb) && m.recycleRssMb >= 16)) bad('recycleRssMb', `${m.recycleRssMb} is not a whole number of MB ≥ 16`);
-
-  if (problems.length) return { ok: false, problems };
-  const cells = countCells(m, host.imageApps);
-  if (cells > LARGE_MATRIX_CELLS && !m.confirmLarge) {
-    bad('(matrix)', `${cells} cells is more than ${LARGE_MATRIX_CELLS}: confirm to run it (CLI --yes, JSON "confirmLarge": true)`);
-    return { ok: false, problems };
-  }
-  return { ok: true, matrix: m, cells };
+  const { durationSec: d, warmupSec: w, repetitions: r, timeoutSec: t, recycleRssMb: rss } = m;
+  if (d !== undefined && (!Number.isInteger(d) || d < 1 || d > 3600)) bad('durationSec', `${d} is not a whole number of seconds from 1 to 3600`);
+  if (w !== undefined && (!Number.isInteger(w) || w < 0 || w > 600)) bad('warmupSec', `${w} is not a whole number of seconds from 0 to 600`);
+  if (r !== undefined && (!Number.isInteger(r) || r < 1 || r > 100)) bad('repetitions', `${r} is not a whole number from 1 to 100`);
+  if (t !== undefined && !(t >= 1 && t <= 120)) bad('timeoutSec', `${t} is not from 1 to 120 seconds`);
+  if (rss !== undefined && !(Number.isInteger(rss) && rss >= 16)) bad('recycleRssMb', `${rss} is not a whole number of MB ≥ 16`);
+  return problems;
 }
 
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];

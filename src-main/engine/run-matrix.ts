@@ -3,7 +3,10 @@ import { appLibrary, appNames, imageAppsOf, resolveApps } from '../apps/library.
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
 import { ensureBaseImage, type BaseImage, type BaseStrategy } from '../docker/base-image.ts';
 import { findImage } from '../docker/image-lookup.ts';
-import { checkEngine } from '../docker/client.ts';
+import { checkEngine, type EngineInfo } from '../docker/client.ts';
+import { withBuildSignal } from '../docker/image-build.ts';
+import { acquireLab, type LabHolder, type LabLease } from '../lab-lock/lab-lock.ts';
+import { ensureReaper } from '../reaper/reaper.ts';
 import type { Store } from '../store/index.ts';
 import { runCell } from './cell-runner.ts';
 import type { RunListener } from './events.ts';
@@ -22,6 +25,10 @@ export interface RunOptions {
   base?: BaseStrategy;
   /** Called once the run row exists, before images are built (lets a UI show the run at once). */
   onRunId?: (runId: number) => void;
+  /** When another process holds the lab: queue until it is free (true) or throw LabBusyError (default). */
+  waitForLab?: boolean;
+  /** Called when the run starts waiting for the lab, and whenever its holder changes. */
+  onLabWait?: (holder: LabHolder) => void;
 }
 
 export interface RunOutcome {
@@ -50,30 +57,46 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   const matrix: Matrix = v.matrix.order === 'shuffle' && v.matrix.seed === undefined ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) } : v.matrix;
   const cells = expandMatrix(matrix, limits.imageApps);
   const name = o.name ?? matrix.name ?? o.preset ?? 'matrix';
-  const runId = o.store.createRun({
-    name,
-    preset: o.preset ?? null,
-    matrix,
-    host: hostFacts(engine, apps),
-    ownerSession: currentSession(),
-    cellsTotal: cells.length,
-    apps, // a copy: the run stays explicable after its apps are edited or removed
-  });
+  // Before the run exists: the reaper (so nothing of ours can outlive this process) and the lab.
+  const { base, lease, noReaper } = await takeLab(engine, o, `run "${name}" (history: ${o.store.path})`);
+  let runId: number;
+  try {
+    runId = o.store.createRun({
+      name,
+      preset: o.preset ?? null,
+      matrix,
+      host: hostFacts(engine, apps),
+      ownerSession: currentSession(),
+      cellsTotal: cells.length,
+      apps, // a copy: the run stays explicable after its apps are edited or removed
+    });
+  } catch (e) {
+    await lease.release();
+    throw e;
+  }
   o.onRunId?.(runId);
-  const emit: RunListener = (e) => o.onEvent?.(e);
+  // A listener's bug (a UI socket, the progress line) must not end the run: events are best effort.
+  const emit: RunListener = (e) => {
+    try {
+      o.onEvent?.(e);
+    } catch {
+      /* ignored: the store has everything the event carried */
+    }
+  };
   const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
 
   const perCell = (c: (typeof cells)[number]): number => c.warmupSec + c.durationSec;
   let overhead = CELL_OVERHEAD_SEC; // until this run's own cells have been timed
   const eta = (from: number): number => cells.slice(from).reduce((s, c) => s + perCell(c) + overhead, 0);
   emit({ type: 'run-started', runId, name, total: cells.length, cells, etaSec: eta(0) });
+  if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
 
   const results: CellResult[] = [];
   let status: RunStatus = 'completed';
   let error: string | undefined;
   const warned = new Set<string>();
   try {
-    const images = await buildImages(apps, o.base, (line) => log('info', line));
+    const images = await withBuildSignal(o.signal, () => buildImages(apps, base, (line) => log('info', line)));
     const overheads: number[] = [];
     for (const cell of cells) {
       if (o.signal?.aborted) break;
@@ -81,27 +104,54 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
       const cellId = o.store.startCell(runId, cell);
       emit({ type: 'cell-started', runId, cellId, index: cell.index, total: cells.length, cell, etaSec: eta(cell.index) });
       const t0 = performance.now();
-      const result = await runCell(cell, {
-        app,
-        image: images.get(cell.app)!,
-        engine,
-        hostCores: limits.cores,
-        placement: matrix.placement === 'auto',
-        timeoutSec: matrix.timeoutSec,
-        runId,
-        cellId,
-        ...(o.signal ? { signal: o.signal } : {}),
-        onSample: (sample) => {
-          o.store.addSamples(cellId, [sample]);
-          emit({ type: 'sample', runId, cellId, index: cell.index, sample });
-        },
-        onWarning: (w) => {
-          if (!warned.has(w)) log('warn', w); // placement warnings would repeat for every cell
-          warned.add(w);
-        },
-        onPhase: (phase) => emit({ type: 'cell-phase', runId, cellId, index: cell.index, phase }),
-      });
-      o.store.finishCell(cellId, result);
+      // Any error inside the cell (the store refusing a sample: disk full, a lock held past the busy
+      // timeout, the run deleted by another process) stops this cell alone: its own signal aborts it,
+      // the cell runner tears its container down, and the cancel becomes a failure with the reason.
+      const cellAbort = new AbortController();
+      let cellError: string | undefined;
+      const failCell = (what: string, e: unknown): void => {
+        if (cellError) return;
+        cellError = `${what}: ${(e as Error)?.message ?? String(e)}`;
+        cellAbort.abort();
+      };
+      const startedAt = new Date().toISOString();
+      let result: CellResult;
+      try {
+        result = await runCell(cell, {
+          app,
+          image: images.get(cell.app)!,
+          engine,
+          hostCores: limits.cores,
+          placement: matrix.placement === 'auto',
+          timeoutSec: matrix.timeoutSec,
+          runId,
+          cellId,
+          signal: o.signal ? AbortSignal.any([o.signal, cellAbort.signal]) : cellAbort.signal,
+          onSample: (sample) => {
+            if (cellError) return;
+            try {
+              o.store.addSamples(cellId, [sample]);
+            } catch (e) {
+              failCell('storing a sample failed', e);
+              return;
+            }
+            emit({ type: 'sample', runId, cellId, index: cell.index, sample });
+          },
+          onWarning: (w) => {
+            if (!warned.has(w)) log('warn', w); // placement warnings would repeat for every cell
+            warned.add(w);
+          },
+          onPhase: (phase) => emit({ type: 'cell-phase', runId, cellId, index: cell.index, phase }),
+        });
+      } catch (e) {
+        // The cell runner never throws for a cell's own problems; anything else is still this cell's failure.
+        result = { config: cell, status: 'failed', failure: `engine error: ${(e as Error).message}`, flags: [], startedAt, finishedAt: new Date().toISOString() };
+      }
+      if (cellError && !o.signal?.aborted) {
+        const { load: _partial, ...rest } = result; // a cut-short measurement is not a result
+        result = { ...rest, status: 'failed', failure: cellError };
+      }
+      if (!o.store.finishCell(cellId, result)) throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
       results.push(result);
       overheads.push((performance.now() - t0) / 1000 - perCell(cell));
       overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
@@ -112,16 +162,35 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     status = o.signal?.aborted ? 'cancelled' : 'failed';
     error = (e as Error).message;
   } finally {
-    o.store.finishRun(runId, status, error ?? null);
+    await lease.release().catch(() => {}); // the reaper removes it if this fails
+    try {
+      o.store.finishRun(runId, status, error ?? null);
+    } catch (e) {
+      // The store itself is failing: say so in the outcome; the next start marks the run interrupted.
+      status = 'failed';
+      error = `${error ? `${error}; ` : ''}the run's end could not be stored: ${(e as Error).message}`;
+    }
     emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
   }
   return { runId, status, cells: results, ...(error ? { error } : {}) };
 }
 
-async function buildImages(apps: AppDefinition[], strategy: BaseStrategy | undefined, onLog: (line: string) => void) {
-  let base: Promise<BaseImage> | undefined; // only when an app needs one: an image app brings its own
-  const baseImage = (): Promise<BaseImage> => (base ??= ensureBaseImage({ ...(strategy ? { strategy } : {}), onLog }));
+/**
+ * The base image (the reaper and the lock container are made from it), this session's reaper,
+ * then the lab. Every app image is built after this, under the lock.
+ */
+async function takeLab(engine: EngineInfo, o: RunOptions, what: string): Promise<{ base: BaseImage; lease: LabLease; noReaper?: string }> {
+  const base = await withBuildSignal(o.signal, () => ensureBaseImage({ ...(o.base ? { strategy: o.base } : {}) }));
+  let noReaper: string | undefined;
+  // Without a reaper (an engine that refuses the socket mount) the run still works: the start-up sweep
+  // of the next Rightsize process removes what a crash leaves.
+  await ensureReaper(base.tag, engine).catch((e: Error) => (noReaper = e.message));
+  const lease = await acquireLab({ image: base.tag, what, wait: Boolean(o.waitForLab), ...(o.signal ? { signal: o.signal } : {}), ...(o.onLabWait ? { onWait: o.onLabWait } : {}) });
+  return { base, lease, ...(noReaper ? { noReaper } : {}) };
+}
+
+async function buildImages(apps: AppDefinition[], base: BaseImage, onLog: (line: string) => void) {
   const images = new Map<string, AppImage>();
-  for (const app of apps) images.set(app.name, await ensureAppImage(app, baseImage, onLog)); // resolved: one per name, in matrix order
+  for (const app of apps) images.set(app.name, await ensureAppImage(app, () => Promise.resolve(base), onLog)); // resolved: one per name, in matrix order
   return images;
 }

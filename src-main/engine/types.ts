@@ -90,6 +90,8 @@ export interface LoadResult {
   goodputMean?: number;
   /** Warmup seconds actually used: the configured warmup, extended until throughput was steady (capped). */
   warmupUsedSec?: number;
+  /** Completed responses per warmup second, in order (a chart draws them before t = 0, where measurement began). */
+  warmupPerSecondRps?: number[];
   /** Load threads that generated this load (their histograms merged losslessly). */
   threads?: number;
   /** Constant rate that fell short: which side was the bottleneck ('server': every connection busy; 'client': a load thread was). */
@@ -115,6 +117,22 @@ export interface StatsSummary {
   throttledPeriods: number;
   throttledMs: number;
   samples: number;
+  /** CPU others took on the cores the target and the load ran on (absent where it cannot be measured). */
+  host?: HostContention;
+}
+
+/**
+ * CPU time on the watched cores (the target's and the load's) that was neither the target
+ * container nor this Rightsize process: other processes (a browser drawing the UI included), the
+ * kernel's unattributed work, hypervisor steal. Percent of those cores' capacity.
+ */
+export interface HostContention {
+  /** The watched cores, cpuset syntax ("0-1"). */
+  cores: string;
+  /** Over the measured seconds. */
+  otherPct: number;
+  /** Per measured second, in order. */
+  perSecondOtherPct: number[];
 }
 
 export interface ExitInfo {

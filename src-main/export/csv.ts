@@ -1,5 +1,5 @@
 import type { RunDetail, StoredCell } from '../store/index.ts';
-import type { Sample } from '../engine/types.ts';
+import type { Flag, Sample } from '../engine/types.ts';
 
 type Cell = string | number | boolean | null | undefined;
 
@@ -27,6 +27,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['target_rate_rps', (c) => (c.config.load.model === 'rate' ? c.config.load.rate : null)],
   ['duration_s', (c) => c.config.durationSec],
   ['warmup_s', (c) => c.config.warmupSec],
+  // Empty for cells stored before the warmup adapted to the app: they used warmup_s.
+  ['warmup_used_s', (c) => c.load?.warmupUsedSec],
   ['status', (c) => c.status],
   ['failure', (c) => c.failure?.split('\n')[0]],
   ['rps_mean', (c) => c.rpsMean],
@@ -55,8 +57,14 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['restarts', (c) => c.exit?.restarts],
   ['client_bound', (c) => c.clientBound],
   ['client_elu', (c) => c.load?.clientElu],
+  ['host_cores', (c) => c.stats?.host?.cores],
+  ['host_other_pct', (c) => c.stats?.host?.otherPct],
   ['flags', (c) => c.flags.map((f) => f.kind).join(' ')],
+  ['unstable_reason', (c) => reasonOf(c, 'unstable')],
+  ['host_busy_reason', (c) => reasonOf(c, 'host-busy')],
 ];
+
+const reasonOf = (c: StoredCell, kind: Flag['kind']): string | undefined => c.flags.find((f) => f.kind === kind)?.reason;
 
 export function cellsCsv(run: RunDetail): string {
   return toCsv(
@@ -71,11 +79,15 @@ const SAMPLE_COLUMNS: [string, keyof Sample][] = [
   ['cpu_pct_of_cap', 'cpuPct'], ['mem_bytes', 'memBytes'], ['throttled_periods', 'throttledPeriods'],
 ];
 
-/** The per-second series of every cell of a run, one row per cell-second. */
+/**
+ * The per-second series of every cell of a run, one row per cell-second. host_other_pct: the share
+ * of the target's and the load's cores that other processes took in that second (empty where not measured).
+ */
 export function samplesCsv(run: RunDetail, samples: Map<number, Sample[]>): string {
   const rows: Cell[][] = [];
   for (const c of run.cells) {
-    for (const s of samples.get(c.id) ?? []) rows.push([run.id, c.config.index, ...SAMPLE_COLUMNS.map(([, k]) => s[k])]);
+    const other = c.stats?.host?.perSecondOtherPct;
+    samples.get(c.id)?.forEach((s, i) => rows.push([run.id, c.config.index, ...SAMPLE_COLUMNS.map(([, k]) => s[k]), other?.[i]]));
   }
-  return toCsv(['run_id', 'cell_index', ...SAMPLE_COLUMNS.map(([h]) => h)], rows);
+  return toCsv(['run_id', 'cell_index', ...SAMPLE_COLUMNS.map(([h]) => h), 'host_other_pct'], rows);
 }

@@ -4,6 +4,8 @@ import { describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
 import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
+import { HOST_BUSY_PCT } from '../engine/flags.ts';
+import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../engine/steady-state.ts';
 import type { Sample } from '../engine/types.ts';
 import type { RunDetail, StoredCell } from '../store/index.ts';
 import { escapeXml as esc, lineChart, type ChartSeries } from './svg-chart.ts';
@@ -115,7 +117,14 @@ function configurationsTable(rec: Recommendation): string {
   return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-const CELL_COLUMNS = 17;
+const CELL_COLUMNS = 18;
+
+/** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one; "—" when not known. */
+function warmupText(c: StoredCell): string {
+  const used = c.load?.warmupUsedSec;
+  if (used === undefined) return c.load ? `${c.config.warmupSec} s` : '—';
+  return used > c.config.warmupSec ? `${c.config.warmupSec} → ${used} s` : `${used} s`;
+}
 
 /** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
 function cellNote(c: StoredCell): string {
@@ -147,12 +156,13 @@ function cellsTable(cells: StoredCell[]): string {
       td(c.requests === null ? '—' : fmtNum(failed), true),
       td(c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`, true),
       td(fmtBytes(c.memMaxBytes), true),
+      td(warmupText(c), true),
       td(flagsHtml(c.flags.map((f) => ({ kind: f.kind, title: f.reason })))),
     ].join('')}</tr>${cellNote(c)}`;
   });
   const head = [
     th('#', true), th('rep', true), th('app'), th('mode'), th('workers', true), th('cpu', true), th('memory', true), th('load'), th('status'),
-    th('req/s', true), th('p50', true), th('p99', true), th('max', true), th('failed req.', true), th('cpu % of cap', true), th('mem max', true), th('flags'),
+    th('req/s', true), th('p50', true), th('p99', true), th('max', true), th('failed req.', true), th('cpu % of cap', true), th('mem max', true), th('warm-up', true), th('flags'),
   ];
   return `<table class="cells"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -184,17 +194,29 @@ function summaryCharts(rec: Recommendation): string {
     .join('');
 }
 
-/** Req/s of every second of the best configuration's repetitions: shows drift, warm-up left-overs and noise. */
+/**
+ * Req/s of every second of the best configuration's repetitions: shows drift, warm-up left-overs and
+ * noise. Measurement starts at 0 for every repetition; the warm-up seconds (where stored) come
+ * before it, each repetition's as long as it took, and a line marks where warm-up ended.
+ */
 function stabilityCharts(run: RunDetail, samples: Map<number, Sample[]>, scopes: ScopeDecision[]): string {
   const charts = scopes.slice(0, MAX_STABILITY_CHARTS).flatMap((s) => {
+    let warmups = 0;
     const series = s.bestRps.cellIndexes.flatMap((idx) => {
       const cell = run.cells.find((c) => c.config.index === idx);
       const ss = cell ? samples.get(cell.id) : undefined;
-      return ss?.length ? [{ name: `repetition ${cell!.config.repetition + 1}`, points: ss.map((p) => ({ x: p.t, y: p.rps })) }] : [];
+      if (!ss?.length) return [];
+      const warm = cell!.load?.warmupPerSecondRps ?? [];
+      if (warm.length) warmups++;
+      const name = `repetition ${cell!.config.repetition + 1}${cell!.load?.warmupUsedSec !== undefined ? ` (warm-up ${cell!.load.warmupUsedSec} s)` : ''}`;
+      return [{ name, points: [...warm.map((y, i) => ({ x: i - warm.length, y })), ...ss.map((p) => ({ x: p.t, y: p.rps }))] }];
     });
     if (series.length === 0) return [];
     const title = `Req/s each second — ${s.bestRps.label}`;
-    return [`<figure>${lineChart({ title, xLabel: 'seconds of measurement (warm-up excluded)', yLabel: 'req/s', series, xScale: 'linear' })}</figure>`];
+    const chart = warmups
+      ? lineChart({ title, xLabel: 'seconds from the start of measurement (warm-up before 0)', yLabel: 'req/s', series, xScale: 'linear', markers: [{ x: -0.5, label: 'warm-up ended' }] })
+      : lineChart({ title, xLabel: 'seconds of measurement (warm-up excluded)', yLabel: 'req/s', series, xScale: 'linear' });
+    return [`<figure>${chart}</figure>`];
   });
   if (charts.length === 0) return '';
   const more = scopes.length > MAX_STABILITY_CHARTS ? `<p class="muted">First ${MAX_STABILITY_CHARTS} of ${scopes.length} CPU / memory pairs.</p>` : '';
@@ -217,6 +239,13 @@ function hostTable(run: RunDetail): string {
   return `<table>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
 }
 
+/** How the warm-up adapts, with this run's cap. */
+function adaptiveText(warmupSec: number | undefined): string {
+  if (warmupSec === 0) return 'A warm-up of 0 s is taken as asked: measurement starts at once.';
+  const cap = warmupSec === undefined ? 'three times the configured warm-up and at least 10 s more' : `${warmupCapSec(warmupSec)} s (three times the configured warm-up and at least 10 s more)`;
+  return `The configured warm-up is a minimum: it goes on until the last ${WARM_WINDOW_SEC} seconds of throughput lie within ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), for at most ${cap}.`;
+}
+
 function methodSection(run: RunDetail, rec: Recommendation): string {
   const first = run.cells[0]?.config;
   const placement = (run.matrix as { placement?: unknown } | null)?.placement === 'off' ? 'off' : 'auto';
@@ -226,8 +255,10 @@ function methodSection(run: RunDetail, rec: Recommendation): string {
     `<b>Placement.</b> With cores to spare, the container is pinned to its own cores and the load generator to another, so they do not compete; when the host cannot keep them apart, the run says so and results are pessimistic. This run: placement <code>${placement}</code>.`,
     '<b>Addressing.</b> On Linux the load goes straight to the container’s bridge IP: a published port goes through docker-proxy, which halved hello-world throughput in our measurements. Docker Desktop and remote engines fall back to a published port.',
     '<b>Latency.</b> autocannon’s HTTP clients run in a worker thread; Rightsize records latency in its own HDR histogram with microsecond resolution. Closed loop (N connections, each sending as soon as the previous answer arrives) measures from the actual send and finds peak throughput. Constant rate paces each connection to its own schedule and measures from the <em>intended</em> send time, so a stalled server shows up as latency instead of a silently lower rate (coordinated omission).',
-    `<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not measured.${timing}`,
-    '<b>Flags.</b> <code>client-bound</code>: the load thread was busy ≥ 90 % of the time, or a constant-rate cell got less than 95 % of its rate — the load generator, not the server, may have set the pace. <code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the time), <code>restarts</code> (workers replaced or recycled).',
+    `<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not measured.${timing} ${adaptiveText(first?.warmupSec)} The warm-up each cell used is in the cells table and the CSV (<code>warmup_used_s</code>).`,
+    `<b>Steady state.</b> The measured seconds of every cell are tested for a drift (least-squares trend, t-test) and a level shift (the strongest stretch of seconds against the rest, Bonferroni-corrected over every cut), each at p &lt; ${UNSTABLE_ALPHA}. A cell whose throughput moved by ${Math.round(UNSTABLE_CHANGE * 100)} % or more that way is flagged <code>unstable</code>, with what moved and by how much: its mean does not describe one steady state.`,
+    `<b>Host contention.</b> On Linux, CPU time on the cores the target and the load ran on is read from <code>/proc/stat</code> every second; the target’s own (its container’s accounting) and Rightsize’s (its threads on those cores) are subtracted. What remains — other processes, a browser drawing the UI, hypervisor steal — flags a cell <code>host-busy</code> when it exceeds ${HOST_BUSY_PCT} % of those cores over the measurement, or ${2 * HOST_BUSY_PCT} % in two seconds or more. Daemons (dockerd, containerd) take 1–3 % during a normal cell.`,
+    '<b>Flags.</b> <code>unstable</code> and <code>host-busy</code> as above. <code>client-bound</code>: the load thread was busy ≥ 90 % of the time, or a constant-rate cell got less than 95 % of its rate — the load generator, not the server, may have set the pace. <code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the time), <code>restarts</code> (workers replaced or recycled).',
     `<b>The answer.</b> Repetitions of one configuration are aggregated: mean, 95 % confidence interval (Student’s t) and coefficient of variation. Cells that failed, were OOM-killed, cancelled or interrupted are left out and listed. Configurations whose 95 % intervals overlap are reported as not distinguishable — a conservative test: intervals can overlap slightly while the difference is still real. The knee is the fewest workers within ${esc(fmtMargin(rec.marginPct))} % of the best mean throughput. Repetitions whose req/s varies by more than 10 % (CV) are flagged noisy.`,
     '<b>Limits.</b> One machine runs both the target and the load generator: on a small host the generator’s ceiling caps what can be measured (the <code>client-bound</code> flag says when). A single repetition is one sample; use repetitions and a shuffled order before trusting a difference of a few percent. Results describe this host’s CPU, kernel and Docker, not the production machine. cgroup v1 and v2 report memory slightly differently. Loopback networking hides what a real network adds.',
   ];

@@ -24,6 +24,8 @@ export interface LineChartOptions {
   series: ChartSeries[];
   /** 'category' spaces the distinct x values evenly (worker counts 1, 2, 4, 8); 'linear' is proportional. Default 'category'. */
   xScale?: 'category' | 'linear';
+  /** Vertical lines with a label at the top, e.g. where warm-up ended (linear x only). */
+  markers?: { x: number; label: string }[];
   width?: number;
   height?: number;
 }
@@ -79,8 +81,10 @@ export function lineChart(o: LineChartOptions): string {
   }
 
   const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
-  const xMin = xs[0]!;
-  const xMax = xs[xs.length - 1]!;
+  const linear = (o.xScale ?? 'category') === 'linear';
+  const markers = linear ? (o.markers ?? []) : [];
+  const xMin = Math.min(xs[0]!, ...markers.map((m) => m.x));
+  const xMax = Math.max(xs[xs.length - 1]!, ...markers.map((m) => m.x));
   const xPos =
     (o.xScale ?? 'category') === 'category'
       ? (x: number): number => left + ((xs.indexOf(x) + 0.5) * plotW) / xs.length
@@ -106,6 +110,11 @@ export function lineChart(o: LineChartOptions): string {
     parts.push(`<line x1="${px}" y1="${bottom}" x2="${px}" y2="${bottom + 5}" stroke="#333"/>`);
     parts.push(`<text x="${px}" y="${bottom + 18}" text-anchor="middle" fill="#333">${fmtNum(x, Number.isInteger(x) ? 0 : 1)}</text>`);
   });
+  for (const m of markers) {
+    const px = n1(xPos(m.x));
+    parts.push(`<g class="marker"><line x1="${px}" y1="${top - 4}" x2="${px}" y2="${bottom}" stroke="#555" stroke-width="1" stroke-dasharray="4 3"/>`);
+    parts.push(`<text x="${px}" y="${top - 8}" text-anchor="middle" font-size="11" fill="#333">${escapeXml(m.label)}</text></g>`);
+  }
   parts.push(`<text x="${n1((left + right) / 2)}" y="${height - 14}" text-anchor="middle" fill="#111">${escapeXml(o.xLabel)}</text>`);
   parts.push(`<text transform="translate(18 ${n1((top + bottom) / 2)}) rotate(-90)" text-anchor="middle" fill="#111">${escapeXml(o.yLabel)}</text>`);
 

@@ -28,3 +28,13 @@ export function summarize(h: LatencyHistogram): LatencySummary {
     stddev: h.stdDeviation,
   };
 }
+
+/** A histogram as text for another thread: hdr-histogram-js's compressed encoding, lossless. */
+export function encodeHistogram(h: LatencyHistogram): string {
+  return hdr.encodeIntoCompressedBase64(h);
+}
+
+/** Adds an encoded histogram's counts to `into`: merging threads' histograms loses nothing. */
+export function addEncoded(into: LatencyHistogram, encoded: string): void {
+  into.add(hdr.decodeFromCompressedBase64(encoded));
+}

@@ -1,37 +1,72 @@
-import type { CellLoad, LatencySummary, LoadSecond } from '../engine/types.ts';
+import type { CellLoad } from '../engine/types.ts';
 import type { RequestSpec } from '../apps/manifest.ts';
 
-/** What the engine hands the load worker (structured-cloned into the thread). */
-export interface WorkerPlan {
+/** What the engine asks of one load phase (warmup + measurement), whatever the number of threads. */
+export interface LoadPlan {
   host: string;
   port: number;
   requests: RequestSpec[];
   load: CellLoad;
   durationSec: number;
+  /** Minimum warmup in seconds (the whole warmup unless `maxWarmupSec` and an `isWarm` callback extend it). */
   warmupSec: number;
+  /** Longest warmup: measurement starts by then even if `isWarm` never said so. Default: `warmupSec`. */
+  maxWarmupSec?: number;
   timeoutSec: number;
-  /** Pin the load thread to these cores (taskset syntax), away from the target's cores. */
+  /** Cores for the load threads (taskset syntax, e.g. "1" or "2-3"), away from the target's cores. */
+  cpus?: string;
+  /** Load threads; default: one per core in `cpus`, else 1. Never more than the connections. */
+  threads?: number;
+}
+
+/** One thread's share of the load (structured-cloned into the thread as its workerData). */
+export interface ThreadPlan {
+  host: string;
+  port: number;
+  requests: RequestSpec[];
+  model: CellLoad['model'];
+  /** This thread's connections and where they sit among all of the plan's connections. */
+  connections: number;
+  firstConnection: number;
+  totalConnections: number;
+  /** The plan's whole rate (constant-rate model): each connection keeps its slot in the shared schedule. */
+  rate?: number;
+  timeoutSec: number;
+  /** A stop the thread applies itself should the engine never send one (seconds after start). */
+  maxSec: number;
   cpus?: string;
 }
 
-/** The worker's totals over the measured seconds; the engine adds its own view (ELU) to make a LoadResult. */
-export interface WorkerTotals {
-  measuredSec: number;
+/** One thread's counts for one second (index = whole seconds since the common start). */
+export interface ThreadSecond {
+  index: number;
+  /** Responses completed. */
   requests: number;
+  /** Responses with their expected status. */
+  good: number;
   bytes: number;
   errors: number;
   timeouts: number;
   non2xx: number;
+  /** Requests written. */
+  sent: number;
+  /** Time connections spent with a request in flight (actual send → response, or → given up). */
+  busyMs: number;
   statusCounts: Record<string, number>;
-  perSecondRps: number[];
-  latencyUs: LatencySummary;
-  pinned: string | null;
+  /** CPU time this thread used in the second (ms), where the platform tells (Linux); else 0. */
+  cpuMs: number;
+  /** The second's latency histogram (µs), hdr-histogram-js compressed base64: merged losslessly. */
+  histogram: string;
 }
 
 export type WorkerMessage =
-  | { type: 'second'; second: LoadSecond; warmup: boolean }
-  | { type: 'measuring' }
-  | { type: 'done'; totals: WorkerTotals }
+  | { type: 'ready'; pinned: string | null }
+  | { type: 'second'; second: ThreadSecond }
+  /** After a stop: the unfinished second, then nothing more. */
+  | { type: 'final'; partial: ThreadSecond }
   | { type: 'error'; message: string };
 
-export type ParentMessage = { type: 'stop' };
+export type ParentMessage =
+  /** Start now: `t0` is the common start as epoch ms (performance.timeOrigin + performance.now()). */
+  | { type: 'start'; t0: number }
+  | { type: 'stop' };

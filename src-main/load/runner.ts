@@ -1,15 +1,24 @@
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ParentMessage, WorkerMessage, WorkerPlan, WorkerTotals } from './protocol.ts';
 import type { LoadResult, LoadSecond } from '../engine/types.ts';
+import { attribute } from './attribution.ts';
+import { summarize } from './histogram.ts';
+import { type IsWarm, Measurement } from './measurement.ts';
+import type { LoadPlan, ParentMessage, ThreadPlan, ThreadSecond, WorkerMessage } from './protocol.ts';
+import { splitPlan } from './threads.ts';
 
-export type { WorkerPlan as LoadPlan } from './protocol.ts';
-
-import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../common/thresholds.ts';
+export type { LoadPlan } from './protocol.ts';
 
 export interface LoadCallbacks {
+  /** Every second of all threads together: warmup ones with `warmup = true`, then the measured ones (`t` from 0). */
   onSecond?: (s: LoadSecond, warmup: boolean) => void;
+  /**
+   * Adaptive warmup: called after each warmup second once `warmupSec` have passed, with the req/s of
+   * every warmup second so far. True (or reaching `maxWarmupSec`) starts the measurement at the
+   * boundary that ended that second, on every thread at once. Without it the warmup is `warmupSec`.
+   */
+  isWarm?: IsWarm;
   signal?: AbortSignal;
 }
 
@@ -17,7 +26,7 @@ export interface LoadCallbacks {
  * Where the worker's code is: next to this module when bundled (dist/), or the TypeScript source
  * run through tsx when the engine itself runs from source (tests, `tsx`).
  */
-function spawnWorker(plan: WorkerPlan): Worker {
+function spawnWorker(plan: ThreadPlan): Worker {
   if (!import.meta.url.endsWith('.ts')) {
     // In a packaged app the worker file is unpacked beside the asar archive: threads cannot load from inside it.
     const file = fileURLToPath(new URL('./load-worker.js', import.meta.url)).replace(/app\.asar([\\/])/, 'app.asar.unpacked$1');
@@ -29,77 +38,155 @@ function spawnWorker(plan: WorkerPlan): Worker {
   return new Worker(boot, { eval: true, workerData: plan });
 }
 
-/** Runs one load phase (warmup + measurement) in a worker thread and returns the measured result. */
-export function runLoad(plan: WorkerPlan, cb: LoadCallbacks = {}): Promise<LoadResult> {
-  const worker = spawnWorker(plan);
-  let eluStart: EventLoopUtilization | undefined;
-  const stop = (): void => worker.postMessage({ type: 'stop' } satisfies ParentMessage);
-  if (cb.signal?.aborted) stop();
-  cb.signal?.addEventListener('abort', stop, { once: true });
+const epochNow = (): number => performance.timeOrigin + performance.now();
 
-  return new Promise<LoadResult>((resolve, reject) => {
+/**
+ * Runs one load phase (warmup + measurement) in N load threads (see threads.ts) and returns the
+ * measured result. The threads share one start, so their seconds line up; the engine merges each
+ * second once every thread has sent it and decides here where warmup ends.
+ */
+export function runLoad(plan: LoadPlan, cb: LoadCallbacks = {}): Promise<LoadResult> {
+  return runLoadDetailed(plan, cb).then((r) => r.result);
+}
+
+/** What a LoadResult does not keep, for benchmarks: each thread's event-loop utilisation and the load threads' CPU time over the measurement. */
+export interface LoadDetail {
+  result: LoadResult;
+  threadElu: number[];
+  /** CPU seconds all load threads used over the measured seconds (Linux; 0 where not readable). */
+  loadCpuSec: number;
+}
+
+/** runLoad, with the detail (see LoadDetail). */
+export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise<LoadDetail> {
+  let shares: ThreadPlan[];
+  let measurement: Measurement;
+  try {
+    shares = splitPlan(plan);
+    measurement = new Measurement(shares.length, plan, cb.isWarm);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const workers = shares.map(spawnWorker);
+  const n = workers.length;
+
+  return new Promise((resolve, reject) => {
     let settled = false;
-    const finish = (fn: () => void): void => {
+    let ready = 0;
+    let t0: number | undefined; // the common start (epoch ms), once every thread is ready
+    let stopAt: number | undefined;
+    let eluStart: EventLoopUtilization[] | undefined;
+    const finals: ThreadSecond[] = [];
+
+    const post = (m: ParentMessage): void => workers.forEach((w) => w.postMessage(m));
+    const eluNow = (): EventLoopUtilization[] => workers.map((w) => w.performance.eventLoopUtilization());
+    const settle = (fn: () => void): void => {
       if (settled) return;
       settled = true;
       cb.signal?.removeEventListener('abort', stop);
       fn();
-      void worker.terminate();
+      post({ type: 'stop' });
+      for (const w of workers) void w.terminate();
     };
-    if (plan.warmupSec === 0) eluStart = worker.performance.eventLoopUtilization();
-    worker.on('message', (m: WorkerMessage) => {
-      switch (m.type) {
-        case 'measuring':
-          eluStart = worker.performance.eventLoopUtilization();
-          break;
-        case 'second':
-          cb.onSecond?.(m.second, m.warmup);
-          break;
-        case 'error':
-          finish(() => reject(new Error(`load generator: ${m.message}`)));
-          break;
-        case 'done': {
-          const elu = eluStart ? worker.performance.eventLoopUtilization(eluStart).utilization : 0;
-          finish(() => resolve(toResult(plan, m.totals, elu)));
-          break;
+    const fail = (e: unknown): void => settle(() => reject(e instanceof Error ? e : new Error(String(e))));
+    const finish = (measuredSec: number): void => {
+      const eluEnd = eluNow();
+      const elu = eluStart ? workers.map((w, i) => w.performance.eventLoopUtilization(eluEnd[i], eluStart![i]).utilization) : workers.map(() => 0);
+      settle(() => resolve({ result: toResult(plan, measurement, measuredSec, elu), threadElu: elu, loadCpuSec: measurement.totals.cpuMs / 1000 }));
+    };
+    function stop(): void {
+      if (stopAt !== undefined || settled) return;
+      stopAt = epochNow();
+      post({ type: 'stop' }); // each thread answers with its unfinished second
+    }
+
+    const begin = (): void => {
+      t0 = epochNow();
+      eluStart = measurement.measureFrom === 0 ? eluNow() : undefined;
+      post({ type: 'start', t0 });
+      if (measurement.done) finish(0);
+    };
+
+    const onSecond = (s: ThreadSecond): void => {
+      if (settled) return;
+      try {
+        for (const c of measurement.add(s)) {
+          if (stopAt === undefined) cb.onSecond?.(c.second, c.warmup);
+          if (!eluStart && measurement.measureFrom !== undefined) eluStart = eluNow();
+          if (c.last) return finish(plan.durationSec);
         }
+      } catch (e) {
+        fail(e); // a callback (isWarm, onSecond) threw
       }
+    };
+
+    workers.forEach((w, i) => {
+      w.on('message', (m: WorkerMessage) => {
+        switch (m.type) {
+          case 'ready':
+            if (++ready === n && stopAt === undefined) begin(); // else cancelled before the load began: the finals end it
+            break;
+          case 'second':
+            onSecond(m.second);
+            break;
+          case 'final':
+            finals.push(m.partial);
+            if (finals.length === n && stopAt !== undefined) finish(t0 === undefined ? 0 : measurement.finishEarly(finals, (stopAt - t0) / 1000));
+            break;
+          case 'error':
+            fail(new Error(`load generator: ${m.message}`));
+            break;
+        }
+      });
+      w.on('error', fail);
+      w.on('exit', (code) => fail(new Error(`load generator thread ${i + 1} of ${n} exited with code ${code} before it finished`)));
     });
-    worker.on('error', (e) => finish(() => reject(e)));
-    worker.on('exit', (code) => finish(() => reject(new Error(`load generator exited with code ${code} before it finished`))));
+    if (cb.signal?.aborted) stop();
+    cb.signal?.addEventListener('abort', stop, { once: true });
   });
 }
 
-function toResult(plan: WorkerPlan, t: WorkerTotals, elu: number): LoadResult {
-  const secs = t.perSecondRps;
-  const rpsMean = secs.length ? secs.reduce((a, b) => a + b, 0) / secs.length : t.measuredSec > 0 ? t.requests / t.measuredSec : 0;
+function toResult(plan: LoadPlan, m: Measurement, measuredSec: number, threadElu: number[]): LoadResult {
+  const t = m.totals;
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const secs = m.perSecondRps;
+  const rate = (x: number): number => (measuredSec > 0 ? x / measuredSec : 0);
+  const rpsMean = secs.length ? mean(secs) : rate(t.requests);
   const rpsStddev = secs.length > 1 ? Math.sqrt(secs.reduce((a, b) => a + (b - rpsMean) ** 2, 0) / (secs.length - 1)) : 0;
-  const reasons: string[] = [];
-  if (elu >= CLIENT_BOUND_ELU) {
-    reasons.push(`the load thread was busy ${Math.round(elu * 100)} % of the time (near one full core)`);
-  }
   const targetRate = plan.load.model === 'rate' ? plan.load.rate : undefined;
-  if (targetRate && rpsMean < targetRate * RATE_SHORTFALL) {
-    reasons.push(`reached ${Math.round(rpsMean)} of ${targetRate} req/s requested`);
-  }
+  const verdict = attribute({
+    ...(targetRate ? { targetRate } : {}),
+    connections: plan.load.connections,
+    rpsMean,
+    sentPerSec: rate(t.sent),
+    ...(t.requests > 0 ? { meanServiceMs: t.busyMs / t.requests } : {}),
+    threadElu,
+  });
   return {
     model: plan.load.model,
     connections: plan.load.connections,
     ...(targetRate ? { targetRate } : {}),
-    measuredSec: t.measuredSec,
+    measuredSec,
     requests: t.requests,
     bytes: t.bytes,
     rpsMean,
     rpsStddev,
-    bytesPerSec: t.measuredSec > 0 ? t.bytes / t.measuredSec : 0,
-    latencyUs: t.latencyUs,
+    bytesPerSec: rate(t.bytes),
+    latencyUs: summarize(m.latency),
     latencyFrom: plan.load.model === 'rate' ? 'intended-send' : 'send',
     statusCounts: t.statusCounts,
     errors: t.errors,
     timeouts: t.timeouts,
     non2xx: t.non2xx,
-    clientElu: elu,
-    clientBound: reasons.length > 0,
-    ...(reasons.length ? { clientBoundReason: reasons.join('; ') } : {}),
+    // The busiest thread: the one that would have set the pace.
+    clientElu: threadElu.length ? Math.max(...threadElu) : 0,
+    clientBound: verdict.clientBound,
+    ...(verdict.clientBoundReason ? { clientBoundReason: verdict.clientBoundReason } : {}),
+    perSecondRps: [...secs],
+    perSecondGood: [...m.perSecondGood],
+    goodputMean: m.perSecondGood.length ? mean(m.perSecondGood) : rate(t.good),
+    warmupUsedSec: m.measureFrom ?? 0,
+    threads: threadElu.length,
+    ...(verdict.shortfallBy ? { shortfallBy: verdict.shortfallBy } : {}),
   };
 }

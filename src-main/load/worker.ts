@@ -1,27 +1,21 @@
-// The load generator thread: autocannon's HTTP clients, our own pacing and our own histograms.
-// It runs in a worker thread so the process hosting the engine (later Electron's main process)
-// stays responsive, and it reports every second because autocannon's `workers` mode reports nothing.
+// One load thread: autocannon's HTTP clients for this thread's share of the connections, our own
+// timing (client-timing.ts), pacing and histograms. It runs in a worker thread so the process
+// hosting the engine stays responsive, and it sends every whole second (counted from the start
+// shared by all threads) to the engine, which merges the threads' seconds and decides where warmup
+// ends. This thread knows nothing of warmup: it measures until told to stop.
 import { execFileSync } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { newHistogram, recordUs, summarize } from './histogram.ts';
+import { type AcClient, instrumentClient } from './client-timing.ts';
+import { encodeHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
-import type { ParentMessage, WorkerMessage, WorkerPlan } from './protocol.ts';
-import type { LoadSecond } from '../engine/types.ts';
+import type { ParentMessage, ThreadPlan, ThreadSecond, WorkerMessage } from './protocol.ts';
 
-/** The bits of autocannon's per-connection Client we hook into (it is an EventEmitter). */
-interface AcClient {
-  on(event: 'response', fn: (status: number, bytes: number, ms: number) => void): void;
-  on(event: 'timeout' | 'connError' | 'mismatch', fn: () => void): void;
-  _doRequest: () => void;
-  destroyed?: boolean;
-}
-
-const plan = workerData as WorkerPlan;
+const plan = workerData as ThreadPlan;
 const post = (m: WorkerMessage): void => parentPort!.postMessage(m);
 
-/** Pins this thread (not the whole process) to the load cores: Linux threads have their own affinity. */
+/** Pins this thread (not the whole process) to its cores: Linux threads have their own affinity. */
 function pin(cpus: string | undefined): string | null {
   if (!cpus || process.platform !== 'linux') return null;
   try {
@@ -33,39 +27,59 @@ function pin(cpus: string | undefined): string | null {
   }
 }
 
-const pinned = pin(plan.cpus);
-const t0 = performance.now();
-const warmupEnd = t0 + plan.warmupSec * 1000;
-const measureEnd = warmupEnd + plan.durationSec * 1000;
-const total = newHistogram();
-const second = newHistogram();
-let window = 0; // index of the second being filled
-let cur = { requests: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0 };
-const totals = { requests: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, statusCounts: {} as Record<string, number> };
-const perSecondRps: number[] = [];
-let stopped = false;
-
-/** Closes every whole second up to `now`, including empty ones (a stalled server shows as zeros). */
-function flushUntil(now: number): void {
-  const idx = Math.floor((now - t0) / 1000);
-  while (window < idx) {
-    const warm = window < plan.warmupSec;
-    const lat = summarize(second);
-    const s: LoadSecond = {
-      t: window - plan.warmupSec,
-      ...cur,
-      p50Us: lat.p50,
-      p90Us: lat.p90,
-      p99Us: lat.p99,
-      maxUs: lat.max,
-    };
-    if (!warm) perSecondRps.push(cur.requests);
-    post({ type: 'second', second: s, warmup: warm });
-    if (window + 1 === plan.warmupSec) post({ type: 'measuring' });
-    second.reset();
-    cur = { requests: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0 };
-    window++;
+/**
+ * This thread's CPU time so far (ms): utime + stime of /proc/thread-self/stat, in USER_HZ ticks
+ * (100 a second on Linux whatever the kernel's HZ). Elsewhere 0: nothing per thread to read on Node 20.
+ */
+function threadCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd (state) on
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
   }
+}
+
+const histogram = newHistogram();
+let cpuAt = threadCpuMs();
+let t0 = 0; // the common start, on this thread's performance.now() clock
+let index = 0; // the second being filled
+let nextBoundary = Infinity;
+let cur = fresh();
+let stopped = false;
+let started = false;
+let flushTimer: ReturnType<typeof setTimeout> | undefined;
+const clients: AcClient[] = [];
+
+function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
+  return { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, statusCounts: {} };
+}
+
+function take(): ThreadSecond {
+  const cpu = threadCpuMs();
+  const s: ThreadSecond = { index, ...cur, cpuMs: cpu - cpuAt, histogram: encodeHistogram(histogram) };
+  cpuAt = cpu;
+  histogram.reset();
+  cur = fresh();
+  return s;
+}
+
+/** Sends every whole second that ended by `now`, empty ones included (a stalled server shows as zeros). */
+function flushUntil(now: number): void {
+  while (now >= nextBoundary) {
+    post({ type: 'second', second: take() });
+    index++;
+    nextBoundary = t0 + (index + 1) * 1000;
+  }
+}
+
+/** A second also ends when nothing arrives: wake at each boundary (a millisecond after it). */
+function armFlush(): void {
+  flushTimer = setTimeout(() => {
+    flushUntil(performance.now());
+    if (!stopped) armFlush();
+  }, Math.max(0, nextBoundary - performance.now()) + 1);
 }
 
 /**
@@ -74,103 +88,76 @@ function flushUntil(now: number): void {
  */
 let expected: boolean | undefined;
 
-function onResponse(status: number, bytes: number, latencyUs: number): void {
-  const now = performance.now();
-  flushUntil(now);
-  const ok = expected ?? (status >= 200 && status < 300);
-  expected = undefined;
-  recordUs(second, latencyUs);
-  cur.requests++;
-  cur.bytes += bytes;
-  if (!ok) cur.non2xx++;
-  if (now < warmupEnd || now >= measureEnd) return; // autocannon stops a few ms after its timer
-  recordUs(total, latencyUs);
-  totals.requests++;
-  totals.bytes += bytes;
-  if (!ok) totals.non2xx++;
-  totals.statusCounts[status] = (totals.statusCounts[status] ?? 0) + 1;
-}
-
-function onFailure(kind: 'errors' | 'timeouts'): void {
-  const now = performance.now();
-  flushUntil(now);
-  cur[kind]++;
-  if (now >= warmupEnd && now < measureEnd) totals[kind]++;
-}
-
-let clients = 0;
-function setupClient(raw: unknown): void {
-  const client = raw as AcClient;
-  client.on('timeout', () => onFailure('timeouts'));
-  client.on('connError', () => onFailure('errors'));
-  client.on('mismatch', () => onFailure('errors'));
-  if (plan.load.model === 'closed') {
-    client.on('response', (status, bytes, ms) => onResponse(status, bytes, ms * 1000));
-    return;
-  }
-  // Constant rate: replace the client's "send the next request now" with "send it at its slot".
-  const schedule = new ConnectionSchedule(t0, clients++, plan.load.connections, plan.load.rate);
-  const starts: number[] = []; // latency origin per request in flight (one with pipelining 1)
-  const send = client._doRequest.bind(client);
-  client._doRequest = () => {
-    if (stopped) return;
-    const { delayMs, due } = schedule.next(performance.now());
-    if (delayMs === 0) {
-      starts.push(due); // late: the connection was busy past the slot, count the wait
-      send();
-    } else {
-      setTimeout(() => {
-        if (stopped || client.destroyed) return;
-        starts.push(performance.now());
-        send();
-      }, delayMs);
-    }
-  };
-  client.on('response', (status, bytes) => onResponse(status, bytes, (performance.now() - (starts.shift() ?? performance.now())) * 1000));
-  const lost = (): void => void starts.splice(0); // autocannon drops in-flight requests on reconnect
-  client.on('timeout', lost);
-  client.on('connError', lost);
-}
-
-const instance = autocannon(
-  {
-    url: `http://${plan.host}:${plan.port}`,
-    connections: plan.load.connections,
-    pipelining: 1,
-    duration: plan.warmupSec + plan.durationSec,
-    timeout: plan.timeoutSec,
-    requests: plan.requests.map((r) => ({
-      method: r.method,
-      path: r.path,
-      headers: r.headers,
-      body: r.body,
-      ...(r.status !== undefined ? { onResponse: (status: number) => void (expected = status === r.status) } : {}),
-    })),
-    setupClient,
+const sink = {
+  response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number): void {
+    if (now >= nextBoundary) flushUntil(now);
+    const ok = expected ?? (status >= 200 && status < 300);
+    expected = undefined;
+    recordUs(histogram, latencyMs * 1000);
+    cur.requests++;
+    cur.bytes += bytes;
+    cur.busyMs += serviceMs;
+    if (ok) cur.good++;
+    else cur.non2xx++;
+    cur.statusCounts[status] = (cur.statusCounts[status] ?? 0) + 1;
   },
-  (err: Error | null) => {
-    stopped = true;
-    if (err) return post({ type: 'error', message: err.message });
-    const end = Math.min(performance.now(), measureEnd);
-    flushUntil(end + 1); // emit the last whole second (duration ends on a second boundary)
-    post({
-      type: 'done',
-      totals: {
-        measuredSec: Math.max(0, (end - warmupEnd) / 1000),
-        ...totals,
-        perSecondRps,
-        latencyUs: summarize(total),
-        pinned,
+  failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void {
+    if (now >= nextBoundary) flushUntil(now);
+    cur[kind] += count;
+    cur.busyMs += busyMs;
+  },
+  sent(now: number): void {
+    if (now >= nextBoundary) flushUntil(now);
+    cur.sent++;
+  },
+};
+
+function start(t0Epoch: number): void {
+  started = true;
+  t0 = t0Epoch - performance.timeOrigin;
+  cpuAt = threadCpuMs();
+  nextBoundary = t0 + 1000;
+  let next = plan.firstConnection;
+  autocannon(
+    {
+      url: `http://${plan.host}:${plan.port}`,
+      connections: plan.connections,
+      pipelining: 1,
+      duration: plan.maxSec,
+      timeout: plan.timeoutSec,
+      requests: plan.requests.map((r) => ({
+        method: r.method,
+        path: r.path,
+        headers: r.headers,
+        body: r.body,
+        ...(r.status !== undefined ? { onResponse: (status: number) => void (expected = status === r.status) } : {}),
+      })),
+      setupClient: (raw: unknown) => {
+        const client = raw as AcClient;
+        clients.push(client);
+        const schedule = plan.model === 'rate' ? new ConnectionSchedule(t0, next++, plan.totalConnections, plan.rate!) : undefined;
+        instrumentClient(client, sink, { stopped: () => stopped, ...(schedule ? { schedule } : {}) });
       },
-    });
-  },
-);
+    },
+    (err: Error | null) => {
+      if (err) post({ type: 'error', message: err.message });
+      else if (!stopped) finish(); // its safety duration ran out before the engine said stop
+    },
+  );
+  armFlush();
+}
 
-// autocannon's tick fires every second; use it to close seconds in which no response arrived.
-instance.on('tick', () => flushUntil(performance.now()));
+function finish(): void {
+  if (stopped) return;
+  stopped = true;
+  if (flushTimer) clearTimeout(flushTimer);
+  if (started) flushUntil(performance.now());
+  post({ type: 'final', partial: take() });
+  for (const c of clients) c.destroy(); // autocannon notices at its next tick; the engine does not wait for it
+}
+
+post({ type: 'ready', pinned: pin(plan.cpus) });
 parentPort!.on('message', (m: ParentMessage) => {
-  if (m.type === 'stop') {
-    stopped = true;
-    instance.stop();
-  }
+  if (m.type === 'start' && !started && !stopped) start(m.t0);
+  else if (m.type === 'stop') finish();
 });

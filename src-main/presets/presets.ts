@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { didYouMean } from '../common/issues.ts';
 import { resourcesDir } from '../util/paths.ts';
 
 export const PresetSchema = z.object({
@@ -22,6 +23,14 @@ export function listPresets(): Preset[] {
     .sort((a, b) => (a.name === 'quick' ? -1 : b.name === 'quick' ? 1 : a.name.localeCompare(b.name)));
 }
 
+/** A preset by name, in any case (`Quick` is `quick`). */
 export function findPreset(name: string): Preset | undefined {
-  return listPresets().find((p) => p.name === name);
+  const want = name.trim().toLowerCase();
+  return listPresets().find((p) => p.name.toLowerCase() === want);
+}
+
+/** Why `name` is not a preset, with the likeliest intended one: `Unknown preset "quik". Did you mean "quick"? Presets: …`. */
+export function unknownPresetMessage(name: string): string {
+  const names = listPresets().map((p) => p.name);
+  return `Unknown preset "${name}".${didYouMean(name.trim(), names)} Presets: ${names.join(', ')}.`;
 }

@@ -17,7 +17,11 @@ import { recommend } from '../analysis/index.ts';
 import { cellsCsv, samplesCsv } from '../export/csv.ts';
 import { htmlReport } from '../export/html-report.ts';
 import { listPresets } from '../presets/presets.ts';
-import { Store } from '../store/index.ts';
+import { RunInUseError, Store } from '../store/index.ts';
+import { withBuildSignal } from '../docker/image-build.ts';
+import { acquireLab, LabBusyError } from '../lab-lock/lab-lock.ts';
+import { ensureReaper, stopReaper } from '../reaper/reaper.ts';
+import { isSessionAlive } from '../session/session.ts';
 import { ContractError, type AppBuildLine, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
 
 const appInvalid = (problems: { path: string; message: string }[]): ContractError =>
@@ -55,6 +59,9 @@ export class Lab {
   private readonly buildLines = new Map<string, string[]>();
   private starting = false;
   private timer?: NodeJS.Timeout;
+  /** Aborted by close(): stops builds started from the Apps screen. */
+  private readonly builds = new AbortController();
+  private readonly buildJobs = new Set<Promise<unknown>>();
   readonly handlers: Handlers;
 
   private constructor(
@@ -86,10 +93,13 @@ export class Lab {
   /** Cancels a run in progress and waits for its teardown, then closes the store. */
   async close(): Promise<void> {
     clearTimeout(this.timer);
+    this.builds.abort(); // a build in progress stops: dockerd cancels it when its request closes
     if (this.active) {
       this.active.abort.abort();
       await this.active.done.catch(() => {});
     }
+    await Promise.allSettled(this.buildJobs);
+    await stopReaper(); // nothing of this session is left: the reaper makes its last pass and goes
     this.bus.removeAllListeners();
     this.store.close();
   }
@@ -217,6 +227,9 @@ export class Lab {
     });
     try {
       return { runId: await Promise.race([idKnown, done.then(() => active.runId)]) };
+    } catch (e) {
+      if (e instanceof LabBusyError) throw new ContractError({ code: 'CONFLICT', message: `${e.message} Try again when it is done.` });
+      throw e;
     } finally {
       this.starting = false;
     }
@@ -294,14 +307,25 @@ export class Lab {
         def = r.definition;
       }
       const strategy = this.settings().baseImage;
-      const img = await ensureAppImage(def!, () => ensureBaseImage({ strategy, onLog: log }), log);
-      log(img.built ? `built ${img.tag}` : `${img.tag} is up to date`);
-      return { tag: img.tag, built: img.built, seconds: (performance.now() - t0) / 1000 };
+      // A build takes the CPU a run would measure: like a run, it takes the lab (engine-wide).
+      const base = await withBuildSignal(this.builds.signal, () => ensureBaseImage({ strategy, onLog: log }));
+      await ensureReaper(base.tag, this.engine!);
+      const lease = await acquireLab({ image: base.tag, what: `a build of "${name}" (history: ${this.store.path})` });
+      try {
+        const img = await withBuildSignal(this.builds.signal, () => ensureAppImage(def!, () => Promise.resolve(base), log));
+        log(img.built ? `built ${img.tag}` : `${img.tag} is up to date`);
+        return { tag: img.tag, built: img.built, seconds: (performance.now() - t0) / 1000 };
+      } finally {
+        await lease.release().catch(() => {});
+      }
     })();
+    this.buildJobs.add(job);
+    void job.catch(() => {}).finally(() => this.buildJobs.delete(job));
     try {
       return await job;
     } catch (e) {
       if (e instanceof ContractError) throw e;
+      if (e instanceof LabBusyError) throw new ContractError({ code: 'CONFLICT', message: `${e.message} Build when it is done.` });
       log(`build failed: ${(e as Error).message.split('\n')[0]}`);
       throw new ContractError({ code: 'BUILD_FAILED', message: (e as Error).message });
     } finally {
@@ -335,7 +359,14 @@ export class Lab {
       'runs.get': ({ runId }) => this.run(runId),
       'runs.delete': ({ runId }) => {
         if (this.active?.runId === runId) throw new ContractError({ code: 'CONFLICT', message: `Run ${runId} is in progress: cancel it before deleting it.` });
-        if (!this.store.deleteRun(runId)) throw new ContractError({ code: 'NOT_FOUND', message: `There is no run ${runId}.` });
+        let deleted: boolean;
+        try {
+          deleted = this.store.deleteRun(runId, isSessionAlive); // another process may be running it
+        } catch (e) {
+          if (e instanceof RunInUseError) throw new ContractError({ code: 'CONFLICT', message: e.message });
+          throw e;
+        }
+        if (!deleted) throw new ContractError({ code: 'NOT_FOUND', message: `There is no run ${runId}.` });
         return { deleted: true };
       },
       'runs.samples': ({ runId }) => [...this.store.getRunSamples(this.run(runId).id)].map(([cellId, samples]) => ({ cellId, samples })),

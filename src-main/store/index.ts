@@ -1,4 +1,4 @@
-export { Store, INTERRUPTED_ERROR } from './store.ts';
+export { Store, INTERRUPTED_ERROR, RunInUseError } from './store.ts';
 export { defaultDataDir, resolveDbPath, type DbPathOptions } from './paths.ts';
 export { SCHEMA_VERSION } from './migrations.ts';
 export type { StoredCell } from './cells.ts';

@@ -6,8 +6,18 @@ import { ensureParentDir } from './paths.ts';
 import { RunQueries, type ListRunsQuery, type NewRun, type RunDetail, type RunList } from './runs.ts';
 import { SampleQueries } from './samples.ts';
 import { UserAppQueries, type StoredUserApp } from './user-apps.ts';
+import { describeSession } from '../session/session.ts';
 
 export const INTERRUPTED_ERROR = 'interrupted: the process running it stopped';
+
+/** A run still being measured by a live process cannot be deleted under it. */
+export class RunInUseError extends Error {
+  readonly code = 'RUN_IN_USE';
+  constructor(readonly runId: number, readonly ownerSession: string) {
+    super(`Run ${runId} is still running (${describeSession(ownerSession)}): cancel it before deleting it.`);
+    this.name = 'RunInUseError';
+  }
+}
 
 const nowIso = (): string => new Date().toISOString();
 
@@ -128,9 +138,21 @@ export class Store {
     return this.samples.forRun(runId);
   }
 
-  /** Deletes the run, its cells and their samples. Returns false when there was no such run. */
-  deleteRun(runId: number): boolean {
-    return this.runs.delete(runId);
+  /**
+   * Deletes the run, its cells and their samples. Returns false when there was no such run. With
+   * `isOwnerAlive` (the Lab and the CLI pass isSessionAlive), a run still running in a live process
+   * (this one or another) is refused with RunInUseError, as its cells would fail on every sample;
+   * a 'running' run whose owner died is deleted (it was interrupted). Check and delete are one
+   * write transaction, so the run cannot start being owned in between.
+   */
+  deleteRun(runId: number, isOwnerAlive?: (ownerSession: string) => boolean): boolean {
+    return this.db
+      .transaction(() => {
+        const running = isOwnerAlive ? this.runs.runningRuns().find((r) => r.id === runId) : undefined;
+        if (running && isOwnerAlive!(running.ownerSession)) throw new RunInUseError(runId, running.ownerSession);
+        return this.runs.delete(runId);
+      })
+      .immediate();
   }
 
   /** Every stored setting, JSON-decoded. */

@@ -14,9 +14,9 @@ export function lineSet(label: string, data: XY[], i: number, extra: Partial<Lin
   return { label, data, borderColor: colour(i), backgroundColor: colour(i), pointRadius: 2, borderWidth: 2, tension: 0, spanGaps: true, ...extra };
 }
 
-/** The per-second datasets of one cell (x = second, from 1), with fixed labels and colours; views pick and title them. */
-export function sampleSets(samples: Sample[]): { p50: LineSet; p99: LineSet; max: LineSet; rps: LineSet; cpu: LineSet; memory: LineSet } {
-  const points = (f: (s: Sample) => number | null): XY[] => samples.map((s) => ({ x: s.t + 1, y: f(s) }));
+/** The per-second datasets of one cell (x = second, from 1, after `offset` warm-up seconds), with fixed labels and colours; views pick and title them. */
+export function sampleSets(samples: Sample[], offset = 0): { p50: LineSet; p99: LineSet; max: LineSet; rps: LineSet; cpu: LineSet; memory: LineSet } {
+  const points = (f: (s: Sample) => number | null): XY[] => samples.map((s) => ({ x: offset + s.t + 1, y: f(s) }));
   return {
     p50: lineSet('p50', points((s) => s.p50Us / 1000), 0),
     p99: lineSet('p99', points((s) => s.p99Us / 1000), 1),
@@ -27,8 +27,27 @@ export function sampleSets(samples: Sample[]): { p50: LineSet; p99: LineSet; max
   };
 }
 
+/**
+ * One cell's throughput and CPU per second: req/s on the left axis, CPU % of the cap on its own
+ * right axis (on one axis the CPU line lay flat at zero under thousands of req/s). The warm-up
+ * seconds, when the stored result has them, come first in grey, and a dashed line marks where
+ * measuring began.
+ */
+export function cellThroughputConfig(title: string, samples: Sample[], warmupRps: number[] = []): ChartConfiguration<'line', XY[]> {
+  const w = warmupRps.length;
+  const rps = lineSet('req/s', samples.map((s) => ({ x: w + s.t + 1, y: s.rps })), 0, { yAxisID: 'y' });
+  const cpu = lineSet('CPU % of cap', samples.map((s) => ({ x: w + s.t + 1, y: s.cpuPct })), 2, { yAxisID: 'y2' });
+  const sets: LineSet[] = [rps, cpu];
+  if (w > 0) {
+    sets.push(lineSet('req/s during warm-up', warmupRps.map((y, i) => ({ x: i + 1, y })), 7, { yAxisID: 'y', borderColor: '#9a9aa3', backgroundColor: '#9a9aa3', borderDash: [3, 3] }));
+    const top = Math.max(1, ...warmupRps, ...samples.map((s) => s.rps));
+    sets.push(lineSet('warm-up ended', [{ x: w + 0.5, y: 0 }, { x: w + 0.5, y: top }], 3, { yAxisID: 'y', pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4] }));
+  }
+  return lineConfig(title, w > 0 ? 'time (s, from the end of start-up)' : 'time (s)', 'requests per second', sets, { yMin: 0, xMin: 0, y2: { title: 'CPU (% of its cap)', min: 0 } });
+}
+
 /** A line chart with a title, a legend and both axes labelled with units: readable on its own, also as a PNG. */
-export function lineConfig(title: string, xTitle: string, yTitle: string, datasets: LineSet[], opts: { yMin?: number } = {}): ChartConfiguration<'line', XY[]> {
+export function lineConfig(title: string, xTitle: string, yTitle: string, datasets: LineSet[], opts: { yMin?: number; xMin?: number; y2?: { title: string; min?: number } } = {}): ChartConfiguration<'line', XY[]> {
   return {
     type: 'line',
     data: { datasets },
@@ -42,8 +61,11 @@ export function lineConfig(title: string, xTitle: string, yTitle: string, datase
       plugins: { title: { display: true, text: title }, legend: { display: true, position: 'bottom' } },
       scales: {
         // Seconds and worker counts are whole numbers: no "1.10 s" ticks.
-        x: { type: 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 } },
+        x: { type: 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 }, ...(opts.xMin !== undefined ? { min: opts.xMin } : {}) },
         y: { type: 'linear', title: { display: true, text: yTitle }, ...(opts.yMin !== undefined ? { min: opts.yMin } : {}) },
+        ...(opts.y2
+          ? { y2: { type: 'linear' as const, position: 'right' as const, title: { display: true, text: opts.y2.title }, grid: { drawOnChartArea: false }, ...(opts.y2.min !== undefined ? { min: opts.y2.min } : {}) } }
+          : {}),
       },
     },
   };

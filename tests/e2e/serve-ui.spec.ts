@@ -11,6 +11,18 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(served.loginUrl);
   await expect(page.getByRole('heading', { name: 'New experiment' })).toBeVisible();
+  // This host has 2 cores: the builder says they cannot keep the UI, the load and the target apart.
+  await expect(page.getByTestId('cores-warning')).toContainText('This host has 2 cores');
+
+  // A preset stays shown in the picker after it filled the form, until something is changed.
+  await page.getByTestId('preset').selectOption('quick');
+  await expect(page.getByTestId('cell-count')).toContainText('cells');
+  await expect(page.getByTestId('preset')).toHaveValue('quick');
+  await page.getByTestId('duration').fill('4');
+  await expect(page.getByTestId('preset')).toHaveValue('');
+  await expect(page.getByTestId('preset').locator('option:checked')).toHaveText(/custom \(changed from/);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'New experiment' })).toBeVisible();
 
   // CPU: keep 1.00 CPU, add 0.50 CPU with the slider.
   await page.getByTestId('cpu-range').fill('500');
@@ -28,7 +40,9 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
 
   // Invalid input is explained inline and blocks Start; fixing it unblocks.
   await page.getByTestId('worker-1').click();
-  await expect(page.getByText('workers: needs at least one value').or(page.getByText('needs at least one value'))).toBeVisible();
+  // On the workers field itself (any other field's "needs at least one value" would not do).
+  await expect(page.getByTestId('workers-error')).toHaveText('needs at least one value');
+  await expect(page.getByRole('alert').filter({ hasText: 'needs at least one value' })).toHaveCount(1);
   await expect(page.getByTestId('start')).toBeDisabled();
   await page.getByTestId('worker-1').click();
   await expect(page.getByTestId('start')).toBeEnabled();
@@ -36,6 +50,10 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   await page.getByTestId('start').click();
   await expect(page).toHaveURL(/#\/live\/\d+$/);
   const runId = Number(/live\/(\d+)/.exec(page.url())![1]);
+  // From the first moment: what the run is doing, an ETA that is not 0, and no empty charts.
+  await expect(page.getByTestId('phase')).toHaveText(/\S/);
+  await expect(page.getByTestId('eta')).not.toHaveText(/ETA 0s/);
+  await expect(page.getByTestId('chart-latency').or(page.getByTestId('charts-waiting'))).toHaveCount(1);
 
   // Live: per-second points arrive in the latency and throughput charts.
   await expect.poll(async () => Number(await page.getByTestId('chart-latency').getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThan(0);
@@ -92,6 +110,12 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   await expect(page.getByTestId('answer')).toContainText('On 0.5 CPU / 128 MB, only 1 cluster worker (2 per CPU) was measured');
   await expect(page.getByTestId('answer')).toContainText('On 1 CPU / 128 MB');
   await expect(page.getByTestId('scopes').locator('tbody tr')).toHaveCount(2); // one per CPU / memory pair
+  // Each sentence once ("1 cluster worker", not "1 cluster worker (cluster)"), and the table fits 1280 px.
+  await expect(page.getByTestId('scopes')).not.toContainText('(cluster)');
+  const fit = await page.getByTestId('scopes').evaluate((t) => ({ table: t.getBoundingClientRect().right, box: t.parentElement!.clientWidth, scroll: t.parentElement!.scrollWidth, page: t.ownerDocument.documentElement.clientWidth }));
+  expect(fit.scroll).toBeLessThanOrEqual(fit.box);
+  expect(fit.table).toBeLessThanOrEqual(fit.page);
+  await expect(page.getByRole('columnheader', { name: 'flags of best' })).toBeInViewport({ ratio: 1 });
   const [html] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-html').click()]);
   expect(html.suggestedFilename()).toBe(`rightsize-run-${runId}-report.html`);
   const report = readFileSync((await html.path())!, 'utf8');
@@ -111,4 +135,32 @@ test('engine errors are shown where they belong: a run that does not exist', asy
   await page.goto(served.loginUrl);
   await page.goto(`${served.url}/#/runs/999`);
   await expect(page.getByRole('alert')).toContainText('There is no run 999.');
+});
+
+test('a cancelled cell is kept, marked partial, and counted in no summary; compare says why it is empty', async ({ page, served }) => {
+  test.setTimeout(150_000);
+  await page.goto(served.loginUrl);
+  await expect(page.getByRole('heading', { name: 'New experiment' })).toBeVisible();
+  await page.getByTestId('worker-2').click(); // one cell: hello, cluster × 1
+  await page.getByTestId('duration').fill('30');
+  await page.getByTestId('warmup').fill('0');
+  await expect(page.getByTestId('cell-count')).toContainText('1 cell');
+  await page.getByTestId('start').click();
+  await expect(page).toHaveURL(/#\/live\/\d+$/);
+  const runId = Number(/live\/(\d+)/.exec(page.url())![1]);
+  await expect(page.getByTestId('phase')).toHaveAttribute('data-phase', 'measuring', { timeout: 90_000 });
+  await expect.poll(async () => Number(await page.getByTestId('chart-rps').getAttribute('data-points')), { timeout: 20_000 }).toBeGreaterThan(0);
+  await page.getByTestId('cancel').click();
+  await expect(page.getByTestId('run-status')).toContainText('cancelled', { timeout: 30_000 });
+  await expect(page.getByTestId('partial-0')).toHaveText('partial');
+  await expect(page.getByTestId('summary-waiting')).toHaveText('No cell finished with a result, so there is nothing to chart.');
+
+  // The run's page: the partial seconds are there, said to be no result; the summary charts hold nothing.
+  await page.getByTestId('open-run').click();
+  await expect(page.getByTestId('cell-partial')).toContainText('was cancelled');
+  await expect(page.getByTestId('summary-empty')).toContainText('No cell of this run finished with a result, so there are no summary charts');
+  await expect(page.getByTestId('chart-summary-rps')).toHaveCount(0);
+
+  await page.goto(`${served.url}/#/compare/${runId}/${runId}`);
+  await expect(page.getByTestId('compare-why').first()).toHaveText(`Run ${runId} (cancelled) has no cell that finished with a result (1 cancelled of 1), so it has nothing to draw.`);
 });

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { TargetContainer } from '../../src-main/docker/containers.ts';
@@ -24,6 +25,20 @@ afterAll(async () => {
   await target?.remove();
 });
 
+/** RIGHTSIZE_MEASURE=file: append what the bounds below come from, to measure their spread. */
+const measure = (what: string, v: number): void => void (process.env.RIGHTSIZE_MEASURE && appendFileSync(process.env.RIGHTSIZE_MEASURE, `${what} ${v}\n`));
+
+// Bounds below come from this file run 21 times on the 2-core CI machine, other work running
+// beside it (RIGHTSIZE_MEASURE=file records each value):
+// - constant rate, |mean − 2000| ÷ 2000 over 5 s: 0 to 0.023 (median 0.0002) → 0.05, 2× the worst;
+// - p50 at 2000 req/s: 102 to 177 µs (median 133) → a floor of 20 µs, far below any real round trip through
+//   the bridge and 20× above the 1 µs clamp a lost measurement would show;
+// - abort → runLoad resolved: 1.2 to 19.8 ms (median 4.5) → 1000 ms, 50× the worst (a cancel that waited for
+//   the 30 s it was asked to run would take seconds).
+const RATE_TOLERANCE = 0.05;
+const P50_FLOOR_US = 20;
+const CANCEL_BOUND_MS = 1000;
+
 const plan = (over: Partial<LoadPlan> & Pick<LoadPlan, 'load'>): LoadPlan => ({
   host: target.address.host, port: target.address.port, requests: [{ method: 'GET' as const, path: '/' }],
   durationSec: 5, warmupSec: 1, timeoutSec: 10, ...over,
@@ -34,23 +49,36 @@ describe('load runner against a real container', () => {
     const seconds: LoadSecond[] = [];
     const r = await runLoad(plan({ load: { model: 'rate', rate: 2000, connections: 10 } }), { onSecond: (s, warm) => !warm && seconds.push(s) });
     console.log(`constant rate: ${r.rpsMean.toFixed(1)} of 2000 req/s, p50 ${r.latencyUs.p50} µs, p99 ${r.latencyUs.p99} µs`);
-    expect(Math.abs(r.rpsMean - 2000) / 2000).toBeLessThan(0.05);
-    expect(Math.abs(r.requests / r.measuredSec - 2000) / 2000).toBeLessThan(0.05);
+    measure('rate-dev', Math.abs(r.rpsMean - 2000) / 2000);
+    measure('rate-dev-total', Math.abs(r.requests / r.measuredSec - 2000) / 2000);
+    measure('p50', r.latencyUs.p50);
+    expect(Math.abs(r.rpsMean - 2000) / 2000).toBeLessThan(RATE_TOLERANCE);
+    expect(Math.abs(r.requests / r.measuredSec - 2000) / 2000).toBeLessThan(RATE_TOLERANCE);
     expect(r.latencyFrom).toBe('intended-send');
     expect(r.targetRate).toBe(2000);
     expect(r.clientBound).toBe(false);
     expect(seconds.map((s) => s.t)).toEqual([0, 1, 2, 3, 4]);
-    // Sub-millisecond latency is kept: autocannon's own histogram would say 0 or 1 ms here.
-    expect(r.latencyUs.p50).toBeGreaterThan(0);
+    // Sub-millisecond latency is kept: autocannon's own histogram would say 0 or 1 ms here. A real
+    // HTTP round trip through the bridge takes tens of µs: far above the 1 µs clamp, so a latency
+    // lost to clamping (or never measured) fails here.
+    expect(r.latencyUs.p50).toBeGreaterThan(P50_FLOOR_US);
     expect(r.latencyUs.p50).toBeLessThan(5000);
     expect(r.latencyUs.p50 % 1000 === 0 && r.latencyUs.p99 % 1000 === 0).toBe(false);
   });
 
-  it('a rate the server cannot reach is flagged with the reason', async () => {
+  it('a rate that cannot be reached is blamed on one side, with the evidence', async () => {
+    // 4 connections at ~130 µs a request carry ~30k req/s, far from 500k: every connection is busy
+    // (the server sets the pace) unless the load thread saturated first (then the client is named,
+    // with the reason). Which one depends on this host's load; either is an answer, none is not.
     const r = await runLoad(plan({ durationSec: 3, load: { model: 'rate', rate: 500_000, connections: 4 } }));
     expect(r.rpsMean).toBeLessThan(500_000 * 0.95);
-    expect(r.clientBound).toBe(true);
-    expect(r.clientBoundReason).toMatch(/reached \d+ of 500000 req\/s requested/);
+    expect(r.shortfallBy).toMatch(/^(server|client)$/);
+    if (r.shortfallBy === 'client') {
+      expect(r.clientBound).toBe(true);
+      expect(r.clientBoundReason).toMatch(/reached \d+ of 500000 req\/s requested/);
+    } else {
+      expect(r.clientBound).toBe(false);
+    }
   });
 
   it('closed loop reports every second with its own percentiles, warmup excluded', async () => {
@@ -64,12 +92,24 @@ describe('load runner against a real container', () => {
     expect(r.statusCounts['200']).toBe(r.requests);
   });
 
-  it('cancel stops the load within 1 s', async () => {
+  it('cancel stops the load promptly, mid-run', async () => {
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 1500);
-    const t0 = performance.now();
-    const r = await runLoad(plan({ durationSec: 30, warmupSec: 0, load: { model: 'closed', connections: 10 } }), { signal: abort.signal });
-    expect(performance.now() - t0).toBeLessThan(2500);
-    expect(r.measuredSec).toBeLessThan(3);
+    let abortedAt = 0;
+    let secondsBeforeAbort = 0;
+    const r = await runLoad(plan({ durationSec: 30, warmupSec: 0, load: { model: 'closed', connections: 10 } }), {
+      signal: abort.signal,
+      // Cancel on the first measured second, an event, not after a guessed sleep.
+      onSecond: () => {
+        secondsBeforeAbort++;
+        if (abortedAt) return;
+        abortedAt = performance.now();
+        abort.abort();
+      },
+    });
+    const tookMs = performance.now() - abortedAt;
+    measure('cancel-ms', tookMs);
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(tookMs).toBeLessThan(CANCEL_BOUND_MS);
+    expect(r.measuredSec).toBeLessThan(secondsBeforeAbort + 1); // far from the 30 s asked for
   });
 });

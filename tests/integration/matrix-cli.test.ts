@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { Store } from '../../src-main/store/index.ts';
@@ -21,6 +22,30 @@ const twoCells = {
   durationSec: 3,
   warmupSec: 1,
 };
+
+/**
+ * Resolves once the run has stored a measured second: read from the run's SQLite file (read-only,
+ * beside the writer, as WAL allows) — the event itself, not a sleep that hopes it happened.
+ */
+async function storedSample(db: string, runId: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const conn = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      const row = conn.prepare('SELECT count(*) AS n FROM samples JOIN cells ON cells.id = samples.cell_id WHERE cells.run_id = ?').get(runId) as { n: number };
+      if (row.n > 0) return;
+    } finally {
+      conn.close();
+    }
+    if (Date.now() > deadline) throw new Error(`run ${runId} stored no sample within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// SIGINT → process exit with the run cancelled and its container removed, measured 8 times on the
+// 2-core CI machine with other work beside it (RIGHTSIZE_MEASURE=file): 216 to 417 ms (median
+// 275). The bound is 12× the worst; a cancel that waited for the 30 s cell would take far longer.
+const CANCEL_BOUND_MS = 5000;
 
 function setup(matrix: unknown = twoCells) {
   const dir = tempDir();
@@ -45,7 +70,7 @@ describe('rightsize run', () => {
       expect(run.cells).toHaveLength(2);
       for (const c of run.cells) {
         expect(c.rpsMean).toBeGreaterThan(100);
-        expect(c.p99Us).toBeGreaterThan(0);
+        expect(c.p99Us).toBeGreaterThan(20); // µs: a real round trip (p50 alone is 100–180 µs here, load.test.ts); 1 would be the clamp
         expect(c.load!.latencyFrom).toBe('send');
         expect(c.stats!.samples).toBeGreaterThan(0);
         const samples = store.getSamples(c.id);
@@ -69,7 +94,7 @@ describe('rightsize run', () => {
     expect(lines[0]).toMatch(/^run_id,cell_index,.*rps_mean.*latency_p99_us/);
   });
 
-  it('after SIGKILL mid-run, the next start marks the run interrupted and removes its containers', async () => {
+  it('after SIGKILL mid-run, its reaper removes its containers and the next start marks the run interrupted', async () => {
     const { config, db } = setup({ ...twoCells, durationSec: 20 });
     const { child, done } = startCli(['--db', db, 'run', '--config', config]);
     let output = '';
@@ -84,15 +109,17 @@ describe('rightsize run', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(runId).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 3000)); // some samples are written
+    await storedSample(db, runId); // what was measured so far must survive the kill
     child.kill('SIGKILL');
     await done;
-    expect((await listOwnContainers({ run: runId })).length).toBe(1); // left behind, as after a crash
+    // The dead session's reaper removes its container within seconds, before any later start.
+    const reapDeadline = Date.now() + 15_000;
+    while ((await listOwnContainers({ run: runId })).length > 0 && Date.now() < reapDeadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await listOwnContainers({ run: runId })).toEqual([]);
 
     const next = await cli(['--db', db, 'runs', '--json']);
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toMatch(/Marked run\(s\) \d+ as interrupted/);
-    expect(next.stderr).toMatch(/Removed 1 container/);
     const runs = JSON.parse(next.stdout) as { runs: { id: number; status: string }[] };
     expect(runs.runs.find((r) => r.id === runId)?.status).toBe('interrupted');
     expect(await listOwnContainers({ run: runId })).toEqual([]);
@@ -114,14 +141,14 @@ describe('rightsize run', () => {
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     while (!/Run \d+ "two cells"/.test(err)) await new Promise((r) => setTimeout(r, 100));
     const runId = Number(/Run (\d+)/.exec(err)![1]);
-    while ((await listOwnContainers({ run: runId })).length === 0) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 2500));
-    const t0 = Date.now();
+    await storedSample(db, runId); // the cell is measuring
+    const t0 = performance.now();
     child.kill('SIGINT');
     const r = await done;
-    const tookMs = Date.now() - t0;
+    const tookMs = performance.now() - t0;
+    if (process.env.RIGHTSIZE_MEASURE) appendFileSync(process.env.RIGHTSIZE_MEASURE, `cli-cancel-ms ${tookMs}\n`);
     expect(r.code).toBe(130);
-    expect(tookMs).toBeLessThan(5000); // the cell itself stops within 1 s (see bench); this includes process exit
+    expect(tookMs).toBeLessThan(CANCEL_BOUND_MS); // includes removing the container and the process exit
     expect(JSON.parse(r.stdout).status).toBe('cancelled');
     expect(await listOwnContainers({ run: runId })).toEqual([]);
   });

@@ -1,8 +1,14 @@
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import type { RunningServer } from '../../src-main/transports/http-server.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { httpCall, openSocket, serveLab } from '../helpers/lab.ts';
+
+// runs.cancel → 'run-finished' on the stream, measured 6 times on the 2-core CI machine with other
+// work beside it (RIGHTSIZE_MEASURE=file): 115 to 193 ms (median 128). The bound is 25× the worst;
+// a cancel that let the 20 s cell run out would miss it by far.
+const CANCEL_BOUND_MS = 5000;
 
 let server: RunningServer;
 let close: () => Promise<void>;
@@ -11,7 +17,7 @@ beforeAll(async () => {
   await requireDocker();
   ({ server, close } = await serveLab());
 });
-afterAll(async () => close());
+afterAll(async () => close?.());
 
 describe('the contract over serve, with the real engine', () => {
   it('starts a quick run, streams its live samples, cancels it, and finds it in the history', async () => {
@@ -40,10 +46,12 @@ describe('the contract over serve, with the real engine', () => {
     expect(types).toContain('run-started');
     expect(types).toContain('cell-started');
 
-    const t0 = Date.now();
+    const t0 = performance.now();
     expect(await httpCall(server, 'runs.cancel', { runId })).toEqual({ ok: true, value: { cancelled: true } });
-    const all = await s.until((m) => m.some((x) => x.id === 2 && (x as { event: { type: string } }).event.type === 'run-finished'), 15_000);
-    expect(Date.now() - t0).toBeLessThan(5000);
+    const all = await s.until((m) => m.some((x) => x.id === 2 && (x as { event: { type: string } }).event.type === 'run-finished'), 30_000);
+    const tookMs = performance.now() - t0;
+    if (process.env.RIGHTSIZE_MEASURE) appendFileSync(process.env.RIGHTSIZE_MEASURE, `serve-cancel-ms ${tookMs}\n`);
+    expect(tookMs).toBeLessThan(CANCEL_BOUND_MS);
     const finished = all.find((x) => x.id === 2 && (x as { event: { type: string } }).event.type === 'run-finished') as { event: { status: string } };
     expect(finished.event.status).toBe('cancelled');
     expect(await listOwnContainers({ run: runId })).toEqual([]);

@@ -12,6 +12,7 @@ import { Lab } from '../../src-main/service/lab.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, ROOT, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
+import { until } from '../helpers/wait.ts';
 
 const EXPRESS = path.join(ROOT, 'tests/fixtures/express-app');
 const WEB_IMAGE = 'rightsize-test/web-concurrency:1';
@@ -178,7 +179,7 @@ describe('adding an app: every problem gets its message and nothing changes', ()
       'package-lock.json': '{"name":"oos","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"oos","version":"1.0.0"}}}',
     });
     await lab.handlers['apps.add']({ app: { name: 'oos', source: { kind: 'folder', dir: broken, entry: 'server.js' }, port: 8080 } });
-    const containersBefore = (await docker().listContainers({ all: true })).length;
+    const containersBefore = new Set((await docker().listContainers({ all: true })).map((c) => c.Id));
     const lines: string[] = [];
     const stop = lab.subscribe('apps.buildLog', { name: 'oos' }, (e) => lines.push(e.line));
     const err = await failure(() => lab.handlers['apps.build']({ name: 'oos' }));
@@ -188,7 +189,10 @@ describe('adding an app: every problem gets its message and nothing changes', ()
     expect(lines.join('\n')).toMatch(/Step \d+\/\d+ : RUN/); // the log was streamed as it happened
     const images = await docker().listImages({ filters: JSON.stringify({ reference: ['rightsize/app-user-oos'] }) });
     expect(images).toEqual([]);
-    expect((await docker().listContainers({ all: true })).length).toBe(containersBefore);
+    // The engine removes the failed step's container (forcerm) just after the build's stream ends:
+    // wait for that state, not for a guessed time. It was still there once, right after the error.
+    const added = async (): Promise<string[]> => (await docker().listContainers({ all: true })).map((c) => c.Id).filter((id) => !containersBefore.has(id));
+    await until(async () => (await added()).length === 0, "the failed build's container to be removed");
   });
 
   it('a code change rebuilds the image, reuses the install, and keeps one image per app', async () => {
@@ -198,11 +202,20 @@ describe('adding an app: every problem gets its message and nothing changes', ()
     const first = await lab.handlers['apps.build']({ name: 'shop-copy' });
     writeFileSync(path.join(copy, 'server.js'), `${readFileSync(path.join(copy, 'server.js'), 'utf8')}\n// an edit\n`);
     const lines: string[] = [];
+    // A subscriber that comes late (a socket still opening) gets the log so far: subscribe once the
+    // build has logged something, known from an early subscriber, not after a guessed sleep.
+    const early: string[] = [];
+    let logged!: () => void;
+    const started = new Promise<void>((r) => (logged = r));
+    const stopEarly = lab.subscribe('apps.buildLog', { name: 'shop-copy' }, (e) => (early.push(e.line), logged()));
     const building = lab.handlers['apps.build']({ name: 'shop-copy' });
-    await new Promise((r) => setTimeout(r, 500)); // a subscriber that comes late (a socket still opening) gets the log so far
+    await started;
     const stop = lab.subscribe('apps.buildLog', { name: 'shop-copy' }, (e) => lines.push(e.line));
     const second = await building;
     stop();
+    stopEarly();
+    expect(early.length).toBeGreaterThan(0);
+    expect(lines).toEqual(early); // the late one got the lines it missed, then the rest
     expect(lines[0]).toMatch(/^building shop-copy from /);
     expect(second.built).toBe(true);
     expect(second.tag).not.toBe(first.tag);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  confidenceInterval, cv, mean, ONE_REPETITION_NOTE, overlaps, parseSlo, recommend, stddev, studentTCdf, tQuantile, type Recommendation,
+  confidenceInterval, cv, mean, NO_INTERVAL_NOTE, parseSlo, recommend, stddev, studentTCdf, tQuantile, type Recommendation,
 } from '../../src-main/analysis/index.ts';
 import { formatRecommendation, parseMarginOption, parseSloOption } from '../../src-main/cli/commands/report.ts';
 import type { Flag } from '../../src-main/engine/types.ts';
@@ -35,13 +35,11 @@ describe('statistics', () => {
     expect(ci.halfWidth).toBeCloseTo((4.302653 * 2) / Math.sqrt(3), 5);
     expect(ci.low).toBeCloseTo(12 - ci.halfWidth, 12);
     expect(confidenceInterval([7])).toBeNull();
-    expect(overlaps({ low: 1, high: 2 }, { low: 2, high: 3 })).toBe(true);
-    expect(overlaps({ low: 1, high: 2 }, { low: 2.01, high: 3 })).toBe(false);
   });
 });
 
 describe('recommend: throughput', () => {
-  it('names a clear winner when no interval overlaps it', () => {
+  it('names a clear winner when the test puts every other significantly below it', () => {
     const rec = recommend(run([
       ...reps({ workers: 1 }, [10000, 10100, 9900]),
       ...reps({ workers: 2 }, [20000, 20200, 19800]),
@@ -51,15 +49,17 @@ describe('recommend: throughput', () => {
     expect(s.bestRps.workers).toBe(2);
     expect(s.rpsVerdict).toBe('clear');
     expect(s.notDistinguishableRps).toEqual([]);
+    expect(s.rpsTests.every((t) => t.significant && t.pHolm! <= 0.05)).toBe(true);
     expect(s.clearlyBelowRps.map((k) => rec.configurations.find((c) => c.key === k)!.workers).sort()).toEqual([1, 4]);
     expect(s.bestRps.rps!.ci!.halfWidth).toBeCloseTo((tQuantile(0.975, 2) * 200) / Math.sqrt(3), 9);
     expect(rec.words).toContain('On 1 CPU / 256 MB, 2 cluster workers (2 per CPU) gave the best throughput (20,000 ± 497 req/s, n = 3).');
-    expect(rec.words).toContain('Its 95 % interval is clear of every other configuration here.');
-    expect(rec.words).toContain('More workers only cost throughput: 4 cluster workers were clearly slower.');
-    expect(rec.words).toContain('Fewer workers fell more than 5 % short, so it is also the knee.');
+    expect(rec.words).toContain("Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).");
+    expect(rec.words).toContain('More workers only cost throughput: 4 cluster workers were significantly slower.');
+    expect(rec.words).toContain('Fewer workers were significantly more than 5 % below it, so it is also the knee.');
+    expect(rec.words.at(-1)).toBe(rec.method);
   });
 
-  it('reports overlapping intervals as not distinguishable', () => {
+  it('reports what the test cannot separate as not distinguishable', () => {
     const rec = recommend(run([
       ...reps({ workers: 2 }, [15000, 15100, 14900]),
       ...reps({ workers: 4 }, [20400, 21400, 19400]),
@@ -69,18 +69,19 @@ describe('recommend: throughput', () => {
     expect(s.bestRps.workers).toBe(4);
     expect(s.rpsVerdict).toBe('not-distinguishable');
     expect(s.notDistinguishableRps).toEqual([config(rec, 8).key]);
-    expect(rec.words).toContain('4 and 8 cluster workers are not distinguishable on req/s (95 % intervals overlap).');
+    expect(rec.words).toContain("4 and 8 cluster workers are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).");
   });
 
-  it('breaks an exact tie towards fewer workers, and says the intervals overlap', () => {
+  it('breaks an exact tie towards fewer workers, and says the test cannot separate them', () => {
     const rec = recommend(run([...reps({ workers: 4 }, [1000, 1010]), ...reps({ workers: 2 }, [1000, 1010])]));
     const s = scope(rec);
     expect(s.bestRps.workers).toBe(2);
     expect(s.rpsVerdict).toBe('not-distinguishable');
-    expect(rec.words).toContain('2 and 4 cluster workers are not distinguishable on req/s (95 % intervals overlap).');
+    expect(s.rpsTests[0]!.test!.p).toBe(1);
+    expect(rec.words).toContain("2 and 4 cluster workers are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).");
   });
 
-  it('finds the knee: the fewest workers within the margin of the best (inclusive)', () => {
+  it('finds the knee: the fewest workers not significantly below the best minus the margin', () => {
     const cells = [
       ...reps({ workers: 1 }, [9450, 9550, 9500]), // exactly 5 % below 10,000
       ...reps({ workers: 2 }, [10000, 10100, 9900]),
@@ -88,10 +89,14 @@ describe('recommend: throughput', () => {
     ];
     const rec = recommend(run(cells));
     expect(scope(rec).knee.workers).toBe(1);
-    expect(rec.words).toContain('1 cluster worker (1 per CPU) was within 5 % (9,500 req/s): the knee.');
+    // Exactly on the floor: the test cannot put it below, nor show it above.
+    expect(scope(rec).kneeEvidence).toBe('not-below');
+    expect(rec.words).toContain(
+      '1 cluster worker (1 per CPU) was the knee (9,500 req/s): not significantly more than 5 % below the best, but not shown within 5 % either, so this is weak.',
+    );
     const tight = recommend(run(cells), { marginPct: 1.5 });
     expect(scope(tight).knee.workers).toBe(2);
-    expect(tight.words).toContain('Fewer workers fell more than 1.5 % short, so it is also the knee.');
+    expect(tight.words).toContain('Fewer workers were significantly more than 1.5 % below it, so it is also the knee.');
   });
 
   it('gives the lowest p99 with its interval in the units of format.ts', () => {
@@ -123,26 +128,28 @@ describe('recommend: throughput', () => {
     ]));
     const s = scope(rec);
     expect(s.bestRps.mode).toBe('cluster');
-    expect(rec.words).toContain('2 cluster workers and 2 PM2 instances are not distinguishable on req/s (95 % intervals overlap).');
+    expect(rec.words).toContain("2 cluster workers and 2 PM2 instances are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).");
     expect(rec.words).toContain('Lowest p99: a single process (1.00 ms ± 0.00, n = 3).');
   });
 });
 
 describe('recommend: one repetition', () => {
-  it('has no interval, says so, and compares means only', () => {
+  it('without a per-second series has no interval, says so, and compares means only', () => {
     const rec = recommend(run([cell({ workers: 1, rps: 24000 }), cell({ workers: 2, rps: 25309 })]));
     const best = scope(rec).bestRps;
     expect(best.workers).toBe(2);
     expect(best.rps!.ci).toBeNull();
     expect(best.rps!.cv).toBeNull();
-    expect(best.notes).toEqual([ONE_REPETITION_NOTE]);
-    expect(ONE_REPETITION_NOTE).toBe('one repetition: no confidence interval; add repetitions');
+    expect(best.notes).toEqual([NO_INTERVAL_NOTE]);
+    expect(best.intervalFrom).toBeNull();
     expect(scope(rec).rpsVerdict).toBe('single-sample');
+    expect(scope(rec).knee.workers).toBe(2); // 24,000 < 95 % of 25,309 on the means
+    const near = recommend(run([cell({ workers: 1, rps: 24500 }), cell({ workers: 2, rps: 25309 })]));
+    expect([scope(near).knee.workers, scope(near).kneeEvidence]).toEqual([1, 'means']);
+    expect(near.words).toContain('1 cluster worker (1 per CPU) was within 5 % of it on the means, with no interval (24,500 req/s): the knee.');
     expect(rec.words).toContain('On 1 CPU / 256 MB, 2 cluster workers (2 per CPU) gave the best throughput (25,309 req/s, a single sample).');
-    expect(rec.words).toContain('These are single samples: means compared, with no confidence interval.');
-    expect(rec.words).toContain(
-      'Every configuration ran once — one repetition: no confidence interval; add repetitions ("repetitions": 3 or more) before trusting a difference of a few percent.',
-    );
+    expect(rec.words).toContain('These are single samples with no per-second series: means compared, with no test.');
+    expect(rec.words).toContain('Every configuration ran once: with no per-second series there is no interval at all, only means; run 3 or more repetitions ("repetitions": 3) for the honest interval.');
   });
 });
 
@@ -167,19 +174,21 @@ describe('recommend: exclusions', () => {
       'hello pm2×8 500m/512MB c20: interrupted (the process running it stopped), excluded',
     ]);
     expect(config(rec, 2, 500, 512).n).toBe(0);
-    expect(scope(rec, 500, 512).configurations).toEqual([pm16.key]);
+    // An OOM kill in any repetition disqualifies the configuration: nothing on that pair may be picked.
+    expect(pm16.disqualified).toEqual(['OOM-killed']);
+    expect(rec.scopes).toEqual([]);
+    expect(rec.undecided.map((u) => u.setAside)).toEqual([[{ key: pm16.key, reason: 'OOM-killed' }]]);
+    expect(rec.words).toContain('On 0.5 CPU / 512 MB, no configuration qualifies to be picked: 16 PM2 instances (OOM-killed).');
     expect(rec.run.cellsExcluded).toBe(4);
     expect(rec.words).toContain('hello pm2×16 500m/512MB c20 rep2: OOM-killed, excluded.');
-    // The winner's own lost repetition is a caveat on the winner.
-    expect(rec.words.some((w) => w.startsWith('Caveat for 16 PM2 instances on 0.5 CPU / 512 MB: 1 of its 3 repetitions was excluded (OOM-killed)'))).toBe(true);
+    expect(rec.words.at(-1)).toBe(rec.method);
   });
 
   it('has nothing to recommend when no cell has results', () => {
     const rec = recommend(run([cell({ status: 'failed', failure: 'image build failed' })], { status: 'failed' }));
     expect(rec.scopes).toEqual([]);
     expect(rec.words).toEqual([
-      'Run 1 is failed: 1 of 1 cells have results; this answer covers only those.',
-      'No cell of run 1 finished with results: there is nothing to recommend.',
+      'Run 1 is failed and no cell of it finished with results: there is nothing to recommend.',
       'hello cluster×1 1000m/256MB c20: failed (image build failed), excluded.',
     ]);
   });
@@ -197,19 +206,27 @@ describe('recommend: noise and flags', () => {
     expect(rec.words).toContain(
       'hello cluster×1 1000m/256MB c20 is noisy: its req/s varied by 30 % (coefficient of variation) over 3 repetitions; try longer cells (now 10 s), more repetitions (now 3) or core placement ("placement": "auto").',
     );
-    const crowded = recommend(run(cells, { matrix: { placement: 'auto' }, host: { ...HOST, cores: 1 } }));
-    expect(crowded.noise[0]!.suggestion).toBe(
-      "try longer cells (now 10 s), more repetitions (now 3) or a host with more cores (this one cannot keep the load generator off a 1 CPU container's cores)",
+    const auto = recommend(run(cells, { matrix: { placement: 'auto' }, host: { ...HOST, cores: 1 } }));
+    expect(auto.noise[0]!.suggestion).toBe('try longer cells (now 10 s) or more repetitions (now 3); core placement was already on, so look for other load on the machine too');
+    // What the run recorded, not a guess from the host: a host-busy repetition points at the host.
+    const busy = [cell({ workers: 1, rps: 10000, flags: [{ kind: 'host-busy', reason: 'others took 40 % of core 1' }] }), ...reps({ workers: 1 }, [13000, 7000])];
+    expect(recommend(run(busy)).noise[0]!.suggestion).toBe(
+      'try longer cells (now 10 s), more repetitions (now 3) or a quieter host (other processes took CPU during some repetitions: host-busy)',
     );
   });
 
-  it('carries a client-bound flag through to the winner', () => {
+  it('carries a client-bound flag through to the winner when every candidate was client-bound', () => {
     const rec = recommend(run([
-      ...reps({ workers: 1 }, [10000, 10100, 9900]),
+      cell({ workers: 1, rps: 10000, flags: [clientBound] }),
+      ...reps({ workers: 1 }, [10100, 9900]),
       cell({ workers: 2, rps: 20000, flags: [clientBound] }),
       cell({ workers: 2, rps: 20100, flags: [clientBound] }),
       cell({ workers: 2, rps: 19900 }),
     ]));
+    expect(scope(rec).ceiling).toBe('client');
+    expect(rec.words).toContain(
+      'Every candidate here was client-bound: the load generator, not the server, set the ceiling, so the server may be faster than any of these numbers and the comparison says little.',
+    );
     const best = scope(rec).bestRps;
     expect(best.workers).toBe(2);
     expect(best.flags).toEqual([{ kind: 'client-bound', cells: 2, of: 3, reasons: ['load thread busy 96 % of the time'] }]);
@@ -300,7 +317,7 @@ describe('recommend: several workloads and loads', () => {
     ]));
     expect(rec.scopes.map((s) => s.context)).toEqual(['hello, 20 connections', 'json, a constant 1,000 req/s over 10 connections']);
     expect(rec.words).toContain('On 1 CPU / 256 MB (json, a constant 1,000 req/s over 10 connections), the load was a constant 1,000 req/s: 1 of 2 configurations delivered at least 95 % of it.');
-    expect(rec.words).toContain('2 cluster workers fell short of the rate.');
+    expect(rec.words).toContain('2 cluster workers fell short of the rate; the run did not record which side was the bottleneck.');
     expect(rec.words).toContain('Lowest p99: 1 cluster worker (3.05 ms ± 0.64, n = 2).');
     // An SLO is answered per workload: meeting it with hello says nothing about json.
     const withSlo = recommend(run([...reps({ app: 'json', workers: 1 }, [900, 910]), ...reps({ app: 'hello', workers: 1 }, [10000, 10100])]), {

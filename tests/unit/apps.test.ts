@@ -45,12 +45,14 @@ class Proc {
     return this.output.split('\n').filter((line) => pattern.test(line)).length;
   }
 
-  /** Sends SIGTERM and resolves with how long the process took to exit. */
+  /** Sends SIGTERM and resolves, on the exit event, with how long the process took to exit. */
   async terminate(): Promise<number> {
-    const start = Date.now();
+    const start = performance.now();
     this.child.kill('SIGTERM');
-    await Promise.race([this.exited, sleep(5000)]);
-    return Date.now() - start;
+    await this.exited;
+    const ms = performance.now() - start;
+    if (process.env.RIGHTSIZE_MEASURE) fs.appendFileSync(process.env.RIGHTSIZE_MEASURE, `${ms.toFixed(1)}\n`);
+    return ms;
   }
 }
 
@@ -61,6 +63,12 @@ afterEach(() => {
   }
   live.clear();
 });
+
+// SIGTERM → exit, measured over 10 runs of this file on the 2-core CI machine while other work ran
+// (90 exits): min 3.4 ms, median 7.8 ms, p95 26.5 ms, max 61.9 ms. The bound is 16× the worst seen
+// and still well under the launcher's 5 s grace period, which is what it tells apart: a prompt
+// shutdown from one that waits out the grace timer.
+const EXIT_BOUND_MS = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -200,7 +208,7 @@ describe('apps', () => {
       checkBody[name]!(reply.body, req.path);
     }
 
-    expect(await app.terminate()).toBeLessThan(2000);
+    expect(await app.terminate()).toBeLessThan(EXIT_BOUND_MS);
     expect(await app.exited).toEqual({ code: 0, signal: null });
     // json-read / json-write clean up their temp directories on exit.
     expect(rightsizeTmpDirs()).toEqual(tmpBefore);
@@ -230,7 +238,7 @@ describe('cluster launcher', () => {
     expect(after.size).toBe(2);
     expect(after.has(String(victim))).toBe(false);
 
-    expect(await proc.terminate()).toBeLessThan(2000);
+    expect(await proc.terminate()).toBeLessThan(EXIT_BOUND_MS);
     expect((await proc.exited).code).toBe(0);
     for (const pid of after) expect(isAlive(Number(pid)), `worker ${pid}`).toBe(false);
     expect(proc.output.match(/worker-replaced/g)).toHaveLength(1);
@@ -261,7 +269,7 @@ describe('cluster launcher', () => {
     expect(now.has(first!)).toBe(false);
     expect(proc.output).not.toContain('worker-replaced');
 
-    expect(await proc.terminate()).toBeLessThan(2000);
+    expect(await proc.terminate()).toBeLessThan(EXIT_BOUND_MS);
   });
 
   it.each([

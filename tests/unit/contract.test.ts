@@ -43,7 +43,7 @@ beforeAll(async () => {
   ({ lab, server, close } = await serveLab());
   registerIpc(ipc, lab);
 });
-afterAll(async () => close());
+afterAll(async () => close?.());
 
 describe('the contract is complete', () => {
   it('every call has an input schema and an engine handler', () => {
@@ -102,26 +102,52 @@ describe('transports behave the same', () => {
   });
 });
 
+// The engine's event bus, reached into so a test can count listeners and emit a status change.
+const bus = (): { listenerCount(e: string): number; emit(e: string, v: unknown): boolean } => (lab as unknown as { bus: { listenerCount(e: string): number; emit(e: string, v: unknown): boolean } }).bus;
+const statusChange = (marker: string): void => void bus().emit('status', { marker });
+
 describe('streams', () => {
-  it('IPC: a subscription gets events, and stops when its window goes away', async () => {
+  it('IPC: a subscription gets events, stops on unsubscribe, and stops when its window goes away', async () => {
     const sender = new FakeSender(7);
     const sub = ipc.listeners.get(STREAM_CHANNELS.subscribe)!;
+    const unsub = ipc.listeners.get(STREAM_CHANNELS.unsubscribe)!;
+    const before = bus().listenerCount('status');
     sub({ sender }, { op: 'subscribe', id: 1, stream: 'engine.status', input: {} } as never);
     expect(sender.sent[0]).toMatchObject({ op: 'event', id: 1, event: { limits: { minMemoryMb: 32 } } });
     sub({ sender }, { op: 'subscribe', id: 2, stream: 'run.progress', input: { runId: 'x' } } as never);
     expect(sender.sent[1]).toMatchObject({ op: 'error', id: 2, error: { code: 'INVALID_INPUT' } });
-    const before = (lab as unknown as { bus: { listenerCount(e: string): number } }).bus.listenerCount('status');
+    sub({ sender }, { op: 'subscribe', id: 3, stream: 'engine.status', input: {} } as never);
+    expect(bus().listenerCount('status')).toBe(before + 2);
+
+    unsub({ sender }, { op: 'unsubscribe', id: 1 } as never);
+    expect(bus().listenerCount('status')).toBe(before + 1);
+    statusChange('after unsubscribe');
+    const changes = sender.sent.filter((m) => m.op === 'event' && (m as { event: { marker?: string } }).event.marker === 'after unsubscribe');
+    expect(changes.map((m) => m.id)).toEqual([3]); // the change reached the live subscription only
+
     sender.destroy();
-    expect((lab as unknown as { bus: { listenerCount(e: string): number } }).bus.listenerCount('status')).toBe(before - 1);
+    expect(bus().listenerCount('status')).toBe(before);
   });
 
-  it('WebSocket: subscribe, receive the current status, unsubscribe', async () => {
+  it('WebSocket: subscribe, receive the current status and its changes, unsubscribe, receive no more', async () => {
     const s = await openSocket(server);
+    const before = bus().listenerCount('status');
     s.send({ op: 'subscribe', id: 5, stream: 'engine.status', input: {} });
     const got = await s.until((m) => m.length > 0);
     expect(got[0]).toMatchObject({ op: 'event', id: 5 });
     s.send({ op: 'subscribe', id: 6, stream: 'nope', input: {} });
     expect((await s.until((m) => m.length > 1))[1]).toMatchObject({ op: 'error', id: 6, error: { code: 'UNKNOWN_CALL' } });
+    statusChange('while subscribed');
+    await s.until((m) => m.some((x) => x.id === 5 && (x as { event?: { marker?: string } }).event?.marker === 'while subscribed'));
+
+    // Messages on one socket are handled in order: once subscription 7's first event is here, 5 is gone.
+    s.send({ op: 'unsubscribe', id: 5 });
+    s.send({ op: 'subscribe', id: 7, stream: 'engine.status', input: {} });
+    await s.until((m) => m.some((x) => x.id === 7));
+    expect(bus().listenerCount('status')).toBe(before + 1);
+    statusChange('after unsubscribe');
+    const after = await s.until((m) => m.some((x) => x.id === 7 && (x as { event?: { marker?: string } }).event?.marker === 'after unsubscribe'));
+    expect(after.filter((x) => (x as { event?: { marker?: string } }).event?.marker === 'after unsubscribe').map((x) => x.id)).toEqual([7]);
     s.ws.close();
   });
 });

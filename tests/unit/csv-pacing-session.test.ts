@@ -55,7 +55,7 @@ describe('sessions', () => {
 describe('placement', () => {
   it('keeps target and load apart when there are cores to spare', () => {
     expect(planPlacement(1000, 2, true)).toEqual({ targetCpus: '0', loadCpus: '1' });
-    expect(planPlacement(250, 4, true)).toEqual({ targetCpus: '0', loadCpus: '3' });
+    expect(planPlacement(250, 4, true)).toEqual({ targetCpus: '0', loadCpus: '1-2' }); // a load thread per free core, one core left to the engine and UI
     expect(planPlacement(2500, 4, true)).toEqual({ targetCpus: '0-2', loadCpus: '3' });
   });
   it('warns when it cannot, and does nothing when off', () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { fmtNum, fmtUs } from '../../src-main/common/format.ts';
 import type { Sample } from '../../src-main/engine/types.ts';
-import { cellsCsv } from '../../src-main/export/csv.ts';
+import { cellsCsv, samplesCsv } from '../../src-main/export/csv.ts';
+import type { StoredCell } from '../../src-main/store/index.ts';
 import { parseCsv, unescape } from '../helpers/report.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
 import { escapeXml, lineChart, niceTicks } from '../../src-main/export/svg-chart.ts';
@@ -122,8 +123,9 @@ describe('htmlReport', () => {
 
   it('shows the winners with intervals, the host and the method', () => {
     const winners = html.slice(html.indexOf('<section id="winners">'), html.indexOf('<section id="charts">'));
-    expect(winners).toContain('<td>2 cluster workers<br><span class="value">25,303 ± 1,243 req/s</span><br><span class="muted">not distinguishable from 1 other</span></td>');
-    expect(winners).toContain('<td>1 cluster worker<br><span class="value">1.78 ms ± 0.19</span><br><span class="muted">not distinguishable from 1 other</span></td>');
+    // Welch's t-test separates 2 from 1 worker although their intervals overlap; the client-bound 4 workers are set aside.
+    expect(winners).toContain('<td>2 cluster workers<br><span class="value">25,303 ± 1,243 req/s</span><br><span class="muted">clear (intervals apart)</span></td>');
+    expect(winners).toContain('<td>1 cluster worker<br><span class="value">1.78 ms ± 0.19</span><br><span class="muted">clear (intervals apart)</span></td>');
     expect(winners).toContain('<td>2 cluster workers<br><span class="value">42,001 ± 2,483 req/s</span><br><span class="muted">clear (intervals apart)</span></td>');
     expect(html).toContain('<td class="num">25,303 ± 1,243</td>'); // the configurations table
     expect(html).toContain('<td>Test CPU @ 3.0GHz, 8 cores</td>');
@@ -146,5 +148,64 @@ describe('svg line chart', () => {
     expect(svg).toContain('<rect x="0" y="0" width="720" height="360" fill="#ffffff"/>');
     expect(svg.match(/<polyline/g)).toHaveLength(1);
     expect(lineChart({ title: 't', xLabel: 'x', yLabel: 'y', series: [] })).toContain('no data');
+  });
+});
+
+describe('steady state and host contention in the exports', () => {
+  /** 1 and 2 workers, three repetitions each; 2 workers is best. Every cell warmed 5 s (2 configured); one 1-worker cell drifted while the host was busy. */
+  function steadyFixture() {
+    const r = run([...reps({ workers: 1 }, [20_000, 20_500, 19_800]), ...reps({ workers: 2 }, [30_000, 30_400, 29_900])]);
+    const unstable = { kind: 'unstable' as const, reason: 'not a steady state: throughput fell 38 % between the first and the second half (p < 0.001)' };
+    const busy = { kind: 'host-busy' as const, reason: "other processes took 23 % of cores 0-1 (the target's and the load's) while it measured" };
+    r.cells = r.cells.map((c) => ({
+      ...c,
+      load: { warmupUsedSec: 5, warmupPerSecondRps: [9_000, 15_000, 22_000, 29_000, 30_100], perSecondRps: [c.rpsMean!, c.rpsMean!, c.rpsMean!] } as unknown as StoredCell['load'],
+      stats: { cpuPctMean: 95, host: { cores: '0-1', otherPct: c.config.index === 1 ? 23 : 1.5, perSecondOtherPct: c.config.index === 1 ? [40, 25, 4] : [1, 2, 1.5] } } as unknown as StoredCell['stats'],
+      flags: c.config.index === 1 ? [unstable, busy] : [],
+    }));
+    return r;
+  }
+  const r = steadyFixture();
+  const samples = new Map(r.cells.map((c) => [c.id, [0, 1, 2].map((t) => ({ t, rps: c.rpsMean!, bytes: 1, errors: 0, timeouts: 0, non2xx: 0, p50Us: 1, p90Us: 1, p99Us: 1, maxUs: 1, cpuPct: 90, memBytes: 1, throttledPeriods: 0 }))]));
+
+  it('the cells CSV has the warm-up used, the host share and the reasons', () => {
+    const rows = parseCsv(cellsCsv(r));
+    expect(rows[0]).toMatchObject({ warmup_s: '2', warmup_used_s: '5', host_cores: '0-1', host_other_pct: '1.500', flags: '', unstable_reason: '', host_busy_reason: '' });
+    expect(rows[1]).toMatchObject({ host_other_pct: '23', flags: 'unstable host-busy' });
+    expect(rows[1]!.unstable_reason).toBe('not a steady state: throughput fell 38 % between the first and the second half (p < 0.001)');
+    expect(rows[1]!.host_busy_reason).toContain('other processes took 23 % of cores 0-1');
+  });
+
+  it('the samples CSV has the host share of each second', () => {
+    const rows = parseCsv(samplesCsv(r, samples));
+    expect(rows.filter((x) => x.cell_index === '1').map((x) => x.host_other_pct)).toEqual(['40', '25', '4']);
+    expect(parseCsv(samplesCsv({ ...r, cells: r.cells.map((c) => ({ ...c, stats: null })) }, samples))[0]!.host_other_pct).toBe('');
+  });
+
+  it('the HTML report shows the warm-up used, the reasons, and marks where warm-up ended', () => {
+    const html = htmlReport(r, samples, recommend(r));
+    const row = new RegExp('<tr data-cell-index="1"[^>]*>([\\s\\S]*?)</tr>').exec(html)![1]!;
+    expect(row).toContain('<td class="num">2 → 5 s</td>');
+    expect(html).toContain('<b>unstable</b>: not a steady state: throughput fell 38 % between the first and the second half (p &lt; 0.001)');
+    expect(html).toContain('<b>host-busy</b>: other processes took 23 % of cores 0-1');
+    const chart = /<svg[^>]*aria-label="Req\/s each second[\s\S]*?<\/svg>/.exec(html)![0];
+    expect(chart).toContain('warm-up ended');
+    expect(chart).toContain('seconds from the start of measurement (warm-up before 0)');
+    expect(chart).toContain('repetition 1 (warm-up 5 s)');
+    // Five warm-up seconds and three measured ones on each repetition's line.
+    const lines = [...chart.matchAll(/<polyline[^>]*points="([^"]*)"/g)].map((m) => m[1]!.split(' '));
+    expect(lines).toHaveLength(3);
+    for (const points of lines) expect(points).toHaveLength(8);
+    expect(html).toContain('<code>unstable</code>');
+    expect(html).toContain('<code>host-busy</code> when it exceeds 10 %');
+    expect(html).toContain('for at most 12 s');
+  });
+
+  it('old cells without a stored warm-up show the configured one', () => {
+    const old = run(reps({ workers: 1 }, [20_000, 20_500]));
+    old.cells = old.cells.map((c) => ({ ...c, load: {} as StoredCell['load'] }));
+    const row = new RegExp('<tr data-cell-index="0"[^>]*>([\\s\\S]*?)</tr>').exec(htmlReport(old, new Map(), recommend(old)))![1]!;
+    expect(row).toContain('<td class="num">2 s</td>');
+    expect(parseCsv(cellsCsv(old))[0]!.warmup_used_s).toBe('');
   });
 });

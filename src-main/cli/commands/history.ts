@@ -5,7 +5,8 @@ import type { GlobalOptions } from '../context.ts';
 import { appLines } from '../../apps/describe.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { fmtDuration, fmtNum, fmtUs } from '../../common/format.ts';
+import { fmtDuration, fmtLocalTime, fmtNum, fmtUs } from '../../common/format.ts';
+import { rightsizeCommand } from '../invocation.ts';
 import { table } from '../format.ts';
 import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
 
@@ -27,17 +28,22 @@ export function runsCommand(o: RunsOptions): Promise<number> {
       return EXIT.ok;
     }
     if (list.total === 0) {
-      process.stdout.write('No runs yet. Try: rightsize run --preset quick\n');
+      process.stdout.write(`No runs yet. Try: ${rightsizeCommand()} run --preset quick\n`);
       return EXIT.ok;
     }
     const rows = list.runs.map((r) => [
-      String(r.id), r.startedAt.replace('T', ' ').slice(0, 19), r.name, r.status,
+      String(r.id), fmtLocalTime(r.startedAt, false), r.name, r.status,
       `${r.cellsDone}/${r.cellsTotal}`, String(r.cellsFailed), fmtDuration(r.durationSec), fmtNum(r.bestRps), fmtUs(r.bestP99Us),
     ]);
-    process.stdout.write(`${table(['id', 'started', 'name', 'status', 'cells', 'failed', 'duration', 'best req/s', 'best p99'], rows)}\n`);
+    process.stdout.write(`${table(['id', `started (${localZone()})`, 'name', 'status', 'cells', 'failed', 'duration', 'best req/s', 'best p99'], rows)}\n`);
     if (list.total > list.runs.length) process.stdout.write(`(${list.runs.length} of ${list.total}; --limit to see more)\n`);
     return EXIT.ok;
   });
+}
+
+/** The local offset from UTC now, for a table's header ("UTC+01:00"); each time in `show` carries its own. */
+function localZone(): string {
+  return `local, ${fmtLocalTime(new Date().toISOString()).split(' ').pop()}`;
 }
 
 export function showCommand(id: string, o: GlobalOptions): Promise<number> {
@@ -50,7 +56,7 @@ export function showCommand(id: string, o: GlobalOptions): Promise<number> {
     const h = run.host;
     process.stdout.write(
       `Run ${run.id} "${run.name}"${run.preset ? ` (preset ${run.preset})` : ''}: ${run.status}${run.error ? ` — ${run.error}` : ''}\n` +
-        `Started ${run.startedAt}, ${fmtDuration(run.durationSec)}; ${run.cells.length}/${run.cellsTotal} cells\n` +
+        `Started ${fmtLocalTime(run.startedAt)}, ${fmtDuration(run.durationSec)}; ${run.cells.length}/${run.cellsTotal} cells\n` +
         `Host ${h.hostname}: ${h.cpuModel}, ${h.cores} cores, ${Math.round(h.memoryBytes / 2 ** 30)} GiB; Node ${h.nodeVersion}; Docker ${h.dockerVersion ?? '?'} (cgroup v${h.cgroupVersion ?? '?'})\n\n`,
     );
     const apps = appLines(run.apps);

@@ -9,7 +9,21 @@ import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { progressPrinter } from '../progress.ts';
 import { recommend } from '../../analysis/index.ts';
+import type { Recommendation } from '../../analysis/types.ts';
+import { describeHolder, LabBusyError } from '../../lab-lock/lab-lock.ts';
+import { stopReaper } from '../../reaper/reaper.ts';
 import { formatRecommendation, parseSloOption } from './report.ts';
+
+/**
+ * Version of the `run --json` document. Bump it when a field is removed or changes meaning (adding
+ * fields is compatible): CI scripts check it before they read the rest.
+ */
+export const RUN_JSON_SCHEMA_VERSION = 1;
+
+/** Whether every workload has a configuration meeting the objective (false when nothing could be judged). */
+export function sloMet(rec: Recommendation | null): boolean {
+  return Boolean(rec && rec.sloOutcomes.length > 0 && rec.sloOutcomes.every((o) => o.met !== null));
+}
 
 export interface RunCommandOptions extends GlobalOptions {
   preset?: string;
@@ -19,6 +33,8 @@ export interface RunCommandOptions extends GlobalOptions {
   base?: BaseStrategy;
   verbose?: boolean;
   slo?: string;
+  /** Queue behind another run or build holding the lab instead of exiting with EXIT.labBusy. */
+  wait?: boolean;
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: Record<string, unknown>; preset?: string } {
@@ -45,19 +61,23 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
   const { matrix, preset } = loadMatrix(o);
   const slo = o.slo ? parseSloOption(o.slo) : undefined; // a bad objective fails before anything starts
   const log = o.json ? process.stderr : process.stdout;
-  const { store } = await openStore(o, (l) => log.write(`${l}\n`));
   const abort = new AbortController();
   let interrupts = 0;
-  const onSignal = (): void => {
+  // Installed before anything touches Docker, so a signal at any moment (start-up sweep, image
+  // build, container creation) cancels cleanly; a second one exits at once and the reaper removes
+  // whatever is left within a second or so.
+  const onSignal = (signal: NodeJS.Signals): void => {
     interrupts++;
     if (interrupts === 1) {
-      log.write('\nCancelling: stopping the current cell and removing its container…\n');
+      log.write(`\n${signal}: cancelling — stopping the current build or cell and removing its container…\n`);
       abort.abort();
-    } else process.exit(EXIT.cancelled); // a second Ctrl-C: the next start removes what is left
+    } else process.exit(EXIT.cancelled);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
+  let store: Awaited<ReturnType<typeof openStore>>['store'] | undefined;
   try {
+    store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
     const outcome = await runMatrix(
       { ...matrix, ...(o.yes ? { confirmLarge: true } : {}) },
       {
@@ -67,25 +87,39 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
         ...(o.base ? { base: o.base } : {}),
         signal: abort.signal,
         onEvent: progressPrinter(log, Boolean(o.verbose)),
+        waitForLab: Boolean(o.wait),
+        onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
       },
     );
     const run = store.getRun(outcome.runId)!;
     const recommendation = run.cells.length ? recommend(run, slo ? { slo } : {}) : null;
-    if (o.json) process.stdout.write(`${JSON.stringify({ runId: run.id, status: run.status, error: run.error, cells: run.cells, recommendation }, null, 2)}\n`);
-    else if (recommendation) {
+    const met = slo ? sloMet(recommendation) : null;
+    if (o.json) {
+      const doc = { schemaVersion: RUN_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, slo: slo ? { objective: o.slo, met } : null, cells: run.cells, recommendation };
+      process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    } else if (recommendation) {
       log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}\n`);
       log.write(`See it again: rightsize show ${run.id}   Report: rightsize report ${run.id} --html report.html   CSV: rightsize export ${run.id} --csv cells.csv\n`);
     }
     if (outcome.status === 'cancelled') return EXIT.cancelled;
     if (outcome.status === 'failed') return EXIT.runFailed;
+    if (met === false) {
+      log.write(`No configuration meets the objective "${o.slo}" (exit ${EXIT.sloNotMet}).\n`);
+      return EXIT.sloNotMet;
+    }
     return outcome.cells.some((c) => c.status !== 'ok') ? EXIT.cellsFailed : EXIT.ok;
   } catch (e) {
     if (e instanceof MatrixInvalidError) throw new CliError(e.message, EXIT.usage);
     if (e instanceof DockerUnavailableError) throw new CliError(e.message, EXIT.docker);
+    if (e instanceof LabBusyError) throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
+    if (abort.signal.aborted) {
+      log.write('Cancelled before the run started: nothing was stored or left running.\n');
+      return EXIT.cancelled;
+    }
     throw e;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    store.close();
+    store?.close();
+    await stopReaper().catch(() => {}); // everything of ours is gone: the reaper makes a last pass and leaves
+    for (const s of signals) process.off(s, onSignal);
   }
 }

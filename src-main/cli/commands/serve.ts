@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isLoopback, startServer } from '../../transports/http-server.ts';
 import { projectRoot } from '../../util/paths.ts';
@@ -14,10 +15,13 @@ export async function serveCommand(o: ServeCommandOptions): Promise<number> {
   const port = o.port === undefined ? 5180 : Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError('--port takes a number from 0 to 65535 (0: any free port).', EXIT.usage);
   const host = o.host ?? '127.0.0.1';
+  const staticDir = path.join(projectRoot(), 'dist', 'renderer');
+  // The API works without it, but the page would only say so: tell the person at the terminal now.
+  if (!existsSync(path.join(staticDir, 'index.html'))) process.stderr.write('warning: the UI is not built, so the page will only say so. Stop this and run `npm run serve` from the Rightsize folder: it builds first.\n');
   const lab = await openLab(o, (line) => void process.stderr.write(`${line}\n`));
   let server;
   try {
-    server = await startServer({ lab, host, port, staticDir: path.join(projectRoot(), 'dist', 'renderer') });
+    server = await startServer({ lab, host, port, staticDir });
   } catch (e) {
     await lab.close();
     throw new CliError(`Cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.error);

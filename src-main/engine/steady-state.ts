@@ -1,0 +1,172 @@
+// Is a cell's throughput in a steady state? Two pure decisions over per-second req/s:
+//  - during warmup: may measurement start now (the last few seconds flat)?
+//  - after measurement: did the measured seconds drift or step (then the cell is `unstable`)?
+// The t distribution comes from analysis/stats.ts: one implementation for every test Rightsize makes.
+import { studentTCdf } from '../analysis/stats.ts';
+
+/** Seconds of warmup that must look flat before measurement starts: the fewest that show a trend and a spread. */
+export const WARM_WINDOW_SEC = 3;
+
+/**
+ * The last WARM_WINDOW_SEC seconds count as flat when their range (max − min) is within this share
+ * of their mean. Basis: a steady `hello`/`json` cell on this 2-core host varies by 2.5–4 % (CV) from
+ * second to second (measured: hello cluster×1 3.5 %, json cluster×1 2.5 %, over 14 s each); the
+ * range of three such seconds exceeds 10 % about 5 % of the time at 3.5 %, so a steady cell rarely
+ * waits an extra second, while any ramp of 5 %/s or more (or a step of 10 %) keeps it warming.
+ */
+export const WARM_SPREAD = 0.1;
+
+/**
+ * At low rates a second's count is noisy by itself (about √count for independent arrivals: ±22 %
+ * at 20 req/s), so the allowed range never drops below this many √mean: otherwise a slow app
+ * would always warm up to the cap.
+ */
+const COUNT_NOISE_Z = 3.5;
+
+/** Extra warmup beyond the configured one: at most 3× the configured warmup, and never less than 10 s more. */
+const WARMUP_CAP_FACTOR = 3;
+const WARMUP_CAP_EXTRA_SEC = 10;
+
+/** The longest warmup a cell configured with `warmupSec` may use (0 stays 0: the user asked for none). The one place this rule lives. */
+export function warmupCapSec(warmupSec: number): number {
+  return warmupSec <= 0 ? 0 : Math.max(WARMUP_CAP_FACTOR * warmupSec, warmupSec + WARMUP_CAP_EXTRA_SEC);
+}
+
+const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Whether the warmup seconds so far end in a flat stretch: no ramp, no step, spread within bound. */
+export function isWarm(warmupRps: readonly number[]): boolean {
+  if (warmupRps.length < WARM_WINDOW_SEC) return false;
+  const w = warmupRps.slice(-WARM_WINDOW_SEC);
+  const m = meanOf(w);
+  if (!(m > 0)) return false; // nothing answered yet
+  const range = Math.max(...w) - Math.min(...w);
+  return range <= Math.max(WARM_SPREAD * m, COUNT_NOISE_Z * Math.sqrt(m));
+}
+
+/**
+ * Smallest drift or step, as a share of the mean, that makes a cell `unstable`. Below it a
+ * difference may be statistically real but too small to move an answer whose noise bound is
+ * itself ~10 % (CV between repetitions); above it the seconds do not describe one steady state.
+ */
+export const UNSTABLE_CHANGE = 0.1;
+
+/**
+ * Significance of each of the two tests (trend, level shift). A steady series with realistic noise
+ * (CV 3–10 %, tested on thousands of seeded series in the unit tests) is flagged well under 1 % of
+ * the time: the size bound above does most of the work, the test guards noisy cells against chance.
+ */
+export const UNSTABLE_ALPHA = 0.025;
+
+export interface Stationarity {
+  unstable: boolean;
+  /** Plain words, when unstable: what moved and by how much. */
+  reason?: string;
+  /** Least-squares trend, % of the mean per second, and its two-sided p-value (null below 3 seconds). */
+  trendPctPerSec: number | null;
+  trendP: number | null;
+  /**
+   * The strongest level shift: seconds [from, to) (0-based; to = n is a step from `from` on)
+   * against the rest, the change in % of the rest's level, and its p-value (Bonferroni over every cut).
+   */
+  shift: { from: number; to: number; changePct: number; p: number } | null;
+}
+
+const twoSidedP = (t: number, df: number): number => (Number.isFinite(t) ? Math.min(1, 2 * studentTCdf(-Math.abs(t), df)) : 0);
+const signedPct = (x: number): string => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x) >= 10 ? Math.round(Math.abs(x)) : Math.abs(x).toFixed(1)} %`;
+
+/** Ordinary least squares slope of y against 0..n−1, with its t statistic (df n − 2). */
+function trend(y: readonly number[]): { slope: number; t: number } {
+  const n = y.length;
+  const xm = (n - 1) / 2;
+  const ym = meanOf(y);
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sxx += (i - xm) ** 2;
+    sxy += (i - xm) * (y[i]! - ym);
+  }
+  const slope = sxy / sxx;
+  let sse = 0;
+  for (let i = 0; i < n; i++) sse += (y[i]! - (ym + slope * (i - xm))) ** 2;
+  const se = Math.sqrt(sse / (n - 2) / sxx);
+  return { slope, t: se === 0 ? (slope === 0 ? 0 : Math.sign(slope) * Infinity) : slope / se };
+}
+
+/**
+ * The strongest level shift: every way of cutting the seconds into one stretch and the rest (a step
+ * is a stretch that runs to the end; a dip or a burst sits in the middle), each side at least two
+ * seconds. The difference of the two means is set against its standard error from the pooled
+ * residual variance (df n − 2: in a steady state both sides share one noise), which keeps the test
+ * usable on 5-second cells where a two-second side would leave Welch's test one degree of freedom.
+ */
+function strongestShift(y: readonly number[]): { from: number; to: number; inside: number; rest: number; t: number; tried: number } | null {
+  const n = y.length;
+  let best: { from: number; to: number; inside: number; rest: number; t: number } | null = null;
+  let tried = 0;
+  // [i, j) against the rest, i ≥ 1: a stretch from 0 is the same cut as the rest starting at its end.
+  for (let i = 1; i < n; i++) {
+    for (let j = i + 2; j <= n; j++) {
+      const k = j - i;
+      if (n - k < 2) continue;
+      tried++;
+      const inside = y.slice(i, j);
+      const rest = [...y.slice(0, i), ...y.slice(j)];
+      const mi = meanOf(inside);
+      const mr = meanOf(rest);
+      const sse = inside.reduce((s, v) => s + (v - mi) ** 2, 0) + rest.reduce((s, v) => s + (v - mr) ** 2, 0);
+      const se = Math.sqrt((sse / (n - 2)) * (1 / k + 1 / (n - k)));
+      const t = se === 0 ? (mi === mr ? 0 : Math.sign(mi - mr) * Infinity) : (mi - mr) / se;
+      if (!best || Math.abs(t) > Math.abs(best.t)) best = { from: i, to: j, inside: mi, rest: mr, t };
+    }
+  }
+  return best ? { ...best, tried } : null;
+}
+
+/**
+ * Tests the measured seconds for a drift (least-squares trend, t-test) and a level shift (the
+ * strongest stretch against the rest, Bonferroni over every cut). Unstable when either is
+ * significant at UNSTABLE_ALPHA and moves throughput by at least UNSTABLE_CHANGE.
+ */
+export function stationarity(series: readonly number[]): Stationarity {
+  const n = series.length;
+  const m = n ? meanOf(series) : 0;
+  if (n < 3 || !(m > 0)) return { unstable: false, trendPctPerSec: null, trendP: null, shift: null };
+  const tr = trend(series);
+  const trendP = twoSidedP(tr.t, n - 2);
+  const trendPctPerSec = (tr.slope / m) * 100;
+  const sh = strongestShift(series);
+  const shift = sh ? { from: sh.from, to: sh.to, changePct: changePct(sh), p: Math.min(1, twoSidedP(sh.t, n - 2) * sh.tried) } : null;
+
+  const reasons: string[] = [];
+  if (sh && shift!.p < UNSTABLE_ALPHA && Math.abs(sh.inside - sh.rest) >= UNSTABLE_CHANGE * Math.max(sh.inside, sh.rest)) {
+    reasons.push(`${shiftWords(sh, n, shift!.changePct)} (p ${fmtP(shift!.p)})`);
+  }
+  if (trendP < UNSTABLE_ALPHA && Math.abs(tr.slope) * (n - 1) >= UNSTABLE_CHANGE * m) {
+    reasons.push(`a trend of ${signedPct(trendPctPerSec)}/s over ${n} s (p ${fmtP(trendP)})`);
+  }
+  return {
+    unstable: reasons.length > 0,
+    ...(reasons.length ? { reason: `not a steady state: ${reasons.join('; ')}` } : {}),
+    trendPctPerSec,
+    trendP,
+    shift,
+  };
+}
+
+type Shift = NonNullable<ReturnType<typeof strongestShift>>;
+
+/** The stretch's level against the rest's (for a step, the rest is what came before it). */
+const changePct = (s: Shift): number => (s.rest > 0 ? ((s.inside - s.rest) / s.rest) * 100 : Infinity);
+
+/** A step (a stretch to the end) reads as "after the first k s"; a stretch in the middle, against the rest. */
+function shiftWords(s: Shift, n: number, change: number): string {
+  const size = Number.isFinite(change) ? `${Math.round(Math.abs(change))} %` : 'from nothing';
+  if (s.to === n) {
+    const where = s.from * 2 === n ? 'between the first and the second half' : `after the first ${s.from} of ${n} s`;
+    return `throughput ${change < 0 ? 'fell' : 'rose'} ${size} ${where}`;
+  }
+  return `throughput was ${size} ${change < 0 ? 'lower' : 'higher'} in seconds ${s.from + 1}–${s.to} of ${n} than in the rest`;
+}
+
+const fmtP = (p: number): string => (p < 0.001 ? '< 0.001' : `= ${p.toFixed(3)}`);

@@ -1,0 +1,60 @@
+// Who set the pace: the load generator (a load thread near a full core, or a load side that did not
+// send) or the server (every connection busy waiting for it, or answers that did not come back).
+// A missed constant rate is blamed on the client only with evidence against the client.
+import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../common/thresholds.ts';
+
+export interface AttributionInput {
+  /** Constant-rate target (req/s); undefined in closed loop. */
+  targetRate?: number;
+  connections: number;
+  /** Completed responses per second over the measurement. */
+  rpsMean: number;
+  /** Requests written per second over the measurement. */
+  sentPerSec: number;
+  /** Mean time a request kept its connection busy (actual send → answer), ms; undefined with no answers. */
+  meanServiceMs?: number;
+  /** Event-loop utilisation of each load thread over the measurement, 0..1. */
+  threadElu: number[];
+}
+
+export interface Attribution {
+  clientBound: boolean;
+  clientBoundReason?: string;
+  shortfallBy?: 'server' | 'client';
+}
+
+const pct = (x: number): string => `${Math.round(x * 100)} %`;
+
+function busyThreads(elu: number[]): string | undefined {
+  const busy = elu.map((u, i) => ({ u, i })).filter((x) => x.u >= CLIENT_BOUND_ELU);
+  if (busy.length === 0) return undefined;
+  if (elu.length === 1) return `the load thread was busy ${pct(busy[0]!.u)} of the time (near one full core)`;
+  const which = busy.map((x) => `${x.i + 1}`).join(', ');
+  const how = busy.map((x) => pct(x.u)).join(', ');
+  return `load thread${busy.length > 1 ? 's' : ''} ${which} of ${elu.length} ${busy.length > 1 ? 'were' : 'was'} busy ${how} of the time (near one full core)`;
+}
+
+export function attribute(x: AttributionInput): Attribution {
+  const threads = busyThreads(x.threadElu);
+  const target = x.targetRate;
+  if (!target || x.rpsMean >= target * RATE_SHORTFALL) {
+    return threads ? { clientBound: true, clientBoundReason: threads } : { clientBound: false };
+  }
+  const reached = `reached ${Math.round(x.rpsMean)} of ${target} req/s requested`;
+  // Little's law: carrying `target` req/s at this latency needs target × latency connections in flight.
+  const needed = x.meanServiceMs === undefined ? Infinity : (target * x.meanServiceMs) / 1000;
+  const connectionsFull = needed >= x.connections;
+  if (threads) {
+    const also = connectionsFull ? `; every connection was busy as well (${x.connections} open), so the server may have been at its limit too` : '';
+    return { clientBound: true, clientBoundReason: `${reached}: ${threads}${also}`, shortfallBy: 'client' };
+  }
+  // Every connection waiting on the server, or requests sent at the rate that were not answered: the server.
+  if (connectionsFull || x.sentPerSec >= target * RATE_SHORTFALL) return { clientBound: false, shortfallBy: 'server' };
+  // Connections free, threads not saturated, and still the requests did not go out: the load side
+  // was held back (typically by other work on the host).
+  return {
+    clientBound: true,
+    clientBoundReason: `${reached}: the load side sent only ${Math.round(x.sentPerSec)} req/s although its connections had room (${needed.toFixed(1)} of ${x.connections} needed) and no load thread was saturated; the host may have been busy`,
+    shortfallBy: 'client',
+  };
+}

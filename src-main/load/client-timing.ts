@@ -1,0 +1,166 @@
+// Times every response from its own request, on autocannon's per-connection Client (autocannon 8,
+// lib/httpClient.js), whatever happens to the connection.
+//
+// Left alone, the Client gets reconnects wrong for timing:
+// - when the server closes a connection ('end') it reconnects without clearing its queue of
+//   requests in flight, so every later response on that client is timed from the previous
+//   request's start; a socket that both errors and ends even reconnects twice;
+// - on a timeout it reconnects and already sends the next request before it emits 'timeout', so a
+//   listener that drops "the request in flight" on 'timeout' drops the new one (the next response
+//   is then timed from nothing: ~1 µs);
+// - a half-read response stays in the shared parser and prefixes the new connection's data.
+// So this module owns the client's (re)connect and send: each request written records its own start
+// (and, at constant rate, its slot), a reconnect forgets exactly the requests written on the old
+// connection and detaches that socket, and a response is timed from the start recorded for it.
+import type { Socket } from 'node:net';
+import type { ConnectionSchedule } from './pacing.ts';
+
+/** The parts of autocannon's Client this module uses (it is an EventEmitter). */
+export interface AcClient {
+  on(event: 'response', fn: (status: number, bytes: number) => void): unknown;
+  on(event: 'headers', fn: (info: { shouldKeepAlive?: boolean }) => void): unknown;
+  on(event: 'timeout' | 'connError', fn: () => void): unknown;
+  conn?: Socket;
+  destroyed: boolean;
+  parser: { initialize(type: string): void; type: string };
+  pipelinedRequests: { clear(): void };
+  _connect(): void;
+  _doRequest(): void;
+  destroy(): void;
+}
+
+/** Where the timings go. `now` is performance.now() of the event. */
+export interface TimingSink {
+  /**
+   * A response to the request it answers. `latencyMs` counts from the request's origin (its send, or
+   * its slot when a constant-rate connection was still busy past it); `serviceMs` from its actual send.
+   */
+  response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number): void;
+  /** Requests that will never be answered: the connection failed, ended or timed out under them. */
+  failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void;
+  /** A request written. */
+  sent(now: number): void;
+}
+
+export interface TimingOptions {
+  /** Constant rate: this connection's slots. Closed loop: none (send as soon as the last answer came). */
+  schedule?: ConnectionSchedule;
+  /** True once the load is stopping: nothing more is sent. */
+  stopped: () => boolean;
+}
+
+const noop = (): void => {};
+
+/** Call from autocannon's `setupClient`: it runs in the Client's constructor, before the first connect. */
+export function instrumentClient(client: AcClient, sink: TimingSink, opts: TimingOptions): void {
+  const connect = client._connect;
+  const doRequest = client._doRequest;
+  // One entry per request written on the current connection, oldest first (pipelining 1: at most one).
+  const origins: number[] = [];
+  const sentAt: number[] = [];
+  let closing = false; // the last response said "Connection: close": the next request goes on a new connection
+  let waiting: ReturnType<typeof setTimeout> | undefined; // constant rate: a request waiting for its slot
+  let lostOnReconnect = 0;
+  let lostBusyMs = 0;
+
+  const forget = (now: number): void => {
+    lostOnReconnect = origins.length;
+    lostBusyMs = 0;
+    for (const t of sentAt) lostBusyMs += now - t;
+    origins.length = 0;
+    sentAt.length = 0;
+  };
+  const write = (origin: number, now: number): void => {
+    origins.push(origin);
+    sentAt.push(now);
+    sink.sent(now);
+    doRequest.call(client);
+  };
+  /** Requests in flight when the connection failed or ended: failures (one with nothing in flight is not). */
+  const lostWith = (kind: 'errors' | 'timeouts', count: number, busyMs: number): void => {
+    if (count > 0) sink.failed(kind, count, busyMs, performance.now());
+  };
+
+  client._connect = function (this: AcClient) {
+    const old = this.conn;
+    if (old) {
+      // A reconnect ('end', 'error', timeout or our own after "Connection: close").
+      old.removeAllListeners('data');
+      old.removeAllListeners('end');
+      old.removeAllListeners('error');
+      old.on('error', noop);
+      old.destroy();
+      this.pipelinedRequests.clear();
+      this.parser.initialize(this.parser.type);
+      forget(performance.now());
+      closing = false;
+    }
+    connect.call(this);
+    // Before autocannon's own 'end' listener, which reconnects: what was in flight is lost.
+    this.conn!.prependListener('end', () => {
+      const now = performance.now();
+      let busy = 0;
+      for (const t of sentAt) busy += now - t;
+      lostWith('errors', origins.length, busy);
+      origins.length = 0; // counted once: the reconnect that follows finds nothing left to forget
+      sentAt.length = 0;
+    });
+  };
+
+  const reconnectSoon = (): void => {
+    closing = false;
+    const old = client.conn;
+    // Not from inside the parser's callback (we are in it): the next turn, unless the server's own close got there first.
+    setImmediate(() => {
+      if (!opts.stopped() && !client.destroyed && client.conn === old) client._connect();
+    });
+  };
+
+  const schedule = opts.schedule;
+  client._doRequest = schedule
+    ? function () {
+        if (closing) return reconnectSoon();
+        if (opts.stopped() || waiting || origins.length > 0) return;
+        const now = performance.now();
+        const { delayMs, due } = schedule.next(now);
+        if (delayMs === 0) return write(due, now); // late: the connection was busy past its slot, count the wait
+        waiting = setTimeout(() => {
+          waiting = undefined;
+          if (opts.stopped() || client.destroyed) return;
+          const t = performance.now();
+          write(t, t); // on time: a timer's lateness is the client's, not the server's
+        }, delayMs);
+      }
+    : function () {
+        if (closing) return reconnectSoon();
+        if (opts.stopped()) return;
+        const now = performance.now();
+        write(now, now);
+      };
+
+  client.on('headers', (info) => {
+    if (info.shouldKeepAlive === false) closing = true;
+  });
+  client.on('response', (status, bytes) => {
+    const now = performance.now();
+    const origin = origins.shift();
+    const sent = sentAt.shift();
+    if (origin === undefined || sent === undefined) return; // nothing written on this connection is unanswered
+    sink.response(status, bytes, now - origin, now - sent, now);
+  });
+  // autocannon emits 'connError' before it reconnects: what is in flight now is what failed.
+  client.on('connError', () => {
+    const now = performance.now();
+    let busy = 0;
+    for (const t of sentAt) busy += now - t;
+    lostWith('errors', origins.length, busy);
+    origins.length = 0;
+    sentAt.length = 0;
+  });
+  // ...but 'timeout' after it has reconnected and sent again: the reconnect kept the count of the lost.
+  client.on('timeout', () => {
+    lostWith('timeouts', lostOnReconnect, lostBusyMs);
+    lostOnReconnect = 0;
+    lostBusyMs = 0;
+  });
+}

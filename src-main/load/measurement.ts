@@ -1,0 +1,151 @@
+// The engine's side of a load phase: merges the threads' seconds into one (counts added,
+// histograms added losslessly), decides where warmup ends and keeps the measured window's totals.
+// Pure bookkeeping, no threads: the runner feeds it what the threads send.
+import type { LoadSecond } from '../engine/types.ts';
+import { addEncoded, newHistogram, summarize, type LatencyHistogram } from './histogram.ts';
+import type { ThreadSecond } from './protocol.ts';
+
+export interface WindowPlan {
+  /** Minimum warmup (s). */
+  warmupSec: number;
+  /** Longest warmup (s); default and floor: `warmupSec`. */
+  maxWarmupSec?: number;
+  durationSec: number;
+}
+
+/** Called after each warmup second once `warmupSec` have passed, with req/s of every warmup second so far. */
+export type IsWarm = (warmupRps: number[]) => boolean;
+
+type Counts = Omit<ThreadSecond, 'index' | 'histogram'>;
+
+const zero = (): Counts => ({ requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, cpuMs: 0, statusCounts: {} });
+
+function addCounts(into: Counts, s: Counts): void {
+  into.requests += s.requests;
+  into.good += s.good;
+  into.bytes += s.bytes;
+  into.errors += s.errors;
+  into.timeouts += s.timeouts;
+  into.non2xx += s.non2xx;
+  into.sent += s.sent;
+  into.busyMs += s.busyMs;
+  into.cpuMs += s.cpuMs;
+  for (const [k, v] of Object.entries(s.statusCounts)) into.statusCounts[k] = (into.statusCounts[k] ?? 0) + v;
+}
+
+/** One second of all threads together, as the engine reports it. */
+export interface CompletedSecond {
+  index: number;
+  second: LoadSecond;
+  warmup: boolean;
+  /** The last measured second: the load phase is over. */
+  last: boolean;
+}
+
+export class Measurement {
+  /** Index of the first measured second (= warmup seconds used); undefined while warming up. */
+  measureFrom: number | undefined;
+  readonly perSecondRps: number[] = [];
+  readonly perSecondGood: number[] = [];
+  /** Counts and latency over the measured seconds (plus, after a stop, the unfinished one). */
+  readonly totals: Counts = zero();
+  readonly latency: LatencyHistogram = newHistogram();
+  private readonly warmupRps: number[] = [];
+  private readonly pending = new Map<number, { threads: number; counts: Counts; histogram: LatencyHistogram }>();
+  private next = 0;
+  private readonly maxWarmupSec: number;
+
+  constructor(
+    private readonly threads: number,
+    private readonly plan: WindowPlan,
+    private readonly isWarm?: IsWarm,
+  ) {
+    this.maxWarmupSec = Math.max(plan.warmupSec, plan.maxWarmupSec ?? plan.warmupSec);
+    this.decide(0);
+  }
+
+  /** The measurement is complete (every measured second merged). */
+  get done(): boolean {
+    return this.measureFrom !== undefined && this.next >= this.measureFrom + this.plan.durationSec;
+  }
+
+  /** Adds one thread's second; returns the seconds now complete on every thread, in order. */
+  add(thread: ThreadSecond): CompletedSecond[] {
+    this.contribute(thread);
+    const out: CompletedSecond[] = [];
+    for (let p = this.pending.get(this.next); p && p.threads === this.threads; p = this.pending.get(this.next)) {
+      this.pending.delete(this.next);
+      const c = this.complete(this.next, p.counts, p.histogram);
+      this.next++;
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
+  /**
+   * After a stop: what the threads had not yet merged (seconds some thread had not finished, and each
+   * thread's unfinished second) still counts in the totals if measured, though in no per-second series.
+   * Returns the seconds measured, counting the unfinished one by the time the stop came (`stopSec`
+   * after the common start).
+   */
+  finishEarly(partials: ThreadSecond[], stopSec: number): number {
+    for (const p of partials) this.contribute(p);
+    for (const [index, p] of [...this.pending].sort((a, b) => a[0] - b[0])) {
+      if (this.isMeasured(index)) {
+        addCounts(this.totals, p.counts);
+        this.latency.add(p.histogram);
+      }
+    }
+    this.pending.clear();
+    if (this.measureFrom === undefined) return 0;
+    return Math.min(this.plan.durationSec, Math.max(this.perSecondRps.length, stopSec - this.measureFrom));
+  }
+
+  private isMeasured(index: number): boolean {
+    return this.measureFrom !== undefined && index >= this.measureFrom && index < this.measureFrom + this.plan.durationSec;
+  }
+
+  private contribute(s: ThreadSecond): void {
+    let p = this.pending.get(s.index);
+    if (!p) this.pending.set(s.index, (p = { threads: 0, counts: zero(), histogram: newHistogram() }));
+    p.threads++;
+    addCounts(p.counts, s);
+    addEncoded(p.histogram, s.histogram);
+  }
+
+  private complete(index: number, counts: Counts, histogram: LatencyHistogram): CompletedSecond | undefined {
+    const measured = this.isMeasured(index);
+    if (!measured && this.measureFrom !== undefined && index >= this.measureFrom) return undefined; // after the window
+    const lat = summarize(histogram);
+    const second: LoadSecond = {
+      // Warmup seconds count up to 0 at the end of the minimum warmup (-2, -1 for 2 s), then on (0, 1, …) while it is extended.
+      t: measured ? index - this.measureFrom! : index - this.plan.warmupSec,
+      requests: counts.requests,
+      bytes: counts.bytes,
+      errors: counts.errors,
+      timeouts: counts.timeouts,
+      non2xx: counts.non2xx,
+      p50Us: lat.p50,
+      p90Us: lat.p90,
+      p99Us: lat.p99,
+      maxUs: lat.max,
+    };
+    if (measured) {
+      addCounts(this.totals, counts);
+      this.latency.add(histogram);
+      this.perSecondRps.push(counts.requests);
+      this.perSecondGood.push(counts.good);
+    } else {
+      this.warmupRps.push(counts.requests);
+      this.decide(index + 1);
+    }
+    return { index, second, warmup: !measured, last: measured && index === this.measureFrom! + this.plan.durationSec - 1 };
+  }
+
+  /** At the boundary after `completed` warmup seconds: does measurement start here? */
+  private decide(completed: number): void {
+    if (this.measureFrom !== undefined || completed < this.plan.warmupSec) return;
+    // Without an isWarm judge the warmup is the minimum; with one, it goes on until warm or the cap.
+    if (completed >= this.maxWarmupSec || !this.isWarm || this.isWarm([...this.warmupRps])) this.measureFrom = completed;
+  }
+}

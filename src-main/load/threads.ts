@@ -1,0 +1,49 @@
+// How a load plan is shared among load threads: how many, which cores, which connections.
+import { parseCpuList } from '../engine/host-cpu.ts';
+import type { LoadPlan, ThreadPlan } from './protocol.ts';
+
+/**
+ * How many threads: as the plan says, else one per load core, else 1; never more than the
+ * connections (a thread needs at least one).
+ */
+export function threadCount(plan: Pick<LoadPlan, 'threads' | 'cpus' | 'load'>): number {
+  if (plan.threads !== undefined && (!Number.isInteger(plan.threads) || plan.threads < 1)) {
+    throw new Error(`load threads must be a whole number of at least 1 (got ${plan.threads})`);
+  }
+  const wanted = plan.threads ?? (plan.cpus ? parseCpuList(plan.cpus).length : 1);
+  return Math.max(1, Math.min(wanted, plan.load.connections));
+}
+
+/**
+ * One plan per thread. Connections are split as evenly as possible; at constant rate every
+ * connection keeps its slot in the one shared schedule (connection c of C sends at (c + k·C) / rate),
+ * so N threads together send exactly what one would, evenly spread. With a core per thread each
+ * thread gets its own core; otherwise all share the listed cores.
+ */
+export function splitPlan(plan: LoadPlan): ThreadPlan[] {
+  const n = threadCount(plan);
+  const cores = plan.cpus ? parseCpuList(plan.cpus) : [];
+  const total = plan.load.connections;
+  const maxSec = Math.max(plan.warmupSec, plan.maxWarmupSec ?? 0) + plan.durationSec + 30;
+  const threads: ThreadPlan[] = [];
+  let first = 0;
+  for (let i = 0; i < n; i++) {
+    const connections = Math.floor(total / n) + (i < total % n ? 1 : 0);
+    const cpus = cores.length >= n ? String(cores[i]) : plan.cpus;
+    threads.push({
+      host: plan.host,
+      port: plan.port,
+      requests: plan.requests,
+      model: plan.load.model,
+      connections,
+      firstConnection: first,
+      totalConnections: total,
+      ...(plan.load.model === 'rate' ? { rate: plan.load.rate } : {}),
+      timeoutSec: plan.timeoutSec,
+      maxSec,
+      ...(cpus ? { cpus } : {}),
+    });
+    first += connections;
+  }
+  return threads;
+}

@@ -1,0 +1,119 @@
+// "Leaves no trace": what a test run made on the user's engine and disk, removed when it ends.
+// Only what the run made: images and containers are compared with a snapshot taken at its start,
+// and temporary files go into one folder of the run's own (TMPDIR points there for every process
+// the run starts), removed as a whole.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Docker from 'dockerode';
+
+export const TEST_TMP_PREFIX = 'rightsize-test-';
+const PRODUCT_LABEL = 'io.rightsize.product';
+
+export interface Snapshot {
+  /** The OS temp folder as it was before the run pointed TMPDIR elsewhere. */
+  osTmp: string;
+  tmpEntries: string[];
+  /** Image and container ids present at the start; null when no engine answered (nothing to track). */
+  images: string[] | null;
+  containers: string[] | null;
+}
+
+// dockerode reads DOCKER_HOST itself; a short timeout so an engine that is down cannot hang the end of a run.
+const engine = (): Docker => new Docker({ timeout: 10_000 } as Docker.DockerOptions);
+
+async function imageIds(d: Docker): Promise<string[]> {
+  return (await d.listImages({ all: true })).map((i) => i.Id);
+}
+
+async function containerIds(d: Docker): Promise<string[]> {
+  return (await d.listContainers({ all: true })).map((c) => c.Id);
+}
+
+/** Another test run's own folder, while that run lives (runs without Docker may overlap ours). */
+function othersLive(osTmp: string, name: string): boolean {
+  try {
+    const pid = Number(readFileSync(path.join(osTmp, name, OWNER), 'utf8'));
+    if (pid === process.pid) return false;
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const OWNER = '.owner-pid';
+
+/** Docker too (`docker: true`) only where runs hold the Docker lock: an unlocked run would see another's images as new. */
+export async function snapshot(opts: { docker: boolean }): Promise<Snapshot> {
+  const d = engine();
+  const [images, containers] = opts.docker ? await Promise.all([imageIds(d).catch(() => null), containerIds(d).catch(() => null)]) : [null, null];
+  const osTmp = tmpdir();
+  return { osTmp, tmpEntries: readdirSync(osTmp).filter((n) => n.startsWith(TEST_TMP_PREFIX)), images, containers };
+}
+
+/** A folder of the run's own in the OS temp folder; TMPDIR points at it for this process and its children. */
+export function ownTmp(): { dir: string; restore: () => void } {
+  const previous = process.env.TMPDIR;
+  const dir = mkdtempSync(path.join(tmpdir(), TEST_TMP_PREFIX));
+  writeFileSync(path.join(dir, OWNER), String(process.pid));
+  process.env.TMPDIR = dir;
+  process.env.RIGHTSIZE_TEST_TMP = dir;
+  return {
+    dir,
+    restore: () => {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+      delete process.env.RIGHTSIZE_TEST_TMP;
+    },
+  };
+}
+
+interface Made {
+  containers: Docker.ContainerInfo[];
+  /** Tagged images of ours (product label or a rightsize-test/ name) and untagged ones (build stages). */
+  images: Docker.ImageInfo[];
+  tmp: string[];
+}
+
+async function madeSince(before: Snapshot): Promise<Made> {
+  const d = engine();
+  const tmp = readdirSync(before.osTmp).filter((n) => n.startsWith(TEST_TMP_PREFIX) && !before.tmpEntries.includes(n) && !othersLive(before.osTmp, n));
+  if (!before.images || !before.containers) return { containers: [], images: [], tmp };
+  const oldImages = new Set(before.images);
+  const oldContainers = new Set(before.containers);
+  const containers = (await d.listContainers({ all: true })).filter((c) => !oldContainers.has(c.Id) && c.Labels?.[PRODUCT_LABEL]);
+  // Top-level images only: removing a tagged image removes the layers under it.
+  const images = (await d.listImages()).filter((i) => {
+    if (oldImages.has(i.Id)) return false;
+    const tags = (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+    return tags.length === 0 || i.Labels?.[PRODUCT_LABEL] !== undefined || tags.some((t) => t.startsWith('rightsize-test/'));
+  });
+  return { containers, images, tmp };
+}
+
+const describe = (m: Made, osTmp: string): string[] => [
+  ...m.containers.map((c) => `container ${c.Id.slice(0, 12)} (${c.Names?.join(', ')})`),
+  ...m.images.map((i) => `image ${(i.RepoTags ?? []).filter((t) => t !== '<none>:<none>').join(', ') || `<untagged> ${i.Id.slice(7, 19)}`}`),
+  ...m.tmp.map((n) => `folder ${path.join(osTmp, n)}`),
+];
+
+/** Removes what the run made since `before`; returns what it removed, in words. */
+export async function clean(before: Snapshot): Promise<string[]> {
+  const d = engine();
+  const removed: string[] = [];
+  for (let pass = 0; pass < 3; pass++) {
+    // Again after a pass: removing a tagged image can leave its build stage untagged (dangling).
+    const made = await madeSince(before);
+    if (made.containers.length + made.images.length + made.tmp.length === 0) break;
+    removed.push(...describe(made, before.osTmp));
+    for (const c of made.containers) await d.getContainer(c.Id).remove({ force: true }).catch(() => {});
+    for (const i of made.images) await d.getImage(i.Id).remove({ force: true }).catch(() => {});
+    for (const n of made.tmp) rmSync(path.join(before.osTmp, n), { recursive: true, force: true });
+  }
+  return [...new Set(removed)];
+}
+
+/** What the run made and is still there, in words; empty when it left no trace. */
+export async function leftovers(before: Snapshot): Promise<string[]> {
+  return describe(await madeSince(before), before.osTmp);
+}

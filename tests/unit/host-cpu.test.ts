@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { contention, formatCpuList, HostCpuRecorder, hostCpuSupported, otherShare, parseCpuList, parseProcStat, parseTaskStat } from '../../src-main/engine/host-cpu.ts';
+import { cumulativeAt } from '../../src-main/docker/stats.ts';
+
+const STAT = `cpu  17714 0 4481 58169 429 0 103 12 0 0
+cpu0 6925 0 1803 31658 47 0 16 5 0 0
+cpu1 10788 0 2678 26511 382 5 86 6 0 0
+intr 466861 0 0
+ctxt 123
+`;
+
+describe('/proc/stat', () => {
+  it('reads busy (user, nice, system, irq, softirq, steal) and total ticks per core', () => {
+    const m = parseProcStat(STAT);
+    expect([...m.keys()]).toEqual([0, 1]);
+    expect(m.get(0)).toEqual({ busy: 6925 + 1803 + 16 + 5, total: 6925 + 1803 + 16 + 5 + 31658 + 47 });
+    expect(m.get(1)).toEqual({ busy: 10788 + 2678 + 5 + 86 + 6, total: 10788 + 2678 + 5 + 86 + 6 + 26511 + 382 });
+  });
+
+  it('cpu lists both ways', () => {
+    expect(parseCpuList('0-2,5')).toEqual([0, 1, 2, 5]);
+    expect(parseCpuList('3')).toEqual([3]);
+    expect(formatCpuList([5, 0, 1, 2])).toBe('0-2,5');
+    expect(formatCpuList([1])).toBe('1');
+    expect(() => parseCpuList('a-b')).toThrow(/not a CPU list/);
+  });
+});
+
+describe('the share others took', () => {
+  /** Our load thread (tid 2) on core 1 using `ownSec` so far, our main thread (tid 1) on core 3, outside the watched cores. */
+  const snap = (atMs: number, busyTicks: number, ownSec: number) => ({
+    atMs, busyTicks, totalTicks: 0,
+    own: new Map([[1, { ticks: 1000 + atMs / 10, cpu: 3 }], [2, { ticks: ownSec * 100, cpu: 1 }]]),
+  });
+
+  it('is busy time minus the target and this process, over the cores’ capacity', () => {
+    // 2 cores for 2 s: 4 core-seconds. Busy 3.2 s (320 ticks): target 1.8 s, ours 0.6 s → others 0.8 s = 20 %.
+    expect(otherShare(snap(0, 1000, 10), snap(2000, 1320, 10.6), 2, 1.8, 0.6)).toBeCloseTo(0.2, 6);
+    // Accounting that disagrees by a tick never yields a negative share.
+    expect(otherShare(snap(0, 1000, 10), snap(1000, 1100, 10.5), 1, 0.52, 0.5)).toBe(0);
+  });
+
+  it('reads a thread’s CPU ticks and the core it last ran on', () => {
+    const line = '1509 (a (b) c) R 1464 1464 7318 0 -1 4194304 148 0 0 0 70 30 0 0 20 0 1 0 96881 2998272 419 18446744073709551615 1 1 1 0 0 0 0 0 0 0 0 0 17 5 0 0 0 0 0';
+    expect(parseTaskStat(line)).toEqual({ ticks: 100, cpu: 5 });
+  });
+
+  it('per second and over the measurement, from the reading where measurement began; our threads elsewhere do not count', () => {
+    const snaps = [snap(0, 0, 0), snap(1000, 150, 0.5), snap(2000, 300, 1), snap(3000, 480, 1.5), snap(4000, 650, 2)];
+    const h = contention(snaps, 1, [0, 1], (a, b) => (b - a) / 1000); // the target uses one core throughout
+    expect(h).toBeDefined();
+    expect(h!.cores).toBe('0-1');
+    expect(h!.perSecondOtherPct.map((p) => Math.round(p))).toEqual([0, 15, 10]);
+    expect(h!.otherPct).toBeCloseTo(100 / 12, 6); // 0.5 core-seconds of 6
+    expect(contention(snaps, 4, [0, 1], () => 0)).toBeUndefined(); // fewer than two readings measured
+  });
+
+  it('interpolates the container’s cumulative CPU between Docker’s readings', () => {
+    const pts = [{ atMs: 1000, ns: 0 }, { atMs: 2000, ns: 1e9 }, { atMs: 3000, ns: 1.5e9 }];
+    expect(cumulativeAt(pts, 1500)).toBe(0.5e9);
+    expect(cumulativeAt(pts, 2500)).toBe(1.25e9);
+    expect(cumulativeAt(pts, 3400)).toBe(1.7e9); // past the last reading: at the last rate
+    expect(cumulativeAt([pts[0]!], 1500)).toBeUndefined();
+  });
+});
+
+describe.runIf(process.platform === 'linux')('on this Linux host', () => {
+  it('sees a busy process pinned to a watched core as someone else’s', async () => {
+    expect(hostCpuSupported(true)).toEqual({ ok: true });
+    expect(hostCpuSupported(false).ok).toBe(false);
+    const rec = new HostCpuRecorder([0]);
+    // A child spinning on core 0 for 0.8 s: someone else's CPU.
+    const child = spawn('taskset', ['-c', '0', process.execPath, '-e', 'const end = Date.now() + 800; while (Date.now() < end);'], { stdio: 'ignore' });
+    await new Promise((r) => setTimeout(r, 150)); // past its start-up
+    rec.mark();
+    const end = Date.now() + 500;
+    while (Date.now() < end); // our own CPU meanwhile, wherever the scheduler puts it: subtracted where it ran
+    rec.mark();
+    await new Promise((r) => child.on('exit', r));
+    const h = contention(rec.snapshots, 0, rec.cores, () => 0)!;
+    // The child had core 0 to itself or shared it with at most one other runnable task: ≥ 40 %.
+    expect(h.otherPct).toBeGreaterThan(40);
+    expect(h.cores).toBe('0');
+  });
+});

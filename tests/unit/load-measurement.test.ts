@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { encodeHistogram, newHistogram, recordUs, summarize } from '../../src-main/load/histogram.ts';
+import { Measurement } from '../../src-main/load/measurement.ts';
+import type { ThreadSecond } from '../../src-main/load/protocol.ts';
+
+/** One thread's second with `requests` responses, each at the given latencies (µs) in turn. */
+function sec(index: number, requests: number, latenciesUs: number[] = [100], over: Partial<ThreadSecond> = {}): ThreadSecond {
+  const h = newHistogram();
+  for (let i = 0; i < requests; i++) recordUs(h, latenciesUs[i % latenciesUs.length]!);
+  return { index, requests, good: requests, bytes: requests * 10, errors: 0, timeouts: 0, non2xx: 0, sent: requests, busyMs: requests * 0.1, cpuMs: 1, statusCounts: { 200: requests }, histogram: encodeHistogram(h), ...over };
+}
+
+describe('merging load threads second by second', () => {
+  it('a second is complete only when every thread has sent it, and the merge is lossless', () => {
+    const m = new Measurement(2, { warmupSec: 0, durationSec: 2 });
+    expect(m.measureFrom).toBe(0);
+    expect(m.add(sec(0, 3, [100, 200, 300]))).toEqual([]);
+    const [first] = m.add(sec(0, 2, [1000, 5000], { non2xx: 1, good: 1, statusCounts: { 200: 1, 503: 1 } }));
+    expect(first!.second).toMatchObject({ t: 0, requests: 5, bytes: 50, non2xx: 1 });
+    expect(first!.warmup).toBe(false);
+    // The merged histogram holds every value of both threads: the same as one histogram of all five.
+    const all = newHistogram();
+    for (const v of [100, 200, 300, 1000, 5000]) recordUs(all, v);
+    expect(first!.second.p50Us).toBe(summarize(all).p50);
+    expect(first!.second.p99Us).toBe(summarize(all).p99);
+    // The max comes back as its bucket's top (3 significant digits), like every HDR value.
+    expect(Math.abs(first!.second.maxUs - 5000)).toBeLessThanOrEqual(5000 * 1e-3);
+    // A thread ahead by a second waits for the other.
+    expect(m.add(sec(1, 4))).toEqual([]);
+    const [second] = m.add(sec(1, 6));
+    expect(second!.last).toBe(true);
+    expect(m.done).toBe(true);
+    expect(m.perSecondRps).toEqual([5, 10]);
+    expect(m.perSecondGood).toEqual([4, 10]);
+    expect(m.totals).toMatchObject({ requests: 15, non2xx: 1, statusCounts: { 200: 14, 503: 1 } });
+    expect(m.latency.totalCount).toBe(15);
+  });
+
+  it('a fixed warmup: seconds before it are warmup, counted -2, -1, then measured from 0', () => {
+    const m = new Measurement(1, { warmupSec: 2, durationSec: 2 });
+    const out = [0, 1, 2, 3].flatMap((i) => m.add(sec(i, 10 + i)));
+    expect(out.map((c) => [c.second.t, c.warmup])).toEqual([[-2, true], [-1, true], [0, false], [1, false]]);
+    expect(m.measureFrom).toBe(2);
+    expect(m.perSecondRps).toEqual([12, 13]);
+    expect(m.totals.requests).toBe(25); // warmup excluded
+  });
+
+  it('adaptive warmup: isWarm is asked after the minimum, with every warmup second, until warm', () => {
+    const asked: number[][] = [];
+    const m = new Measurement(1, { warmupSec: 2, maxWarmupSec: 10, durationSec: 3 }, (rps) => {
+      asked.push(rps);
+      return rps.length >= 2 && rps.at(-1)! === rps.at(-2)!; // warm once two seconds agree
+    });
+    const series = [5, 50, 90, 100, 100, 101, 102, 103];
+    const out = series.flatMap((r, i) => m.add(sec(i, r)));
+    expect(asked).toEqual([[5, 50], [5, 50, 90], [5, 50, 90, 100], [5, 50, 90, 100, 100]]);
+    expect(m.measureFrom).toBe(5);
+    expect(out.map((c) => [c.second.t, c.warmup])).toEqual([[-2, true], [-1, true], [0, true], [1, true], [2, true], [0, false], [1, false], [2, false]]);
+    expect(out.at(-1)!.last).toBe(true);
+    expect(m.perSecondRps).toEqual([101, 102, 103]);
+  });
+
+  it('adaptive warmup stops at the cap even if never warm', () => {
+    let calls = 0;
+    const m = new Measurement(1, { warmupSec: 1, maxWarmupSec: 3, durationSec: 1 }, () => (calls++, false));
+    const out = [0, 1, 2, 3].flatMap((i) => m.add(sec(i, 1)));
+    expect(m.measureFrom).toBe(3);
+    expect(calls).toBe(2); // after seconds 1 and 2; at 3 the cap decides
+    expect(out.map((c) => c.warmup)).toEqual([true, true, true, false]);
+  });
+
+  it('without isWarm the warmup is the minimum, whatever the cap', () => {
+    const m = new Measurement(1, { warmupSec: 1, maxWarmupSec: 5, durationSec: 1 });
+    [0, 1].forEach((i) => m.add(sec(i, 1)));
+    expect(m.measureFrom).toBe(1);
+    expect(m.done).toBe(true);
+  });
+
+  it('a stop counts what the threads had not merged, in the totals but in no per-second series', () => {
+    const m = new Measurement(2, { warmupSec: 1, durationSec: 10 });
+    m.add(sec(0, 100));
+    m.add(sec(0, 100)); // warmup
+    m.add(sec(1, 10));
+    m.add(sec(1, 20)); // measured second 0
+    m.add(sec(2, 7)); // thread 0 finished second 1, thread 1 not yet
+    const measuredSec = m.finishEarly([sec(3, 1), sec(2, 5, [100], { timeouts: 2 })], 2.5);
+    expect(measuredSec).toBe(1.5);
+    expect(m.perSecondRps).toEqual([30]);
+    expect(m.totals.requests).toBe(30 + 7 + 1 + 5);
+    expect(m.totals.timeouts).toBe(2);
+    expect(m.latency.totalCount).toBe(43);
+  });
+
+  it('a stop during warmup measured nothing', () => {
+    const m = new Measurement(1, { warmupSec: 3, durationSec: 5 });
+    m.add(sec(0, 10));
+    expect(m.finishEarly([sec(1, 3)], 1.4)).toBe(0);
+    expect(m.totals.requests).toBe(0);
+  });
+});

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { cellFlags, HOST_BUSY_PCT } from '../../src-main/engine/flags.ts';
+import type { LoadResult, StatsSummary } from '../../src-main/engine/types.ts';
+import { isWarm, stationarity, UNSTABLE_ALPHA, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/engine/steady-state.ts';
+
+/** Seeded noise (LCG + Box–Muller): the same series on every run, so a rate is a fact, not a flake. */
+function noise(seed: number): () => number {
+  let s = seed >>> 0;
+  const u = (): number => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return (s + 0.5) / 2 ** 32;
+  };
+  return () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+}
+
+/** n seconds around `level` with a coefficient of variation `cv`, AR(1) correlated by `phi`, shaped by `shape(i)`. */
+function series(rand: () => number, n: number, cv: number, shape: (i: number) => number = () => 1, phi = 0, level = 50_000): number[] {
+  let e = 0;
+  return Array.from({ length: n }, (_, i) => {
+    e = phi * e + Math.sqrt(1 - phi * phi) * rand();
+    return Math.round(level * shape(i) * (1 + cv * e));
+  });
+}
+
+const flaggedShare = (make: () => number[], trials: number): number => {
+  let k = 0;
+  for (let i = 0; i < trials; i++) if (stationarity(make()).unstable) k++;
+  return k / trials;
+};
+
+describe('warmup cap', () => {
+  it('is 3× the configured warmup, at least 10 s more, and none when none was asked for', () => {
+    expect(warmupCapSec(1)).toBe(11);
+    expect(warmupCapSec(2)).toBe(12);
+    expect(warmupCapSec(10)).toBe(30);
+    expect(warmupCapSec(0)).toBe(0);
+  });
+});
+
+describe('isWarm', () => {
+  it(`needs ${WARM_WINDOW_SEC} seconds to judge`, () => {
+    expect(isWarm([50_000, 50_100])).toBe(false);
+    expect(isWarm([50_000, 50_100, 49_900])).toBe(true);
+  });
+
+  it('waits while a cold start ramps or steps up, and starts once the last seconds are flat', () => {
+    const coldStart = [20_000, 25_000, 25_500, 50_000, 51_000, 50_500]; // two slow seconds, then full speed
+    const decisions = coldStart.map((_, i) => isWarm(coldStart.slice(0, i + 1)));
+    expect(decisions).toEqual([false, false, false, false, false, true]);
+    expect(isWarm([40_000, 44_000, 48_000])).toBe(false); // a ramp of 10 %/s
+    expect(isWarm([0, 0, 0])).toBe(false); // nothing answered yet
+  });
+
+  it('allows for counting noise at low rates', () => {
+    expect(isWarm([18, 25, 21])).toBe(true); // ±√20 is ±22 %: flat for 20 req/s
+    expect(isWarm([1800, 2500, 2100])).toBe(false); // the same shape at 2,000 req/s is not
+  });
+
+  it('rarely delays a steady cell: under 10 % of windows at the measured 3 % noise', () => {
+    const rand = noise(7);
+    let waits = 0;
+    for (let i = 0; i < 2000; i++) if (!isWarm(series(rand, WARM_WINDOW_SEC, 0.03))) waits++;
+    expect(waits / 2000).toBeLessThan(0.1);
+  });
+});
+
+describe('stationarity of the measured seconds', () => {
+  it('catches the case of the issue: 2 of 5 seconds at half speed', () => {
+    const r = stationarity([26_000, 27_500, 52_000, 53_100, 51_800]);
+    expect(r.unstable).toBe(true);
+    expect(r.reason).toMatch(/^not a steady state: throughput rose 9\d % after the first 2 of 5 s \(p [<=] /);
+    expect(r.shift).toMatchObject({ from: 2, to: 5 });
+  });
+
+  it('catches the issue case at realistic noise nearly always (5 % noise: ≥ 95 %)', () => {
+    const rand = noise(11);
+    expect(flaggedShare(() => series(rand, 5, 0.05, (i) => (i < 2 ? 0.5 : 1)), 1000)).toBeGreaterThan(0.95);
+  });
+
+  it('names a ramp as a trend per second', () => {
+    const r = stationarity([50_000, 48_000, 46_100, 44_000, 42_200, 40_000, 38_100, 36_000, 34_000, 32_100]);
+    expect(r.unstable).toBe(true);
+    expect(r.reason).toContain('a trend of −4.');
+    expect(r.reason).toContain('%/s over 10 s');
+    expect(r.trendPctPerSec!).toBeCloseTo(-4.9, 0);
+  });
+
+  it('names a step between the halves', () => {
+    const r = stationarity([50_200, 49_800, 50_500, 49_900, 50_100, 31_000, 31_400, 30_800, 31_200, 31_100]);
+    expect(r.unstable).toBe(true);
+    expect(r.reason).toContain('throughput fell 38 % between the first and the second half');
+  });
+
+  it('names a dip in the middle (a stall that came and went)', () => {
+    // A real cell of this host: another process ran for seconds 6–16 of 20.
+    const r = stationarity([22716, 35969, 36269, 34473, 40285, 60980, 66810, 66356, 63927, 61745, 59774, 67332, 67724, 66907, 69111, 68293, 39558, 35187, 38212, 33085]);
+    expect(r.unstable).toBe(true);
+    expect(r.reason).toContain('higher in seconds 6–16 of 20 than in the rest');
+  });
+
+  it('leaves a steady cell alone (a real hello cell of this host, 3.5 % noise)', () => {
+    expect(stationarity([62269, 68066, 68404, 65250, 72273, 72264, 69679, 71861, 69917, 70554, 67150, 66239, 68908, 67687]).unstable).toBe(false);
+  });
+
+  it('ignores differences that are significant but small (under 10 %)', () => {
+    const r = stationarity([50_000, 50_050, 49_980, 50_020, 47_000, 47_050, 46_990, 47_010]); // −6 %, no noise to speak of
+    expect(r.shift!.p).toBeLessThan(UNSTABLE_ALPHA);
+    expect(r.unstable).toBe(false);
+  });
+
+  it('does not judge fewer than 3 seconds or an idle cell', () => {
+    expect(stationarity([10, 50_000]).unstable).toBe(false);
+    expect(stationarity([0, 0, 0, 0]).unstable).toBe(false);
+  });
+
+  it('is rarely fooled by steady noise: false positives over thousands of seeded series', () => {
+    const rand = noise(2024);
+    for (const n of [5, 10, 20]) {
+      expect(flaggedShare(() => series(rand, n, 0.03), 2000), `3 % noise, ${n} s`).toBeLessThan(0.01);
+      expect(flaggedShare(() => series(rand, n, 0.03, undefined, 0.3), 2000), `3 % noise, correlated, ${n} s`).toBeLessThan(0.01);
+      expect(flaggedShare(() => series(rand, n, 0.05), 2000), `5 % noise, ${n} s`).toBeLessThan(0.03);
+      expect(flaggedShare(() => series(rand, n, 0.1), 2000), `10 % noise, ${n} s`).toBeLessThan(2 * UNSTABLE_ALPHA + 0.01);
+    }
+  });
+});
+
+describe('the flags a cell gets', () => {
+  const load = (perSecondRps: number[]) => ({ requests: 1, errors: 0, timeouts: 0, non2xx: 0, measuredSec: perSecondRps.length, perSecondRps }) as unknown as LoadResult;
+  const stats = (otherPct: number, perSecondOtherPct: number[]) => ({ throttledMs: 0, host: { cores: '0-1', otherPct, perSecondOtherPct } }) as unknown as StatsSummary;
+
+  it('unstable with the reason, from the stored per-second series', () => {
+    const f = cellFlags(load([26_000, 27_500, 52_000, 53_100, 51_800]), undefined, undefined, 256);
+    expect(f.map((x) => x.kind)).toEqual(['unstable']);
+    expect(f[0]!.reason).toContain('throughput rose');
+    expect(cellFlags(load([50_000, 50_500, 49_800, 50_200, 50_100]), undefined, undefined, 256)).toEqual([]);
+  });
+
+  it(`host-busy above ${HOST_BUSY_PCT} % over the cell, or in a burst of seconds above twice that`, () => {
+    const steady = load([50_000, 50_500, 49_800, 50_200, 50_100]);
+    expect(cellFlags(steady, stats(2.7, [1, 3, 0, 9.4, 2]), undefined, 256)).toEqual([]); // a quiet cell of this host
+    expect(cellFlags(steady, stats(15, [2, 20, 36, 35, 25]), undefined, 256)).toEqual([
+      { kind: 'host-busy', reason: "other processes took 15 % of cores 0-1 (the target's and the load's) while it measured" },
+    ]);
+    expect(cellFlags(steady, stats(9, [0, 30, 25, 0, 0]), undefined, 256)[0]!.reason).toBe(
+      "other processes took over 20 % of cores 0-1 (the target's and the load's) in 2 of 5 measured seconds (up to 30 %)",
+    );
+    expect(cellFlags(steady, stats(6, [0, 30, 0, 0, 0]), undefined, 256)).toEqual([]); // one second is not a burst
+  });
+});
