@@ -1,21 +1,23 @@
-// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all. Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] (only when named). Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
 const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app', 'caps'];
+// Long ones (minutes of measurement) run only when named.
+const named = ['repeatability'];
 // Options are forwarded to every benchmark chosen (e.g. `fidelity --threads 2`); the rest are names.
 const options = [];
 const names = [];
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
-  if (a === '--threads') options.push(a, process.argv[++i] ?? '');
-  else if (a.startsWith('--threads=')) options.push(a);
+  if (a === '--threads' || a === '--runs') options.push(a, process.argv[++i] ?? '');
+  else if (a.startsWith('--threads=') || a.startsWith('--runs=')) options.push(a);
   else names.push(a);
 }
 const chosen = names.length === 0 || names.includes('all') ? all : names;
 for (const n of chosen) {
-  if (!all.includes(n)) {
-    console.error(`Unknown benchmark "${n}". Choose from: ${all.join(', ')}, all.`);
+  if (!all.includes(n) && !named.includes(n)) {
+    console.error(`Unknown benchmark "${n}". Choose from: ${[...all, ...named].join(', ')}, all.`);
     process.exit(2);
   }
 }

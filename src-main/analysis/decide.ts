@@ -70,7 +70,7 @@ interface Candidates {
 }
 
 /**
- * Who may be picked: never a disqualified configuration (errors above the limit, OOM, unstable);
+ * Who may be picked: never a disqualified configuration (errors above the limit, OOM);
  * a client-bound or host-busy one only when no clean one qualifies, and then the answer says that
  * the load generator or the host, not the server, set the ceiling.
  */

@@ -38,8 +38,13 @@ export const workloadLabel = (app: string, requestSet: string | null): string =>
 /** Why a cell is left out, or null when it counts. */
 function exclusionReason(c: StoredCell): string | null {
   switch (c.status) {
-    case 'ok':
-      return c.rpsMean === null || c.p99Us === null ? 'no load result' : null;
+    case 'ok': {
+      if (c.rpsMean === null || c.p99Us === null) return 'no load result';
+      // A repetition whose seconds drift or step has no steady-state mean: it is left out, and the
+      // configuration is judged on its steady repetitions (all unstable: nothing to judge it on).
+      const unstable = c.flags.find((f) => f.kind === 'unstable');
+      return unstable ? `unstable (${unstable.reason})` : null;
+    }
     case 'oom':
       return 'OOM-killed';
     case 'failed': {
@@ -105,8 +110,6 @@ function disqualifications(included: StoredCell[], excluded: Exclusion[], errorP
   const out: string[] = [];
   if (errorPct !== null && errorPct > MAX_ERROR_PCT) out.push(`${fmtNum(errorPct, errorPct < 10 ? 1 : 0)} % of requests failed (above ${MAX_ERROR_PCT} %)`);
   if (excluded.some((e) => e.status === 'oom') || included.some((c) => c.flags.some((f) => f.kind === 'oom-killed') || c.exit?.oomKilled)) out.push('OOM-killed');
-  const unstable = included.filter((c) => c.flags.some((f) => f.kind === 'unstable')).length;
-  if (unstable) out.push(`unstable in ${unstable} of ${included.length} repetition${included.length === 1 ? '' : 's'}`);
   return out;
 }
 

@@ -85,7 +85,7 @@ export interface ConfigurationSummary {
   excluded: Exclusion[];
   /** Coefficient of variation of req/s above NOISY_CV. */
   noisy: boolean;
-  /** Why it can never be best or knee: error rate above MAX_ERROR_PCT, an OOM kill, unstable throughput. Empty when it can. */
+  /** Why it can never be best or knee: error rate above MAX_ERROR_PCT, an OOM kill. Empty when it can. (Unstable repetitions are excluded instead.) */
   disqualified: string[];
   /** 'client': a repetition was client-bound; 'host': one was host-busy. Such a configuration is picked only when no clean one qualifies. */
   bottleneck: 'client' | 'host' | null;
@@ -207,7 +207,7 @@ export interface Recommendation {
   slo: Slo | null;
   configurations: ConfigurationSummary[];
   scopes: ScopeDecision[];
-  /** Scopes with results where every configuration was disqualified (errors, OOM, unstable). */
+  /** Scopes with results where every configuration was disqualified (errors, OOM). */
   undecided: UndecidedScope[];
   /** One per workload when an SLO was given; empty otherwise. */
   sloOutcomes: SloOutcome[];

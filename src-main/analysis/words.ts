@@ -201,7 +201,8 @@ export function methodText(marginPct: number): string {
     'with one repetition it comes from batch means of that cell\'s own seconds (consecutive seconds are autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken), which is weaker: it cannot see run-to-run variation. ' +
     "The best is compared with every other configuration by Welch's t-test, Holm-corrected at 5 % across those comparisons; \"not distinguishable\" means the test could not separate them. " +
     `The knee is the fewest workers that a one-sided Welch test does not place significantly below the best minus ${fmtMargin(marginPct)} %. ` +
-    `A configuration with more than ${MAX_ERROR_PCT} % failed requests, an OOM kill or unstable throughput is never picked, and a client-bound or host-busy one only when no clean one qualifies.`
+    'A repetition whose seconds drifted or stepped (unstable) is left out, so a configuration is judged on its steady repetitions. ' +
+    `A configuration with more than ${MAX_ERROR_PCT} % failed requests or an OOM kill is never picked, and a client-bound or host-busy one only when no clean one qualifies.`
   );
 }
 

@@ -243,7 +243,7 @@ function hostTable(run: RunDetail): string {
 function adaptiveText(warmupSec: number | undefined): string {
   if (warmupSec === 0) return 'A warm-up of 0 s is taken as asked: measurement starts at once.';
   const cap = warmupSec === undefined ? 'three times the configured warm-up and at least 10 s more' : `${warmupCapSec(warmupSec)} s (three times the configured warm-up and at least 10 s more)`;
-  return `The configured warm-up is a minimum: it goes on until the last ${WARM_WINDOW_SEC} seconds of throughput lie within ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), for at most ${cap}.`;
+  return `The configured warm-up is a minimum: it goes on until the last ${WARM_WINDOW_SEC} seconds of throughput span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), for at most ${cap}.`;
 }
 
 function methodSection(run: RunDetail, rec: Recommendation): string {

@@ -39,7 +39,7 @@ export interface TimingSink {
   /** Requests that will never be answered: the connection failed, ended or timed out under them. */
   failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void;
   /** A request written. */
-  sent(now: number): void;
+  sent(): void;
 }
 
 export interface TimingOptions {
@@ -55,30 +55,32 @@ const noop = (): void => {};
 export function instrumentClient(client: AcClient, sink: TimingSink, opts: TimingOptions): void {
   const connect = client._connect;
   const doRequest = client._doRequest;
-  // One entry per request written on the current connection, oldest first (pipelining 1: at most one).
-  const origins: number[] = [];
-  const sentAt: number[] = [];
+  // The request in flight on the current connection (pipelining 1: at most one; NaN = none):
+  // where its latency counts from, and when it was actually written.
+  let origin = NaN;
+  let sentAt = NaN;
   let closing = false; // the last response said "Connection: close": the next request goes on a new connection
   let waiting: ReturnType<typeof setTimeout> | undefined; // constant rate: a request waiting for its slot
   let lostOnReconnect = 0;
   let lostBusyMs = 0;
 
-  const forget = (now: number): void => {
-    lostOnReconnect = origins.length;
-    lostBusyMs = 0;
-    for (const t of sentAt) lostBusyMs += now - t;
-    origins.length = 0;
-    sentAt.length = 0;
+  const inFlight = (): boolean => !Number.isNaN(origin);
+  /** The request in flight, if any, will never be answered: say so (kind given) or just forget it. */
+  const drop = (kind?: 'errors' | 'timeouts'): void => {
+    if (!inFlight()) return;
+    const now = performance.now();
+    if (kind) sink.failed(kind, 1, now - sentAt, now);
+    else {
+      lostOnReconnect = 1;
+      lostBusyMs = now - sentAt;
+    }
+    origin = sentAt = NaN;
   };
-  const write = (origin: number, now: number): void => {
-    origins.push(origin);
-    sentAt.push(now);
-    sink.sent(now);
+  const write = (from: number, now: number): void => {
+    origin = from;
+    sentAt = now;
+    sink.sent();
     doRequest.call(client);
-  };
-  /** Requests in flight when the connection failed or ended: failures (one with nothing in flight is not). */
-  const lostWith = (kind: 'errors' | 'timeouts', count: number, busyMs: number): void => {
-    if (count > 0) sink.failed(kind, count, busyMs, performance.now());
   };
 
   client._connect = function (this: AcClient) {
@@ -92,19 +94,13 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
       old.destroy();
       this.pipelinedRequests.clear();
       this.parser.initialize(this.parser.type);
-      forget(performance.now());
+      lostOnReconnect = 0;
+      drop(); // kept for the 'timeout' that follows a timeout's reconnect
       closing = false;
     }
     connect.call(this);
     // Before autocannon's own 'end' listener, which reconnects: what was in flight is lost.
-    this.conn!.prependListener('end', () => {
-      const now = performance.now();
-      let busy = 0;
-      for (const t of sentAt) busy += now - t;
-      lostWith('errors', origins.length, busy);
-      origins.length = 0; // counted once: the reconnect that follows finds nothing left to forget
-      sentAt.length = 0;
-    });
+    this.conn!.prependListener('end', () => drop('errors'));
   };
 
   const reconnectSoon = (): void => {
@@ -120,7 +116,7 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
   client._doRequest = schedule
     ? function () {
         if (closing) return reconnectSoon();
-        if (opts.stopped() || waiting || origins.length > 0) return;
+        if (opts.stopped() || waiting || inFlight()) return;
         const now = performance.now();
         const { delayMs, due } = schedule.next(now);
         if (delayMs === 0) return write(due, now); // late: the connection was busy past its slot, count the wait
@@ -142,24 +138,18 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
     if (info.shouldKeepAlive === false) closing = true;
   });
   client.on('response', (status, bytes) => {
+    if (!inFlight()) return; // nothing written on this connection is unanswered
     const now = performance.now();
-    const origin = origins.shift();
-    const sent = sentAt.shift();
-    if (origin === undefined || sent === undefined) return; // nothing written on this connection is unanswered
-    sink.response(status, bytes, now - origin, now - sent, now);
+    const from = origin;
+    const sent = sentAt;
+    origin = sentAt = NaN;
+    sink.response(status, bytes, now - from, now - sent, now);
   });
   // autocannon emits 'connError' before it reconnects: what is in flight now is what failed.
-  client.on('connError', () => {
-    const now = performance.now();
-    let busy = 0;
-    for (const t of sentAt) busy += now - t;
-    lostWith('errors', origins.length, busy);
-    origins.length = 0;
-    sentAt.length = 0;
-  });
-  // ...but 'timeout' after it has reconnected and sent again: the reconnect kept the count of the lost.
+  client.on('connError', () => drop('errors'));
+  // ...but 'timeout' after it has reconnected and sent again: the reconnect kept what was lost.
   client.on('timeout', () => {
-    lostWith('timeouts', lostOnReconnect, lostBusyMs);
+    if (lostOnReconnect > 0) sink.failed('timeouts', lostOnReconnect, lostBusyMs, performance.now());
     lostOnReconnect = 0;
     lostBusyMs = 0;
   });

@@ -377,11 +377,12 @@ export class Lab {
         return { filename: `rightsize-run-${runId}-${kind}.csv`, mime: 'text/csv', content };
       },
       'files.save': (file) => this.hooks.saveFile?.(file) ?? { saved: false, reason: 'this host has no save dialog: the browser downloads the file' },
-      'runs.recommend': ({ runId, marginPct, slo }) => recommend(this.run(runId), { ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) }),
+      'runs.recommend': ({ runId, marginPct, slo }) => recommend(this.run(runId), { samples: this.store.getRunSamples(runId), ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) }),
       'export.html': ({ runId, marginPct, slo }) => {
         const run = this.run(runId);
-        const rec = recommend(run, { ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
-        return { filename: `rightsize-run-${runId}-report.html`, mime: 'text/html', content: htmlReport(run, this.store.getRunSamples(runId), rec) };
+        const samples = this.store.getRunSamples(runId);
+        const rec = recommend(run, { samples, ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
+        return { filename: `rightsize-run-${runId}-report.html`, mime: 'text/html', content: htmlReport(run, samples, rec) };
       },
       'settings.get': () => this.settings(),
       'settings.set': (values) => {

@@ -116,9 +116,10 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   });
   server.requestTimeout = 60_000; // a client trickling a body holds a socket, not the server
   server.headersTimeout = 20_000;
-  server.on('clientError', (_e, socket) => {
-    // Unparseable HTTP: answer 400 if the socket can still take it, then drop it.
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  server.on('clientError', (e: NodeJS.ErrnoException, socket) => {
+    // Unparseable HTTP: answer if the socket can still take it (as Node's default would), then drop it.
+    const status = e.code === 'HPE_HEADER_OVERFLOW' ? 431 : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    if (socket.writable && e.code !== 'ECONNRESET') socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
 

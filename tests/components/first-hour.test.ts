@@ -177,3 +177,11 @@ describe('a cell’s per-second throughput chart', () => {
     expect(plain.data.datasets.map((d) => d.label)).toEqual(['req/s', 'CPU % of cap']);
   });
 });
+
+describe('compare, a run with itself', () => {
+  it('says once why there is nothing to draw', async () => {
+    fakeEngine.answers['runs.get'] = () => ({ id: 7, name: 'x', status: 'cancelled', cellsTotal: 1, cells: [{ id: 1, config: config(0), status: 'cancelled', rpsMean: 29 }] });
+    render(Compare, { props: { a: 7, b: 7 } });
+    await vi.waitFor(() => expect(screen.getAllByTestId('compare-why').map((e) => e.textContent)).toEqual(['Run 7 (cancelled) has no cell that finished with a result (1 cancelled of 1), so it has nothing to draw.']));
+  });
+});

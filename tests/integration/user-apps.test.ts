@@ -190,8 +190,10 @@ describe('adding an app: every problem gets its message and nothing changes', ()
     const images = await docker().listImages({ filters: JSON.stringify({ reference: ['rightsize/app-user-oos'] }) });
     expect(images).toEqual([]);
     // The engine removes the failed step's container (forcerm) just after the build's stream ends:
-    // wait for that state, not for a guessed time. It was still there once, right after the error.
-    const added = async (): Promise<string[]> => (await docker().listContainers({ all: true })).map((c) => c.Id).filter((id) => !containersBefore.has(id));
+    // wait for that state, not for a guessed time. The session's reaper (started with the first
+    // build, alive as long as this process) is not the build's.
+    const added = async (): Promise<string[]> =>
+      (await docker().listContainers({ all: true })).filter((c) => !containersBefore.has(c.Id) && c.Labels?.[LABEL.kind] !== 'reaper').map((c) => c.Id);
     await until(async () => (await added()).length === 0, "the failed build's container to be removed");
   });
 

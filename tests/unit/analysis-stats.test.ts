@@ -188,7 +188,7 @@ describe('who may be picked', () => {
   it('never an OOM-killed, unstable or failing configuration, and says why', () => {
     const rec = recommend(run([
       ...reps({ workers: 1 }, [9000, 9100, 8900]),
-      ...reps({ workers: 2 }, [12000, 12100, 11900]).map((c, i) => (i === 0 ? { ...c, flags: [unstable] } : c)),
+      ...reps({ workers: 2 }, [12000, 12100, 11900]).map((c) => ({ ...c, flags: [unstable] })),
       ...reps({ workers: 4 }, [13000, 13100, 12900]).map((c) => ({ ...c, flags: [{ kind: 'oom-killed', reason: 'a worker was killed' } as Flag] })),
       ...reps({ workers: 8 }, [14000, 14100, 13900]).map((c) => ({ ...c, errors: 5000 })),
     ]));
@@ -196,12 +196,26 @@ describe('who may be picked', () => {
     expect(s.bestRps.workers).toBe(1);
     expect(s.knee.workers).toBe(1);
     expect(s.rpsVerdict).toBe('only-one');
-    expect(config(rec, 2).disqualified).toEqual(['unstable in 1 of 3 repetitions']);
+    // Every repetition of 2 workers was unstable: none of them counts, so it has nothing to be judged on.
+    expect(config(rec, 2).n).toBe(0);
+    expect(rec.exclusions.filter((e) => e.reason.startsWith('unstable (throughput stepped up 40 %'))).toHaveLength(3);
     expect(config(rec, 4).disqualified).toEqual(['OOM-killed']);
     expect(config(rec, 8).disqualified).toEqual(['3.4 % of requests failed (above 1 %)']);
     expect(rec.words).toContain(
-      'Not picked on 1 CPU / 256 MB: 2 cluster workers (unstable in 1 of 3 repetitions); 4 cluster workers (OOM-killed); 8 cluster workers (3.4 % of requests failed (above 1 %)).',
+      'Not picked on 1 CPU / 256 MB: 4 cluster workers (OOM-killed); 8 cluster workers (3.4 % of requests failed (above 1 %)).',
     );
+  });
+
+  it('leaves an unstable repetition out and judges the configuration on its steady ones', () => {
+    const rec = recommend(run([
+      ...reps({ workers: 1 }, [9000, 9100, 8900]),
+      // The first repetition had a slow start (its mean is low); the other two are steady and clearly better.
+      ...reps({ workers: 2 }, [6000, 12100, 11900]).map((c, i) => (i === 0 ? { ...c, flags: [unstable] } : c)),
+    ]));
+    expect(config(rec, 2).n).toBe(2);
+    expect(config(rec, 2).rps!.mean).toBeCloseTo(12000, 0);
+    expect(scope(rec).bestRps.workers).toBe(2);
+    expect(rec.exclusions).toHaveLength(1);
   });
 
   it('never a client-bound or host-busy configuration over a clean one', () => {

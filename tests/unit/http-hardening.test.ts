@@ -103,6 +103,12 @@ describe('requests that used to end the process', () => {
     await alive();
   });
 
+  it('unparseable HTTP gets 400, oversized headers 431', async () => {
+    expect(await raw('\u0000\u0001 garbage\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/);
+    expect(await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431/);
+    await alive();
+  });
+
   it('the token-for-cookie redirect never leaves the site', async () => {
     const r = await request('127.0.0.1', port, { path: `//evil.example/x?token=${server.token}` });
     expect(r.status).toBe(302);

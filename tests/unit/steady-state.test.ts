@@ -56,10 +56,10 @@ describe('isWarm', () => {
     expect(isWarm([1800, 2500, 2100])).toBe(false); // the same shape at 2,000 req/s is not
   });
 
-  it('rarely delays a steady cell: under 10 % of windows at the measured 3 % noise', () => {
+  it('rarely delays a steady cell: under 10 % of windows at the measured 3.5 % noise', () => {
     const rand = noise(7);
     let waits = 0;
-    for (let i = 0; i < 2000; i++) if (!isWarm(series(rand, WARM_WINDOW_SEC, 0.03))) waits++;
+    for (let i = 0; i < 2000; i++) if (!isWarm(series(rand, WARM_WINDOW_SEC, 0.035))) waits++;
     expect(waits / 2000).toBeLessThan(0.1);
   });
 });

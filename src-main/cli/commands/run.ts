@@ -3,7 +3,7 @@ import type { BaseStrategy } from '../../docker/base-image.ts';
 import { DockerUnavailableError } from '../../docker/client.ts';
 import { MatrixInvalidError } from '../../engine/matrix.ts';
 import { runMatrix } from '../../engine/run-matrix.ts';
-import { findPreset, listPresets } from '../../presets/presets.ts';
+import { findPreset, unknownPresetMessage } from '../../presets/presets.ts';
 import { openStore, type GlobalOptions } from '../context.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -37,11 +37,11 @@ export interface RunCommandOptions extends GlobalOptions {
   wait?: boolean;
 }
 
-function loadMatrix(o: RunCommandOptions): { matrix: Record<string, unknown>; preset?: string } {
+function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } {
   if (Boolean(o.preset) === Boolean(o.config)) throw new CliError('Give exactly one of --preset NAME or --config FILE.', EXIT.usage);
   if (o.preset) {
     const p = findPreset(o.preset);
-    if (!p) throw new CliError(`Unknown preset "${o.preset}". Presets: ${listPresets().map((x) => x.name).join(', ')}.`, EXIT.usage);
+    if (!p) throw new CliError(unknownPresetMessage(o.preset), EXIT.usage);
     return { matrix: p.matrix, preset: p.name };
   }
   let text: string;
@@ -51,7 +51,7 @@ function loadMatrix(o: RunCommandOptions): { matrix: Record<string, unknown>; pr
     throw new CliError(`Cannot read ${o.config}: ${(e as Error).message}`, EXIT.usage);
   }
   try {
-    return { matrix: JSON.parse(text) as Record<string, unknown> };
+    return { matrix: JSON.parse(text) as unknown };
   } catch (e) {
     throw new CliError(`${o.config} is not valid JSON: ${(e as Error).message}`, EXIT.usage);
   }
@@ -79,7 +79,8 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
     const outcome = await runMatrix(
-      { ...matrix, ...(o.yes ? { confirmLarge: true } : {}) },
+      // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
+      o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix) ? { ...matrix, confirmLarge: true } : matrix,
       {
         store,
         ...(o.name ? { name: o.name } : {}),
@@ -92,7 +93,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
       },
     );
     const run = store.getRun(outcome.runId)!;
-    const recommendation = run.cells.length ? recommend(run, slo ? { slo } : {}) : null;
+    const recommendation = run.cells.length ? recommend(run, { samples: store.getRunSamples(run.id), ...(slo ? { slo } : {}) }) : null;
     const met = slo ? sloMet(recommendation) : null;
     if (o.json) {
       const doc = { schemaVersion: RUN_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, slo: slo ? { objective: o.slo, met } : null, cells: run.cells, recommendation };
