@@ -16,7 +16,7 @@ import { checkEngine } from '../src-main/docker/client.ts';
 import { TargetContainer } from '../src-main/docker/containers.ts';
 import { planPlacement } from '../src-main/docker/placement.ts';
 import { waitReady } from '../src-main/docker/readiness.ts';
-import { parseCpuList } from '../src-main/engine/host-cpu.ts';
+import { parseCpuList } from '../src-main/common/cpu-list.ts';
 import { runLoadDetailed } from '../src-main/load/runner.ts';
 import { isMain, median } from './stats.ts';
 

@@ -4,8 +4,12 @@ import { table } from './format.ts';
 
 export { cellLabel } from '../common/labels.ts';
 
+/** Cells stopped before their end: what they measured is partial, never a result. */
+const isPartial = (c: StoredCell): boolean => c.status === 'cancelled' || c.status === 'interrupted';
+
 export function cellsTable(cells: StoredCell[]): string {
-  return table(
+  const partial = cells.some(isPartial) && cells.some((c) => isPartial(c) && c.rpsMean !== null);
+  const t = table(
     ['#', 'app', 'mode', 'workers', 'cpu', 'memory', 'load', 'status', 'req/s', 'p50', 'p99', 'max', 'cpu%cap', 'mem max', 'flags'],
     cells.map((c) => [
       String(c.config.index + 1),
@@ -16,14 +20,12 @@ export function cellsTable(cells: StoredCell[]): string {
       `${c.config.memoryMb} MB`,
       c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`,
       c.status,
-      fmtNum(c.rpsMean),
-      fmtUs(c.p50Us),
-      fmtUs(c.p99Us),
-      fmtUs(c.maxUs),
-      c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`,
-      fmtBytes(c.memMaxBytes),
-      c.flags.map((f) => f.kind).join(' '),
+      ...[fmtNum(c.rpsMean), fmtUs(c.p50Us), fmtUs(c.p99Us), fmtUs(c.maxUs), c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`, fmtBytes(c.memMaxBytes)].map((v) =>
+        isPartial(c) && v !== '—' ? `(${v})` : v,
+      ),
+      isPartial(c) ? '' : c.flags.map((f) => f.kind).join(' '),
     ]),
   );
+  return partial ? `${t}\n(…) partial seconds of a cell that did not finish: not a result, left out of the answer.` : t;
 }
 

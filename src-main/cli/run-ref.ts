@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { RunDetail, Store } from '../store/index.ts';
 import { openStore, type GlobalOptions } from './context.ts';
 import { CliError, EXIT } from './exit-codes.ts';
+import { rightsizeCommand } from './invocation.ts';
 
 // Shared by the commands that read the history (runs, show, export, delete, report).
 
@@ -18,13 +19,13 @@ export async function withStore<T>(g: GlobalOptions, fn: (s: Store) => T): Promi
 /** A run id as typed on the command line. */
 export function runId(text: string): number {
   const id = Number(text);
-  if (!Number.isInteger(id) || id < 1) throw new CliError(`"${text}" is not a run id (a whole number, see \`rightsize runs\`).`, EXIT.usage);
+  if (!Number.isInteger(id) || id < 1) throw new CliError(`"${text}" is not a run id (a whole number, see \`${rightsizeCommand()} runs\`).`, EXIT.usage);
   return id;
 }
 
 export function getRunOrFail(store: Store, text: string): RunDetail {
   const run = store.getRun(runId(text));
-  if (!run) throw new CliError(`No run ${text} in ${store.path}. See \`rightsize runs\`.`, EXIT.usage);
+  if (!run) throw new CliError(`No run ${text} in ${store.path}. See \`${rightsizeCommand()} runs\`.`, EXIT.usage);
   return run;
 }
 

@@ -8,7 +8,8 @@ import { waitReady } from '../docker/readiness.ts';
 import { StatsSampler } from '../docker/stats.ts';
 import { runLoad } from '../load/runner.ts';
 import { cellFlags } from './flags.ts';
-import { contention, HostCpuRecorder, hostCpuSupported, parseCpuList } from './host-cpu.ts';
+import { parseCpuList } from '../common/cpu-list.ts';
+import { contention, HostCpuRecorder, hostCpuSupported } from './host-cpu.ts';
 import { isWarm, warmupCapSec } from './steady-state.ts';
 import type { CellConfig, CellResult, ExitInfo, LoadResult, LoadSecond, Sample, StatsSummary } from './types.ts';
 

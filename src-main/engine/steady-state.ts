@@ -2,7 +2,7 @@
 //  - during warmup: may measurement start now (the last few seconds flat)?
 //  - after measurement: did the measured seconds drift or step (then the cell is `unstable`)?
 // The t distribution comes from analysis/stats.ts: one implementation for every test Rightsize makes.
-import { studentTCdf } from '../analysis/stats.ts';
+import { studentTCdf } from '../common/t-distribution.ts';
 
 /** Seconds of warmup that must look flat before measurement starts: the fewest that show a trend and a spread. */
 export const WARM_WINDOW_SEC = 3;

@@ -53,18 +53,20 @@ const td = (s: string, num = false): string => `<td${num ? ' class="num"' : ''}>
 const th = (s: string, num = false): string => `<th${num ? ' class="num"' : ''}>${s}</th>`;
 const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
   kinds.map((f) => `<span class="flag" title="${esc(f.title)}">${esc(f.kind)}</span>`).join(' ');
-const rpsCell = (c: ConfigurationSummary): string => (c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}` : `${fmtNum(c.rps!.mean)} (n = 1)`);
+// One repetition can still have an interval (batch means of its own seconds): say which kind it is.
+const rpsCell = (c: ConfigurationSummary): string =>
+  c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}${c.rps!.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}` : `${fmtNum(c.rps!.mean)} (n = 1)`;
 const p99Cell = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n = 1)`);
 const isoText = (iso: string | null): string => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '—');
 
 function verdictText(v: Verdict, others: number): string {
   switch (v) {
     case 'clear':
-      return 'clear (intervals apart)';
+      return 'clear (Welch’s t-test, Holm-corrected)';
     case 'not-distinguishable':
       return `not distinguishable from ${others} other${others === 1 ? '' : 's'}`;
     case 'single-sample':
-      return 'single sample: means only';
+      return 'no interval: means only';
     case 'only-one':
       return 'only configuration';
   }
@@ -258,8 +260,9 @@ function methodSection(run: RunDetail, rec: Recommendation): string {
     `<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not measured.${timing} ${adaptiveText(first?.warmupSec)} The warm-up each cell used is in the cells table and the CSV (<code>warmup_used_s</code>).`,
     `<b>Steady state.</b> The measured seconds of every cell are tested for a drift (least-squares trend, t-test) and a level shift (the strongest stretch of seconds against the rest, Bonferroni-corrected over every cut), each at p &lt; ${UNSTABLE_ALPHA}. A cell whose throughput moved by ${Math.round(UNSTABLE_CHANGE * 100)} % or more that way is flagged <code>unstable</code>, with what moved and by how much: its mean does not describe one steady state.`,
     `<b>Host contention.</b> On Linux, CPU time on the cores the target and the load ran on is read from <code>/proc/stat</code> every second; the target’s own (its container’s accounting) and Rightsize’s (its threads on those cores) are subtracted. What remains — other processes, a browser drawing the UI, hypervisor steal — flags a cell <code>host-busy</code> when it exceeds ${HOST_BUSY_PCT} % of those cores over the measurement, or ${2 * HOST_BUSY_PCT} % in two seconds or more. Daemons (dockerd, containerd) take 1–3 % during a normal cell.`,
-    '<b>Flags.</b> <code>unstable</code> and <code>host-busy</code> as above. <code>client-bound</code>: the load thread was busy ≥ 90 % of the time, or a constant-rate cell got less than 95 % of its rate — the load generator, not the server, may have set the pace. <code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the time), <code>restarts</code> (workers replaced or recycled).',
-    `<b>The answer.</b> Repetitions of one configuration are aggregated: mean, 95 % confidence interval (Student’s t) and coefficient of variation. Cells that failed, were OOM-killed, cancelled or interrupted are left out and listed. Configurations whose 95 % intervals overlap are reported as not distinguishable — a conservative test: intervals can overlap slightly while the difference is still real. The knee is the fewest workers within ${esc(fmtMargin(rec.marginPct))} % of the best mean throughput. Repetitions whose req/s varies by more than 10 % (CV) are flagged noisy.`,
+    '<b>Flags.</b> <code>unstable</code> and <code>host-busy</code> as above. <code>client-bound</code>: a load thread was busy ≥ 90 % of the time — the load generator, not the server, may have set the pace. A constant-rate cell that got less than 95 % of its rate is put on the side that was the bottleneck: the server when every connection was waiting on it, the client when a load thread was saturated. <code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the time), <code>restarts</code> (workers replaced or recycled).',
+    // The analysis states its own method, so the report and the answer can never disagree on it.
+    `<b>The answer.</b> ${esc(rec.method.replace(/^How this was decided: /, ''))} Cells that failed, were OOM-killed, cancelled or interrupted are left out and listed; cancelled cells' partial seconds are never a result.`,
     '<b>Limits.</b> One machine runs both the target and the load generator: on a small host the generator’s ceiling caps what can be measured (the <code>client-bound</code> flag says when). A single repetition is one sample; use repetitions and a shuffled order before trusting a difference of a few percent. Results describe this host’s CPU, kernel and Docker, not the production machine. cgroup v1 and v2 report memory slightly differently. Loopback networking hides what a real network adds.',
   ];
   return `<section id="method"><h2>How this was measured, and its limits</h2><ul class="method">${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;
@@ -280,7 +283,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : ''}</header>`,
     `<section id="answer"><h2>The answer</h2>${slo}<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
     rec.scopes.length
-      ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean over repetitions (Student’s t); n = 1 has no interval.</p></section>`
+      ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean goodput: over repetitions (Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see run-to-run variation).</p></section>`
       : '',
     rec.scopes.length ? `<section id="charts"><h2>Throughput and p99 by worker count</h2>${summaryCharts(rec)}</section>` : '',
     stabilityCharts(run, samples, rec.scopes),

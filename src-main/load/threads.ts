@@ -1,5 +1,5 @@
 // How a load plan is shared among load threads: how many, which cores, which connections.
-import { parseCpuList } from '../engine/host-cpu.ts';
+import { parseCpuList } from '../common/cpu-list.ts';
 import type { LoadPlan, ThreadPlan } from './protocol.ts';
 
 /**

@@ -289,7 +289,7 @@ function attachStream(lab: Lab, ws: WebSocket): void {
 }
 
 function serveStatic(dir: string | undefined, pathname: string, req: http.IncomingMessage, res: http.ServerResponse): void {
-  if (!dir || !existsSync(path.join(dir, 'index.html'))) return text(res, 503, 'The UI is not built: run `npm run build`, then start `rightsize serve` again.');
+  if (!dir || !existsSync(path.join(dir, 'index.html'))) return text(res, 503, 'The UI is not built: stop this server and run `npm run serve` in the Rightsize folder (it builds first).');
   let asset = resolveAsset(dir, pathname);
   // A path without an extension is a client-side route: the page handles it.
   if (!asset.ok && asset.status === 404 && path.extname(pathname) === '') asset = resolveAsset(dir, '/index.html');

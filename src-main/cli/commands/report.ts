@@ -65,9 +65,10 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
   if (o.html !== undefined && o.html.trim() === '') throw new CliError('--html takes a file name, e.g. --html report.html.', EXIT.usage);
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
-    const rec = recommend(run, { marginPct, ...(slo ? { slo } : {}) });
+    const samples = store.getRunSamples(run.id);
+    const rec = recommend(run, { marginPct, samples, ...(slo ? { slo } : {}) });
     if (o.html) {
-      writeFileOrFail(o.html, htmlReport(run, store.getRunSamples(run.id), rec));
+      writeFileOrFail(o.html, htmlReport(run, samples, rec));
       process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);
     }
     if (o.json) process.stdout.write(`${JSON.stringify(rec, null, 2)}\n`);

@@ -8,6 +8,7 @@ import { openStore, type GlobalOptions } from '../context.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { progressPrinter } from '../progress.ts';
+import { rightsizeCommand } from '../invocation.ts';
 import { recommend } from '../../analysis/index.ts';
 import type { Recommendation } from '../../analysis/types.ts';
 import { describeHolder, LabBusyError } from '../../lab-lock/lab-lock.ts';
@@ -100,7 +101,8 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else if (recommendation) {
       log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}\n`);
-      log.write(`See it again: rightsize show ${run.id}   Report: rightsize report ${run.id} --html report.html   CSV: rightsize export ${run.id} --csv cells.csv\n`);
+      const rs = rightsizeCommand();
+      log.write(`See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   CSV: ${rs} export ${run.id} --csv cells.csv\n`);
     }
     if (outcome.status === 'cancelled') return EXIT.cancelled;
     if (outcome.status === 'failed') return EXIT.runFailed;

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isLoopback, startServer } from '../../transports/http-server.ts';
 import { projectRoot } from '../../util/paths.ts';
@@ -8,6 +9,16 @@ import { CliError, EXIT } from '../exit-codes.ts';
 export interface ServeCommandOptions extends GlobalOptions {
   host?: string;
   port?: string;
+}
+
+/** The login URL with the host's name and each external IPv4 address in place of the wildcard. */
+function lanUrls(loginUrl: string): string[] {
+  const hosts = [os.hostname(), ...Object.values(os.networkInterfaces()).flatMap((l) => (l ?? []).filter((a) => !a.internal && a.family === 'IPv4').map((a) => a.address))];
+  return [...new Set(hosts)].map((h) => {
+    const u = new URL(loginUrl);
+    u.hostname = h;
+    return u.toString();
+  });
 }
 
 /** `rightsize serve`: the desktop UI in a browser, for a lab machine without a display. Runs until Ctrl-C. */
@@ -28,18 +39,20 @@ export async function serveCommand(o: ServeCommandOptions): Promise<number> {
   }
   if (!isLoopback(host)) {
     process.stderr.write(`warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can start containers here.\n`);
+    // http://0.0.0.0:port works on no other machine: name the addresses others can use.
+    if (host === '0.0.0.0' || host === '::') for (const u of lanUrls(server.loginUrl)) process.stderr.write(`From another machine: ${u}\n`);
   }
   const status = lab.handlers['engine.status']({}) as { docker: { ok: boolean; error?: string } };
   if (!status.docker.ok) process.stderr.write(`warning: ${status.docker.error}\n`);
   process.stdout.write(o.json ? `${JSON.stringify({ url: server.url, loginUrl: server.loginUrl })}\n` : `Rightsize is at ${server.loginUrl}\nCtrl-C to stop.\n`);
   await new Promise<void>((resolve) => {
+    // SIGHUP too: a closed terminal must cancel the run and remove its container like Ctrl-C.
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const s of signals) process.off(s, stop);
       resolve();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const s of signals) process.on(s, stop);
   });
   process.stderr.write('Stopping: cancelling any run and removing its container…\n');
   await server.close();
