@@ -32,6 +32,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['status', (c) => c.status],
   ['failure', (c) => c.failure?.split('\n')[0]],
   ['rps_mean', (c) => c.rpsMean],
+  // The answer's throughput: responses with their expected status per second (empty for cells stored before it was kept).
+  ['goodput_mean', (c) => c.load?.goodputMean],
   ['rps_stddev', (c) => c.rpsStddev],
   ['bytes_per_s', (c) => c.bytesPerSec],
   ['latency_p50_us', (c) => c.p50Us],
