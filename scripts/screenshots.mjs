@@ -1,5 +1,5 @@
 // `npm run screenshots`: real screenshots of every view for docs/ and README, taken in Debian's
-// Chromium against `rightsize serve` with the real engine (runs two small matrices; ~2 minutes).
+// Chromium against `rightsize serve` with the real engine (runs two small matrices; ~5 minutes).
 // Names as arguments retake only those: `node scripts/screenshots.mjs apps` (seconds, no run).
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -70,6 +70,7 @@ try {
     await page.getByTestId('preset').selectOption('pbkdf2-one-thread');
     await page.getByTestId('duration').fill('4');
     await page.getByTestId('warmup').fill('1');
+    await page.getByTestId('repetitions').fill('2'); // two runs of it fit in a few minutes
     await page.waitForTimeout(500);
     await shot(page, 'builder');
     await page.getByTestId('start').click();
@@ -81,17 +82,18 @@ try {
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=chart-summary]')?.getAttribute('data-points')) >= 2, null, { timeout: 120_000 });
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=chart-latency]')?.getAttribute('data-points')) >= 6, null, { timeout: 60_000 });
     await shot(page, 'live');
-    await page.getByTestId('open-run').waitFor({ timeout: 120_000 });
+    await page.getByTestId('open-run').waitFor({ timeout: 300_000 });
     // A second run of the same preset, to compare.
     await page.goto(`${url}/#/`);
     await page.getByTestId('preset').selectOption('pbkdf2-one-thread');
     await page.getByTestId('duration').fill('4');
     await page.getByTestId('warmup').fill('1');
+    await page.getByTestId('repetitions').fill('2');
     await page.getByTestId('mode-pm2').check();
     await page.waitForTimeout(400);
     await page.getByTestId('start').click();
     await page.waitForURL(/#\/live\//);
-    await page.getByTestId('open-run').waitFor({ timeout: 180_000 });
+    await page.getByTestId('open-run').waitFor({ timeout: 400_000 });
     await page.getByTestId('open-run').click();
     await page.getByTestId('cells').locator('tbody tr').nth(2).click();
     await page.waitForTimeout(800);
