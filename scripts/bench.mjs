@@ -1,4 +1,4 @@
-// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] (only when named). Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] [--app NAME] (only when named). Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
@@ -10,8 +10,8 @@ const options = [];
 const names = [];
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
-  if (a === '--threads' || a === '--runs') options.push(a, process.argv[++i] ?? '');
-  else if (a.startsWith('--threads=') || a.startsWith('--runs=')) options.push(a);
+  if (a === '--threads' || a === '--runs' || a === '--app') options.push(a, process.argv[++i] ?? '');
+  else if (a.startsWith('--threads=') || a.startsWith('--runs=') || a.startsWith('--app=')) options.push(a);
   else names.push(a);
 }
 const chosen = names.length === 0 || names.includes('all') ? all : names;

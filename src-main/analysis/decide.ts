@@ -106,7 +106,11 @@ function decideScope(cs: ConfigurationSummary[], marginPct: number, label: strin
     }
   }
   const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || cheaper(a, b))[0]!;
-  const rps = comparePick(bestRps, candidates.filter((c) => c !== bestRps), rpsOf, true);
+  const tested = comparePick(bestRps, candidates.filter((c) => c !== bestRps), rpsOf, true);
+  // A client-bound or host-busy number is a lower bound: whoever was set aside for it may be the
+  // faster one, and a ceiling shared by all is the load generator's or the host's, not the server's.
+  const bottlenecked = ceiling !== null || cs.some((c) => c.disqualified.length === 0 && c.bottleneck !== null && !candidates.includes(c));
+  const rps: Comparison = bottlenecked ? { ...tested, verdict: 'bottlenecked' } : tested;
   const p99 = comparePick(lowestP99, candidates.filter((c) => c !== lowestP99), p99Of, false);
   return {
     key: first.scopeKey,

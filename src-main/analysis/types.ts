@@ -99,9 +99,11 @@ export interface ConfigurationSummary {
  * 'clear' — every other is significantly worse; 'not-distinguishable' — the test cannot separate
  * it from at least one other; 'single-sample' — it or a competitor has no interval (one repetition
  * without a per-second series), so against those only means were compared; 'only-one' — nothing
- * to compare with.
+ * to compare with; 'bottlenecked' — the load generator or the host set the pace of every candidate,
+ * or of a configuration set aside for it (its number is only a lower bound and may be the faster
+ * one), so the ranking is not the server's and the pick is not a confident one.
  */
-export type Verdict = 'clear' | 'not-distinguishable' | 'single-sample' | 'only-one';
+export type Verdict = 'clear' | 'not-distinguishable' | 'single-sample' | 'only-one' | 'bottlenecked';
 
 /** The decisions for one CPU / memory pair of one workload under one load. */
 export interface ScopeDecision {

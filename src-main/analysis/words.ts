@@ -4,7 +4,7 @@ import type { FlagKind } from '../engine/types.ts';
 import { withinMargin } from './decide.ts';
 import { loadLabel, MAX_ERROR_PCT, pairLabel, workloadLabel } from './group.ts';
 import { describeSlo } from './slo.ts';
-import type { ConfigurationSummary, FlagSummary, Recommendation, ScopeDecision, Slo, SloCheck, SloOutcome, UndecidedScope } from './types.ts';
+import type { ConfigurationSummary, FlagSummary, Recommendation, ScopeDecision, Slo, SloCheck, SloOutcome, UndecidedScope, Verdict } from './types.ts';
 
 const MAX_LISTED_EXCLUSIONS = 10;
 
@@ -112,12 +112,33 @@ function shortfallSentences(short: ConfigurationSummary[]): string[] {
   return out;
 }
 
+/** How sure a pick is, in two or three words (tables in the UI). */
+export function verdictShort(v: Verdict): string {
+  switch (v) {
+    case 'clear':
+      return 'clear';
+    case 'not-distinguishable':
+      return 'not distinguishable';
+    case 'single-sample':
+      return 'means only';
+    case 'only-one':
+      return 'only candidate';
+    case 'bottlenecked':
+      return 'not confident'; // the load generator or the host set the pace: the words say which
+  }
+}
+
 function verdictSentence(s: ScopeDecision, best: ConfigurationSummary, pick: (keys: string[]) => ConfigurationSummary[]): string {
   switch (s.rpsVerdict) {
     case 'not-distinguishable':
       return `${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).`;
     case 'clear':
       return "Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).";
+    case 'bottlenecked': {
+      if (s.ceiling) return 'The test cannot rank the server here, so it is not a confident pick:';
+      const held = pick(s.setAside.map((x) => x.key)).filter((c) => c.bottleneck !== null && c.disqualified.length === 0);
+      return `This is not a confident pick: ${whoList(held)} ${be(held)} set aside because the load generator or the host set the pace, so ${held.length === 1 ? 'it was' : 'they were'} at least as fast as measured (${held.map((c) => `${fmtNum(c.rps!.mean)} req/s`).join(', ')}) and may be faster.`;
+    }
     default:
       return best.rps!.ci ? 'Some configurations here have no interval: against those, only means were compared.' : 'These are single samples with no per-second series: means compared, with no test.';
   }
@@ -129,10 +150,11 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
   const where = `On ${s.label}${withContext ? ` (${s.context})` : ''}`;
   const out: string[] = [];
   const { bestRps: best, knee, lowestP99: low } = s;
-  const only = s.rpsVerdict === 'only-one';
+  const only = s.candidates.length === 1;
 
   if (only) {
     out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} ${s.setAside.length ? 'a candidate' : 'measured'}: ${rpsText(best)}; p99 ${p99Text(best)}.`);
+    if (s.rpsVerdict === 'bottlenecked') out.push(verdictSentence(s, best, pick));
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;

@@ -67,6 +67,8 @@ function verdictText(v: Verdict, others: number): string {
       return `not distinguishable from ${others} other${others === 1 ? '' : 's'}`;
     case 'single-sample':
       return 'no interval: means only';
+    case 'bottlenecked':
+      return 'not confident: the load generator or the host set the pace';
     case 'only-one':
       return 'only configuration';
   }

@@ -338,3 +338,37 @@ describe('a cancelled run', () => {
     expect(none.words).toEqual(['Run 1 is cancelled and no cell of it finished with results: there is nothing to recommend.', 'hello cluster×2 1000m/256MB c20: cancelled, excluded.']);
   });
 });
+
+describe('a pick next to a configuration the load generator held back', () => {
+  const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 97 %' };
+
+  it('is not confident: the set-aside number is a lower bound and may be the faster one', () => {
+    // As measured on this 2-core box: 1 worker hit the load thread's ceiling, 2 workers did not.
+    const rec = recommend(run([
+      ...reps({ workers: 1 }, [62000, 63000, 61500]).map((c) => ({ ...c, flags: [clientBound] })),
+      ...reps({ workers: 2 }, [60000, 60500, 59800]),
+    ]));
+    const s = scope(rec);
+    expect(s.bestRps.workers).toBe(2);
+    expect(s.rpsVerdict).toBe('bottlenecked');
+    expect(rec.words.join(' ')).toContain(
+      'This is not a confident pick: 1 cluster worker was set aside because the load generator or the host set the pace, so it was at least as fast as measured (62,167 req/s) and may be faster.',
+    );
+  });
+
+  it('is not confident when every candidate is held back: the ceiling is not the server', () => {
+    const rec = recommend(run([
+      ...reps({ workers: 1 }, [62000, 63000, 61500]).map((c) => ({ ...c, flags: [clientBound] })),
+      ...reps({ workers: 2 }, [50000, 50500, 49800]).map((c) => ({ ...c, flags: [clientBound] })),
+    ]));
+    expect(scope(rec).ceiling).toBe('client');
+    // The test separates them, but what it separates is the load generator's ceiling.
+    expect(scope(rec).rpsVerdict).toBe('bottlenecked');
+    expect(rec.words.join(' ')).toContain('it is not a confident pick');
+  });
+
+  it('stays clear when nothing was held back', () => {
+    const rec = recommend(run([...reps({ workers: 1 }, [40000, 40500, 39800]), ...reps({ workers: 2 }, [50000, 50500, 49800])]));
+    expect(scope(rec).rpsVerdict).toBe('clear');
+  });
+});
