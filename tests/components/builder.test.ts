@@ -1,8 +1,7 @@
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
-import { validateMatrix } from '../../src-main/engine/matrix.ts';
-import { fakeEngine, up } from './setup.ts';
+import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
 
 const apps = [{ name: 'hello', description: 'plain text', stresses: 'HTTP', version: '1', entry: 'server.js', port: 3000, health: '/health', requests: [], env: {}, builtIn: true }];
 const presets = [{ name: 'pbkdf2-one-thread', title: 'pbkdf2, one thread', description: 'seed 004', seed: '004.txt', matrix: { apps: ['hello'], modes: ['cluster'], workers: [1, 2, 4, 6], cpuMillicores: [1000], memoryMb: [256], env: { UV_THREADPOOL_SIZE: '1' }, load: { model: 'closed', connections: [6] }, durationSec: 10, warmupSec: 2 } }];
@@ -10,11 +9,7 @@ const presets = [{ name: 'pbkdf2-one-thread', title: 'pbkdf2, one thread', descr
 beforeEach(() => {
   fakeEngine.answers['apps.list'] = () => apps;
   fakeEngine.answers['presets.list'] = () => presets;
-  // The engine's own validation rules, as the real Lab applies them.
-  fakeEngine.answers['matrix.validate'] = ({ matrix }: { matrix: unknown }) => {
-    const v = validateMatrix(matrix, { cores: 2, memoryMb: 8192, apps: ['hello'] });
-    return v.ok ? { ok: true, cells: v.cells, etaSec: v.cells * 13, problems: [] } : { ok: false, cells: 0, etaSec: 0, problems: v.problems };
-  };
+  fakeEngine.answers['matrix.validate'] = validateLikeTheEngine; // the engine's own rules, as the real Lab applies them
   fakeEngine.answers['runs.start'] = () => ({ runId: 42 });
 });
 

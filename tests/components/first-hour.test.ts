@@ -4,10 +4,9 @@ import Builder from '../../src-renderer/routes/Builder.svelte';
 import Live from '../../src-renderer/routes/Live.svelte';
 import Compare from '../../src-renderer/routes/Compare.svelte';
 import CellsTable from '../../src-renderer/components/CellsTable.svelte';
-import { validateMatrix } from '../../src-main/engine/matrix.ts';
 import type { CellConfig, RunDetail, Sample, StoredCell } from '../../src-main/contract/api.ts';
 import type { CellRow } from '../../src-renderer/lib/cells.ts';
-import { fakeEngine, up } from './setup.ts';
+import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
 
 // What a new user meets in the first hour (issue 14), each kept fixed here.
 
@@ -22,10 +21,7 @@ const sample = (t: number): Sample => ({ t, rps: 1000 + t, bytes: 0, errors: 0, 
 beforeEach(() => {
   fakeEngine.answers['apps.list'] = () => apps;
   fakeEngine.answers['presets.list'] = () => presets;
-  fakeEngine.answers['matrix.validate'] = ({ matrix }: { matrix: unknown }) => {
-    const v = validateMatrix(matrix, { cores: 2, memoryMb: 8192, apps: ['hello'] });
-    return v.ok ? { ok: true, cells: v.cells, etaSec: v.cells * 13, problems: [] } : { ok: false, cells: 0, etaSec: 0, problems: v.problems };
-  };
+  fakeEngine.answers['matrix.validate'] = validateLikeTheEngine; // the engine's own rules, as the real Lab applies them
 });
 
 describe('the builder', () => {

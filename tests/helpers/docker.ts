@@ -2,6 +2,8 @@ import { builtInApps, findApp, type AppDefinition } from '../../src-main/apps/ca
 import { ensureAppImage, type AppImage } from '../../src-main/docker/app-image.ts';
 import { ensureBaseImage, type BaseImage } from '../../src-main/docker/base-image.ts';
 import { checkEngine, type EngineInfo } from '../../src-main/docker/client.ts';
+import { stopReaper } from '../../src-main/reaper/reaper.ts';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * Integration tests need a real engine. Without one they fail with the reason: a sizing tool whose
@@ -25,4 +27,36 @@ export function imageFor(name: string): Promise<{ app: AppDefinition; image: App
   base ??= ensureBaseImage();
   if (!images.has(name)) images.set(name, ensureAppImage(app, () => base!));
   return images.get(name)!.then((image) => ({ app, image }));
+}
+
+/**
+ * The smallest real matrix: hello under node:cluster, 1 and 2 workers on half a core (two cells of a
+ * few seconds). Tests override what they exercise (duration, warmup, connections).
+ */
+export function twoCellMatrix(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'two cells',
+    apps: ['hello'],
+    modes: ['cluster'],
+    workers: [1, 2],
+    cpuMillicores: [500],
+    memoryMb: [128],
+    load: { model: 'closed', connections: [4] },
+    durationSec: 3,
+    warmupSec: 1,
+    ...over,
+  };
+}
+
+/** For tests of the reaper and the lab lock: the base image they start from, and the process's reaper stopped at the end. */
+export function withBaseImageAndReaper(): { baseTag: () => string } {
+  let tag = '';
+  beforeAll(async () => {
+    await requireDocker();
+    tag = (await ensureBaseImage()).tag;
+  });
+  afterAll(async () => {
+    await stopReaper();
+  });
+  return { baseTag: () => tag };
 }

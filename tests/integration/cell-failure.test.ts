@@ -6,7 +6,7 @@ import type { RunEvent } from '../../src-main/engine/events.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { requireDocker, twoCellMatrix } from '../helpers/docker.ts';
 
 // A store or engine error inside a cell (here: in store.addSamples, called from the load worker's
 // message handler) fails that cell with the reason, removes its container, and the run goes on or
@@ -18,17 +18,7 @@ beforeAll(async () => {
   await requireDocker();
 });
 
-const twoCells = {
-  name: 'cell failure',
-  apps: ['hello'],
-  modes: ['cluster'],
-  workers: [1, 2],
-  cpuMillicores: [500],
-  memoryMb: [128],
-  load: { model: 'closed', connections: [4] },
-  durationSec: 3,
-  warmupSec: 0,
-};
+const twoCells = twoCellMatrix({ name: 'cell failure', warmupSec: 0 });
 
 function fresh(): { db: string; store: Store } {
   const db = path.join(tempDir(), 'h.db');

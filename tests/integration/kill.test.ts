@@ -7,7 +7,7 @@ import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
 import { currentSession, machineIdentity, parseSession } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, startCli, tempDir } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { requireDocker, twoCellMatrix } from '../helpers/docker.ts';
 
 // Nothing left behind, however the CLI ends. A run is killed at a random moment (start-up, reaper
 // and lock, image checks, container creation, readiness, load, teardown): after SIGKILL the
@@ -18,17 +18,7 @@ import { requireDocker } from '../helpers/docker.ts';
 const KILLS = Number(process.env.RIGHTSIZE_KILLS ?? 3);
 const REAP_WITHIN_MS = 15_000;
 
-const matrix = {
-  name: 'kill me',
-  apps: ['hello'],
-  modes: ['cluster'],
-  workers: [1, 2],
-  cpuMillicores: [500],
-  memoryMb: [128],
-  load: { model: 'closed', connections: [4] },
-  durationSec: 2,
-  warmupSec: 1,
-};
+const matrix = twoCellMatrix({ name: 'kill me', durationSec: 2 });
 
 /** Containers of the process `pid` on this machine (the session label ends with its pid and start time). */
 async function containersOf(pid: number): Promise<string[]> {

@@ -1,25 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { docker } from '../../src-main/docker/client.ts';
-import { ensureBaseImage } from '../../src-main/docker/base-image.ts';
 import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
 import { acquireLab, LAB_LOCK_NAME, LabBusyError, labHolder } from '../../src-main/lab-lock/lab-lock.ts';
-import { stopReaper } from '../../src-main/reaper/reaper.ts';
 import { Lab } from '../../src-main/service/lab.ts';
 import { machineIdentity } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, startCli, tempDir, type CliResult } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { withBaseImageAndReaper } from '../helpers/docker.ts';
 
-let baseTag = '';
-beforeAll(async () => {
-  await requireDocker();
-  baseTag = (await ensureBaseImage()).tag;
-});
-afterAll(async () => {
-  await stopReaper();
-});
+const { baseTag } = withBaseImageAndReaper();
 
 const matrix = {
   apps: ['hello'],
@@ -102,15 +93,15 @@ describe('one measuring process per Docker engine', () => {
     const dead = `gone-host~${me.machine}.${me.boot}:4194311:1`;
     const stale = await docker().createContainer({
       name: LAB_LOCK_NAME,
-      Image: baseTag,
+      Image: baseTag(),
       Entrypoint: ['node', '-e', '0'],
       Labels: { [LABEL.product]: PRODUCT, [LABEL.session]: dead, [LABEL.what]: 'run "old"', [LABEL.since]: new Date(Date.now() - 3600_000).toISOString() },
     });
-    const lease = await acquireLab({ image: baseTag, what: 'run "test"' });
+    const lease = await acquireLab({ image: baseTag(), what: 'run "test"' });
     try {
       await expect(stale.inspect()).rejects.toMatchObject({ statusCode: 404 });
       expect((await labHolder())?.what).toBe('run "test"');
-      await expect(acquireLab({ image: baseTag, what: 'run "second"' })).rejects.toBeInstanceOf(LabBusyError);
+      await expect(acquireLab({ image: baseTag(), what: 'run "second"' })).rejects.toBeInstanceOf(LabBusyError);
 
       const lab = await Lab.open({ dbPath: path.join(tempDir(), 'h.db') });
       try {

@@ -5,23 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, startCli, tempDir } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { requireDocker, twoCellMatrix } from '../helpers/docker.ts';
 
 beforeAll(async () => {
   await requireDocker();
 });
 
-const twoCells = {
-  name: 'two cells',
-  apps: ['hello'],
-  modes: ['cluster'],
-  workers: [1, 2],
-  cpuMillicores: [500],
-  memoryMb: [128],
-  load: { model: 'closed', connections: [10] },
-  durationSec: 3,
-  warmupSec: 1,
-};
+const twoCells = twoCellMatrix({ load: { model: 'closed', connections: [10] } });
 
 /**
  * Resolves once the run has stored a measured second: read from the run's SQLite file (read-only,

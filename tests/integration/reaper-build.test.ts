@@ -1,28 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BuildContext } from '../../src-main/docker/build-context.ts';
 import { docker } from '../../src-main/docker/client.ts';
-import { ensureBaseImage } from '../../src-main/docker/base-image.ts';
 import { BuildCancelledError, buildImage, imageExists, withBuildSignal } from '../../src-main/docker/image-build.ts';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { ensureReaper, reaperId, stopReaper } from '../../src-main/reaper/reaper.ts';
 import { currentSession } from '../../src-main/session/session.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { withBaseImageAndReaper } from '../helpers/docker.ts';
 
-let baseTag = '';
-beforeAll(async () => {
-  await requireDocker();
-  baseTag = (await ensureBaseImage()).tag;
-});
-afterAll(async () => {
-  await stopReaper();
-});
+const { baseTag } = withBaseImageAndReaper();
 
 describe('cancelling stops a build in progress', () => {
   it('an aborted build rejects at once, leaves no tag and no build container running', async () => {
     const marker = `rightsize-cancel-${process.pid}-${Date.now()}`;
     const ctx = new BuildContext();
     // Exec form: the offline base has no shell. The step runs for a minute unless cancelled.
-    ctx.addText('Dockerfile', `FROM ${baseTag}\nRUN ["node", "-e", "setTimeout(() => {}, 60000) // ${marker}"]\n`);
+    ctx.addText('Dockerfile', `FROM ${baseTag()}\nRUN ["node", "-e", "setTimeout(() => {}, 60000) // ${marker}"]\n`);
     const tag = `rightsize-test/cancel:${Date.now()}`;
     const ac = new AbortController();
     let stepStarted!: () => void;
@@ -45,7 +37,7 @@ describe('cancelling stops a build in progress', () => {
 
 describe("the session's reaper", () => {
   it('runs once per process, labelled with this session, and a clean stop leaves nothing', async () => {
-    await ensureReaper(baseTag, await (await import('../../src-main/docker/client.ts')).checkEngine());
+    await ensureReaper(baseTag(), await (await import('../../src-main/docker/client.ts')).checkEngine());
     const id = await reaperId();
     expect(id).toBeTruthy();
     const info = await docker().getContainer(id!).inspect();
