@@ -68,6 +68,7 @@ function program(): Command {
     .option('--html <file>', 'write a self-contained HTML report (answer, charts, cells, host, method)')
     .option('--slo <objective>', 'service-level objective, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
     .option('--margin <pct>', 'knee: the fewest workers within this % of the best req/s (default 5)')
+    .option('--emit <kind>', 'print a deploy snippet of the recommended configuration: pm2, kubernetes or compose')
     .action(async (id: string, o) => {
       process.exitCode = await reportCommand(id, { ...globals(), ...o });
     });

@@ -4,6 +4,7 @@ import { describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
 import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
+import { deploySnippet, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
 import { HOST_BUSY_PCT } from '../engine/flags.ts';
 import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../engine/steady-state.ts';
 import type { Sample } from '../engine/types.ts';
@@ -270,6 +271,16 @@ function methodSection(run: RunDetail, rec: Recommendation): string {
   return `<section id="method"><h2>How this was measured, and its limits</h2><ul class="method">${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;
 }
 
+const SNIPPET_TITLES: Record<SnippetKind, string> = { pm2: 'PM2 (ecosystem.config.js)', kubernetes: 'Kubernetes (container spec)', compose: 'Docker Compose (service)' };
+
+/** The recommended configuration (the first pair's knee) as PM2, Kubernetes and Compose snippets. */
+function deploySection(rec: Recommendation, runId: number): string {
+  const input = recommendedDeploy(rec);
+  if (!input) return '';
+  const blocks = SNIPPET_KINDS.map((k) => `<h3>${esc(SNIPPET_TITLES[k])}</h3><pre class="snippet" data-kind="${k}">${esc(deploySnippet(k, input))}</pre>`);
+  return `<section id="deploy"><h2>Deploy it</h2><p>The recommended configuration — the knee of the first CPU / memory pair, the fewest workers that hold the throughput — ready to paste. The same text comes from <code>rightsize report ${runId} --emit pm2|kubernetes|compose</code>.</p>${blocks.join('')}</section>`;
+}
+
 export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: Recommendation): string {
   const title = `Rightsize report: ${run.name}`;
   const meta = [
@@ -287,6 +298,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     rec.scopes.length
       ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean goodput: over repetitions (Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see run-to-run variation).</p></section>`
       : '',
+    deploySection(rec, run.id),
     rec.scopes.length ? `<section id="charts"><h2>Throughput and p99 by worker count</h2>${summaryCharts(rec)}</section>` : '',
     stabilityCharts(run, samples, rec.scopes),
     rec.configurations.length ? `<section id="configurations"><h2>Configurations (repetitions aggregated)</h2>${configurationsTable(rec)}</section>` : '',

@@ -1,4 +1,5 @@
 import { DEFAULT_MARGIN_PCT, fmtMargin, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
+import { deploySnippet, isSnippetKind, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../../deploy/snippets.ts';
 import { htmlReport } from '../../export/html-report.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -13,6 +14,8 @@ export interface ReportOptions extends GlobalOptions {
   slo?: string;
   /** Knee margin in percent (default 5). */
   margin?: string;
+  /** Print a deploy snippet of the recommended configuration: pm2 | kubernetes | compose. */
+  emit?: string;
 }
 
 export function parseMarginOption(text: string | undefined): number {
@@ -22,6 +25,13 @@ export function parseMarginOption(text: string | undefined): number {
     throw new CliError(`--margin takes a percentage from 0 to below 100 (e.g. --margin 5), not "${text}".`, EXIT.usage);
   }
   return m;
+}
+
+export function parseEmitOption(text: string | undefined): SnippetKind | undefined {
+  if (text === undefined) return undefined;
+  const k = text.trim().toLowerCase();
+  if (!isSnippetKind(k)) throw new CliError(`--emit takes one of ${SNIPPET_KINDS.join(', ')}, not "${text}".`, EXIT.usage);
+  return k;
 }
 
 export function parseSloOption(text: string): Slo {
@@ -58,18 +68,26 @@ export function formatRecommendation(rec: Recommendation): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `rightsize report RUN [--html FILE] [--slo …] [--margin N]`: the answer as text, JSON or a shareable HTML file. */
+/** `rightsize report RUN [--html FILE] [--slo …] [--margin N] [--emit pm2|kubernetes|compose]`: the answer as text, JSON or a shareable HTML file. */
 export function reportCommand(id: string, o: ReportOptions): Promise<number> {
   const marginPct = parseMarginOption(o.margin);
   const slo = o.slo === undefined ? undefined : parseSloOption(o.slo);
   if (o.html !== undefined && o.html.trim() === '') throw new CliError('--html takes a file name, e.g. --html report.html.', EXIT.usage);
+  const emit = parseEmitOption(o.emit);
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
     const samples = store.getRunSamples(run.id);
     const rec = recommend(run, { marginPct, samples, ...(slo ? { slo } : {}) });
+    // Checked before anything is written: a run with nothing to deploy changes nothing.
+    const deploy = emit === undefined ? undefined : recommendedDeploy(rec);
+    if (deploy === null) throw new CliError(`Run ${run.id} has no answer to deploy: no CPU / memory pair had a configuration that qualified, so there is nothing to emit.`, EXIT.usage);
     if (o.html) {
       writeFileOrFail(o.html, htmlReport(run, samples, rec));
       process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);
+    }
+    if (emit !== undefined && deploy) {
+      process.stdout.write(deploySnippet(emit, deploy));
+      return EXIT.ok;
     }
     if (o.json) process.stdout.write(`${JSON.stringify(rec, null, 2)}\n`);
     else if (!o.html) process.stdout.write(formatRecommendation(rec));

@@ -1,0 +1,203 @@
+/**
+ * Ready-to-use deployment snippets for one measured configuration: a PM2 ecosystem entry, a
+ * Kubernetes container `resources` + `env` fragment, and a Docker Compose service. Pure text out;
+ * every snippet opens with a comment saying which run measured it, under what load, and how sure.
+ */
+import { loadLabel } from '../analysis/group.ts';
+import type { Recommendation, ScopeDecision, Verdict } from '../analysis/types.ts';
+import { fmtNum, fmtUs } from '../common/format.ts';
+import type { CellLoad, LaunchMode } from '../engine/types.ts';
+
+export const SNIPPET_KINDS = ['pm2', 'kubernetes', 'compose'] as const;
+export type SnippetKind = (typeof SNIPPET_KINDS)[number];
+
+export const isSnippetKind = (k: string): k is SnippetKind => (SNIPPET_KINDS as readonly string[]).includes(k);
+
+/** The environment variable carrying the worker count to the app (the Heroku / Node convention). */
+export const WORKERS_ENV = 'WEB_CONCURRENCY';
+/** PM2 restarts a process above this share of its slice of the memory cap: before the kernel's OOM killer does. */
+export const PM2_RESTART_SHARE = 0.9;
+/** V8's old space gets this share of a process's slice of the cap; the rest is headroom for buffers, code, stacks and the new space. */
+export const HEAP_SHARE = 0.75;
+/** At or above this, V8's own default heap limit is already below the slice, so the flag changes nothing. */
+export const HEAP_FLAG_BELOW_MB = 2048;
+
+export interface DeployConfig {
+  app: string;
+  mode: LaunchMode;
+  workers: number;
+  cpuMillis: number;
+  memoryMb: number;
+}
+
+export interface DeployProvenance {
+  runId: number;
+  runName: string;
+  load: CellLoad;
+  /** Goodput mean (req/s) and its 95 % interval when known. */
+  goodput: { mean: number; low: number | null; high: number | null } | null;
+  p99Us: number | null;
+  /** "clear", "not distinguishable from 3 others"… in words. */
+  confidence: string;
+  /** Why this configuration: "the knee: the fewest workers that hold the throughput". */
+  pick: string;
+}
+
+export interface DeployInput {
+  config: DeployConfig;
+  provenance: DeployProvenance;
+}
+
+/** Node processes the configuration runs (a single process and an own image count as one). */
+const processes = (c: DeployConfig): number => (c.mode === 'cluster' || c.mode === 'pm2' ? Math.max(1, c.workers) : 1);
+/** The worker count the app is told: an own image reads it from its workers variable (e.g. WEB_CONCURRENCY). */
+const workerSetting = (c: DeployConfig): number => (c.mode === 'single' ? 1 : Math.max(1, c.workers));
+/** Each process's slice of the container's memory cap, in MB. */
+const sliceMb = (c: DeployConfig): number => c.memoryMb / processes(c);
+
+/** PM2 `max_memory_restart` in MB: PM2_RESTART_SHARE of the per-process slice (PM2 checks each process alone). */
+export const maxMemoryRestartMb = (c: DeployConfig): number => Math.max(1, Math.floor(sliceMb(c) * PM2_RESTART_SHARE));
+/** `--max-old-space-size` in MB, or null where V8's default is already smaller than the slice. */
+export function maxOldSpaceMb(c: DeployConfig): number | null {
+  const heap = Math.floor(sliceMb(c) * HEAP_SHARE);
+  return heap < HEAP_FLAG_BELOW_MB ? Math.max(16, heap) : null;
+}
+
+/** Kubernetes quantities: millicores and mebibytes (Docker's --memory 256m is 256 MiB too). */
+export const k8sCpu = (millis: number): string => `${Math.round(millis)}m`;
+export const k8sMemory = (mb: number): string => `${Math.round(mb)}Mi`;
+/** Compose: cpus as a decimal string, memory with a binary M suffix (compose reads M as MiB). */
+export const composeCpus = (millis: number): string => String(Math.round(millis) / 1000);
+export const composeMemory = (mb: number): string => `${Math.round(mb)}M`;
+
+function describe(c: DeployConfig): string {
+  const how = c.mode === 'single' ? 'a single process' : c.mode === 'image' ? 'its own image' : `${c.mode} × ${c.workers}`;
+  return `${c.app}, ${how}, ${fmtNum(c.cpuMillis / 1000, 2)} CPU, ${c.memoryMb} MB`;
+}
+
+/** The provenance lines every snippet opens with (without the comment marker). */
+export function provenanceLines(input: DeployInput): string[] {
+  const p = input.provenance;
+  const g = p.goodput;
+  const goodput = g
+    ? `goodput ${fmtNum(g.mean)} req/s${g.low !== null && g.high !== null ? ` (95 % CI ${fmtNum(g.low)}–${fmtNum(g.high)})` : ' (no interval)'}`
+    : 'goodput unknown';
+  const p99 = p.p99Us === null ? 'p99 unknown' : `p99 ${fmtUs(p.p99Us)}`;
+  return [
+    `Rightsize run ${p.runId} "${p.runName}": ${describe(input.config)}`,
+    `Picked as ${p.pick}.`,
+    `Measured under ${loadLabel(p.load)}: ${goodput}, ${p99}.`,
+    `Confidence: ${p.confidence}.`,
+  ];
+}
+
+const comment = (marker: string, lines: string[]): string => lines.map((l) => `${marker} ${l.replace(/\r?\n/g, ' ')}`).join('\n');
+/** A YAML/JS string literal that survives any name. */
+const quote = (s: string): string => JSON.stringify(s);
+
+export function pm2Snippet(input: DeployInput): string {
+  const c = input.config;
+  const cluster = c.mode === 'cluster' || c.mode === 'pm2';
+  const heap = maxOldSpaceMb(c);
+  const lines = [
+    comment('//', provenanceLines(input)),
+    `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of each process's share of the ${c.memoryMb} MB cap (cap ÷ ${processes(c)}).`,
+    heap === null
+      ? `// node_args: no --max-old-space-size; each process's share is large enough that V8's default heap limit stays below it.`
+      : `// node_args: --max-old-space-size = ${Math.round(HEAP_SHARE * 100)} % of each process's share, the rest is headroom for buffers, code and stacks.`,
+    ...(c.mode === 'image' ? ['// Measured as its own image: adjust script to what the image runs.'] : []),
+    'module.exports = {',
+    '  apps: [',
+    '    {',
+    `      name: ${quote(c.app)},`,
+    `      script: ${quote('server.js')}, // your entry point`,
+    `      instances: ${cluster ? c.workers : 1},`,
+    `      exec_mode: ${quote(cluster ? 'cluster' : 'fork')},`,
+    `      max_memory_restart: ${quote(`${maxMemoryRestartMb(c)}M`)},`,
+    ...(heap === null ? [] : [`      node_args: ${quote(`--max-old-space-size=${heap}`)},`]),
+    '    },',
+    '  ],',
+    '};',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function kubernetesSnippet(input: DeployInput): string {
+  const c = input.config;
+  const q = (s: string): string => quote(s);
+  const lines = [
+    comment('#', provenanceLines(input)),
+    '# Part of a container spec: requests = limits, so the pod gets exactly what was measured (Guaranteed QoS).',
+    'resources:',
+    '  requests:',
+    `    cpu: ${q(k8sCpu(c.cpuMillis))}`,
+    `    memory: ${q(k8sMemory(c.memoryMb))}`,
+    '  limits:',
+    `    cpu: ${q(k8sCpu(c.cpuMillis))}`,
+    `    memory: ${q(k8sMemory(c.memoryMb))}`,
+    'env:',
+    `  - name: ${WORKERS_ENV}`,
+    `    value: ${q(String(workerSetting(c)))}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A Compose service name: lower case letters, digits, dash and underscore. */
+const serviceName = (app: string): string => app.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+|[-_]+$/g, '') || 'app';
+
+export function composeSnippet(input: DeployInput): string {
+  const c = input.config;
+  const res = [`          cpus: ${quote(composeCpus(c.cpuMillis))}`, `          memory: ${composeMemory(c.memoryMb)}`];
+  const lines = [
+    comment('#', provenanceLines(input)),
+    '# Reservations = limits: the service gets exactly what was measured.',
+    'services:',
+    `  ${serviceName(c.app)}:`,
+    '    environment:',
+    `      ${WORKERS_ENV}: ${quote(String(workerSetting(c)))}`,
+    '    deploy:',
+    '      resources:',
+    '        limits:',
+    ...res,
+    '        reservations:',
+    ...res,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+export function deploySnippet(kind: SnippetKind, input: DeployInput): string {
+  return kind === 'pm2' ? pm2Snippet(input) : kind === 'kubernetes' ? kubernetesSnippet(input) : composeSnippet(input);
+}
+
+const VERDICT_WORDS: Record<Verdict, string> = {
+  clear: 'clear — the best is significantly ahead of every other candidate',
+  'not-distinguishable': 'not distinguishable — the test cannot separate the best from at least one other',
+  'single-sample': 'single sample — only means could be compared for some candidates',
+  'only-one': 'only one candidate — nothing to compare with',
+  bottlenecked: 'bottlenecked — the load generator or the host set the pace, the numbers are lower bounds',
+};
+const KNEE_WORDS: Record<ScopeDecision['kneeEvidence'], string> = {
+  'shown-within': 'the knee is shown within the margin of the best',
+  'not-below': 'the knee is not significantly below the best, but not shown within the margin either (weak)',
+  means: 'the knee rests on means only (no interval)',
+};
+
+/** The answer's recommended configuration: the first scope's knee. null when the run decided nothing. */
+export function recommendedDeploy(rec: Recommendation): DeployInput | null {
+  const scope = rec.scopes[0];
+  if (!scope) return null;
+  const k = scope.knee;
+  const ci = k.rps?.ci ?? null;
+  return {
+    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: k.cpuMillis, memoryMb: k.memoryMb },
+    provenance: {
+      runId: rec.run.id,
+      runName: rec.run.name,
+      load: k.load,
+      goodput: k.rps ? { mean: k.rps.mean, low: ci ? ci.low : null, high: ci ? ci.high : null } : null,
+      p99Us: k.p99Us ? k.p99Us.mean : null,
+      confidence: `${VERDICT_WORDS[scope.rpsVerdict]}; ${KNEE_WORDS[scope.kneeEvidence]}`,
+      pick: `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`,
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { recommend } from '../../src-main/analysis/index.ts';
+import { parseEmitOption } from '../../src-main/cli/commands/report.ts';
+import { CliError } from '../../src-main/cli/exit-codes.ts';
+import {
+  composeSnippet, deploySnippet, kubernetesSnippet, maxMemoryRestartMb, maxOldSpaceMb, pm2Snippet, recommendedDeploy, SNIPPET_KINDS, WORKERS_ENV, type DeployInput,
+} from '../../src-main/deploy/snippets.ts';
+import { htmlReport } from '../../src-main/export/html-report.ts';
+import { escapeXml } from '../../src-main/export/svg-chart.ts';
+import { cell, reps, run } from '../helpers/run-fixture.ts';
+
+const require = createRequire(import.meta.url);
+// PM2's own loader (Common.parseConfig: how `pm2 start ecosystem.config.js` reads the file) and its
+// own validator (Config.validateJSON against lib/API/schema.json), from the installed package.
+const pm2Common = require('pm2/lib/Common.js') as { parseConfig: (text: string, filename: string) => { apps: Record<string, unknown>[] } };
+const pm2Config = require('pm2/lib/tools/Config.js') as { validateJSON: (app: Record<string, unknown>) => { errors: string[]; config: Record<string, unknown> } };
+
+/** Kubernetes resource.Quantity's pattern (OpenAPI io.k8s.apimachinery.pkg.api.resource.Quantity). */
+const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
+
+const dir = mkdtempSync(join(tmpdir(), 'rightsize-deploy-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const input = (over: Partial<DeployInput['config']> = {}): DeployInput => ({
+  config: { app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 256, ...over },
+  provenance: {
+    runId: 7, runName: 'sizing', load: { model: 'closed', connections: 20 }, goodput: { mean: 25303, low: 24060, high: 26546 }, p99Us: 2100,
+    confidence: 'clear', pick: 'the knee: the fewest workers that hold the throughput',
+  },
+});
+
+let fileNo = 0;
+/** Loads the snippet the way PM2 loads an ecosystem file, and validates every app with PM2's schema. */
+function loadWithPm2(text: string): { apps: Record<string, unknown>[]; validated: Record<string, unknown>[] } {
+  const file = join(dir, `ecosystem-${fileNo++}.config.js`);
+  writeFileSync(file, text);
+  const conf = pm2Common.parseConfig(text, file);
+  const validated = conf.apps.map((a) => {
+    const { errors, config } = pm2Config.validateJSON({ ...a });
+    expect(errors).toEqual([]);
+    return config;
+  });
+  return { apps: conf.apps, validated };
+}
+
+describe('PM2 ecosystem snippet', () => {
+  it('loads with PM2 and passes its schema: cluster × workers, restart and heap from the per-process share', () => {
+    const text = pm2Snippet(input());
+    const { apps, validated } = loadWithPm2(text);
+    expect(apps).toHaveLength(1);
+    expect(apps[0]).toMatchObject({ name: 'hello', instances: 2, exec_mode: 'cluster', max_memory_restart: '115M', node_args: '--max-old-space-size=96' });
+    // 256 MB ÷ 2 processes = 128 MB each: 90 % → 115 MB restart, 75 % → 96 MB heap.
+    expect(validated[0]!.max_memory_restart).toBe(115 * 1024 * 1024);
+    expect(validated[0]!.node_args).toEqual(['--max-old-space-size=96']);
+    expect(text.startsWith('// Rightsize run 7 "sizing"')).toBe(true);
+    expect(text).toContain('Measured under 20 connections: goodput 25,303 req/s (95 % CI 24,060–26,546), p99 2.10 ms.');
+    expect(text).toContain('Confidence: clear.');
+  });
+
+  it('uses fork × 1 for a single process, and leaves the heap flag out where V8’s default is already below the share', () => {
+    const single = loadWithPm2(pm2Snippet(input({ mode: 'single', workers: 1, memoryMb: 512 }))).apps[0]!;
+    expect(single).toMatchObject({ instances: 1, exec_mode: 'fork', max_memory_restart: '460M', node_args: '--max-old-space-size=384' });
+    const big = loadWithPm2(pm2Snippet(input({ mode: 'pm2', workers: 2, memoryMb: 8192 }))).apps[0]!;
+    expect(big).toMatchObject({ instances: 2, exec_mode: 'cluster', max_memory_restart: '3686M' });
+    expect(big).not.toHaveProperty('node_args');
+    expect(maxOldSpaceMb({ app: 'a', mode: 'pm2', workers: 2, cpuMillis: 1000, memoryMb: 8192 })).toBeNull();
+    expect(maxMemoryRestartMb({ app: 'a', mode: 'cluster', workers: 4, cpuMillis: 1000, memoryMb: 1024 })).toBe(230);
+  });
+
+  it('survives hostile names: still one valid app with the name intact', () => {
+    const name = `it's "x"\n*/ process.exit(1) //`;
+    const { apps } = loadWithPm2(pm2Snippet({ ...input({ app: name }), provenance: { ...input().provenance, runName: 'a\nmodule.exports = 1' } }));
+    expect(apps[0]!.name).toBe(name);
+  });
+});
+
+describe('Kubernetes resources snippet', () => {
+  it('parses as YAML; requests = limits; quantities match the Quantity pattern; env has the worker count', () => {
+    const text = kubernetesSnippet(input({ workers: 3, cpuMillis: 1500, memoryMb: 768 }));
+    expect(text.startsWith('# Rightsize run 7 "sizing"')).toBe(true);
+    const spec = parse(text) as { resources: { requests: Record<string, unknown>; limits: Record<string, unknown> }; env: { name: string; value: unknown }[] };
+    expect(Object.keys(spec).sort()).toEqual(['env', 'resources']);
+    expect(spec.resources.requests).toEqual({ cpu: '1500m', memory: '768Mi' });
+    expect(spec.resources.limits).toEqual(spec.resources.requests);
+    for (const q of Object.values(spec.resources.limits)) expect(q).toMatch(QUANTITY);
+    expect(spec.env).toEqual([{ name: WORKERS_ENV, value: '3' }]); // EnvVar.value must be a string
+  });
+
+  it('gives a single process one worker', () => {
+    const spec = parse(kubernetesSnippet(input({ mode: 'single', workers: 1 }))) as { env: { value: string }[] };
+    expect(spec.env[0]!.value).toBe('1');
+    const image = parse(kubernetesSnippet(input({ mode: 'image', workers: 4 }))) as { env: { value: string }[] };
+    expect(image.env[0]!.value).toBe('4'); // an own image reads its worker count from the variable
+  });
+});
+
+describe('Docker Compose snippet', () => {
+  it('parses as YAML: limits = reservations, cpus a numeric string, memory like 256M, the worker setting in environment', () => {
+    const text = composeSnippet(input({ app: 'My App', workers: 4, cpuMillis: 500, memoryMb: 256 }));
+    expect(text.startsWith('# Rightsize run 7 "sizing"')).toBe(true);
+    const doc = parse(text) as { services: Record<string, { environment: Record<string, unknown>; deploy: { resources: { limits: Record<string, unknown>; reservations: Record<string, unknown> } } }> };
+    expect(Object.keys(doc.services)).toEqual(['my-app']);
+    const svc = doc.services['my-app']!;
+    expect(svc.deploy.resources.limits).toEqual({ cpus: '0.5', memory: '256M' });
+    expect(svc.deploy.resources.reservations).toEqual(svc.deploy.resources.limits);
+    expect(typeof svc.deploy.resources.limits.cpus).toBe('string');
+    expect(Number(svc.deploy.resources.limits.cpus)).toBe(0.5);
+    expect(svc.deploy.resources.limits.memory).toMatch(/^[0-9]+M$/);
+    expect(svc.environment).toEqual({ [WORKERS_ENV]: '4' });
+  });
+});
+
+/** Two CPU / memory pairs; on the first, 2 workers are not clearly above 1: the knee is 1 worker. */
+function fixture() {
+  return run([
+    ...reps({ workers: 1 }, [24100, 24600, 23900], [1790, 1850, 1700]),
+    ...reps({ workers: 2 }, [24300, 24800, 24000], [2100, 2300, 2000]),
+    ...reps({ workers: 1, cpu: 2000, mem: 512 }, [26000, 26200, 25900], [1500, 1550, 1480]),
+    ...reps({ workers: 2, cpu: 2000, mem: 512 }, [41000, 43000, 42000], [1900, 2000, 1950]),
+  ], { name: 'sizing' });
+}
+
+describe('the recommended configuration', () => {
+  const r = fixture();
+  const rec = recommend(r);
+
+  it('is the first scope’s knee, with the run, its load and the confidence', () => {
+    const d = recommendedDeploy(rec)!;
+    const scope = rec.scopes[0]!;
+    expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, memoryMb: scope.knee.memoryMb });
+    expect(d.provenance.runId).toBe(rec.run.id);
+    expect(d.provenance.load).toEqual(scope.knee.load);
+    expect(d.provenance.goodput!.mean).toBeCloseTo(scope.knee.rps!.mean, 6);
+    expect(d.provenance.goodput!.low).toBeCloseTo(scope.knee.rps!.ci!.low, 6);
+    expect(d.provenance.pick).toContain('the fewest workers that hold the throughput');
+    for (const k of SNIPPET_KINDS) expect(deploySnippet(k, d)).toContain(`Rightsize run ${rec.run.id} "sizing"`);
+  });
+
+  it('is null when nothing was decided (every cell OOM-killed)', () => {
+    const none = recommend(run([cell({ workers: 1, status: 'oom' }), cell({ workers: 2, status: 'oom' })]));
+    expect(recommendedDeploy(none)).toBeNull();
+  });
+
+  it('shows in the HTML report as three escaped <pre> blocks, after the answer', () => {
+    const html = htmlReport(r, new Map(), rec);
+    const d = recommendedDeploy(rec)!;
+    expect(html.indexOf('<section id="deploy"><h2>Deploy it</h2>')).toBeGreaterThan(html.indexOf('<section id="answer">'));
+    for (const k of SNIPPET_KINDS) expect(html).toContain(`<pre class="snippet" data-kind="${k}">${escapeXml(deploySnippet(k, d))}</pre>`);
+    const none = recommend(run([cell({ workers: 1, status: 'oom' })]));
+    expect(htmlReport(run([cell({ workers: 1, status: 'oom' })]), new Map(), none)).not.toContain('id="deploy"');
+  });
+});
+
+describe('report --emit', () => {
+  it('takes pm2, kubernetes or compose, and refuses anything else with a usage error', () => {
+    expect(parseEmitOption(undefined)).toBeUndefined();
+    expect(parseEmitOption(' Kubernetes ')).toBe('kubernetes');
+    for (const k of SNIPPET_KINDS) expect(parseEmitOption(k)).toBe(k);
+    expect(() => parseEmitOption('helm')).toThrow(CliError);
+    expect(() => parseEmitOption('helm')).toThrow(/--emit takes one of pm2, kubernetes, compose, not "helm"/);
+    expect(() => parseEmitOption('')).toThrow(expect.objectContaining({ exitCode: 2 }));
+  });
+});
