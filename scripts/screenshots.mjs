@@ -2,7 +2,7 @@
 // Chromium against `rightsize serve` with the real engine (runs two small matrices; ~5 minutes).
 // Names as arguments retake only those: `node scripts/screenshots.mjs apps` (seconds, no run).
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright';
@@ -117,5 +117,10 @@ try {
   }
 } finally {
   await browser.close();
-  serve.kill('SIGINT');
+  // serve cancels any run and removes its containers on SIGINT; then its history folder goes too.
+  await new Promise((resolve) => {
+    serve.once('exit', resolve);
+    serve.kill('SIGINT');
+  });
+  rmSync(dataDir, { recursive: true, force: true });
 }
