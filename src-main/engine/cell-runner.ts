@@ -139,7 +139,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     host?.mark();
     let hostFrom = -1;
     const warmupRps: number[] = [];
-    const measuredRps: number[] = [];
+    let measuring = false;
     try {
       load = await runLoad(
         {
@@ -162,12 +162,12 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
               host?.mark();
               return;
             }
-            if (measuredRps.length === 0) {
+            if (!measuring) {
+              measuring = true;
               measureFrom = Date.now() - 1000;
               hostFrom = host ? host.snapshots.length - 1 : -1;
               ctx.onPhase?.('measuring');
             }
-            measuredRps.push(s.requests);
             host?.mark();
             ctx.onSample?.(toSample(s, stats));
           },
@@ -178,13 +178,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     }
     ctx.onPhase?.('teardown');
     stats.stop();
-    load = {
-      ...load,
-      // A load runner that does not report these (older, or stopped early) still leaves the cell explicable.
-      perSecondRps: load.perSecondRps ?? measuredRps,
-      warmupUsedSec: load.warmupUsedSec ?? warmupRps.length,
-      warmupPerSecondRps: warmupRps,
-    };
+    load = { ...load, warmupPerSecondRps: warmupRps }; // the runner keeps only the measured seconds
     statsSummary = stats.summary(measureFrom);
     const sampler = stats;
     const hostUse = host && sampler.usage.length >= 2 ? contention(host.snapshots, hostFrom, host.cores, (a, b) => sampler.cpuSecBetween(a, b) ?? 0) : undefined;

@@ -1,12 +1,12 @@
 import type { AppDefinition } from '../apps/catalog.ts';
 import { appLibrary, appNames, imageAppsOf, resolveApps } from '../apps/library.ts';
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
-import { ensureBaseImage, type BaseImage, type BaseStrategy } from '../docker/base-image.ts';
+import type { BaseImage, BaseStrategy } from '../docker/base-image.ts';
 import { findImage } from '../docker/image-lookup.ts';
-import { checkEngine, type EngineInfo } from '../docker/client.ts';
+import { checkEngine } from '../docker/client.ts';
 import { withBuildSignal } from '../docker/image-build.ts';
-import { acquireLab, type LabHolder, type LabLease } from '../lab-lock/lab-lock.ts';
-import { ensureReaper } from '../reaper/reaper.ts';
+import { enterLab } from '../lab-lock/enter-lab.ts';
+import type { LabHolder } from '../lab-lock/lab-lock.ts';
 import type { Store } from '../store/index.ts';
 import { runCell } from './cell-runner.ts';
 import type { RunListener } from './events.ts';
@@ -58,7 +58,13 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   const cells = expandMatrix(matrix, limits.imageApps);
   const name = o.name ?? matrix.name ?? o.preset ?? 'matrix';
   // Before the run exists: the reaper (so nothing of ours can outlive this process) and the lab.
-  const { base, lease, noReaper } = await takeLab(engine, o, `run "${name}" (history: ${o.store.path})`);
+  const { base, lease, noReaper } = await enterLab(engine, {
+    what: `run "${name}" (history: ${o.store.path})`,
+    ...(o.base ? { strategy: o.base } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    wait: Boolean(o.waitForLab),
+    ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
+  });
   let runId: number;
   try {
     runId = o.store.createRun({
@@ -173,20 +179,6 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
   }
   return { runId, status, cells: results, ...(error ? { error } : {}) };
-}
-
-/**
- * The base image (the reaper and the lock container are made from it), this session's reaper,
- * then the lab. Every app image is built after this, under the lock.
- */
-async function takeLab(engine: EngineInfo, o: RunOptions, what: string): Promise<{ base: BaseImage; lease: LabLease; noReaper?: string }> {
-  const base = await withBuildSignal(o.signal, () => ensureBaseImage({ ...(o.base ? { strategy: o.base } : {}) }));
-  let noReaper: string | undefined;
-  // Without a reaper (an engine that refuses the socket mount) the run still works: the start-up sweep
-  // of the next Rightsize process removes what a crash leaves.
-  await ensureReaper(base.tag, engine).catch((e: Error) => (noReaper = e.message));
-  const lease = await acquireLab({ image: base.tag, what, wait: Boolean(o.waitForLab), ...(o.signal ? { signal: o.signal } : {}), ...(o.onLabWait ? { onWait: o.onLabWait } : {}) });
-  return { base, lease, ...(noReaper ? { noReaper } : {}) };
 }
 
 async function buildImages(apps: AppDefinition[], base: BaseImage, onLog: (line: string) => void) {

@@ -5,7 +5,6 @@ import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
 import { userAppInfo } from '../apps/app-info.ts';
 import { resolveUserApp, UserAppSchema, type Resolved, type UserApp } from '../apps/user-apps.ts';
 import { ensureAppImage } from '../docker/app-image.ts';
-import { ensureBaseImage } from '../docker/base-image.ts';
 import { checkEngine, type EngineInfo } from '../docker/client.ts';
 import { findImage } from '../docker/image-lookup.ts';
 import type { RunEvent } from '../engine/events.ts';
@@ -19,8 +18,9 @@ import { htmlReport } from '../export/html-report.ts';
 import { listPresets } from '../presets/presets.ts';
 import { RunInUseError, Store } from '../store/index.ts';
 import { withBuildSignal } from '../docker/image-build.ts';
-import { acquireLab, LabBusyError } from '../lab-lock/lab-lock.ts';
-import { ensureReaper, stopReaper } from '../reaper/reaper.ts';
+import { enterLab } from '../lab-lock/enter-lab.ts';
+import { LabBusyError } from '../lab-lock/lab-lock.ts';
+import { stopReaper } from '../reaper/reaper.ts';
 import { isSessionAlive } from '../session/session.ts';
 import { ContractError, type AppBuildLine, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
 
@@ -308,9 +308,8 @@ export class Lab {
       }
       const strategy = this.settings().baseImage;
       // A build takes the CPU a run would measure: like a run, it takes the lab (engine-wide).
-      const base = await withBuildSignal(this.builds.signal, () => ensureBaseImage({ strategy, onLog: log }));
-      await ensureReaper(base.tag, this.engine!);
-      const lease = await acquireLab({ image: base.tag, what: `a build of "${name}" (history: ${this.store.path})` });
+      const { base, lease, noReaper } = await enterLab(this.engine!, { what: `a build of "${name}" (history: ${this.store.path})`, strategy, signal: this.builds.signal, onLog: log });
+      if (noReaper) log(`warning: ${noReaper}; if this process dies, the next Rightsize start removes what it left`);
       try {
         const img = await withBuildSignal(this.builds.signal, () => ensureAppImage(def!, () => Promise.resolve(base), log));
         log(img.built ? `built ${img.tag}` : `${img.tag} is up to date`);
