@@ -107,7 +107,13 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
     if (outcome.status === 'cancelled') return EXIT.cancelled;
     if (outcome.status === 'failed') return EXIT.runFailed;
     if (met === false) {
-      log.write(`No configuration meets the objective "${o.slo}" (exit ${EXIT.sloNotMet}).\n`);
+      // "Not met" and "nothing could be judged" (every configuration unstable, failed or over the error limit) read differently.
+      const judged = (recommendation?.sloOutcomes.length ?? 0) > 0;
+      log.write(
+        judged
+          ? `No configuration meets the objective "${o.slo}" (exit ${EXIT.sloNotMet}).\n`
+          : `No configuration could be judged against the objective "${o.slo}": every one was set aside (unstable, failed or over the error limit; see above). Exit ${EXIT.sloNotMet}.\n`,
+      );
       return EXIT.sloNotMet;
     }
     return outcome.cells.some((c) => c.status !== 'ok') ? EXIT.cellsFailed : EXIT.ok;
