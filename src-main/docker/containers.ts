@@ -15,6 +15,8 @@ export interface ContainerSpec {
   cpuset?: string;
   /** Publish the port on 127.0.0.1 (Docker Desktop, remote engines) instead of using the bridge IP. */
   publish: boolean;
+  /** Where a published port listens and is reached: a remote engine's address (default 127.0.0.1, this machine). */
+  publishOn?: string;
   labels: { run?: string | number; cell?: string | number; app: string };
 }
 
@@ -35,7 +37,7 @@ export class TargetContainer {
   private finalLog?: Promise<string[] | null>;
   readonly exited: Promise<number>;
 
-  private constructor(readonly container: Docker.Container, readonly address: Address) {
+  private constructor(readonly container: Docker.Container, readonly address: Address, private readonly client: Docker) {
     // Resolves when the container stops by itself (crash, OOM kill of PID 1); removal also ends it.
     // 'next-exit': asked before start, the default condition would answer at once for a created container.
     this.exited = container.wait({ condition: 'next-exit' }).then(
@@ -53,11 +55,12 @@ export class TargetContainer {
     return this.container.id;
   }
 
-  static async start(spec: ContainerSpec): Promise<TargetContainer> {
+  /** Starts the target on `client`'s engine: this machine's by default, or a remote one a provider connected to. */
+  static async start(spec: ContainerSpec, client: Docker = docker()): Promise<TargetContainer> {
     const { cmd, env } = launchCommand(spec.launch);
     const bytes = spec.memoryMb * 1024 * 1024;
     const portKey = `${spec.port}/tcp`;
-    const container = await docker().createContainer({
+    const container = await client.createContainer({
       Image: spec.image,
       ...(cmd ? { Cmd: cmd } : {}), // none: the image's own command
       Env: Object.entries({ ...spec.env, ...env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
@@ -74,10 +77,10 @@ export class TargetContainer {
         Memory: bytes,
         MemorySwap: bytes, // equal to Memory: no swap, so a memory cap is a real cap
         ...(spec.cpuset ? { CpusetCpus: spec.cpuset } : {}),
-        ...(spec.publish ? { PortBindings: { [portKey]: [{ HostIp: '127.0.0.1', HostPort: '' }] } } : {}),
+        ...(spec.publish ? { PortBindings: { [portKey]: [{ HostIp: spec.publishOn ?? '127.0.0.1', HostPort: '' }] } } : {}),
       },
     });
-    const target = new TargetContainer(container, { host: '', port: spec.port, via: spec.publish ? 'published' : 'bridge' });
+    const target = new TargetContainer(container, { host: '', port: spec.port, via: spec.publish ? 'published' : 'bridge' }, client);
     try {
       await target.watchOom();
       await container.start();
@@ -88,7 +91,7 @@ export class TargetContainer {
       if (spec.publish) {
         const binding = info.NetworkSettings.Ports?.[portKey]?.[0];
         if (!binding) throw new Error(`Docker published no port for ${portKey}`);
-        Object.assign(target.address, { host: '127.0.0.1', port: Number(binding.HostPort) });
+        Object.assign(target.address, { host: spec.publishOn ?? '127.0.0.1', port: Number(binding.HostPort) });
       } else {
         if (!info.NetworkSettings.IPAddress) throw new Error('The container has no bridge IP address');
         target.address.host = info.NetworkSettings.IPAddress;
@@ -102,7 +105,7 @@ export class TargetContainer {
 
   /** Count the kernel's OOM kills in this container: a worker can be killed while PID 1 survives. */
   private async watchOom(): Promise<void> {
-    const stream = await docker().getEvents({
+    const stream = await this.client.getEvents({
       filters: JSON.stringify({ container: [this.container.id], event: ['oom'] }),
     });
     this.events = stream;

@@ -1,3 +1,4 @@
+import type Docker from 'dockerode';
 import { docker } from './client.ts';
 import { LABEL, PRODUCT } from './labels.ts';
 import { isSessionAlive } from '../session/session.ts';
@@ -6,12 +7,12 @@ import { isSessionAlive } from '../session/session.ts';
  * Removes every Rightsize container whose owning session is gone (crash, SIGKILL, power loss).
  * Runs at engine start-up; containers of live sessions, this one included, are left alone.
  */
-export async function sweepOrphans(): Promise<string[]> {
-  const list = await docker().listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }) });
+export async function sweepOrphans(client: Docker = docker()): Promise<string[]> {
+  const list = await client.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }) });
   const orphans = list.filter((c) => !isSessionAlive(c.Labels[LABEL.session] ?? ''));
   await Promise.all(
     orphans.map((c) =>
-      docker()
+      client
         .getContainer(c.Id)
         .remove({ force: true, v: true })
         .catch((e: { statusCode?: number }) => {
@@ -23,10 +24,10 @@ export async function sweepOrphans(): Promise<string[]> {
 }
 
 /** Containers of one run (or of this session), e.g. to prove a run left nothing behind. */
-export async function listOwnContainers(filter: { run?: number | string; session?: string } = {}): Promise<string[]> {
+export async function listOwnContainers(filter: { run?: number | string; session?: string } = {}, client: Docker = docker()): Promise<string[]> {
   const labels = [`${LABEL.product}=${PRODUCT}`];
   if (filter.run !== undefined) labels.push(`${LABEL.run}=${filter.run}`);
   if (filter.session) labels.push(`${LABEL.session}=${filter.session}`);
-  const list = await docker().listContainers({ all: true, filters: JSON.stringify({ label: labels }) });
+  const list = await client.listContainers({ all: true, filters: JSON.stringify({ label: labels }) });
   return list.map((c) => c.Id);
 }

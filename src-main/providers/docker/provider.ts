@@ -1,0 +1,114 @@
+// The Docker provider: this machine's engine ('local', today's behaviour) or a remote one reached by
+// URL ('docker'). Cells run as containers with real cgroup caps; images are shipped to a remote
+// engine with `docker save | docker load` when it lacks them (its own image cache).
+import type Docker from 'dockerode';
+import { withTimeout } from '../../docker/client.ts';
+import { TargetContainer } from '../../docker/containers.ts';
+import { LABEL, PRODUCT } from '../../docker/labels.ts';
+import { listOwnContainers, sweepOrphans } from '../../docker/sweep.ts';
+import type { Provider, ProviderCheck, ProvisionedTarget, StatsReading, TargetKind, TargetSpec } from '../provider.ts';
+import { connect, connectionProblem, engineHost, type DockerConnection } from './connection.ts';
+import { dockerReading, type RawDockerStats } from './readings.ts';
+
+/** A connection check must answer quickly: a dead host must not hang the Builder. */
+const CHECK_TIMEOUT_MS = 5000;
+
+export interface DockerProviderOptions {
+  name: string;
+  kind: Extract<TargetKind, 'local' | 'docker'>;
+  connection: DockerConnection;
+  /** Where images come from when this engine lacks them (this machine's engine). */
+  source?: Docker;
+}
+
+export class DockerProvider implements Provider {
+  readonly kind: 'local' | 'docker';
+  readonly name: string;
+  readonly client: Docker;
+  private readonly host: string;
+
+  constructor(private readonly o: DockerProviderOptions) {
+    this.kind = o.kind;
+    this.name = o.name;
+    this.client = connect(o.connection);
+    this.host = engineHost(o.connection.url);
+  }
+
+  async check(): Promise<ProviderCheck> {
+    try {
+      const info = (await withTimeout(this.client.info(), CHECK_TIMEOUT_MS, 'no answer')) as { Name: string; NCPU: number; MemTotal: number; ServerVersion: string };
+      // Busy: another Rightsize session measuring there (its lab lock, or its targets running).
+      const running = await this.client.listContainers({ filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }) });
+      const free = running.length === 0;
+      return {
+        ok: free,
+        problems: free ? [] : [`no nodes free: ${running.length} Rightsize container(s) already run on ${info.Name} (${this.o.connection.url})`],
+        nodes: [{ name: info.Name, cpus: Number(info.NCPU), memoryBytes: Number(info.MemTotal), free }],
+        version: String(info.ServerVersion),
+      };
+    } catch (e) {
+      return { ok: false, problems: [connectionProblem(this.o.connection.url, e)], nodes: [] };
+    }
+  }
+
+  async prepareImage(localTag: string): Promise<string> {
+    const have = await this.client.getImage(localTag).inspect().then(() => true, () => false);
+    if (have) return localTag;
+    if (!this.o.source) throw new Error(`the image ${localTag} is not on ${this.name} (${this.o.connection.url}) and there is no engine to ship it from`);
+    // docker save | docker load: the remote engine keeps its own cache; the next run finds it there.
+    const tar = await this.o.source.getImage(localTag).get();
+    const out = (await this.client.loadImage(tar, { quiet: true })) as NodeJS.ReadableStream;
+    await new Promise<void>((resolve, reject) => this.client.modem.followProgress(out, (err: Error | null) => (err ? reject(err) : resolve())));
+    await this.client.getImage(localTag).inspect().catch(() => {
+      throw new Error(`shipping ${localTag} to ${this.name} did not leave the image there`);
+    });
+    return localTag;
+  }
+
+  async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
+    const remote = this.kind !== 'local';
+    const c = await TargetContainer.start(
+      {
+        image: spec.image, launch: spec.launch, port: spec.port, env: spec.env, cpuMillis: spec.cpuMillis, memoryMb: spec.memoryMb,
+        // A remote engine's bridge IPs are not routable from here: publish on its address.
+        publish: remote, ...(remote ? { publishOn: this.host } : {}),
+        labels: { run: spec.labels.run, cell: spec.labels.cell, app: spec.labels.app },
+      },
+      this.client,
+    );
+    return {
+      id: c.id,
+      address: { host: c.address.host, port: c.address.port },
+      exited: c.exited,
+      stats: async (onReading: (r: StatsReading) => void) => {
+        const stream = (await c.container.stats({ stream: true })) as unknown as NodeJS.ReadableStream;
+        let buf = '';
+        stream.on('data', (chunk: Buffer) => {
+          buf += chunk.toString();
+          for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            const r = line ? dockerReading(JSON.parse(line) as RawDockerStats) : undefined;
+            if (r) onReading(r);
+          }
+        });
+        stream.on('error', () => {}); // ends when the container goes away
+        return () => (stream as unknown as { destroy(): void }).destroy();
+      },
+      logTail: async (lines: number) => (await c.logTail(lines)).join('\n'),
+      exitInfo: () => c.exitInfo(),
+      remove: () => c.remove(),
+    };
+  }
+
+  async removeRun(runId: string): Promise<string[]> {
+    const ids = await listOwnContainers({ run: runId }, this.client);
+    await Promise.all(ids.map((id) => this.client.getContainer(id).remove({ force: true, v: true }).catch(() => {})));
+    return ids.map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
+  }
+
+  async sweep(): Promise<string[]> {
+    // sweepOrphans judges sessions with this machine's process table: every session label is ours.
+    return (await sweepOrphans(this.client)).map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
+  }
+}

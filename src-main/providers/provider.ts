@@ -1,0 +1,88 @@
+// Where cells run: one interface, several places (the local Docker engine, remote engines, a Swarm,
+// Kubernetes). The seed's provisioner shape (provision / teardown) plus what a cell needs to be
+// measured and judged: stats, logs, exit info, and a sweep of a dead session's leftovers.
+// Plain types only: the engine depends on this, each provider implements it.
+import type { LaunchSpec } from '../docker/launch.ts';
+import type { ExitInfo } from '../engine/types.ts';
+
+export type TargetKind = 'local' | 'docker' | 'swarm' | 'kubernetes';
+
+/** One cell's target, as any provider must start it. */
+export interface TargetSpec {
+  /** Image reference as the provider's nodes know it (built or loaded there by prepareImage). */
+  image: string;
+  launch: LaunchSpec;
+  /** The port the app listens on inside its container / pod. */
+  port: number;
+  env: Record<string, string>;
+  /** The caps: requests = limits (Guaranteed QoS on Kubernetes, equal reservations on Swarm). */
+  cpuMillis: number;
+  memoryMb: number;
+  /** Labels every object carries, so cancel and the sweep find them. */
+  labels: { run: string; cell: string; app: string; session: string };
+  /** Keep the target off (or on) a node: where its load agent runs is the other side of it. */
+  placement?: { node?: string; avoidNode?: string };
+}
+
+/** One cumulative reading of the target's cgroup, as the provider's stats source gives it. */
+export interface StatsReading {
+  atMs: number;
+  /** Cumulative CPU time (ns). */
+  cpuNs: number;
+  /** Working set (without reclaimable page cache). */
+  memBytes: number;
+  memLimitBytes: number;
+  /** Cumulative CFS throttling. */
+  throttledPeriods: number;
+  throttledNs: number;
+  /** The cgroup's own peak, where the provider exposes it. */
+  memPeakBytes?: number;
+}
+
+/** A started target. Always `remove()` it (the cell runner does so in a finally). */
+export interface ProvisionedTarget {
+  /** Container id, service id, or namespace/deployment. */
+  readonly id: string;
+  /** Where the load connects. */
+  readonly address: { host: string; port: number };
+  /** The node it was placed on (Swarm, Kubernetes), for "where each cell ran". */
+  readonly node?: string;
+  /** Resolves with the exit code when the target stops by itself (crash, OOM kill). */
+  readonly exited: Promise<number>;
+  /** Streams readings about once a second until the returned function is called. */
+  stats(onReading: (r: StatsReading) => void): Promise<() => void>;
+  logTail(lines: number): Promise<string>;
+  exitInfo(): Promise<ExitInfo>;
+  remove(): Promise<void>;
+}
+
+export interface ProviderNode {
+  name: string;
+  cpus: number;
+  memoryBytes: number;
+  /** Free for a cell now (nothing of ours or of others' measuring on it). */
+  free: boolean;
+}
+
+/** What a connection check found: ok, or what is wrong in words (unreachable, TLS, permissions, no nodes free). */
+export interface ProviderCheck {
+  ok: boolean;
+  problems: string[];
+  nodes: ProviderNode[];
+  /** Engine / server version, for the run's host facts. */
+  version?: string;
+}
+
+export interface Provider {
+  readonly kind: TargetKind;
+  /** The target's name as the user saved it ('local' for this machine's engine). */
+  readonly name: string;
+  check(): Promise<ProviderCheck>;
+  /** Makes the image available where cells run (build there, `docker save | load`, or a registry); returns the reference to use. */
+  prepareImage(localTag: string): Promise<string>;
+  provision(spec: TargetSpec): Promise<ProvisionedTarget>;
+  /** Removes everything one run left (cancel, end of run). Returns what was removed, in words. */
+  removeRun(runId: string): Promise<string[]>;
+  /** Removes what sessions that are no longer alive left behind. Returns what was removed, in words. */
+  sweep(isAlive: (session: string) => boolean): Promise<string[]>;
+}

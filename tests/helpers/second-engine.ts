@@ -1,0 +1,173 @@
+// A second, real Docker engine on this machine, standing in for a remote host (and, joined with the
+// main engine, for a two-node Swarm). moby's own integration tests run several daemons on one host
+// this way: each with its own data root, exec root, pid file, sockets and containerd namespaces.
+//
+// It lives in its own network namespace, reached over a veth pair: started in the main engine's
+// namespace, a second engine (or its leaving a Swarm) removed the main engine's docker0, and every
+// later container failed until dockerd restarted. `nsenter --net` (not `ip netns exec`, which also
+// remounts /sys and hides the cgroup hierarchy from dockerd) enters only the network namespace.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
+import Docker from 'dockerode';
+
+const run = promisify(execFile);
+
+const NETNS = 'rightsize-e2';
+const VETH_HOST = 'rse2-h';
+const VETH_NS = 'rse2-n';
+/** A /24 no network here uses; the host side and the engine's side of the veth pair. */
+export const HOST_SIDE = '10.77.0.1';
+export const ENGINE_SIDE = '10.77.0.2';
+const DATA_ROOT = '/var/lib/rightsize-e2';
+const EXEC_ROOT = '/run/rightsize-e2';
+const SOCKET = `${EXEC_ROOT}.sock`;
+const PIDFILE = `${EXEC_ROOT}.pid`;
+const LOG = '/tmp/rightsize-e2-dockerd.log';
+const TCP_PORT = 2375;
+
+export interface SecondEngine {
+  /** DOCKER_HOST-style URL a provider connects to (plain tcp on a host-only link). */
+  url: string;
+  /** Its address as seen from the main engine's network namespace. */
+  address: string;
+  client: Docker;
+  /** Ships an image from the main engine (`docker save | docker load`). */
+  loadImage(tag: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Why a second engine cannot run here, or null when it can. */
+export async function secondEngineUnsupported(): Promise<string | null> {
+  if (process.getuid?.() !== 0) return 'a second Docker engine needs root (network namespaces, dockerd)';
+  for (const tool of ['ip', 'nsenter', 'dockerd']) {
+    try {
+      await run('sh', ['-c', `command -v ${tool}`]);
+    } catch {
+      return `a second Docker engine needs \`${tool}\`, which is not installed`;
+    }
+  }
+  return null;
+}
+
+const quiet = async (cmd: string, args: string[]): Promise<void> => {
+  await run(cmd, args).catch(() => {});
+};
+
+async function alive(pidfile: string): Promise<number | null> {
+  if (!existsSync(pidfile)) return null;
+  const pid = Number(readFileSync(pidfile, 'utf8').trim());
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes every trace of a second engine: its daemon, mounts, namespace, veth pair and directories. Safe to call when none runs. */
+export async function removeSecondEngine(): Promise<void> {
+  const pid = await alive(PIDFILE);
+  if (pid) {
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 100 && (await alive(PIDFILE)); i++) await new Promise((r) => setTimeout(r, 100));
+    if (await alive(PIDFILE)) process.kill(pid, 'SIGKILL');
+  }
+  // dockerd bind-mounts its network namespace under the exec root: while mounted, the namespace (and the veth in it) lives on.
+  const { stdout } = await run('sh', ['-c', `grep -o " ${EXEC_ROOT}[^ ]*\\| ${DATA_ROOT}[^ ]*" /proc/mounts || true`]);
+  for (const m of stdout.split('\n').map((s) => s.trim()).filter(Boolean).reverse()) await quiet('umount', ['-l', m]);
+  await quiet('ip', ['netns', 'del', NETNS]);
+  await quiet('ip', ['link', 'del', VETH_HOST]);
+  for (const p of [EXEC_ROOT, DATA_ROOT, SOCKET, PIDFILE]) rmSync(p, { recursive: true, force: true });
+}
+
+/**
+ * Starts a second engine in its own network namespace (after removing one a crashed run left).
+ * Caller must `stop()` it; the main engine is not touched.
+ */
+export async function startSecondEngine(): Promise<SecondEngine> {
+  const why = await secondEngineUnsupported();
+  if (why) throw new Error(why);
+  await removeSecondEngine();
+  await run('ip', ['netns', 'add', NETNS]);
+  await run('ip', ['link', 'add', VETH_HOST, 'type', 'veth', 'peer', 'name', VETH_NS]);
+  await run('ip', ['link', 'set', VETH_NS, 'netns', NETNS]);
+  await run('ip', ['addr', 'add', `${HOST_SIDE}/24`, 'dev', VETH_HOST]);
+  await run('ip', ['link', 'set', VETH_HOST, 'up']);
+  const inNs = (args: string[]): Promise<unknown> => run('ip', ['netns', 'exec', NETNS, 'ip', ...args]);
+  await inNs(['addr', 'add', `${ENGINE_SIDE}/24`, 'dev', VETH_NS]);
+  await inNs(['link', 'set', VETH_NS, 'up']);
+  await inNs(['link', 'set', 'lo', 'up']);
+  await inNs(['route', 'add', 'default', 'via', HOST_SIDE]);
+  mkdirSync(DATA_ROOT, { recursive: true });
+  mkdirSync(EXEC_ROOT, { recursive: true });
+  const args = [
+    `--net=/var/run/netns/${NETNS}`, 'dockerd',
+    '--data-root', DATA_ROOT, '--exec-root', EXEC_ROOT, '--pidfile', PIDFILE,
+    '-H', `unix://${SOCKET}`, '-H', `tcp://${ENGINE_SIDE}:${TCP_PORT}`,
+    '--containerd-namespace', 'rightsize-e2', '--containerd-plugins-namespace', 'rightsize-e2-plugins',
+    // Its own bridge subnet: distinct from the main engine's 172.17/16 so routes never collide.
+    '--bip', '172.31.77.1/24',
+  ];
+  await run('sh', ['-c', `nohup nsenter ${args.map((a) => `'${a}'`).join(' ')} >${LOG} 2>&1 &`]);
+  const client = new Docker({ socketPath: SOCKET });
+  for (let i = 0; ; i++) {
+    try {
+      await client.ping();
+      break;
+    } catch (e) {
+      if (i >= 150) {
+        const log = existsSync(LOG) ? readFileSync(LOG, 'utf8').split('\n').slice(-15).join('\n') : '';
+        await removeSecondEngine();
+        throw new Error(`the second Docker engine did not come up in 30 s: ${(e as Error).message}\n${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return {
+    url: `tcp://${ENGINE_SIDE}:${TCP_PORT}`,
+    address: ENGINE_SIDE,
+    client,
+    async loadImage(tag) {
+      await run('sh', ['-c', `docker save '${tag}' | docker -H 'unix://${SOCKET}' load -q`], { maxBuffer: 1 << 20 });
+    },
+    stop: removeSecondEngine,
+  };
+}
+
+export interface TwoNodeSwarm {
+  /** Node ids: the main engine's (manager) and the second engine's (worker). */
+  manager: string;
+  worker: string;
+  leave(): Promise<void>;
+}
+
+/**
+ * Joins the main engine (manager, on the veth's host side) and the second engine (worker) as a
+ * two-node Swarm. `leave()` dissolves it and removes the gateway bridge Swarm created on the main
+ * engine, so the main engine is left as found. Refuses when the main engine is already in a Swarm.
+ */
+export async function formSwarm(second: SecondEngine): Promise<TwoNodeSwarm> {
+  const main = new Docker();
+  const info = (await main.info()) as { Swarm?: { LocalNodeState?: string } };
+  if (info.Swarm?.LocalNodeState && info.Swarm.LocalNodeState !== 'inactive') {
+    throw new Error(`the main Docker engine is already in a Swarm (${info.Swarm.LocalNodeState}): not touching it`);
+  }
+  const hadGwBridge = (await main.listNetworks({ filters: { name: ['docker_gwbridge'] } })).length > 0;
+  await main.swarmInit({ ListenAddr: `${HOST_SIDE}:2377`, AdvertiseAddr: HOST_SIDE });
+  const leave = async (): Promise<void> => {
+    await second.client.swarmLeave({ force: true }).catch(() => {});
+    await main.swarmLeave({ force: true }).catch(() => {});
+    if (!hadGwBridge) await main.getNetwork('docker_gwbridge').remove().catch(() => {});
+  };
+  try {
+    const swarm = (await main.swarmInspect()) as { JoinTokens: { Worker: string } };
+    await second.client.swarmJoin({ ListenAddr: `${ENGINE_SIDE}:2477`, AdvertiseAddr: ENGINE_SIDE, RemoteAddrs: [`${HOST_SIDE}:2377`], JoinToken: swarm.JoinTokens.Worker });
+    const self = (await main.info()) as { Swarm: { NodeID: string } };
+    const other = (await second.client.info()) as { Swarm: { NodeID: string } };
+    return { manager: self.Swarm.NodeID, worker: other.Swarm.NodeID, leave };
+  } catch (e) {
+    await leave();
+    throw e;
+  }
+}

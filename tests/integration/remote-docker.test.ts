@@ -1,0 +1,148 @@
+// A remote Docker host, for real: a second dockerd on this machine in its own network namespace
+// (tests/helpers/second-engine.ts), reached over tcp like any remote engine. The provider ships the
+// image there, runs a capped target, streams its cgroup readings, and removes what it made; the
+// main engine is left exactly as it was found.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LABEL } from '../../src-main/docker/labels.ts';
+import { waitReady } from '../../src-main/docker/readiness.ts';
+import { DockerProvider } from '../../src-main/providers/docker/provider.ts';
+import type { StatsReading } from '../../src-main/providers/provider.ts';
+import { currentSession } from '../../src-main/session/session.ts';
+import { imageFor, requireDocker } from '../helpers/docker.ts';
+import { request } from '../helpers/http.ts';
+import { formSwarm, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
+
+const run = promisify(execFile);
+
+/** What "the main engine as found" means: its bridge, its networks, its Swarm state, its containers. */
+async function mainEngineState(): Promise<{ docker0: boolean; networks: string[]; swarm: string; containers: string[] }> {
+  const main = new Docker();
+  const info = (await main.info()) as { Swarm?: { LocalNodeState?: string } };
+  const docker0 = await run('ip', ['link', 'show', 'docker0']).then(() => true, () => false);
+  return {
+    docker0,
+    networks: (await main.listNetworks()).map((n) => n.Name).sort(),
+    swarm: info.Swarm?.LocalNodeState ?? 'inactive',
+    containers: (await main.listContainers({ all: true })).map((c) => c.Id).sort(),
+  };
+}
+
+let second: SecondEngine;
+let before: Awaited<ReturnType<typeof mainEngineState>>;
+
+beforeAll(async () => {
+  await requireDocker();
+  before = await mainEngineState();
+  second = await startSecondEngine();
+});
+
+afterAll(async () => {
+  await second?.stop();
+  // The second engine's namespace, veth pair and daemon are gone; the main engine is as it was.
+  expect(await mainEngineState()).toEqual(before);
+  await expect(run('ip', ['link', 'show', 'rse2-h'])).rejects.toThrow();
+});
+
+describe('a remote Docker engine as a target', () => {
+  it('checks the connection, ships the image, runs a capped target reached over the network, streams its readings and removes it', async () => {
+    const provider = new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() });
+    const check = await provider.check();
+    expect(check, JSON.stringify(check)).toMatchObject({ ok: true, problems: [] });
+    expect(check.nodes).toHaveLength(1);
+    expect(check.nodes[0]!.cpus).toBeGreaterThan(0);
+
+    const { app, image } = await imageFor('hello');
+    expect(await second.client.getImage(image.tag).inspect().then(() => true, () => false)).toBe(false);
+    expect(await provider.prepareImage(image.tag)).toBe(image.tag);
+    expect((await second.client.getImage(image.tag).inspect()).RepoTags).toContain(image.tag);
+
+    const target = await provider.provision({
+      image: image.tag, launch: { mode: 'cluster', workers: 2, entry: image.entry, name: 'hello' }, port: app.port, env: app.env,
+      cpuMillis: 500, memoryMb: 128, labels: { run: 'remote-test', cell: '1', app: 'hello', session: currentSession() },
+    });
+    try {
+      // Published on the remote engine's address, not on this machine's loopback or a bridge IP.
+      expect(target.address.host).toBe(second.address);
+      await waitReady({ ...target.address, via: 'published' }, { path: app.health, processes: 2, deadlineMs: 30_000, exited: target.exited });
+      const answer = await request(target.address.host, target.address.port, { path: '/' });
+      expect(answer.status).toBe(200);
+
+      // The caps are real cgroup caps on the remote engine.
+      const inspect = await second.client.getContainer(target.id).inspect();
+      expect([inspect.HostConfig.NanoCpus, inspect.HostConfig.Memory]).toEqual([500_000_000, 128 * 1024 * 1024]);
+      expect(inspect.Config.Labels[LABEL.run]).toBe('remote-test');
+
+      const readings: StatsReading[] = [];
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`only ${readings.length} reading(s) in 6 s`)), 6000);
+        void target.stats((r) => {
+          readings.push(r);
+          if (readings.length === 3) {
+            clearTimeout(timer);
+            resolve();
+          }
+        }).then((stop) => setTimeout(stop, 6000));
+      });
+      expect(readings.every((r) => r.memLimitBytes === 128 * 1024 * 1024 && r.memBytes > 0)).toBe(true);
+      expect(readings[2]!.cpuNs).toBeGreaterThanOrEqual(readings[0]!.cpuNs);
+      expect(readings[2]!.atMs).toBeGreaterThan(readings[0]!.atMs);
+      expect(await target.exitInfo()).toEqual({ oomKilled: false, exitCode: null, restarts: 0 });
+    } finally {
+      expect(await provider.removeRun('remote-test')).toEqual([`container ${target.id.slice(0, 12)} on second`]);
+    }
+    expect(await second.client.listContainers({ all: true })).toEqual([]);
+    await target.remove(); // twice is safe
+  });
+
+  it('a sweep removes what a dead session left on the remote engine, and a check names an unreachable engine', async () => {
+    const { image } = await imageFor('hello');
+    await new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() }).prepareImage(image.tag);
+    // A container labelled by a session that cannot be alive (a pid that cannot exist on this machine).
+    const dead = currentSession().replace(/:\d+:\d+$/, ':4194311:1');
+    const left = await second.client.createContainer({ Image: image.tag, Cmd: ['node', '-e', '0'], Labels: { [LABEL.product]: 'rightsize', [LABEL.session]: dead, [LABEL.run]: 'old' } });
+    const provider = new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url } });
+    expect(await provider.sweep()).toEqual([`container ${left.id.slice(0, 12)} on second`]);
+    expect(await second.client.listContainers({ all: true })).toEqual([]);
+
+    const nowhere = new DockerProvider({ name: 'nowhere', kind: 'docker', connection: { url: `tcp://${second.address}:1` } });
+    const check = await nowhere.check();
+    expect(check.ok).toBe(false);
+    expect(check.problems).toEqual([expect.stringMatching(/^unreachable: nothing answers at tcp:\/\/10\.77\.0\.2:1/)]);
+  });
+
+  it('the two engines form a two-node Swarm whose worker runs a capped service reached from here, and dissolve it leaving the main engine as found', async () => {
+    const { image } = await imageFor('hello');
+    await new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() }).prepareImage(image.tag);
+    const swarm = await formSwarm(second);
+    try {
+      const main = new Docker();
+      const nodes = (await main.listNodes()) as { ID: string; Status: { State: string } }[];
+      expect(nodes.map((n) => n.ID).sort()).toEqual([swarm.manager, swarm.worker].sort());
+      const service = await main.createService({
+        Name: 'rightsize-swarm-probe',
+        Labels: { [LABEL.product]: 'rightsize', [LABEL.session]: currentSession() },
+        TaskTemplate: {
+          ContainerSpec: { Image: image.tag, Env: ['PORT=18099'], Command: ['node', image.entry] },
+          Resources: { Limits: { NanoCPUs: 500_000_000, MemoryBytes: 128 * 1024 * 1024 }, Reservations: { NanoCPUs: 500_000_000, MemoryBytes: 128 * 1024 * 1024 } },
+          RestartPolicy: { Condition: 'none' },
+          Placement: { Constraints: [`node.id==${swarm.worker}`] },
+          Networks: [{ Target: 'host' }],
+        },
+      });
+      try {
+        await waitReady({ host: second.address, port: 18099, via: 'published' }, { path: '/', processes: 1, deadlineMs: 30_000 });
+        const running = await second.client.listContainers();
+        expect(running).toHaveLength(1);
+        expect(running[0]!.Labels['com.docker.swarm.service.name']).toBe('rightsize-swarm-probe');
+      } finally {
+        await service.remove();
+      }
+    } finally {
+      await swarm.leave();
+    }
+    expect((await mainEngineState()).swarm).toBe('inactive');
+  });
+});
