@@ -103,6 +103,16 @@ export class TargetContainer {
     }
   }
 
+  /**
+   * A container someone else started (a Swarm task on its node's engine), watched like our own:
+   * OOM kills from now on, its log, its exit. Removing it is the starter's business (the service).
+   */
+  static async attach(client: Docker, id: string, address: Omit<Address, 'via'>): Promise<TargetContainer> {
+    const target = new TargetContainer(client.getContainer(id), { ...address, via: 'published' }, client);
+    await target.watchOom();
+    return target;
+  }
+
   /** Count the kernel's OOM kills in this container: a worker can be killed while PID 1 survives. */
   private async watchOom(): Promise<void> {
     const stream = await this.client.getEvents({

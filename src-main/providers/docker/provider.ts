@@ -6,9 +6,10 @@ import { withTimeout } from '../../docker/client.ts';
 import { TargetContainer } from '../../docker/containers.ts';
 import { LABEL, PRODUCT } from '../../docker/labels.ts';
 import { listOwnContainers, sweepOrphans } from '../../docker/sweep.ts';
-import type { Provider, ProviderCheck, ProvisionedTarget, StatsReading, TargetKind, TargetSpec } from '../provider.ts';
+import type { Provider, ProviderCheck, ProvisionedTarget, TargetKind, TargetSpec } from '../provider.ts';
 import { connect, connectionProblem, engineHost, type DockerConnection } from './connection.ts';
-import { dockerReading, type RawDockerStats } from './readings.ts';
+import { shipImage } from './ship-image.ts';
+import { containerTarget } from './target.ts';
 
 /** A connection check must answer quickly: a dead host must not hang the Builder. */
 const CHECK_TIMEOUT_MS = 5000;
@@ -52,16 +53,7 @@ export class DockerProvider implements Provider {
   }
 
   async prepareImage(localTag: string): Promise<string> {
-    const have = await this.client.getImage(localTag).inspect().then(() => true, () => false);
-    if (have) return localTag;
-    if (!this.o.source) throw new Error(`the image ${localTag} is not on ${this.name} (${this.o.connection.url}) and there is no engine to ship it from`);
-    // docker save | docker load: the remote engine keeps its own cache; the next run finds it there.
-    const tar = await this.o.source.getImage(localTag).get();
-    const out = (await this.client.loadImage(tar, { quiet: true })) as NodeJS.ReadableStream;
-    await new Promise<void>((resolve, reject) => this.client.modem.followProgress(out, (err: Error | null) => (err ? reject(err) : resolve())));
-    await this.client.getImage(localTag).inspect().catch(() => {
-      throw new Error(`shipping ${localTag} to ${this.name} did not leave the image there`);
-    });
+    await shipImage(localTag, this.client, this.o.source, `${this.name} (${this.o.connection.url})`);
     return localTag;
   }
 
@@ -76,29 +68,7 @@ export class DockerProvider implements Provider {
       },
       this.client,
     );
-    return {
-      id: c.id,
-      address: { host: c.address.host, port: c.address.port },
-      exited: c.exited,
-      stats: async (onReading: (r: StatsReading) => void) => {
-        const stream = (await c.container.stats({ stream: true })) as unknown as NodeJS.ReadableStream;
-        let buf = '';
-        stream.on('data', (chunk: Buffer) => {
-          buf += chunk.toString();
-          for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            const r = line ? dockerReading(JSON.parse(line) as RawDockerStats) : undefined;
-            if (r) onReading(r);
-          }
-        });
-        stream.on('error', () => {}); // ends when the container goes away
-        return () => (stream as unknown as { destroy(): void }).destroy();
-      },
-      logTail: async (lines: number) => (await c.logTail(lines)).join('\n'),
-      exitInfo: () => c.exitInfo(),
-      remove: () => c.remove(),
-    };
+    return containerTarget(c, { remove: () => c.remove() });
   }
 
   async removeRun(runId: string): Promise<string[]> {

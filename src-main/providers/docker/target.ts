@@ -1,0 +1,31 @@
+import type { TargetContainer } from '../../docker/containers.ts';
+import type { ProvisionedTarget, StatsReading } from '../provider.ts';
+import { dockerReading, type RawDockerStats } from './readings.ts';
+
+/** A container as a provisioned target: readings from Docker's stats stream, its log and exit; `remove` as the provider removes it. */
+export function containerTarget(c: TargetContainer, o: { remove: () => Promise<void>; node?: string }): ProvisionedTarget {
+  return {
+    id: c.id,
+    address: { host: c.address.host, port: c.address.port },
+    ...(o.node ? { node: o.node } : {}),
+    exited: c.exited,
+    stats: async (onReading: (r: StatsReading) => void) => {
+      const stream = (await c.container.stats({ stream: true })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+      let buf = '';
+      stream.on('data', (chunk: Buffer) => {
+        buf += chunk.toString();
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          const r = line ? dockerReading(JSON.parse(line) as RawDockerStats) : undefined;
+          if (r) onReading(r);
+        }
+      });
+      stream.on('error', () => {}); // ends when the container goes away
+      return () => stream.destroy();
+    },
+    logTail: async (lines: number) => (await c.logTail(lines)).join('\n'),
+    exitInfo: () => c.exitInfo(),
+    remove: o.remove,
+  };
+}
