@@ -1,0 +1,214 @@
+// One cell's target on Kubernetes: its Deployment and pod, readiness, the exit watch, stats from the
+// kubelet through the node proxy, logs, exit info and removal. Made by KubernetesProvider.provision.
+import type { V1Pod } from '@kubernetes/client-node';
+import type { ExitInfo } from '../../engine/types.ts';
+import { RESTART_LINE } from '../../docker/launch.ts';
+import type { ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts';
+import { describeError } from './check.ts';
+import { httpStatus, ignore404, rawGet, type Cluster } from './client.ts';
+import { CONTAINER, cellSelector, deploymentFor, namespaceFor, selectorText } from './manifests.ts';
+import { currentPod, podExitInfo, podView } from './pod-status.ts';
+import { CounterCarry, cadvisorContainer, summaryContainer, toReading, type ContainerRef } from './stats.ts';
+import { sleep, until } from './wait.ts';
+
+export interface TargetTimings {
+  pollMs: number;
+  statsEveryMs: number;
+  removeTimeoutMs: number;
+}
+
+/** One cell's Deployment and its pod. */
+export class KubernetesTarget implements ProvisionedTarget {
+  readonly id: string;
+  readonly address = { host: '', port: 0 };
+  node?: string;
+  readonly exited: Promise<number>;
+  private pod = '';
+  private readonly namespace: string;
+  private readonly deployment: string;
+  private readonly selector: string;
+  private removed = false;
+  private resolveExit!: (code: number) => void;
+  private readonly stops = new Set<() => void>();
+
+  constructor(
+    private readonly c: Cluster,
+    private readonly spec: TargetSpec,
+    private readonly t: TargetTimings,
+  ) {
+    this.namespace = namespaceFor(spec.labels.run);
+    this.deployment = deploymentFor(spec.labels.cell);
+    this.id = `${this.namespace}/${this.deployment}`;
+    this.selector = selectorText(cellSelector(spec));
+    this.address.port = spec.port;
+    this.exited = new Promise((r) => (this.resolveExit = r));
+  }
+
+  private async pods(): Promise<V1Pod[]> {
+    return (await this.c.core.listNamespacedPod({ namespace: this.namespace, labelSelector: this.selector })).items;
+  }
+
+  /** Until the pod is Ready with an IP, or a state that waiting will not mend (in words, with the log tail), or the time is up. */
+  async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'nothing heard yet';
+    const where = { server: this.c.server, context: this.c.context };
+    for (;;) {
+      if (this.removed) throw new Error(`Cell ${this.spec.labels.cell} was removed while it started`);
+      let pods: V1Pod[];
+      try {
+        pods = await this.pods();
+      } catch (e) {
+        throw new Error(`Cell ${this.spec.labels.cell}: ${describeError(e, where)}`);
+      }
+      const v = podView(currentPod(pods));
+      if (v.state === 'ready') {
+        Object.assign(this.address, { host: v.ip });
+        this.node = v.node;
+        this.pod = v.pod;
+        this.watchExit(v.restarts);
+        return;
+      }
+      if (v.state === 'failed') {
+        if (v.pod) this.pod = v.pod;
+        const tail = v.pod ? await this.logTail(20).catch(() => '') : '';
+        throw new Error(`Cell ${this.spec.labels.cell} did not start (${this.id}): ${v.reason}${tail ? `\n${tail}` : ''}`);
+      }
+      last = v.reason;
+      // No pod and no Deployment: it was removed (cancel, the run's namespace deleted) while we waited.
+      if (pods.length === 0 && (await ignore404(() => this.c.apps.readNamespacedDeployment({ name: this.deployment, namespace: this.namespace }))) === undefined) {
+        throw new Error(`Cell ${this.spec.labels.cell} was removed while it started (${this.id} is gone)`);
+      }
+      if (Date.now() >= deadline) {
+        const lead = last.startsWith('not scheduled') ? 'no node free for it' : 'not ready';
+        throw new Error(`Cell ${this.spec.labels.cell} ${lead} after ${Math.round(timeoutMs / 1000)} s (${this.id}): ${last}`);
+      }
+      await sleep(this.t.pollMs);
+    }
+  }
+
+  /**
+   * Resolves `exited` when the target stops by itself: the kubelet restarts a crashed container in
+   * place (restartPolicy Always), so a stop shows as a higher restartCount, a terminated state, or
+   * the pod gone (evicted, deleted by someone else). Resolves -1 on remove().
+   */
+  private watchExit(restartsAtStart: number): void {
+    let timer: NodeJS.Timeout | undefined;
+    const stop = (): void => clearTimeout(timer);
+    this.stops.add(stop);
+    const tick = async (): Promise<void> => {
+      if (this.removed) return;
+      try {
+        const pod = (await this.pods()).find((p) => p.metadata?.name === this.pod);
+        if (this.removed) return;
+        if (!pod) return this.endWatch(stop, -1);
+        const info = podExitInfo(pod);
+        const c = pod.status?.containerStatuses?.find((s) => s.name === CONTAINER);
+        if (c?.state?.terminated || info.restarts > restartsAtStart) return this.endWatch(stop, info.exitCode ?? -1);
+      } catch (e) {
+        // The namespace is gone (the run removed under us: cancel); anything else is a hiccup: look again.
+        if (httpStatus(e) === 404) return this.endWatch(stop, -1);
+      }
+      timer = setTimeout(() => void tick(), this.t.pollMs);
+    };
+    timer = setTimeout(() => void tick(), this.t.pollMs);
+  }
+
+  private endWatch(stop: () => void, code: number): void {
+    this.stops.delete(stop);
+    this.resolveExit(code);
+  }
+
+  private get ref(): ContainerRef {
+    return { namespace: this.namespace, pod: this.pod, container: CONTAINER };
+  }
+
+  /** The cAdvisor page of the target's node (empty if it cannot be read: throttling and the peak are then unknown, not fatal). */
+  private cadvisor(): Promise<string> {
+    return rawGet(this.c, `/api/v1/nodes/${encodeURIComponent(this.node ?? '')}/proxy/metrics/cadvisor`).catch(() => '');
+  }
+
+  /**
+   * Polls the kubelet's summary (CPU, working set) through the node proxy and, when it has moved
+   * (the kubelet's own timestamp: it refreshes every 10-15 s, not every second), cAdvisor's
+   * throttling, peak and limit, and passes on the reading. The first poll is done before this
+   * returns. Counters carry over a container restart. Throttling is cAdvisor's at its own
+   * timestamp, within a second of the summary's.
+   */
+  async stats(onReading: (r: StatsReading) => void): Promise<() => void> {
+    const carry = new CounterCarry();
+    const capBytes = this.spec.memoryMb * 1024 * 1024;
+    const summaryPath = `/api/v1/nodes/${encodeURIComponent(this.node ?? '')}/proxy/stats/summary?only_cpu_and_memory=true`;
+    let lastAt = 0;
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const poll = async (): Promise<void> => {
+      try {
+        const s = summaryContainer(JSON.parse(await rawGet(this.c, summaryPath)), this.ref);
+        if (!s || s.atMs <= lastAt) return;
+        // cAdvisor's page is large and refreshes with the summary: read it only when the summary moved.
+        const cad = cadvisorContainer(await this.cadvisor(), this.ref);
+        if (stopped || s.atMs <= lastAt) return;
+        lastAt = s.atMs;
+        onReading(carry.apply(toReading(s, cad, capBytes)));
+      } catch {
+        // a missed poll: the next one reads the same cumulative counters
+      }
+    };
+    const loop = async (): Promise<void> => {
+      await poll();
+      if (!stopped) timer = setTimeout(() => void loop(), this.t.statsEveryMs);
+    };
+    await poll();
+    timer = setTimeout(() => void loop(), this.t.statsEveryMs);
+    const stop = (): void => {
+      stopped = true;
+      clearTimeout(timer);
+      this.stops.delete(stop);
+    };
+    this.stops.add(stop);
+    return stop;
+  }
+
+  /** The app's last lines; after a restart, the previous instance's lines come first (that is where the crash is). */
+  async logTail(lines: number): Promise<string> {
+    if (!this.pod) return '';
+    const read = (previous: boolean): Promise<string> =>
+      this.c.core.readNamespacedPodLog({ name: this.pod, namespace: this.namespace, container: CONTAINER, tailLines: lines, ...(previous ? { previous } : {}) });
+    const pod = (await this.pods().catch(() => [] as V1Pod[])).find((p) => p.metadata?.name === this.pod);
+    const restarted = (podExitInfo(pod).restarts ?? 0) > 0;
+    const parts = await Promise.all([restarted ? read(true).catch(() => '') : Promise.resolve(''), read(false).catch(() => '')]);
+    const all = parts.join('').split('\n').filter((l) => l.length > 0);
+    return all.slice(-lines).join('\n');
+  }
+
+  /**
+   * OOM kills, exit code and restarts: the pod status (OOMKilled in lastState, restartCount), plus
+   * worker processes replaced inside the container (the launchers' log lines, as locally) and the
+   * kernel's OOM kills of a worker that left the container running (cAdvisor's
+   * container_oom_events_total, where the node's cAdvisor has it). Call before remove().
+   */
+  async exitInfo(): Promise<ExitInfo> {
+    const pod = (await this.pods().catch(() => [] as V1Pod[])).find((p) => p.metadata?.name === this.pod);
+    const base = podExitInfo(pod);
+    const [logs, cad] = await Promise.all([this.logTail(5000).catch(() => ''), this.node ? this.cadvisor() : Promise.resolve('')]);
+    const workerRestarts = logs.split('\n').filter((l) => RESTART_LINE.test(l)).length;
+    const oomEvents = cadvisorContainer(cad, this.ref).oomEvents ?? 0;
+    return { oomKilled: base.oomKilled || oomEvents > 0, exitCode: base.exitCode, restarts: base.restarts + workerRestarts };
+  }
+
+  /**
+   * Deletes the Deployment (Foreground: its ReplicaSet and pod first; grace 0, as `docker rm -f`)
+   * and waits, bounded, until it is gone, so that its node is free for the next cell. Safe to call twice.
+   */
+  async remove(): Promise<void> {
+    const first = !this.removed;
+    this.removed = true;
+    for (const stop of [...this.stops]) stop();
+    this.stops.clear();
+    if (first) this.resolveExit(-1);
+    const ref = { name: this.deployment, namespace: this.namespace };
+    await ignore404(() => this.c.apps.deleteNamespacedDeployment({ ...ref, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }));
+    await until(async () => (await ignore404(() => this.c.apps.readNamespacedDeployment(ref))) === undefined, this.t.pollMs, this.t.removeTimeoutMs);
+  }
+}
