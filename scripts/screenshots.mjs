@@ -1,6 +1,6 @@
 // `npm run screenshots`: real screenshots of every view for docs/ and README, taken in Debian's
 // Chromium against `rightsize serve` with the real engine (runs two small matrices; ~5 minutes).
-// Names as arguments retake only those: `node scripts/screenshots.mjs apps` (seconds, no run).
+// Names as arguments retake only those: `node scripts/screenshots.mjs apps` (seconds, no run), `auto-size search`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,6 +113,36 @@ try {
     await page.getByTestId('compare-rps').waitFor();
     await page.waitForTimeout(800);
     await shot(page, 'compare');
+    await page.close();
+  }
+  if (want('auto-size') || want('search')) {
+    // Auto-size: the form (pbkdf2 at 150 req/s, p99 ≤ 100 ms), then a short real search and the path it took (~1 minute).
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    await page.goto(loginUrl);
+    await page.goto(`${url}/#/size`);
+    await page.getByTestId('size-app-pbkdf2').check();
+    await page.getByTestId('size-rate').fill('150');
+    await page.getByTestId('size-p99').fill('100');
+    await page.getByTestId('size-memory-max-input').fill('256');
+    await page.getByTestId('size-memory-max-input').blur();
+    await page.getByTestId('size-workers-max').fill('2');
+    await page.getByTestId('size-max-cells').fill('6');
+    await page.getByTestId('size-duration').fill('5');
+    await page.getByTestId('size-warmup').fill('1');
+    await page.waitForTimeout(500);
+    await shot(page, 'auto-size');
+    if (want('search')) {
+      await page.getByTestId('size-start').click();
+      await page.waitForURL(/#\/live\//);
+      await page.getByTestId('open-run').waitFor({ timeout: 300_000 });
+      await page.getByTestId('open-run').click();
+      await page.getByTestId('chart-search-path').waitFor();
+      await page.waitForTimeout(800);
+      // The path, from its heading to the end of its chart.
+      const box = await page.getByTestId('search-path').boundingBox();
+      await page.screenshot({ path: 'docs/screenshots/search.png', fullPage: true, clip: { x: 0, y: Math.floor(box.y - 12), width: 1280, height: Math.ceil(box.height + 24) } });
+      console.log('docs/screenshots/search.png');
+    }
     await page.close();
   }
 } finally {

@@ -1,9 +1,10 @@
 import type { RunDetail } from '../store/index.ts';
 import { decideScopes } from './decide.ts';
 import { groupCells } from './group.ts';
+import { sizeConfigurations } from './sizing.ts';
 import { sloOutcomes } from './slo.ts';
 import type { ConfigurationSummary, NoiseNote, Recommendation, RecommendOptions } from './types.ts';
-import { explain, methodText } from './words.ts';
+import { explain, methodText, sizingWordsOf } from './words.ts';
 
 export const DEFAULT_MARGIN_PCT = 5;
 
@@ -35,17 +36,19 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   const { configurations, exclusions } = groupCells(run.cells, options.samples);
   const { scopes, undecided } = decideScopes(configurations, marginPct);
   const cellsIncluded = configurations.reduce((a, c) => a + c.n, 0);
-  const base: Omit<Recommendation, 'words'> = {
+  const outcomes = options.slo ? sloOutcomes(configurations, options.slo) : [];
+  const base: Omit<Recommendation, 'words' | 'sizingWords'> = {
     run: { id: run.id, name: run.name, status: run.status, cellsTotal: run.cellsTotal, cellsIncluded, cellsExcluded: exclusions.length },
     marginPct,
     slo: options.slo ?? null,
     configurations,
     scopes,
     undecided,
-    sloOutcomes: options.slo ? sloOutcomes(configurations, options.slo) : [],
+    sloOutcomes: outcomes,
     exclusions,
     noise: noiseNotes(configurations, run),
+    sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, options.slo ?? null),
     method: methodText(marginPct),
   };
-  return { ...base, words: explain(base) };
+  return { ...base, words: explain(base), sizingWords: sizingWordsOf(base) };
 }

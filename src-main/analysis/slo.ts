@@ -75,9 +75,12 @@ export function checkSlo(c: ConfigurationSummary, s: Slo): SloCheck[] {
   ];
 }
 
+/** What cost is ranked on (a configuration summary, or an auto-size candidate). */
+export type Costed = Pick<ConfigurationSummary, 'cpuMillis' | 'memoryMb' | 'workers' | 'mode'> & { p99Us: { mean: number } | null };
+
 /** Cheapest first: least CPU, then memory, then workers; then the lighter launcher and the lower p99. */
-function byCost(a: ConfigurationSummary, b: ConfigurationSummary): number {
-  return a.cpuMillis - b.cpuMillis || a.memoryMb - b.memoryMb || a.workers - b.workers || MODE_ORDER[a.mode] - MODE_ORDER[b.mode] || a.p99Us!.mean - b.p99Us!.mean;
+export function byCost(a: Costed, b: Costed): number {
+  return a.cpuMillis - b.cpuMillis || a.memoryMb - b.memoryMb || a.workers - b.workers || MODE_ORDER[a.mode] - MODE_ORDER[b.mode] || (a.p99Us?.mean ?? 0) - (b.p99Us?.mean ?? 0);
 }
 
 const worstMiss = (checks: SloCheck[]): number => Math.max(...checks.map((c) => c.miss));

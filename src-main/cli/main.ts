@@ -10,6 +10,7 @@ import { deleteCommand, exportCommand, runsCommand, showCommand } from './comman
 import { reportCommand } from './commands/report.ts';
 import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
+import { SIZE_EXIT_HELP, SIZE_JSON_SCHEMA_VERSION, sizeCommand } from './commands/size.ts';
 import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
 import { table } from './format.ts';
 
@@ -37,6 +38,29 @@ function program(): Command {
     .addHelpText('after', `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`)
     .action(async (o) => {
       process.exitCode = await runCommand({ ...globals(), ...o });
+    });
+
+  p.command('size')
+    .description('auto-size: find the cheapest configuration (CPU, memory, workers) that meets an objective at a constant rate, adaptively')
+    .option('--app <name>', 'the app to size (see `rightsize apps`)')
+    .option('--slo <objective>', 'the objective, e.g. "p99<=50ms,errors<=0.1%"')
+    .option('--rate <req/s>', 'the constant request rate it must hold, e.g. 2000')
+    .option('--cpu <min-max>', 'CPU cap bounds in millicores (default 250-<cores×1000>)')
+    .option('--memory <min-max>', 'memory cap bounds in MB (default 128-1024)')
+    .option('--workers <min-max>', 'worker count bounds (default 1-<cores>)')
+    .option('--modes <list>', 'launch modes, comma-separated (default cluster)')
+    .option('--max-cells <n>', 'never run more cells than this (default 12): the answer is then "undecided"')
+    .option('--duration <sec>', 'measured seconds per cell (default 8)')
+    .option('--warmup <sec>', 'warm-up seconds per cell (default 2; extended until steady)')
+    .option('--cpu-step <millicores>', 'CPU step of the bisection and of the grid it replaces (default 125)')
+    .option('--memory-step <mb>', 'memory step (default 32, the memory rule\'s rounding)')
+    .option('-n, --name <name>', 'name the run')
+    .option('-v, --verbose', 'also print image build output')
+    .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
+    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
+    .addHelpText('after', `\nEvery cell is stored as a cell of one run (show, report, export work on it); the path is kept with the run.\nWith --json, stdout is one JSON document with "schemaVersion": ${SIZE_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${SIZE_EXIT_HELP}\n`)
+    .action(async (o) => {
+      process.exitCode = await sizeCommand({ ...globals(), ...o });
     });
 
   p.command('runs')
@@ -69,6 +93,7 @@ function program(): Command {
     .option('--slo <objective>', 'service-level objective, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
     .option('--margin <pct>', 'knee: the fewest workers within this % of the best req/s (default 5)')
     .option('--emit <kind>', 'print a deploy snippet of the recommended configuration: pm2, kubernetes or compose')
+    .option('--cell <n>', 'with --emit: the snippet of this cell (its # in `rightsize show RUN`) instead of the recommendation')
     .action(async (id: string, o) => {
       process.exitCode = await reportCommand(id, { ...globals(), ...o });
     });

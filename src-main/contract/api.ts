@@ -10,10 +10,14 @@ import type { Sample } from '../engine/types.ts';
 import type { Preset } from '../presets/presets.ts';
 import type { Recommendation, Slo } from '../analysis/types.ts';
 import type { ListRunsQuery, RunDetail, RunList } from '../store/index.ts';
+import type { DeployAnswer } from '../deploy/from-cell.ts';
 
 export type { CellPhase, Problem, Preset, Recommendation, RunDetail, RunList, Sample, Slo };
 export type { RunSummary, StoredCell, ListRunsQuery } from '../store/index.ts';
 export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } from '../engine/types.ts';
+export type { DeployAnswer, DeployChoice } from '../deploy/from-cell.ts';
+export type { DeployConfig, DeployProvenance, SnippetFile, SnippetKind } from '../deploy/snippets.ts';
+export type { SearchStatus, SearchStep, SearchTrace, SizeSpec, StepOutcome } from '../engine/auto-size/types.ts';
 
 export interface EngineStatus {
   docker: { ok: true; version: string; cpus: number; memoryBytes: number; cgroupVersion: string | null } | { ok: false; error: string };
@@ -57,6 +61,18 @@ export interface MatrixCheck {
   problems: Problem[];
 }
 
+/** The verdict on an auto-size request: every problem, or what the search may cost. */
+export interface SizeCheck {
+  ok: boolean;
+  problems: Problem[];
+  /** Cells the full grid over the same bounds and steps would need (what the search replaces). */
+  gridCells: number;
+  /** The search's budget: it never runs more cells than this. */
+  maxCells: number;
+  /** The longest it can take: maxCells × (warmup + duration + overhead). */
+  etaSec: number;
+}
+
 export interface Settings {
   baseImage: BaseStrategy;
 }
@@ -96,6 +112,10 @@ export interface Calls {
   'presets.list': { input: Record<string, never>; output: Preset[] };
   'matrix.validate': { input: { matrix: unknown }; output: MatrixCheck };
   'runs.start': { input: { matrix: unknown; name?: string; preset?: string }; output: { runId: number } };
+  /** Checks an auto-size request (SizeSpec input) without starting it. */
+  'size.validate': { input: { spec: unknown }; output: SizeCheck };
+  /** Starts an auto-size search as a run (same events per cell as runs.start; runs.cancel stops it); its path is RunDetail.search. */
+  'runs.size': { input: { spec: unknown; name?: string }; output: { runId: number } };
   'runs.cancel': { input: { runId: number }; output: { cancelled: boolean } };
   'runs.list': { input: ListRunsQuery; output: RunList };
   'runs.get': { input: { runId: number }; output: RunDetail };
@@ -107,6 +127,8 @@ export interface Calls {
   'runs.recommend': { input: AnswerInput; output: Recommendation };
   /** The same answer as one self-contained HTML report. */
   'export.html': { input: AnswerInput; output: ExportFile };
+  /** PM2 / Kubernetes / Compose snippets of the recommended configuration, or of the measured cell `cellId` (a stored cell id). */
+  'deploy.snippets': { input: AnswerInput & { cellId?: number }; output: DeployAnswer };
   /** Save an export where the user chooses (Electron: a save dialog). Browsers download instead: saved=false. */
   'files.save': { input: SaveFile; output: { saved: boolean; path?: string; reason?: string } };
   'settings.get': { input: Record<string, never>; output: Settings };
@@ -137,8 +159,8 @@ export type StreamEvent<K extends StreamName> = Streams[K]['event'];
 const callNames: { [K in CallName]: true } = {
   'engine.status': true, 'engine.recheck': true, 'apps.list': true, 'presets.list': true, 'matrix.validate': true,
   'apps.check': true, 'apps.add': true, 'apps.update': true, 'apps.remove': true, 'apps.build': true,
-  'runs.start': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
-  'cells.samples': true, 'export.csv': true, 'runs.recommend': true, 'export.html': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
+  'runs.start': true, 'size.validate': true, 'runs.size': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
+  'cells.samples': true, 'export.csv': true, 'runs.recommend': true, 'export.html': true, 'deploy.snippets': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
 };
 const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'apps.buildLog': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
 export const CALL_NAMES = Object.keys(callNames) as CallName[];
@@ -151,7 +173,7 @@ export const STREAM_CHANNELS = { subscribe: 'rightsize:stream:subscribe', unsubs
 /** What every call returns over any transport: errors travel as data and are rebuilt on the other side. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ContractErrorData };
 
-export type ErrorCode = 'INVALID_INPUT' | 'MATRIX_INVALID' | 'APP_INVALID' | 'BUILD_FAILED' | 'NOT_FOUND' | 'CONFLICT' | 'DOCKER_UNAVAILABLE' | 'UNKNOWN_CALL' | 'INTERNAL';
+export type ErrorCode = 'INVALID_INPUT' | 'MATRIX_INVALID' | 'SIZE_INVALID' | 'APP_INVALID' | 'BUILD_FAILED' | 'NOT_FOUND' | 'CONFLICT' | 'DOCKER_UNAVAILABLE' | 'UNKNOWN_CALL' | 'INTERNAL';
 export interface ContractErrorData {
   code: ErrorCode;
   message: string;

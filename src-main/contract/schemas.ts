@@ -45,6 +45,9 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
         .optional(),
     })
     .strict(),
+  // The spec is checked by the engine (validateSizeSpec: every problem at once, in words).
+  'size.validate': z.object({ spec: z.unknown() }).strict(),
+  'runs.size': z.object({ spec: z.unknown(), name: z.string().min(1).max(200).optional() }).strict(),
   'runs.cancel': runRef,
   'runs.list': z
     .object({
@@ -70,6 +73,7 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
     .strict(),
   'runs.recommend': answer,
   'export.html': answer,
+  'deploy.snippets': answer.extend({ cellId: id.optional() }).strict(),
   'settings.get': none,
   'settings.set': z.object({ baseImage: z.enum(BASE_STRATEGIES).optional() }).strict(),
 };

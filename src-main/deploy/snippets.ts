@@ -3,10 +3,11 @@
  * Kubernetes container `resources` + `env` fragment, and a Docker Compose service. Pure text out;
  * every snippet opens with a comment saying which run measured it, under what load, and how sure.
  */
-import { loadLabel } from '../analysis/group.ts';
+import { cpuLabel, loadLabel, memLabel } from '../analysis/group.ts';
 import type { Recommendation, ScopeDecision, Verdict } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import type { CellLoad, LaunchMode } from '../engine/types.ts';
+import { recommendedMemoryLimit } from './memory-limit.ts';
 
 export const SNIPPET_KINDS = ['pm2', 'kubernetes', 'compose'] as const;
 export type SnippetKind = (typeof SNIPPET_KINDS)[number];
@@ -41,6 +42,8 @@ export interface DeployProvenance {
   confidence: string;
   /** Why this configuration: "the knee: the fewest workers that hold the throughput". */
   pick: string;
+  /** How the memory limit was set when it is not simply the cap the configuration was measured under. */
+  memoryRule?: string;
 }
 
 export interface DeployInput {
@@ -72,7 +75,7 @@ export const composeMemory = (mb: number): string => `${Math.round(mb)}M`;
 
 function describe(c: DeployConfig): string {
   const how = c.mode === 'single' ? 'a single process' : c.mode === 'image' ? 'its own image' : `${c.mode} × ${c.workers}`;
-  return `${c.app}, ${how}, ${fmtNum(c.cpuMillis / 1000, 2)} CPU, ${c.memoryMb} MB`;
+  return `${c.app}, ${how}, ${cpuLabel(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
 }
 
 /** The provenance lines every snippet opens with (without the comment marker). */
@@ -88,6 +91,7 @@ export function provenanceLines(input: DeployInput): string[] {
     `Picked as ${p.pick}.`,
     `Measured under ${loadLabel(p.load)}: ${goodput}, ${p99}.`,
     `Confidence: ${p.confidence}.`,
+    ...(p.memoryRule ? [`Memory: ${p.memoryRule}.`] : []),
   ];
 }
 
@@ -101,7 +105,7 @@ export function pm2Snippet(input: DeployInput): string {
   const heap = maxOldSpaceMb(c);
   const lines = [
     comment('//', provenanceLines(input)),
-    `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of each process's share of the ${c.memoryMb} MB cap (cap ÷ ${processes(c)}).`,
+    `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of each process's share of the ${c.memoryMb} MB memory limit (limit ÷ ${processes(c)}).`,
     heap === null
       ? `// node_args: no --max-old-space-size; each process's share is large enough that V8's default heap limit stays below it.`
       : `// node_args: --max-old-space-size = ${Math.round(HEAP_SHARE * 100)} % of each process's share, the rest is headroom for buffers, code and stacks.`,
@@ -182,22 +186,48 @@ const KNEE_WORDS: Record<ScopeDecision['kneeEvidence'], string> = {
   means: 'the knee rests on means only (no interval)',
 };
 
+/** How sure a scope's knee is, in words: the verdict on goodput and how the knee stands. */
+export const scopeConfidence = (scope: ScopeDecision): string => `${VERDICT_WORDS[scope.rpsVerdict]}; ${KNEE_WORDS[scope.kneeEvidence]}`;
+/** Why a scope's knee: "the knee of 1 CPU / 256 MB (hello, 20 connections): the fewest workers …". */
+export const kneePick = (rec: Recommendation, scope: ScopeDecision): string =>
+  `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`;
+
 /** The answer's recommended configuration: the first scope's knee. null when the run decided nothing. */
 export function recommendedDeploy(rec: Recommendation): DeployInput | null {
   const scope = rec.scopes[0];
   if (!scope) return null;
   const k = scope.knee;
   const ci = k.rps?.ci ?? null;
+  const memory = recommendedMemoryLimit(rec, scope);
   return {
-    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: k.cpuMillis, memoryMb: k.memoryMb },
+    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: k.cpuMillis, memoryMb: memory.mb },
     provenance: {
       runId: rec.run.id,
       runName: rec.run.name,
       load: k.load,
       goodput: k.rps ? { mean: k.rps.mean, low: ci ? ci.low : null, high: ci ? ci.high : null } : null,
       p99Us: k.p99Us ? k.p99Us.mean : null,
-      confidence: `${VERDICT_WORDS[scope.rpsVerdict]}; ${KNEE_WORDS[scope.kneeEvidence]}`,
-      pick: `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`,
+      confidence: scopeConfidence(scope),
+      pick: kneePick(rec, scope),
+      ...(memory.rule ? { memoryRule: memory.rule } : {}),
     },
   };
+}
+
+/** A snippet as a file: what the UI shows, copies and saves. */
+export interface SnippetFile {
+  kind: SnippetKind;
+  filename: string;
+  text: string;
+}
+
+/** File names that say what they are and stay apart per run and cell (PM2 reads `*.config.js` as an ecosystem file). */
+export function snippetFilename(kind: SnippetKind, runId: number, cellNumber: number | null): string {
+  const base = `rightsize-run-${runId}${cellNumber === null ? '' : `-cell-${cellNumber}`}`;
+  return kind === 'pm2' ? `${base}-ecosystem.config.js` : `${base}-${kind}.yaml`;
+}
+
+/** The three snippets of one configuration. `cellNumber`: the cell's # in its run, or null for the recommendation. */
+export function snippetFiles(input: DeployInput, cellNumber: number | null): SnippetFile[] {
+  return SNIPPET_KINDS.map((kind) => ({ kind, filename: snippetFilename(kind, input.provenance.runId, cellNumber), text: deploySnippet(kind, input) }));
 }

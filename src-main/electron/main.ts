@@ -35,10 +35,13 @@ if (!app.requestSingleInstanceLock()) {
   });
 }
 
+const ALLOWED_PERMISSIONS = new Set<string>(['clipboard-sanitized-write']);
+
 async function start(): Promise<void> {
   const deny = session.defaultSession;
-  deny.setPermissionRequestHandler((_wc, _permission, cb) => cb(false));
-  deny.setPermissionCheckHandler(() => false);
+  // Everything denied but writing text to the clipboard (the deploy snippets' Copy button).
+  deny.setPermissionRequestHandler((_wc, permission, cb) => cb(ALLOWED_PERMISSIONS.has(permission)));
+  deny.setPermissionCheckHandler((_wc, permission) => ALLOWED_PERMISSIONS.has(permission));
   protocol.handle(APP_SCHEME, rendererHandler(RENDERER));
   try {
     lab = await Lab.open({

@@ -3,7 +3,7 @@ import { appLibrary, appNames, imageAppsOf, resolveApps } from '../apps/library.
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
 import type { BaseImage, BaseStrategy } from '../docker/base-image.ts';
 import { findImage } from '../docker/image-lookup.ts';
-import { checkEngine } from '../docker/client.ts';
+import { checkEngine, type EngineInfo } from '../docker/client.ts';
 import { withBuildSignal } from '../docker/image-build.ts';
 import { enterLab } from '../lab-lock/enter-lab.ts';
 import type { LabHolder } from '../lab-lock/lab-lock.ts';
@@ -12,7 +12,7 @@ import { runCell } from './cell-runner.ts';
 import type { RunListener } from './events.ts';
 import { hostFacts, hostLimits } from './host.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
-import type { CellResult, RunStatus } from './types.ts';
+import type { CellConfig, CellResult, RunStatus } from './types.ts';
 import { currentSession } from '../session/session.ts';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 
@@ -106,62 +106,21 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     const overheads: number[] = [];
     for (const cell of cells) {
       if (o.signal?.aborted) break;
-      const app = apps.find((a) => a.name === cell.app)!;
-      const cellId = o.store.startCell(runId, cell);
-      emit({ type: 'cell-started', runId, cellId, index: cell.index, total: cells.length, cell, etaSec: eta(cell.index) });
-      const t0 = performance.now();
-      // Any error inside the cell (the store refusing a sample: disk full, a lock held past the busy
-      // timeout, the run deleted by another process) stops this cell alone: its own signal aborts it,
-      // the cell runner tears its container down, and the cancel becomes a failure with the reason.
-      const cellAbort = new AbortController();
-      let cellError: string | undefined;
-      const failCell = (what: string, e: unknown): void => {
-        if (cellError) return;
-        cellError = `${what}: ${(e as Error)?.message ?? String(e)}`;
-        cellAbort.abort();
-      };
-      const startedAt = new Date().toISOString();
-      let result: CellResult;
-      try {
-        result = await runCell(cell, {
-          app,
-          image: images.get(cell.app)!,
-          engine,
-          hostCores: limits.cores,
-          placement: matrix.placement === 'auto',
-          timeoutSec: matrix.timeoutSec,
-          runId,
-          cellId,
-          signal: o.signal ? AbortSignal.any([o.signal, cellAbort.signal]) : cellAbort.signal,
-          onSample: (sample) => {
-            if (cellError) return;
-            try {
-              o.store.addSamples(cellId, [sample]);
-            } catch (e) {
-              failCell('storing a sample failed', e);
-              return;
-            }
-            emit({ type: 'sample', runId, cellId, index: cell.index, sample });
-          },
-          onWarning: (w) => {
-            if (!warned.has(w)) log('warn', w); // placement warnings would repeat for every cell
-            warned.add(w);
-          },
-          onPhase: (phase) => emit({ type: 'cell-phase', runId, cellId, index: cell.index, phase }),
-        });
-      } catch (e) {
-        // The cell runner never throws for a cell's own problems; anything else is still this cell's failure.
-        result = { config: cell, status: 'failed', failure: `engine error: ${(e as Error).message}`, flags: [], startedAt, finishedAt: new Date().toISOString() };
-      }
-      if (cellError && !o.signal?.aborted) {
-        const { load: _partial, ...rest } = result; // a cut-short measurement is not a result
-        result = { ...rest, status: 'failed', failure: cellError };
-      }
-      if (!o.store.finishCell(cellId, result)) throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
+      const { result } = await runStoredCell(cell, {
+        store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
+        hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
+        ...(o.signal ? { signal: o.signal } : {}),
+        emit, warned, total: cells.length,
+        etaSec: (after) => {
+          if (after !== undefined) {
+            overheads.push(after - perCell(cell));
+            overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
+            return eta(cell.index + 1);
+          }
+          return eta(cell.index);
+        },
+      });
       results.push(result);
-      overheads.push((performance.now() - t0) / 1000 - perCell(cell));
-      overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
-      emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: cells.length, result, etaSec: eta(cell.index + 1) });
     }
     if (o.signal?.aborted) status = 'cancelled';
   } catch (e) {
@@ -181,7 +140,89 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   return { runId, status, cells: results, ...(error ? { error } : {}) };
 }
 
-async function buildImages(apps: AppDefinition[], base: BaseImage, onLog: (line: string) => void) {
+export interface StoredCellContext {
+  store: Store;
+  runId: number;
+  engine: EngineInfo;
+  app: AppDefinition;
+  image: AppImage;
+  hostCores: number;
+  placement: boolean;
+  timeoutSec: number;
+  signal?: AbortSignal;
+  emit: RunListener;
+  /** Warnings already logged in this run (placement warnings would repeat for every cell). */
+  warned: Set<string>;
+  /** Cells planned, for the progress events. */
+  total: number;
+  /** The ETA for the events: before the cell (no argument), and after it given its wall time in seconds. */
+  etaSec: (wallSec?: number) => number;
+}
+
+/**
+ * One cell of a run, stored as it happens: the cell row, every sample, the result, and the events
+ * (cell-started, phases, samples, cell-finished). Shared by the matrix run and the auto-size search.
+ * Any error inside the cell (the store refusing a sample: disk full, a lock held past the busy
+ * timeout) stops this cell alone: its own signal aborts it, the cell runner tears its container
+ * down, and the cancel becomes a failure with the reason. Throws only when the run itself is gone.
+ */
+export async function runStoredCell(cell: CellConfig, c: StoredCellContext): Promise<{ cellId: number; result: CellResult }> {
+  const { store, runId, emit } = c;
+  const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
+  const cellId = store.startCell(runId, cell);
+  emit({ type: 'cell-started', runId, cellId, index: cell.index, total: c.total, cell, etaSec: c.etaSec() });
+  const t0 = performance.now();
+  const cellAbort = new AbortController();
+  let cellError: string | undefined;
+  const failCell = (what: string, e: unknown): void => {
+    if (cellError) return;
+    cellError = `${what}: ${(e as Error)?.message ?? String(e)}`;
+    cellAbort.abort();
+  };
+  const startedAt = new Date().toISOString();
+  let result: CellResult;
+  try {
+    result = await runCell(cell, {
+      app: c.app,
+      image: c.image,
+      engine: c.engine,
+      hostCores: c.hostCores,
+      placement: c.placement,
+      timeoutSec: c.timeoutSec,
+      runId,
+      cellId,
+      signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
+      onSample: (sample) => {
+        if (cellError) return;
+        try {
+          store.addSamples(cellId, [sample]);
+        } catch (e) {
+          failCell('storing a sample failed', e);
+          return;
+        }
+        emit({ type: 'sample', runId, cellId, index: cell.index, sample });
+      },
+      onWarning: (w) => {
+        if (!c.warned.has(w)) log('warn', w);
+        c.warned.add(w);
+      },
+      onPhase: (phase) => emit({ type: 'cell-phase', runId, cellId, index: cell.index, phase }),
+    });
+  } catch (e) {
+    // The cell runner never throws for a cell's own problems; anything else is still this cell's failure.
+    result = { config: cell, status: 'failed', failure: `engine error: ${(e as Error).message}`, flags: [], startedAt, finishedAt: new Date().toISOString() };
+  }
+  if (cellError && !c.signal?.aborted) {
+    const { load: _partial, ...rest } = result; // a cut-short measurement is not a result
+    result = { ...rest, status: 'failed', failure: cellError };
+  }
+  if (!store.finishCell(cellId, result)) throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
+  const etaSec = c.etaSec((performance.now() - t0) / 1000);
+  emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: c.total, result, etaSec });
+  return { cellId, result };
+}
+
+export async function buildImages(apps: AppDefinition[], base: BaseImage, onLog: (line: string) => void) {
   const images = new Map<string, AppImage>();
   for (const app of apps) images.set(app.name, await ensureAppImage(app, () => Promise.resolve(base), onLog)); // resolved: one per name, in matrix order
   return images;

@@ -106,6 +106,8 @@ export interface StatsSecond {
   memLimitBytes: number;
   throttledPeriods: number; // in this second
   throttledMs: number; // in this second
+  /** CFS enforcement periods in this second, throttled or not (absent where Docker does not send them). */
+  periods?: number;
 }
 
 export interface StatsSummary {
@@ -117,6 +119,17 @@ export interface StatsSummary {
   throttledPeriods: number;
   throttledMs: number;
   samples: number;
+  /**
+   * The container's peak memory over its whole life (start-up and warmup included), as the cgroup
+   * counts it: page cache included, since the cap is charged with it (the kernel reclaims cache before
+   * it OOM-kills, so this errs high). Absent in cells stored before it existed: readers fall back to
+   * memMaxBytes, the highest 1 Hz reading after warmup without inactive page cache.
+   */
+  memPeakBytes?: number;
+  /** 'cgroup': the cgroup's own high-water mark (v1 max_usage, v2 memory.peak); 'samples': the highest 1 Hz reading of usage. */
+  memPeakSource?: 'cgroup' | 'samples';
+  /** CFS periods over the measured seconds, for the share throttled (throttledPeriods ÷ cpuPeriods); absent in older cells. */
+  cpuPeriods?: number;
   /** CPU others took on the cores the target and the load ran on (absent where it cannot be measured). */
   host?: HostContention;
 }

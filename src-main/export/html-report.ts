@@ -1,7 +1,10 @@
 // One self-contained HTML file to share a run: the answer first, then the evidence. No script, no
 // external resource; everything that comes from data (names are user input) is escaped.
-import { describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, fmtUsPm, groupBy, loadLabel, pairLabel, who, workloadKey, workloadLabel } from '../analysis/index.ts';
-import type { ConfigurationSummary, Recommendation, ScopeDecision, Verdict } from '../analysis/index.ts';
+import {
+  describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtMb, fmtPct, fmtRatio, fmtUsPm, groupBy, limitText, loadLabel, pairLabel, PEAK_SOURCE_WORDS, perWorkerText,
+  sizingMethodText, who, workloadKey, workloadLabel,
+} from '../analysis/index.ts';
+import type { ConfigurationSummary, Recommendation, ScopeDecision, Sizing, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
 import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
 import { deploySnippet, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
@@ -28,7 +31,7 @@ table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 12.5px
 th, td { border: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.num, .value { white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.num, .value, .nowrap { white-space: nowrap; font-variant-numeric: tabular-nums; }
 tr.excluded td { color: #888; background: #fbf5f5; }
 table.cells td { white-space: nowrap; }
 table.cells tr.note td { white-space: normal; color: #444; font-size: 11.5px; border-top: none; padding-left: 24px; }
@@ -271,6 +274,43 @@ function methodSection(run: RunDetail, rec: Recommendation): string {
   return `<section id="method"><h2>How this was measured, and its limits</h2><ul class="method">${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;
 }
 
+const OUTCOME_WORDS: Record<Sizing['memory']['caps'][number]['outcome'], string> = {
+  ok: 'clean', oom: 'OOM-killed', restarts: 'restarts', errors: 'errors', 'gc-pressure': 'GC pressure', latency: 'latency penalty', 'no-result': 'no result',
+};
+const PEAK_SOURCE_SHORT: Record<NonNullable<Sizing['memory']['peakSource']>, string> = {
+  cgroup: 'cgroup peak', samples: 'highest reading', legacy: 'highest reading (older run)', mixed: 'cgroup peak / readings',
+};
+const cpuText = (millis: number): string => `${fmtNum(millis / 1000, millis % 1000 === 0 ? 0 : millis % 100 === 0 ? 1 : 2)} CPU`;
+
+/** The memory and CPU sizing of the recommended configurations and every knee: peak, per worker, limit, the caps' evidence, the CPU request and throttling. */
+function sizingSection(rec: Recommendation): string {
+  const shown = (rec.sizing ?? []).filter((x) => x.roles.length > 0);
+  if (shown.length === 0) return '';
+  const rows = shown.map((x) => {
+    const m = x.memory;
+    const u = x.cpu;
+    const caps = m.caps.map((c) => `<span class="nowrap" title="${esc(c.detail)}">${c.memoryMb} MB: ${esc(OUTCOME_WORDS[c.outcome])}</span>`).join('<br>');
+    // Each CPU cap in a few words; what it missed by is in the title (and in the answer's words).
+    const verdict = (c: (typeof u.caps)[number]): string => (u.basis === 'slo' ? (c.meetsSlo ? 'meets' : 'misses') : c.holdsThroughput ? 'holds' : 'below');
+    const cpuCaps = u.caps.length > 1
+      ? `<br><span class="muted">${u.caps.map((c) => `<span class="nowrap"${c.miss ? ` title="${esc(c.miss)}"` : ''}>${esc(cpuText(c.cpuMillis))}: ${fmtNum(c.rps)} req/s, ${verdict(c)}</span>`).join('<br>')}</span>`
+      : '';
+    const ms = u.throttledMsPerSec;
+    const thr = ms === null ? '—' : `${fmtNum(ms, ms < 10 ? 1 : 0)} ms/s${u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of periods)`}<br><span class="muted">${fmtPct(u.cpuPctOfCap!)} of the cap used</span>`;
+    return `<tr data-key="${esc(x.key)}"${m.limitMb === null ? '' : ` data-limit-mb="${m.limitMb}"`}>${[
+      td(`${esc(x.label)}<br><span class="muted">${esc(x.roles.join('; '))}</span>`),
+      td(m.peakBytes === null ? '—' : `${fmtMb(m.peakBytes)}<br><span class="muted" title="${esc(PEAK_SOURCE_WORDS[m.peakSource!])}">${esc(PEAK_SOURCE_SHORT[m.peakSource!])}</span>`, true),
+      td(esc(m.perWorker ? perWorkerText(x).replace(/ \(.*$/, '') : '—'), true),
+      td(esc(limitText(x))),
+      td(`${caps}${m.failedAtMb !== null && (m.failedOutcome === 'oom' || m.failedOutcome === 'restarts') ? `<br><b>${m.failedAtMb} MB is clearly too small</b>` : ''}`),
+      td(`${u.requestMillis === null ? (u.caps.length > 1 ? 'none tried' : '—') : esc(cpuText(u.requestMillis))}${cpuCaps}`),
+      td(thr, true),
+    ].join('')}</tr>`;
+  });
+  const head = [th('configuration'), th('peak memory', true), th('per worker', true), th('recommended limit'), th('memory caps in the matrix'), th(rec.slo ? 'CPU that meets the objective' : 'CPU that holds the throughput'), th('throttling at its cap', true)];
+  return `<section id="sizing"><h2>Memory and CPU</h2><table class="sizing"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="muted">${esc(sizingMethodText(rec.marginPct))}</p></section>`;
+}
+
 const SNIPPET_TITLES: Record<SnippetKind, string> = { pm2: 'PM2 (ecosystem.config.js)', kubernetes: 'Kubernetes (container spec)', compose: 'Docker Compose (service)' };
 
 /** The recommended configuration (the first pair's knee) as PM2, Kubernetes and Compose snippets. */
@@ -298,6 +338,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     rec.scopes.length
       ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean goodput: over repetitions (Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see run-to-run variation).</p></section>`
       : '',
+    sizingSection(rec),
     deploySection(rec, run.id),
     rec.scopes.length ? `<section id="charts"><h2>Throughput and p99 by worker count</h2>${summaryCharts(rec)}</section>` : '',
     stabilityCharts(run, samples, rec.scopes),

@@ -11,10 +11,13 @@ import type { RunEvent } from '../engine/events.ts';
 import { hostLimits } from '../engine/host.ts';
 import { LARGE_MATRIX_CELLS, MIN_MEMORY_MB, validateMatrix, type HostLimits } from '../engine/matrix.ts';
 import { runMatrix } from '../engine/run-matrix.ts';
+import { runSearch } from '../engine/auto-size/run-search.ts';
+import { sizeEtaSec, validateSizeSpec } from '../engine/auto-size/spec.ts';
 import { recoverAtStartup, type Startup } from '../engine/startup.ts';
 import { recommend } from '../analysis/index.ts';
 import { cellsCsv, samplesCsv } from '../export/csv.ts';
 import { htmlReport } from '../export/html-report.ts';
+import { CellNotDeployableError, deployAnswer, NothingToDeployError } from '../deploy/from-cell.ts';
 import { listPresets } from '../presets/presets.ts';
 import { RunInUseError, Store } from '../store/index.ts';
 import { withBuildSignal } from '../docker/image-build.ts';
@@ -22,7 +25,7 @@ import { enterLab } from '../lab-lock/enter-lab.ts';
 import { LabBusyError } from '../lab-lock/lab-lock.ts';
 import { stopReaper } from '../reaper/reaper.ts';
 import { isSessionAlive } from '../session/session.ts';
-import { ContractError, type AppBuildLine, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
+import { ContractError, type AppBuildLine, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type SizeCheck, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
 
 const appInvalid = (problems: { path: string; message: string }[]): ContractError =>
   new ContractError({ code: 'APP_INVALID', message: `The app is not valid; nothing was saved:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, fields: problems });
@@ -192,24 +195,46 @@ export class Lab {
   }
 
   private async start(input: CallInput<'runs.start'>): Promise<{ runId: number }> {
+    this.canStart();
+    const checked = this.check(input.matrix);
+    if (!checked.ok) throw new ContractError({ code: 'MATRIX_INVALID', message: 'The matrix is not valid; nothing was started.', fields: checked.problems });
+    const apps = (input.matrix as { apps?: string[] }).apps ?? [];
+    return this.launch(apps, (o) => runMatrix(input.matrix, { ...o, ...(input.name ? { name: input.name } : {}), ...(input.preset ? { preset: input.preset } : {}) }));
+  }
+
+  /** An auto-size search: a run like any other (one at a time, the lab, events per cell, runs.cancel), its path in RunDetail.search. */
+  private async size(input: CallInput<'runs.size'>): Promise<{ runId: number }> {
+    this.canStart();
+    const checked = this.checkSize(input.spec);
+    if (!checked.ok) throw new ContractError({ code: 'SIZE_INVALID', message: 'The auto-size request is not valid; nothing was started.', fields: checked.problems });
+    const app = (input.spec as { app: string }).app;
+    return this.launch([app], (o) => runSearch(input.spec, { ...o, ...(input.name ? { name: input.name } : {}) }));
+  }
+
+  private checkSize(spec: unknown): SizeCheck {
+    const v = validateSizeSpec(spec, this.limits());
+    if (!v.ok) return { ok: false, problems: v.problems, gridCells: 0, maxCells: 0, etaSec: 0 };
+    return { ok: true, problems: [], gridCells: v.gridCells, maxCells: v.spec.maxCells, etaSec: sizeEtaSec(v.spec) };
+  }
+
+  private canStart(): void {
     if (this.active || this.starting) {
       const which = this.active ? `Run ${this.active.runId}` : 'A run';
       throw new ContractError({ code: 'CONFLICT', message: `${which} is in progress: wait for it or cancel it first.` });
     }
     if (!this.engine) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error });
-    const checked = this.check(input.matrix);
-    if (!checked.ok) throw new ContractError({ code: 'MATRIX_INVALID', message: 'The matrix is not valid; nothing was started.', fields: checked.problems });
+  }
+
+  /** Starts a run (a matrix or a search) in the background; resolves with its id as soon as it has one. */
+  private async launch(apps: string[], go: (o: { store: Store; base: Settings['baseImage']; signal: AbortSignal; onEvent: (e: RunEvent) => void; onRunId: (id: number) => void }) => Promise<unknown>): Promise<{ runId: number }> {
     this.starting = true;
     // The run registers itself as active the moment it has an id, so however fast it ends, the
     // `finally` below finds it and clears it: no stale "in progress" can block later starts.
-    const apps = (input.matrix as { apps?: string[] }).apps ?? [];
     const active = { runId: 0, apps, abort: new AbortController(), done: Promise.resolve() as Promise<unknown> };
     let gotId!: (id: number) => void;
     const idKnown = new Promise<number>((resolve) => (gotId = resolve));
-    const done = runMatrix(input.matrix, {
+    const done = go({
       store: this.store,
-      ...(input.name ? { name: input.name } : {}),
-      ...(input.preset ? { preset: input.preset } : {}),
       base: this.settings().baseImage,
       signal: active.abort.signal,
       onEvent: (e) => this.bus.emit('run', e),
@@ -349,6 +374,8 @@ export class Lab {
       'presets.list': () => listPresets(),
       'matrix.validate': ({ matrix }) => this.check(matrix),
       'runs.start': (input) => this.start(input),
+      'size.validate': ({ spec }) => this.checkSize(spec),
+      'runs.size': (input) => this.size(input),
       'runs.cancel': ({ runId }) => {
         if (this.active?.runId !== runId) return { cancelled: false };
         this.active.abort.abort();
@@ -382,6 +409,17 @@ export class Lab {
         const samples = this.store.getRunSamples(runId);
         const rec = recommend(run, { samples, ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
         return { filename: `rightsize-run-${runId}-report.html`, mime: 'text/html', content: htmlReport(run, samples, rec) };
+      },
+      'deploy.snippets': ({ runId, marginPct, slo, cellId }) => {
+        const run = this.run(runId);
+        const samples = this.store.getRunSamples(runId);
+        const rec = recommend(run, { samples, ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
+        try {
+          return deployAnswer(run, rec, samples, cellId);
+        } catch (e) {
+          if (e instanceof CellNotDeployableError || e instanceof NothingToDeployError) throw new ContractError({ code: 'NOT_FOUND', message: e.message });
+          throw e;
+        }
       },
       'settings.get': () => this.settings(),
       'settings.set': (values) => {

@@ -120,6 +120,10 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   ALTER TABLE runs ADD COLUMN apps_json TEXT NOT NULL DEFAULT '[]';
   `,
+  // 4: an auto-size run's search trace (SearchTrace as JSON, rewritten after every step); NULL for a matrix run.
+  `
+  ALTER TABLE runs ADD COLUMN search_json TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { HostFacts, RunStatus } from '../engine/types.ts';
+import type { SearchTrace } from '../engine/auto-size/types.ts';
 import type { StoredCell } from './cells.ts';
 
 export interface NewRun {
@@ -52,6 +53,8 @@ export interface RunDetail {
   apps: unknown[];
   /** Ordered by execution index. */
   cells: StoredCell[];
+  /** An auto-size run: the path its search took (null for a matrix run). */
+  search: SearchTrace | null;
 }
 
 export const RUN_SORTS = ['started_at', 'name', 'status', 'cells', 'duration'] as const;
@@ -89,6 +92,7 @@ interface RunRow {
   finished_at: string | null;
   error: string | null;
   apps_json: string;
+  search_json: string | null;
 }
 
 interface SummaryRow {
@@ -125,6 +129,7 @@ export class RunQueries {
   private readonly byId: Database.Statement<[number], RunRow>;
   private readonly running: Database.Statement<[], { id: number; owner_session: string }>;
   private readonly deleteStmt: Database.Statement<[number]>;
+  private readonly searchStmt: Database.Statement<[string, number, number]>;
   /** listRuns statements by (sort, order, filters): at most 40, each prepared on first use. */
   private readonly listCache = new Map<string, { page: Database.Statement<[ListParams], SummaryRow>; count: Database.Statement<[ListParams], { n: number }> }>();
 
@@ -137,6 +142,12 @@ export class RunQueries {
     this.byId = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
     this.running = db.prepare<[], { id: number; owner_session: string }>(`SELECT id, owner_session FROM runs WHERE status = 'running'`);
     this.deleteStmt = db.prepare('DELETE FROM runs WHERE id = ?');
+    this.searchStmt = db.prepare('UPDATE runs SET search_json = ?, cells_total = ? WHERE id = ?');
+  }
+
+  /** Replaces an auto-size run's trace, and its planned cell count (the search learns it as it goes). */
+  setSearch(runId: number, trace: SearchTrace, cellsTotal: number): boolean {
+    return this.searchStmt.run(JSON.stringify(trace), cellsTotal, runId).changes > 0;
   }
 
   create(r: NewRun, now: string): number {
@@ -166,6 +177,7 @@ export class RunQueries {
       error: r.error,
       apps: JSON.parse(r.apps_json) as unknown[],
       cells,
+      search: r.search_json === null ? null : (JSON.parse(r.search_json) as SearchTrace),
     };
   }
 

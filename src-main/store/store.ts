@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { CellConfig, CellResult, RunStatus, Sample } from '../engine/types.ts';
+import type { SearchTrace } from '../engine/auto-size/types.ts';
 import { CellQueries } from './cells.ts';
 import { migrate } from './migrations.ts';
 import { ensureParentDir } from './paths.ts';
@@ -81,6 +82,11 @@ export class Store {
   /** Sets the final status and finished_at. Returns false when the run does not exist. */
   finishRun(runId: number, status: RunStatus, error: string | null = null): boolean {
     return this.runs.finish(runId, status, error, nowIso());
+  }
+
+  /** Stores an auto-size run's search trace (after every step, so a crash loses nothing) and its planned cell count. */
+  setRunSearch(runId: number, trace: SearchTrace, cellsTotal: number): boolean {
+    return this.runs.setSearch(runId, trace, cellsTotal);
   }
 
   startCell(runId: number, config: CellConfig): number {

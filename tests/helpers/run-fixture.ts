@@ -68,6 +68,6 @@ export function run(cells: StoredCell[], o: { name?: string; matrix?: unknown; s
   return {
     id: 1, name: o.name ?? 'fixture', preset: null, matrix: o.matrix ?? { apps: ['hello'], placement: 'auto' }, host: o.host ?? HOST,
     ownerSession: 'lab:1:1', status: o.status ?? 'completed', cellsTotal: cells.length,
-    startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:10:00.000Z', durationSec: 600, error: null, apps: [], cells: numbered,
+    startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:10:00.000Z', durationSec: 600, error: null, apps: [], cells: numbered, search: null,
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { recommend } from '../../src-main/analysis/index.ts';
+import { recommend, recommendedMemoryLimitMb } from '../../src-main/analysis/index.ts';
 import { parseEmitOption } from '../../src-main/cli/commands/report.ts';
 import { CliError } from '../../src-main/cli/exit-codes.ts';
 import {
@@ -12,6 +12,7 @@ import {
 } from '../../src-main/deploy/snippets.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
 import { escapeXml } from '../../src-main/export/svg-chart.ts';
+import { composeProblems, kubernetesContainerProblems } from '../helpers/deploy-schemas.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
 
 const require = createRequire(import.meta.url);
@@ -19,9 +20,6 @@ const require = createRequire(import.meta.url);
 // own validator (Config.validateJSON against lib/API/schema.json), from the installed package.
 const pm2Common = require('pm2/lib/Common.js') as { parseConfig: (text: string, filename: string) => { apps: Record<string, unknown>[] } };
 const pm2Config = require('pm2/lib/tools/Config.js') as { validateJSON: (app: Record<string, unknown>) => { errors: string[]; config: Record<string, unknown> } };
-
-/** Kubernetes resource.Quantity's pattern (OpenAPI io.k8s.apimachinery.pkg.api.resource.Quantity). */
-const QUANTITY = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 
 const dir = mkdtempSync(join(tmpdir(), 'rightsize-deploy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,15 +78,28 @@ describe('PM2 ecosystem snippet', () => {
 });
 
 describe('Kubernetes resources snippet', () => {
-  it('parses as YAML; requests = limits; quantities match the Quantity pattern; env has the worker count', () => {
+  it('is a valid V1 Container fragment by the Kubernetes OpenAPI schema; requests = limits; env has the worker count', () => {
     const text = kubernetesSnippet(input({ workers: 3, cpuMillis: 1500, memoryMb: 768 }));
     expect(text.startsWith('# Rightsize run 7 "sizing"')).toBe(true);
     const spec = parse(text) as { resources: { requests: Record<string, unknown>; limits: Record<string, unknown> }; env: { name: string; value: unknown }[] };
+    // Types and Quantity formats by the schema, every key by the client's V1Container model; and exactly these.
+    expect(kubernetesContainerProblems(spec)).toEqual([]);
     expect(Object.keys(spec).sort()).toEqual(['env', 'resources']);
     expect(spec.resources.requests).toEqual({ cpu: '1500m', memory: '768Mi' });
     expect(spec.resources.limits).toEqual(spec.resources.requests);
-    for (const q of Object.values(spec.resources.limits)) expect(q).toMatch(QUANTITY);
-    expect(spec.env).toEqual([{ name: WORKERS_ENV, value: '3' }]); // EnvVar.value must be a string
+    expect(spec.env).toEqual([{ name: WORKERS_ENV, value: '3' }]);
+  });
+
+  it('the schema check has teeth: a number for EnvVar.value, "256MB" or "0.5 CPU" as a quantity, a misspelt key are refused', () => {
+    const ok = { resources: { limits: { cpu: '500m', memory: '256Mi' } }, env: [{ name: WORKERS_ENV, value: '2' }] };
+    expect(kubernetesContainerProblems(ok)).toEqual([]);
+    expect(kubernetesContainerProblems({ ...ok, env: [{ name: WORKERS_ENV, value: 2 }] })[0]).toMatch(/env\/0\/value must be string/);
+    expect(kubernetesContainerProblems({ resources: { limits: { memory: '256MB' } } })[0]).toMatch(/format "quantity"/);
+    expect(kubernetesContainerProblems({ resources: { requests: { cpu: '0.5 CPU' } } })[0]).toMatch(/format "quantity"/);
+    expect(kubernetesContainerProblems({ env: [{ value: '2' }] })[0]).toMatch(/name/);
+    // Unknown keys pass the OpenAPI schema (it has no additionalProperties: false) but not the client's model.
+    expect(kubernetesContainerProblems({ resources: { limit: { cpu: '500m' } } })[0]).toMatch(/^keys the V1Container model does not have were dropped/);
+    expect(kubernetesContainerProblems({ ...ok, envv: [] })[0]).toMatch(/^keys the V1Container model does not have were dropped/);
   });
 
   it('gives a single process one worker', () => {
@@ -112,6 +123,13 @@ describe('Docker Compose snippet', () => {
     expect(Number(svc.deploy.resources.limits.cpus)).toBe(0.5);
     expect(svc.deploy.resources.limits.memory).toMatch(/^[0-9]+M$/);
     expect(svc.environment).toEqual({ [WORKERS_ENV]: '4' });
+    expect(composeProblems(doc)).toEqual([]);
+  });
+
+  it('is valid by the Compose Specification schema for every mode, and the schema refuses a misspelt key', () => {
+    for (const mode of ['single', 'cluster', 'pm2', 'image'] as const) expect(composeProblems(parse(composeSnippet(input({ mode, app: 'Weird name!' }))))).toEqual([]);
+    expect(composeProblems({ services: { a: { deploy: { resources: { limits: { cpu: '0.5' } } } } } }).join()).toMatch(/additional properties \(cpu\)/);
+    expect(composeProblems({ services: { a: { deploy: { resources: { limits: { memory: 256 } } } } } }).join()).toMatch(/memory must be string/);
   });
 });
 
@@ -132,13 +150,27 @@ describe('the recommended configuration', () => {
   it('is the first scope’s knee, with the run, its load and the confidence', () => {
     const d = recommendedDeploy(rec)!;
     const scope = rec.scopes[0]!;
-    expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, memoryMb: scope.knee.memoryMb });
+    // The memory is the answer's recommended limit: the fixture's cells peak at 40 MB, × 1.25 rounded up to 32 MB steps.
+    expect(recommendedMemoryLimitMb(rec, scope.knee.key)).toBe(64);
+    expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, memoryMb: 64 });
+    expect(d.provenance.memoryRule).toBe(`limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap`);
+    for (const k of SNIPPET_KINDS) expect(deploySnippet(k, d)).toContain(`Memory: limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap.`);
+    expect(pm2Snippet(d)).toContain('max_memory_restart: "57M"'); // 90 % of 64 MB for one process
     expect(d.provenance.runId).toBe(rec.run.id);
     expect(d.provenance.load).toEqual(scope.knee.load);
     expect(d.provenance.goodput!.mean).toBeCloseTo(scope.knee.rps!.mean, 6);
     expect(d.provenance.goodput!.low).toBeCloseTo(scope.knee.rps!.ci!.low, 6);
     expect(d.provenance.pick).toContain('the fewest workers that hold the throughput');
     for (const k of SNIPPET_KINDS) expect(deploySnippet(k, d)).toContain(`Rightsize run ${rec.run.id} "sizing"`);
+  });
+
+  it('carries the measured cap, and says nothing of a rule, when no peak was recorded', () => {
+    const noPeak = run(fixture().cells.map((c) => ({ ...c, memMaxBytes: null, stats: null })), { name: 'sizing' });
+    const r2 = recommend(noPeak);
+    const d = recommendedDeploy(r2)!;
+    expect(d.config.memoryMb).toBe(r2.scopes[0]!.knee.memoryMb);
+    expect(d.provenance.memoryRule).toBeUndefined();
+    expect(kubernetesSnippet(d)).not.toContain('# Memory:');
   });
 
   it('is null when nothing was decided (every cell OOM-killed)', () => {

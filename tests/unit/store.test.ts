@@ -249,6 +249,7 @@ describe('run lifecycle', () => {
       durationSec: 122,
       error: '1 of 2 cells failed',
       apps: [], // createRun was given no app definitions
+      search: null, // a matrix run has no search trace
     });
     const expected0: StoredCell = {
       id: cell0,

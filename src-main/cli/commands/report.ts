@@ -1,5 +1,6 @@
 import { DEFAULT_MARGIN_PCT, fmtMargin, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
-import { deploySnippet, isSnippetKind, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../../deploy/snippets.ts';
+import { cellDeploy, CellNotDeployableError, findDeployableCell } from '../../deploy/from-cell.ts';
+import { deploySnippet, isSnippetKind, recommendedDeploy, SNIPPET_KINDS, type DeployInput, type SnippetKind } from '../../deploy/snippets.ts';
 import { htmlReport } from '../../export/html-report.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -16,6 +17,8 @@ export interface ReportOptions extends GlobalOptions {
   margin?: string;
   /** Print a deploy snippet of the recommended configuration: pm2 | kubernetes | compose. */
   emit?: string;
+  /** With --emit: the snippet of this cell (its # in the run, as `rightsize show` lists it) instead of the recommendation. */
+  cell?: string;
 }
 
 export function parseMarginOption(text: string | undefined): number {
@@ -32,6 +35,15 @@ export function parseEmitOption(text: string | undefined): SnippetKind | undefin
   const k = text.trim().toLowerCase();
   if (!isSnippetKind(k)) throw new CliError(`--emit takes one of ${SNIPPET_KINDS.join(', ')}, not "${text}".`, EXIT.usage);
   return k;
+}
+
+/** `--cell N`: a cell's # in its run (1, 2, …), only with --emit. */
+export function parseCellOption(text: string | undefined, emit: SnippetKind | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (emit === undefined) throw new CliError('--cell goes with --emit: e.g. --emit kubernetes --cell 3.', EXIT.usage);
+  const n = Number(text.trim());
+  if (text.trim() === '' || !Number.isInteger(n) || n < 1) throw new CliError(`--cell takes a cell's number in the run (the # column of \`rightsize show\`), e.g. --cell 3, not "${text}".`, EXIT.usage);
+  return n;
 }
 
 export function parseSloOption(text: string): Slo {
@@ -68,19 +80,28 @@ export function formatRecommendation(rec: Recommendation): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `rightsize report RUN [--html FILE] [--slo …] [--margin N] [--emit pm2|kubernetes|compose]`: the answer as text, JSON or a shareable HTML file. */
+/** `rightsize report RUN [--html FILE] [--slo …] [--margin N] [--emit pm2|kubernetes|compose [--cell N]]`: the answer as text, JSON or a shareable HTML file. */
 export function reportCommand(id: string, o: ReportOptions): Promise<number> {
   const marginPct = parseMarginOption(o.margin);
   const slo = o.slo === undefined ? undefined : parseSloOption(o.slo);
   if (o.html !== undefined && o.html.trim() === '') throw new CliError('--html takes a file name, e.g. --html report.html.', EXIT.usage);
   const emit = parseEmitOption(o.emit);
+  const cell = parseCellOption(o.cell, emit);
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
     const samples = store.getRunSamples(run.id);
     const rec = recommend(run, { marginPct, samples, ...(slo ? { slo } : {}) });
-    // Checked before anything is written: a run with nothing to deploy changes nothing.
-    const deploy = emit === undefined ? undefined : recommendedDeploy(rec);
-    if (deploy === null) throw new CliError(`Run ${run.id} has no answer to deploy: no CPU / memory pair had a configuration that qualified, so there is nothing to emit.`, EXIT.usage);
+    // Checked before anything is written: a run with nothing to deploy, or a cell without a measurement, changes nothing.
+    let deploy: DeployInput | null | undefined;
+    if (emit !== undefined && cell !== undefined) {
+      try {
+        deploy = cellDeploy(run, findDeployableCell(run, cell, 'number'), rec, samples);
+      } catch (e) {
+        if (e instanceof CellNotDeployableError) throw new CliError(e.message, EXIT.usage);
+        throw e;
+      }
+    } else if (emit !== undefined) deploy = recommendedDeploy(rec);
+    if (deploy === null) throw new CliError(`Run ${run.id} has no answer to deploy: no CPU / memory pair had a configuration that qualified, so there is nothing to emit. --cell N emits a measured cell instead.`, EXIT.usage);
     if (o.html) {
       writeFileOrFail(o.html, htmlReport(run, samples, rec));
       process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);

@@ -21,6 +21,12 @@ export interface SizeSpec {
   warmupSec: number;
   /** Stop after this many cells whatever the statistics say (the search reports "undecided"). */
   maxCells: number;
+  /** Step of the CPU caps the search bisects over (and of the grid it is compared with), millicores. */
+  cpuStepMillis: number;
+  /** Memory limits are rounded up to this step (and the grid it is compared with uses it), MB. */
+  memoryStepMb: number;
+  /** Connections the constant-rate load spreads over (derived: enough that a configuration meeting the p99 never runs out). */
+  connections: number;
 }
 
 /** What one measured cell said about the objective. */
@@ -53,4 +59,6 @@ export interface SearchTrace {
   words: string;
   /** Cells the equivalent full grid over the bounds would have needed, for "N cells instead of M". */
   gridCells: number;
+  /** When the search stopped undecided (maxCells, cancel): the cheapest configuration that met so far, cheaper ones not ruled out. */
+  bestSoFar?: { mode: LaunchMode; workers: number; cpuMillis: number; memoryMb: number } | null;
 }

@@ -1,0 +1,189 @@
+// `rightsize size`: the cheapest configuration that meets an objective, found by an adaptive search
+// (engine/auto-size) instead of a grid. Shares run's pieces: the objective parser, signals and
+// cancel, the lab (--wait), the progress printer and the reaper stop.
+import type { BaseStrategy } from '../../docker/base-image.ts';
+import { DockerUnavailableError } from '../../docker/client.ts';
+import { MatrixInvalidError } from '../../engine/matrix.ts';
+import { runSearch, STEP_LOG_PREFIX } from '../../engine/auto-size/run-search.ts';
+import { SizeSpecInvalidError, type SizeSpecInput } from '../../engine/auto-size/spec.ts';
+import type { SearchTrace } from '../../engine/auto-size/types.ts';
+import { LAUNCH_MODES } from '../../engine/types.ts';
+import { didYouMean } from '../../common/issues.ts';
+import { describeHolder, LabBusyError } from '../../lab-lock/lab-lock.ts';
+import { stopReaper } from '../../reaper/reaper.ts';
+import { openStore, type GlobalOptions } from '../context.ts';
+import { CliError, EXIT } from '../exit-codes.ts';
+import { rightsizeCommand } from '../invocation.ts';
+import { progressPrinter } from '../progress.ts';
+import { parseSloOption } from './report.ts';
+
+/** Version of the `size --json` document (bump when a field is removed or changes meaning). */
+export const SIZE_JSON_SCHEMA_VERSION = 1;
+
+/** The exit codes of `size`, for its --help. */
+export const SIZE_EXIT_HELP = [
+  `  ${EXIT.ok}    found: the cheapest configuration meeting the objective, with confidence`,
+  `  ${EXIT.sloNotMet}   no configuration was shown to meet it: none within the bounds does, or the budget (--max-cells) ran out undecided (the answer says which)`,
+  `  ${EXIT.usage}    bad arguments: nothing started`,
+  `  ${EXIT.docker}    Docker unreachable`,
+  `  ${EXIT.runFailed}    the search failed (e.g. the image would not build)`,
+  `  ${EXIT.labBusy}    another Rightsize run or build holds this Docker engine (use --wait to queue)`,
+  `  ${EXIT.cancelled}  cancelled (Ctrl-C, SIGTERM, SIGHUP)`,
+  `  ${EXIT.error}    unexpected error`,
+].join('\n');
+
+export interface SizeCommandOptions extends GlobalOptions {
+  app?: string;
+  slo?: string;
+  rate?: string;
+  cpu?: string;
+  memory?: string;
+  workers?: string;
+  modes?: string;
+  maxCells?: string;
+  duration?: string;
+  warmup?: string;
+  cpuStep?: string;
+  memoryStep?: string;
+  name?: string;
+  wait?: boolean;
+  base?: BaseStrategy;
+  verbose?: boolean;
+}
+
+const usage = (message: string): CliError => new CliError(message, EXIT.usage);
+
+function num(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(n)) throw usage(`${flag} takes a number, not "${text}".`);
+  return n;
+}
+
+/** "250-2000" (or one value "1000" for min = max). */
+export function parseRange(flag: string, text: string | undefined): { min: number; max: number } | undefined {
+  if (text === undefined) return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:[-–]\s*(\d+(?:\.\d+)?))?\s*$/.exec(text);
+  if (!m) throw usage(`${flag} takes a range "MIN-MAX" (e.g. ${flag} ${flag === '--cpu' ? '250-2000' : flag === '--memory' ? '128-1024' : '1-4'}), not "${text}".`);
+  const min = Number(m[1]);
+  return { min, max: m[2] === undefined ? min : Number(m[2]) };
+}
+
+/** The objective: p99 and errors; the rate comes from --rate (an rps clause, if any, must say the same). */
+export function parseSizeSlo(text: string, rate: number): { p99Ms: number; maxErrorPct: number } {
+  const hasRps = /(^|,)\s*(rps|req\/s)\s*(>=|≥|>|=|<=|<)/i.test(text);
+  const hasErrors = /(^|,)\s*(errors?|err)\s*(<=|≤|<|=|>=|>)/i.test(text);
+  const slo = parseSloOption([text, hasRps ? '' : 'rps>=0', hasErrors ? '' : 'errors<=100%'].filter(Boolean).join(','));
+  if (hasRps && slo.minRps !== rate) throw usage(`--slo: the rate is --rate ${rate}; leave rps out of the objective (it says ${slo.minRps}).`);
+  if (!hasErrors) throw usage(`--slo needs an error limit too, e.g. "p99<=50ms,errors<=0.1%" (errors<=100% for none).`);
+  return { p99Ms: slo.p99Ms, maxErrorPct: slo.maxErrorPct };
+}
+
+/** The search request from the command line; ranges and host limits are checked by the engine (all problems at once). */
+export function sizeSpecFromOptions(o: SizeCommandOptions): SizeSpecInput {
+  if (!o.app) throw usage('Give the app to size: --app NAME (see `rightsize apps`).');
+  if (!o.slo) throw usage('Give the objective: --slo "p99<=50ms,errors<=0.1%".');
+  const rate = num('--rate', o.rate);
+  if (rate === undefined) throw usage('Give the rate to hold: --rate REQ_PER_SEC (e.g. --rate 2000).');
+  const modes = o.modes?.split(',').map((m) => m.trim()).filter(Boolean);
+  for (const m of modes ?? []) if (!(LAUNCH_MODES as readonly string[]).includes(m)) throw usage(`--modes: unknown launch mode "${m}".${didYouMean(m, LAUNCH_MODES)} Choose from ${LAUNCH_MODES.join(', ')}.`);
+  const cpu = parseRange('--cpu', o.cpu);
+  const memory = parseRange('--memory', o.memory);
+  const workers = parseRange('--workers', o.workers);
+  const bounds = {
+    ...(cpu ? { cpuMillis: cpu } : {}),
+    ...(memory ? { memoryMb: memory } : {}),
+    ...(workers ? { workers } : {}),
+    ...(modes ? { modes: modes as (typeof LAUNCH_MODES)[number][] } : {}),
+  };
+  const opt = (key: keyof SizeSpecInput, flag: string, text: string | undefined): Partial<SizeSpecInput> => {
+    const n = num(flag, text);
+    return n === undefined ? {} : { [key]: n };
+  };
+  return {
+    app: o.app,
+    slo: parseSizeSlo(o.slo, rate),
+    rate,
+    ...(Object.keys(bounds).length ? { bounds } : {}),
+    ...opt('maxCells', '--max-cells', o.maxCells),
+    ...opt('durationSec', '--duration', o.duration),
+    ...opt('warmupSec', '--warmup', o.warmup),
+    ...opt('cpuStepMillis', '--cpu-step', o.cpuStep),
+    ...opt('memoryStepMb', '--memory-step', o.memoryStep),
+  };
+}
+
+const OUTCOME_MARK: Record<string, string> = { meets: 'meets', misses: 'misses', undecided: 'undecided', failed: 'failed' };
+
+/** The search's path as the terminal shows it at the end. */
+export function formatTrace(t: SearchTrace): string {
+  const lines = t.steps.map((s, i) => `  ${String(i + 1).padStart(2)}. ${s.mode}×${s.workers} ${s.cpuMillis}m/${s.memoryMb}MB — ${s.reason}\n      → ${OUTCOME_MARK[s.outcome]}: ${s.detail}`);
+  return [`The path (${t.steps.length} cells; a full grid over the same bounds: ${t.gridCells}):`, ...lines, '', `Answer (${t.status}): ${t.words}`].join('\n');
+}
+
+export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
+  const spec = sizeSpecFromOptions(o); // bad arguments fail before anything starts
+  const log = o.json ? process.stderr : process.stdout;
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      log.write(`\n${signal}: cancelling — stopping the current cell and removing its container…\n`);
+      abort.abort();
+    } else process.exit(EXIT.cancelled);
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.on(s, onSignal);
+  let store: Awaited<ReturnType<typeof openStore>>['store'] | undefined;
+  try {
+    store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
+    const printer = progressPrinter(log, Boolean(o.verbose));
+    const s = store;
+    const outcome = await runSearch(spec, {
+      store: s,
+      ...(o.name ? { name: o.name } : {}),
+      ...(o.base ? { base: o.base } : {}),
+      signal: abort.signal,
+      onEvent: (e) => {
+        if (e.type === 'log' && e.message.startsWith(STEP_LOG_PREFIX)) {
+          // The step just stored: why this cell was run and what it showed.
+          const steps = s.getRun(e.runId)?.search?.steps ?? [];
+          const step = steps[steps.length - 1];
+          if (step) log.write(`    why: ${step.reason}\n    → ${step.outcome}: ${step.detail}\n`);
+          return;
+        }
+        printer(e);
+      },
+      waitForLab: Boolean(o.wait),
+      onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
+    });
+    const run = store.getRun(outcome.runId)!;
+    const trace = run.search ?? outcome.trace;
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify({ schemaVersion: SIZE_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, search: trace, cells: run.cells }, null, 2)}\n`);
+    } else {
+      log.write(`\n${formatTrace(trace)}\n`);
+      const rs = rightsizeCommand();
+      log.write(`See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   Deploy: ${rs} report ${run.id} --emit kubernetes\n`);
+    }
+    if (outcome.status === 'cancelled') return EXIT.cancelled;
+    if (outcome.status === 'failed') return EXIT.runFailed;
+    if (trace.status === 'found') return EXIT.ok;
+    log.write(`No configuration was shown to meet the objective (${trace.status}; exit ${EXIT.sloNotMet}).\n`);
+    return EXIT.sloNotMet;
+  } catch (e) {
+    if (e instanceof SizeSpecInvalidError || e instanceof MatrixInvalidError) throw usage(e.message);
+    if (e instanceof DockerUnavailableError) throw new CliError(e.message, EXIT.docker);
+    if (e instanceof LabBusyError) throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
+    if (abort.signal.aborted) {
+      log.write('Cancelled before the search started: nothing was stored or left running.\n');
+      return EXIT.cancelled;
+    }
+    throw e;
+  } finally {
+    store?.close();
+    await stopReaper().catch(() => {}); // everything of ours is gone: the reaper makes a last pass and leaves
+    for (const s of signals) process.off(s, onSignal);
+  }
+}

@@ -1,0 +1,159 @@
+// One configuration's cells against the objective, with proper statistics: p99 from batch means
+// of the per-second p99s (consecutive seconds are autocorrelated, see analysis/stats.ts; on a log
+// scale, as latency is skewed) and the whole cell's p99 beside it, goodput
+// from batch means of the per-second goodput, failed requests pooled. A configuration "meets" only
+// when the whole 95 % interval is inside the limit, "misses" only when it is wholly outside (or the
+// rate clearly was not held by the server), and is "undecided" otherwise — then the search repeats
+// it. Cells the load generator, a busy host or a drifting measurement set the pace of are never
+// judged as the server's.
+import { fmtNum, fmtUs } from '../../common/format.ts';
+import { RATE_SHORTFALL } from '../../common/thresholds.ts';
+import { cellPeak } from '../../analysis/memory.ts';
+import { batchMeans, CONFIDENCE, mean, stddev, tQuantile } from '../../analysis/stats.ts';
+import { cellGoodput, cellGoodSeries, cellShortfall, failedAndAttempts } from '../../analysis/group.ts';
+import type { StoredCell } from '../../store/index.ts';
+import type { CellStatus, FlagKind, Sample } from '../types.ts';
+import type { SizeSpec, StepOutcome } from './types.ts';
+
+/** What the judge needs of one cell. */
+export interface CellEvidence {
+  status: CellStatus;
+  failure: string | null;
+  flags: { kind: FlagKind; reason: string }[];
+  /** The cell's own p99 over all its measured requests, µs. */
+  p99Us: number | null;
+  /** p99 of each measured second, µs, in order. */
+  perSecondP99Us: number[];
+  /** Goodput of each measured second, in order. */
+  perSecondGood: number[];
+  goodput: number | null;
+  failed: number;
+  attempts: number;
+  /** Which side a rate shortfall was on, when there was one. */
+  shortfallBy: 'server' | 'client' | null;
+  /** Peak memory (cgroup peak where recorded), bytes. */
+  peakBytes: number | null;
+}
+
+export interface Judgement {
+  outcome: StepOutcome;
+  /** In words: what was measured against the objective. */
+  detail: string;
+  /** More cells of the same configuration could decide it (an undecided interval, a tainted cell). */
+  repeat: boolean;
+  /** Geometric mean of the per-second p99s and its 95 % interval, ms (null without judged cells or without an interval). */
+  p99Ms: { mean: number; low: number; high: number } | null;
+  /** Highest peak memory among the configuration's cells that finished, bytes. */
+  peakBytes: number | null;
+}
+
+/** Flags that mean someone other than the server set the pace: such a cell is not judged. */
+const TAINTS: FlagKind[] = ['client-bound', 'host-busy', 'unstable'];
+const TAINT_WORDS: Partial<Record<FlagKind, string>> = { 'client-bound': 'the load generator was saturated', 'host-busy': 'other processes took the cores', unstable: 'the measured seconds drifted' };
+
+export function evidenceOf(c: StoredCell, samples: readonly Sample[]): CellEvidence {
+  const [failed, attempts] = failedAndAttempts(c);
+  const ok = c.status === 'ok' && c.p99Us !== null;
+  return {
+    status: c.status,
+    failure: c.failure,
+    flags: c.flags,
+    p99Us: c.p99Us,
+    perSecondP99Us: [...samples].sort((a, b) => a.t - b.t).map((s) => s.p99Us),
+    perSecondGood: ok ? (cellGoodSeries(c, new Map([[c.id, samples]])) ?? []) : [],
+    goodput: ok ? cellGoodput(c) : null,
+    failed,
+    attempts,
+    shortfallBy: ok ? cellShortfall(c) : null,
+    peakBytes: cellPeak(c)?.bytes ?? null,
+  };
+}
+
+/** Mean of batch means pooled over cells, with its two-sided interval (Student's t, k − 1 df). Null below two batches. */
+export function pooledInterval(series: readonly (readonly number[])[], level = CONFIDENCE): { mean: number; low: number; high: number; batches: number } | null {
+  const means = series.flatMap((s) => batchMeans(s)?.means ?? []);
+  const sd = stddev(means);
+  if (sd === null) return null;
+  const m = mean(means);
+  const half = (tQuantile(1 - (1 - level) / 2, means.length - 1) * sd) / Math.sqrt(means.length);
+  return { mean: m, low: m - half, high: m + half, batches: means.length };
+}
+
+const ms = (us: number): string => fmtUs(us);
+const pct = (x: number): string => `${Number(x.toFixed(x < 1 ? 2 : 1))} %`;
+
+/** The verdict on one configuration from all its cells so far. */
+export function judge(cells: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo' | 'rate' | 'bounds'>): Judgement {
+  const peaks = cells.map((c) => c.peakBytes).filter((b): b is number => b !== null);
+  const peakBytes = peaks.length ? Math.max(...peaks) : null;
+  const base = { p99Ms: null, peakBytes };
+  const last = cells[cells.length - 1];
+  if (!last) throw new Error('judge: no cells');
+  const finished = cells.filter((c) => c.status === 'ok' && c.p99Us !== null);
+  const taintOf = (c: CellEvidence): string | null => {
+    // A server that fell short of the rate was saturated: its load thread waiting on it is not a
+    // client bottleneck, and its drift is its own growing queue — both are the server's result.
+    const f = c.flags.find((x) => TAINTS.includes(x.kind) && !((x.kind === 'client-bound' || x.kind === 'unstable') && c.shortfallBy === 'server'));
+    return f ? `${f.kind} (${TAINT_WORDS[f.kind] ?? f.reason})` : null;
+  };
+  const clean = finished.filter((c) => taintOf(c) === null);
+  const setAside = finished.length - clean.length;
+  const asideNote = setAside ? `; ${setAside} cell(s) set aside: ${[...new Set(finished.map(taintOf).filter(Boolean))].join(', ')} — not ranked as clean` : '';
+
+  if (finished.length === 0) {
+    if (last.status === 'oom') return { ...base, outcome: 'misses', repeat: false, detail: `OOM-killed: ${firstLine(last.failure) ?? 'the memory cap is too small'}` };
+    if (last.status === 'failed') return { ...base, outcome: 'failed', repeat: false, detail: `the cell failed (${firstLine(last.failure) ?? 'no reason given'}): treated as not meeting` };
+    return { ...base, outcome: 'failed', repeat: false, detail: `the cell ended ${last.status}` };
+  }
+  if (clean.length) {
+    const v = verdict(clean, spec, peakBytes);
+    return { ...v, detail: `${v.detail}${asideNote}` };
+  }
+  // Only cells someone else set the pace of. Contention (a busy host, a saturated load generator)
+  // can only have added latency and taken throughput, so a configuration that meets even then
+  // meets; a miss may be the contention's, so it is repeated, and counted as not meeting if it stays.
+  const unstable = finished.some((c) => c.flags.some((f) => f.kind === 'unstable'));
+  const v = verdict(finished, spec, peakBytes);
+  const taints = [...new Set(finished.map(taintOf).filter(Boolean))].join(', ');
+  if (v.outcome === 'meets' && !unstable) return { ...v, detail: `${v.detail}; measured under ${taints}: contention can only have raised latency, so it meets all the same` };
+  return { ...v, outcome: 'undecided', repeat: true, detail: `${v.outcome === 'meets' ? 'would meet' : v.outcome === 'misses' ? 'seems to miss' : 'undecided'} (${v.detail}), but under ${taints}: not judged as the server's; repeating` };
+}
+
+/** The verdict on cells taken at face value. */
+function verdict(clean: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo' | 'rate'>, peakBytes: number | null): Judgement {
+  const failed = clean.reduce((s, c) => s + c.failed, 0);
+  const attempts = clean.reduce((s, c) => s + c.attempts, 0);
+  const errorPct = attempts > 0 ? (failed / attempts) * 100 : failed > 0 ? 100 : 0;
+  // Per-second p99s are positive and right-skewed (one GC pause makes one second ten times worse):
+  // the interval is taken on their logarithms, so it is asymmetric and never below zero (a geometric mean).
+  const logP99 = pooledInterval(clean.map((c) => c.perSecondP99Us.filter((x) => x > 0).map(Math.log)));
+  const p99 = logP99 && { mean: Math.exp(logP99.mean), low: Math.exp(logP99.low), high: Math.exp(logP99.high), batches: logP99.batches };
+  const good = pooledInterval(clean.map((c) => c.perSecondGood));
+  const wholeP99Us = mean(clean.map((c) => c.p99Us!));
+  const goodMean = mean(clean.map((c) => c.goodput ?? 0));
+  const floor = RATE_SHORTFALL * spec.rate;
+  const limitUs = spec.slo.p99Ms * 1000;
+  const p99Ms = p99 ? { mean: p99.mean / 1000, low: p99.low / 1000, high: p99.high / 1000 } : null;
+  const j = { p99Ms, peakBytes };
+  const n = clean.length > 1 ? ` over ${clean.length} cells` : '';
+  const p99Text = p99 ? `per-second p99 ${ms(p99.low)}–${ms(p99.high)} (95 % interval of their geometric mean, ${p99.batches} batches${n}), whole-cell p99 ${ms(wholeP99Us)}` : `p99 ${ms(wholeP99Us)} (too few seconds for an interval)`;
+  const rateText = `${fmtNum(goodMean)} of ${fmtNum(spec.rate)} req/s`;
+  const shortBy = clean.some((c) => c.shortfallBy === 'server') ? 'server' : clean.some((c) => c.shortfallBy === 'client') ? 'client' : null;
+
+  if (errorPct > spec.slo.maxErrorPct) {
+    return { ...j, outcome: 'misses', repeat: false, detail: `${pct(errorPct)} of requests failed > ${pct(spec.slo.maxErrorPct)}; ${p99Text}, ${rateText}` };
+  }
+  if (goodMean < floor) {
+    if (shortBy === 'client') return { ...j, outcome: 'undecided', repeat: true, detail: `the load generator, not the server, fell short of the rate (${rateText}): not judged` };
+    if (!good || good.high < floor) return { ...j, outcome: 'misses', repeat: false, detail: `could not hold the rate: ${rateText} (< ${Math.round(RATE_SHORTFALL * 100)} %); ${p99Text}` };
+  }
+  if (p99 && p99.low > limitUs) return { ...j, outcome: 'misses', repeat: false, detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}` };
+  if (!p99 && wholeP99Us > limitUs) return { ...j, outcome: 'misses', repeat: false, detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}` };
+  if (p99 && p99.high <= limitUs && wholeP99Us <= limitUs && goodMean >= floor) {
+    return { ...j, outcome: 'meets', repeat: false, detail: `${p99Text} ≤ ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms; ${rateText}, ${pct(errorPct)} failed` };
+  }
+  const why = goodMean < floor ? `the rate interval straddles ${fmtNum(floor)} req/s (${rateText})` : `${p99Text}: the interval reaches across the ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit`;
+  return { ...j, outcome: 'undecided', repeat: true, detail: `${why}` };
+}
+
+const firstLine = (s: string | null): string | null => s?.split('\n')[0]?.trim() || null;

@@ -1,0 +1,77 @@
+// Auto-size against a real app with a known shape, through the built CLI: pbkdf2 spends ~2 ms of CPU
+// per request (apps/pbkdf2), so 200 req/s needs ~0.4 CPU — 250m cannot hold the rate (its queue
+// grows without bound), 500m runs at ~80 % of its cap, 750m and 1000m comfortably. With a p99 limit
+// of 1 s the cheapest cap that meets is 500m; 750m is the answer only if a busy host leaves 500m
+// undecided twice (then counted as not meeting, on purpose). Real Docker, real autocannon, a real
+// SQLite file.
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listOwnContainers } from '../../src-main/docker/sweep.ts';
+import type { SearchTrace } from '../../src-main/engine/auto-size/types.ts';
+import { Store, type StoredCell } from '../../src-main/store/index.ts';
+import { cli, tempDir } from '../helpers/cli.ts';
+import { requireDocker } from '../helpers/docker.ts';
+
+beforeAll(async () => {
+  await requireDocker();
+});
+
+describe('rightsize size', () => {
+  it('finds the cheapest CPU cap of a CPU-bound app by bisection, stores every cell, and leaves nothing running', async () => {
+    const db = path.join(tempDir(), 'history.db');
+    const r = await cli(['--db', db, '--json', 'size', '--app', 'pbkdf2', '--slo', 'p99<=1s,errors<=0.1%', '--rate', '200', '--cpu', '250-1000', '--cpu-step', '250', '--workers', '1-1', '--memory', '256-256', '--duration', '6', '--warmup', '1', '--max-cells', '6']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { schemaVersion: number; runId: number; status: string; search: SearchTrace; cells: StoredCell[] };
+    expect(out.schemaVersion).toBe(1);
+    expect(out.status).toBe('completed');
+    const t = out.search;
+    expect(t.status).toBe('found');
+    expect(t.found).toMatchObject({ mode: 'cluster', workers: 1, memoryMb: 256 });
+    expect([500, 750]).toContain(t.found!.cpuMillis);
+    expect(t.gridCells).toBe(4);
+    // The path: the top first, then bisection; 250m never meets (it cannot hold 200 req/s).
+    expect(t.steps[0]).toMatchObject({ cpuMillis: 1000, outcome: 'meets' });
+    expect(t.steps.filter((s) => s.cpuMillis === 250).every((s) => s.outcome !== 'meets')).toBe(true);
+    expect(t.steps.find((s) => s.cpuMillis === t.found!.cpuMillis && s.outcome === 'meets')).toBeDefined();
+    expect(r.stderr).toMatch(/why: the most CPU the bounds allow/); // steps printed as they happen
+
+    // Every step is a stored cell of the run, in order, and the run carries the spec and the trace.
+    const store = Store.open(db);
+    try {
+      const run = store.getRun(out.runId)!;
+      expect(run.search).toEqual(t);
+      expect(run.cells.map((c) => c.id)).toEqual(t.steps.map((s) => s.cellId));
+      expect(run.cellsTotal).toBe(t.steps.length);
+      expect(run.matrix).toEqual(t.spec);
+      for (const [i, c] of run.cells.entries()) {
+        const s = t.steps[i]!;
+        expect([c.config.mode, c.config.workers, c.config.cpuMillis, c.config.memoryMb]).toEqual([s.mode, s.workers, s.cpuMillis, s.memoryMb]);
+        expect(c.config.load).toEqual({ model: 'rate', rate: 200, connections: 200 }); // rate × p99 limit in flight at most
+        expect(store.getSamples(c.id).length).toBeGreaterThan(0);
+      }
+    } finally {
+      store.close();
+    }
+    expect(await listOwnContainers({ run: out.runId })).toEqual([]);
+
+    // The run is an ordinary run to the history commands.
+    const shown = await cli(['--db', db, 'show', String(out.runId)]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/\n1\s+pbkdf2\s+cluster\s+1\s+1000m\s+256 MB\s+200 rps\s+ok/);
+  }, 150_000);
+
+  it('refuses bad input with every problem named and starts nothing', async () => {
+    const db = path.join(tempDir(), 'history.db');
+    const r = await cli(['--db', db, 'size', '--app', 'pbkdf', '--slo', 'p99<=50ms,errors<=0.1%', '--rate', '200', '--cpu', '100-64000', '--duration', '2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown app "pbkdf"\. Did you mean "pbkdf2"/);
+    expect(r.stderr).toMatch(/64000m is more than this host's/);
+    expect(r.stderr).toMatch(/durationSec: 2 is not a whole number of seconds from 5/);
+    const store = Store.open(db);
+    try {
+      expect(store.listRuns().total).toBe(0);
+    } finally {
+      store.close();
+    }
+  }, 30_000);
+});
