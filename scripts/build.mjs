@@ -8,7 +8,7 @@ const common = { bundle: true, platform: 'node', target: 'node20', packages: 'ex
 await build({
   ...common,
   format: 'esm',
-  entryPoints: { cli: 'src-main/cli/main.ts', 'load-worker': 'src-main/load/worker.ts', 'electron-main': 'src-main/electron/main.ts' },
+  entryPoints: { cli: 'src-main/cli/main.ts', 'load-worker': 'src-main/load/worker.ts', 'load-agent': 'src-main/load-agent/agent.ts', 'electron-main': 'src-main/electron/main.ts' },
   outdir: 'dist',
 });
 // Sandboxed preloads must be CommonJS and may require only 'electron': bundle the contract names in.

@@ -13,6 +13,8 @@ export const EXIT = {
   runFailed: 5,
   /** Another Rightsize run or build holds the lab (this Docker engine); nothing was started. `--wait` queues instead. */
   labBusy: 6,
+  /** `targets check`: the target answered badly or not at all (unreachable, TLS, permissions, no nodes free). */
+  targetNotReady: 7,
   /** `run --slo`: the run finished, but no configuration met the objective (k6 uses 99 for failed thresholds too). */
   sloNotMet: 99,
   /** Cancelled with Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT). */

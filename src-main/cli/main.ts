@@ -10,6 +10,7 @@ import { deleteCommand, exportCommand, runsCommand, showCommand } from './comman
 import { reportCommand } from './commands/report.ts';
 import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
+import { targetsAddCommand, targetsCheckCommand, targetsListCommand, targetsRemoveCommand, type TargetAddOptions } from './commands/targets.ts';
 import { SIZE_EXIT_HELP, SIZE_JSON_SCHEMA_VERSION, sizeCommand } from './commands/size.ts';
 import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
 import { table } from './format.ts';
@@ -169,6 +170,43 @@ function program(): Command {
     .description("build (or find up to date) an app's image now, with its build log")
     .action(async (name: string) => {
       process.exitCode = await appsBuildCommand(name, globals());
+    });
+
+  const targets = p.command('targets').description('where cells run: this machine (local), remote Docker engines, a Swarm, a Kubernetes context');
+  targets
+    .command('ls', { isDefault: true })
+    .alias('list')
+    .description('list local and the saved targets')
+    .action(async () => {
+      process.exitCode = await targetsListCommand(globals());
+    });
+  targets
+    .command('add <name>')
+    .description('save a target (only URLs and file paths are stored, never keys or tokens); every problem is reported, nothing saved until all are fixed')
+    .option('--docker <url>', 'a Docker engine: tcp://host:2375, tcp://host:2376 with --tls, ssh://user@host')
+    .option('--tls <dir>', 'a folder holding ca.pem, cert.pem and key.pem (tcp with TLS)')
+    .option('--ssh-key <file>', 'a private key file for ssh:// (default: the ssh agent)')
+    .option('--swarm <manager-url>', "a Swarm manager's engine URL")
+    .option('--node <node=url>', "a Swarm node's own engine URL (repeat for each node)", (v: string, prev: string[] = []) => [...prev, v])
+    .option('--kubernetes', 'a Kubernetes cluster, from a kubeconfig')
+    .option('--kubeconfig <file>', 'the kubeconfig (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--context <name>', 'a context of the kubeconfig (default: its current context)')
+    .option('--namespace-prefix <prefix>', 'Kubernetes: a prefix for the per-run namespaces')
+    .action(async (name: string, o: TargetAddOptions) => {
+      process.exitCode = await targetsAddCommand(name, { ...globals(), ...o });
+    });
+  targets
+    .command('rm <name>')
+    .description('remove a saved target (its files are left as they are)')
+    .action(async (name: string) => {
+      process.exitCode = await targetsRemoveCommand(name, globals());
+    });
+  targets
+    .command('check <name>')
+    .description('connect and check: nodes, CPUs, memory, which are free, and every problem in words')
+    .addHelpText('after', `\nExit codes: ${EXIT.ok} ready, ${EXIT.targetNotReady} not ready (unreachable, TLS, permissions, no nodes free), ${EXIT.usage} unknown target.\n`)
+    .action(async (name: string) => {
+      process.exitCode = await targetsCheckCommand(name, globals());
     });
 
   p.command('doctor')

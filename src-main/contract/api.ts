@@ -18,6 +18,8 @@ export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } f
 export type { DeployAnswer, DeployChoice } from '../deploy/from-cell.ts';
 export type { DeployConfig, DeployProvenance, SnippetFile, SnippetKind } from '../deploy/snippets.ts';
 export type { SearchStatus, SearchStep, SearchTrace, SizeSpec, StepOutcome } from '../engine/auto-size/types.ts';
+export type { ProviderNode, TargetCheck, TargetInfo, TargetKind } from '../targets/types.ts';
+import type { TargetCheck, TargetInfo } from '../targets/types.ts';
 
 export interface EngineStatus {
   docker: { ok: true; version: string; cpus: number; memoryBytes: number; cgroupVersion: string | null } | { ok: false; error: string };
@@ -111,11 +113,12 @@ export interface Calls {
   'apps.build': { input: { name: string }; output: { tag: string; built: boolean; seconds: number } };
   'presets.list': { input: Record<string, never>; output: Preset[] };
   'matrix.validate': { input: { matrix: unknown }; output: MatrixCheck };
-  'runs.start': { input: { matrix: unknown; name?: string; preset?: string }; output: { runId: number } };
+  /** `target`: where to run ('local' when absent); a saved target's name. */
+  'runs.start': { input: { matrix: unknown; name?: string; preset?: string; target?: string }; output: { runId: number } };
   /** Checks an auto-size request (SizeSpec input) without starting it. */
   'size.validate': { input: { spec: unknown }; output: SizeCheck };
   /** Starts an auto-size search as a run (same events per cell as runs.start; runs.cancel stops it); its path is RunDetail.search. */
-  'runs.size': { input: { spec: unknown; name?: string }; output: { runId: number } };
+  'runs.size': { input: { spec: unknown; name?: string; target?: string }; output: { runId: number } };
   'runs.cancel': { input: { runId: number }; output: { cancelled: boolean } };
   'runs.list': { input: ListRunsQuery; output: RunList };
   'runs.get': { input: { runId: number }; output: RunDetail };
@@ -133,6 +136,13 @@ export interface Calls {
   'files.save': { input: SaveFile; output: { saved: boolean; path?: string; reason?: string } };
   'settings.get': { input: Record<string, never>; output: Settings };
   'settings.set': { input: Partial<Settings>; output: Settings };
+  /** Where cells can run: 'local' (always there) and the saved targets. */
+  'targets.list': { input: Record<string, never>; output: TargetInfo[] };
+  /** Saves a target ({name, kind, settings}); every problem at once (INVALID_INPUT with fields), nothing saved until all are fixed. */
+  'targets.add': { input: { target: unknown }; output: TargetInfo };
+  'targets.remove': { input: { name: string }; output: { removed: boolean } };
+  /** Connects and checks, in words: nodes, free ones, and what is wrong (unreachable, TLS, permissions, no nodes free). */
+  'targets.check': { input: { name: string }; output: TargetCheck };
 }
 
 export type RunProgressEvent = Exclude<RunEvent, { type: 'sample' }>;
@@ -161,6 +171,7 @@ const callNames: { [K in CallName]: true } = {
   'apps.check': true, 'apps.add': true, 'apps.update': true, 'apps.remove': true, 'apps.build': true,
   'runs.start': true, 'size.validate': true, 'runs.size': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
   'cells.samples': true, 'export.csv': true, 'runs.recommend': true, 'export.html': true, 'deploy.snippets': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
+  'targets.list': true, 'targets.add': true, 'targets.remove': true, 'targets.check': true,
 };
 const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'apps.buildLog': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
 export const CALL_NAMES = Object.keys(callNames) as CallName[];

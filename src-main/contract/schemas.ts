@@ -11,6 +11,7 @@ const none = z.object({}).strict();
 const id = z.number().int().positive();
 const runRef = z.object({ runId: id }).strict();
 const appName = z.string().min(1).max(40);
+const targetName = z.string().min(1).max(40);
 const answer = z
   .object({
     runId: id,
@@ -43,11 +44,12 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
         .refine((p) => findPreset(p) !== undefined, { error: (i) => unknownPresetMessage(String(i.input)) })
         .transform((p) => findPreset(p)?.name ?? p) // `Quick` is stored as `quick`
         .optional(),
+      target: targetName.optional(),
     })
     .strict(),
   // The spec is checked by the engine (validateSizeSpec: every problem at once, in words).
   'size.validate': z.object({ spec: z.unknown() }).strict(),
-  'runs.size': z.object({ spec: z.unknown(), name: z.string().min(1).max(200).optional() }).strict(),
+  'runs.size': z.object({ spec: z.unknown(), name: z.string().min(1).max(200).optional(), target: targetName.optional() }).strict(),
   'runs.cancel': runRef,
   'runs.list': z
     .object({
@@ -76,6 +78,11 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'deploy.snippets': answer.extend({ cellId: id.optional() }).strict(),
   'settings.get': none,
   'settings.set': z.object({ baseImage: z.enum(BASE_STRATEGIES).optional() }).strict(),
+  // The target itself is checked by the engine (validateTarget: every problem at once, did-you-mean, no key material).
+  'targets.list': none,
+  'targets.add': z.object({ target: z.unknown() }).strict(),
+  'targets.remove': z.object({ name: targetName }).strict(),
+  'targets.check': z.object({ name: targetName }).strict(),
 };
 
 export const STREAM_INPUTS: { [K in StreamName]: z.ZodType } = {

@@ -25,6 +25,8 @@ import { enterLab } from '../lab-lock/enter-lab.ts';
 import { LabBusyError } from '../lab-lock/lab-lock.ts';
 import { stopReaper } from '../reaper/reaper.ts';
 import { isSessionAlive } from '../session/session.ts';
+import { resolveTarget, TargetRegistry, UnknownTargetError, UnreadableTargetError } from '../targets/registry.ts';
+import { LOCAL_TARGET } from '../targets/settings.ts';
 import { ContractError, type AppBuildLine, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type SizeCheck, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
 
 const appInvalid = (problems: { path: string; message: string }[]): ContractError =>
@@ -66,6 +68,8 @@ export class Lab {
   private readonly builds = new AbortController();
   private readonly buildJobs = new Set<Promise<unknown>>();
   readonly handlers: Handlers;
+  /** Saved targets as providers, one client per connection. */
+  readonly targets: TargetRegistry;
 
   private constructor(
     readonly store: Store,
@@ -76,6 +80,7 @@ export class Lab {
     this.bus.setMaxListeners(0); // one listener per UI subscription
     this.engine = startup.engine ?? null; // start-up has just checked Docker: no need to ask again
     this.status = this.describe(startup.dockerError ?? null);
+    this.targets = new TargetRegistry(store);
     this.handlers = this.makeHandlers();
   }
 
@@ -195,6 +200,7 @@ export class Lab {
   }
 
   private async start(input: CallInput<'runs.start'>): Promise<{ runId: number }> {
+    this.onlyLocal(input.target);
     this.canStart();
     const checked = this.check(input.matrix);
     if (!checked.ok) throw new ContractError({ code: 'MATRIX_INVALID', message: 'The matrix is not valid; nothing was started.', fields: checked.problems });
@@ -204,6 +210,7 @@ export class Lab {
 
   /** An auto-size search: a run like any other (one at a time, the lab, events per cell, runs.cancel), its path in RunDetail.search. */
   private async size(input: CallInput<'runs.size'>): Promise<{ runId: number }> {
+    this.onlyLocal(input.target);
     this.canStart();
     const checked = this.checkSize(input.spec);
     if (!checked.ok) throw new ContractError({ code: 'SIZE_INVALID', message: 'The auto-size request is not valid; nothing was started.', fields: checked.problems });
@@ -215,6 +222,30 @@ export class Lab {
     const v = validateSizeSpec(spec, this.limits());
     if (!v.ok) return { ok: false, problems: v.problems, gridCells: 0, maxCells: 0, etaSec: 0 };
     return { ok: true, problems: [], gridCells: v.gridCells, maxCells: v.spec.maxCells, etaSec: sizeEtaSec(v.spec) };
+  }
+
+  /** A target by name in contract terms: an unknown name is NOT_FOUND with did-you-mean and the saved ones. */
+  private target<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof UnknownTargetError) throw new ContractError({ code: 'NOT_FOUND', message: e.message });
+      if (e instanceof UnreadableTargetError) throw new ContractError({ code: 'CONFLICT', message: e.message });
+      throw e;
+    }
+  }
+
+  /**
+   * Runs go to this machine's engine only until the engine runs cells through providers: a run
+   * asked for elsewhere is refused, never silently run here.
+   */
+  private onlyLocal(name: string | undefined): void {
+    if (name === undefined || name === LOCAL_TARGET) return;
+    const t = this.target(() => resolveTarget(this.store, name));
+    throw new ContractError({
+      code: 'CONFLICT',
+      message: `Running on "${name}" (${t.kind}) is not available yet in this Rightsize: runs use this machine's Docker engine ("local") only. Nothing was started; choose "local" to run here.`,
+    });
   }
 
   private canStart(): void {
@@ -425,6 +456,20 @@ export class Lab {
       'settings.set': (values) => {
         this.store.setSettings(values);
         return this.settings();
+      },
+      'targets.list': () => this.targets.list(),
+      'targets.add': async ({ target }) => {
+        const r = await this.targets.add(target);
+        if (!r.ok) throw new ContractError({ code: 'INVALID_INPUT', message: `The target is not valid; nothing was saved:\n${r.problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, fields: r.problems });
+        return r.info;
+      },
+      'targets.remove': ({ name }) => {
+        if (name === LOCAL_TARGET) throw new ContractError({ code: 'CONFLICT', message: '"local" is this machine\'s Docker engine: it is always there and cannot be removed.' });
+        return { removed: this.target(() => this.targets.remove(name)) };
+      },
+      'targets.check': ({ name }) => {
+        this.target(() => resolveTarget(this.store, name)); // an unknown name is NOT_FOUND, before any connection
+        return this.targets.check(name);
       },
     };
   }

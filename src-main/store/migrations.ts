@@ -124,6 +124,16 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN search_json TEXT;
   `,
+  // 5: saved targets (where cells run). Settings hold URLs and file paths only: keys, certificates
+  // and tokens stay in the user's files, never in this database ('local' is implicit, not a row).
+  `
+  CREATE TABLE targets (
+    name        TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL CHECK (kind IN ('docker','swarm','kubernetes')),
+    settings    TEXT NOT NULL,
+    created_at  TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,7 @@ import { ensureParentDir } from './paths.ts';
 import { RunQueries, type ListRunsQuery, type NewRun, type RunDetail, type RunList } from './runs.ts';
 import { SampleQueries } from './samples.ts';
 import { UserAppQueries, type StoredUserApp } from './user-apps.ts';
+import { TargetQueries } from './targets.ts';
 import { describeSession } from '../session/session.ts';
 
 export const INTERRUPTED_ERROR = 'interrupted: the process running it stopped';
@@ -32,6 +33,8 @@ export class Store {
   private readonly cells: CellQueries;
   private readonly samples: SampleQueries;
   private readonly userApps: UserAppQueries;
+  /** Saved targets (where cells run): URLs and file paths, never key material. */
+  readonly targets: TargetQueries;
   private readonly settingsAll: Database.Statement<[], { key: string; value: string }>;
   private readonly settingsPut: Database.Statement<[string, string]>;
 
@@ -44,6 +47,7 @@ export class Store {
     this.cells = new CellQueries(db);
     this.samples = new SampleQueries(db);
     this.userApps = new UserAppQueries(db);
+    this.targets = new TargetQueries(db);
     this.settingsAll = db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings');
     this.settingsPut = db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   }

@@ -4,6 +4,7 @@ export type Route =
   | { name: 'live'; runId: number }
   | { name: 'history' }
   | { name: 'apps' }
+  | { name: 'targets' }
   | { name: 'run'; runId: number }
   | { name: 'report'; runId: number }
   | { name: 'compare'; a: number; b: number };
@@ -18,6 +19,8 @@ function parseRoute(hash: string): Route {
       return { name: 'history' };
     case 'apps':
       return { name: 'apps' };
+    case 'targets':
+      return { name: 'targets' };
     case 'runs':
       if (!Number.isInteger(n(1))) return { name: 'history' };
       return parts[2] === 'report' ? { name: 'report', runId: n(1) } : { name: 'run', runId: n(1) };

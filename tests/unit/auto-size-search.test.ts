@@ -120,6 +120,16 @@ describe('auto-size search', () => {
     expect(result.words).toMatch(/stayed undecided .* counted as not meeting/);
   });
 
+  it('an undecided top does not drop a worker count: it is tried again below, where the cheapest so far meets', async () => {
+    const s = spec({ bounds: { cpuMillis: { min: 250, max: 2000 }, workers: { min: 1, max: 2 }, memoryMb: { min: 256, max: 256 } } });
+    // 2 workers is noisy at the top (a busy host), yet meets from 500m; 1 worker needs 750m.
+    const world: World = (p) => (p.workers === 2 && p.cpuMillis === 2000 ? { outcome: 'undecided' } : threshold({ 1: 750, 2: 500 })(p, 1));
+    const { result, steps } = await run(s, world);
+    expect(result.found).toMatchObject({ workers: 2, cpuMillis: 500 });
+    expect(steps.filter((x) => x.workers === 2 && x.cpuMillis === 2000)).toHaveLength(MAX_TRIES);
+    expect(steps.find((x) => x.workers === 2 && x.cpuMillis === 625)!.reason).toMatch(/can 2 worker\(s\) match 750m CPU, the cheapest meeting so far/);
+  });
+
   it('a repeat that decides ends the repeats', async () => {
     const s = spec({ bounds: { cpuMillis: { min: 1000, max: 1000 }, workers: { min: 1, max: 1 }, memoryMb: { min: 256, max: 256 } } });
     const { result, probes } = await run(s, (_p, nth) => ({ outcome: nth === 1 ? 'undecided' : 'meets' }));

@@ -7,7 +7,9 @@
 //  2. For each, bisection on the CPU cap over the bounds in steps of spec.cpuStepMillis, at the
 //     memory maximum (memory must not be what fails while CPU is searched). The first worker count
 //     starts at the top (can anything meet?); each later one only has to beat the cheapest so far,
-//     so it starts there and is dropped at once when it misses (latency only falls with more CPU).
+//     so it starts there and is dropped at once when it clearly misses (latency only falls with
+//     more CPU). Only a clear miss prunes: a worker count whose top stayed undecided is tried again
+//     below, where the cheapest so far meets.
 //  3. A configuration is repeated while the judge is undecided, up to MAX_TRIES cells; still
 //     undecided, it counts as not meeting (the answer is then conservative) and the words say so.
 //  4. The cheapest meeting configuration (analysis/slo.ts byCost: CPU, then memory, then workers)
@@ -146,16 +148,17 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
   };
 
   try {
-    for (const shape of shapes) {
+    /** One worker count: its most useful top first, then bisection down from where it meets. Returns the top's verdict. */
+    const tryShape = async (shape: Shape): Promise<{ top: number; j: Judgement } | null> => {
       // Only what could beat the cheapest so far is worth a cell (byCost on CPU, then workers and launcher).
       const cheaperShape = best ? byCost({ ...shape, cpuMillis: 0, memoryMb: 0, p99Us: null }, { ...best.shape, cpuMillis: 0, memoryMb: 0, p99Us: null }) < 0 : true;
       const hi0 = best ? (cheaperShape ? best.idx : best.idx - 1) : cpus.length - 1;
-      if (hi0 < 0) continue;
+      if (hi0 < 0) return null;
       const top = at(shape, hi0);
       const j0 = await decide(top, best ? `can ${shape.workers} worker(s) match ${cpuText(cpus[best.idx]!)}, the cheapest meeting so far, or do better?` : `the most CPU the bounds allow: can anything meet ${objective}?`);
       if (j0.outcome !== 'meets') {
         tops.push({ config: top, judgement: j0 });
-        continue;
+        return { top: hi0, j: j0 };
       }
       let lo = -1;
       let hi = hi0;
@@ -170,6 +173,18 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       const c: Candidate = { shape, idx: hi, judgement: hiJ, below };
       candidates.push(c);
       if (!best || hi < best.idx || (hi === best.idx && cheaperShape)) best = c;
+      return { top: hi0, j: j0 };
+    };
+    // Only a clear miss says that less CPU misses too; a worker count whose top stayed undecided is
+    // tried again where the cheapest so far meets, once there is one below that top.
+    const revisit: { shape: Shape; top: number }[] = [];
+    for (const shape of shapes) {
+      const r = await tryShape(shape);
+      if (r && r.j.outcome === 'undecided') revisit.push({ shape, top: r.top });
+    }
+    for (const { shape, top } of revisit) {
+      const b = best as Candidate | null;
+      if (b && b.idx < top) await tryShape(shape);
     }
   } catch (e) {
     if (!(e instanceof BudgetSpent)) throw e;
