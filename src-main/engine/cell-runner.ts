@@ -1,11 +1,13 @@
 import type { AppDefinition } from '../apps/catalog.ts';
 import type { EngineInfo } from '../docker/client.ts';
 import type { AppImage } from '../docker/app-image.ts';
-import { TargetContainer } from '../docker/containers.ts';
 import { servingProcesses, WORKERS_LISTENING } from '../docker/launch.ts';
 import { planPlacement } from '../docker/placement.ts';
 import { waitReady } from '../docker/readiness.ts';
-import { StatsSampler } from '../docker/stats.ts';
+import { localProvider } from '../providers/local.ts';
+import type { Provider, ProvisionedTarget } from '../providers/provider.ts';
+import { currentSession } from '../session/session.ts';
+import { StatsSampler } from './stats-sampler.ts';
 import { runLoad } from '../load/runner.ts';
 import { cellFlags } from './flags.ts';
 import { parseCpuList } from '../common/cpu-list.ts';
@@ -22,6 +24,8 @@ export interface CellContext {
   timeoutSec: number;
   runId?: number;
   cellId?: number;
+  /** Where the target runs (default: this machine's engine). */
+  provider?: Provider;
   signal?: AbortSignal;
   /** One per measured second: load and the container's latest stats together. */
   onSample?: (s: Sample) => void;
@@ -60,9 +64,12 @@ export async function runCell(cfg: CellConfig, ctx: CellContext): Promise<CellRe
 
 async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<CellResult, 'finishedAt'>> {
   const startedAt = new Date().toISOString();
-  const place = planPlacement(cfg.cpuMillis, ctx.hostCores, ctx.placement);
+  const provider = ctx.provider ?? localProvider(ctx.engine);
+  const local = provider.kind === 'local';
+  // Cores are pinned only on this machine, where the load shares them with the target.
+  const place = planPlacement(cfg.cpuMillis, ctx.hostCores, ctx.placement && local);
   if (place.warning) ctx.onWarning?.(place.warning);
-  let container: TargetContainer | undefined;
+  let container: ProvisionedTarget | undefined;
   let stats: StatsSampler | undefined;
   let load: LoadResult | undefined;
   let statsSummary: StatsSummary | undefined;
@@ -83,7 +90,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
 
   try {
     ctx.onPhase?.('starting');
-    container = await TargetContainer.start({
+    container = await provider.provision({
       image: ctx.image.tag,
       launch: {
         mode: cfg.mode,
@@ -99,16 +106,16 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
       cpuMillis: cfg.cpuMillis,
       memoryMb: cfg.memoryMb,
       ...(place.targetCpus ? { cpuset: place.targetCpus } : {}),
-      publish: !ctx.engine.bridgeRoutable,
-      labels: { run: ctx.runId, cell: ctx.cellId, app: cfg.app },
+      labels: { run: String(ctx.runId ?? ''), cell: String(ctx.cellId ?? ''), app: cfg.app, session: currentSession() },
     });
+    const target = container;
     void container.exited.then((code) => (died = code));
     try {
-      await waitReady(container.address, {
+      await waitReady({ ...container.address, via: 'published' }, {
         path: ctx.app.health,
         processes: servingProcesses(cfg.mode, cfg.workers),
         // Apps without our pid header: the cluster launcher says when all N workers listen.
-        ...(cfg.mode === 'cluster' ? { allListening: () => container!.hasLogLine(WORKERS_LISTENING) } : {}),
+        ...(cfg.mode === 'cluster' ? { allListening: async () => (await target.logTail(200)).split('\n').some((l) => WORKERS_LISTENING.test(l)) } : {}),
         deadlineMs: 30_000 + 1000 * cfg.workers,
         exited: container.exited,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -117,11 +124,11 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
       if (ctx.signal?.aborted) return finish('cancelled');
       const tail = await container.logTail(20);
       exit = await container.exitInfo();
-      failure = `not ready: ${(e as Error).message}${tail.length ? `\n${tail.join('\n')}` : ''}`;
+      failure = `not ready: ${(e as Error).message}${tail ? `\n${tail}` : ''}`;
       return finish(exit.oomKilled ? 'oom' : 'failed');
     }
     ctx.onPhase?.('ready');
-    stats = new StatsSampler(container.container, cfg.cpuMillis);
+    stats = new StatsSampler(container, cfg.cpuMillis);
     await stats.start();
 
     // A container that dies mid-load (PID 1 OOM-killed, crash) stops the load at once.
@@ -133,7 +140,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     ctx.onPhase?.(cfg.warmupSec > 0 ? 'warmup' : 'measuring');
     // Host contention: a reading at the start and at every second the load reports; the one just
     // before the first measured second is where measurement began.
-    const hostSupport = hostCpuSupported(ctx.engine.bridgeRoutable);
+    const hostSupport = hostCpuSupported(local && ctx.engine.bridgeRoutable);
     if (!hostSupport.ok) ctx.onWarning?.(`${hostSupport.why}: no cell can be flagged host-busy`); // the run says it once
     const host = hostSupport.ok ? new HostCpuRecorder(watchedCores(place)) : undefined;
     host?.mark();
@@ -191,7 +198,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     }
     if (died !== undefined) {
       const tail = await container.logTail(20);
-      failure = `the container exited with code ${died} during the load${tail.length ? `\n${tail.join('\n')}` : ''}`;
+      failure = `the container exited with code ${died} during the load${tail ? `\n${tail}` : ''}`;
       return finish('failed');
     }
     return finish('ok');

@@ -20,6 +20,8 @@ export interface TargetSpec {
   memoryMb: number;
   /** Labels every object carries, so cancel and the sweep find them. */
   labels: { run: string; cell: string; app: string; session: string };
+  /** Pin the target to these cores (cpuset syntax), where the provider can (this machine's engine). */
+  cpuset?: string;
   /** Keep the target off (or on) a node: where its load agent runs is the other side of it. */
   placement?: { node?: string; avoidNode?: string };
 }
@@ -37,6 +39,10 @@ export interface StatsReading {
   throttledNs: number;
   /** The cgroup's own peak, where the provider exposes it. */
   memPeakBytes?: number;
+  /** Usage as the cgroup counts it, page cache included (what a peak is comparable with). */
+  memUsageBytes?: number;
+  /** Cumulative CFS enforcement periods, throttled or not. */
+  cfsPeriods?: number;
 }
 
 /** A started target. Always `remove()` it (the cell runner does so in a finally). */
@@ -51,6 +57,8 @@ export interface ProvisionedTarget {
   readonly exited: Promise<number>;
   /** Streams readings about once a second until the returned function is called. */
   stats(onReading: (r: StatsReading) => void): Promise<() => void>;
+  /** The cgroup's peak read outside the stats stream (cgroup v2's memory.peak on a local engine), where there is one. */
+  memoryPeak?(): number | undefined;
   logTail(lines: number): Promise<string>;
   exitInfo(): Promise<ExitInfo>;
   remove(): Promise<void>;

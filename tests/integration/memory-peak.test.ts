@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
 import { docker, type EngineInfo } from '../../src-main/docker/client.ts';
 import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
-import { StatsSampler } from '../../src-main/docker/stats.ts';
+import { StatsSampler } from '../../src-main/engine/stats-sampler.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
+import { TargetContainer } from '../../src-main/docker/containers.ts';
+import { containerTarget } from '../../src-main/providers/docker/target.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 
@@ -41,7 +43,7 @@ describe('the memory peak', () => {
     });
     made.push(c);
     await c.start();
-    const sampler = new StatsSampler(c, 1000);
+    const sampler = new StatsSampler(containerTarget(await TargetContainer.attach(docker(), c.id, { host: '', port: 0 }), { remove: async () => {}, local: true }), 1000);
     await sampler.start();
     await readings(sampler, 5); // about 6 s of readings: before, across and after the spike
     sampler.stop();

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL } from '../../src-main/docker/labels.ts';
+import { runCell } from '../../src-main/engine/cell-runner.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
 import { DockerProvider } from '../../src-main/providers/docker/provider.ts';
 import type { StatsReading } from '../../src-main/providers/provider.ts';
@@ -96,6 +97,26 @@ describe('a remote Docker engine as a target', () => {
     }
     expect(await second.client.listContainers({ all: true })).toEqual([]);
     await target.remove(); // twice is safe
+  });
+
+  it('a whole cell runs on the remote engine through the cell runner: caps, readiness, load from here, stats and exit, container removed', async () => {
+    const engine = await requireDocker();
+    const { app, image } = await imageFor('hello');
+    const provider = new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() });
+    await provider.prepareImage(image.tag);
+    const r = await runCell(
+      { index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 128, load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 1, env: {} },
+      { app, image, engine, hostCores: engine.cpus, placement: true, timeoutSec: 10, provider },
+    );
+    expect(r.status, r.failure).toBe('ok');
+    expect(r.load!.rpsMean).toBeGreaterThan(100);
+    expect(r.load!.latencyUs.p50).toBeGreaterThan(20);
+    // Readings from the remote cgroup: its 128 MB cap, its own peak; no host-contention figure (not this machine's cores).
+    expect(r.stats!.memLimitBytes).toBe(128 * 1024 * 1024);
+    expect(r.stats!.memPeakSource).toBe('cgroup');
+    expect(r.stats!.host).toBeUndefined();
+    expect(r.exit).toEqual({ oomKilled: false, exitCode: null, restarts: 0 });
+    expect(await second.client.listContainers({ all: true })).toEqual([]);
   });
 
   it('a sweep removes what a dead session left on the remote engine, and a check names an unreachable engine', async () => {

@@ -20,6 +20,10 @@ export interface DockerProviderOptions {
   connection: DockerConnection;
   /** Where images come from when this engine lacks them (this machine's engine). */
   source?: Docker;
+  /** An existing client for the connection (this machine's engine: the process's one client). */
+  client?: Docker;
+  /** Local engine: publish ports on 127.0.0.1 instead of using bridge IPs (Docker Desktop's VM). */
+  publish?: boolean;
 }
 
 export class DockerProvider implements Provider {
@@ -31,7 +35,7 @@ export class DockerProvider implements Provider {
   constructor(private readonly o: DockerProviderOptions) {
     this.kind = o.kind;
     this.name = o.name;
-    this.client = connect(o.connection);
+    this.client = o.client ?? connect(o.connection);
     this.host = engineHost(o.connection.url);
   }
 
@@ -58,17 +62,19 @@ export class DockerProvider implements Provider {
   }
 
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
-    const remote = this.kind !== 'local';
+    const local = this.kind === 'local';
     const c = await TargetContainer.start(
       {
         image: spec.image, launch: spec.launch, port: spec.port, env: spec.env, cpuMillis: spec.cpuMillis, memoryMb: spec.memoryMb,
         // A remote engine's bridge IPs are not routable from here: publish on its address.
-        publish: remote, ...(remote ? { publishOn: this.host } : {}),
-        labels: { run: spec.labels.run, cell: spec.labels.cell, app: spec.labels.app },
+        ...(local ? { publish: Boolean(this.o.publish) } : { publish: true, publishOn: this.host }),
+        ...(local && spec.cpuset ? { cpuset: spec.cpuset } : {}),
+        // Cells run outside a stored run (tests, benchmarks) carry no run or cell label.
+        labels: { app: spec.labels.app, ...(spec.labels.run ? { run: spec.labels.run } : {}), ...(spec.labels.cell ? { cell: spec.labels.cell } : {}) },
       },
       this.client,
     );
-    return containerTarget(c, { remove: () => c.remove() });
+    return containerTarget(c, { remove: () => c.remove(), local });
   }
 
   async removeRun(runId: string): Promise<string[]> {

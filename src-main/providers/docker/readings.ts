@@ -3,7 +3,7 @@ import type { StatsReading } from '../provider.ts';
 /** The fields of Docker's stats JSON a reading needs (cgroup v1 and v2). */
 export interface RawDockerStats {
   read: string;
-  cpu_stats: { cpu_usage: { total_usage: number }; throttling_data?: { throttled_periods: number; throttled_time: number } };
+  cpu_stats: { cpu_usage: { total_usage: number }; throttling_data?: { periods?: number; throttled_periods: number; throttled_time: number } };
   memory_stats: { usage?: number; max_usage?: number; limit?: number; stats?: Record<string, number> };
 }
 
@@ -24,6 +24,9 @@ export function dockerReading(r: RawDockerStats): StatsReading | undefined {
     memLimitBytes: r.memory_stats.limit ?? 0,
     throttledPeriods: thr.throttled_periods,
     throttledNs: thr.throttled_time,
+    memUsageBytes: r.memory_stats.usage ?? 0,
+    // cgroup v1 only (memory.max_usage_in_bytes): the high-water mark over the container's life.
     ...(r.memory_stats.max_usage ? { memPeakBytes: r.memory_stats.max_usage } : {}),
+    ...(thr.periods !== undefined ? { cfsPeriods: thr.periods } : {}),
   };
 }

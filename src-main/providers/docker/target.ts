@@ -1,9 +1,10 @@
+import { cgroupV2PeakPaths, readPeakFile } from '../../docker/cgroup-peak.ts';
 import type { TargetContainer } from '../../docker/containers.ts';
 import type { ProvisionedTarget, StatsReading } from '../provider.ts';
 import { dockerReading, type RawDockerStats } from './readings.ts';
 
 /** A container as a provisioned target: readings from Docker's stats stream, its log and exit; `remove` as the provider removes it. */
-export function containerTarget(c: TargetContainer, o: { remove: () => Promise<void>; node?: string }): ProvisionedTarget {
+export function containerTarget(c: TargetContainer, o: { remove: () => Promise<void>; node?: string; local?: boolean }): ProvisionedTarget {
   return {
     id: c.id,
     address: { host: c.address.host, port: c.address.port },
@@ -24,6 +25,8 @@ export function containerTarget(c: TargetContainer, o: { remove: () => Promise<v
       stream.on('error', () => {}); // ends when the container goes away
       return () => stream.destroy();
     },
+    // This machine's engine on cgroup v2: the peak is a file in the host's cgroup tree, not in the stream.
+    ...(o.local ? { memoryPeak: () => readPeakFile(cgroupV2PeakPaths(c.id)) } : {}),
     logTail: async (lines: number) => (await c.logTail(lines)).join('\n'),
     exitInfo: () => c.exitInfo(),
     remove: o.remove,
