@@ -13,7 +13,7 @@ export const EXIT = {
   runFailed: 5,
   /** Another Rightsize run or build holds the lab (this Docker engine); nothing was started. `--wait` queues instead. */
   labBusy: 6,
-  /** `targets check`: the target answered badly or not at all (unreachable, TLS, permissions, no nodes free). */
+  /** `targets check`, or `run --target`: the target answered badly or not at all (unreachable, TLS, permissions, no nodes free); nothing was started. */
   targetNotReady: 7,
   /** `run --slo`: the run finished, but no configuration met the objective (k6 uses 99 for failed thresholds too). */
   sloNotMet: 99,
@@ -29,6 +29,7 @@ export const EXIT_HELP = [
   `  ${EXIT.cellsFailed}    the run completed with failed or OOM-killed cells`,
   `  ${EXIT.runFailed}    the run failed (e.g. an image would not build)`,
   `  ${EXIT.labBusy}    another Rightsize run or build holds this Docker engine (use --wait to queue)`,
+  `  ${EXIT.targetNotReady}    --target is not ready (unreachable, TLS, permissions, no node free): nothing started`,
   `  ${EXIT.sloNotMet}   --slo given and no configuration meets it (checked before failed cells)`,
   `  ${EXIT.cancelled}  cancelled (Ctrl-C, SIGTERM, SIGHUP)`,
   `  ${EXIT.error}    unexpected error`,

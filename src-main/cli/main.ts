@@ -35,6 +35,7 @@ function program(): Command {
     .option('-v, --verbose', 'also print image build output')
     .option('--slo <objective>', `also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"; exits ${EXIT.sloNotMet} when none does (a CI gate)`)
     .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
+    .option('-t, --target <name>', 'where cells run: a saved target (see `rightsize targets`); default local, this machine')
     .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
     .addHelpText('after', `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`)
     .action(async (o) => {
@@ -58,6 +59,7 @@ function program(): Command {
     .option('-n, --name <name>', 'name the run')
     .option('-v, --verbose', 'also print image build output')
     .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
+    .option('-t, --target <name>', 'where cells run: a saved target (see `rightsize targets`); default local, this machine')
     .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
     .addHelpText('after', `\nEvery cell is stored as a cell of one run (show, report, export work on it); the path is kept with the run.\nWith --json, stdout is one JSON document with "schemaVersion": ${SIZE_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${SIZE_EXIT_HELP}\n`)
     .action(async (o) => {

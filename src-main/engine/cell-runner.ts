@@ -85,6 +85,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     ...(exit ? { exit } : {}),
     flags: cellFlags(load, statsSummary, exit, cfg.memoryMb),
     imageTag: ctx.image.tag,
+    ranOn: { target: provider.name, kind: provider.kind, ...(container?.node ? { node: container.node } : {}) },
     startedAt,
   });
 

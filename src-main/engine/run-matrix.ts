@@ -1,5 +1,5 @@
 import type { AppDefinition } from '../apps/catalog.ts';
-import { appLibrary, appNames, imageAppsOf, resolveApps } from '../apps/library.ts';
+import { appLibrary, appNames, imageAppsOf, resolveApps, type AppLibrary } from '../apps/library.ts';
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
 import type { BaseImage, BaseStrategy } from '../docker/base-image.ts';
 import { findImage } from '../docker/image-lookup.ts';
@@ -11,9 +11,10 @@ import type { Store } from '../store/index.ts';
 import { runCell } from './cell-runner.ts';
 import type { RunListener } from './events.ts';
 import { hostFacts, hostLimits } from './host.ts';
-import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
+import { expandMatrix, MatrixInvalidError, validateMatrix, type HostLimits, type Matrix } from './matrix.ts';
 import type { CellConfig, CellResult, RunStatus } from './types.ts';
-import { currentSession } from '../session/session.ts';
+import { currentSession, isSessionAlive } from '../session/session.ts';
+import type { Provider, ProviderNode } from '../providers/provider.ts';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 
 export interface RunOptions {
@@ -29,6 +30,8 @@ export interface RunOptions {
   waitForLab?: boolean;
   /** Called when the run starts waiting for the lab, and whenever its holder changes. */
   onLabWait?: (holder: LabHolder) => void;
+  /** Where cells run: a saved target's provider (default: this machine's engine). */
+  provider?: Provider;
 }
 
 export interface RunOutcome {
@@ -47,7 +50,7 @@ export interface RunOutcome {
 export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutcome> {
   const engine = await checkEngine();
   const lib = appLibrary(o.store);
-  const limits = hostLimits(engine, appNames(lib), imageAppsOf(lib));
+  const { limits, swept } = await limitsWhereCellsRun(engine, lib, o.provider);
   const v = validateMatrix(input, limits);
   if (!v.ok) throw new MatrixInvalidError(v.problems);
   // User apps are checked again: their folder, entry file or image may have changed since they were added.
@@ -95,6 +98,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   let overhead = CELL_OVERHEAD_SEC; // until this run's own cells have been timed
   const eta = (from: number): number => cells.slice(from).reduce((s, c) => s + perCell(c) + overhead, 0);
   emit({ type: 'run-started', runId, name, total: cells.length, cells, etaSec: eta(0) });
+  if (swept.length) log('info', `removed what stopped Rightsize processes left on ${o.provider!.name}: ${swept.join(', ')}`);
   if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
 
   const results: CellResult[] = [];
@@ -103,6 +107,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   const warned = new Set<string>();
   try {
     const images = await withBuildSignal(o.signal, () => buildImages(apps, base, (line) => log('info', line)));
+    if (o.provider) for (const image of images.values()) await o.provider.prepareImage(image.tag); // built here, shipped there
     const overheads: number[] = [];
     for (const cell of cells) {
       if (o.signal?.aborted) break;
@@ -110,6 +115,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
         store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
         hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
         ...(o.signal ? { signal: o.signal } : {}),
+        ...(o.provider ? { provider: o.provider } : {}),
         emit, warned, total: cells.length,
         etaSec: (after) => {
           if (after !== undefined) {
@@ -150,6 +156,8 @@ export interface StoredCellContext {
   placement: boolean;
   timeoutSec: number;
   signal?: AbortSignal;
+  /** Where the cell runs (default: this machine's engine). */
+  provider?: Provider;
   emit: RunListener;
   /** Warnings already logged in this run (placement warnings would repeat for every cell). */
   warned: Set<string>;
@@ -191,6 +199,7 @@ export async function runStoredCell(cell: CellConfig, c: StoredCellContext): Pro
       timeoutSec: c.timeoutSec,
       runId,
       cellId,
+      ...(c.provider ? { provider: c.provider } : {}),
       signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
       onSample: (sample) => {
         if (cellError) return;
@@ -220,6 +229,42 @@ export async function runStoredCell(cell: CellConfig, c: StoredCellContext): Pro
   const etaSec = c.etaSec((performance.now() - t0) / 1000);
   emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: c.total, result, etaSec });
   return { cellId, result };
+}
+
+/** A target not ready to run cells (unreachable, no node free…): nothing was started. */
+export class TargetNotReadyError extends Error {
+  readonly code = 'TARGET_NOT_READY';
+}
+
+/**
+ * Before a run on a saved target: what a dead session of ours left there is swept (as the local
+ * engine is at start-up), then its connection check must pass, else every problem in words.
+ * Returns what was swept and the largest free node (null for this machine's engine).
+ */
+export async function readyTarget(p: Provider): Promise<{ swept: string[]; node: ProviderNode | null }> {
+  if (p.kind === 'local') return { swept: [], node: null };
+  // A pod's address is reachable only from inside the cluster, where the load agent must run: not scheduled there yet.
+  if (p.kind === 'kubernetes') {
+    throw new TargetNotReadyError(`Running cells on the Kubernetes target "${p.name}" needs the load agent inside the cluster, which this Rightsize does not schedule yet; \`rightsize targets check ${p.name}\` works. Nothing was started.`);
+  }
+  // Swept first: a dead session's leftover cell would make a node look busy. A sweep that cannot
+  // reach the target is not the answer the user needs: the check says what is wrong, in words.
+  const swept = await p.sweep(isSessionAlive).catch(() => [] as string[]);
+  const check = await p.check();
+  if (!check.ok) throw new TargetNotReadyError(`The target "${p.name}" is not ready: ${check.problems.join('; ')}. Nothing was started.`);
+  const node = check.nodes.filter((n) => n.free).sort((a, b) => b.cpus - a.cpus)[0] ?? null;
+  return { swept, node };
+}
+
+/**
+ * The limits a matrix or a search is checked against: this machine's engine, or a saved target's
+ * largest free node (after readyTarget: swept and checked).
+ */
+export async function limitsWhereCellsRun(engine: EngineInfo, lib: AppLibrary, provider: Provider | undefined): Promise<{ limits: HostLimits; swept: string[] }> {
+  const local = hostLimits(engine, appNames(lib), imageAppsOf(lib));
+  if (!provider) return { limits: local, swept: [] };
+  const { swept, node } = await readyTarget(provider);
+  return { limits: node ? { ...local, cores: node.cpus, memoryMb: Math.floor(node.memoryBytes / 2 ** 20) } : local, swept };
 }
 
 export async function buildImages(apps: AppDefinition[], base: BaseImage, onLog: (line: string) => void) {

@@ -176,8 +176,16 @@ export interface CellResult {
   exit?: ExitInfo;
   flags: Flag[];
   imageTag?: string;
+  /** Where the target ran: the target ('local' for this machine's engine) and, on a Swarm or cluster, its node. */
+  ranOn?: RanOn;
   startedAt: string; // ISO
   finishedAt: string; // ISO
+}
+
+export interface RanOn {
+  target: string;
+  kind: 'local' | 'docker' | 'swarm' | 'kubernetes';
+  node?: string;
 }
 
 /** The per-second row stored for a cell: load and container stats of the same second together. */

@@ -10,7 +10,8 @@ import { findImage } from '../docker/image-lookup.ts';
 import type { RunEvent } from '../engine/events.ts';
 import { hostLimits } from '../engine/host.ts';
 import { LARGE_MATRIX_CELLS, MIN_MEMORY_MB, validateMatrix, type HostLimits } from '../engine/matrix.ts';
-import { runMatrix } from '../engine/run-matrix.ts';
+import { runMatrix, TargetNotReadyError } from '../engine/run-matrix.ts';
+import type { Provider } from '../providers/provider.ts';
 import { runSearch } from '../engine/auto-size/run-search.ts';
 import { sizeEtaSec, validateSizeSpec } from '../engine/auto-size/spec.ts';
 import { recoverAtStartup, type Startup } from '../engine/startup.ts';
@@ -200,22 +201,22 @@ export class Lab {
   }
 
   private async start(input: CallInput<'runs.start'>): Promise<{ runId: number }> {
-    this.onlyLocal(input.target);
+    const provider = this.providerFor(input.target);
     this.canStart();
     const checked = this.check(input.matrix);
     if (!checked.ok) throw new ContractError({ code: 'MATRIX_INVALID', message: 'The matrix is not valid; nothing was started.', fields: checked.problems });
     const apps = (input.matrix as { apps?: string[] }).apps ?? [];
-    return this.launch(apps, (o) => runMatrix(input.matrix, { ...o, ...(input.name ? { name: input.name } : {}), ...(input.preset ? { preset: input.preset } : {}) }));
+    return this.launch(apps, (o) => runMatrix(input.matrix, { ...o, ...(input.name ? { name: input.name } : {}), ...(input.preset ? { preset: input.preset } : {}), ...(provider ? { provider } : {}) }));
   }
 
   /** An auto-size search: a run like any other (one at a time, the lab, events per cell, runs.cancel), its path in RunDetail.search. */
   private async size(input: CallInput<'runs.size'>): Promise<{ runId: number }> {
-    this.onlyLocal(input.target);
+    const provider = this.providerFor(input.target);
     this.canStart();
     const checked = this.checkSize(input.spec);
     if (!checked.ok) throw new ContractError({ code: 'SIZE_INVALID', message: 'The auto-size request is not valid; nothing was started.', fields: checked.problems });
     const app = (input.spec as { app: string }).app;
-    return this.launch([app], (o) => runSearch(input.spec, { ...o, ...(input.name ? { name: input.name } : {}) }));
+    return this.launch([app], (o) => runSearch(input.spec, { ...o, ...(input.name ? { name: input.name } : {}), ...(provider ? { provider } : {}) }));
   }
 
   private checkSize(spec: unknown): SizeCheck {
@@ -235,17 +236,10 @@ export class Lab {
     }
   }
 
-  /**
-   * Runs go to this machine's engine only until the engine runs cells through providers: a run
-   * asked for elsewhere is refused, never silently run here.
-   */
-  private onlyLocal(name: string | undefined): void {
-    if (name === undefined || name === LOCAL_TARGET) return;
-    const t = this.target(() => resolveTarget(this.store, name));
-    throw new ContractError({
-      code: 'CONFLICT',
-      message: `Running on "${name}" (${t.kind}) is not available yet in this Rightsize: runs use this machine's Docker engine ("local") only. Nothing was started; choose "local" to run here.`,
-    });
+  /** Where a run asked to go: undefined for this machine's engine, else the saved target's provider (unknown: NOT_FOUND). */
+  private providerFor(name: string | undefined): Provider | undefined {
+    if (name === undefined || name === LOCAL_TARGET) return undefined;
+    return this.target(() => this.targets.provider(name));
   }
 
   private canStart(): void {
@@ -285,6 +279,7 @@ export class Lab {
       return { runId: await Promise.race([idKnown, done.then(() => active.runId)]) };
     } catch (e) {
       if (e instanceof LabBusyError) throw new ContractError({ code: 'CONFLICT', message: `${e.message} Try again when it is done.` });
+      if (e instanceof TargetNotReadyError) throw new ContractError({ code: 'CONFLICT', message: e.message });
       throw e;
     } finally {
       this.starting = false;

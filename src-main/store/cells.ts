@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { CellConfig, CellResult, CellStatus, ExitInfo, Flag, LoadResult, StatsSummary } from '../engine/types.ts';
+import type { CellConfig, CellResult, CellStatus, ExitInfo, Flag, LoadResult, RanOn, StatsSummary } from '../engine/types.ts';
 
 /** A cell as stored: the config and the full results parsed back, plus the flat metrics used for tables and CSV. */
 export interface StoredCell {
@@ -36,6 +36,8 @@ export interface StoredCell {
   exit: ExitInfo | null;
   flags: Flag[];
   imageTag: string | null;
+  /** Where the target ran (null: this machine's engine, before it was recorded). */
+  ranOn: RanOn | null;
   startedAt: string;
   finishedAt: string | null;
 }
@@ -76,6 +78,7 @@ interface CellRow {
   stats_json: string | null;
   flags_json: string;
   image_tag: string | null;
+  ran_on: string | null;
   started_at: string;
   finished_at: string | null;
 }
@@ -100,7 +103,7 @@ const FINISH_SQL = `
     mem_limit_bytes = @mem_limit_bytes, throttled_ms = @throttled_ms,
     oom_killed = @oom_killed, exit_code = @exit_code, restarts = @restarts,
     load_json = @load_json, stats_json = @stats_json, flags_json = @flags_json, image_tag = @image_tag,
-    started_at = @started_at, finished_at = @finished_at
+    ran_on = @ran_on, started_at = @started_at, finished_at = @finished_at
   WHERE id = @id`;
 
 export class CellQueries {
@@ -174,6 +177,7 @@ export class CellQueries {
       stats_json: stats ? JSON.stringify(stats) : null,
       flags_json: JSON.stringify(r.flags),
       image_tag: r.imageTag ?? null,
+      ran_on: r.ranOn ? JSON.stringify(r.ranOn) : null,
       started_at: r.startedAt,
       finished_at: r.finishedAt,
     });
@@ -225,6 +229,7 @@ function toStoredCell(r: CellRow): StoredCell {
     exit: r.oom_killed === null ? null : { oomKilled: r.oom_killed !== 0, exitCode: r.exit_code, restarts: r.restarts ?? 0 },
     flags: JSON.parse(r.flags_json) as Flag[],
     imageTag: r.image_tag,
+    ranOn: r.ran_on === null ? null : (JSON.parse(r.ran_on) as RanOn),
     startedAt: r.started_at,
     finishedAt: r.finished_at,
   };

@@ -134,6 +134,10 @@ export const MIGRATIONS: readonly string[] = [
     created_at  TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 6: where each cell ran (target and node, as JSON); NULL for cells of this machine's engine before it was recorded.
+  `
+  ALTER TABLE cells ADD COLUMN ran_on TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

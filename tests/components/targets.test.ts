@@ -62,20 +62,20 @@ describe('the "Where to run" picker', () => {
     await vi.waitFor(() => expect(screen.getByTestId('target-check-error').textContent).toContain('There is no target named "build-box"'));
   });
 
-  it('sends the chosen target with the start of a matrix, and shows the engine’s refusal', async () => {
+  it('sends the chosen target with the start of a matrix, and shows why the engine refused it', async () => {
     fakeEngine.answers['apps.list'] = () => [{ name: 'hello', description: 'plain text', stresses: 'HTTP', port: 3000, health: '/health', requests: [], env: {}, builtIn: true, kind: 'builtin', fixedWorkers: false }];
     fakeEngine.answers['presets.list'] = () => [];
     fakeEngine.answers['matrix.validate'] = validateLikeTheEngine;
     fakeEngine.answers['runs.start'] = () => {
-      throw engineError({ code: 'CONFLICT', message: 'Running on "build-box" (docker) is not available yet in this Rightsize.' });
+      throw engineError({ code: 'CONFLICT', message: 'The target "build-box" is not ready: unreachable: nothing answers at tcp://10.0.0.5:2375. Nothing was started.' });
     };
     render(Builder, { props: { status: up } });
     await vi.waitFor(() => expect(options()).toHaveLength(3));
     await choose('build-box');
-    expect(screen.getByTestId('target-note').textContent).toContain('Start will be refused for "build-box"');
+    expect(screen.getByTestId('target-note').textContent).toContain('Cells run on "build-box" (checked and swept first); the load comes from this machine');
     await vi.waitFor(() => expect((screen.getByTestId('start') as HTMLButtonElement).disabled).toBe(false));
     await fireEvent.click(screen.getByTestId('start'));
-    await vi.waitFor(() => expect(screen.getByTestId('start-error').textContent).toContain('Running on "build-box" (docker) is not available yet'));
+    await vi.waitFor(() => expect(screen.getByTestId('start-error').textContent).toContain('The target "build-box" is not ready: unreachable'));
     expect(fakeEngine.calls.find((c) => c.name === 'runs.start')!.input).toMatchObject({ target: 'build-box' });
     // The picker stays in Auto-size mode too.
     await fireEvent.click(screen.getByTestId('builder-mode-size'));

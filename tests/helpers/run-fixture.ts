@@ -47,7 +47,7 @@ export function cell(s: CellSpec): StoredCell {
     throttledMs: ok ? 0 : null, load: null, stats: null,
     exit: status === 'oom' ? { oomKilled: true, exitCode: 137, restarts: 0 } : ok ? { oomKilled: false, exitCode: null, restarts: 0 } : null,
     flags: s.flags ?? (status === 'oom' ? [{ kind: 'oom-killed', reason: `the kernel killed a process for exceeding the ${config.memoryMb} MB memory cap` }] : []),
-    imageTag: null, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:12.000Z',
+    imageTag: null, ranOn: null, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:12.000Z',
   };
 }
 

@@ -27,7 +27,11 @@ describe('rightsize size', () => {
     const t = out.search;
     expect(t.status).toBe('found');
     expect(t.found).toMatchObject({ mode: 'cluster', workers: 1, memoryMb: 256 });
-    expect([500, 750]).toContain(t.found!.cpuMillis);
+    // The known shape: a quarter core cannot hold 200 req/s of pbkdf2, a whole core can; where between
+    // the cheapest fit falls moves with the host's noise (500m or 750m in five runs), so the test holds
+    // the search to its contract instead: every cheaper cap it measured did not meet.
+    expect([500, 750, 1000]).toContain(t.found!.cpuMillis);
+    expect(t.steps.filter((s) => s.cpuMillis < t.found!.cpuMillis).every((s) => s.outcome !== 'meets')).toBe(true);
     expect(t.gridCells).toBe(4);
     // The path: the top first, then bisection; 250m never meets (it cannot hold 200 req/s).
     expect(t.steps[0]).toMatchObject({ cpuMillis: 1000, outcome: 'meets' });
@@ -58,6 +62,7 @@ describe('rightsize size', () => {
     const shown = await cli(['--db', db, 'show', String(out.runId)]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/\n1\s+pbkdf2\s+cluster\s+1\s+1000m\s+256 MB\s+200 rps\s+ok/);
+    expect(shown.stdout).toContain(`The path (${t.steps.length} cells; a full grid over the same bounds: 4):`);
   }, 150_000);
 
   it('refuses bad input with every problem named and starts nothing', async () => {

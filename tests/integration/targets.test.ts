@@ -55,6 +55,42 @@ describe('rightsize targets', () => {
     expect(gone.stderr).toContain('There is no target named "second". Targets: local.');
   });
 
+  it('runs a matrix on the remote engine with --target: image shipped there, cells measured there and recorded as such, nothing left on either engine', async () => {
+    expect((await rs('targets', 'add', 'remote', '--docker', second.url)).code).toBe(0);
+    const config = path.join(dir, 'm.json');
+    writeFileSync(config, JSON.stringify({ apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [500], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1 }));
+    const r = await rs('--json', 'run', '--config', config, '--target', 'remote');
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { runId: number; cells: { status: string; ranOn: unknown; rpsMean: number; stats: { memLimitBytes: number } }[] };
+    expect(out.cells.map((c) => c.status)).toEqual(['ok', 'ok']);
+    for (const c of out.cells) {
+      expect(c.ranOn).toEqual({ target: 'remote', kind: 'docker' });
+      expect(c.rpsMean).toBeGreaterThan(100);
+      expect(c.stats.memLimitBytes).toBe(128 * 2 ** 20); // the remote cgroup's cap
+    }
+    // The app image is now in the remote engine's own cache; no container is left there.
+    expect((await second.client.listImages()).some((i) => (i.RepoTags ?? []).some((t) => t.startsWith('rightsize/app-hello:')))).toBe(true);
+    expect(await second.client.listContainers({ all: true })).toEqual([]);
+    // An unknown target is a usage error naming the saved ones; nothing is stored.
+    const unknown = await rs('run', '--config', config, '--target', 'remot');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/There is no target named "remot"\. Did you mean "remote"\?/);
+    expect((await rs('targets', 'rm', 'remote')).code).toBe(0);
+  });
+
+  it('a target that is not ready stops the run before anything starts (exit 7, nothing stored)', async () => {
+    const url = `tcp://${ENGINE_SIDE}:2399`;
+    expect((await rs('targets', 'add', 'gone', '--docker', url)).code).toBe(0);
+    const config = path.join(dir, 'm1.json');
+    writeFileSync(config, JSON.stringify({ apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [128], durationSec: 3, warmupSec: 1 }));
+    const before = JSON.parse((await rs('--json', 'runs')).stdout) as { total: number };
+    const r = await rs('run', '--config', config, '--target', 'gone');
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toContain(`The target "gone" is not ready: unreachable: nothing answers at ${url}`);
+    expect((JSON.parse((await rs('--json', 'runs')).stdout) as { total: number }).total).toBe(before.total);
+    expect((await rs('targets', 'rm', 'gone')).code).toBe(0);
+  });
+
   it('says "unreachable" for an engine nothing answers at, with a non-zero exit', async () => {
     // The second engine's address, a port nothing listens on: refused at once.
     const url = `tcp://${ENGINE_SIDE}:2399`;

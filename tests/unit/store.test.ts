@@ -110,6 +110,7 @@ const okResult = (c: CellConfig, rpsMean = 3987.25, p99 = 10_500): CellResult =>
     { kind: 'restarts', reason: '2 workers replaced' },
   ],
   imageTag: 'rightsize/express:5.1.0-abc123',
+  ranOn: { target: 'pair', kind: 'swarm', node: 'node-2' },
   startedAt: '2025-03-01T10:00:00.000Z',
   finishedAt: '2025-03-01T10:00:35.250Z',
 });
@@ -284,6 +285,7 @@ describe('run lifecycle', () => {
       exit: { oomKilled: false, exitCode: null, restarts: 2 },
       flags: r0.flags,
       imageTag: 'rightsize/express:5.1.0-abc123',
+      ranOn: { target: 'pair', kind: 'swarm', node: 'node-2' },
       startedAt: '2025-03-01T10:00:00.000Z',
       finishedAt: '2025-03-01T10:00:35.250Z',
     };
@@ -306,6 +308,7 @@ describe('run lifecycle', () => {
       exit: null,
       flags: [],
       imageTag: null,
+      ranOn: null,
       startedAt: '2025-03-01T10:01:00.000Z',
       finishedAt: '2025-03-01T10:01:30.000Z',
     });

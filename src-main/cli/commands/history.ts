@@ -1,4 +1,5 @@
 import { cellsCsv, samplesCsv } from '../../export/csv.ts';
+import { formatTrace } from './size.ts';
 import { RUN_SORTS, type RunSort } from '../../store/index.ts';
 import type { RunStatus } from '../../engine/types.ts';
 import type { GlobalOptions } from '../context.ts';
@@ -62,6 +63,7 @@ export function showCommand(id: string, o: GlobalOptions): Promise<number> {
     const apps = appLines(run.apps);
     if (apps.length) process.stdout.write(`${apps.join('\n')}\n\n`);
     if (run.cells.length) process.stdout.write(`${cellsTable(run.cells)}\n`);
+    if (run.search) process.stdout.write(`\n${formatTrace(run.search)}\n`); // an auto-size run: the path it took
     for (const c of run.cells.filter((x) => x.failure)) process.stdout.write(`\ncell ${c.config.index + 1}: ${c.failure}\n`);
     return EXIT.ok;
   });

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { BaseStrategy } from '../../docker/base-image.ts';
 import { DockerUnavailableError } from '../../docker/client.ts';
 import { MatrixInvalidError } from '../../engine/matrix.ts';
-import { runMatrix } from '../../engine/run-matrix.ts';
+import { runMatrix, TargetNotReadyError } from '../../engine/run-matrix.ts';
+import { targetProviderOption } from './targets.ts';
 import { findPreset, unknownPresetMessage } from '../../presets/presets.ts';
 import { openStore, type GlobalOptions } from '../context.ts';
 import { cellsTable } from '../describe.ts';
@@ -36,6 +37,8 @@ export interface RunCommandOptions extends GlobalOptions {
   slo?: string;
   /** Queue behind another run or build holding the lab instead of exiting with EXIT.labBusy. */
   wait?: boolean;
+  /** A saved target's name (default: this machine's engine). */
+  target?: string;
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } {
@@ -79,6 +82,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
   let store: Awaited<ReturnType<typeof openStore>>['store'] | undefined;
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
+    const provider = targetProviderOption(store, o.target);
     const outcome = await runMatrix(
       // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
       o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix) ? { ...matrix, confirmLarge: true } : matrix,
@@ -91,6 +95,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
         onEvent: progressPrinter(log, Boolean(o.verbose)),
         waitForLab: Boolean(o.wait),
         onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
+        ...(provider ? { provider } : {}),
       },
     );
     const run = store.getRun(outcome.runId)!;
@@ -121,6 +126,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
     if (e instanceof MatrixInvalidError) throw new CliError(e.message, EXIT.usage);
     if (e instanceof DockerUnavailableError) throw new CliError(e.message, EXIT.docker);
     if (e instanceof LabBusyError) throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
+    if (e instanceof TargetNotReadyError) throw new CliError(e.message, EXIT.targetNotReady);
     if (abort.signal.aborted) {
       log.write('Cancelled before the run started: nothing was stored or left running.\n');
       return EXIT.cancelled;

@@ -2,6 +2,8 @@
 // (engine/auto-size) instead of a grid. Shares run's pieces: the objective parser, signals and
 // cancel, the lab (--wait), the progress printer and the reaper stop.
 import type { BaseStrategy } from '../../docker/base-image.ts';
+import { TargetNotReadyError } from '../../engine/run-matrix.ts';
+import { targetProviderOption } from './targets.ts';
 import { DockerUnavailableError } from '../../docker/client.ts';
 import { MatrixInvalidError } from '../../engine/matrix.ts';
 import { runSearch, STEP_LOG_PREFIX } from '../../engine/auto-size/run-search.ts';
@@ -47,6 +49,8 @@ export interface SizeCommandOptions extends GlobalOptions {
   memoryStep?: string;
   name?: string;
   wait?: boolean;
+  /** A saved target's name (default: this machine's engine). */
+  target?: string;
   base?: BaseStrategy;
   verbose?: boolean;
 }
@@ -140,8 +144,10 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
     const printer = progressPrinter(log, Boolean(o.verbose));
     const s = store;
+    const provider = targetProviderOption(store, o.target);
     const outcome = await runSearch(spec, {
       store: s,
+      ...(provider ? { provider } : {}),
       ...(o.name ? { name: o.name } : {}),
       ...(o.base ? { base: o.base } : {}),
       signal: abort.signal,
@@ -176,6 +182,7 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
     if (e instanceof SizeSpecInvalidError || e instanceof MatrixInvalidError) throw usage(e.message);
     if (e instanceof DockerUnavailableError) throw new CliError(e.message, EXIT.docker);
     if (e instanceof LabBusyError) throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
+    if (e instanceof TargetNotReadyError) throw new CliError(e.message, EXIT.targetNotReady);
     if (abort.signal.aborted) {
       log.write('Cancelled before the search started: nothing was stored or left running.\n');
       return EXIT.cancelled;

@@ -3,8 +3,9 @@
 // paths are stored, never key material.
 import { ContractError, type Problem } from '../../contract/api.ts';
 import type { Lab } from '../../service/lab.ts';
-import { checkLines, resolveTarget, UnknownTargetError } from '../../targets/registry.ts';
-import { validateTarget } from '../../targets/settings.ts';
+import { checkLines, resolveTarget, TargetRegistry, UnknownTargetError } from '../../targets/registry.ts';
+import type { Provider } from '../../providers/provider.ts';
+import { LOCAL_TARGET, validateTarget } from '../../targets/settings.ts';
 import type { Store } from '../../store/store.ts';
 import { openLab, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -129,6 +130,13 @@ export function targetsCheckCommand(name: string, o: GlobalOptions): Promise<num
  * `--target NAME` for `rightsize run` / `size`: the saved target, or 'local' when none is given. An
  * unknown name is a usage error naming the likeliest one and listing the saved ones.
  */
+/** The provider behind `--target NAME`: undefined for this machine's engine; an unknown name is a usage error. */
+export function targetProviderOption(store: Store, name: string | undefined): Provider | undefined {
+  if (name === undefined || name === LOCAL_TARGET) return undefined;
+  resolveTargetOption(store, name);
+  return new TargetRegistry(store).provider(name);
+}
+
 export function resolveTargetOption(store: Store, name: string | undefined): ReturnType<typeof resolveTarget> {
   try {
     return resolveTarget(store, name);

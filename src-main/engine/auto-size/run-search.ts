@@ -1,16 +1,16 @@
 // An auto-size search as a run: validated like a matrix, in the lab like a matrix run, every cell
 // stored as a normal cell (show, report and export work unchanged), the spec as the run's matrix,
 // and the trace rewritten after every step so a crash loses nothing.
-import { appLibrary, appNames, imageAppsOf, resolveApps } from '../../apps/library.ts';
+import { appLibrary, resolveApps } from '../../apps/library.ts';
 import { checkEngine } from '../../docker/client.ts';
 import { findImage } from '../../docker/image-lookup.ts';
 import { withBuildSignal } from '../../docker/image-build.ts';
 import { enterLab } from '../../lab-lock/enter-lab.ts';
 import { CELL_OVERHEAD_SEC } from '../../common/thresholds.ts';
 import { currentSession } from '../../session/session.ts';
-import { hostFacts, hostLimits } from '../host.ts';
+import { hostFacts } from '../host.ts';
 import { MatrixInvalidError } from '../matrix.ts';
-import { buildImages, runStoredCell, type RunOptions } from '../run-matrix.ts';
+import { buildImages, limitsWhereCellsRun, runStoredCell, type RunOptions } from '../run-matrix.ts';
 import type { RunListener } from '../events.ts';
 import type { CellConfig, CellResult, RunStatus } from '../types.ts';
 import { evidenceOf, judge, type CellEvidence } from './judge.ts';
@@ -41,7 +41,7 @@ const probeKey = (p: Probe): string => JSON.stringify([p.mode, p.workers, p.cpuM
 export async function runSearch(input: unknown, o: SearchOptions): Promise<SearchOutcome> {
   const engine = await checkEngine();
   const lib = appLibrary(o.store);
-  const limits = hostLimits(engine, appNames(lib), imageAppsOf(lib));
+  const { limits, swept } = await limitsWhereCellsRun(engine, lib, o.provider);
   const v = validateSizeSpec(input, limits);
   if (!v.ok) throw new SizeSpecInvalidError(v.problems);
   const spec = v.spec;
@@ -91,6 +91,8 @@ export async function runSearch(input: unknown, o: SearchOptions): Promise<Searc
   try {
     const images = await withBuildSignal(o.signal, () => buildImages([app], base, (line) => log('info', line)));
     const image = images.get(app.name)!;
+    if (o.provider) await o.provider.prepareImage(image.tag); // built here, shipped there
+    if (swept.length) log('info', `removed what stopped Rightsize processes left on ${o.provider!.name}: ${swept.join(', ')}`);
     const result = await searchCheapest(spec, {
       measure: async (p, reason) => {
         if (o.signal?.aborted) throw new Error('cancelled');
@@ -104,6 +106,7 @@ export async function runSearch(input: unknown, o: SearchOptions): Promise<Searc
         const { cellId, result: r } = await runStoredCell(cell, {
           store: o.store, runId, engine, app, image, hostCores: limits.cores, placement: true, timeoutSec: 10,
           ...(o.signal ? { signal: o.signal } : {}),
+          ...(o.provider ? { provider: o.provider } : {}),
           emit, warned, total: spec.maxCells,
           etaSec: (wall) => {
             if (wall === undefined) return eta(done);
