@@ -1,4 +1,5 @@
 import { recoverAtStartup, type Startup } from '../engine/startup.ts';
+import { ContractError } from '../contract/api.ts';
 import { Lab } from '../service/lab.ts';
 import { resolveDbPath, Store } from '../store/index.ts';
 import { CliError, EXIT } from './exit-codes.ts';
@@ -31,5 +32,21 @@ export async function openLab(g: GlobalOptions, say: (line: string) => void): Pr
   } catch (e) {
     store.close();
     throw e;
+  }
+}
+
+/**
+ * Opens the engine as a service (the same checks the UI gets), runs `fn`, always closes it; a
+ * contract error becomes the command's message and exit code through `asCliError`.
+ */
+export async function withLab<T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>, asCliError: (e: ContractError) => CliError): Promise<T> {
+  const lab = await openLab(g, (line) => void process.stderr.write(`${line}\n`));
+  try {
+    return await fn(lab);
+  } catch (e) {
+    if (!(e instanceof ContractError)) throw e;
+    throw asCliError(e);
+  } finally {
+    await lab.close();
   }
 }

@@ -68,31 +68,15 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     wait: Boolean(o.waitForLab),
     ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
   });
-  let runId: number;
-  try {
-    runId = o.store.createRun({
-      name,
-      preset: o.preset ?? null,
-      matrix,
-      host: hostFacts(engine, apps),
-      ownerSession: currentSession(),
-      cellsTotal: cells.length,
-      apps, // a copy: the run stays explicable after its apps are edited or removed
-    });
-  } catch (e) {
-    await lease.release();
-    throw e;
-  }
-  o.onRunId?.(runId);
-  // A listener's bug (a UI socket, the progress line) must not end the run: events are best effort.
-  const emit: RunListener = (e) => {
-    try {
-      o.onEvent?.(e);
-    } catch {
-      /* ignored: the store has everything the event carried */
-    }
-  };
-  const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
+  const { runId, emit, log } = await beginRun(o, lease, {
+    name,
+    preset: o.preset ?? null,
+    matrix,
+    host: hostFacts(engine, apps),
+    ownerSession: currentSession(),
+    cellsTotal: cells.length,
+    apps, // a copy: the run stays explicable after its apps are edited or removed
+  });
 
   const perCell = (c: (typeof cells)[number]): number => c.warmupSec + c.durationSec;
   let overhead = CELL_OVERHEAD_SEC; // until this run's own cells have been timed
@@ -144,6 +128,34 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
   }
   return { runId, status, cells: results, ...(error ? { error } : {}) };
+}
+
+/**
+ * The run row (the lab given back if it cannot be written), its id announced, and the run's event
+ * emitter: a listener's bug (a UI socket, the progress line) must not end the run, so events are
+ * best effort — the store has everything they carry.
+ */
+export async function beginRun(
+  o: Pick<RunOptions, 'store' | 'onRunId' | 'onEvent'>,
+  lease: { release(): Promise<void> },
+  row: Parameters<Store['createRun']>[0],
+): Promise<{ runId: number; emit: RunListener; log: (level: 'info' | 'warn', message: string) => void }> {
+  let runId: number;
+  try {
+    runId = o.store.createRun(row);
+  } catch (e) {
+    await lease.release();
+    throw e;
+  }
+  o.onRunId?.(runId);
+  const emit: RunListener = (e) => {
+    try {
+      o.onEvent?.(e);
+    } catch {
+      /* ignored */
+    }
+  };
+  return { runId, emit, log: (level, message) => emit({ type: 'log', runId, level, message }) };
 }
 
 export interface StoredCellContext {

@@ -224,17 +224,15 @@ describe('the Lab', () => {
     }
   });
 
-  it('refuses to start a run or a search on a saved target (not ignored: nothing is run here instead)', async () => {
+  it('starts a run or a search on a saved target through the engine (no silent fallback to this machine); an unknown name is NOT_FOUND', async () => {
     const lab = await open();
     try {
       await lab.handlers['targets.add']({ target: { name: 'box', kind: 'docker', settings: { url: 'tcp://127.0.0.1:1' } } });
       const matrix = { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [256] };
-      await expect(Promise.resolve().then(() => lab.handlers['runs.start']({ matrix, target: 'box' }))).rejects.toMatchObject({
-        code: 'CONFLICT',
-        message: 'Running on "box" (docker) is not available yet in this Rightsize: runs use this machine\'s Docker engine ("local") only. Nothing was started; choose "local" to run here.',
-      });
-      await expect(Promise.resolve().then(() => lab.handlers['runs.size']({ spec: { app: 'hello' }, target: 'box' }))).rejects.toMatchObject({ code: 'CONFLICT' });
+      // This machine's engine is down here, and the run needs it (images are built here): the usual refusal, nothing stored.
+      await expect(Promise.resolve().then(() => lab.handlers['runs.start']({ matrix, target: 'box' }))).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
       await expect(Promise.resolve().then(() => lab.handlers['runs.start']({ matrix, target: 'bx' }))).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('Did you mean "box"?') });
+      await expect(Promise.resolve().then(() => lab.handlers['runs.size']({ spec: { app: 'hello' }, target: 'bx' }))).rejects.toMatchObject({ code: 'NOT_FOUND' });
       // 'local' goes on to the usual checks (here: Docker is down), not to the refusal.
       await expect(Promise.resolve().then(() => lab.handlers['runs.start']({ matrix, target: 'local' }))).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
       expect(store.listRuns().runs).toHaveLength(0);

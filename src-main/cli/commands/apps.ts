@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ContractError, type AppInfo, type UserApp } from '../../contract/api.ts';
 import type { Lab } from '../../service/lab.ts';
-import { openLab, type GlobalOptions } from '../context.ts';
+import { withLab as withLabAs, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { table } from '../format.ts';
 
@@ -29,21 +29,14 @@ export interface AppOptions extends GlobalOptions {
   yes?: boolean;
 }
 
-/** Opens the engine as a service (the same checks the UI gets), runs `fn`, always closes it. */
-async function withLab<T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> {
-  const lab = await openLab(g, (line) => void process.stderr.write(`${line}\n`));
-  try {
-    return await fn(lab);
-  } catch (e) {
-    if (!(e instanceof ContractError)) throw e;
+/** The engine as a service for one command (the same checks the UI gets): contract errors become messages and exit codes. */
+const withLab = <T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> =>
+  withLabAs(g, fn, (e) => {
     const problems = e.fields.length ? `\n${e.fields.map((f) => `  - ${f.path}: ${f.message}`).join('\n')}` : '';
     const head = e.code === 'APP_INVALID' ? 'The app is not valid; nothing was saved:' : e.message;
     const code = e.code === 'BUILD_FAILED' ? EXIT.runFailed : e.code === 'DOCKER_UNAVAILABLE' ? EXIT.docker : EXIT.usage;
-    throw new CliError(`${head}${problems}`, code);
-  } finally {
-    await lab.close();
-  }
-}
+    return new CliError(`${head}${problems}`, code);
+  });
 
 const say = (o: GlobalOptions, text: string, json: unknown): void => void process.stdout.write(o.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
 

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { cancelOnSignals, failureBeforeStart } from '../run-lifecycle.ts';
 import type { BaseStrategy } from '../../docker/base-image.ts';
-import { DockerUnavailableError } from '../../docker/client.ts';
-import { MatrixInvalidError } from '../../engine/matrix.ts';
-import { runMatrix, TargetNotReadyError } from '../../engine/run-matrix.ts';
+import { runMatrix } from '../../engine/run-matrix.ts';
 import { targetProviderOption } from './targets.ts';
 import { findPreset, unknownPresetMessage } from '../../presets/presets.ts';
 import { openStore, type GlobalOptions } from '../context.ts';
@@ -12,7 +11,7 @@ import { progressPrinter } from '../progress.ts';
 import { rightsizeCommand } from '../invocation.ts';
 import { recommend } from '../../analysis/index.ts';
 import type { Recommendation } from '../../analysis/types.ts';
-import { describeHolder, LabBusyError } from '../../lab-lock/lab-lock.ts';
+import { describeHolder } from '../../lab-lock/lab-lock.ts';
 import { stopReaper } from '../../reaper/reaper.ts';
 import { formatRecommendation, parseSloOption } from './report.ts';
 
@@ -65,20 +64,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
   const { matrix, preset } = loadMatrix(o);
   const slo = o.slo ? parseSloOption(o.slo) : undefined; // a bad objective fails before anything starts
   const log = o.json ? process.stderr : process.stdout;
-  const abort = new AbortController();
-  let interrupts = 0;
-  // Installed before anything touches Docker, so a signal at any moment (start-up sweep, image
-  // build, container creation) cancels cleanly; a second one exits at once and the reaper removes
-  // whatever is left within a second or so.
-  const onSignal = (signal: NodeJS.Signals): void => {
-    interrupts++;
-    if (interrupts === 1) {
-      log.write(`\n${signal}: cancelling — stopping the current build or cell and removing its container…\n`);
-      abort.abort();
-    } else process.exit(EXIT.cancelled);
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, onSignal);
+  const cancel = cancelOnSignals(log);
   let store: Awaited<ReturnType<typeof openStore>>['store'] | undefined;
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
@@ -91,7 +77,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
         ...(o.name ? { name: o.name } : {}),
         ...(preset ? { preset } : {}),
         ...(o.base ? { base: o.base } : {}),
-        signal: abort.signal,
+        signal: cancel.signal,
         onEvent: progressPrinter(log, Boolean(o.verbose)),
         waitForLab: Boolean(o.wait),
         onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
@@ -123,18 +109,10 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
     }
     return outcome.cells.some((c) => c.status !== 'ok') ? EXIT.cellsFailed : EXIT.ok;
   } catch (e) {
-    if (e instanceof MatrixInvalidError) throw new CliError(e.message, EXIT.usage);
-    if (e instanceof DockerUnavailableError) throw new CliError(e.message, EXIT.docker);
-    if (e instanceof LabBusyError) throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
-    if (e instanceof TargetNotReadyError) throw new CliError(e.message, EXIT.targetNotReady);
-    if (abort.signal.aborted) {
-      log.write('Cancelled before the run started: nothing was stored or left running.\n');
-      return EXIT.cancelled;
-    }
-    throw e;
+    return failureBeforeStart(e, cancel.signal.aborted, log, 'run');
   } finally {
     store?.close();
     await stopReaper().catch(() => {}); // everything of ours is gone: the reaper makes a last pass and leaves
-    for (const s of signals) process.off(s, onSignal);
+    cancel.dispose();
   }
 }

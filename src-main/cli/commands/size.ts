@@ -2,16 +2,14 @@
 // (engine/auto-size) instead of a grid. Shares run's pieces: the objective parser, signals and
 // cancel, the lab (--wait), the progress printer and the reaper stop.
 import type { BaseStrategy } from '../../docker/base-image.ts';
-import { TargetNotReadyError } from '../../engine/run-matrix.ts';
+import { cancelOnSignals, failureBeforeStart } from '../run-lifecycle.ts';
 import { targetProviderOption } from './targets.ts';
-import { DockerUnavailableError } from '../../docker/client.ts';
-import { MatrixInvalidError } from '../../engine/matrix.ts';
 import { runSearch, STEP_LOG_PREFIX } from '../../engine/auto-size/run-search.ts';
 import { SizeSpecInvalidError, type SizeSpecInput } from '../../engine/auto-size/spec.ts';
 import type { SearchTrace } from '../../engine/auto-size/types.ts';
 import { LAUNCH_MODES } from '../../engine/types.ts';
 import { didYouMean } from '../../common/issues.ts';
-import { describeHolder, LabBusyError } from '../../lab-lock/lab-lock.ts';
+import { describeHolder } from '../../lab-lock/lab-lock.ts';
 import { stopReaper } from '../../reaper/reaper.ts';
 import { openStore, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -128,17 +126,7 @@ export function formatTrace(t: SearchTrace): string {
 export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
   const spec = sizeSpecFromOptions(o); // bad arguments fail before anything starts
   const log = o.json ? process.stderr : process.stdout;
-  const abort = new AbortController();
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    interrupts++;
-    if (interrupts === 1) {
-      log.write(`\n${signal}: cancelling — stopping the current cell and removing its container…\n`);
-      abort.abort();
-    } else process.exit(EXIT.cancelled);
-  };
-  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, onSignal);
+  const cancel = cancelOnSignals(log);
   let store: Awaited<ReturnType<typeof openStore>>['store'] | undefined;
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
@@ -150,7 +138,7 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
       ...(provider ? { provider } : {}),
       ...(o.name ? { name: o.name } : {}),
       ...(o.base ? { base: o.base } : {}),
-      signal: abort.signal,
+      signal: cancel.signal,
       onEvent: (e) => {
         if (e.type === 'log' && e.message.startsWith(STEP_LOG_PREFIX)) {
           // The step just stored: why this cell was run and what it showed.
@@ -179,18 +167,11 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
     log.write(`No configuration was shown to meet the objective (${trace.status}; exit ${EXIT.sloNotMet}).\n`);
     return EXIT.sloNotMet;
   } catch (e) {
-    if (e instanceof SizeSpecInvalidError || e instanceof MatrixInvalidError) throw usage(e.message);
-    if (e instanceof DockerUnavailableError) throw new CliError(e.message, EXIT.docker);
-    if (e instanceof LabBusyError) throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
-    if (e instanceof TargetNotReadyError) throw new CliError(e.message, EXIT.targetNotReady);
-    if (abort.signal.aborted) {
-      log.write('Cancelled before the search started: nothing was stored or left running.\n');
-      return EXIT.cancelled;
-    }
-    throw e;
+    if (e instanceof SizeSpecInvalidError) throw usage(e.message);
+    return failureBeforeStart(e, cancel.signal.aborted, log, 'search');
   } finally {
     store?.close();
     await stopReaper().catch(() => {}); // everything of ours is gone: the reaper makes a last pass and leaves
-    for (const s of signals) process.off(s, onSignal);
+    cancel.dispose();
   }
 }

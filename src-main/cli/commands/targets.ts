@@ -1,13 +1,13 @@
 // `rightsize targets add|ls|rm|check`: where cells can run. Every problem of an `add` is reported at
 // once, named by the option that sets it; nothing is saved until all are fixed. Only URLs and file
 // paths are stored, never key material.
-import { ContractError, type Problem } from '../../contract/api.ts';
+import type { Problem } from '../../contract/api.ts';
 import type { Lab } from '../../service/lab.ts';
 import { checkLines, resolveTarget, TargetRegistry, UnknownTargetError } from '../../targets/registry.ts';
 import type { Provider } from '../../providers/provider.ts';
 import { LOCAL_TARGET, validateTarget } from '../../targets/settings.ts';
 import type { Store } from '../../store/store.ts';
-import { openLab, type GlobalOptions } from '../context.ts';
+import { withLab as withLabAs, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { table } from '../format.ts';
 
@@ -46,18 +46,9 @@ const KIND_FLAGS: Record<'docker' | 'swarm' | 'kubernetes', (keyof TargetAddOpti
 };
 const OPTION_NAME: Partial<Record<keyof TargetAddOptions, string>> = { tls: '--tls', sshKey: '--ssh-key', node: '--node', kubeconfig: '--kubeconfig', context: '--context', namespacePrefix: '--namespace-prefix' };
 
-/** Opens the engine as a service, runs `fn`, always closes it; contract errors become messages and exit codes. */
-async function withLab<T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> {
-  const lab = await openLab(g, (line) => void process.stderr.write(`${line}\n`));
-  try {
-    return await fn(lab);
-  } catch (e) {
-    if (!(e instanceof ContractError)) throw e;
-    throw new CliError(e.code === 'INVALID_INPUT' && e.fields.length ? problemsText(e.fields) : e.message, EXIT.usage);
-  } finally {
-    await lab.close();
-  }
-}
+/** The engine as a service for one command: contract errors become messages (problems named by option) and exit 2. */
+const withLab = <T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> =>
+  withLabAs(g, fn, (e) => new CliError(e.code === 'INVALID_INPUT' && e.fields.length ? problemsText(e.fields) : e.message, EXIT.usage));
 
 const problemsText = (ps: Problem[]): string => `The target is not valid; nothing was saved:\n${ps.map((p) => `  - ${flagOf(p.path)}: ${p.message}`).join('\n')}`;
 const say = (o: GlobalOptions, text: string, json: unknown): void => void process.stdout.write(o.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);

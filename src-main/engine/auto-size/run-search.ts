@@ -10,7 +10,7 @@ import { CELL_OVERHEAD_SEC } from '../../common/thresholds.ts';
 import { currentSession } from '../../session/session.ts';
 import { hostFacts } from '../host.ts';
 import { MatrixInvalidError } from '../matrix.ts';
-import { buildImages, limitsWhereCellsRun, runStoredCell, type RunOptions } from '../run-matrix.ts';
+import { beginRun, buildImages, limitsWhereCellsRun, runStoredCell, type RunOptions } from '../run-matrix.ts';
 import type { RunListener } from '../events.ts';
 import type { CellConfig, CellResult, RunStatus } from '../types.ts';
 import { evidenceOf, judge, type CellEvidence } from './judge.ts';
@@ -56,22 +56,7 @@ export async function runSearch(input: unknown, o: SearchOptions): Promise<Searc
     wait: Boolean(o.waitForLab),
     ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
   });
-  let runId: number;
-  try {
-    runId = o.store.createRun({ name, preset: null, matrix: spec, host: hostFacts(engine, [app]), ownerSession: currentSession(), cellsTotal: spec.maxCells, apps: [app] });
-  } catch (e) {
-    await lease.release();
-    throw e;
-  }
-  o.onRunId?.(runId);
-  const emit: RunListener = (e) => {
-    try {
-      o.onEvent?.(e);
-    } catch {
-      /* a listener's bug must not end the search: the store has everything the event carried */
-    }
-  };
-  const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
+  const { runId, emit, log } = await beginRun(o, lease, { name, preset: null, matrix: spec, host: hostFacts(engine, [app]), ownerSession: currentSession(), cellsTotal: spec.maxCells, apps: [app] });
   const trace: SearchTrace = { spec, steps: [], status: 'running', found: null, words: 'searching…', gridCells: v.gridCells, bestSoFar: null };
   const save = (): void => void o.store.setRunSearch(runId, trace, Math.max(trace.steps.length, trace.status === 'running' ? spec.maxCells : 0));
 
