@@ -3,7 +3,9 @@
 // measured and judged: stats, logs, exit info, and a sweep of a dead session's leftovers.
 // Plain types only: the engine depends on this, each provider implements it.
 import type { LaunchSpec } from '../docker/launch.ts';
-import type { ExitInfo } from '../engine/types.ts';
+import type { ExitInfo, LoadResult } from '../engine/types.ts';
+import type { LoadPlan } from '../load/protocol.ts';
+import type { LoadCallbacks } from '../load/runner.ts';
 
 export type TargetKind = 'local' | 'docker' | 'swarm' | 'kubernetes';
 
@@ -93,4 +95,28 @@ export interface Provider {
   removeRun(runId: string): Promise<string[]>;
   /** Removes what sessions that are no longer alive left behind. Returns what was removed, in words. */
   sweep(isAlive: (session: string) => boolean): Promise<string[]>;
+  /**
+   * Where a cell's load runs when it is not this machine: the same load code (the load agent image)
+   * next to the target — on another node (Swarm, Kubernetes) or on cores of the target's machine
+   * the target does not use. `plan.host`/`plan.port` are already the address the agent must use.
+   * Absent: the cell's load runs here, in this process's load threads (the local engine).
+   * The callbacks behave exactly as for a local `runLoad`, so the cell runner cannot tell the difference.
+   */
+  runLoad?(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome>;
+  /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */
+  concurrency?(): Promise<number>;
+}
+
+/** What a provider's `runLoad` is given beyond the plan. */
+export interface RemoteLoadRequest {
+  /** The same run/cell/app/session labels as the target, so cancel and the sweep find the agent too. */
+  labels: TargetSpec['labels'];
+  /** The node the target was placed on (the load goes elsewhere where there is an elsewhere). */
+  targetNode?: string;
+}
+
+export interface RemoteLoadOutcome {
+  result: LoadResult;
+  /** Where the load ran, for "where each cell ran". */
+  node: string;
 }
