@@ -61,6 +61,12 @@ export interface ProvisionedTarget {
   stats(onReading: (r: StatsReading) => void): Promise<() => void>;
   /** The cgroup's peak read outside the stats stream (cgroup v2's memory.peak on a local engine), where there is one. */
   memoryPeak?(): number | undefined;
+  /**
+   * Readiness where this machine cannot reach `address` (a pod IP inside a cluster): the provider
+   * says when every worker is up (pod Ready, and the launcher's "all N workers listening").
+   * Absent: the cell runner polls the health path at `address` from here.
+   */
+  waitReady?(o: { workers: number; deadlineMs: number; signal?: AbortSignal }): Promise<{ ms: number }>;
   logTail(lines: number): Promise<string>;
   exitInfo(): Promise<ExitInfo>;
   remove(): Promise<void>;

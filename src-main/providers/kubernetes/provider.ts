@@ -107,7 +107,7 @@ export class KubernetesProvider implements Provider {
     }
     const target = new KubernetesTarget(c, spec, { pollMs: this.pollMs, statsEveryMs: this.statsEveryMs, removeTimeoutMs: this.removeTimeoutMs });
     try {
-      await target.waitReady(this.readyTimeoutMs);
+      await target.waitPodReady(this.readyTimeoutMs);
       return target;
     } catch (e) {
       await target.remove().catch(() => {});

@@ -49,7 +49,7 @@ export class KubernetesTarget implements ProvisionedTarget {
   }
 
   /** Until the pod is Ready with an IP, or a state that waiting will not mend (in words, with the log tail), or the time is up. */
-  async waitReady(timeoutMs: number): Promise<void> {
+  async waitPodReady(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = 'nothing heard yet';
     const where = { server: this.c.server, context: this.c.context };
