@@ -7,10 +7,23 @@ export { cellLabel } from '../common/labels.ts';
 /** Cells stopped before their end: what they measured is partial, never a result. */
 const isPartial = (c: StoredCell): boolean => c.status === 'cancelled' || c.status === 'interrupted';
 
+/** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until steady; "—" before it ran. */
+export function warmupText(c: StoredCell): string {
+  const used = c.load?.warmupUsedSec;
+  if (used === undefined) return c.load ? `${c.config.warmupSec} s` : '—';
+  return used > c.config.warmupSec ? `${c.config.warmupSec} → ${used} s` : `${used} s`;
+}
+
+/** ", 2 threads" where more than one load thread generated the load (or the matrix asked for a count). */
+function threadsText(c: StoredCell): string {
+  const n = c.load?.threads ?? c.config.load.threads;
+  return n !== undefined && (n > 1 || c.config.load.threads !== undefined) ? `, ${n} thr` : '';
+}
+
 export function cellsTable(cells: StoredCell[]): string {
   const partial = cells.some(isPartial) && cells.some((c) => isPartial(c) && c.rpsMean !== null);
   const t = table(
-    ['#', 'app', 'mode', 'workers', 'cpu', 'memory', 'load', 'status', 'req/s', 'p50', 'p99', 'max', 'cpu%cap', 'mem max', 'flags'],
+    ['#', 'app', 'mode', 'workers', 'cpu', 'memory', 'load', 'warm-up', 'status', 'req/s', 'p50', 'p99', 'max', 'cpu%cap', 'mem max', 'flags'],
     cells.map((c) => [
       String(c.config.index + 1),
       c.config.app + (c.config.requests ? ` [${c.config.requests.name}]` : ''),
@@ -18,7 +31,8 @@ export function cellsTable(cells: StoredCell[]): string {
       String(c.config.workers),
       `${c.config.cpuMillis}m`,
       `${c.config.memoryMb} MB`,
-      c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`,
+      (c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`) + threadsText(c),
+      warmupText(c),
       c.status,
       ...[fmtNum(c.rpsMean), fmtUs(c.p50Us), fmtUs(c.p99Us), fmtUs(c.maxUs), c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`, fmtBytes(c.memMaxBytes)].map((v) =>
         isPartial(c) && v !== '—' ? `(${v})` : v,

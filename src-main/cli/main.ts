@@ -36,6 +36,7 @@ function program(): Command {
     .option('--slo <objective>', `also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"; exits ${EXIT.sloNotMet} when none does (a CI gate)`)
     .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
     .option('-t, --target <name>', 'where cells run: a saved target (see `rightsize targets`); default local, this machine')
+    .option('--load-threads <n>', 'load threads per cell, over the matrix\'s "load.threads" (default: one per core the target leaves free; 1 to the host\'s cores, at most the connections)')
     .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
     .addHelpText('after', `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`)
     .action(async (o) => {

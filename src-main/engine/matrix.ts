@@ -10,8 +10,12 @@ export const LARGE_MATRIX_CELLS = 500;
 
 const nums = z.array(z.number());
 
-const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums });
-const RateLoad = z.strictObject({ model: z.literal('rate'), rates: nums, connections: z.number().default(20) });
+/** Load threads: absent = one per core the target's cpuset leaves free (at least 1); set to override. */
+const loadThreads = z.number().optional();
+const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums, threads: loadThreads });
+const RateLoad = z.strictObject({ model: z.literal('rate'), rates: nums, connections: z.number().default(20), threads: loadThreads });
+/** The load when a matrix names none. */
+export const DEFAULT_LOAD = { model: 'closed', connections: [20] } as const;
 
 /**
  * The matrix a user asks for (UI sliders, a preset or a JSON file). Shapes only, and strict: a
@@ -26,7 +30,7 @@ export const MatrixSchema = z.strictObject({
   memoryMb: nums,
   workers: nums,
   modes: z.array(z.enum(LAUNCH_MODES)),
-  load: z.discriminatedUnion('model', [ClosedLoad, RateLoad]).default({ model: 'closed', connections: [20] }),
+  load: z.discriminatedUnion('model', [ClosedLoad, RateLoad]).default({ ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] }),
   durationSec: z.number().default(10),
   warmupSec: z.number().default(2),
   repetitions: z.number().default(1),
@@ -57,6 +61,7 @@ const HINTS: Record<string, string> = {
   'load.model': '"closed" (a fixed number of connections) or "rate" (requests per second)',
   'load.connections': 'connection counts, e.g. [20] (with "rate": one number, e.g. 20)',
   'load.rates': 'a list of request rates per second, e.g. [500, 1000]',
+  'load.threads': 'how many load threads send the requests, a whole number, e.g. 2 (default: one per core the target leaves free)',
   durationSec: 'the measured seconds per cell, a whole number, e.g. 10',
   warmupSec: 'the warm-up seconds per cell, e.g. 2',
   repetitions: 'how many times to run every configuration, e.g. 3',
@@ -163,6 +168,14 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
     if (!Number.isInteger(m.load.connections) || m.load.connections < 1) bad('load.connections', `${m.load.connections} is not a connection count ≥ 1`);
     for (const r of m.load.rates) if (r > 0 && r < m.load.connections) bad('load.rates', `${r} req/s over ${m.load.connections} connections is under one request a second each; use fewer connections`);
   }
+  const threads = m.load?.threads;
+  if (threads !== undefined) {
+    const connections = m.load!.model === 'closed' ? m.load!.connections : [m.load!.connections];
+    const fewest = connections.filter((c) => Number.isInteger(c) && c >= 1).reduce((a, b) => Math.min(a, b), Infinity);
+    if (!Number.isInteger(threads) || threads < 1) bad('load.threads', `${threads} is not a number of load threads (a whole number, 1 or more)`);
+    else if (threads > host.cores) bad('load.threads', `${threads} load threads is more than this host's ${host.cores} cores: each thread needs a core of its own to keep up`);
+    else if (threads > fewest) bad('load.threads', `${threads} load threads is more than the ${fewest} connection${fewest === 1 ? '' : 's'} to share among them: every thread needs at least one connection`);
+  }
   const { durationSec: d, warmupSec: w, repetitions: r, timeoutSec: t, recycleRssMb: rss } = m;
   if (d !== undefined && (!Number.isInteger(d) || d < 1 || d > 3600)) bad('durationSec', `${d} is not a whole number of seconds from 1 to 3600`);
   if (w !== undefined && (!Number.isInteger(w) || w < 0 || w > 600)) bad('warmupSec', `${w} is not a whole number of seconds from 0 to 600`);
@@ -185,10 +198,12 @@ function shapes(m: Matrix, app: string, imageApps: ImageApps = {}): { mode: Laun
   return unique(m.modes).map((mode) => ({ mode, workers: mode === 'single' ? [1] : unique(m.workers) }));
 }
 
+const threadsOf = (m: Matrix): { threads?: number } => (m.load.threads !== undefined ? { threads: m.load.threads } : {});
+
 function loads(m: Matrix): CellLoad[] {
   return m.load.model === 'closed'
-    ? unique(m.load.connections).map((connections) => ({ model: 'closed', connections }))
-    : unique(m.load.rates).map((rate) => ({ model: 'rate', rate, connections: (m.load as { connections: number }).connections }));
+    ? unique(m.load.connections).map((connections) => ({ model: 'closed', connections, ...threadsOf(m) }))
+    : unique(m.load.rates).map((rate) => ({ model: 'rate', rate, connections: (m.load as { connections: number }).connections, ...threadsOf(m) }));
 }
 
 const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.requestSets ?? [undefined];

@@ -11,8 +11,10 @@ export type LoadModel = 'closed' | 'rate';
 
 /** How one cell drives load: closed loop (as fast as the server answers) or a constant target rate. */
 export type CellLoad =
-  | { model: 'closed'; connections: number }
-  | { model: 'rate'; rate: number; connections: number };
+  | { model: 'closed'; connections: number; threads?: number }
+  | { model: 'rate'; rate: number; connections: number; threads?: number };
+// `threads`: load threads the matrix asked for (`load.threads`, CLI --load-threads); absent = chosen
+// from the cores the target's cpuset leaves free. A measurement setting, not part of a configuration.
 
 /** One point of the matrix: everything needed to run it, nothing derived. */
 export interface CellConfig {

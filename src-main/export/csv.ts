@@ -59,6 +59,10 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['restarts', (c) => c.exit?.restarts],
   ['client_bound', (c) => c.clientBound],
   ['client_elu', (c) => c.load?.clientElu],
+  // Load threads that generated the load (empty for cells stored before threads were recorded: one),
+  // and how many the matrix asked for (empty: chosen from the cores the target left free).
+  ['load_threads', (c) => c.load?.threads],
+  ['load_threads_set', (c) => c.config.load.threads],
   ['host_cores', (c) => c.stats?.host?.cores],
   ['host_other_pct', (c) => c.stats?.host?.otherPct],
   ['flags', (c) => c.flags.map((f) => f.kind).join(' ')],

@@ -3,14 +3,16 @@ import { parseCpuList } from '../common/cpu-list.ts';
 import type { LoadPlan, ThreadPlan } from './protocol.ts';
 
 /**
- * How many threads: as the plan says, else one per load core, else 1; never more than the
+ * How many threads: as the plan says (`threads`, set by benchmarks and tests), else as the matrix
+ * asked (`load.threads`, CLI --load-threads), else one per load core, else 1; never more than the
  * connections (a thread needs at least one).
  */
 export function threadCount(plan: Pick<LoadPlan, 'threads' | 'cpus' | 'load'>): number {
-  if (plan.threads !== undefined && (!Number.isInteger(plan.threads) || plan.threads < 1)) {
-    throw new Error(`load threads must be a whole number of at least 1 (got ${plan.threads})`);
+  const asked = plan.threads ?? plan.load.threads;
+  if (asked !== undefined && (!Number.isInteger(asked) || asked < 1)) {
+    throw new Error(`load threads must be a whole number of at least 1 (got ${asked})`);
   }
-  const wanted = plan.threads ?? (plan.cpus ? parseCpuList(plan.cpus).length : 1);
+  const wanted = asked ?? (plan.cpus ? parseCpuList(plan.cpus).length : 1);
   return Math.max(1, Math.min(wanted, plan.load.connections));
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cancelOnSignals, failureBeforeStart } from '../run-lifecycle.ts';
 import type { BaseStrategy } from '../../docker/base-image.ts';
 import { runMatrix } from '../../engine/run-matrix.ts';
+import { DEFAULT_LOAD } from '../../engine/matrix.ts';
 import { targetProviderOption } from './targets.ts';
 import { findPreset, unknownPresetMessage } from '../../presets/presets.ts';
 import { openStore, type GlobalOptions } from '../context.ts';
@@ -38,6 +39,21 @@ export interface RunCommandOptions extends GlobalOptions {
   wait?: boolean;
   /** A saved target's name (default: this machine's engine). */
   target?: string;
+  /** Load threads per cell (--load-threads), over the matrix's load.threads. */
+  loadThreads?: string;
+}
+
+/**
+ * The matrix with --load-threads applied as its `load.threads` (the matrix's validation then checks
+ * it against the host's cores and the connections). Only a whole number gets that far.
+ */
+export function withLoadThreads(matrix: unknown, value: string | undefined): unknown {
+  if (value === undefined) return matrix;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new CliError(`--load-threads should be a whole number of load threads, 1 or more (got "${value}").`, EXIT.usage);
+  if (matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix; // named as such by the validation
+  const load = (matrix as { load?: unknown }).load ?? { ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] };
+  if (load === null || typeof load !== 'object' || Array.isArray(load)) return matrix;
+  return { ...matrix, load: { ...load, threads: Number(value) } };
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } {
@@ -61,7 +77,9 @@ function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } 
 }
 
 export async function runCommand(o: RunCommandOptions): Promise<number> {
-  const { matrix, preset } = loadMatrix(o);
+  const loaded = loadMatrix(o);
+  const { preset } = loaded;
+  const matrix = withLoadThreads(loaded.matrix, o.loadThreads);
   const slo = o.slo ? parseSloOption(o.slo) : undefined; // a bad objective fails before anything starts
   const log = o.json ? process.stderr : process.stdout;
   const cancel = cancelOnSignals(log);
