@@ -15,10 +15,12 @@ export interface CellRow {
   errors: number | null;
   flags: Flag[];
   failure: string | null;
+  /** Warm-up seconds the cell used (the configured ones, extended until steady); absent before it finished or for old cells. */
+  warmupUsedSec?: number;
 }
 
 export function fromStored(c: StoredCell): CellRow {
-  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure };
+  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}) };
 }
 
 export function fromResult(r: CellResult, id?: number): CellRow {
@@ -27,6 +29,7 @@ export function fromResult(r: CellResult, id?: number): CellRow {
     ...(id !== undefined ? { id } : {}),
     config: r.config, status: r.status, rpsMean: l?.rpsMean ?? null, p50Us: l?.latencyUs.p50 ?? null, p99Us: l?.latencyUs.p99 ?? null, maxUs: l?.latencyUs.max ?? null,
     cpuPctMean: r.stats?.cpuPctMean ?? null, memMaxBytes: r.stats?.memMaxBytes ?? null, errors: l ? l.errors + l.timeouts + l.non2xx : null, flags: r.flags, failure: r.failure ?? null,
+    ...(l?.warmupUsedSec !== undefined ? { warmupUsedSec: l.warmupUsedSec } : {}),
   };
 }
 

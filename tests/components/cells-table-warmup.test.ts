@@ -1,0 +1,32 @@
+// The cells table shows the warm-up each cell used: the configured seconds, extended until steady.
+import { render, screen } from '@testing-library/svelte';
+import { describe, expect, it } from 'vitest';
+import CellsTable from '../../src-renderer/components/CellsTable.svelte';
+import { fromResult, fromStored, type CellRow } from '../../src-renderer/lib/cells.ts';
+import type { CellResult, StoredCell } from '../../src-main/contract/api.ts';
+import { cell } from '../helpers/run-fixture.ts';
+
+const row = (index: number, warmupUsedSec?: number): CellRow => ({
+  config: { index, repetition: 0, app: 'hello', mode: 'cluster', workers: 1, cpuMillis: 1000, memoryMb: 256, load: { model: 'closed', connections: 20 }, durationSec: 5, warmupSec: 2, env: {} },
+  status: 'ok', rpsMean: 1000, p50Us: 100, p99Us: 900, maxUs: 5000, cpuPctMean: 90, memMaxBytes: 2 ** 25, errors: 0, flags: [], failure: null,
+  ...(warmupUsedSec !== undefined ? { warmupUsedSec } : {}),
+});
+
+describe('CellsTable: the warm-up used', () => {
+  it('"2 → 5 s" when it went on past the configured 2 s, "2 s" when not, the configured one when unknown', () => {
+    render(CellsTable, { props: { cells: [row(0, 5), row(1, 2), row(2)] } });
+    const header = screen.getAllByRole('columnheader').map((h) => h.textContent!.trim());
+    const col = header.indexOf('warm-up');
+    expect(col).toBeGreaterThan(0);
+    const cells = screen.getAllByRole('row').slice(1).map((r) => r.querySelectorAll('td')[col]!.textContent!.trim());
+    expect(cells).toEqual(['2 → 5 s', '2 s', '2 s']);
+  });
+
+  it('rows from the store and from a live result carry it', () => {
+    const stored = { ...cell({}), load: { warmupUsedSec: 7 } } as unknown as StoredCell;
+    expect(fromStored(stored).warmupUsedSec).toBe(7);
+    expect(fromStored(cell({})).warmupUsedSec).toBeUndefined();
+    const result = { config: stored.config, status: 'ok', flags: [], load: { rpsMean: 1, latencyUs: { p50: 1, p99: 1, max: 1 }, errors: 0, timeouts: 0, non2xx: 0, warmupUsedSec: 4 } } as unknown as CellResult;
+    expect(fromResult(result).warmupUsedSec).toBe(4);
+  });
+});
