@@ -1,6 +1,16 @@
 // Who set the pace: the load generator (a load thread near a full core, or a load side that did not
 // send) or the server (every connection busy waiting for it, or answers that did not come back).
 // A missed constant rate is blamed on the client only with evidence against the client.
+//
+// A busy load thread AND every connection busy: both sides look saturated. A thread that falls behind
+// reads answers late, which lengthens the measured latency and so can fill the connections by itself;
+// a saturated server fills them directly, and the thread then works hard queueing sends. The rule:
+// every connection busy is the evidence of a server bottleneck (shortfallBy 'server'; the cell keeps
+// its client-bound flag, since the thread was near a full core, but the words never say the server
+// may be faster), UNLESS the per-second record shows a load thread busy in an earlier measured second
+// than the first one with every connection busy: then the client fell behind first and the full
+// connections followed from it (shortfallBy 'client'). Seconds are the resolution: the same second
+// counts as "not before", and without per-second CPU readings (outside Linux) the server is named.
 import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../common/thresholds.ts';
 
 export interface AttributionInput {
@@ -15,6 +25,12 @@ export interface AttributionInput {
   meanServiceMs?: number;
   /** Event-loop utilisation of each load thread over the measurement, 0..1. */
   threadElu: number[];
+  /**
+   * The measured seconds in order, for which came first when a thread was busy and the connections
+   * were full: the busiest thread's CPU time in that second (ms; undefined where the platform does not
+   * tell) and the mean time a request kept its connection busy in it (ms; undefined without answers).
+   */
+  perSecond?: { maxThreadCpuMs?: number; meanServiceMs?: number }[];
 }
 
 export interface Attribution {
@@ -44,10 +60,20 @@ export function attribute(x: AttributionInput): Attribution {
   // Little's law: carrying `target` req/s at this latency needs target × latency connections in flight.
   const needed = x.meanServiceMs === undefined ? Infinity : (target * x.meanServiceMs) / 1000;
   const connectionsFull = needed >= x.connections;
-  if (threads) {
-    const also = connectionsFull ? `; every connection was busy as well (${x.connections} open), so the server may have been at its limit too` : '';
-    return { clientBound: true, clientBoundReason: `${reached}: ${threads}${also}`, shortfallBy: 'client' };
+  if (threads && connectionsFull) {
+    const first = firstSeconds(x, target);
+    if (first.busy !== undefined && (first.full === undefined || first.busy < first.full)) {
+      const then = first.full === undefined ? '' : `; the connections filled only from second ${first.full + 1}, after it fell behind`;
+      return { clientBound: true, clientBoundReason: `${reached}: ${threads}, from measured second ${first.busy + 1}${then}`, shortfallBy: 'client' };
+    }
+    const since = first.full !== undefined ? ` from measured second ${first.full + 1}` : '';
+    return {
+      clientBound: true,
+      clientBoundReason: `${reached}: ${threads}, but every connection was busy${since} (${needed.toFixed(1)} needed of ${x.connections} open), so the server was saturated`,
+      shortfallBy: 'server',
+    };
   }
+  if (threads) return { clientBound: true, clientBoundReason: `${reached}: ${threads}`, shortfallBy: 'client' };
   // Every connection waiting on the server, or requests sent at the rate that were not answered: the server.
   if (connectionsFull || x.sentPerSec >= target * RATE_SHORTFALL) return { clientBound: false, shortfallBy: 'server' };
   // Connections free, threads not saturated, and still the requests did not go out: the load side
@@ -57,4 +83,14 @@ export function attribute(x: AttributionInput): Attribution {
     clientBoundReason: `${reached}: the load side sent only ${Math.round(x.sentPerSec)} req/s although its connections had room (${needed.toFixed(1)} of ${x.connections} needed) and no load thread was saturated; the host may have been busy`,
     shortfallBy: 'client',
   };
+}
+
+/** The first measured second (0-based) with a load thread near a full core, and with every connection busy. */
+function firstSeconds(x: AttributionInput, target: number): { busy?: number; full?: number } {
+  const out: { busy?: number; full?: number } = {};
+  (x.perSecond ?? []).forEach((s, i) => {
+    if (out.busy === undefined && s.maxThreadCpuMs !== undefined && s.maxThreadCpuMs >= CLIENT_BOUND_ELU * 1000) out.busy = i;
+    if (out.full === undefined && s.meanServiceMs !== undefined && (target * s.meanServiceMs) / 1000 >= x.connections) out.full = i;
+  });
+  return out;
 }

@@ -2,7 +2,7 @@ import type { EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { LoadResult, LoadSecond } from '../engine/types.ts';
-import { attribute } from './attribution.ts';
+import { attribute, type AttributionInput } from './attribution.ts';
 import { summarize } from './histogram.ts';
 import { type IsWarm, Measurement } from './measurement.ts';
 import type { LoadPlan, ParentMessage, ThreadPlan, ThreadSecond, WorkerMessage } from './protocol.ts';
@@ -77,6 +77,7 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
     let stopAt: number | undefined;
     let eluStart: EventLoopUtilization[] | undefined;
     const finals: ThreadSecond[] = [];
+    const seconds = new PerSecond();
 
     const post = (m: ParentMessage): void => workers.forEach((w) => w.postMessage(m));
     const eluNow = (): EventLoopUtilization[] => workers.map((w) => w.performance.eventLoopUtilization());
@@ -92,7 +93,7 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
     const finish = (measuredSec: number): void => {
       const eluEnd = eluNow();
       const elu = eluStart ? workers.map((w, i) => w.performance.eventLoopUtilization(eluEnd[i], eluStart![i]).utilization) : workers.map(() => 0);
-      settle(() => resolve({ result: toResult(plan, measurement, measuredSec, elu), threadElu: elu, loadCpuSec: measurement.totals.cpuMs / 1000 }));
+      settle(() => resolve({ result: toResult(plan, measurement, measuredSec, elu, seconds), threadElu: elu, loadCpuSec: measurement.totals.cpuMs / 1000 }));
     };
     function stop(): void {
       if (stopAt !== undefined || settled) return;
@@ -109,6 +110,7 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
 
     const onSecond = (s: ThreadSecond): void => {
       if (settled) return;
+      seconds.add(s);
       try {
         for (const c of measurement.add(s)) {
           if (stopAt === undefined) cb.onSecond?.(c.second, c.warmup);
@@ -146,7 +148,34 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
   });
 }
 
-function toResult(plan: LoadPlan, m: Measurement, measuredSec: number, threadElu: number[]): LoadResult {
+/**
+ * What attribution needs of each second, by its index since the common start: the busiest thread's
+ * CPU time (unknown where a thread reports none: not Linux) and the connections' busy time per answer.
+ */
+class PerSecond {
+  private readonly byIndex = new Map<number, { maxCpuMs: number; cpuKnown: boolean; busyMs: number; requests: number }>();
+  add(s: ThreadSecond): void {
+    const at = this.byIndex.get(s.index) ?? { maxCpuMs: 0, cpuKnown: true, busyMs: 0, requests: 0 };
+    at.maxCpuMs = Math.max(at.maxCpuMs, s.cpuMs);
+    at.cpuKnown &&= s.cpuMs > 0;
+    at.busyMs += s.busyMs;
+    at.requests += s.requests;
+    this.byIndex.set(s.index, at);
+  }
+  /** The measured seconds, in order. */
+  measured(from: number | undefined, count: number): NonNullable<AttributionInput['perSecond']> {
+    if (from === undefined) return [];
+    return Array.from({ length: count }, (_, i) => {
+      const at = this.byIndex.get(from + i);
+      return {
+        ...(at?.cpuKnown ? { maxThreadCpuMs: at.maxCpuMs } : {}),
+        ...(at && at.requests > 0 ? { meanServiceMs: at.busyMs / at.requests } : {}),
+      };
+    });
+  }
+}
+
+function toResult(plan: LoadPlan, m: Measurement, measuredSec: number, threadElu: number[], seconds = new PerSecond()): LoadResult {
   const t = m.totals;
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   const secs = m.perSecondRps;
@@ -161,6 +190,7 @@ function toResult(plan: LoadPlan, m: Measurement, measuredSec: number, threadElu
     sentPerSec: rate(t.sent),
     ...(t.requests > 0 ? { meanServiceMs: t.busyMs / t.requests } : {}),
     threadElu,
+    perSecond: seconds.measured(m.measureFrom, secs.length),
   });
   return {
     model: plan.load.model,

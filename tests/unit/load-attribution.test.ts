@@ -33,13 +33,42 @@ describe('who set the pace', () => {
     expect(attribute({ targetRate: 1000, connections: 50, rpsMean: 0, sentPerSec: 990, threadElu: [0.2] }).shortfallBy).toBe('server');
   });
 
-  it('a missed rate with a saturated load thread is the client, saying when the connections were full too', () => {
+  it('a missed rate with a saturated load thread and connections to spare is the client', () => {
+    // 80,000 req/s × 0.1 ms = 8 connections needed of 10: room left, the thread set the pace.
     const r = attribute({ targetRate: 80_000, connections: 10, rpsMean: 50_000, sentPerSec: 50_000, meanServiceMs: 0.1, threadElu: [0.97] });
     expect(r).toMatchObject({ clientBound: true, shortfallBy: 'client' });
     expect(r.clientBoundReason).toMatch(/^reached 50000 of 80000 req\/s requested: the load thread was busy 97 %/);
     expect(r.clientBoundReason).not.toMatch(/server/);
-    const both = attribute({ targetRate: 80_000, connections: 10, rpsMean: 50_000, sentPerSec: 50_000, meanServiceMs: 0.2, threadElu: [0.97] });
-    expect(both.clientBoundReason).toMatch(/every connection was busy as well/);
+  });
+
+  describe('a busy load thread and every connection busy', () => {
+    // 80,000 req/s × 0.2 ms = 16 connections needed of 10: every connection was full.
+    const both = { targetRate: 80_000, connections: 10, rpsMean: 50_000, sentPerSec: 50_000, meanServiceMs: 0.2, threadElu: [0.97] };
+    const busy = 950;
+    const idle = 400;
+
+    it('is the server when nothing shows the thread busy first (no per-second record, outside Linux)', () => {
+      const r = attribute(both);
+      expect(r).toMatchObject({ clientBound: true, shortfallBy: 'server' });
+      expect(r.clientBoundReason).toMatch(/but every connection was busy \(16\.0 needed of 10 open\), so the server was saturated$/);
+      expect(attribute({ ...both, perSecond: [{ meanServiceMs: 0.2 }, { meanServiceMs: 0.2 }] }).shortfallBy).toBe('server');
+    });
+
+    it('is the server when the connections were full from the same second as the thread was busy, or earlier', () => {
+      const same = attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.2 }, { maxThreadCpuMs: busy, meanServiceMs: 0.2 }] });
+      expect(same.shortfallBy).toBe('server');
+      const fullFirst = attribute({ ...both, perSecond: [{ maxThreadCpuMs: idle, meanServiceMs: 0.3 }, { maxThreadCpuMs: busy, meanServiceMs: 0.2 }] });
+      expect(fullFirst).toMatchObject({ clientBound: true, shortfallBy: 'server' });
+      expect(fullFirst.clientBoundReason).toMatch(/every connection was busy from measured second 1 /);
+    });
+
+    it('is the client when a thread was busy in an earlier second than the connections filled', () => {
+      const r = attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.1 }, { maxThreadCpuMs: busy, meanServiceMs: 0.3 }] });
+      expect(r).toMatchObject({ clientBound: true, shortfallBy: 'client' });
+      expect(r.clientBoundReason).toMatch(/busy 97 %.*from measured second 1; the connections filled only from second 2, after it fell behind/);
+      // Busy from the start while no single second had every connection busy: the client too.
+      expect(attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.1 }, { maxThreadCpuMs: busy }] }).shortfallBy).toBe('client');
+    });
   });
 
   it('a missed rate with free connections and idle threads is the load side (held back by the host)', () => {
