@@ -3,7 +3,7 @@ import { fmtNum } from '../common/format.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import type { CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../engine/types.ts';
 import type { StoredCell } from '../store/index.ts';
-import { mean, summarize, summarizeOne } from './stats.ts';
+import { mean, summarize, summarizeOne, summarizeOneLog } from './stats.ts';
 import type { ConfigurationSummary, Exclusion, FlagSummary } from './types.ts';
 
 /** Above this coefficient of variation of req/s, repetitions disagree too much to trust small differences. */
@@ -88,6 +88,12 @@ export function cellGoodSeries(c: StoredCell, samples?: ReadonlyMap<number, read
   }
   const ss = samples?.get(c.id);
   return ss?.length ? [...ss].sort((a, b) => a.t - b.t).map((x) => Math.max(0, x.rps - x.non2xx)) : null;
+}
+
+/** p99 of each measured second (µs), from the stored samples; null without them. */
+export function cellP99Series(c: StoredCell, samples?: ReadonlyMap<number, readonly Sample[]>): number[] | null {
+  const ss = samples?.get(c.id);
+  return ss?.length ? [...ss].sort((a, b) => a.t - b.t).map((x) => x.p99Us) : null;
 }
 
 /**
@@ -192,7 +198,9 @@ export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, re
       rps,
       rpsAll: included.length ? mean(included.map((c) => c.rpsMean!)) : null,
       intervalFrom: rps?.intervalFrom ?? null,
-      p99Us: included.length ? summarize(included.map((c) => c.p99Us!)) : null,
+      // Like throughput: the repetitions' spread, or with one repetition batch means of its per-second
+      // p99s on a log scale (stats.ts summarizeOneLog); p99Us.intervalFrom says which.
+      p99Us: included.length === 0 ? null : included.length === 1 ? summarizeOneLog(included[0]!.p99Us!, cellP99Series(included[0]!, samples)) : summarize(included.map((c) => c.p99Us!)),
       errorPct,
       workersPerCpu: first.workers / (first.cpuMillis / 1000),
       flags: flagSummaries(included),

@@ -37,7 +37,7 @@ export interface Interval {
   level: number;
   low: number;
   high: number;
-  /** mean − low = high − mean. */
+  /** mean − low = high − mean; for an interval from a log scale (asymmetric), half of high − low. */
   halfWidth: number;
 }
 
@@ -116,6 +116,56 @@ export function summarizeOne(value: number, series: readonly number[] | null, le
     se, df: k - 1, intervalFrom: 'batch-means',
   };
 }
+
+/** Mean of batch means pooled over series (each cut by batchMeans), with its two-sided interval (Student's t, k − 1 df). Null below two batches. */
+export function pooledInterval(series: readonly (readonly number[])[], level = CONFIDENCE): { mean: number; low: number; high: number; batches: number; se: number } | null {
+  const means = series.flatMap((s) => batchMeans(s)?.means ?? []);
+  const sd = stddev(means);
+  if (sd === null) return null;
+  const m = mean(means);
+  const se = sd / Math.sqrt(means.length);
+  const half = tQuantile(1 - (1 - level) / 2, means.length - 1) * se;
+  return { mean: m, low: m - half, high: m + half, batches: means.length, se };
+}
+
+/**
+ * Batch means of per-second latency percentiles on a log scale: positive and right-skewed (one GC
+ * pause makes one second ten times worse), so the interval is taken on their logarithms, asymmetric
+ * and never below zero. `mean`, `low`, `high` are back on the original scale (a geometric mean and its
+ * interval); `logSe` and `batches` are the log-scale standard error and how many batches it rests on.
+ * Null below two batches. Shared by the answer (one repetition's p99) and auto-size's judge.
+ */
+export function logPooledInterval(series: readonly (readonly number[])[], level = CONFIDENCE): { mean: number; low: number; high: number; batches: number; logSe: number } | null {
+  const iv = pooledInterval(series.map((s) => s.filter((x) => x > 0).map(Math.log)), level);
+  return iv && { mean: Math.exp(iv.mean), low: Math.exp(iv.low), high: Math.exp(iv.high), batches: iv.batches, logSe: iv.se };
+}
+
+/**
+ * One repetition's p99: the point is the cell's own p99 over all its requests; its uncertainty is the
+ * relative one of the per-second p99s' batch means on a log scale (logPooledInterval), so the interval
+ * is value × e^(∓t·se), asymmetric: `ci.halfWidth` is then half its width, not mean − low. For the
+ * tests (Welch), se = value × log-scale se (the delta method), with k − 1 degrees of freedom. Like
+ * summarizeOne it sees second-to-second noise only, not run-to-run variation.
+ */
+export function summarizeOneLog(value: number, series: readonly number[] | null, level = CONFIDENCE): MetricStats {
+  const iv = series ? logPooledInterval([series], level) : null;
+  if (!iv) return { n: 1, mean: value, stddev: null, ci: null, cv: null, values: [value], se: null, df: null, intervalFrom: null };
+  const half = tQuantile(1 - (1 - level) / 2, iv.batches - 1) * iv.logSe;
+  const low = value * Math.exp(-half);
+  const high = value * Math.exp(half);
+  return {
+    n: 1, mean: value, stddev: null, ci: { level, low, high, halfWidth: (high - low) / 2 }, cv: null, values: [value],
+    se: value * iv.logSe, df: iv.batches - 1, intervalFrom: 'batch-means',
+  };
+}
+
+/**
+ * How far one configuration's goodput moved between back-to-back runs: (max − min) ÷ median over 5
+ * runs of the `quick` preset, the largest of the repeatability benchmark (BENCHMARKS.md
+ * "Repeatability": 6.7 % and 8.3 % for hello, 3.9 % and 4.4 % for pbkdf2). A single repetition's
+ * batch-means interval cannot see this variation; the words compare its width with it.
+ */
+export const RUN_TO_RUN_SPREAD = 0.083;
 
 /** What a test needs of a mean: its value, its standard error and the degrees of freedom of that error. */
 export interface Estimate {

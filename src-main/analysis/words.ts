@@ -5,6 +5,7 @@ import { withinMargin } from './decide.ts';
 import { cpuLabel, loadLabel, MAX_ERROR_PCT, memLabel, pairLabel, workloadLabel } from './group.ts';
 import { fmtMb, limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } from './memory.ts';
 import { describeSlo } from './slo.ts';
+import { RUN_TO_RUN_SPREAD } from './stats.ts';
 import type {
   ConfigurationSummary, FlagSummary, MemoryCap, PeakSource, Recommendation, ScopeDecision, Sizing, Slo, SloCheck, SloOutcome, UndecidedScope, Verdict,
 } from './types.ts';
@@ -64,9 +65,28 @@ export function rpsText(c: ConfigurationSummary): string {
   return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, ${r.intervalFrom === 'batch-means' ? 'one run, batch means' : `n = ${r.n}`}`;
 }
 
+/** "2.1 ms ± 0.3, n = 3", "2.1 ms (1.9 ms–2.4 ms), one run, batch means of its per-second p99s" or "2.1 ms, a single sample". */
 export function p99Text(c: ConfigurationSummary): string {
   const p = c.p99Us!;
-  return p.ci ? `${fmtUsPm(p.mean, p.ci.halfWidth)}, n = ${p.n}` : `${fmtUs(p.mean)}, a single sample`;
+  if (!p.ci) return `${fmtUs(p.mean)}, a single sample`;
+  // From one run the interval is taken on a log scale: asymmetric, so both ends are given.
+  if (p.intervalFrom === 'batch-means') return `${fmtUs(p.mean)} (${fmtUs(p.ci.low)}–${fmtUs(p.ci.high)}), one run, batch means of its per-second p99s`;
+  return `${fmtUsPm(p.mean, p.ci.halfWidth)}, n = ${p.n}`;
+}
+
+/**
+ * How much weaker one repetition's interval is: its typical relative width (median over the
+ * configurations that ran once) against the run-to-run spread the repeatability benchmark measured.
+ */
+export function singleRunWeakness(single: readonly ConfigurationSummary[]): string {
+  const widths = single.filter((c) => c.rps?.ci && c.rps.mean > 0).map((c) => (2 * c.rps!.ci!.halfWidth) / c.rps!.mean).sort((a, b) => a - b);
+  const spread = `back-to-back runs of one configuration differed by up to ${fmtPct(RUN_TO_RUN_SPREAD * 100)} in goodput (the repeatability benchmark)`;
+  if (!widths.length) return `${spread}, and that is the uncertainty these numbers carry`;
+  const width = widths[Math.floor(widths.length / 2)]!;
+  const ratio = RUN_TO_RUN_SPREAD / width;
+  return ratio > 1.5
+    ? `${spread}, while a single run's interval is ${fmtPct(width * 100)} wide: about ${fmtNum(ratio, ratio < 10 ? 1 : 0)} times narrower than the variation it cannot see, so a difference below ${fmtPct(RUN_TO_RUN_SPREAD * 100)} is not settled by one run`
+    : `${spread}, about as wide as a single run's interval here (${fmtPct(width * 100)}), but that interval does not include it`;
 }
 
 const FLAG_WORDS: Record<FlagKind, string> = {
@@ -223,7 +243,8 @@ export function methodText(marginPct: number): string {
   return (
     'How this was decided: throughput is goodput, the responses per second that had their expected status (failed statuses, errors and timeouts do not count). ' +
     "A configuration's 95 % interval comes from the spread of its repetitions (Student's t) when it ran at least twice; " +
-    'with one repetition it comes from batch means of that cell\'s own seconds (consecutive seconds are autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken), which is weaker: it cannot see run-to-run variation. ' +
+    'with one repetition it comes from batch means of that cell\'s own seconds (consecutive seconds are autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken; for p99, of the per-second p99s on a log scale), which is weaker: ' +
+    `it cannot see run-to-run variation, and back-to-back runs of one configuration differed by up to ${fmtPct(RUN_TO_RUN_SPREAD * 100)} in the repeatability benchmark. ` +
     "The best is compared with every other configuration by Welch's t-test, Holm-corrected at 5 % across those comparisons; \"not distinguishable\" means the test could not separate them. " +
     `The knee is the fewest workers that a one-sided Welch test does not place significantly below the best minus ${fmtMargin(marginPct)} %. ` +
     'A repetition whose seconds drifted or stepped (unstable) is left out, so a configuration is judged on its steady repetitions. ' +
@@ -428,7 +449,7 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords'>): str
       const weak =
         bare === single.length
           ? 'with no per-second series there is no interval at all, only means'
-          : `a single run's interval comes from its own seconds (batch means) and cannot see run-to-run variation — a fresh container, other cores, the host's other work — which is usually the larger part, so a difference of a few percent is weak evidence${bare ? ` (${bare} of them ${bare === 1 ? 'has' : 'have'} no per-second series, so no interval at all)` : ''}`;
+          : `a single run's interval comes from its own seconds (batch means) and cannot see run-to-run variation — a fresh container, other cores, the host's other work: ${singleRunWeakness(single)}${bare ? ` (${bare} of them ${bare === 1 ? 'has' : 'have'} no per-second series, so no interval at all)` : ''}`;
       out.push(
         single.length === measured.length
           ? `Every configuration ran once: ${weak}; run 3 or more repetitions ("repetitions": 3) for the honest interval.`

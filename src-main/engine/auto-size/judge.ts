@@ -9,7 +9,7 @@
 import { fmtNum, fmtUs } from '../../common/format.ts';
 import { RATE_SHORTFALL } from '../../common/thresholds.ts';
 import { cellPeak } from '../../analysis/memory.ts';
-import { batchMeans, CONFIDENCE, mean, stddev, tQuantile } from '../../analysis/stats.ts';
+import { logPooledInterval, mean, pooledInterval } from '../../analysis/stats.ts';
 import { cellGoodput, cellGoodSeries, cellShortfall, failedAndAttempts } from '../../analysis/group.ts';
 import type { StoredCell } from '../../store/index.ts';
 import type { CellStatus, FlagKind, Sample } from '../types.ts';
@@ -69,15 +69,8 @@ export function evidenceOf(c: StoredCell, samples: readonly Sample[]): CellEvide
   };
 }
 
-/** Mean of batch means pooled over cells, with its two-sided interval (Student's t, k − 1 df). Null below two batches. */
-export function pooledInterval(series: readonly (readonly number[])[], level = CONFIDENCE): { mean: number; low: number; high: number; batches: number } | null {
-  const means = series.flatMap((s) => batchMeans(s)?.means ?? []);
-  const sd = stddev(means);
-  if (sd === null) return null;
-  const m = mean(means);
-  const half = (tQuantile(1 - (1 - level) / 2, means.length - 1) * sd) / Math.sqrt(means.length);
-  return { mean: m, low: m - half, high: m + half, batches: means.length };
-}
+/** Mean of batch means pooled over cells, with its interval: analysis/stats.ts, shared with the answer. */
+export { pooledInterval };
 
 const ms = (us: number): string => fmtUs(us);
 const pct = (x: number): string => `${Number(x.toFixed(x < 1 ? 2 : 1))} %`;
@@ -126,8 +119,7 @@ function verdict(clean: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo' | 'r
   const errorPct = attempts > 0 ? (failed / attempts) * 100 : failed > 0 ? 100 : 0;
   // Per-second p99s are positive and right-skewed (one GC pause makes one second ten times worse):
   // the interval is taken on their logarithms, so it is asymmetric and never below zero (a geometric mean).
-  const logP99 = pooledInterval(clean.map((c) => c.perSecondP99Us.filter((x) => x > 0).map(Math.log)));
-  const p99 = logP99 && { mean: Math.exp(logP99.mean), low: Math.exp(logP99.low), high: Math.exp(logP99.high), batches: logP99.batches };
+  const p99 = logPooledInterval(clean.map((c) => c.perSecondP99Us));
   const good = pooledInterval(clean.map((c) => c.perSecondGood));
   const wholeP99Us = mean(clean.map((c) => c.p99Us!));
   const goodMean = mean(clean.map((c) => c.goodput ?? 0));
