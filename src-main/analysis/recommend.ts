@@ -1,6 +1,7 @@
 import type { RunDetail } from '../store/index.ts';
 import { decideScopes } from './decide.ts';
 import { groupCells } from './group.ts';
+import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './sizing.ts';
 import { sloOutcomes } from './slo.ts';
 import type { ConfigurationSummary, NoiseNote, Recommendation, RecommendOptions } from './types.ts';
@@ -37,6 +38,9 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   const { scopes, undecided } = decideScopes(configurations, marginPct);
   const cellsIncluded = configurations.reduce((a, c) => a + c.n, 0);
   const outcomes = options.slo ? sloOutcomes(configurations, options.slo) : [];
+  // An auto-size run answers with what its search found (analysis/search-answer.ts).
+  const search = run.search ? searchAnswer(run.search, configurations) : null;
+  const sizingSlo = options.slo ?? (search ? searchSizingSlo(search) : null);
   const base: Omit<Recommendation, 'words' | 'sizingWords'> = {
     run: { id: run.id, name: run.name, status: run.status, cellsTotal: run.cellsTotal, cellsIncluded, cellsExcluded: exclusions.length },
     marginPct,
@@ -47,8 +51,9 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     sloOutcomes: outcomes,
     exclusions,
     noise: noiseNotes(configurations, run),
-    sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, options.slo ?? null),
+    sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search),
     method: methodText(marginPct),
   };
+  if (search) return { search, ...base, ...searchWords(base, search) };
   return { ...base, words: explain(base), sizingWords: sizingWordsOf(base) };
 }

@@ -1,32 +1,69 @@
 // Memory and CPU sizing of every measured configuration, and which one per workload the answer
-// recommends (the same the deploy snippets use), so every reader of a Recommendation agrees.
+// recommends (answerPick: the one the deploy snippets use), so every reader of a Recommendation agrees.
 import type { RunDetail } from '../store/index.ts';
 import { cpuSizing } from './cpu-sizing.ts';
 import { workloadKey } from './group.ts';
 import { finishedCellsByKey, memorySizing } from './memory.ts';
-import type { ConfigurationSummary, Recommendation, ScopeDecision, Sizing, Slo, SloOutcome } from './types.ts';
+import type { ConfigurationSummary, MemorySizing, Recommendation, ScopeDecision, SearchAnswer, Sizing, Slo, SloOutcome } from './types.ts';
 
 /**
- * The configuration the answer recommends for each workload: the cheapest meeting the SLO when
- * one does, else the knee of the workload's first CPU / memory pair (deploy/snippets.ts takes the
- * first pair's knee too).
+ * The configuration the answer recommends for each workload: for an auto-size run, the one its
+ * search found (none when it found none); otherwise the cheapest meeting the SLO when one does, else
+ * the knee of the workload's first CPU / memory pair. `answerPick` names the one the deploy snippets
+ * deploy: the first workload's.
  */
-export function recommendedKeys(scopes: readonly ScopeDecision[], sloOutcomes: readonly SloOutcome[]): string[] {
+export function recommendedKeys(scopes: readonly ScopeDecision[], sloOutcomes: readonly SloOutcome[], search?: SearchAnswer | null): string[] {
+  if (search) return search.foundKey ? [search.foundKey] : [];
   const out = new Map<string, string>();
   for (const o of sloOutcomes) if (o.met) out.set(workloadKey(o), o.met.key);
   for (const s of scopes) if (!out.has(workloadKey(s))) out.set(workloadKey(s), s.knee.key);
   return [...out.values()];
 }
 
+/**
+ * What the answer recommends and the snippets deploy, in one place: 'search' — an auto-size run's
+ * found configuration; 'slo' — the cheapest configuration meeting the objective (of the first
+ * workload: the first pair's); 'knee' — the first pair's knee, with `sloUnmet` when an objective was
+ * given and nothing met it. null when the answer has nothing to deploy (nothing qualified, or a
+ * search that found nothing: searchNothingToDeploy says why).
+ */
+export interface AnswerPick {
+  basis: 'search' | 'slo' | 'knee';
+  configuration: ConfigurationSummary;
+  /** The first pair (for 'knee'; for 'slo' the pair of the workload's first scope, for the confidence words). */
+  scope: ScopeDecision | null;
+  outcome: SloOutcome | null;
+  /** An objective was given and no configuration met it: the knee stands in, and says so. */
+  sloUnmet: boolean;
+}
+
+export function answerPick(rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>): AnswerPick | null {
+  if (rec.search) {
+    const c = rec.search.foundKey ? rec.configurations.find((x) => x.key === rec.search!.foundKey) : undefined;
+    return c ? { basis: 'search', configuration: c, scope: null, outcome: null, sloUnmet: false } : null;
+  }
+  const scope = rec.scopes[0] ?? null;
+  const first = scope ? workloadKey(scope) : rec.sloOutcomes[0] ? workloadKey(rec.sloOutcomes[0]) : null;
+  const outcome = rec.sloOutcomes.find((o) => workloadKey(o) === first) ?? null;
+  if (outcome?.met) return { basis: 'slo', configuration: outcome.met, scope, outcome, sloUnmet: false };
+  if (!scope) return null;
+  return { basis: 'knee', configuration: scope.knee, scope, outcome, sloUnmet: rec.slo !== null };
+}
+
+/** The key of the configuration the answer deploys (answerPick), or null. */
+export const answerKey = (rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>): string | null => answerPick(rec)?.configuration.key ?? null;
+
 /** Sizing of every configuration with a finished repetition: recommended ones first, then knees and SLO picks, then the rest. */
 export function sizeConfigurations(
   run: Pick<RunDetail, 'cells'>, configurations: readonly ConfigurationSummary[], scopes: readonly ScopeDecision[], sloOutcomes: readonly SloOutcome[], marginPct: number, slo: Slo | null,
+  search?: SearchAnswer | null,
 ): Sizing[] {
   const cells = finishedCellsByKey(run.cells);
-  const recommended = new Set(recommendedKeys(scopes, sloOutcomes));
+  const recommended = new Set(recommendedKeys(scopes, sloOutcomes, search));
   const roles = new Map<string, string[]>();
   const add = (key: string, role: string): void => void roles.set(key, [...(roles.get(key) ?? []), role]);
   for (const k of recommended) add(k, 'the recommended configuration');
+  if (search?.foundKey) add(search.foundKey, 'found by the auto-size search');
   for (const o of sloOutcomes) if (o.met) add(o.met.key, 'cheapest meeting the SLO');
   for (const s of scopes) add(s.knee.key, `knee of ${s.label}`);
   const rank = (c: ConfigurationSummary): number => (recommended.has(c.key) ? 0 : roles.has(c.key) ? 1 : 2);
@@ -41,23 +78,37 @@ export function sizeConfigurations(
       requestSet: c.requestSet,
       roles: roles.get(c.key) ?? [],
       recommended: recommended.has(c.key),
-      memory: memorySizing(c, configurations, cells, marginPct),
+      memory: foundMemory(memorySizing(c, configurations, cells, marginPct), c.key, search),
       cpu: cpuSizing(c, configurations, cells, marginPct, slo),
     }));
 }
 
-/**
- * The memory limit (MB) to deploy a configuration with: by default the recommended one (the first
- * workload's), else the configuration with this key. null when the answer has no sizing for it or
- * no peak was recorded. For the deploy snippets.
- */
-export function recommendedMemoryLimitMb(rec: Recommendation, key?: string): number | null {
-  const s = key === undefined ? rec.sizing?.find((x) => x.recommended) : rec.sizing?.find((x) => x.key === key);
-  return s?.memory.limitMb ?? null;
+/** An auto-size run's found configuration is deployed with the memory its search set: the sizing says the same number. */
+function foundMemory(m: MemorySizing, key: string, search: SearchAnswer | null | undefined): MemorySizing {
+  return search?.found && key === search.foundKey ? { ...m, limitMb: search.found.memoryMb } : m;
 }
 
-/** The CPU request (millicores) the answer found for a configuration (default: the recommended one); null when none in the matrix did it. */
+/**
+ * The memory limit (MB) to deploy a configuration with: by default the one the answer deploys
+ * (answerPick), else the configuration with this key. For an auto-size run's found configuration,
+ * the memory the search set (its peak by the memory rule, verified by a cell, or the bounds'
+ * maximum). null when the answer has no sizing for it or no peak was recorded. For the deploy snippets.
+ */
+export function recommendedMemoryLimitMb(rec: Recommendation, key?: string): number | null {
+  const k = key ?? answerKey(rec);
+  if (k === null) return null;
+  if (rec.search?.found && k === rec.search.foundKey) return rec.search.found.memoryMb;
+  return rec.sizing?.find((x) => x.key === k)?.memory.limitMb ?? null;
+}
+
+/**
+ * The CPU request (millicores) the answer found for a configuration (default: the one it deploys):
+ * the smallest CPU cap tried that meets the objective, or without one holds the throughput; for an
+ * auto-size run's found configuration, the cap its search found. null when none in the matrix did it.
+ */
 export function recommendedCpuMillis(rec: Recommendation, key?: string): number | null {
-  const s = key === undefined ? rec.sizing?.find((x) => x.recommended) : rec.sizing?.find((x) => x.key === key);
-  return s?.cpu.requestMillis ?? null;
+  const k = key ?? answerKey(rec);
+  if (k === null) return null;
+  if (rec.search?.found && k === rec.search.foundKey) return rec.search.found.cpuMillis;
+  return rec.sizing?.find((x) => x.key === k)?.cpu.requestMillis ?? null;
 }

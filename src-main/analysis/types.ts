@@ -1,5 +1,6 @@
 import type { CellLoad, CellStatus, FlagKind, LaunchMode, RunStatus, Sample } from '../engine/types.ts';
 import type { IntervalSource, MetricStats, TTest } from './stats.ts';
+import type { SearchStatus } from '../engine/auto-size/types.ts';
 
 export type { Estimate, Interval, IntervalSource, MetricStats, TTest } from './stats.ts';
 
@@ -317,7 +318,42 @@ export interface Sizing {
   cpu: CpuSizing;
 }
 
+/** A configuration an auto-size search names. */
+export interface SearchConfig {
+  mode: LaunchMode;
+  workers: number;
+  cpuMillis: number;
+  memoryMb: number;
+}
+
+/** The answer of an auto-size run (analysis/search-answer.ts): what its search found, not a knee over its cells. */
+export interface SearchAnswer {
+  status: SearchStatus;
+  app: string;
+  /** The search's objective; minRps is the constant rate it was measured at. */
+  slo: Slo;
+  rate: number;
+  /** "p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %". */
+  objective: string;
+  /** The cheapest configuration meeting the objective with confidence; null unless the search ended "found". */
+  found: SearchConfig | null;
+  /** Its configuration's key among the run's configurations (null when none of its cells finished). */
+  foundKey: string | null;
+  /** The judge's words on the last cell of it that met. */
+  evidence: string | null;
+  /** Where its memory came from: the measured peak by the memory rule (verified by a cell), or the bounds' maximum. */
+  memoryFrom: 'peak' | 'bounds' | null;
+  /** A stopped or undecided search's cheapest meeting configuration so far (cheaper ones not ruled out). */
+  bestSoFar: SearchConfig | null;
+  /** The search's own words. */
+  words: string;
+  cells: number;
+  gridCells: number;
+}
+
 export interface Recommendation {
+  /** An auto-size run's answer: present exactly when the run is a search; then it, not the knee, is what the answer names and deploys. */
+  search?: SearchAnswer;
   run: { id: number; name: string; status: RunStatus; cellsTotal: number; cellsIncluded: number; cellsExcluded: number };
   marginPct: number;
   slo: Slo | null;

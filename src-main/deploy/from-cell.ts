@@ -11,7 +11,8 @@ import { fmtNum, fmtUs } from '../common/format.ts';
 import { cellLabel } from '../common/labels.ts';
 import type { Sample } from '../engine/types.ts';
 import type { RunDetail, StoredCell } from '../store/index.ts';
-import { kneePick, provenanceLines, recommendedDeploy, scopeConfidence, snippetFiles, type DeployConfig, type DeployInput, type DeployProvenance, type SnippetFile } from './snippets.ts';
+import { answerKey } from '../analysis/sizing.ts';
+import { kneePick, nothingToDeploy, provenanceLines, recommendedDeploy, scopeConfidence, snippetFiles, type DeployConfig, type DeployInput, type DeployProvenance, type SnippetFile } from './snippets.ts';
 
 /** What a cell is called to a person: its # in the run, as `rightsize show` and the run page list it. */
 export const cellNumber = (c: StoredCell): number => c.config.index + 1;
@@ -94,15 +95,17 @@ export function cellDeploy(run: RunDetail, c: StoredCell, rec: Recommendation, s
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;
   const scopeOf = rec.scopes.find((s) => s.knee.cellIndexes.includes(k.index));
-  const recommended = scopeOf !== undefined && scopeOf === rec.scopes[0];
+  // A repetition of what the answer deploys (analysis/sizing.ts answerPick), whatever made it the answer.
+  const recommended = recommendedDeploy(rec);
+  const isRecommended = recommended !== null && configurationKey(c.config) === answerKey(rec);
   const caveat = caveats(c, rec, g.intervalFrom === 'batch-means' ? 'batch-means' : null);
   let pick: string;
   let confidence: string;
-  if (recommended) {
-    pick = `${repetition} of the recommended configuration, ${kneePick(rec, scopeOf)}`;
-    confidence = `${scopeConfidence(scopeOf)}; this cell alone: ${caveat.join('; ')}`;
+  if (isRecommended) {
+    pick = `${repetition} of the recommended configuration, ${recommended.provenance.pick}`;
+    confidence = `${recommended.provenance.confidence}; this cell alone: ${caveat.join('; ')}`;
   } else {
-    pick = scopeOf ? `${repetition}, one repetition of ${kneePick(rec, scopeOf)} — not the recommended pair` : `${repetition}, picked by hand`;
+    pick = scopeOf ? `${repetition}, one repetition of ${kneePick(rec, scopeOf)} — not the recommended configuration` : `${repetition}, picked by hand`;
     confidence = `one measured cell, not the recommendation; ${caveat.join('; ')}`;
   }
   const provenance: DeployProvenance = {
@@ -140,16 +143,17 @@ export interface DeployAnswer {
   choices: DeployChoice[];
 }
 
-/** Thrown when a run has no recommendation to deploy (nothing qualified). */
+/** Thrown when a run has no recommendation to deploy (nothing qualified; a search that found none or could not decide). */
 export class NothingToDeployError extends Error {
-  constructor(runId: number) {
-    super(`Run ${runId} has no answer to deploy: no CPU / memory pair had a configuration that qualified. Pick a measured cell instead.`);
+  constructor(rec: Recommendation) {
+    super(`${nothingToDeploy(rec)} Pick a measured cell instead.`);
     this.name = 'NothingToDeployError';
   }
 }
 
 export function deployChoices(run: RunDetail, rec: Recommendation): DeployChoice[] {
-  const recommended = new Set(rec.scopes[0]?.knee.cellIndexes ?? []);
+  const key = recommendedDeploy(rec) ? answerKey(rec) : null;
+  const recommended = new Set(rec.configurations.find((x) => x.key === key)?.cellIndexes ?? []);
   return run.cells.filter(isDeployableCell).map((c) => ({
     cellId: c.id,
     number: cellNumber(c),
@@ -164,7 +168,7 @@ export function deployAnswer(run: RunDetail, rec: Recommendation, samples: Reado
   let shown: StoredCell | null = null;
   if (cellId === undefined) {
     const r = recommendedDeploy(rec);
-    if (!r) throw new NothingToDeployError(run.id);
+    if (!r) throw new NothingToDeployError(rec);
     input = r;
   } else {
     shown = findDeployableCell(run, cellId, 'id');

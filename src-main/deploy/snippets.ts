@@ -4,10 +4,13 @@
  * every snippet opens with a comment saying which run measured it, under what load, and how sure.
  */
 import { cpuLabel, loadLabel, memLabel } from '../analysis/group.ts';
-import type { Recommendation, ScopeDecision, Verdict } from '../analysis/types.ts';
+import { searchConfigLabel, searchNothingToDeploy } from '../analysis/search-answer.ts';
+import { answerPick, type AnswerPick } from '../analysis/sizing.ts';
+import { describeSlo } from '../analysis/slo.ts';
+import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome, Verdict } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import type { CellLoad, LaunchMode } from '../engine/types.ts';
-import { recommendedMemoryLimit } from './memory-limit.ts';
+import { recommendedCpu, recommendedMemoryLimit } from './resources.ts';
 
 export const SNIPPET_KINDS = ['pm2', 'kubernetes', 'compose'] as const;
 export type SnippetKind = (typeof SNIPPET_KINDS)[number];
@@ -27,7 +30,11 @@ export interface DeployConfig {
   app: string;
   mode: LaunchMode;
   workers: number;
+  /** The CPU limit: the cap the configuration was measured under. */
   cpuMillis: number;
+  /** The CPU request (deploy/resources.ts), never above cpuMillis; absent (a measured cell): the limit. */
+  cpuRequestMillis?: number;
+  /** The memory limit, and request. */
   memoryMb: number;
 }
 
@@ -44,6 +51,8 @@ export interface DeployProvenance {
   pick: string;
   /** How the memory limit was set when it is not simply the cap the configuration was measured under. */
   memoryRule?: string;
+  /** How the CPU request and limit were set (deploy/resources.ts), for the recommended configuration. */
+  cpuRule?: string;
 }
 
 export interface DeployInput {
@@ -55,6 +64,8 @@ export interface DeployInput {
 const processes = (c: DeployConfig): number => (c.mode === 'cluster' || c.mode === 'pm2' ? Math.max(1, c.workers) : 1);
 /** The worker count the app is told: an own image reads it from its workers variable (e.g. WEB_CONCURRENCY). */
 const workerSetting = (c: DeployConfig): number => (c.mode === 'single' ? 1 : Math.max(1, c.workers));
+/** The CPU request: never above the limit (Kubernetes refuses that). */
+const cpuRequest = (c: DeployConfig): number => Math.min(c.cpuRequestMillis ?? c.cpuMillis, c.cpuMillis);
 /** Each process's slice of the container's memory cap, in MB. */
 const sliceMb = (c: DeployConfig): number => c.memoryMb / processes(c);
 
@@ -92,6 +103,7 @@ export function provenanceLines(input: DeployInput): string[] {
     `Measured under ${loadLabel(p.load)}: ${goodput}, ${p99}.`,
     `Confidence: ${p.confidence}.`,
     ...(p.memoryRule ? [`Memory: ${p.memoryRule}.`] : []),
+    ...(p.cpuRule ? [`CPU: ${p.cpuRule}.`] : []),
   ];
 }
 
@@ -129,12 +141,15 @@ export function pm2Snippet(input: DeployInput): string {
 export function kubernetesSnippet(input: DeployInput): string {
   const c = input.config;
   const q = (s: string): string => quote(s);
+  const request = cpuRequest(c);
   const lines = [
     comment('#', provenanceLines(input)),
-    '# Part of a container spec: requests = limits, so the pod gets exactly what was measured (Guaranteed QoS).',
+    request === c.cpuMillis
+      ? '# Part of a container spec: requests = limits, so the pod gets exactly what was measured (Guaranteed QoS).'
+      : '# Part of a container spec: the CPU request is below the limit (Burstable QoS): the scheduler reserves the request, the container may use up to the cap it was measured under; memory requests = limits.',
     'resources:',
     '  requests:',
-    `    cpu: ${q(k8sCpu(c.cpuMillis))}`,
+    `    cpu: ${q(k8sCpu(request))}`,
     `    memory: ${q(k8sMemory(c.memoryMb))}`,
     '  limits:',
     `    cpu: ${q(k8sCpu(c.cpuMillis))}`,
@@ -151,10 +166,13 @@ const serviceName = (app: string): string => app.toLowerCase().replace(/[^a-z0-9
 
 export function composeSnippet(input: DeployInput): string {
   const c = input.config;
-  const res = [`          cpus: ${quote(composeCpus(c.cpuMillis))}`, `          memory: ${composeMemory(c.memoryMb)}`];
+  const request = cpuRequest(c);
+  const res = (cpu: number): string[] => [`          cpus: ${quote(composeCpus(cpu))}`, `          memory: ${composeMemory(c.memoryMb)}`];
   const lines = [
     comment('#', provenanceLines(input)),
-    '# Reservations = limits: the service gets exactly what was measured.',
+    request === c.cpuMillis
+      ? '# Reservations = limits: the service gets exactly what was measured.'
+      : '# CPU reservation = the request, CPU limit = the cap it was measured under; memory reservation = limit.',
     'services:',
     `  ${serviceName(c.app)}:`,
     '    environment:',
@@ -162,9 +180,9 @@ export function composeSnippet(input: DeployInput): string {
     '    deploy:',
     '      resources:',
     '        limits:',
-    ...res,
+    ...res(c.cpuMillis),
     '        reservations:',
-    ...res,
+    ...res(request),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -192,26 +210,74 @@ export const scopeConfidence = (scope: ScopeDecision): string => `${VERDICT_WORD
 export const kneePick = (rec: Recommendation, scope: ScopeDecision): string =>
   `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`;
 
-/** The answer's recommended configuration: the first scope's knee. null when the run decided nothing. */
-export function recommendedDeploy(rec: Recommendation): DeployInput | null {
-  const scope = rec.scopes[0];
-  if (!scope) return null;
-  const k = scope.knee;
-  const ci = k.rps?.ci ?? null;
-  const memory = recommendedMemoryLimit(rec, scope);
+const objectiveConfidence = (o: SloOutcome, c: ConfigurationSummary): string => {
+  const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0).map((k) => k.criterion);
+  if (c.n < 2) return c.rps?.intervalFrom === 'batch-means' ? 'meets it on one repetition: its intervals come from its own seconds, blind to run-to-run variation' : 'meets it on a single sample: no interval';
+  if (unsure.length) return `meets it on the means only: the 95 % interval crosses the ${unsure.join(' and ')} limit`;
+  return 'meets it on the means, and its 95 % intervals are within the limits too';
+};
+
+/** Why the answer's configuration, and how sure, in words (for the snippets' comment). */
+function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confidence: string } {
+  if (p.basis === 'search') {
+    const s = rec.search!;
+    return {
+      pick: `the cheapest configuration the auto-size search found meeting ${s.objective} (${s.cells} cells instead of the ${fmtNum(s.gridCells)} of a full grid)`,
+      confidence: s.evidence ? `met the objective with confidence — ${s.evidence}` : 'met the objective with confidence (the whole 95 % interval within the limits)',
+    };
+  }
+  if (p.basis === 'slo') {
+    const o = p.outcome!;
+    return {
+      pick: `the cheapest configuration meeting ${describeSlo(rec.slo!)} (${o.meeting} of ${o.considered} configurations meet it)`,
+      confidence: objectiveConfidence(o, p.configuration),
+    };
+  }
+  const scope = p.scope!;
+  const closest = p.outcome?.closest;
   return {
-    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: k.cpuMillis, memoryMb: memory.mb },
+    pick: p.sloUnmet
+      ? `${kneePick(rec, scope)} — no configuration measured meets ${describeSlo(rec.slo!)}${closest ? ` (closest: ${closest.label})` : ''}, so this is not an objective fit`
+      : kneePick(rec, scope),
+    confidence: scopeConfidence(scope),
+  };
+}
+
+/**
+ * The answer's recommended configuration (analysis/sizing.ts answerPick: an auto-size run's found
+ * configuration; else the cheapest meeting the objective; else the first pair's knee), with the
+ * resources of deploy/resources.ts. null when the answer has nothing to deploy (nothingToDeploy says why).
+ */
+export function recommendedDeploy(rec: Recommendation): DeployInput | null {
+  const p = answerPick(rec);
+  if (!p) return null;
+  const k = p.configuration;
+  const ci = k.rps?.ci ?? null;
+  const memory = recommendedMemoryLimit(rec, k);
+  const cpu = recommendedCpu(rec, k);
+  const { pick, confidence } = pickWords(rec, p);
+  return {
+    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: cpu.limitMillis, cpuRequestMillis: cpu.requestMillis, memoryMb: memory.mb },
     provenance: {
       runId: rec.run.id,
       runName: rec.run.name,
       load: k.load,
       goodput: k.rps ? { mean: k.rps.mean, low: ci ? ci.low : null, high: ci ? ci.high : null } : null,
       p99Us: k.p99Us ? k.p99Us.mean : null,
-      confidence: scopeConfidence(scope),
-      pick: kneePick(rec, scope),
+      confidence,
+      pick,
       ...(memory.rule ? { memoryRule: memory.rule } : {}),
+      cpuRule: cpu.rule,
     },
   };
+}
+
+/** Why the answer has nothing to deploy, in words (report --emit, the deploy.snippets call, the HTML report). */
+export function nothingToDeploy(rec: Recommendation): string {
+  const search = rec.search ? searchNothingToDeploy(rec.run.id, rec.search) : null;
+  if (search) return search;
+  if (rec.search?.found) return `Run ${rec.run.id} has no answer to deploy: none of the cells of the configuration its search found (${searchConfigLabel(rec.search.found)}) finished with a measurement.`;
+  return `Run ${rec.run.id} has no answer to deploy: no CPU / memory pair had a configuration that qualified.`;
 }
 
 /** A snippet as a file: what the UI shows, copies and saves. */

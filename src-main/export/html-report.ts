@@ -6,8 +6,9 @@ import {
 } from '../analysis/index.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Sizing, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
-import { fmtBytes, fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
-import { deploySnippet, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
+import { searchConfigLabel } from '../analysis/search-answer.ts';
+import { fmtBytes, fmtDuration, fmtLocalTime, fmtNum, fmtUs } from '../common/format.ts';
+import { deploySnippet, nothingToDeploy, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
 import { HOST_BUSY_PCT } from '../engine/flags.ts';
 import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../engine/steady-state.ts';
 import type { Sample } from '../engine/types.ts';
@@ -61,7 +62,8 @@ const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
 const rpsCell = (c: ConfigurationSummary): string =>
   c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}${c.rps!.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}` : `${fmtNum(c.rps!.mean)} (n = 1)`;
 const p99Cell = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n = 1)`);
-const isoText = (iso: string | null): string => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '—');
+/** A stored time as the CLI shows it: this machine's local time with its offset from UTC. */
+const timeText = (iso: string | null): string => (iso ? fmtLocalTime(iso) : '—');
 
 function verdictText(v: Verdict, others: number): string {
   switch (v) {
@@ -313,12 +315,38 @@ function sizingSection(rec: Recommendation): string {
 
 const SNIPPET_TITLES: Record<SnippetKind, string> = { pm2: 'PM2 (ecosystem.config.js)', kubernetes: 'Kubernetes (container spec)', compose: 'Docker Compose (service)' };
 
-/** The recommended configuration (the first pair's knee) as PM2, Kubernetes and Compose snippets. */
+/**
+ * The configuration the answer deploys (deploy/snippets.ts recommendedDeploy: an auto-size run's
+ * found configuration, else the cheapest meeting the objective, else the first pair's knee) as PM2,
+ * Kubernetes and Compose snippets; or, for a search that found none, plainly that there is nothing to deploy.
+ */
 function deploySection(rec: Recommendation, runId: number): string {
   const input = recommendedDeploy(rec);
-  if (!input) return '';
+  if (!input) {
+    return rec.search ? `<section id="deploy"><h2>Deploy it</h2><p data-nothing-to-deploy>${esc(nothingToDeploy(rec))}</p></section>` : '';
+  }
   const blocks = SNIPPET_KINDS.map((k) => `<h3>${esc(SNIPPET_TITLES[k])}</h3><pre class="snippet" data-kind="${k}">${esc(deploySnippet(k, input))}</pre>`);
-  return `<section id="deploy"><h2>Deploy it</h2><p>The recommended configuration — the knee of the first CPU / memory pair, the fewest workers that hold the throughput — ready to paste. The same text comes from <code>rightsize report ${runId} --emit pm2|kubernetes|compose</code>.</p>${blocks.join('')}</section>`;
+  return `<section id="deploy"><h2>Deploy it</h2><p>The recommended configuration — ${esc(input.provenance.pick)} — ready to paste. The same text comes from <code>rightsize report ${runId} --emit pm2|kubernetes|compose</code>.</p>${blocks.join('')}</section>`;
+}
+
+const STEP_OUTCOMES: Record<string, string> = { meets: 'meets', misses: 'misses', undecided: 'undecided', failed: 'failed' };
+
+/** An auto-size run: the objective, what the search found, and the path it took, cell by cell. */
+function searchSection(run: RunDetail, rec: Recommendation): string {
+  const s = rec.search;
+  const trace = run.search;
+  if (!s || !trace) return '';
+  const numberOf = new Map(run.cells.map((c) => [c.id, c.config.index + 1]));
+  const rows = trace.steps.map((st, i) => `<tr>${[
+    td(String(i + 1), true),
+    td(numberOf.has(st.cellId) ? String(numberOf.get(st.cellId)) : '—', true),
+    td(esc(searchConfigLabel(st))),
+    td(esc(st.reason)),
+    td(`<b>${esc(STEP_OUTCOMES[st.outcome] ?? st.outcome)}</b>`),
+    td(esc(st.detail)),
+  ].join('')}</tr>`);
+  const found = s.found ? `<p>Found: <b>${esc(searchConfigLabel(s.found))}</b>.</p>` : '';
+  return `<section id="search" data-status="${esc(s.status)}"><h2>The search</h2><p>Objective: ${esc(s.objective)} (constant rate, ${fmtNum(s.rate)} req/s). Status: <b>${esc(s.status)}</b>; ${s.cells} cells instead of the ${fmtNum(s.gridCells)} of a full grid over the same bounds.</p>${found}<table class="steps"><thead><tr>${[th('step', true), th('cell', true), th('configuration'), th('why'), th('outcome'), th('what was measured')].join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: Recommendation): string {
@@ -327,15 +355,19 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     `Run ${run.id}`,
     ...(run.preset ? [`preset ${run.preset}`] : []),
     run.status,
-    `started ${isoText(run.startedAt)}`,
+    `started ${timeText(run.startedAt)}`,
     `took ${fmtDuration(run.durationSec)}`,
     `${run.cells.length} of ${run.cellsTotal} cells, ${rec.run.cellsExcluded} excluded`,
   ].map(esc).join(' · ');
-  const slo = rec.slo ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>` : '';
+  const slo = rec.search
+    ? `<p>Objective of the auto-size search: ${esc(rec.search.objective)}.</p>`
+    : rec.slo ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>` : '';
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : ''}</header>`,
     `<section id="answer"><h2>The answer</h2>${slo}<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
-    rec.scopes.length
+    searchSection(run, rec),
+    // An auto-size run's answer is its search's: a knee table over the cells it ran would contradict it.
+    rec.scopes.length && !rec.search
       ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean goodput: over repetitions (Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see run-to-run variation).</p></section>`
       : '',
     sizingSection(rec),

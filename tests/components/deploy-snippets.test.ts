@@ -144,3 +144,65 @@ describe('the answer page', () => {
     await vi.waitFor(() => expect(deployCalls().at(-1)).toEqual({ runId: 1, marginPct: 5 }));
   });
 });
+
+describe('the answer page deploys what the answer names', () => {
+  it('with an objective: “Deploy…” on the first pair’s knee is a measured cell, not the recommendation (the cheapest meeting it)', async () => {
+    // 0.5 CPU: 1 worker is the knee but misses p99 ≤ 2 ms; 2 workers meet it and are the cheapest that do.
+    const o = run([
+      ...reps({ workers: 1, cpu: 500 }, [12000, 12100, 11900], [2600, 2500, 2700]),
+      ...reps({ workers: 2, cpu: 500 }, [12050, 12000, 12100], [1500, 1600, 1550]),
+      ...reps({ workers: 1, cpu: 1000 }, [24000, 24100, 23900], [1700, 1800, 1750]),
+    ], { name: 'objective' });
+    const recO = recommend(o, { slo: { p99Ms: 2, minRps: 0, maxErrorPct: 1 } });
+    fakeEngine.answers['runs.recommend'] = () => recO;
+    fakeEngine.answers['deploy.snippets'] = ({ cellId }: { cellId?: number }) => deployAnswer(o, recO, undefined, cellId);
+    render(Report, { props: { runId: 1 } });
+    const pre = await shown();
+    expect(pre.textContent).toBe(deploySnippet('pm2', recommendedDeploy(recO)!));
+    expect(pre.textContent).toContain('instances: 2,'); // the objective's pick, not the knee (1 worker)
+    await fireEvent.click(screen.getAllByTestId('deploy-row')[0]!);
+    const kneeCell = o.cells.find((c) => c.config.index === recO.scopes[0]!.knee.cellIndexes[0])!;
+    await vi.waitFor(() => expect(deployCalls().at(-1)).toMatchObject({ cellId: kneeCell.id }));
+    await vi.waitFor(() => expect(screen.getByTestId('deploy-text').textContent).toContain('not the recommended configuration'));
+  });
+
+  it('an auto-size run: the search’s objective, no knee table, and the configuration the search found; none found is said plainly', async () => {
+    const load = { model: 'rate' as const, rate: 2000, connections: 100 };
+    const s = run([
+      ...reps({ workers: 2, cpu: 1000, mem: 1024, load }, [2000], [21000]),
+      ...reps({ workers: 2, cpu: 500, mem: 1024, load }, [1650], [900000]),
+      ...reps({ workers: 2, cpu: 750, mem: 1024, load }, [1998], [38000]),
+    ], { name: 'size hello' });
+    const spec = {
+      app: 'hello', slo: { p99Ms: 50, minRps: 2000, maxErrorPct: 0.1 }, rate: 2000, bounds: { cpuMillis: { min: 250, max: 1000 }, memoryMb: { min: 128, max: 1024 }, workers: { min: 2, max: 2 }, modes: ['cluster' as const] },
+      durationSec: 8, warmupSec: 2, maxCells: 12, cpuStepMillis: 250, memoryStepMb: 32, connections: 100,
+    };
+    const steps = s.cells.map((c, i) => ({ cellId: c.id, mode: 'cluster' as const, workers: 2, cpuMillis: c.config.cpuMillis, memoryMb: 1024, reason: 'r', outcome: i === 1 ? ('misses' as const) : ('meets' as const), detail: 'd' }));
+    const found = { ...s, search: { spec, steps, status: 'found' as const, found: { mode: 'cluster' as const, workers: 2, cpuMillis: 750, memoryMb: 1024 }, words: 'w', gridCells: 4, bestSoFar: null } };
+    const recF = recommend(found);
+    fakeEngine.answers['runs.recommend'] = () => recF;
+    fakeEngine.answers['deploy.snippets'] = ({ cellId }: { cellId?: number }) => deployAnswer(found, recF, undefined, cellId);
+    const view = render(Report, { props: { runId: 1 } });
+    const pre = await shown();
+    expect(pre.textContent).toBe(deploySnippet('pm2', recommendedDeploy(recF)!));
+    expect(screen.getByTestId('search-objective').textContent).toContain('p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %');
+    expect(screen.queryAllByTestId('deploy-row')).toHaveLength(0);
+    expect(screen.getByTestId('answer').textContent).toContain('Auto-size answer: cluster × 2 workers, 750m CPU, 1 GB (hello) is the cheapest configuration the search found');
+    expect(screen.getByText('The configuration the search found', { exact: false })).toBeTruthy();
+    view.unmount();
+
+    const none = { ...found, search: { ...found.search, status: 'none' as const, found: null } };
+    const recN = recommend(none);
+    fakeEngine.answers['runs.recommend'] = () => recN;
+    fakeEngine.answers['deploy.snippets'] = ({ cellId }: { cellId?: number }) => {
+      try {
+        return deployAnswer(none, recN, undefined, cellId);
+      } catch (e) {
+        throw Object.assign(new Error((e as Error).message), { data: { code: 'NOT_FOUND', message: (e as Error).message } });
+      }
+    };
+    render(Report, { props: { runId: 1 } });
+    await vi.waitFor(() => expect(screen.getByTestId('deploy-error').textContent).toContain("no configuration within the search's bounds met p99 ≤ 50 ms at 2,000 req/s"));
+    expect(screen.getByTestId('answer').textContent).toContain('Auto-size answer: no configuration within the bounds met');
+  });
+});

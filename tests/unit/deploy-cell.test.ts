@@ -68,7 +68,7 @@ describe('snippets of any measured cell', () => {
     expect(d.provenance).toMatchObject({ runId: r.id, runName: 'sizing', load: { model: 'closed', connections: 20 } });
     expect(d.provenance.confidence).toMatch(/^one measured cell, not the recommendation; its interval comes from batch means of its own seconds/);
     // It is the knee of its own pair, which is not the recommended one.
-    expect(d.provenance.pick).toMatch(/^cell 5 \(repetition 1\), one repetition of the knee of 2 CPUs \/ 512 MB .* — not the recommended pair$/);
+    expect(d.provenance.pick).toMatch(/^cell 5 \(repetition 1\), one repetition of the knee of 2 CPUs \/ 512 MB .* — not the recommended configuration$/);
     const text = deploySnippet('kubernetes', d);
     expect(text).toContain('# Confidence: one measured cell, not the recommendation;');
     expect(text).toContain(`# Measured under 20 connections: goodput ${fmtNum(expected.mean)} req/s (95 % CI ${fmtNum(expected.ci!.low)}–${fmtNum(expected.ci!.high)}), p99 1.90 ms.`);
@@ -78,8 +78,9 @@ describe('snippets of any measured cell', () => {
     const knee = rec.scopes[0]!.knee;
     const c = r.cells.find((x) => x.config.index === knee.cellIndexes[1])!;
     const d = cellDeploy(r, c, rec);
-    // The recommended snippet carries the answer's memory limit; a cell carries the cap it was measured under.
-    expect(d.config).toEqual({ ...recommendedDeploy(rec)!.config, memoryMb: knee.memoryMb });
+    // The recommended snippet carries the answer's memory limit and CPU request; a cell carries the caps it was measured under.
+    const { cpuRequestMillis: _request, ...recommended } = recommendedDeploy(rec)!.config;
+    expect(d.config).toEqual({ ...recommended, memoryMb: knee.memoryMb });
     expect(d.provenance.confidence.startsWith(`${scopeConfidence(rec.scopes[0]!)}; this cell alone: no interval`)).toBe(true);
     expect(d.provenance.pick).toMatch(/^cell \d \(repetition 2\) of the recommended configuration, the knee of 1 CPU \/ 256 MB/);
     expect(d.provenance.goodput).toEqual({ mean: c.rpsMean, low: null, high: null }); // no per-second data: no interval, said so
@@ -194,7 +195,7 @@ describe('the deploy.snippets call', () => {
       const five = a.choices[4]!.cellId;
       const cell5 = await dispatch(lab, 'deploy.snippets', { runId: 1, cellId: five, marginPct: 10 });
       expect((cell5 as { value: { cellId: number; lines: string[] } }).value.cellId).toBe(five);
-      expect((cell5 as { value: { lines: string[] } }).value.lines[1]).toMatch(/^Picked as cell 5 \(repetition 1\), one repetition of the knee of 2 CPUs \/ 512 MB .* within 10 % of the best — not the recommended pair\.$/);
+      expect((cell5 as { value: { lines: string[] } }).value.lines[1]).toMatch(/^Picked as cell 5 \(repetition 1\), one repetition of the knee of 2 CPUs \/ 512 MB .* within 10 % of the best — not the recommended configuration\.$/);
       const oom = await dispatch(lab, 'deploy.snippets', { runId: 1, cellId: five + 1 });
       expect(oom).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringMatching(/^Cell 6 of run 1 .* was OOM-killed: it has no measurement to deploy\. Cell ids with a measurement to deploy: /) } });
       expect(await dispatch(lab, 'deploy.snippets', { runId: 2 })).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'There is no run 2.' } });

@@ -152,7 +152,8 @@ describe('the recommended configuration', () => {
     const scope = rec.scopes[0]!;
     // The memory is the answer's recommended limit: the fixture's cells peak at 40 MB, × 1.25 rounded up to 32 MB steps.
     expect(recommendedMemoryLimitMb(rec, scope.knee.key)).toBe(64);
-    expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, memoryMb: 64 });
+    // One CPU cap per mode, workers and memory: the answer has no smaller request, so request = limit = the cap.
+    expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, cpuRequestMillis: scope.knee.cpuMillis, memoryMb: 64 });
     expect(d.provenance.memoryRule).toBe(`limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap`);
     for (const k of SNIPPET_KINDS) expect(deploySnippet(k, d)).toContain(`Memory: limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap.`);
     expect(pm2Snippet(d)).toContain('max_memory_restart: "57M"'); // 90 % of 64 MB for one process

@@ -1,6 +1,6 @@
 import { DEFAULT_MARGIN_PCT, fmtMargin, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
 import { cellDeploy, CellNotDeployableError, findDeployableCell } from '../../deploy/from-cell.ts';
-import { deploySnippet, isSnippetKind, recommendedDeploy, SNIPPET_KINDS, type DeployInput, type SnippetKind } from '../../deploy/snippets.ts';
+import { deploySnippet, isSnippetKind, nothingToDeploy, recommendedDeploy, SNIPPET_KINDS, type DeployInput, type SnippetKind } from '../../deploy/snippets.ts';
 import { htmlReport } from '../../export/html-report.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -57,11 +57,18 @@ export function parseSloOption(text: string): Slo {
 const rpsShort = (c: ConfigurationSummary): string => (c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}` : `${fmtNum(c.rps!.mean)} (n=1)`);
 const p99Short = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n=1)`);
 
-/** The recommendation as the terminal shows it: the sentences, then one table row per CPU / memory pair. */
+/**
+ * The recommendation as the terminal shows it: the sentences, then one table row per CPU / memory
+ * pair. An auto-size run's answer is its search's (no knee table: `rightsize show` prints its path).
+ */
 export function formatRecommendation(rec: Recommendation): string {
   const margin = fmtMargin(rec.marginPct);
-  const lines = [`Recommendation for run ${rec.run.id} "${rec.run.name}" (knee within ${margin} % of the best):`, ...rec.words.map((w) => `  • ${w}`)];
-  if (rec.scopes.length) {
+  const head = rec.search
+    ? `Answer for auto-size run ${rec.run.id} "${rec.run.name}" (objective: ${rec.search.objective}):`
+    : `Recommendation for run ${rec.run.id} "${rec.run.name}" (knee within ${margin} % of the best):`;
+  const lines = [head, ...rec.words.map((w) => `  • ${w}`)];
+  if (rec.search) lines.push('', `The path the search took: rightsize show ${rec.run.id}`);
+  else if (rec.scopes.length) {
     const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
     const rows = rec.scopes.map((s) => [
       s.label,
@@ -101,7 +108,7 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
         throw e;
       }
     } else if (emit !== undefined) deploy = recommendedDeploy(rec);
-    if (deploy === null) throw new CliError(`Run ${run.id} has no answer to deploy: no CPU / memory pair had a configuration that qualified, so there is nothing to emit. --cell N emits a measured cell instead.`, EXIT.usage);
+    if (deploy === null) throw new CliError(`${nothingToDeploy(rec)} There is nothing to emit; --cell N emits a measured cell instead.`, EXIT.usage);
     if (o.html) {
       writeFileOrFail(o.html, htmlReport(run, samples, rec));
       process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);
