@@ -72,3 +72,14 @@ describe('layering', () => {
     expect(bad).toEqual([]);
   });
 });
+
+describe('autocannon', () => {
+  it('is pinned to the exact version installed: client-timing.ts patches its private methods', () => {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; dependencies?: Record<string, string> }> };
+    const wanted = pkg.dependencies.autocannon!;
+    expect(wanted).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(lock.packages['']!.dependencies!.autocannon).toBe(wanted);
+    expect(lock.packages['node_modules/autocannon']!.version).toBe(wanted);
+  });
+});
