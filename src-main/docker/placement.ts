@@ -15,9 +15,9 @@ export interface Placement {
 }
 
 /**
- * A Node.js server core answers fewer requests than one load thread can send (here: ~50k req/s for
- * one autocannon thread against a `hello` process on a whole core), so two load threads per target
- * core leave headroom; more would only cost memory and start-up time.
+ * One load thread and one `hello` process on a whole core both top out near the same rate (here
+ * ~66–68k req/s, the thread then ~91 % busy, against ~69k for `wrk -t1`: BENCHMARKS.md "Fidelity"),
+ * so two load threads per target core leave headroom; more would only cost memory and start-up time.
  */
 const LOAD_THREADS_PER_TARGET_CORE = 2;
 

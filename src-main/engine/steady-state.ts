@@ -1,7 +1,8 @@
 // Is a cell's throughput in a steady state? Two pure decisions over per-second req/s:
 //  - during warmup: may measurement start now (the last few seconds flat)?
 //  - after measurement: did the measured seconds drift or step (then the cell is `unstable`)?
-// The t distribution comes from analysis/stats.ts: one implementation for every test Rightsize makes.
+// The t distribution comes from common/t-distribution.ts (re-exported by analysis/stats.ts): one
+// implementation for every test Rightsize makes.
 import { studentTCdf } from '../common/t-distribution.ts';
 
 /** Seconds of warmup that must look flat before measurement starts: the fewest that show a trend and a spread. */
