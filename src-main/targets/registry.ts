@@ -125,8 +125,16 @@ export class TargetRegistry {
         const nodeEngines = Object.fromEntries(Object.entries(t.settings.nodeEngines).map(([node, url]) => [node, { url, ...tls }]));
         return new SwarmProvider({ name: t.name, manager: { url: t.settings.managerUrl, ...tls }, nodeEngines, source: this.source() });
       }
-      case 'kubernetes':
-        return new KubernetesProvider({ name: t.name, ...(t.settings.kubeconfig ? { kubeconfigPath: t.settings.kubeconfig } : {}), ...(t.settings.context ? { context: t.settings.context } : {}) });
+      case 'kubernetes': {
+        const s = t.settings;
+        return new KubernetesProvider({
+          name: t.name,
+          ...(s.kubeconfig ? { kubeconfigPath: s.kubeconfig } : {}),
+          ...(s.context ? { context: s.context } : {}),
+          ...(s.namespacePrefix ? { namespacePrefix: s.namespacePrefix } : {}),
+          ...(s.registry ? { registry: { registry: s.registry, ...(s.registryAuth ? { authFile: s.registryAuth } : {}) } } : {}),
+        });
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { closest, didYouMean, plainProblems, schemaKeysAt, type Problem } from '../common/issues.ts';
+import { registryAuth } from '../providers/kubernetes/registry-push.ts';
 import type { SavedTargetKind } from '../store/targets.ts';
 
 export const LOCAL_TARGET = 'local';
@@ -29,6 +30,10 @@ export const KubernetesSettingsSchema = z
     kubeconfig: nonEmpty.optional(),
     context: nonEmpty.optional(),
     namespacePrefix: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,28}[a-z0-9])?$/, 'should be a DNS label of up to 30 lower-case letters, digits and "-"').optional(),
+    /** Where images are pushed for the nodes to pull: host[:port][/path], no scheme. */
+    registry: nonEmpty.optional(),
+    /** A Docker config.json (its `auths` entry for the registry) when the registry needs a login: a path, never the credentials. */
+    registryAuth: nonEmpty.optional(),
   })
   .strict();
 
@@ -54,7 +59,19 @@ const HINTS: Record<string, string> = {
   'settings.url': 'the engine URL, e.g. tcp://host:2375, tcp://host:2376 with a TLS folder, or ssh://user@host',
   'settings.managerUrl': "a Swarm manager's engine URL, e.g. tcp://manager:2375",
   'settings.nodeEngines': "each node's engine URL by node name, e.g. {\"node-1\": \"tcp://node-1:2375\"}",
+  'settings.registry': 'the registry the cluster pulls from, where Rightsize pushes images, e.g. registry.example.com/rightsize',
+  'settings.registryAuth': "the path of a Docker config.json with the registry's login (an \"auths\" entry), e.g. ~/.docker/config.json",
 };
+
+/** What is wrong with a registry as images are tagged under it (host[:port][/path]), or undefined. */
+export function registryProblem(registry: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(registry)) return `give the registry without a scheme: "${registry.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}".`;
+  if (registry.includes('@')) return `has a login in it. ${SECRET_ADVICE} Give the login in a Docker config.json (--registry-auth FILE).`;
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/.test(registry)) {
+    return `"${registry}" is not a registry an image can be tagged under: give host[:port][/path] in lower case, e.g. registry.example.com/rightsize or localhost:5000.`;
+  }
+  return undefined;
+}
 
 // ---- secrets -------------------------------------------------------------------------------------
 
@@ -226,6 +243,19 @@ export async function validateTarget(input: unknown, o: ValidateOptions): Promis
       else if (s.context && !ctx.contexts.includes(s.context)) {
         more('settings.context', `${file} has no context "${s.context}".${didYouMean(s.context, ctx.contexts)}${ctx.contexts.length ? ` Its contexts: ${ctx.contexts.join(', ')}.` : ' It has no contexts.'}`);
       } else if (!s.context && ctx.contexts.length === 0) more(where, `${file} has no contexts.`);
+      if (s.registry) more('settings.registry', registryProblem(s.registry));
+      if (s.registryAuth) {
+        if (!s.registry) more('settings.registryAuth', 'is the login of a registry: give the registry too (settings.registry).');
+        const unreadableAuth = unreadableFile((s.registryAuth = abs(s.registryAuth)));
+        if (unreadableAuth) more('settings.registryAuth', unreadableAuth);
+        else if (s.registry && !registryProblem(s.registry)) {
+          try {
+            registryAuth({ registry: s.registry, authFile: s.registryAuth });
+          } catch (e) {
+            more('settings.registryAuth', (e as Error).message);
+          }
+        }
+      }
       break;
     }
   }
@@ -242,6 +272,6 @@ export function targetWhere(t: SavedTarget | { kind: 'local' }): string {
     case 'swarm':
       return `Swarm manager ${t.settings.managerUrl}, ${Object.keys(t.settings.nodeEngines).length} node engine(s)${t.settings.tlsDir ? ` (TLS: ${t.settings.tlsDir})` : ''}`;
     case 'kubernetes':
-      return `kubeconfig ${t.settings.kubeconfig ?? `(default: ${defaultKubeconfig()})`}${t.settings.context ? `, context ${t.settings.context}` : ', its current context'}`;
+      return `kubeconfig ${t.settings.kubeconfig ?? `(default: ${defaultKubeconfig()})`}${t.settings.context ? `, context ${t.settings.context}` : ', its current context'}${t.settings.registry ? `, images via ${t.settings.registry}` : ', no registry'}`;
   }
 }

@@ -27,6 +27,11 @@ export interface Reply {
   json?: unknown;
   text?: string;
   contentType?: string;
+  /**
+   * A body written over time, as a followed pod log is (chunked, no length): the function gets the
+   * open response and writes and ends it when it likes (test code drives it, e.g. on a DELETE).
+   */
+  stream?: (res: http.ServerResponse) => void;
 }
 type Replier = Reply | ((r: Recorded) => Reply);
 
@@ -76,6 +81,12 @@ export class FakeApi {
           const r = route.replies[Math.min(route.served, route.replies.length - 1)]!;
           route.served++;
           reply = typeof r === 'function' ? r(rec) : r;
+        }
+        if (reply.stream) {
+          res.writeHead(reply.status ?? 200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+          res.flushHeaders();
+          reply.stream(res);
+          return;
         }
         const body = reply.text ?? JSON.stringify(reply.json ?? {});
         res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType ?? (reply.text !== undefined ? 'text/plain; version=0.0.4; charset=utf-8' : 'application/json'), 'Content-Length': Buffer.byteLength(body) });

@@ -49,6 +49,14 @@ describe('label values and names', () => {
     expect(odd.length).toBeLessThanOrEqual(63);
     expect(deploymentFor('y'.repeat(100)).length).toBeLessThanOrEqual(45);
   });
+
+  it('takes the saved namespace prefix, still a DNS label of at most 63', () => {
+    expect(namespaceFor('7', 'team-a')).toBe('team-a-run-7');
+    expect(namespaceManifest('7', SESSION, 'team-a').metadata!.name).toBe('team-a-run-7');
+    const long = namespaceFor('z'.repeat(80), 'p'.repeat(30));
+    expect(long).toMatch(/^p{30}-run-z+-[0-9a-f]{10}$/);
+    expect(long.length).toBeLessThanOrEqual(63);
+  });
 });
 
 describe('namespace manifest', () => {
@@ -120,12 +128,23 @@ describe('deployment manifest', () => {
                 ],
                 ports: [{ name: 'http', containerPort: 3000, protocol: 'TCP' }],
                 resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
+                // Without a health path (the spec has none): ready = the port accepts connections.
+                readinessProbe: { tcpSocket: { port: 'http' }, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
               },
             ],
           },
         },
       },
     });
+  });
+
+  it("probes readiness on the app's health path when the spec has one, from the kubelet on the pod's node", () => {
+    const c = deploymentManifest({ ...spec(), health: '/health' }, { spread: 'required' }).spec!.template.spec!.containers[0]!;
+    expect(c.readinessProbe).toEqual({ httpGet: { path: '/health', port: 'http' }, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 });
+  });
+
+  it('puts the Deployment in the namespace of the saved prefix', () => {
+    expect(deploymentManifest(spec(), { spread: 'required', namespacePrefix: 'team-a' }).metadata!.namespace).toBe('team-a-run-7');
   });
 
   it('sets requests equal to limits for every cap (Guaranteed QoS)', () => {

@@ -240,6 +240,38 @@ describe('run cleanup', () => {
     expect(api.calls('GET', RUN_NS)).toHaveLength(3);
   });
 
+  it('removeRun deletes the run\'s load pods at once (grace 0) before the namespace, and names them', async () => {
+    api.on('GET', PODS, { json: { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '49000' }, items: [fixture('load-pod-running.json')] } });
+    api.on('DELETE', `${PODS}/load-3`, { json: fixture('load-pod-deleting.json') });
+    api.on('DELETE', RUN_NS, { json: fixture('namespace-terminating.json') });
+    api.on('GET', RUN_NS, status(404, 'status-404-namespace.json'));
+    expect(await provider().removeRun('7')).toEqual(['load pod rightsize-run-7/load-3', 'namespace rightsize-run-7']);
+    expect(api.calls('GET', PODS)[0]!.query.get('labelSelector')).toBe('rightsize.dev/run=7,rightsize.dev/role=load');
+    const deletes = api.requests.filter((r) => r.method === 'DELETE');
+    expect(deletes.map((r) => [r.pathname, r.query.get('gracePeriodSeconds')])).toEqual([
+      [`${PODS}/load-3`, '0'],
+      [RUN_NS, '0'],
+    ]);
+  });
+
+  it('removeRun and provision use the namespace of the saved prefix', async () => {
+    api.on('DELETE', '/api/v1/namespaces/team-a-run-7', { json: fixture('namespace-terminating.json') });
+    api.on('GET', '/api/v1/namespaces/team-a-run-7', status(404, 'status-404-namespace.json'));
+    expect(await provider({ namespacePrefix: 'team-a' }).removeRun('7')).toEqual(['namespace team-a-run-7']);
+    expect(api.calls('GET', '/api/v1/namespaces/team-a-run-7/pods')).toHaveLength(1);
+
+    api.on('POST', NS, { status: 201, json: fixture('namespace-created.json') });
+    api.on('POST', '/apis/apps/v1/namespaces/team-a-run-7/deployments', { status: 201, json: fixture('deployment-created.json') });
+    api.on('GET', '/api/v1/namespaces/team-a-run-7/pods', () => listOf('PodList', [running()]));
+    api.on('DELETE', '/apis/apps/v1/namespaces/team-a-run-7/deployments/cell-3', { json: fixture('deployment-deleting.json') });
+    api.on('GET', '/apis/apps/v1/namespaces/team-a-run-7/deployments/cell-3', status(404, 'status-404-deployment.json'));
+    const t = await provider({ namespacePrefix: 'team-a' }).provision(spec);
+    expect(t.id).toBe('team-a-run-7/cell-3');
+    expect(api.calls('POST', NS)[0]!.body).toEqual(namespaceManifest('7', SESSION, 'team-a'));
+    expect((api.calls('POST', '/apis/apps/v1/namespaces/team-a-run-7/deployments')[0]!.body as { metadata: { namespace: string } }).metadata.namespace).toBe('team-a-run-7');
+    await t.remove();
+  });
+
   it('removeRun of a run that left nothing removes nothing', async () => {
     api.on('DELETE', RUN_NS, status(404, 'status-404-namespace.json'));
     expect(await provider().removeRun('7')).toEqual([]);
@@ -252,7 +284,9 @@ describe('run cleanup', () => {
     expect(await provider({ removeTimeoutMs: 20 }).removeRun('7')).toEqual(['namespace rightsize-run-7 (deleted, still terminating after 0.02 s)']);
   });
 
-  it("sweep deletes the namespaces of dead sessions only, found by the product label and read from the session annotation", async () => {
+  it("sweep deletes dead sessions' load pods (at once, wherever they are) and namespaces only, found by labels and read from the session annotation", async () => {
+    api.on('GET', '/api/v1/pods', { json: fixture('load-pods-all-namespaces.json') });
+    api.on('DELETE', '/api/v1/namespaces/rightsize-run-5/pods/load-12', { json: fixture('load-pod-deleting.json') });
     api.on('GET', NS, { json: fixture('namespaces-rightsize.json') });
     api.on('DELETE', /^\/api\/v1\/namespaces\/rightsize-run-\d+$/, { json: fixture('namespace-terminating.json') });
     const asked: string[] = [];
@@ -260,24 +294,21 @@ describe('run cleanup', () => {
       asked.push(s);
       return s.includes(':4242:');
     });
-    expect(removed).toEqual(['namespace rightsize-run-5']);
+    expect(removed).toEqual(['load pod rightsize-run-5/load-12', 'namespace rightsize-run-5']);
+    expect(api.calls('GET', '/api/v1/pods')[0]!.query.get('labelSelector')).toBe('rightsize.dev/product=rightsize,rightsize.dev/role=load');
     expect(api.calls('GET', NS)[0]!.query.get('labelSelector')).toBe('rightsize.dev/product=rightsize');
-    expect(api.requests.filter((r) => r.method === 'DELETE').map((r) => r.pathname)).toEqual(['/api/v1/namespaces/rightsize-run-5']);
-    // rightsize-run-4 is already terminating: not asked about, not deleted again.
-    expect(asked).toEqual(['laptop~0a1b2c3d4e5f6a7b.9f8e7d6c5b4a:3111:99887', SESSION]);
+    const deletes = api.requests.filter((r) => r.method === 'DELETE');
+    expect(deletes.map((r) => r.pathname)).toEqual(['/api/v1/namespaces/rightsize-run-5/pods/load-12', '/api/v1/namespaces/rightsize-run-5']);
+    expect(deletes[0]!.query.get('gracePeriodSeconds')).toBe('0');
+    // Load pods first (this session's load-3 is alive); rightsize-run-4 is already terminating: not asked about, not deleted again.
+    const dead = 'laptop~0a1b2c3d4e5f6a7b.9f8e7d6c5b4a:3111:99887';
+    expect(asked).toEqual([dead, SESSION, dead, SESSION]);
   });
 
   it("sweep with the real liveness check leaves other machines' sessions alone", async () => {
+    api.on('GET', '/api/v1/pods', { json: fixture('load-pods-all-namespaces.json') });
     api.on('GET', NS, { json: fixture('namespaces-rightsize.json') });
     expect(await provider().sweep(isSessionAlive)).toEqual([]);
     expect(api.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
-  });
-});
-
-describe('images', () => {
-  it('takes a registry reference and refuses a local tag in words', async () => {
-    expect(await provider().prepareImage('registry.example.com/rightsize/app:9c1e2f3')).toBe('registry.example.com/rightsize/app:9c1e2f3');
-    expect(await provider().prepareImage('localhost:5000/app:1')).toBe('localhost:5000/app:1');
-    await expect(provider().prepareImage('rightsize-app:9c1e2f3')).rejects.toThrow(/Kubernetes nodes pull images from a registry, and "rightsize-app:9c1e2f3" is a local tag/);
   });
 });

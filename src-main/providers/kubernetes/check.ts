@@ -61,8 +61,8 @@ export function parseQuantity(q: string | undefined): number {
   return f === undefined ? 0 : Number(m[1]) * f;
 }
 
-/** Why a node cannot take a cell now, or undefined when it can. */
-export function nodeBusyReason(node: V1Node, ourPods: readonly V1Pod[]): string | undefined {
+/** Why none of our pods can be scheduled on a node at all (whatever runs there), or undefined. */
+export function unschedulableReason(node: V1Node): string | undefined {
   const name = node.metadata?.name ?? '?';
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True') return `${name} is not Ready${ready?.message ? ` (${ready.message})` : ''}`;
@@ -70,6 +70,14 @@ export function nodeBusyReason(node: V1Node, ourPods: readonly V1Pod[]): string 
   // Our pods carry no tolerations: a NoSchedule or NoExecute taint keeps them off.
   const taint = node.spec?.taints?.find((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
   if (taint) return `${name} is tainted ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;
+  return undefined;
+}
+
+/** Why a node cannot take a cell now, or undefined when it can. */
+export function nodeBusyReason(node: V1Node, ourPods: readonly V1Pod[]): string | undefined {
+  const name = node.metadata?.name ?? '?';
+  const cannot = unschedulableReason(node);
+  if (cannot) return cannot;
   const busy = ourPods.find((p) => p.spec?.nodeName === name && !p.metadata?.deletionTimestamp);
   if (busy) {
     const role = busy.metadata?.labels?.[K8S_LABEL.role] === ROLE.load ? 'a load agent' : 'a target';

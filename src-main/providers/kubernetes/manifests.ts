@@ -1,10 +1,21 @@
-// The Kubernetes objects one run makes: a namespace per run, a Deployment per cell. Pure functions
-// of the TargetSpec, so the exact manifests are asserted in tests without a cluster.
+// The Kubernetes objects one run makes: a namespace per run, a Deployment per cell, a load pod per
+// cell's load. Pure functions of their specs, so the exact manifests are asserted in tests without a cluster.
 import { createHash } from 'node:crypto';
-import type { V1Affinity, V1Deployment, V1Namespace, V1PodAffinityTerm } from '@kubernetes/client-node';
+import type { V1Affinity, V1Deployment, V1Namespace, V1Pod, V1PodAffinityTerm, V1Probe } from '@kubernetes/client-node';
 import { PRODUCT } from '../../docker/labels.ts';
 import { launchCommand } from '../../docker/launch.ts';
+import { AGENT_COMMAND } from '../../load-agent/image.ts';
+import { PLAN_ENV, type AgentPlan } from '../../load-agent/line-protocol.ts';
 import type { TargetSpec } from '../provider.ts';
+
+/**
+ * A target as Kubernetes starts it: the app's health path, where the cell runner gives it, makes the
+ * pod's readinessProbe (an HTTP GET from the kubelet, on the pod's own node); without it, the port
+ * accepting connections is the probe.
+ */
+export interface KubernetesTargetSpec extends TargetSpec {
+  health?: string;
+}
 
 /**
  * Label keys on every object we make. Kubernetes label keys take a DNS prefix; the Docker labels'
@@ -31,6 +42,8 @@ export const ROLE = { target: 'target', load: 'load' } as const;
 
 /** The container's name in every target pod: stats, logs and status are looked up by it. */
 export const CONTAINER = 'app';
+/** The container's name in every load pod. */
+export const AGENT_CONTAINER = 'agent';
 
 const HOSTNAME = 'kubernetes.io/hostname';
 const shortHash = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 10);
@@ -49,11 +62,20 @@ function dnsPart(text: string, max: number): string {
   return clean ? `${clean}-${shortHash(text)}` : shortHash(text);
 }
 
-/** The run's namespace: deleting it removes everything the run made, in one call. */
-export const namespaceFor = (runId: string): string => `rightsize-run-${dnsPart(runId, 63 - 'rightsize-run-'.length)}`;
+/** The namespaces' prefix unless the saved target sets its own (`namespacePrefix`, a DNS label of up to 30 characters). */
+export const DEFAULT_NAMESPACE_PREFIX = PRODUCT;
+
+/** The run's namespace, `PREFIX-run-ID`: deleting it removes everything the run made, in one call. */
+export function namespaceFor(runId: string, prefix: string = DEFAULT_NAMESPACE_PREFIX): string {
+  const head = `${prefix}-run-`;
+  return `${head}${dnsPart(runId, 63 - head.length)}`;
+}
 
 /** A cell's Deployment; pod names add ~17 characters of ReplicaSet and pod hashes to it, hence the short cap. */
 export const deploymentFor = (cell: string): string => `cell-${dnsPart(cell, 40)}`;
+
+/** A cell's load pod (a bare pod: its name is the pod's own). */
+export const loadPodFor = (cell: string): string => `load-${dnsPart(cell, 40)}`;
 
 /** Selects the pods of one cell (and only a target's: the load agent of the same cell is `role=load`). */
 export function cellSelector(spec: Pick<TargetSpec, 'labels'>): Record<string, string> {
@@ -65,12 +87,12 @@ export const selectorText = (labels: Record<string, string>): string =>
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
 
-export function namespaceManifest(runId: string, session: string): V1Namespace {
+export function namespaceManifest(runId: string, session: string, prefix?: string): V1Namespace {
   return {
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: {
-      name: namespaceFor(runId),
+      name: namespaceFor(runId, prefix),
       labels: {
         [K8S_LABEL.product]: PRODUCT,
         [K8S_LABEL.run]: labelValue(runId),
@@ -124,23 +146,17 @@ function affinity(spec: TargetSpec, spread: Spread): V1Affinity {
  * The launch command is launchCommand()'s, as `args`: like Docker's Cmd it replaces the image's
  * CMD and keeps its ENTRYPOINT (`command` would replace the entrypoint too).
  */
-export function deploymentManifest(spec: TargetSpec, opts: { spread: Spread }): V1Deployment {
+export function deploymentManifest(spec: KubernetesTargetSpec, opts: { spread: Spread; namespacePrefix?: string }): V1Deployment {
   const { cmd, env } = launchCommand(spec.launch);
   const quantity = { cpu: `${spec.cpuMillis}m`, memory: `${spec.memoryMb}Mi` };
-  const labels = {
-    [K8S_LABEL.product]: PRODUCT,
-    [K8S_LABEL.session]: labelValue(spec.labels.session),
-    [K8S_LABEL.app]: labelValue(spec.labels.app),
-    ...cellSelector(spec),
-    'app.kubernetes.io/managed-by': PRODUCT,
-  };
-  const annotations = { [K8S_ANNOTATION.session]: spec.labels.session, [K8S_ANNOTATION.app]: spec.labels.app };
+  const labels = { ...objectLabels(spec.labels), ...cellSelector(spec) };
+  const annotations = objectAnnotations(spec.labels);
   // The same precedence as the local container (docker/containers.ts): the launch mode's variables over the user's, PORT last.
   const allEnv: Record<string, string> = { ...spec.env, ...env, PORT: String(spec.port) };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: deploymentFor(spec.labels.cell), namespace: namespaceFor(spec.labels.run), labels, annotations },
+    metadata: { name: deploymentFor(spec.labels.cell), namespace: namespaceFor(spec.labels.run, opts.namespacePrefix), labels, annotations },
     spec: {
       replicas: 1,
       revisionHistoryLimit: 0,
@@ -165,10 +181,112 @@ export function deploymentManifest(spec: TargetSpec, opts: { spread: Spread }): 
               env: Object.entries(allEnv).map(([name, value]) => ({ name, value })),
               ports: [{ name: 'http', containerPort: spec.port, protocol: 'TCP' }],
               resources: { requests: { ...quantity }, limits: { ...quantity } },
+              readinessProbe: readinessProbe(spec.health),
             },
           ],
         },
       },
+    },
+  };
+}
+
+/** Every pod's labels besides the selecting ones: product, session, app (valid label values), managed-by. */
+function objectLabels(l: TargetSpec['labels']): Record<string, string> {
+  return {
+    [K8S_LABEL.product]: PRODUCT,
+    [K8S_LABEL.session]: labelValue(l.session),
+    [K8S_LABEL.app]: labelValue(l.app),
+    'app.kubernetes.io/managed-by': PRODUCT,
+  };
+}
+
+/** The exact session and app (labels can hold neither in general): the sweep reads the session from here. */
+const objectAnnotations = (l: TargetSpec['labels']): Record<string, string> => ({ [K8S_ANNOTATION.session]: l.session, [K8S_ANNOTATION.app]: l.app });
+
+/**
+ * Ready = the app answers its health path (else: accepts connections), asked every second. A few
+ * misses in a row before NotReady: a saturated app answering slowly under load stays Ready (no
+ * Service routes by it; only readiness at start reads it).
+ */
+function readinessProbe(health: string | undefined): V1Probe {
+  const how = health ? { httpGet: { path: health, port: 'http' } } : { tcpSocket: { port: 'http' } };
+  return { ...how, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 };
+}
+
+/** Selects the load pods of one run (one cell: add its label). */
+export const loadSelector = (runId: string): Record<string, string> => ({ [K8S_LABEL.run]: labelValue(runId), [K8S_LABEL.role]: ROLE.load });
+
+/** What a load pod is given: the cell's labels, the agent's image and plan, its threads, and where its target is. */
+export interface LoadPodSpec {
+  labels: TargetSpec['labels'];
+  image: string;
+  plan: AgentPlan;
+  /** Load threads: the pod's CPU is one core each (loadResources). */
+  threads: number;
+  /** The target's node: the load goes elsewhere. */
+  targetNode?: string;
+  /** Away from targetNode as a rule (the cluster has another schedulable node), or only preferably (a one-node cluster). */
+  avoid: 'required' | 'preferred';
+  namespacePrefix?: string;
+}
+
+/**
+ * The load pod's requests = limits (Guaranteed QoS, like the target): a whole core per load thread,
+ * so no thread waits for CPU (its event-loop utilisation would then read as a busy client), and
+ * memory for Node, autocannon's clients and two HDR histograms per thread per second.
+ */
+export function loadResources(threads: number): { cpu: string; memory: string } {
+  return { cpu: `${threads * 1000}m`, memory: `${256 + 128 * threads}Mi` };
+}
+
+/** How long a stopped load agent has to print what it measured (SIGTERM) before the kubelet kills it. */
+export const LOAD_GRACE_SEC = 15;
+
+/**
+ * A cell's load agent as a bare pod in the run's namespace: restartPolicy Never (a load that failed
+ * is reported, not run again over the measurement), the cell's labels plus role=load (cancel and
+ * the sweep find it; targets' anti-affinity keeps them off its node), node anti-affinity away from
+ * the target's node, the plan in the environment, the agent's command as `args` (like the Docker
+ * agent's Cmd: the image's entrypoint stays).
+ */
+export function loadPodManifest(p: LoadPodSpec): V1Pod {
+  const labels = {
+    ...objectLabels(p.labels),
+    [K8S_LABEL.run]: labelValue(p.labels.run),
+    [K8S_LABEL.cell]: labelValue(p.labels.cell),
+    [K8S_LABEL.role]: ROLE.load,
+  };
+  const away = p.targetNode ? { matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: [p.targetNode] }] } : undefined;
+  const quantity = loadResources(p.threads);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: loadPodFor(p.labels.cell), namespace: namespaceFor(p.labels.run, p.namespacePrefix), labels, annotations: objectAnnotations(p.labels) },
+    spec: {
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: LOAD_GRACE_SEC,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      ...(away
+        ? {
+            affinity: {
+              nodeAffinity:
+                p.avoid === 'required'
+                  ? { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [away] } }
+                  : { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, preference: away }] },
+            },
+          }
+        : {}),
+      containers: [
+        {
+          name: AGENT_CONTAINER,
+          image: p.image,
+          imagePullPolicy: 'IfNotPresent',
+          args: [...AGENT_COMMAND],
+          env: [{ name: PLAN_ENV, value: JSON.stringify(p.plan) }],
+          resources: { requests: { ...quantity }, limits: { ...quantity } },
+        },
+      ],
     },
   };
 }

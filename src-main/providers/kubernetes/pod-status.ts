@@ -24,15 +24,15 @@ const HOPELESS = new Set([
   'CrashLoopBackOff',
 ]);
 
-export const appStatus = (pod: V1Pod): V1ContainerStatus | undefined =>
-  pod.status?.containerStatuses?.find((c) => c.name === CONTAINER);
+export const appStatus = (pod: V1Pod, container = CONTAINER): V1ContainerStatus | undefined =>
+  pod.status?.containerStatuses?.find((c) => c.name === container);
 
 /**
- * Readiness without a readinessProbe: the pod's Ready condition (true once the container runs) and
- * an IP to send load to. Whether the port answers is for the load agent to find out: from outside
- * the cluster a pod IP is usually not reachable.
+ * Readiness as the kubelet sees it: the pod's Ready condition (the target's readinessProbe passed:
+ * its health path answers, on the pod's own node; a pod without a probe, once running) and an IP to
+ * send load to. From outside the cluster a pod IP is usually not reachable, so nothing is asked from here.
  */
-export function podView(pod: V1Pod | undefined): PodView {
+export function podView(pod: V1Pod | undefined, container = CONTAINER): PodView {
   if (!pod) return { state: 'pending', reason: 'no pod yet (the Deployment has not made one)' };
   const name = pod.metadata?.name;
   const where = name ? { pod: name } : {};
@@ -46,7 +46,7 @@ export function podView(pod: V1Pod | undefined): PodView {
   if (scheduled?.status === 'False') {
     return { state: 'pending', ...where, reason: `not scheduled: ${scheduled.message ?? scheduled.reason ?? 'no reason given'}` };
   }
-  const c = appStatus(pod);
+  const c = appStatus(pod, container);
   const waiting = c?.state?.waiting;
   if (waiting?.reason && HOPELESS.has(waiting.reason)) {
     const last = c?.lastState?.terminated;

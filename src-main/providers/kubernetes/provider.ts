@@ -1,21 +1,61 @@
 // The Kubernetes provider: the user's kubeconfig and context, a namespace per run, a Deployment per
 // cell with requests = limits, readiness and exit facts from the pod status, stats from the kubelet
-// through the API server's node proxy. Verified here against recorded API responses replayed by a
-// fake API server (tests/unit/k8s-*.test.ts), not against a live cluster: no API server runs on
-// this machine. `rightsize targets check NAME` and the `quick` preset check a real one.
+// through the API server's node proxy, each cell's load as a load-agent pod on another node, images
+// pushed to the target's registry. Verified here against recorded API responses replayed by a fake
+// API server (tests/unit/k8s-*.test.ts), not against a live cluster: no API server runs on this
+// machine. `rightsize targets check NAME` and the `quick` preset check a real one.
 //
 // Reaching the target is the load agent's job: the address is the pod IP and container port,
 // reachable from inside the cluster (pod network), which is where the load agent runs, so no
 // Service is made. A load generator outside the cluster would need a Service (NodePort /
 // LoadBalancer) or a port-forward, whose extra hop would be measured too.
-import type { V1Namespace } from '@kubernetes/client-node';
+import type { V1Namespace, V1Node, V1Pod } from '@kubernetes/client-node';
+import type Docker from 'dockerode';
+import { docker } from '../../docker/client.ts';
 import { PRODUCT } from '../../docker/labels.ts';
-import type { Provider, ProviderCheck, ProvisionedTarget, TargetSpec } from '../provider.ts';
-import { checkCluster, describeError } from './check.ts';
+import { agentPlanFor } from '../../load-agent/agent-stream.ts';
+import type { LoadCallbacks } from '../../load/runner.ts';
+import type { LoadPlan } from '../../load/protocol.ts';
+import { threadCount } from '../../load/threads.ts';
+import type { Provider, ProviderCheck, ProvisionedTarget, RemoteLoadOutcome, RemoteLoadRequest } from '../provider.ts';
+import { checkCluster, describeError, nodeBusyReason, unschedulableReason } from './check.ts';
 import { connect, httpStatus, ignore404, type Cluster, type ClusterRef } from './client.ts';
-import { K8S_ANNOTATION, K8S_LABEL, deploymentFor, deploymentManifest, namespaceFor, namespaceManifest, type Spread } from './manifests.ts';
+import { LoadPod } from './load-pod.ts';
+import {
+  K8S_ANNOTATION,
+  K8S_LABEL,
+  ROLE,
+  deploymentFor,
+  deploymentManifest,
+  loadSelector,
+  namespaceFor,
+  namespaceManifest,
+  selectorText,
+  type KubernetesTargetSpec,
+  type Spread,
+} from './manifests.ts';
+import { pushToRegistry, type RegistryRef } from './registry-push.ts';
 import { KubernetesTarget } from './target.ts';
 import { until } from './wait.ts';
+
+/** Load threads per load pod when the plan names none (a core each: loadResources). */
+const DEFAULT_LOAD_THREADS = 2;
+
+/** Where the images a cluster pulls come from: an engine, and the load agent's image built on it. */
+export interface ImageSource {
+  engine: () => Docker;
+  /** The load agent's image on that engine (built on the base image if missing); returns its local tag. */
+  loadAgentImage: () => Promise<string>;
+}
+
+/** This machine's engine, the agent image as Docker targets build it (its builder loaded on use). */
+const LOCAL_IMAGES: ImageSource = {
+  engine: docker,
+  loadAgentImage: async () => {
+    const [{ ensureBaseImage }, { ensureLoadAgentImage }] = await Promise.all([import('../../docker/base-image.ts'), import('../../load-agent/image.ts')]);
+    return ensureLoadAgentImage(await ensureBaseImage());
+  },
+};
 
 export interface KubernetesOptions extends ClusterRef {
   /** The target's name as the user saved it. */
@@ -30,6 +70,16 @@ export interface KubernetesOptions extends ClusterRef {
   pollMs?: number;
   /** Stats polling; default 1 s. The kubelet refreshes its numbers every 10-15 s (cAdvisor housekeeping): a reading is passed on only when it is new. */
   statsEveryMs?: number;
+  /** The run namespaces' prefix (the saved target's `namespacePrefix`); default "rightsize": rightsize-run-ID. */
+  namespacePrefix?: string;
+  /** Where images are pushed for the nodes to pull (the saved target's `registry` and `registryAuth`). Without it, runs are refused. */
+  registry?: RegistryRef;
+  /** Load threads per load pod when the plan names none (default 2, a core each). */
+  loadThreads?: number;
+  /** How long a stopped load agent has to report (default 13 s, within the load pod's 15 s grace). */
+  loadGraceMs?: number;
+  /** Where images come from (tests give their own); default this machine's engine. */
+  images?: ImageSource;
 }
 
 export class KubernetesProvider implements Provider {
@@ -41,8 +91,13 @@ export class KubernetesProvider implements Provider {
   private readonly removeTimeoutMs: number;
   private readonly pollMs: number;
   private readonly statsEveryMs: number;
+  private readonly images: ImageSource;
+  /** Local tag → the registry reference it was pushed as (provision is given the local tag). */
+  private readonly pushed = new Map<string, Promise<string>>();
+  private agentImage?: Promise<string>;
 
   constructor(private readonly opts: KubernetesOptions) {
+    this.images = opts.images ?? LOCAL_IMAGES;
     this.name = opts.name;
     this.spread = opts.spread ?? 'required';
     this.readyTimeoutMs = opts.readyTimeoutMs ?? 300_000;
@@ -71,29 +126,60 @@ export class KubernetesProvider implements Provider {
   }
 
   /**
-   * A cluster's nodes pull images from a registry: the reference must already be one they can pull
-   * (pushing is not done here). A bare local tag is refused with that in words, rather than left to
-   * fail later as ImagePullBackOff.
+   * A cluster's nodes pull images from a registry: the image built here is tagged under the target's
+   * registry and pushed there, and so is the load agent's image (once per provider), so that every
+   * cell's load can run in the cluster. Without a registry nothing can run: refused in words, naming
+   * the setting. Returns the reference the nodes pull.
    */
   async prepareImage(localTag: string): Promise<string> {
-    const first = localTag.split('/')[0] ?? '';
-    const hasRegistry = localTag.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
-    if (!hasRegistry) {
-      throw new Error(
-        `Kubernetes nodes pull images from a registry, and "${localTag}" is a local tag: push it to a registry the cluster can pull from and use that reference (e.g. registry.example.com/${localTag}).`,
-      );
-    }
-    return localTag;
+    const ref = await this.push(localTag);
+    await this.agent();
+    return ref;
   }
 
-  async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
+  private registry(): RegistryRef {
+    if (!this.opts.registry) {
+      throw new Error(
+        `The Kubernetes target "${this.name}" has no registry: its nodes pull images (the app's and the load agent's) from one, and Rightsize pushes them there. Set the target's \`registry\` setting (e.g. registry.example.com/rightsize, and \`registryAuth\`: the path of a Docker config.json, if it needs a login): remove the target and add it again with it.`,
+      );
+    }
+    return this.opts.registry;
+  }
+
+  /** Pushed once per local tag and provider; a failed push is tried again next time. */
+  private push(localTag: string): Promise<string> {
+    const registry = this.registry();
+    let p = this.pushed.get(localTag);
+    if (!p) {
+      p = pushToRegistry(this.images.engine(), localTag, registry);
+      this.pushed.set(localTag, p);
+      p.catch(() => this.pushed.delete(localTag));
+    }
+    return p;
+  }
+
+  /** The load agent's image as the nodes pull it. */
+  private agent(): Promise<string> {
+    this.registry();
+    if (!this.agentImage) {
+      this.agentImage = this.images.loadAgentImage().then((tag) => this.push(tag));
+      this.agentImage.catch(() => (this.agentImage = undefined));
+    }
+    return this.agentImage;
+  }
+
+  async provision(given: KubernetesTargetSpec): Promise<ProvisionedTarget> {
     const c = await this.conn();
     const where = { server: c.server, context: c.context };
-    const namespace = namespaceFor(spec.labels.run);
+    // The cell runner passes the tag it built here: the nodes pull what prepareImage pushed.
+    const pushed = this.pushed.get(given.image);
+    const spec: KubernetesTargetSpec = pushed ? { ...given, image: await pushed } : given;
+    const prefix = this.opts.namespacePrefix;
+    const namespace = namespaceFor(spec.labels.run, prefix);
     const name = deploymentFor(spec.labels.cell);
     try {
       await this.ensureNamespace(c, spec);
-      const body = deploymentManifest(spec, { spread: this.spread });
+      const body = deploymentManifest(spec, { spread: this.spread, ...(prefix ? { namespacePrefix: prefix } : {}) });
       try {
         await c.apps.createNamespacedDeployment({ namespace, body });
       } catch (e) {
@@ -105,7 +191,7 @@ export class KubernetesProvider implements Provider {
     } catch (e) {
       throw new Error(`Could not start cell ${spec.labels.cell} on ${this.name}: ${describeError(e, where)}`);
     }
-    const target = new KubernetesTarget(c, spec, { pollMs: this.pollMs, statsEveryMs: this.statsEveryMs, removeTimeoutMs: this.removeTimeoutMs });
+    const target = new KubernetesTarget(c, spec, { pollMs: this.pollMs, statsEveryMs: this.statsEveryMs, removeTimeoutMs: this.removeTimeoutMs, ...(prefix ? { namespacePrefix: prefix } : {}) });
     try {
       await target.waitPodReady(this.readyTimeoutMs);
       return target;
@@ -115,9 +201,45 @@ export class KubernetesProvider implements Provider {
     }
   }
 
+  /**
+   * A cell's load as a load-agent pod in the run's namespace (load-pod.ts), away from the target's
+   * node: required where the cluster has another schedulable node, else preferred (a one-node
+   * cluster: the load shares the node, as it must). The plan's cores on this machine mean nothing
+   * there: the pod gets its own (a core per load thread, requests = limits).
+   */
+  async runLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, req: RemoteLoadRequest): Promise<RemoteLoadOutcome> {
+    const threads = threadCount({ load: plan.load, threads: plan.threads ?? this.opts.loadThreads ?? DEFAULT_LOAD_THREADS });
+    const { cpus: _coresHere, ...rest } = plan;
+    const agentPlan = agentPlanFor({ ...rest, host: plan.host || target.address.host, port: plan.port || target.address.port }, cb, { threads });
+    const image = await this.agent(); // no registry, no agent image: refused before anything is made
+    const c = await this.conn();
+    const schedulable = (await c.core.listNode()).items.filter((n: V1Node) => unschedulableReason(n) === undefined).length;
+    const targetNode = req.targetNode ?? target.node;
+    const prefix = this.opts.namespacePrefix;
+    const pod = new LoadPod(
+      c,
+      { labels: req.labels, image, plan: agentPlan, threads, ...(targetNode ? { targetNode } : {}), avoid: schedulable >= 2 ? 'required' : 'preferred', ...(prefix ? { namespacePrefix: prefix } : {}) },
+      { pollMs: this.pollMs, startTimeoutMs: this.readyTimeoutMs, removeTimeoutMs: this.removeTimeoutMs, ...(this.opts.loadGraceMs ? { graceMs: this.opts.loadGraceMs } : {}) },
+    );
+    return pod.run(cb);
+  }
+
+  /**
+   * Cells at once: each needs a free node for its target alone and another for its load (targets
+   * keep off any node with a load agent), so half the free nodes; with fewer than two, or a
+   * one-node (preferred spread) target, 1.
+   */
+  async concurrency(): Promise<number> {
+    if (this.spread !== 'required') return 1;
+    const c = await this.conn();
+    const [nodes, ours] = await Promise.all([c.core.listNode(), c.core.listPodForAllNamespaces({ labelSelector: `${K8S_LABEL.product}=${PRODUCT}` })]);
+    const free = nodes.items.filter((n: V1Node) => nodeBusyReason(n, ours.items) === undefined).length;
+    return Math.max(1, Math.floor(free / 2));
+  }
+
   /** The run's namespace, made by its first cell. One being deleted (the same run id, cancelled just now) is waited out first. */
-  private async ensureNamespace(c: Cluster, spec: TargetSpec): Promise<void> {
-    const body = namespaceManifest(spec.labels.run, spec.labels.session);
+  private async ensureNamespace(c: Cluster, spec: KubernetesTargetSpec): Promise<void> {
+    const body = namespaceManifest(spec.labels.run, spec.labels.session, this.opts.namespacePrefix);
     const name = body.metadata!.name!;
     const create = async (): Promise<boolean> => {
       try {
@@ -150,11 +272,21 @@ export class KubernetesProvider implements Provider {
    */
   async removeRun(runId: string): Promise<string[]> {
     const c = await this.conn();
-    const name = namespaceFor(runId);
+    const name = namespaceFor(runId, this.opts.namespacePrefix);
+    // Load pods first, at once: deleted with the namespace they would get their grace and go on loading.
+    const agents = (await ignore404(() => c.core.listNamespacedPod({ namespace: name, labelSelector: selectorText(loadSelector(runId)) })))?.items ?? [];
+    const removed: string[] = [];
+    for (const p of agents) if (await this.deletePod(c, p)) removed.push(`load pod ${name}/${p.metadata?.name}`);
     const deleted = await this.deleteNamespace(c, name);
-    if (!deleted) return [];
+    if (!deleted) return removed;
     const gone = await until(async () => (await ignore404(() => c.core.readNamespace({ name }))) === undefined, this.pollMs, this.removeTimeoutMs);
-    return [gone ? `namespace ${name}` : `namespace ${name} (deleted, still terminating after ${this.removeTimeoutMs / 1000} s)`];
+    return [...removed, gone ? `namespace ${name}` : `namespace ${name} (deleted, still terminating after ${this.removeTimeoutMs / 1000} s)`];
+  }
+
+  /** Deletes a pod now (grace 0); whether it was there. */
+  private async deletePod(c: Cluster, p: V1Pod): Promise<boolean> {
+    const ref = { name: p.metadata!.name!, namespace: p.metadata!.namespace! };
+    return (await ignore404(() => c.core.deleteNamespacedPod({ ...ref, gracePeriodSeconds: 0 }))) !== undefined;
   }
 
   /** Whether there was a namespace to delete. */
@@ -170,9 +302,16 @@ export class KubernetesProvider implements Provider {
    */
   async sweep(isAlive: (session: string) => boolean): Promise<string[]> {
     const c = await this.conn();
+    const removed: string[] = [];
+    // Dead sessions' load agents, wherever they are (also in a namespace already terminating, where
+    // they would otherwise load their node for their whole grace), deleted at once.
+    const agents = await c.core.listPodForAllNamespaces({ labelSelector: `${K8S_LABEL.product}=${PRODUCT},${K8S_LABEL.role}=${ROLE.load}` });
+    for (const p of agents.items) {
+      if (isAlive(p.metadata?.annotations?.[K8S_ANNOTATION.session] ?? '')) continue;
+      if (await this.deletePod(c, p)) removed.push(`load pod ${p.metadata?.namespace}/${p.metadata?.name}`);
+    }
     const list = await c.core.listNamespace({ labelSelector: `${K8S_LABEL.product}=${PRODUCT}` });
     const dead = list.items.filter((ns: V1Namespace) => ns.status?.phase !== 'Terminating' && !isAlive(ns.metadata?.annotations?.[K8S_ANNOTATION.session] ?? ''));
-    const removed: string[] = [];
     for (const ns of dead) {
       const name = ns.metadata!.name!;
       if (await this.deleteNamespace(c, name)) removed.push(`namespace ${name}`);

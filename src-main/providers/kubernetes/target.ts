@@ -1,21 +1,28 @@
-// One cell's target on Kubernetes: its Deployment and pod, readiness, the exit watch, stats from the
-// kubelet through the node proxy, logs, exit info and removal. Made by KubernetesProvider.provision.
+// One cell's target on Kubernetes: its Deployment and pod, readiness (the pod's, then every worker's),
+// the exit watch, stats from the kubelet through the node proxy, logs, exit info and removal. Made by
+// KubernetesProvider.provision.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ExitInfo } from '../../engine/types.ts';
 import { RESTART_LINE } from '../../docker/launch.ts';
 import type { ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts';
 import { describeError } from './check.ts';
 import { httpStatus, ignore404, rawGet, type Cluster } from './client.ts';
-import { CONTAINER, cellSelector, deploymentFor, namespaceFor, selectorText } from './manifests.ts';
+import { CONTAINER, cellSelector, deploymentFor, namespaceFor, selectorText, type KubernetesTargetSpec } from './manifests.ts';
 import { currentPod, podExitInfo, podView } from './pod-status.ts';
 import { CounterCarry, cadvisorContainer, summaryContainer, toReading, type ContainerRef } from './stats.ts';
 import { sleep, until } from './wait.ts';
+import { workersUp } from './workers.ts';
 
 export interface TargetTimings {
   pollMs: number;
   statsEveryMs: number;
   removeTimeoutMs: number;
+  /** The saved target's prefix for run namespaces (default: rightsize). */
+  namespacePrefix?: string;
 }
+
+/** The start of a target's log read for its workers' lines (they come first; a chatty app cannot hide them). */
+const STARTUP_LOG_BYTES = 1 << 20;
 
 /** One cell's Deployment and its pod. */
 export class KubernetesTarget implements ProvisionedTarget {
@@ -29,19 +36,22 @@ export class KubernetesTarget implements ProvisionedTarget {
   private readonly selector: string;
   private removed = false;
   private resolveExit!: (code: number) => void;
+  /** Set once the target stopped by itself (or was removed): readiness stops waiting. */
+  private exitCode?: number;
   private readonly stops = new Set<() => void>();
 
   constructor(
     private readonly c: Cluster,
-    private readonly spec: TargetSpec,
+    private readonly spec: KubernetesTargetSpec,
     private readonly t: TargetTimings,
   ) {
-    this.namespace = namespaceFor(spec.labels.run);
+    this.namespace = namespaceFor(spec.labels.run, t.namespacePrefix);
     this.deployment = deploymentFor(spec.labels.cell);
     this.id = `${this.namespace}/${this.deployment}`;
     this.selector = selectorText(cellSelector(spec));
     this.address.port = spec.port;
     this.exited = new Promise((r) => (this.resolveExit = r));
+    void this.exited.then((code) => (this.exitCode = code));
   }
 
   private async pods(): Promise<V1Pod[]> {
@@ -83,6 +93,36 @@ export class KubernetesTarget implements ProvisionedTarget {
         const lead = last.startsWith('not scheduled') ? 'no node free for it' : 'not ready';
         throw new Error(`Cell ${this.spec.labels.cell} ${lead} after ${Math.round(timeoutMs / 1000)} s (${this.id}): ${last}`);
       }
+      await sleep(this.t.pollMs);
+    }
+  }
+
+  /**
+   * Every worker up, decided in the cluster (this machine cannot reach the pod IP): the pod Ready
+   * (its readinessProbe: the health path answers) and the workers' own log lines (workers.ts:
+   * the cluster launcher's "all N listening", N distinct pids, PM2's instances). Polled until the
+   * deadline; fails at once when the target stops or the signal aborts.
+   */
+  async waitReady(o: { workers: number; deadlineMs: number; signal?: AbortSignal }): Promise<{ ms: number }> {
+    const t0 = performance.now();
+    let last = 'nothing heard yet';
+    for (;;) {
+      if (o.signal?.aborted) throw new Error('cancelled');
+      if (this.exitCode !== undefined) {
+        throw new Error(this.removed ? `cell ${this.spec.labels.cell} was removed before it was ready` : `the container exited with code ${this.exitCode} before it was ready`);
+      }
+      const pod = (await this.pods().catch(() => undefined))?.find((p) => p.metadata?.name === this.pod);
+      if (pod) {
+        const v = podView(pod);
+        if (v.state === 'failed') throw new Error(v.reason);
+        if (v.state === 'ready') {
+          const log = await this.c.core.readNamespacedPodLog({ name: this.pod, namespace: this.namespace, container: CONTAINER, limitBytes: STARTUP_LOG_BYTES }).catch(() => '');
+          const w = workersUp(log, this.spec.launch, o.workers);
+          if (w.up) return { ms: performance.now() - t0 };
+          last = w.waiting;
+        } else last = v.reason === 'pod Running' ? 'the health check has not passed yet (pod not Ready)' : v.reason;
+      }
+      if (performance.now() - t0 >= o.deadlineMs) throw new Error(`not ready within ${Math.round(o.deadlineMs / 1000)} s (${last})`);
       await sleep(this.t.pollMs);
     }
   }
