@@ -23,28 +23,45 @@ export function findElectronBinary() {
   return { path: path.join(pkg, 'dist', rel) };
 }
 
+/** The installed electron package's version, or null when the package is not there (or unreadable). */
+export function electronVersion(dir = pkg) {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).version ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The exact steps to bring Electron's binary to a machine that cannot download it, for this
  * platform: the file to fetch, where Electron's installer looks for it in its cache, and the
- * alternative of pointing ELECTRON_OVERRIDE_DIST_PATH at an unpacked copy.
+ * alternative of pointing ELECTRON_OVERRIDE_DIST_PATH at an unpacked copy. Without the electron
+ * package (no `npm ci` yet) there is no version to name: it says so instead of failing.
+ * Every input can be given (tests); by default they are this machine's.
  */
-export function electronRecipe() {
-  const { version } = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8'));
-  const platform = { win32: 'win32', darwin: 'darwin' }[process.platform] ?? process.platform;
-  const file = `electron-v${version}-${platform}-${process.arch}.zip`;
+export function electronRecipe({
+  version = electronVersion(),
+  platform = process.platform,
+  arch = process.arch,
+  env = process.env,
+  home = os.homedir(),
+  nodeVersion = process.versions.node,
+} = {}) {
+  if (!version) return 'The electron package is not installed, so there is no Electron version to bring: run `npm ci` first (it needs the npm registry), then `npm start` again.';
+  const file = `electron-v${version}-${platform}-${arch}.zip`;
   const base = `https://github.com/electron/electron/releases/download/v${version}`;
   // @electron/get caches a download under <cache root>/<sha256 of the URL's folder>/<file name>.
-  const home = os.homedir();
+  const p = platform === 'win32' ? path.win32 : path.posix;
   const root =
-    process.env.electron_config_cache ??
-    (process.platform === 'darwin'
-      ? path.join(home, 'Library', 'Caches', 'electron')
-      : process.platform === 'win32'
-        ? path.join(process.env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'electron', 'Cache')
-        : path.join(process.env.XDG_CACHE_HOME ?? path.join(home, '.cache'), 'electron'));
-  const cacheDir = path.join(root, createHash('sha256').update(base).digest('hex'));
+    env.electron_config_cache ??
+    (platform === 'darwin'
+      ? p.join(home, 'Library', 'Caches', 'electron')
+      : platform === 'win32'
+        ? p.join(env.LOCALAPPDATA ?? p.join(home, 'AppData', 'Local'), 'electron', 'Cache')
+        : p.join(env.XDG_CACHE_HOME ?? p.join(home, '.cache'), 'electron'));
+  const cacheDir = p.join(root, createHash('sha256').update(base).digest('hex'));
   const nodeOk = (() => {
-    const [maj, min] = process.versions.node.split('.').map(Number);
+    const [maj, min] = nodeVersion.split('.').map(Number);
     return maj > 22 || (maj === 22 && min >= 12);
   })();
   return `To bring the binary (Electron ${version}, ${file}):
@@ -57,6 +74,6 @@ export function electronRecipe() {
      OR unpack it anywhere and point Rightsize at it:
        unzip ${file} -d ~/electron-v${version}
        ELECTRON_OVERRIDE_DIST_PATH=~/electron-v${version} npm start${
-         nodeOk ? '' : `\n  (Electron's installer and electron-builder need Node.js 22.12 or newer; this is Node ${process.versions.node}.)`
+         nodeOk ? '' : `\n  (Electron's installer and electron-builder need Node.js 22.12 or newer; this is Node ${nodeVersion}.)`
        }`;
 }

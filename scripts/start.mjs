@@ -3,31 +3,18 @@
 // browser instead.
 // `npm run serve [-- --port P …]`: builds when needed, then `rightsize serve` (the UI in a browser).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildState } from './build-state.mjs';
 import { electronRecipe, findElectronBinary } from './electron-binary.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [mode, ...rest] = process.argv.slice(2);
 const serve = mode === 'serve';
 
-/** Newest modification time of the given files and of the files under the given folders. */
-function newest(paths) {
-  let t = 0;
-  const walk = (p) => {
-    const st = statSync(p);
-    if (!st.isDirectory()) return void (t = Math.max(t, st.mtimeMs));
-    for (const e of readdirSync(p)) if (e !== 'node_modules' && !e.startsWith('.')) walk(path.join(p, e));
-  };
-  for (const p of paths) if (existsSync(path.join(root, p))) walk(path.join(root, p));
-  return t;
-}
-
-const outputs = ['dist/cli.js', 'dist/electron-main.js', 'dist/preload.cjs', 'dist/renderer/index.html'].map((f) => path.join(root, f));
-const built = outputs.every((f) => existsSync(f)) ? Math.min(...outputs.map((f) => statSync(f).mtimeMs)) : 0;
-if (built < newest(['src-main', 'src-renderer', 'package.json', 'vite.config.ts', 'scripts/build.mjs'])) {
-  console.error(built ? 'Sources changed since the last build: building…' : 'Building Rightsize (first start)…');
+const state = buildState(root);
+if (state.stale) {
+  console.error(state.reason === 'changed' ? 'Sources changed since the last build: building…' : 'Building Rightsize (first start)…');
   const r = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit', cwd: root });
   if (r.status !== 0) {
     console.error('The build failed (see above); nothing was started.');
