@@ -1,6 +1,9 @@
 // Load threads set by the matrix (`load.threads`) or `rightsize run --load-threads N`: checked, carried
 // into every cell, honoured by the load runner's thread count, recorded and shown.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { runLoad } from '../../src-main/load/runner.ts';
 import { expandMatrix, validateMatrix, type HostLimits } from '../../src-main/engine/matrix.ts';
 import { threadCount } from '../../src-main/load/threads.ts';
 import type { LoadPlan } from '../../src-main/load/protocol.ts';
@@ -61,6 +64,21 @@ describe('the load runner honours it', () => {
     expect(threadCount(plan({ load: { model: 'closed', connections: 10, threads: 2 } }))).toBe(2);
     expect(threadCount(plan({ threads: 4, load: { model: 'closed', connections: 10, threads: 2 } }))).toBe(4);
     expect(() => threadCount(plan({ load: { model: 'closed', connections: 10, threads: 0 } }))).toThrow(/at least 1/);
+  });
+});
+
+describe('a real load phase', () => {
+  it('runs as many threads as load.threads says and records the count', async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const result = await runLoad({ host: '127.0.0.1', port, requests: [{ method: 'GET', path: '/' }], load: { model: 'closed', connections: 4, threads: 2 }, durationSec: 1, warmupSec: 0, timeoutSec: 5 });
+      expect(result.threads).toBe(2);
+      expect(result.requests).toBeGreaterThan(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
