@@ -2,12 +2,12 @@
 // this machine's engine (a fake engine here, recording every request), with the login read from a
 // Docker config.json whose path is all Rightsize keeps; the load agent's image goes the same way,
 // once. Without a registry a run is refused in words naming the setting.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubernetesProvider } from '../../src-main/providers/kubernetes/provider.ts';
 import { pushToRegistry, registryAuth, registryReference } from '../../src-main/providers/kubernetes/registry-push.ts';
 import type { TargetSpec } from '../../src-main/providers/provider.ts';
@@ -19,6 +19,8 @@ const dir = mkdtempSync(path.join(tmpdir(), 'rightsize-k8s-images-'));
 const authFile = path.join(dir, 'config.json');
 // `docker login` writes base64("user:password") under the registry's host.
 writeFileSync(authFile, JSON.stringify({ auths: { 'registry.example.com': { auth: Buffer.from('ci-bot:s3cr3t:with-colon').toString('base64') } } }));
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let engine: FakeApi;
 let api: FakeApi;

@@ -264,6 +264,15 @@ describe('runLoad: the load agent as a pod', () => {
     expect(out.result.requests).toBe(22079);
   });
 
+  it('gives up, in words, on a log stream that keeps being cut while the agent runs', async () => {
+    loadPod({ pods: [() => fixture<V1Pod>('load-pod-running.json')], log: streamLines(logLines.slice(0, 2)) });
+    await expect(provider().runLoad(target, plan, {}, { labels, targetNode: 'worker-b' })).rejects.toThrow(
+      "lost the load agent's log (pod rightsize-run-7/load-3 on worker-a): the stream ended 5 times while the agent still ran",
+    );
+    expect(api.calls('GET', LOG).filter((r) => r.query.get('follow') === 'true')).toHaveLength(5);
+    expect(api.calls('DELETE', POD)).toHaveLength(1);
+  });
+
   it('fails in words when the agent image cannot be pulled, and deletes the pod', async () => {
     loadPod({ pods: [() => fixture<V1Pod>('load-pod-imagepullbackoff.json')] });
     await expect(provider().runLoad(target, plan, {}, { labels, targetNode: 'worker-b' })).rejects.toThrow(

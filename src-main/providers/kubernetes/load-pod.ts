@@ -159,11 +159,11 @@ export class LoadPod {
       terminate: () => (this.started ? this.delete(LOAD_GRACE_SEC) : Promise.reject(new Error('not started'))),
       graceMs: this.t.graceMs ?? (LOAD_GRACE_SEC - 2) * 1000,
     });
-    void this.pump(out).catch((e: unknown) => out.fail(`lost the load agent's log (${where}): ${describeError(e, { server: this.c.server, context: this.c.context })}`));
+    void this.pump(out, where).catch((e: unknown) => out.fail(`lost the load agent's log (${where}): ${describeError(e, { server: this.c.server, context: this.c.context })}`));
     return out.result;
   }
 
-  private async pump(out: AgentStream): Promise<void> {
+  private async pump(out: AgentStream, where: string): Promise<void> {
     const k8s = await loadK8s();
     const log = new k8s.Log(this.c.kc);
     let seen = 0;
@@ -200,8 +200,11 @@ export class LoadPod {
       const pod = await this.read();
       const c = pod ? appStatus(pod, AGENT_CONTAINER) : undefined;
       const terminated = c?.state?.terminated;
-      if (!pod || terminated || follows + 1 >= MAX_FOLLOWS) {
-        // The agent ended (or cannot be followed any more): what it printed is all there will be.
+      if (pod && !terminated && follows + 1 >= MAX_FOLLOWS) {
+        return out.fail(`lost the load agent's log (${where}): the stream ended ${MAX_FOLLOWS} times while the agent still ran`);
+      }
+      if (!pod || terminated) {
+        // The agent ended: what it printed is all there will be (the stream may have missed its last lines).
         if (pod) {
           const whole = await this.c.core.readNamespacedPodLog({ name: this.name, namespace: this.namespace, container: AGENT_CONTAINER }).catch(() => '');
           const last = new LineSkipper(seen);
