@@ -93,8 +93,7 @@ export function searchNothingToDeploy(runId: number, s: SearchAnswer): string | 
  */
 export function searchWords(rec: Omit<Recommendation, 'words' | 'sizingWords'>, s: SearchAnswer): { words: string[]; sizingWords: string[] } {
   const head = [searchHeadline(s), s.words];
-  if (s.found && s.evidence) head.push(`It met the objective with confidence: ${s.evidence}.`);
-  head.push('The tables below describe the cells the search ran; the search\'s verdict, not a knee over them, is the answer.');
+  head.push('The cells the search ran are its evidence, not another answer: no knee is drawn over them.');
   // Memory of the found configuration: its peak (the sizing's) and the limit the search set. The CPU
   // is the search's too (bisected against the objective with intervals), said above.
   const sized = (rec.sizing ?? []).find((x) => x.key === s.foundKey);

@@ -36,13 +36,15 @@ export interface CpuResources {
   rule: string;
 }
 
-const millis = cpuLabel;
+/** A CPU cap exactly as set: "0.25 CPU", "2 CPUs", but "375m CPU" where two decimals would round it. */
+export const exactCpu = (m: number): string => (m % 10 === 0 ? cpuLabel(m) : `${m}m CPU`);
+const millis = exactCpu;
 
 export function recommendedMemoryLimit(rec: Recommendation, c: Pick<ConfigurationSummary, 'key' | 'memoryMb'>): MemoryLimit {
   const mb = recommendedMemoryLimitMb(rec, c.key);
   if (mb === null) return { mb: c.memoryMb, rule: null };
   if (rec.search?.found && c.key === rec.search.foundKey) {
-    return { mb, rule: rec.search.memoryFrom === 'peak' ? `limit ${memLabel(mb)}: the search's measured peak by the memory rule, verified by a cell at that limit` : `limit ${memLabel(mb)}: the search's memory bound, the most it was measured with` };
+    return { mb, rule: rec.search.memoryFrom === 'peak' ? `limit ${memLabel(mb)}: the search's measured peak by the memory rule, verified by a cell at that limit` : `limit ${memLabel(mb)}: the search's memory bound, the most it was measured with (less was not shown to meet the objective)` };
   }
   const sizing = rec.sizing?.find((s) => s.key === c.key);
   if (!sizing) return { mb: c.memoryMb, rule: null };

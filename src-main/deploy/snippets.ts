@@ -3,14 +3,14 @@
  * Kubernetes container `resources` + `env` fragment, and a Docker Compose service. Pure text out;
  * every snippet opens with a comment saying which run measured it, under what load, and how sure.
  */
-import { cpuLabel, loadLabel, memLabel } from '../analysis/group.ts';
+import { loadLabel, memLabel } from '../analysis/group.ts';
 import { searchConfigLabel, searchNothingToDeploy } from '../analysis/search-answer.ts';
 import { answerPick, type AnswerPick } from '../analysis/sizing.ts';
 import { describeSlo } from '../analysis/slo.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome, Verdict } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import type { CellLoad, LaunchMode } from '../engine/types.ts';
-import { recommendedCpu, recommendedMemoryLimit } from './resources.ts';
+import { exactCpu, recommendedCpu, recommendedMemoryLimit } from './resources.ts';
 
 export const SNIPPET_KINDS = ['pm2', 'kubernetes', 'compose'] as const;
 export type SnippetKind = (typeof SNIPPET_KINDS)[number];
@@ -86,7 +86,7 @@ export const composeMemory = (mb: number): string => `${Math.round(mb)}M`;
 
 function describe(c: DeployConfig): string {
   const how = c.mode === 'single' ? 'a single process' : c.mode === 'image' ? 'its own image' : `${c.mode} × ${c.workers}`;
-  return `${c.app}, ${how}, ${cpuLabel(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
+  return `${c.app}, ${how}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
 }
 
 /** The provenance lines every snippet opens with (without the comment marker). */
