@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
+import { etaSec } from '../engine/cell-pool.ts';
 import { builtInApps } from '../apps/catalog.ts';
 import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
 import { userAppInfo } from '../apps/app-info.ts';
@@ -99,6 +100,11 @@ export class Lab {
     return lab;
   }
 
+  /** Stops the builds in progress (a CLI's Ctrl-C): each one's call fails with the cancellation. */
+  cancelBuilds(): void {
+    this.builds.abort();
+  }
+
   /** Cancels a run in progress and waits for its teardown, then closes the store. */
   async close(): Promise<void> {
     clearTimeout(this.timer);
@@ -187,7 +193,8 @@ export class Lab {
   private check(matrix: unknown): MatrixCheck {
     const v = validateMatrix(matrix, this.limits());
     if (!v.ok) return { ok: false, cells: 0, etaSec: 0, problems: v.problems };
-    return { ok: true, cells: v.cells, etaSec: v.cells * (v.matrix.warmupSec + v.matrix.durationSec + CELL_OVERHEAD_SEC), problems: [] };
+    // One cell at a time: matrix.validate names no target, and only a target with ≥ 2 free nodes runs K at once.
+    return { ok: true, cells: v.cells, etaSec: etaSec(new Array<number>(v.cells).fill(v.matrix.warmupSec + v.matrix.durationSec), CELL_OVERHEAD_SEC, 1), problems: [] };
   }
 
   private settings(): Settings {

@@ -5,6 +5,7 @@ import type { Lab } from '../../service/lab.ts';
 import { withLab as withLabAs, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { table } from '../format.ts';
+import { cancelOnSignals, type Cancel } from '../run-lifecycle.ts';
 
 /** The options `apps add` and `apps edit` share: each sets one part of the definition. */
 export interface AppOptions extends GlobalOptions {
@@ -49,19 +50,23 @@ export function appsListCommand(o: GlobalOptions): Promise<number> {
   });
 }
 
+/** withLab, with the build's signal handling when --build asks for a build after saving. */
+const withLabFor = (o: AppOptions, fn: (lab: Lab, cancel?: Cancel) => Promise<number>): Promise<number> =>
+  o.build && !o.check ? cancellable((cancel) => withLab(o, (lab) => fn(lab, cancel))) : withLab(o, (lab) => fn(lab));
+
 export function appsAddCommand(name: string, o: AppOptions): Promise<number> {
-  return withLab(o, async (lab) => {
+  return withLabFor(o, async (lab, cancel) => {
     const app = { ...definitionFrom(o), name };
-    return saveOrCheck(lab, o, app, 'Added');
+    return saveOrCheck(lab, o, app, 'Added', undefined, cancel);
   });
 }
 
 export function appsEditCommand(name: string, o: AppOptions): Promise<number> {
-  return withLab(o, async (lab) => {
+  return withLabFor(o, async (lab, cancel) => {
     const current = (await lab.handlers['apps.list']({})).find((a) => a.name === name);
     if (!current?.user) throw new CliError(current ? `"${name}" is a built-in app: it cannot be edited. Add your own with \`rightsize apps add\`.` : `There is no app named "${name}". See \`rightsize apps\`.`, EXIT.usage);
     const app = { ...mergeEdit(current.user, o), name: o.rename ?? name };
-    return saveOrCheck(lab, o, app, 'Saved', name);
+    return saveOrCheck(lab, o, app, 'Saved', name, cancel);
   });
 }
 
@@ -75,22 +80,49 @@ export function appsRemoveCommand(name: string, o: AppOptions): Promise<number> 
 }
 
 export function appsBuildCommand(name: string, o: GlobalOptions): Promise<number> {
-  return withLab(o, (lab) => buildWithLog(lab, name, o));
+  return cancellable((cancel) => withLab(o, (lab) => buildWithLog(lab, name, o, cancel)));
 }
 
-async function buildWithLog(lab: Lab, name: string, o: GlobalOptions): Promise<number> {
+/**
+ * A build takes the lab like a run, so it cancels like one: Ctrl-C, SIGTERM or SIGHUP (the run
+ * lifecycle's handlers, installed before Docker is touched) stop the build in progress — dockerd
+ * drops its intermediate container and never tags the image — and the lab is given back; exit 130.
+ */
+async function cancellable(fn: (cancel: Cancel) => Promise<number>): Promise<number> {
+  const cancel = cancelOnSignals(process.stderr);
+  try {
+    return await fn(cancel);
+  } finally {
+    cancel.dispose();
+  }
+}
+
+const CANCELLED_BUILD = 'Cancelled: the build was stopped; no image was tagged and the lab is free.\n';
+
+async function buildWithLog(lab: Lab, name: string, o: GlobalOptions, cancel: Cancel): Promise<number> {
+  if (cancel.signal.aborted) {
+    process.stderr.write(CANCELLED_BUILD);
+    return EXIT.cancelled;
+  }
+  const onAbort = (): void => lab.cancelBuilds();
+  cancel.signal.addEventListener('abort', onAbort, { once: true });
   const stop = lab.subscribe('apps.buildLog', { name }, (e) => void process.stderr.write(`  ${e.line}\n`));
   try {
     const r = await lab.handlers['apps.build']({ name });
     say(o, r.built ? `Built ${r.tag} in ${r.seconds.toFixed(1)} s.` : `${r.tag} is up to date.`, r);
     return EXIT.ok;
+  } catch (e) {
+    if (!cancel.signal.aborted) throw e;
+    process.stderr.write(CANCELLED_BUILD);
+    return EXIT.cancelled;
   } finally {
+    cancel.signal.removeEventListener('abort', onAbort);
     stop();
   }
 }
 
 /** Checks the app once: with --check only reports, otherwise saves it (`replacing`: the app being edited). */
-async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>, verb: string, replacing?: string): Promise<number> {
+async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>, verb: string, replacing?: string, cancel?: Cancel): Promise<number> {
   const notes = (ns: string[]): void => ns.forEach((n) => void process.stderr.write(`note: ${n}\n`));
   if (o.check) {
     const check = await lab.handlers['apps.check']({ app, ...(replacing ? { replacing } : {}) });
@@ -103,7 +135,7 @@ async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>
   notes(saved.notes);
   const info = saved.info;
   say(o, `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]${info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : ''}.`, info);
-  return o.build ? buildWithLog(lab, info.name, o) : EXIT.ok;
+  return o.build && cancel ? buildWithLog(lab, info.name, o, cancel) : EXIT.ok;
 }
 
 /** A definition from the command line (or a JSON file given with --from, which the other options then override). */
