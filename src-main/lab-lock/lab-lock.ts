@@ -13,7 +13,7 @@ import { currentSession, describeSession, isSessionAlive } from '../session/sess
  * found dead (pid + start time) is removed here too. Removal is by container id, never by name, so a
  * stale-lock cleanup can never remove a lock someone else has just taken.
  */
-export const LAB_LOCK_NAME = process.env.RIGHTSIZE_LAB_LOCK_NAME ?? 'rightsize-lab';
+export const LAB_LOCK_NAME = 'rightsize-lab'; // one name per engine, on purpose: no setting may split the lab
 
 export interface LabHolder {
   /** The lock container's id. */
