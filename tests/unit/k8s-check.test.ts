@@ -55,6 +55,7 @@ describe('check', () => {
     expect(asked).toHaveLength(NEEDED.length);
     expect(asked).toContainEqual({ verb: 'create', group: '', resource: 'namespaces' });
     expect(asked).toContainEqual({ verb: 'get', group: '', resource: 'nodes', subresource: 'proxy' });
+    for (const verb of ['create', 'get', 'delete']) expect(asked).toContainEqual({ verb, group: '', resource: 'pods' }); // the load agents
     expect(api.requests.filter((q) => q.method !== 'GET' && q.pathname !== SSAR)).toHaveLength(0);
     expect(api.calls('GET', '/api/v1/pods')[0]!.query.get('labelSelector')).toBe('rightsize.dev/product=rightsize');
   });

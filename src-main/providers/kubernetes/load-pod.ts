@@ -65,7 +65,6 @@ export class LoadPod {
   readonly name: string;
   private readonly where: string;
   private node = '';
-  private started = false;
 
   constructor(
     private readonly c: Cluster,
@@ -130,10 +129,7 @@ export class LoadPod {
       this.node = pod.spec?.nodeName ?? this.node;
       const phase = pod.status?.phase;
       const c = appStatus(pod, AGENT_CONTAINER);
-      if (phase === 'Running' || phase === 'Succeeded' || c?.state?.running || c?.state?.terminated) {
-        this.started = true;
-        return;
-      }
+      if (phase === 'Running' || phase === 'Succeeded' || c?.state?.running || c?.state?.terminated) return;
       const v = podView(pod, AGENT_CONTAINER);
       if (v.state === 'failed') throw new LoadAgentError(`the load agent did not start (${this.where}): ${v.reason}`);
       if (v.state === 'pending') last = v.reason;
@@ -156,9 +152,10 @@ export class LoadPod {
       cb,
       where,
       // The kubelet sends SIGTERM and kills after the pod's grace; the agent prints its result in between.
-      terminate: () => (this.started ? this.delete(LOAD_GRACE_SEC) : Promise.reject(new Error('not started'))),
+      terminate: () => this.delete(LOAD_GRACE_SEC),
       graceMs: this.t.graceMs ?? (LOAD_GRACE_SEC - 2) * 1000,
     });
+    if (cb.signal?.aborted) out.stop(); // aborted while it started: an aborted signal fires no more events
     void this.pump(out, where).catch((e: unknown) => out.fail(`lost the load agent's log (${where}): ${describeError(e, { server: this.c.server, context: this.c.context })}`));
     return out.result;
   }
