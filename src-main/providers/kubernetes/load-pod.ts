@@ -26,6 +26,13 @@ export interface LoadPodTimings {
   silenceMs?: number;
 }
 
+/**
+ * How long a stopped agent has to report: within the pod's own grace (the kubelet kills it then),
+ * and shorter than the cell runner's bound on a stopped load, so that this side gives up first and
+ * still deletes the pod itself.
+ */
+const STOP_REPORT_MS = 10_000;
+
 /** How often a log stream cut short (API server, kubelet restart) is followed again before giving up. */
 const MAX_FOLLOWS = 5;
 
@@ -153,7 +160,7 @@ export class LoadPod {
       where,
       // The kubelet sends SIGTERM and kills after the pod's grace; the agent prints its result in between.
       terminate: () => this.delete(LOAD_GRACE_SEC),
-      graceMs: this.t.graceMs ?? (LOAD_GRACE_SEC - 2) * 1000,
+      graceMs: this.t.graceMs ?? STOP_REPORT_MS,
     });
     if (cb.signal?.aborted) out.stop(); // aborted while it started: an aborted signal fires no more events
     void this.pump(out, where).catch((e: unknown) => out.fail(`lost the load agent's log (${where}): ${describeError(e, { server: this.c.server, context: this.c.context })}`));

@@ -76,7 +76,7 @@ export interface KubernetesOptions extends ClusterRef {
   registry?: RegistryRef;
   /** Load threads per load pod when the plan names none (default 2, a core each). */
   loadThreads?: number;
-  /** How long a stopped load agent has to report (default 13 s, within the load pod's 15 s grace). */
+  /** How long a stopped load agent has to report (default 10 s, within the load pod's 15 s grace). */
   loadGraceMs?: number;
   /** Where images come from (tests give their own); default this machine's engine. */
   images?: ImageSource;
