@@ -5,15 +5,25 @@ import { fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
 /** How many of a failed cell's log lines the terminal shows (the full tail is in `rightsize show`). */
 const LOG_LINES = 12;
 
+interface Current {
+  label: string;
+  phase: string;
+  t: number;
+  rps: number;
+  p99: number;
+}
+
 /**
- * Renders run events on a terminal: one line rewritten in place for the current cell (TTY only)
- * and one permanent line per finished cell. Everything goes to `out` (stderr under --json).
+ * Renders run events on a terminal: one line rewritten in place for the running cell(s) (TTY only;
+ * several at once on a target with the nodes, told apart by their index) and one permanent line per
+ * finished cell. Everything goes to `out` (stderr under --json).
  */
 export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: RunEvent) => void {
   const tty = Boolean(out.isTTY);
   let live = '';
   let buildingSaid = false;
-  let status = { index: 0, total: 0, eta: 0, label: '', phase: '', t: 0, rps: 0, p99: 0 };
+  let status = { done: 0, total: 0, eta: 0 };
+  const running = new Map<number, Current>();
   const write = (line: string): void => {
     if (tty && live) out.write('\r\x1b[2K');
     out.write(`${line}\n`);
@@ -23,10 +33,18 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
   const draw = (): void => {
     if (!tty || !status.total) return;
     const width = 20;
-    const done = Math.round((status.index / status.total) * width);
+    const done = Math.round((status.done / status.total) * width);
     const bar = '█'.repeat(done) + '░'.repeat(width - done);
-    const metrics = status.phase === 'measuring' ? `  ${fmtNum(status.rps)} req/s p99 ${fmtUs(status.p99)} t=${status.t + 1}s` : '';
-    live = `${bar} ${status.index + 1}/${status.total} ETA ${fmtDuration(status.eta)}  ${status.label} — ${status.phase}${metrics}`;
+    const metrics = (c: Current): string => (c.phase === 'measuring' ? `  ${fmtNum(c.rps)} req/s p99 ${fmtUs(c.p99)} t=${c.t + 1}s` : '');
+    const cells = [...running.entries()].sort(([a], [b]) => a - b);
+    if (cells.length === 0) return; // between cells: the next cell-started draws
+    if (cells.length === 1) {
+      const [index, c] = cells[0]!;
+      live = `${bar} ${index + 1}/${status.total} ETA ${fmtDuration(status.eta)}  ${c.label} — ${c.phase}${metrics(c)}`;
+    } else {
+      // Several at once: each by its number, its phase, its latest second.
+      live = `${bar} ${status.done}/${status.total} done, ${cells.length} running, ETA ${fmtDuration(status.eta)}  ${cells.map(([i, c]) => `#${i + 1} ${c.label} — ${c.phase}${metrics(c)}`).join(' │ ')}`;
+    }
     out.write(`\r\x1b[2K${live.slice(0, (out.columns || 120) - 1)}`);
   };
   return (e) => {
@@ -43,17 +61,22 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
         }
         break;
       case 'cell-started':
-        status = { ...status, index: e.index, total: e.total, eta: e.etaSec, label: cellLabel(e.cell), phase: 'starting', t: 0 };
+        status = { ...status, total: e.total, eta: e.etaSec };
+        running.set(e.index, { label: cellLabel(e.cell), phase: 'starting', t: 0, rps: 0, p99: 0 });
         draw();
         break;
-      case 'cell-phase':
-        status.phase = e.phase;
+      case 'cell-phase': {
+        const c = running.get(e.index);
+        if (c) c.phase = e.phase;
         draw();
         break;
-      case 'sample':
-        status = { ...status, t: e.sample.t, rps: e.sample.rps, p99: e.sample.p99Us };
+      }
+      case 'sample': {
+        const c = running.get(e.index);
+        if (c) Object.assign(c, { t: e.sample.t, rps: e.sample.rps, p99: e.sample.p99Us });
         draw();
         break;
+      }
       case 'cell-finished': {
         const r = e.result;
         const mark = r.status === 'ok' ? '✓' : r.status === 'cancelled' ? '–' : '✗';
@@ -63,6 +86,8 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
         const why = head ? ` — ${head}` : '';
         const flags = r.flags.length && r.status !== 'cancelled' ? `  [${r.flags.map((f) => f.kind).join(', ')}]` : '';
         status.eta = e.etaSec;
+        status.done++;
+        running.delete(e.index);
         write(`${mark} ${e.index + 1}/${e.total} ${cellLabel(r.config)}: ${r.status}${res ? `, ${res}` : ''}${why}${flags}`);
         // A failure carries the container's last log lines: the cause is usually there.
         if (logLines.length) write(`    last lines of the container's log:\n${logLines.slice(-LOG_LINES).map((l) => `    │ ${l}`).join('\n')}`);
@@ -70,6 +95,7 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
       }
       case 'run-finished':
         status.total = 0;
+        running.clear();
         if (tty && live) out.write('\r\x1b[2K');
         live = '';
         out.write(`Run ${e.runId} ${e.status}${e.error ? `: ${e.error}` : ''}.\n`);

@@ -3,18 +3,19 @@ import { appLibrary, appNames, imageAppsOf, resolveApps, type AppLibrary } from 
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
 import type { BaseImage, BaseStrategy } from '../docker/base-image.ts';
 import { findImage } from '../docker/image-lookup.ts';
-import { checkEngine, type EngineInfo } from '../docker/client.ts';
+import { checkEngine, withTimeout, type EngineInfo } from '../docker/client.ts';
 import { withBuildSignal } from '../docker/image-build.ts';
 import { enterLab } from '../lab-lock/enter-lab.ts';
 import type { LabHolder } from '../lab-lock/lab-lock.ts';
 import type { Store } from '../store/index.ts';
 import { runCell } from './cell-runner.ts';
+import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import type { RunListener } from './events.ts';
 import { hostFacts, hostLimits } from './host.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type HostLimits, type Matrix } from './matrix.ts';
 import type { CellConfig, CellResult, RunStatus } from './types.ts';
 import { currentSession, isSessionAlive } from '../session/session.ts';
-import type { Provider, ProviderNode } from '../providers/provider.ts';
+import type { Provider, ProviderNode, TargetSpec } from '../providers/provider.ts';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 
 export interface RunOptions {
@@ -42,8 +43,11 @@ export interface RunOutcome {
 }
 
 
+/** The end-of-run cleanup on a target must not hold the run's end when the target stopped answering. */
+const REMOVE_RUN_TIMEOUT_MS = 15_000;
+
 /**
- * Validates, then runs every cell of the matrix in order and stores everything as it happens.
+ * Validates, then runs every cell of the matrix in order (K at once where the provider has the nodes) and stores everything as it happens.
  * Throws only before anything started (Docker unreachable, invalid matrix); after that, problems
  * become cell or run statuses and the returned outcome says what happened.
  */
@@ -80,12 +84,16 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
 
   const perCell = (c: (typeof cells)[number]): number => c.warmupSec + c.durationSec;
   let overhead = CELL_OVERHEAD_SEC; // until this run's own cells have been timed
-  const eta = (from: number): number => cells.slice(from).reduce((s, c) => s + perCell(c) + overhead, 0);
-  emit({ type: 'run-started', runId, name, total: cells.length, cells, etaSec: eta(0) });
+  // K cells at once where the target has the nodes (each target alone on its node, its load on another).
+  const k = await poolSize(o.provider, cells.length);
+  const finishedCells = new Set<number>();
+  const eta = (): number => etaSec(cells.filter((c) => !finishedCells.has(c.index)).map(perCell), overhead, k);
+  emit({ type: 'run-started', runId, name, total: cells.length, cells, etaSec: eta() });
+  if (k > 1) log('info', `${k} cells at once on ${o.provider!.name}: each target alone on its node, its load on another node`);
   if (swept.length) log('info', `removed what stopped Rightsize processes left on ${o.provider!.name}: ${swept.join(', ')}`);
   if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
 
-  const results: CellResult[] = [];
+  let results: CellResult[] = [];
   let status: RunStatus = 'completed';
   let error: string | undefined;
   const warned = new Set<string>();
@@ -93,30 +101,40 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     const images = await withBuildSignal(o.signal, () => buildImages(apps, base, (line) => log('info', line)));
     if (o.provider) for (const image of images.values()) await o.provider.prepareImage(image.tag); // built here, shipped there
     const overheads: number[] = [];
-    for (const cell of cells) {
-      if (o.signal?.aborted) break;
+    const byIndex = await runPool(cells, k, async (cell, slot) => {
+      const hint = slotPlacement(o.provider, slot, k);
       const { result } = await runStoredCell(cell, {
         store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
         hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
         ...(o.signal ? { signal: o.signal } : {}),
         ...(o.provider ? { provider: o.provider } : {}),
+        ...(hint ? { placementHint: hint } : {}),
         emit, warned, total: cells.length,
         etaSec: (after) => {
           if (after !== undefined) {
             overheads.push(after - perCell(cell));
             overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
-            return eta(cell.index + 1);
+            finishedCells.add(cell.index);
           }
-          return eta(cell.index);
+          return eta();
         },
       });
-      results.push(result);
-    }
+      return result;
+    }, o.signal);
+    results = byIndex.filter((r): r is CellResult => r !== undefined);
     if (o.signal?.aborted) status = 'cancelled';
   } catch (e) {
     status = o.signal?.aborted ? 'cancelled' : 'failed';
     error = (e as Error).message;
   } finally {
+    // A target elsewhere: whatever a cell could not remove (its engine stopped answering mid-cell) goes now.
+    if (o.provider && o.provider.kind !== 'local') {
+      const p = o.provider;
+      await withTimeout(p.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').then(
+        (gone) => gone.length && log('info', `removed what the run left on ${p.name}: ${gone.join(', ')}`),
+        (e: Error) => log('warn', `could not remove what the run left on ${p.name} (${e.message}); the next run's sweep there removes it`),
+      );
+    }
     await lease.release().catch(() => {}); // the reaper removes it if this fails
     try {
       o.store.finishRun(runId, status, error ?? null);
@@ -170,6 +188,8 @@ export interface StoredCellContext {
   signal?: AbortSignal;
   /** Where the cell runs (default: this machine's engine). */
   provider?: Provider;
+  /** The node the pool's slot gave this cell (or avoids), where the provider places by node. */
+  placementHint?: TargetSpec['placement'];
   emit: RunListener;
   /** Warnings already logged in this run (placement warnings would repeat for every cell). */
   warned: Set<string>;
@@ -212,6 +232,7 @@ export async function runStoredCell(cell: CellConfig, c: StoredCellContext): Pro
       runId,
       cellId,
       ...(c.provider ? { provider: c.provider } : {}),
+      ...(c.placementHint ? { placementHint: c.placementHint } : {}),
       signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
       onSample: (sample) => {
         if (cellError) return;

@@ -188,6 +188,8 @@ export interface RanOn {
   target: string;
   kind: 'local' | 'docker' | 'swarm' | 'kubernetes';
   node?: string;
+  /** Where the cell's load ran, when not in this process (a load agent on another node or engine). */
+  loadNode?: string;
 }
 
 /** The per-second row stored for a cell: load and container stats of the same second together. */

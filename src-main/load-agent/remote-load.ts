@@ -6,7 +6,7 @@
 // that a dead session's agent is swept like its targets.
 import type Docker from 'dockerode';
 import { ensureBaseImage } from '../docker/base-image.ts';
-import { docker } from '../docker/client.ts';
+import { docker, withTimeout } from '../docker/client.ts';
 import { LABEL, PRODUCT } from '../docker/labels.ts';
 import type { LoadResult } from '../engine/types.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
@@ -35,6 +35,9 @@ export interface RemoteLoadOptions {
 }
 
 export { LoadAgentError };
+
+/** How long removing a finished agent may take before it is left to removeRun / the sweep. */
+export const REMOVE_TIMEOUT_MS = 5000;
 
 /**
  * The agent image on `to`: built on this machine (on the base image) if needed, and shipped there
@@ -75,7 +78,8 @@ export async function runRemoteLoad(placement: AgentPlacement, plan: LoadPlan, c
     AttachStderr: true,
     HostConfig: { NetworkMode: 'host', ...(cpus ? { CpusetCpus: cpus } : {}) },
   });
-  const remove = (): Promise<void> => container.remove({ force: true, v: true }).catch(() => {});
+  // Bounded: an engine that stopped answering keeps its agent until removeRun or the sweep reaches it.
+  const remove = (): Promise<void> => withTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, 'no answer').catch(() => {});
   try {
     return await follow(container, placement, cb);
   } finally {

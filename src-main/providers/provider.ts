@@ -111,6 +111,11 @@ export interface Provider {
   runLoad?(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome>;
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */
   concurrency?(): Promise<number>;
+  /**
+   * Where the pool's slot `slot` (of `k` at once) places its targets, so that each target is alone
+   * on its node (as `concurrency()` counted the nodes). Absent or undefined: wherever the provider puts it.
+   */
+  placement?(slot: number, k: number): TargetSpec['placement'] | undefined;
 }
 
 /** What a provider's `runLoad` is given beyond the plan. */

@@ -6,7 +6,7 @@
 // namespace, a second engine (or its leaving a Swarm) removed the main engine's docker0, and every
 // later container failed until dockerd restarted. `nsenter --net` (not `ip netns exec`, which also
 // remounts /sys and hides the cgroup hierarchy from dockerd) enters only the network namespace.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
@@ -34,7 +34,28 @@ export interface SecondEngine {
   client: Docker;
   /** Ships an image from the main engine (`docker save | docker load`). */
   loadImage(tag: string): Promise<void>;
+  /**
+   * The link to it goes down (the host side of the veth): it becomes unreachable from here as a
+   * remote host does when its network goes — packets vanish, open connections go silent, no error.
+   * Synchronous, so a test can cut or restore at an exact event.
+   */
+  cut(): void;
+  /** The link comes back (its route with it): open connections resume. */
+  restore(): void;
   stop(): Promise<void>;
+}
+
+/** What "the main engine as found" means: its bridge, its networks, its Swarm state, its containers. */
+export async function mainEngineState(): Promise<{ docker0: boolean; networks: string[]; swarm: string; containers: string[] }> {
+  const main = new Docker();
+  const info = (await main.info()) as { Swarm?: { LocalNodeState?: string } };
+  const docker0 = await run('ip', ['link', 'show', 'docker0']).then(() => true, () => false);
+  return {
+    docker0,
+    networks: (await main.listNetworks()).map((n) => n.Name).sort(),
+    swarm: info.Swarm?.LocalNodeState ?? 'inactive',
+    containers: (await main.listContainers({ all: true })).map((c) => c.Id).sort(),
+  };
 }
 
 /** Why a second engine cannot run here, or null when it can. */
@@ -130,6 +151,14 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     client,
     async loadImage(tag) {
       await run('sh', ['-c', `docker save '${tag}' | docker -H 'unix://${SOCKET}' load -q`], { maxBuffer: 1 << 20 });
+    },
+    cut() {
+      execFileSync('ip', ['link', 'set', VETH_HOST, 'down']);
+    },
+    restore() {
+      execFileSync('ip', ['link', 'set', VETH_HOST, 'up']);
+      // The connected route comes back with the link; replaced in case the kernel has not yet.
+      execFileSync('ip', ['route', 'replace', `${HOST_SIDE.replace(/\.\d+$/, '.0')}/24`, 'dev', VETH_HOST, 'src', HOST_SIDE]);
     },
     stop: removeSecondEngine,
   };

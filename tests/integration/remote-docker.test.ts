@@ -15,22 +15,9 @@ import { SwarmProvider } from '../../src-main/providers/swarm/provider.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 import { request } from '../helpers/http.ts';
-import { formSwarm, HOST_SIDE, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
+import { formSwarm, HOST_SIDE, mainEngineState, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
 
 const run = promisify(execFile);
-
-/** What "the main engine as found" means: its bridge, its networks, its Swarm state, its containers. */
-async function mainEngineState(): Promise<{ docker0: boolean; networks: string[]; swarm: string; containers: string[] }> {
-  const main = new Docker();
-  const info = (await main.info()) as { Swarm?: { LocalNodeState?: string } };
-  const docker0 = await run('ip', ['link', 'show', 'docker0']).then(() => true, () => false);
-  return {
-    docker0,
-    networks: (await main.listNetworks()).map((n) => n.Name).sort(),
-    swarm: info.Swarm?.LocalNodeState ?? 'inactive',
-    containers: (await main.listContainers({ all: true })).map((c) => c.Id).sort(),
-  };
-}
 
 let second: SecondEngine;
 let before: Awaited<ReturnType<typeof mainEngineState>>;

@@ -1,6 +1,8 @@
 // A Docker engine reached by a DOCKER_HOST-style URL: unix socket, tcp (plain, or TLS with a
 // certificate folder), or ssh. One dockerode client per connection, as Podman Desktop does.
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import Docker from 'dockerode';
 
@@ -39,7 +41,9 @@ export function connect(c: DockerConnection): Docker {
       return new Docker({ socketPath: u.pathname });
     case 'tcp:': {
       const port = Number(u.port || (c.tlsDir ? 2376 : 2375));
-      if (!c.tlsDir) return new Docker({ host: u.hostname, port, protocol: 'http' });
+      // No kept-alive sockets: after the network to a host drops and comes back, a pooled socket the
+      // engine has meanwhile closed answers the next request with ECONNRESET (Node's default agent keeps them).
+      if (!c.tlsDir) return new Docker({ host: u.hostname, port, protocol: 'http', agent: new http.Agent({ keepAlive: false }) } as Docker.DockerOptions);
       const read = (f: string): Buffer => {
         try {
           return readFileSync(path.join(c.tlsDir!, f));
@@ -47,7 +51,7 @@ export function connect(c: DockerConnection): Docker {
           throw new ConnectionInputError(`TLS: cannot read ${path.join(c.tlsDir!, f)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the folder must hold ca.pem, cert.pem and key.pem`);
         }
       };
-      return new Docker({ host: u.hostname, port, protocol: 'https', ca: read('ca.pem'), cert: read('cert.pem'), key: read('key.pem') });
+      return new Docker({ host: u.hostname, port, protocol: 'https', ca: read('ca.pem'), cert: read('cert.pem'), key: read('key.pem'), agent: new https.Agent({ keepAlive: false, ca: read('ca.pem'), cert: read('cert.pem'), key: read('key.pem') }) } as Docker.DockerOptions);
     }
     case 'ssh:': {
       const sshOptions: Record<string, unknown> = c.sshKeyFile ? { privateKey: readFileSync(c.sshKeyFile) } : { agent: process.env.SSH_AUTH_SOCK };

@@ -6,7 +6,12 @@ import { withTimeout } from '../../docker/client.ts';
 import { TargetContainer } from '../../docker/containers.ts';
 import { LABEL, PRODUCT } from '../../docker/labels.ts';
 import { listOwnContainers, sweepOrphans } from '../../docker/sweep.ts';
-import type { Provider, ProviderCheck, ProvisionedTarget, TargetKind, TargetSpec } from '../provider.ts';
+import { planPlacement } from '../../docker/placement.ts';
+import { LoadAgentImages } from '../../load-agent/agent-images.ts';
+import { runRemoteLoad } from '../../load-agent/remote-load.ts';
+import type { LoadCallbacks } from '../../load/runner.ts';
+import type { LoadPlan } from '../../load/protocol.ts';
+import type { Provider, ProviderCheck, ProvisionedTarget, RemoteLoadOutcome, RemoteLoadRequest, TargetKind, TargetSpec } from '../provider.ts';
 import { connect, connectionProblem, engineHost, type DockerConnection } from './connection.ts';
 import { shipImage } from './ship-image.ts';
 import { containerTarget } from './target.ts';
@@ -31,12 +36,37 @@ export class DockerProvider implements Provider {
   readonly name: string;
   readonly client: Docker;
   private readonly host: string;
+  /**
+   * A remote engine's cells get their load from an agent on that same engine, on cores the target
+   * does not use (as this machine's cells do from load threads here). Absent for this machine's engine.
+   */
+  readonly runLoad?: (target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest) => Promise<RemoteLoadOutcome>;
+  private readonly agentImages = new LoadAgentImages();
+  /** The remote engine's name and cores, read once (for the cpuset split and "where the load ran"). */
+  private engineFacts?: Promise<{ name: string; cpus: number }>;
+  /** Each remote target's load cores, by target id. */
+  private readonly loadCpus = new Map<string, string>();
 
   constructor(private readonly o: DockerProviderOptions) {
     this.kind = o.kind;
     this.name = o.name;
     this.client = o.client ?? connect(o.connection);
     this.host = engineHost(o.connection.url);
+    if (o.kind === 'docker') this.runLoad = (t, plan, cb, opts) => this.remoteLoad(t, plan, cb, opts);
+  }
+
+  private facts(): Promise<{ name: string; cpus: number }> {
+    this.engineFacts ??= (this.client.info() as Promise<{ Name: string; NCPU: number }>).then((i) => ({ name: String(i.Name), cpus: Number(i.NCPU) }));
+    this.engineFacts.catch(() => (this.engineFacts = undefined));
+    return this.engineFacts;
+  }
+
+  private async remoteLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome> {
+    const where = `${this.name} (${this.o.connection.url})`;
+    const [image, { name }] = await Promise.all([this.agentImages.on('engine', this.client, where), this.facts()]);
+    const cpus = this.loadCpus.get(target.id);
+    const result = await runRemoteLoad({ engine: this.client, where, ...(cpus ? { cpus } : {}) }, plan, cb, { image, labels: opts.labels });
+    return { result, node: name };
   }
 
   async check(): Promise<ProviderCheck> {
@@ -63,18 +93,28 @@ export class DockerProvider implements Provider {
 
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
     const local = this.kind === 'local';
+    // A remote engine: the target on its first cores, its load agent on the next (that engine's own count).
+    const place = local ? {} : planPlacement(spec.cpuMillis, (await this.facts()).cpus, true);
+    const cpuset = local ? spec.cpuset : place.targetCpus;
     const c = await TargetContainer.start(
       {
         image: spec.image, launch: spec.launch, port: spec.port, env: spec.env, cpuMillis: spec.cpuMillis, memoryMb: spec.memoryMb,
         // A remote engine's bridge IPs are not routable from here: publish on its address.
         ...(local ? { publish: Boolean(this.o.publish) } : { publish: true, publishOn: this.host }),
-        ...(local && spec.cpuset ? { cpuset: spec.cpuset } : {}),
+        ...(cpuset ? { cpuset } : {}),
         // Cells run outside a stored run (tests, benchmarks) carry no run or cell label.
         labels: { app: spec.labels.app, ...(spec.labels.run ? { run: spec.labels.run } : {}), ...(spec.labels.cell ? { cell: spec.labels.cell } : {}) },
       },
       this.client,
     );
-    return containerTarget(c, { remove: () => c.remove(), local });
+    if (place.loadCpus) this.loadCpus.set(c.id, place.loadCpus);
+    return containerTarget(c, {
+      remove: async () => {
+        this.loadCpus.delete(c.id);
+        await c.remove();
+      },
+      local,
+    });
   }
 
   async removeRun(runId: string): Promise<string[]> {

@@ -12,7 +12,12 @@ import { isSessionAlive } from '../../session/session.ts';
 import { connect, connectionProblem, type DockerConnection } from '../docker/connection.ts';
 import { shipImage } from '../docker/ship-image.ts';
 import { containerTarget } from '../docker/target.ts';
-import type { Provider, ProviderCheck, ProviderNode, ProvisionedTarget, TargetSpec } from '../provider.ts';
+import { LoadAgentImages } from '../../load-agent/agent-images.ts';
+import { removeLoadAgents } from '../../load-agent/leftovers.ts';
+import { runRemoteLoad } from '../../load-agent/remote-load.ts';
+import type { LoadCallbacks } from '../../load/runner.ts';
+import type { LoadPlan } from '../../load/protocol.ts';
+import type { Provider, ProviderCheck, ProviderNode, ProvisionedTarget, RemoteLoadOutcome, RemoteLoadRequest, TargetSpec } from '../provider.ts';
 
 const CHECK_TIMEOUT_MS = 5000;
 /** A task that is not running by then is reported with Swarm's own words (no resources, image missing…). */
@@ -44,11 +49,22 @@ interface SwarmTask {
 
 const labelFilter = (labels: string[]): string => JSON.stringify({ label: labels });
 
+/** A node's name for "where it ran": its hostname, with its id when another node has the same hostname. */
+function nodeName(n: SwarmNode, all: SwarmNode[]): string {
+  const twin = all.some((o) => o.ID !== n.ID && o.Description.Hostname === n.Description.Hostname);
+  return twin ? `${n.Description.Hostname}#${n.ID.slice(0, 12)}` : n.Description.Hostname;
+}
+
+const usable = (n: SwarmNode): boolean => n.Status.State === 'ready' && n.Spec.Availability === 'active';
+
 export class SwarmProvider implements Provider {
   readonly kind = 'swarm' as const;
   readonly name: string;
   readonly manager: Docker;
   private readonly engines = new Map<string, Docker>();
+  private readonly agentImages = new LoadAgentImages();
+  /** The free nodes concurrency() counted, one per pool slot. */
+  private slots: string[] = [];
 
   constructor(private readonly o: SwarmProviderOptions) {
     this.name = o.name;
@@ -79,16 +95,16 @@ export class SwarmProvider implements Provider {
         ((await this.manager.listTasks({ filters: JSON.stringify({ 'desired-state': ['running'], label: [`${LABEL.product}=${PRODUCT}`] }) })) as SwarmTask[]).map((t) => t.NodeID),
       );
       const nodes: ProviderNode[] = [];
-      for (const n of await this.nodes()) {
-        const usable = n.Status.State === 'ready' && n.Spec.Availability === 'active';
-        if (!usable) problems.push(`node ${n.Description.Hostname} is ${n.Status.State}/${n.Spec.Availability}`);
+      const all = await this.nodes();
+      for (const n of all) {
+        if (!usable(n)) problems.push(`node ${n.Description.Hostname} is ${n.Status.State}/${n.Spec.Availability}`);
         try {
           await withTimeout(this.engineOf(n).ping(), CHECK_TIMEOUT_MS, 'no answer');
         } catch (e) {
           const conn = this.o.nodeEngines[n.ID] ?? this.o.nodeEngines[n.Description.Hostname];
           problems.push(conn ? `node ${n.Description.Hostname}: ${connectionProblem(conn.url, e)}` : (e as Error).message);
         }
-        nodes.push({ name: n.Description.Hostname, cpus: n.Description.Resources.NanoCPUs / 1e9, memoryBytes: n.Description.Resources.MemoryBytes, free: usable && !busy.has(n.ID) });
+        nodes.push({ name: nodeName(n, all), cpus: n.Description.Resources.NanoCPUs / 1e9, memoryBytes: n.Description.Resources.MemoryBytes, free: usable(n) && !busy.has(n.ID) });
       }
       if (!nodes.some((n) => n.free)) problems.push('no nodes free: every node is down, drained or already running a Rightsize cell');
       return { ok: problems.length === 0, problems, nodes, version: String(info.ServerVersion) };
@@ -138,13 +154,14 @@ export class SwarmProvider implements Provider {
     };
     try {
       const task = await this.runningTask(service.id);
-      const node = (await this.nodes()).find((n) => n.ID === task.NodeID)!;
+      const all = await this.nodes();
+      const node = all.find((n) => n.ID === task.NodeID)!;
       const published = task.Status.PortStatus?.Ports?.find((p) => p.TargetPort === spec.port)?.PublishedPort;
       if (!published) throw new Error(`Swarm published no port for ${spec.port} on ${node.Description.Hostname}`);
       const engine = this.engineOf(node);
       const c = await TargetContainer.attach(engine, task.Status.ContainerStatus!.ContainerID!, { host: node.Status.Addr, port: published });
       return containerTarget(c, {
-        node: node.Description.Hostname,
+        node: nodeName(node, all),
         remove: async () => {
           await removeService();
           // The task's container goes with the service; wait (bounded) so the node is free for the next cell.
@@ -172,6 +189,61 @@ export class SwarmProvider implements Provider {
     throw new Error(`the Swarm did not run the cell's service (${why.trim()})`);
   }
 
+  /**
+   * Cells at once: each target alone on a free node, its load on another node, so with N ≥ 2 free
+   * nodes N cells run together; with one node there is no elsewhere for the load, so one at a time.
+   */
+  async concurrency(): Promise<number> {
+    const busy = new Set(
+      ((await this.manager.listTasks({ filters: JSON.stringify({ 'desired-state': ['running'], label: [`${LABEL.product}=${PRODUCT}`] }) })) as SwarmTask[]).map((t) => t.NodeID),
+    );
+    this.slots = (await this.nodes()).filter((n) => usable(n) && !busy.has(n.ID)).map((n) => n.ID).sort();
+    return this.slots.length >= 2 ? this.slots.length : 1;
+  }
+
+  /** Slot i's targets on free node i (when several run at once); Swarm picks when one does. */
+  placement(slot: number, k: number): TargetSpec['placement'] | undefined {
+    const node = k >= 2 ? this.slots[slot] : undefined;
+    return node ? { node } : undefined;
+  }
+
+  /**
+   * The load agent as a plain container on another node's engine than the target's (host network:
+   * it reaches the target at its host-mode port), with the target's labels; the same node only
+   * when the Swarm has no other usable node.
+   */
+  async runLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome> {
+    const all = await this.nodes();
+    const candidates = all.filter(usable).sort((a, b) => a.ID.localeCompare(b.ID));
+    const at = all.find((n) => nodeName(n, all) === (opts.targetNode ?? target.node));
+    // The next node after the target's, so that with K targets on K nodes each node carries one load.
+    const i = at ? candidates.findIndex((n) => n.ID === at.ID) : -1;
+    const others = candidates.filter((n) => n.ID !== at?.ID);
+    const node = others.length ? (i >= 0 ? candidates[(i + 1) % candidates.length]! : others[0]!) : candidates[0];
+    if (!node) throw new Error(`no usable Swarm node on ${this.name} for the load agent`);
+    const engine = this.engineOf(node);
+    const where = `Swarm node ${nodeName(node, all)}`;
+    const image = await this.agentImages.on(node.ID, engine, where);
+    const result = await runRemoteLoad({ engine, where }, plan, cb, { image, labels: opts.labels });
+    return { result, node: nodeName(node, all) };
+  }
+
+  /** Load agents on every node's own engine (they are containers, not services). Unreachable nodes are skipped. */
+  private async removeAgents(which: Parameters<typeof removeLoadAgents>[1]): Promise<string[]> {
+    const all = await this.nodes();
+    const removed = await Promise.all(
+      all.map(async (n) => {
+        try {
+          const ids = await withTimeout(removeLoadAgents(this.engineOf(n), which), CHECK_TIMEOUT_MS * 2, 'no answer');
+          return ids.map((id) => `load agent ${id.slice(0, 12)} on ${nodeName(n, all)}`);
+        } catch {
+          return [];
+        }
+      }),
+    );
+    return removed.flat();
+  }
+
   private async removeServices(labels: string[], keep: (l: Record<string, string>) => boolean = () => false): Promise<string[]> {
     const services = (await this.manager.listServices({ filters: labelFilter(labels) })) as { ID: string; Spec: { Name: string; Labels?: Record<string, string> } }[];
     const gone = services.filter((s) => !keep(s.Spec.Labels ?? {}));
@@ -179,11 +251,11 @@ export class SwarmProvider implements Provider {
     return gone.map((s) => `service ${s.Spec.Name} on ${this.name}`);
   }
 
-  removeRun(runId: string): Promise<string[]> {
-    return this.removeServices([`${LABEL.product}=${PRODUCT}`, `${LABEL.run}=${runId}`]);
+  async removeRun(runId: string): Promise<string[]> {
+    return [...(await this.removeServices([`${LABEL.product}=${PRODUCT}`, `${LABEL.run}=${runId}`])), ...(await this.removeAgents({ run: runId }))];
   }
 
-  sweep(isAlive: (session: string) => boolean = isSessionAlive): Promise<string[]> {
-    return this.removeServices([`${LABEL.product}=${PRODUCT}`], (l) => isAlive(l[LABEL.session] ?? ''));
+  async sweep(isAlive: (session: string) => boolean = isSessionAlive): Promise<string[]> {
+    return [...(await this.removeServices([`${LABEL.product}=${PRODUCT}`], (l) => isAlive(l[LABEL.session] ?? ''))), ...(await this.removeAgents({ isAlive }))];
   }
 }

@@ -1,0 +1,151 @@
+// A matrix run across distributed engines, for real: the main engine and a second dockerd in its
+// own network namespace (tests/helpers/second-engine.ts) joined as a two-node Swarm run two cells
+// at once, each target alone on its node and its load (the load agent) on the other node; results
+// and samples stored as a local run's are; nothing left on either engine. And a remote Docker
+// engine whose link is cut mid-cell: that cell fails as "unreachable" within a bound, the run goes
+// on once the link is back, and what the cut cell left there is removed.
+import path from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
+import { LOAD_SILENCE_SEC, UNREACHABLE_TEARDOWN_TIMEOUT_MS } from '../../src-main/engine/cell-runner.ts';
+import type { RunEvent } from '../../src-main/engine/events.ts';
+import { runMatrix } from '../../src-main/engine/run-matrix.ts';
+import { CANCEL_GRACE_MS } from '../../src-main/load-agent/agent-stream.ts';
+import { REMOVE_TIMEOUT_MS } from '../../src-main/load-agent/remote-load.ts';
+import { DockerProvider } from '../../src-main/providers/docker/provider.ts';
+import { SwarmProvider } from '../../src-main/providers/swarm/provider.ts';
+import { Store } from '../../src-main/store/index.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { requireDocker } from '../helpers/docker.ts';
+import { formSwarm, mainEngineState, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
+
+const ours = (extra: string[] = []): string => JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`, ...extra] });
+
+let second: SecondEngine;
+let before: Awaited<ReturnType<typeof mainEngineState>>;
+let store: Store;
+
+beforeAll(async () => {
+  await requireDocker();
+  before = await mainEngineState();
+  second = await startSecondEngine();
+  store = Store.open(path.join(tempDir('rightsize-distributed-'), 'h.db'));
+});
+
+afterAll(async () => {
+  store?.close();
+  second?.restore(); // a failed test may have left the link down
+  await second?.stop();
+  expect(await mainEngineState()).toEqual(before);
+});
+
+describe('a matrix on distributed engines', () => {
+  it('a two-node Swarm runs 4 cells two at once, each target on one node and its load on the other; stored like a local run; nothing left', async () => {
+    const swarm = await formSwarm(second);
+    try {
+      const provider = new SwarmProvider({
+        name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
+        nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
+      });
+      const events: RunEvent[] = [];
+      const out = await runMatrix(
+        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4 },
+        { store, provider, waitForLab: true, onEvent: (e) => events.push(e) },
+      );
+      expect(out.status, out.error).toBe('completed');
+      expect(out.cells.map((c) => [c.status, c.failure])).toEqual(out.cells.map(() => ['ok', undefined]));
+
+      // Two at once, never more: the cells' spans overlap in pairs.
+      const spans = out.cells.map((c) => [Date.parse(c.startedAt), Date.parse(c.finishedAt)] as const);
+      const atOnce = (t: number): number => spans.filter(([a, b]) => a <= t && t < b).length;
+      expect(Math.max(...spans.map(([a]) => atOnce(a)))).toBe(2);
+      const started = events.filter((e) => e.type === 'run-started')[0] as Extract<RunEvent, { type: 'run-started' }>;
+      expect(started.etaSec).toBeCloseTo((4 * (1 + 3 + 4)) / 2); // the ETA knows two run at once
+
+      // Each target on a node, its load on the other; both nodes carried targets.
+      for (const c of out.cells) {
+        expect(c.ranOn?.kind).toBe('swarm');
+        expect(c.ranOn?.node).toBeTruthy();
+        expect(c.ranOn?.loadNode).toBeTruthy();
+        expect(c.ranOn!.loadNode).not.toBe(c.ranOn!.node);
+        expect(c.load!.rpsMean).toBeGreaterThan(50);
+        expect(c.stats!.memLimitBytes).toBe(128 * 2 ** 20);
+      }
+      expect(new Set(out.cells.map((c) => c.ranOn!.node)).size).toBe(2);
+
+      // Stored as a local run's cells are: every result, where it ran, and its measured seconds.
+      const stored = store.getRun(out.runId)!;
+      expect(stored.status).toBe('completed');
+      expect(stored.cells.map((c) => c.ranOn)).toEqual(out.cells.map((c) => c.ranOn));
+      const samples = store.getRunSamples(out.runId);
+      for (const c of stored.cells) expect(samples.get(c.id)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      // Samples of both running cells arrived interleaved, each by its index.
+      const sampleIdx = events.filter((e) => e.type === 'sample').map((e) => (e as Extract<RunEvent, { type: 'sample' }>).index);
+      expect(new Set(sampleIdx)).toEqual(new Set([0, 1, 2, 3]));
+
+      // Nothing left: no services, no agents, no task containers, on either engine.
+      expect(await provider.manager.listServices({ filters: ours() })).toEqual([]);
+      await until(async () => (await second.client.listContainers({ all: true, filters: ours() })).length === 0, 10_000);
+      expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.run}=${out.runId}`]) })).toEqual([]);
+      expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.kind}=load-agent`]) })).toEqual([]);
+    } finally {
+      await swarm.leave();
+    }
+  });
+
+  it('a remote engine cut off mid-cell: that cell fails as unreachable within a bound, the run goes on, leftovers removed once it is back', async () => {
+    const provider = new DockerProvider({ name: 'far', kind: 'docker', connection: { url: second.url }, source: new Docker() });
+    const arrivals: number[] = [];
+    let cutAt = 0;
+    let failedAt = 0;
+    const out = await runMatrix(
+      { name: 'cut', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 12, warmupSec: 1, repetitions: 2 },
+      {
+        store, provider, waitForLab: true,
+        onEvent: (e) => {
+          if (e.type === 'sample' && e.index === 0) {
+            arrivals.push(Date.now());
+            // Mid-measurement: after a few seconds (their spacing is the spread the bound allows for).
+            if (arrivals.length === 4) {
+              cutAt = Date.now();
+              second.cut();
+            }
+          }
+          if (e.type === 'cell-finished' && e.index === 0) {
+            failedAt = Date.now();
+            second.restore();
+          }
+        },
+      },
+    );
+    expect(cutAt).toBeGreaterThan(0);
+    const [cut, after] = out.cells;
+    expect(cut!.status).toBe('failed');
+    expect(cut!.failure).toMatch(/^unreachable: /);
+    expect(cut!.failure).not.toMatch(/exited with code/);
+    expect(cut!.load).toBeUndefined();
+    // The bound: the silence that means "gone", plus the agent's grace and the two bounded removals,
+    // plus the largest spacing of its seconds before the cut (how late a second may be here).
+    const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]!);
+    const spread = Math.max(...gaps);
+    const bound = LOAD_SILENCE_SEC * 1000 + 1000 + CANCEL_GRACE_MS + REMOVE_TIMEOUT_MS + UNREACHABLE_TEARDOWN_TIMEOUT_MS + 2 * spread;
+    expect(failedAt - cutAt, `gaps ${gaps.join(', ')} ms`).toBeLessThan(bound);
+    expect(failedAt - cutAt).toBeGreaterThanOrEqual(LOAD_SILENCE_SEC * 1000); // not before the silence said so
+    // The run went on: the next cell measured on the engine once it was back; the run completed.
+    expect(out.status).toBe('completed');
+    expect(after!.status, after!.failure).toBe('ok');
+    expect(store.getRun(out.runId)!.cells[0]!.failure).toMatch(/^unreachable: /);
+    // What the cut cell left there (its target, its agent) is gone: the run's end removed it.
+    await until(async () => (await second.client.listContainers({ all: true, filters: ours() })).length === 0, 15_000);
+    expect(await provider.removeRun(String(out.runId))).toEqual([]);
+  });
+});
+
+async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
