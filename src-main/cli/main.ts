@@ -195,6 +195,8 @@ function program(): Command {
     .option('--kubeconfig <file>', 'the kubeconfig (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'a context of the kubeconfig (default: its current context)')
     .option('--namespace-prefix <prefix>', 'Kubernetes: a prefix for the per-run namespaces')
+    .option('--registry <host/path>', 'Kubernetes: the registry the cluster pulls from; Rightsize pushes the app and load-agent images there')
+    .option('--registry-auth <file>', "Kubernetes: a Docker config.json holding the registry's login (a path; the login is never stored)")
     .action(async (name: string, o: TargetAddOptions) => {
       process.exitCode = await targetsAddCommand(name, { ...globals(), ...o });
     });

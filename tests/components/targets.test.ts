@@ -127,4 +127,27 @@ describe('the Targets page', () => {
     await vi.waitFor(() => expect(screen.queryByTestId('target-row-box')).toBeNull());
     expect(screen.getByTestId('targets-notice').textContent).toContain('Removed box');
   });
+  it('adds a Kubernetes target with its image registry and the path of its login, showing a registry problem at its field', async () => {
+    fakeEngine.answers['targets.list'] = () => saved.slice(0, 1);
+    let attempts = 0;
+    fakeEngine.answers['targets.add'] = () => {
+      if (attempts++ === 0) {
+        throw engineError({ code: 'INVALID_INPUT', message: 'The target is not valid; nothing was saved', fields: [{ path: 'settings.registry', message: 'give the registry without a scheme: "registry.example.com/rs".' }] });
+      }
+      return { name: 'k', kind: 'kubernetes', builtIn: false, where: 'kubernetes' } satisfies TargetInfo;
+    };
+    render(Targets);
+    await vi.waitFor(() => expect(screen.getByTestId('target-row-local')).toBeTruthy());
+    await fireEvent.input(screen.getByTestId('target-name'), { target: { value: 'k' } });
+    await fireEvent.click(screen.getByTestId('target-kind-kubernetes'));
+    await fireEvent.input(screen.getByTestId('target-registry'), { target: { value: 'https://registry.example.com/rs' } });
+    await fireEvent.input(screen.getByTestId('target-registry-auth'), { target: { value: '/home/me/.docker/config.json' } });
+    await fireEvent.click(screen.getByTestId('target-add'));
+    await vi.waitFor(() => expect(screen.getByText(/give the registry without a scheme/)).toBeTruthy());
+    await fireEvent.input(screen.getByTestId('target-registry'), { target: { value: 'registry.example.com/rs' } });
+    await fireEvent.click(screen.getByTestId('target-add'));
+    await vi.waitFor(() => expect(attempts).toBe(2));
+    const sent = fakeEngine.calls.filter((c) => c.name === 'targets.add').map((c) => c.input);
+    expect(sent.at(-1)).toEqual({ target: { name: 'k', kind: 'kubernetes', settings: { registry: 'registry.example.com/rs', registryAuth: '/home/me/.docker/config.json' } } });
+  });
 });

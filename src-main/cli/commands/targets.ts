@@ -21,6 +21,8 @@ export interface TargetAddOptions extends GlobalOptions {
   kubeconfig?: string;
   context?: string;
   namespacePrefix?: string;
+  registry?: string;
+  registryAuth?: string;
 }
 
 /** Each setting as the option that sets it, so a problem names what to retype. */
@@ -35,6 +37,8 @@ const FLAG: Record<string, string> = {
   'settings.kubeconfig': '--kubeconfig',
   'settings.context': '--context',
   'settings.namespacePrefix': '--namespace-prefix',
+  'settings.registry': '--registry',
+  'settings.registryAuth': '--registry-auth',
 };
 const flagOf = (p: string): string => FLAG[p] ?? (p.startsWith('settings.nodeEngines.') ? `--node ${p.slice('settings.nodeEngines.'.length)}=…` : p);
 
@@ -42,9 +46,11 @@ const flagOf = (p: string): string => FLAG[p] ?? (p.startsWith('settings.nodeEng
 const KIND_FLAGS: Record<'docker' | 'swarm' | 'kubernetes', (keyof TargetAddOptions)[]> = {
   docker: ['tls', 'sshKey'],
   swarm: ['tls', 'node'],
-  kubernetes: ['kubeconfig', 'context', 'namespacePrefix'],
+  kubernetes: ['kubeconfig', 'context', 'namespacePrefix', 'registry', 'registryAuth'],
 };
-const OPTION_NAME: Partial<Record<keyof TargetAddOptions, string>> = { tls: '--tls', sshKey: '--ssh-key', node: '--node', kubeconfig: '--kubeconfig', context: '--context', namespacePrefix: '--namespace-prefix' };
+const OPTION_NAME: Partial<Record<keyof TargetAddOptions, string>> = {
+  tls: '--tls', sshKey: '--ssh-key', node: '--node', kubeconfig: '--kubeconfig', context: '--context', namespacePrefix: '--namespace-prefix', registry: '--registry', registryAuth: '--registry-auth',
+};
 
 /** The engine as a service for one command: contract errors become messages (problems named by option) and exit 2. */
 const withLab = <T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> =>
@@ -75,7 +81,7 @@ export function targetFromOptions(name: string, o: TargetAddOptions): { target: 
   const settings =
     kind === 'docker' ? defined({ url: o.docker, tlsDir: o.tls, sshKeyFile: o.sshKey })
     : kind === 'swarm' ? defined({ managerUrl: o.swarm, tlsDir: o.tls, nodeEngines })
-    : defined({ kubeconfig: o.kubeconfig, context: o.context, namespacePrefix: o.namespacePrefix });
+    : defined({ kubeconfig: o.kubeconfig, context: o.context, namespacePrefix: o.namespacePrefix, registry: o.registry, registryAuth: o.registryAuth });
   return { target: { name, ...(kind ? { kind } : {}), settings }, problems };
 }
 
