@@ -1,5 +1,5 @@
 import type { StoredCell } from '../store/index.ts';
-import { fmtBytes, fmtNum, fmtUs } from '../common/format.ts';
+import { fmtBytes, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
 import { table } from './format.ts';
 
 export { cellLabel } from '../common/labels.ts';
@@ -8,11 +8,7 @@ export { cellLabel } from '../common/labels.ts';
 const isPartial = (c: StoredCell): boolean => c.status === 'cancelled' || c.status === 'interrupted';
 
 /** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until steady; "—" before it ran. */
-export function warmupText(c: StoredCell): string {
-  const used = c.load?.warmupUsedSec;
-  if (used === undefined) return c.load ? `${c.config.warmupSec} s` : '—';
-  return used > c.config.warmupSec ? `${c.config.warmupSec} → ${used} s` : `${used} s`;
-}
+export const warmupText = (c: StoredCell): string => fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, c.load !== undefined);
 
 /** ", 2 threads" where more than one load thread generated the load (or the matrix asked for a count). */
 function threadsText(c: StoredCell): string {

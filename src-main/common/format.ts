@@ -40,3 +40,12 @@ export function fmtLocalTime(iso: string, withOffset = true): string {
   const off = -d.getTimezoneOffset();
   return `${text} UTC${off < 0 ? '−' : '+'}${p(Math.floor(Math.abs(off) / 60))}:${p(Math.abs(off) % 60)}`;
 }
+
+/**
+ * The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until
+ * throughput was steady. `used` undefined: the configured one where the cell measured, else "—".
+ */
+export function fmtWarmup(configuredSec: number, used: number | undefined, measured = true): string {
+  if (used === undefined) return measured ? `${configuredSec} s` : '—';
+  return used > configuredSec ? `${configuredSec} → ${used} s` : `${used} s`;
+}

@@ -7,7 +7,7 @@ import {
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Sizing, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
 import { searchConfigLabel } from '../analysis/search-answer.ts';
-import { fmtBytes, fmtDuration, fmtLocalTime, fmtNum, fmtUs } from '../common/format.ts';
+import { fmtBytes, fmtDuration, fmtLocalTime, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
 import { deploySnippet, nothingToDeploy, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
 import { HOST_BUSY_PCT } from '../engine/flags.ts';
 import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../engine/steady-state.ts';
@@ -130,11 +130,7 @@ function configurationsTable(rec: Recommendation): string {
 const CELL_COLUMNS = 18;
 
 /** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one; "—" when not known. */
-function warmupText(c: StoredCell): string {
-  const used = c.load?.warmupUsedSec;
-  if (used === undefined) return c.load ? `${c.config.warmupSec} s` : '—';
-  return used > c.config.warmupSec ? `${c.config.warmupSec} → ${used} s` : `${used} s`;
-}
+const warmupText = (c: StoredCell): string => fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, c.load !== undefined);
 
 /** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
 function cellNote(c: StoredCell): string {
