@@ -6,7 +6,7 @@ export {
   ONE_REPETITION_NOTE, NO_INTERVAL_NOTE, MAX_ERROR_PCT,
 } from './group.ts';
 export { candidatesOf, comparePick, withinMargin } from './decide.ts';
-export { who, fmtUsPm, fmtPct, fmtRatio, fmtMargin, flagPhrase, methodText, rpsText, p99Text } from './words.ts';
+export { who, fmtUsPm, fmtPct, fmtRatio, fmtMargin, flagPhrase, methodText, rpsText, p99Text, p99Short } from './words.ts';
 export { ALPHA, mean, stddev, cv, tQuantile, studentTCdf, confidenceInterval, batchMeans, summarize, summarizeOne, welch, holm, estimateOf } from './stats.ts';
 export { MEMORY_HEADROOM, MEMORY_ROUND_MB, MEMORY_LIMIT_RULE, limitFromPeak, cellPeak, leastSquares, fmtMb } from './memory.ts';
 export { recommendedMemoryLimitMb, recommendedCpuMillis, recommendedKeys, sizeConfigurations, answerPick, answerKey, type AnswerPick } from './sizing.ts';

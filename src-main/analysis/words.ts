@@ -65,13 +65,20 @@ export function rpsText(c: ConfigurationSummary): string {
   return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, ${r.intervalFrom === 'batch-means' ? 'one run, batch means' : `n = ${r.n}`}`;
 }
 
+/** A table cell's p99: "2.1 ms ± 0.3", "2.1 ms (1.9 ms–2.4 ms)" or "2.1 ms (n = 1)". */
+export function p99Short(c: ConfigurationSummary): string {
+  const p = c.p99Us!;
+  if (!p.ci) return `${fmtUs(p.mean)} (n = 1)`;
+  // From one run the interval is taken on a log scale: asymmetric, so both ends are given.
+  if (p.intervalFrom === 'batch-means') return `${fmtUs(p.mean)} (${fmtUs(p.ci.low)}–${fmtUs(p.ci.high)})`;
+  return fmtUsPm(p.mean, p.ci.halfWidth);
+}
+
 /** "2.1 ms ± 0.3, n = 3", "2.1 ms (1.9 ms–2.4 ms), one run, batch means of its per-second p99s" or "2.1 ms, a single sample". */
 export function p99Text(c: ConfigurationSummary): string {
   const p = c.p99Us!;
   if (!p.ci) return `${fmtUs(p.mean)}, a single sample`;
-  // From one run the interval is taken on a log scale: asymmetric, so both ends are given.
-  if (p.intervalFrom === 'batch-means') return `${fmtUs(p.mean)} (${fmtUs(p.ci.low)}–${fmtUs(p.ci.high)}), one run, batch means of its per-second p99s`;
-  return `${fmtUsPm(p.mean, p.ci.halfWidth)}, n = ${p.n}`;
+  return `${p99Short(c)}, ${p.intervalFrom === 'batch-means' ? 'one run, batch means of its per-second p99s' : `n = ${p.n}`}`;
 }
 
 /**

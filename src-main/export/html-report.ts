@@ -1,7 +1,7 @@
 // One self-contained HTML file to share a run: the answer first, then the evidence. No script, no
 // external resource; everything that comes from data (names are user input) is escaped.
 import {
-  describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtMb, fmtPct, fmtRatio, fmtUsPm, groupBy, limitText, loadLabel, pairLabel, PEAK_SOURCE_WORDS, perWorkerText,
+  describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtMb, fmtPct, fmtRatio, groupBy, p99Short, limitText, loadLabel, pairLabel, PEAK_SOURCE_WORDS, perWorkerText,
   sizingMethodText, who, workloadKey, workloadLabel,
 } from '../analysis/index.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Sizing, Verdict } from '../analysis/index.ts';
@@ -61,7 +61,7 @@ const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
 // One repetition can still have an interval (batch means of its own seconds): say which kind it is.
 const rpsCell = (c: ConfigurationSummary): string =>
   c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}${c.rps!.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}` : `${fmtNum(c.rps!.mean)} (n = 1)`;
-const p99Cell = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n = 1)`);
+const p99Cell = (c: ConfigurationSummary): string => p99Short(c);
 /** A stored time as the CLI shows it: this machine's local time with its offset from UTC. */
 const timeText = (iso: string | null): string => (iso ? fmtLocalTime(iso) : '—');
 

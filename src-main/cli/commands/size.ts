@@ -159,7 +159,9 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
     } else {
       log.write(`\n${formatTrace(trace)}\n`);
       const rs = rightsizeCommand();
-      log.write(`See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   Deploy: ${rs} report ${run.id} --emit kubernetes\n`);
+      // Only a found configuration has something to deploy.
+      const deploy = trace.status === 'found' ? `   Deploy: ${rs} report ${run.id} --emit kubernetes` : '';
+      log.write(`See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html${deploy}\n`);
     }
     if (outcome.status === 'cancelled') return EXIT.cancelled;
     if (outcome.status === 'failed') return EXIT.runFailed;

@@ -1,0 +1,18 @@
+// A p99 from one run has an asymmetric interval (taken on a log scale): tables and sentences give both ends, never "± half".
+import { describe, expect, it } from 'vitest';
+import { p99Short, p99Text, type ConfigurationSummary } from '../../src-main/analysis/index.ts';
+
+const withP99 = (p99Us: unknown): ConfigurationSummary => ({ p99Us } as unknown as ConfigurationSummary);
+
+describe('p99 in words', () => {
+  it('gives both ends of a batch-means interval', () => {
+    const c = withP99({ mean: 2100, n: 1, intervalFrom: 'batch-means', ci: { low: 1900, high: 2400, halfWidth: 250 } });
+    expect(p99Short(c)).toBe('2.10 ms (1.90 ms–2.40 ms)');
+    expect(p99Text(c)).toBe('2.10 ms (1.90 ms–2.40 ms), one run, batch means of its per-second p99s');
+  });
+
+  it('gives ± the half-width over repetitions, and says when there is no interval', () => {
+    expect(p99Short(withP99({ mean: 2100, n: 3, intervalFrom: 'repetitions', ci: { low: 1800, high: 2400, halfWidth: 300 } }))).toBe('2.10 ms ± 0.30');
+    expect(p99Short(withP99({ mean: 2100, n: 1, ci: null }))).toBe('2.10 ms (n = 1)');
+  });
+});
