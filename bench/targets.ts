@@ -4,6 +4,11 @@
 // overhead = a cell's wall time minus the warmup it used and its measured seconds; plus the whole
 // matrix's wall time and the median req/s. Both engines share this machine's 2 cores, so req/s says
 // only that the cells measured the same thing, not that a remote host is faster. Needs root.
+// Then a small matrix on the Swarm one cell at a time (K = 1) and two at once (K = 2, each target
+// alone on its node, its load on the other), alternated over rounds: wall times and their ratio.
+// Both "nodes" share this machine's 2 cores, so the caps are small (250m): the ratio is the
+// parallelism of the run's own waits (start, readiness, warmup, teardown) plus what the two cells'
+// CPU can overlap, not what two real hosts would give.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +29,28 @@ const MATRIX = {
 };
 
 const overheadMs = (c: CellResult): number => Date.parse(c.finishedAt) - Date.parse(c.startedAt) - ((c.load?.warmupUsedSec ?? c.config.warmupSec) + c.config.durationSec) * 1000;
+
+/** The same small matrix as tests/integration/distributed.test.ts: 4 cells, 250m / 128 MB. */
+const PARALLEL_MATRIX = {
+  name: 'targets bench K', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128],
+  load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4,
+};
+const ROUNDS = 3;
+
+/** The provider held to one cell at a time (everything else as it is). */
+const oneAtATime = (p: Provider): Provider => Object.assign(Object.create(p) as Provider, { concurrency: async () => 1 });
+
+/** Wall time of PARALLEL_MATRIX on `provider`, and how many cells overlapped at most. */
+async function wall(store: Store, provider: Provider): Promise<{ sec: number; atOnce: number }> {
+  const t0 = performance.now();
+  const out = await runMatrix(PARALLEL_MATRIX, { store, provider });
+  const sec = (performance.now() - t0) / 1000;
+  const bad = out.cells.filter((c) => c.status !== 'ok');
+  if (bad.length) throw new Error(`${bad.length} cell(s) not ok: ${bad.map((c) => c.failure).join('; ')}`);
+  const spans = out.cells.map((c) => [Date.parse(c.startedAt), Date.parse(c.finishedAt)] as const);
+  const atOnce = Math.max(...spans.map(([a]) => spans.filter(([x, y]) => x <= a && a < y).length));
+  return { sec, atOnce };
+}
 
 async function measure(label: string, store: Store, provider: Provider | undefined): Promise<{ rows: Row[]; line: string }> {
   const t0 = performance.now();
@@ -49,11 +76,22 @@ export async function benchTargets(): Promise<void> {
     const remote = await measure('remote Docker', store, new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() }));
     const swarm = await formSwarm(second);
     let sw: Awaited<ReturnType<typeof measure>>;
+    const k1: number[] = [];
+    const k2: number[] = [];
+    const overlap: number[] = [];
     try {
-      sw = await measure('Swarm (2 nodes)', store, new SwarmProvider({
+      const pair = new SwarmProvider({
         name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
         nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
-      }));
+      });
+      sw = await measure('Swarm (2 nodes)', store, pair);
+      // Alternated, so that a busy spell of this shared machine hits both alike.
+      for (let r = 0; r < ROUNDS; r++) {
+        k1.push((await wall(store, oneAtATime(pair))).sec);
+        const two = await wall(store, pair);
+        k2.push(two.sec);
+        overlap.push(two.atOnce);
+      }
     } finally {
       await swarm.leave();
     }
@@ -63,6 +101,14 @@ export async function benchTargets(): Promise<void> {
     }
     printRows('per-cell overhead by target (hello cluster ×1/×2, 0.5 CPU, 1 s minimum warmup + 2 s, 2 repetitions)', rows);
     console.log(['', '| target | matrix wall time | median req/s | where the cells ran |', '|---|---|---|---|', ...lines].join('\n'));
+    const ratios = k1.map((a, i) => a / k2[i]!);
+    console.log([
+      '', `### Swarm, one cell at a time vs two at once (hello cluster ×1, 250m / 128 MB, 1 s minimum warmup + 3 s, 4 cells, ${ROUNDS} rounds alternated)`, '',
+      '| cells at once | median wall time | min | max |', '|---|---:|---:|---:|',
+      `| K = 1 | ${median(k1).toFixed(1)} s | ${Math.min(...k1).toFixed(1)} | ${Math.max(...k1).toFixed(1)} |`,
+      `| K = 2 | ${median(k2).toFixed(1)} s | ${Math.min(...k2).toFixed(1)} | ${Math.max(...k2).toFixed(1)} |`,
+      '', `K = 1 / K = 2 wall time: median ${median(ratios).toFixed(2)}× (rounds: ${ratios.map((x) => x.toFixed(2)).join(', ')}); cells overlapping at most, K = 2: ${overlap.join(', ')}`,
+    ].join('\n'));
   } finally {
     store.close();
     await second.stop();

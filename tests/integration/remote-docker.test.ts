@@ -86,7 +86,7 @@ describe('a remote Docker engine as a target', () => {
     await target.remove(); // twice is safe
   });
 
-  it('a whole cell runs on the remote engine through the cell runner: caps, readiness, load from here, stats and exit, container removed', async () => {
+  it('a whole cell runs on the remote engine through the cell runner: caps, readiness, its load from an agent on that engine\'s other cores, stats and exit, both containers removed', async () => {
     const engine = await requireDocker();
     const { app, image } = await imageFor('hello');
     const provider = new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() });
@@ -96,6 +96,7 @@ describe('a remote Docker engine as a target', () => {
       { app, image, engine, hostCores: engine.cpus, placement: true, timeoutSec: 10, provider },
     );
     expect(r.status, r.failure).toBe('ok');
+    expect(r.ranOn).toEqual({ target: 'second', kind: 'docker', loadNode: ((await second.client.info()) as { Name: string }).Name });
     expect(r.load!.rpsMean).toBeGreaterThan(100);
     expect(r.load!.latencyUs.p50).toBeGreaterThan(20);
     // Readings from the remote cgroup: its 128 MB cap, its own peak; no host-contention figure (not this machine's cores).
