@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { docker } from '../../src-main/docker/client.ts';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import type { RunEvent } from '../../src-main/engine/events.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
@@ -8,11 +9,12 @@ import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireDocker, twoCellMatrix } from '../helpers/docker.ts';
 
-// A store or engine error inside a cell (here: in store.addSamples, called from the load worker's
-// message handler) fails that cell with the reason, removes its container, and the run goes on or
-// ends as failed: the process never dies of it. Each failure is real where it can be (SQLite's own
-// busy and foreign-key errors from a second connection); disk-full is injected, as a full disk
-// cannot be made here.
+// A store or engine error inside a cell (in store.addSamples, called from the load worker's message
+// handler; or the engine losing the target container) fails that cell with the reason, removes its
+// container, and the run goes on or ends as failed: the process never dies of it. Each failure is
+// real where it can be (SQLite's own busy and foreign-key errors from a second connection, the
+// target removed through the engine's API as `docker rm -f` would); disk-full is injected, as a
+// full disk cannot be made here.
 
 beforeAll(async () => {
   await requireDocker();
@@ -45,7 +47,7 @@ function failingStore(store: Store, fail: (n: number) => Error | undefined): Sto
 
 const sqliteError = (message: string, code: string): Error => Object.assign(new Error(message), { code, name: 'SqliteError' });
 
-describe('a failing store mid-cell fails the cell, not the process', () => {
+describe('a failing store or engine mid-cell fails the cell, not the process', () => {
   it('disk full on a sample: that cell fails with the reason and loses its partial numbers, the next cell runs, nothing is left', async () => {
     const { store } = fresh();
     const injected = failingStore(store, (n) => (n === 1 ? sqliteError('database or disk is full', 'SQLITE_FULL') : undefined));
@@ -107,6 +109,38 @@ describe('a failing store mid-cell fails the cell, not the process', () => {
     expect(outcome.error).toMatch(/was deleted from the history by another process/);
     expect(outcome.cells).toHaveLength(0); // the first cell could not be stored; the second never started
     expect(store.getRun(outcome.runId)).toBeUndefined();
+    expect(await listOwnContainers({ run: outcome.runId })).toEqual([]);
+    expect(store.integrityCheck()).toBe('ok');
+    store.close();
+  });
+
+  it('the engine fails mid-cell (its target container removed from outside while it measures): that cell fails with the reason, the run goes on and finishes, nothing is left', async () => {
+    const { store } = fresh();
+    const removed: string[] = [];
+    let removing: Promise<void> | undefined;
+    const onEvent = (e: RunEvent): void => {
+      if (e.type === 'cell-phase' && e.index === 0 && e.phase === 'measuring' && !removing) {
+        // What `docker rm -f` from another terminal (or a Docker Desktop restart) does to a cell.
+        removing = (async () => {
+          for (const id of await listOwnContainers({ run: e.runId })) {
+            await docker().getContainer(id).remove({ force: true });
+            removed.push(id);
+          }
+        })();
+      }
+    };
+    const outcome = await runMatrix({ ...twoCells, durationSec: 4 }, { store, onEvent, waitForLab: true });
+    await removing;
+    expect(removed.length, 'the target was removed while it measured').toBeGreaterThan(0);
+    expect(outcome.status).toBe('completed');
+    expect(outcome.cells.map((c) => c.status)).toEqual(['failed', 'ok']);
+    expect(outcome.cells[0]!.failure, 'the failed cell says why').toMatch(/container/); // "the container exited with code 137 during the load"
+    console.log(`target removed mid-cell: "${outcome.cells[0]!.failure}"`);
+    const run = store.getRun(outcome.runId)!;
+    expect(run.status).toBe('completed');
+    expect(run.cells.map((c) => c.status)).toEqual(['failed', 'ok']);
+    expect(run.cells[0]!.failure).toBe(outcome.cells[0]!.failure);
+    expect(store.getSamples(run.cells[1]!.id)).toHaveLength(4);
     expect(await listOwnContainers({ run: outcome.runId })).toEqual([]);
     expect(store.integrityCheck()).toBe('ok');
     store.close();

@@ -90,7 +90,21 @@ describe(`${CASES.length} malformed matrices through the CLI`, () => {
     expect(notJson.stderr).toContain('is not valid JSON');
     const preset = await cli(['--db', db, 'run', '--preset', 'quik']);
     expect(preset.code).toBe(2);
-    expect(preset.stderr).toContain('Unknown preset "quik"');
+    expect(preset.stderr).toMatch(/Unknown preset "quik"\. Did you mean "quick"\? Presets: quick, /);
+    expect(JSON.parse((await cli(['--db', db, 'runs', '--json'])).stdout).total).toBe(0);
+  });
+
+  it('a preset name in any case is the preset (shown by the next check failing instead: a bad objective), nothing started', async () => {
+    // The objective is checked right after the preset is found, before anything starts: its message
+    // instead of "Unknown preset" proves QUICK and Quick were taken as quick.
+    for (const name of ['QUICK', 'Quick']) {
+      const r = await cli(['--db', db, 'run', '--preset', name, '--slo', 'p99<=banana']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr, name).not.toMatch(/Unknown preset/);
+      expect(r.stderr, name).toMatch(/banana|objective|slo/i);
+    }
+    const wrong = await cli(['--db', db, 'run', '--preset', 'QUIK', '--slo', 'p99<=banana']);
+    expect(wrong.stderr).toMatch(/Unknown preset "QUIK"\. Did you mean "quick"\?/);
     expect(JSON.parse((await cli(['--db', db, 'runs', '--json'])).stdout).total).toBe(0);
   });
 });
