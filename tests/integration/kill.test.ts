@@ -206,9 +206,10 @@ describe('nothing left behind', () => {
     const db = path.join(tempDir(), 'h.db');
     for (let i = 0; i < KILLS; i++) {
       const signal = GRACEFUL[i % GRACEFUL.length]!;
-      // Spread from a second before the first container: earlier, node is still loading the CLI and
-      // its default action ends it before anything started (allowed below, but it tests nothing).
-      const at = moment(i, KILLS, Math.max(0, firstContainerMs - 1000));
+      // Spread from the first container's moment (the CLI installs its handlers just before it
+      // touches Docker): earlier, node is still loading the CLI and the signal's default action ends
+      // it before anything started — allowed below, but it tests nothing.
+      const at = moment(i, KILLS, firstContainerMs);
       const before = Store.open(db);
       const known = new Set(before.listRuns({ limit: 1000 }).runs.map((x) => x.id));
       before.close();
