@@ -102,12 +102,23 @@ function foreignTestRunner(): string | undefined {
   return undefined;
 }
 
-/** The bystander is still there; if it is not while another test runner works here, a new one (and a note). */
+// Foreign runners come and go (a teardown is the last thing one does before it exits), so they are
+// looked for every half second while this file runs, not only when the bystander is found gone.
+let foreignSeen: { at: number; what: string } | undefined;
+let lastBystanderCheck = Date.now();
+const foreignWatch = setInterval(() => {
+  const what = foreignTestRunner();
+  if (what) foreignSeen = { at: Date.now(), what };
+}, 500);
+
+/** The bystander is still there; if it is not while another test runner worked here, a new one (and a note). */
 async function expectBystander(when: string): Promise<void> {
+  const since = lastBystanderCheck;
+  lastBystanderCheck = Date.now();
   const there = await docker().getContainer(bystander!).inspect().then(() => true, () => false);
   if (there) return;
-  const foreign = foreignTestRunner();
-  expect(foreign, `the bystander (a live session's container) was removed ${when}`).toBeDefined();
+  const foreign = foreignSeen && foreignSeen.at >= since - 1000 ? foreignSeen.what : foreignTestRunner();
+  expect(foreign, `the bystander (a live session's container) was removed ${when}, with no other test runner at work`).toBeDefined();
   console.log(`note: the bystander was removed ${when} while another test runner worked on this engine (${foreign}): made again`);
   await makeBystander();
 }
@@ -158,6 +169,7 @@ function startRun(db: string): { child: ReturnType<typeof startCli>['child']; do
 }
 
 afterAll(async () => {
+  clearInterval(foreignWatch);
   if (bystander) await docker().getContainer(bystander).remove({ force: true }).catch(() => {});
 });
 
