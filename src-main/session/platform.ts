@@ -71,20 +71,20 @@ export function parseRegMachineGuid(out: string): string {
 const psCreation = (pid: number): string =>
   `$p = Get-CimInstance Win32_Process -Filter 'ProcessId=${pid}'; if ($p -and $p.CreationDate) { $p.CreationDate.ToUniversalTime().ToString('yyyyMMddHHmmss') + '.000000+000' }`;
 
-/** A start time read through a command: null = no such process, '' = cannot tell here. */
-function startThroughCommand(pid: number): string | null {
+/**
+ * The start time of a pid known to exist, read through a command; '' when it cannot be told (the
+ * command failed, or found no process: the pid was there a moment ago, so "cannot tell" is the safe
+ * answer — a live session judged dead would lose its containers).
+ */
+function startThroughCommand(pid: number): string {
   if (process.platform === 'darwin' || process.platform === 'freebsd' || process.platform === 'openbsd') {
     const out = run('ps', ['-o', 'lstart=', '-p', String(pid)], { TZ: 'UTC', LC_ALL: 'C' });
-    if (out === null) return '';
-    const start = parsePsLstart(out);
-    return start === '' ? null : (start ?? '');
+    return out === null ? '' : (parsePsLstart(out) ?? '');
   }
   if (process.platform === 'win32') {
     let out = run('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', psCreation(pid)]);
     if (out === null) out = run('wmic', ['process', 'where', `ProcessId=${pid}`, 'get', 'CreationDate', '/value']);
-    if (out === null) return '';
-    const start = parseWmiDate(out);
-    return start === '' ? null : (start ?? '');
+    return out === null ? '' : (parseWmiDate(out) ?? '');
   }
   return '';
 }
@@ -92,7 +92,7 @@ function startThroughCommand(pid: number): string | null {
 // PowerShell takes most of a second to start: answers are kept a few seconds (a sweep asks about
 // every session it finds), and this process's own start time is read once (session.ts caches it).
 const CACHE_MS = 5_000;
-const cache = new Map<number, { start: string | null; at: number }>();
+const cache = new Map<number, { start: string; at: number }>();
 
 /** A process's start time off Linux: UTC seconds as text, null when no such process runs, '' when it cannot be told. */
 export function otherPlatformProcessStart(pid: number): string | null {
