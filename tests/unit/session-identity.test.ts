@@ -141,6 +141,19 @@ describe('the commands behind them (platform faked, spawnSync stubbed)', () => {
     expect(spawnSync.mock.calls[2]!.slice(0, 2)).toEqual(['reg', ['query', 'HKLM\\SOFTWARE\\Microsoft\\Cryptography', '/v', 'MachineGuid']]);
   });
 
+  it('macOS liveness: the same pid with the same start time is alive, with another start time (a reused pid) dead', async () => {
+    const child = childProcess.spawn('sleep', ['5']); // a live pid of our own, not asked about before
+    try {
+      fake('darwin');
+      spawnSync.mockReturnValue(answer(PS_LSTART) as never);
+      expect(isSessionAlive(formatSession({ ...me, pid: child.pid!, start: '1795506724' }))).toBe(true);
+      expect(isSessionAlive(formatSession({ ...me, pid: child.pid!, start: '1795506725' }))).toBe(false);
+      expect(isSessionAlive(formatSession({ ...me, pid: 2 ** 22 + 7, start: '1795506724' }))).toBe(false);
+    } finally {
+      child.kill();
+    }
+  });
+
   it('a command that cannot run means "cannot tell" (liveness then goes by the pid alone), never "dead"', () => {
     fake('darwin');
     spawnSync.mockReturnValueOnce({ ...answer(''), status: null, error: new Error('ENOENT') } as never);
