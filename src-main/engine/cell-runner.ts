@@ -105,7 +105,7 @@ export async function runCell(cfg: CellConfig, ctx: CellContext): Promise<CellRe
 
 async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<CellResult, 'finishedAt'>> {
   const startedAt = new Date().toISOString();
-  const provider = ctx.provider ?? localProvider(ctx.engine);
+  const provider: Provider = ctx.provider ?? localProvider(ctx.engine);
   const local = provider.kind === 'local';
   // Cores are pinned only on this machine, where the load shares them with the target.
   const place = planPlacement(cfg.cpuMillis, ctx.hostCores, ctx.placement && local);
@@ -148,6 +148,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
         ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
       },
       port: ctx.app.port,
+      health: ctx.app.health,
       env: { ...ctx.app.env, ...cfg.env },
       cpuMillis: cfg.cpuMillis,
       memoryMb: cfg.memoryMb,
@@ -158,8 +159,13 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     const target = container;
     void container.exited.then((code) => {
       died = code;
-      // -1: the wait on the target failed, i.e. its engine stopped answering (not an exit code).
-      if (code === -1 && !local) unreachable ??= `unreachable: lost the connection to ${provider.name} while the target ran`;
+      // -1: the wait on the target failed, i.e. its engine stopped answering (not an exit code); on
+      // Kubernetes (whose API calls are retried) it means the pod went away: evicted, deleted, removed.
+      if (code === -1 && !local) {
+        unreachable ??= provider.kind === 'kubernetes'
+          ? `the target's pod went away while it ran (evicted, deleted or its node lost) on ${provider.name}`
+          : `unreachable: lost the connection to ${provider.name} while the target ran`;
+      }
     });
     const deadlineMs = 30_000 + 1000 * cfg.workers;
     try {
@@ -232,7 +238,7 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     const watchdog = provider.runLoad
       ? setInterval(() => {
           const silentSec = (Date.now() - (lastSecondAt || startedLoadAt)) / 1000;
-          if (silentSec <= (lastSecondAt ? LOAD_SILENCE_SEC : LOAD_START_SILENCE_SEC)) return;
+          if (silentSec <= (lastSecondAt ? LOAD_SILENCE_SEC : (provider.loadStartSec ?? LOAD_START_SILENCE_SEC))) return;
           unreachable ??= `unreachable: no second of load came from ${provider.name}${target.node ? ` (node ${target.node})` : ''} for ${Math.round(silentSec)} s`;
           stopLoad.abort();
         }, 1000)

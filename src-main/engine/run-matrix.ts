@@ -276,10 +276,6 @@ export class TargetNotReadyError extends Error {
  */
 export async function readyTarget(p: Provider): Promise<{ swept: string[]; node: ProviderNode | null }> {
   if (p.kind === 'local') return { swept: [], node: null };
-  // A pod's address is reachable only from inside the cluster, where the load agent must run: not scheduled there yet.
-  if (p.kind === 'kubernetes') {
-    throw new TargetNotReadyError(`Running cells on the Kubernetes target "${p.name}" needs the load agent inside the cluster, which this Rightsize does not schedule yet; \`rightsize targets check ${p.name}\` works. Nothing was started.`);
-  }
   // Swept first: a dead session's leftover cell would make a node look busy. A sweep that cannot
   // reach the target is not the answer the user needs: the check says what is wrong, in words.
   const swept = await p.sweep(isSessionAlive).catch(() => [] as string[]);

@@ -16,6 +16,8 @@ export interface TargetSpec {
   launch: LaunchSpec;
   /** The port the app listens on inside its container / pod. */
   port: number;
+  /** The app's health path, for providers whose own readiness check asks it (a pod's readinessProbe). */
+  health?: string;
   env: Record<string, string>;
   /** The caps: requests = limits (Guaranteed QoS on Kubernetes, equal reservations on Swarm). */
   cpuMillis: number;
@@ -109,6 +111,11 @@ export interface Provider {
    * The callbacks behave exactly as for a local `runLoad`, so the cell runner cannot tell the difference.
    */
   runLoad?(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome>;
+  /**
+   * How long a load agent may take to send its first second here (scheduling a pod and pulling the
+   * agent image onto a cold node take minutes). Absent: the cell runner's default.
+   */
+  readonly loadStartSec?: number;
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */
   concurrency?(): Promise<number>;
   /**

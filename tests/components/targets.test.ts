@@ -72,7 +72,7 @@ describe('the "Where to run" picker', () => {
     render(Builder, { props: { status: up } });
     await vi.waitFor(() => expect(options()).toHaveLength(3));
     await choose('build-box');
-    expect(screen.getByTestId('target-note').textContent).toContain('Cells run on "build-box" (checked and swept first); the load comes from this machine');
+    expect(screen.getByTestId('target-note').textContent).toMatch(/Cells run on "build-box" \(checked and swept first\), each with its load beside it:\s+a load agent on the engine's other cores, one cell at a time\./);
     await vi.waitFor(() => expect((screen.getByTestId('start') as HTMLButtonElement).disabled).toBe(false));
     await fireEvent.click(screen.getByTestId('start'));
     await vi.waitFor(() => expect(screen.getByTestId('start-error').textContent).toContain('The target "build-box" is not ready: unreachable'));

@@ -84,6 +84,10 @@ export interface KubernetesOptions extends ClusterRef {
 
 export class KubernetesProvider implements Provider {
   readonly kind = 'kubernetes' as const;
+  /** A load pod is scheduled and its image pulled before its first second: as long as a target pod may take to start. */
+  get loadStartSec(): number {
+    return this.readyTimeoutMs / 1000;
+  }
   readonly name: string;
   private cluster?: Promise<Cluster>;
   private readonly spread: Spread;
