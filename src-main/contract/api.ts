@@ -58,8 +58,14 @@ export interface AppBuildLine {
 export interface MatrixCheck {
   ok: boolean;
   cells: number;
-  /** Rough duration: per cell warmup + duration + measured overhead. */
+  /** Rough duration: per cell warmup + duration + measured overhead, divided by `cellsAtOnce`. */
   etaSec: number;
+  /** K, the cells the estimate runs at once: the target's concurrency (as a run would take it), 1 on this machine. */
+  cellsAtOnce: number;
+  /** The saved target the estimate is for (absent: this machine). */
+  target?: string;
+  /** Why the estimate assumes fewer cells at once than asked for, in words (e.g. the target did not answer). */
+  note?: string;
   problems: Problem[];
 }
 
@@ -112,7 +118,8 @@ export interface Calls {
   /** Builds (or finds) the app's image now; its log arrives on the apps.buildLog stream. */
   'apps.build': { input: { name: string }; output: { tag: string; built: boolean; seconds: number } };
   'presets.list': { input: Record<string, never>; output: Preset[] };
-  'matrix.validate': { input: { matrix: unknown }; output: MatrixCheck };
+  /** `target`: estimate for that saved target's cells at once (its concurrency, asked at most every ~30 s, waited on ≤ ~2 s); unknown: a problem at path 'target'. */
+  'matrix.validate': { input: { matrix: unknown; target?: string }; output: MatrixCheck };
   /** `target`: where to run ('local' when absent); a saved target's name. */
   'runs.start': { input: { matrix: unknown; name?: string; preset?: string; target?: string }; output: { runId: number } };
   /** Checks an auto-size request (SizeSpec input) without starting it. */

@@ -25,7 +25,8 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'engine.recheck': none,
   'apps.list': none,
   'presets.list': none,
-  'matrix.validate': z.object({ matrix: z.unknown() }).strict(),
+  // `target`: estimate with that target's cells at once; an unknown name is a problem in the answer (path 'target'), not a refusal.
+  'matrix.validate': z.object({ matrix: z.unknown(), target: targetName.optional() }).strict(),
   // The app itself is checked by the engine (resolveUserApp), which reports every problem with what to fix.
   'apps.check': z.object({ app: z.unknown(), replacing: appName.optional() }).strict(),
   'apps.add': z.object({ app: z.unknown() }).strict(),

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
-import { etaSec } from '../engine/cell-pool.ts';
+import { etaSec, poolSize } from '../engine/cell-pool.ts';
 import { builtInApps } from '../apps/catalog.ts';
 import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
 import { userAppInfo } from '../apps/app-info.ts';
@@ -49,6 +49,18 @@ export interface HostHooks {
 
 const DEFAULT_SETTINGS: Settings = { baseImage: 'auto' };
 
+/** How long a target's concurrency is kept for the Builder's estimate, and how long an estimate waits for it. */
+const CONCURRENCY_TTL_MS = 30_000;
+const CONCURRENCY_WAIT_MS = 2_000;
+interface ConcurrencyEntry {
+  provider: Provider;
+  askedAt: number;
+  settled: boolean;
+  /** The answer; undefined while it is out, or when the target failed to give one. */
+  k?: number;
+  answer: Promise<void>;
+}
+
 /**
  * The engine as a service: what every UI transport calls. Owns the store, the one active run (two
  * at once would fight for the same cores and both measure the fight) and the Docker status, which
@@ -72,6 +84,13 @@ export class Lab {
   readonly handlers: Handlers;
   /** Saved targets as providers, one client per connection. */
   readonly targets: TargetRegistry;
+  /**
+   * The same targets for the Builder's estimate only: concurrency() records the nodes a run's slots
+   * go to (Swarm), so an estimate asked during a run must not ask the run's own provider.
+   */
+  private readonly estimateTargets: TargetRegistry;
+  /** Each saved target's concurrency as last asked for an estimate, by name. */
+  private readonly concurrency = new Map<string, ConcurrencyEntry>();
 
   private constructor(
     readonly store: Store,
@@ -83,6 +102,7 @@ export class Lab {
     this.engine = startup.engine ?? null; // start-up has just checked Docker: no need to ask again
     this.status = this.describe(startup.dockerError ?? null);
     this.targets = new TargetRegistry(store);
+    this.estimateTargets = new TargetRegistry(store);
     this.handlers = this.makeHandlers();
   }
 
@@ -190,11 +210,56 @@ export class Lab {
     this.timer.unref();
   }
 
-  private check(matrix: unknown): MatrixCheck {
+  /** The matrix alone, estimated `k` cells at once with the run's own ETA rule (cell-pool's etaSec). */
+  private check(matrix: unknown, k = 1): MatrixCheck {
     const v = validateMatrix(matrix, this.limits());
-    if (!v.ok) return { ok: false, cells: 0, etaSec: 0, problems: v.problems };
-    // One cell at a time: matrix.validate names no target, and only a target with ≥ 2 free nodes runs K at once.
-    return { ok: true, cells: v.cells, etaSec: etaSec(new Array<number>(v.cells).fill(v.matrix.warmupSec + v.matrix.durationSec), CELL_OVERHEAD_SEC, 1), problems: [] };
+    if (!v.ok) return { ok: false, cells: 0, etaSec: 0, cellsAtOnce: 1, problems: v.problems };
+    return { ok: true, cells: v.cells, etaSec: etaSec(new Array<number>(v.cells).fill(v.matrix.warmupSec + v.matrix.durationSec), CELL_OVERHEAD_SEC, k), cellsAtOnce: k, problems: [] };
+  }
+
+  /**
+   * `matrix.validate`: the matrix, and for a saved target its cells at once as a run would take
+   * them (poolSize over the provider's concurrency). An unknown or unreadable name is a problem at
+   * 'target'; a target that does not answer within CONCURRENCY_WAIT_MS is estimated one cell at a time, in words.
+   */
+  private async validate(matrix: unknown, name: string | undefined): Promise<MatrixCheck> {
+    const base = this.check(matrix);
+    if (name === undefined || name === LOCAL_TARGET) return base;
+    let provider: Provider;
+    try {
+      provider = this.estimateTargets.provider(name);
+    } catch (e) {
+      if (!(e instanceof UnknownTargetError || e instanceof UnreadableTargetError)) throw e;
+      return { ...base, ok: false, target: name, problems: [...base.problems, { path: 'target', message: e.message }] };
+    }
+    if (!base.ok) return { ...base, target: name };
+    const asked = await this.concurrencyOf(name, provider);
+    const k = await poolSize({ concurrency: () => Promise.resolve(asked ?? 1) }, base.cells);
+    return { ...this.check(matrix, k), target: name, ...(asked === undefined ? { note: `estimate assumes one cell at a time: ${name} did not answer` } : {}) };
+  }
+
+  /**
+   * A target's concurrency for estimates: asked once per CONCURRENCY_TTL_MS (per name and provider,
+   * so changed settings ask again), waited on at most CONCURRENCY_WAIT_MS from the ask — a later
+   * validation while the answer is still out does not wait again. Undefined: no answer (yet, or an error).
+   */
+  private async concurrencyOf(name: string, provider: Provider): Promise<number | undefined> {
+    let e = this.concurrency.get(name);
+    if (!e || e.provider !== provider || Date.now() - e.askedAt > CONCURRENCY_TTL_MS) {
+      const entry: ConcurrencyEntry = { provider, askedAt: Date.now(), settled: false, answer: Promise.resolve() };
+      entry.answer = Promise.resolve()
+        .then(() => (provider.concurrency ? provider.concurrency() : 1))
+        .then((k) => void (entry.k = k), () => {})
+        .finally(() => void (entry.settled = true));
+      this.concurrency.set(name, (e = entry));
+    }
+    const wait = e.askedAt + CONCURRENCY_WAIT_MS - Date.now();
+    if (!e.settled && wait > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([e.answer, new Promise<void>((resolve) => (timer = setTimeout(resolve, wait)))]);
+      clearTimeout(timer);
+    }
+    return e.k;
   }
 
   private settings(): Settings {
@@ -405,7 +470,7 @@ export class Lab {
       },
       'apps.build': ({ name }) => this.buildApp(name),
       'presets.list': () => listPresets(),
-      'matrix.validate': ({ matrix }) => this.check(matrix),
+      'matrix.validate': ({ matrix, target }) => this.validate(matrix, target),
       'runs.start': (input) => this.start(input),
       'size.validate': ({ spec }) => this.checkSize(spec),
       'runs.size': (input) => this.size(input),
