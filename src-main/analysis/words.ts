@@ -65,12 +65,18 @@ export function rpsText(c: ConfigurationSummary): string {
   return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, ${r.intervalFrom === 'batch-means' ? 'one run, batch means' : `n = ${r.n}`}`;
 }
 
-/** A table cell's p99: "2.1 ms ± 0.3", "2.1 ms (1.9 ms–2.4 ms)" or "2.1 ms (n = 1)". */
+/** A table cell's p99: "2.1 ms ± 0.3", "2.1 ms (1.9–2.4)" (one run: both ends, in the mean's unit when they share it) or "2.1 ms (n = 1)". */
 export function p99Short(c: ConfigurationSummary): string {
   const p = c.p99Us!;
   if (!p.ci) return `${fmtUs(p.mean)} (n = 1)`;
   // From one run the interval is taken on a log scale: asymmetric, so both ends are given.
-  if (p.intervalFrom === 'batch-means') return `${fmtUs(p.mean)} (${fmtUs(p.ci.low)}–${fmtUs(p.ci.high)})`;
+  if (p.intervalFrom === 'batch-means') {
+    const [low, high] = [fmtUs(p.ci.low), fmtUs(p.ci.high)];
+    const unit = (t: string): string => t.split(' ')[1] ?? '';
+    // One unit for all three where they share it: narrow enough for a table column.
+    const same = unit(low) === unit(high) && unit(high) === unit(fmtUs(p.mean));
+    return same ? `${fmtUs(p.mean)} (${low.split(' ')[0]}–${high.split(' ')[0]})` : `${fmtUs(p.mean)} (${low}–${high})`;
+  }
   return fmtUsPm(p.mean, p.ci.halfWidth);
 }
 

@@ -61,7 +61,7 @@ describe('rightsize size', () => {
     // The run is an ordinary run to the history commands.
     const shown = await cli(['--db', db, 'show', String(out.runId)]);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/\n1\s+pbkdf2\s+cluster\s+1\s+1000m\s+256 MB\s+200 rps\s+ok/);
+    expect(shown.stdout).toMatch(/\n1\s+pbkdf2\s+cluster\s+1\s+1000m\s+256 MB\s+200 rps\s+[\d →]+ s\s+ok/); // warm-up used, then status
     expect(shown.stdout).toContain(`The path (${t.steps.length} cells; a full grid over the same bounds: 4):`);
   }, 150_000);
 

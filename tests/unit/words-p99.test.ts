@@ -7,8 +7,10 @@ const withP99 = (p99Us: unknown): ConfigurationSummary => ({ p99Us } as unknown 
 describe('p99 in words', () => {
   it('gives both ends of a batch-means interval', () => {
     const c = withP99({ mean: 2100, n: 1, intervalFrom: 'batch-means', ci: { low: 1900, high: 2400, halfWidth: 250 } });
-    expect(p99Short(c)).toBe('2.10 ms (1.90 ms–2.40 ms)');
-    expect(p99Text(c)).toBe('2.10 ms (1.90 ms–2.40 ms), one run, batch means of its per-second p99s');
+    expect(p99Short(c)).toBe('2.10 ms (1.90–2.40)');
+    expect(p99Text(c)).toBe('2.10 ms (1.90–2.40), one run, batch means of its per-second p99s');
+    // Ends in another unit than the mean keep their own.
+    expect(p99Short(withP99({ mean: 1500, n: 1, intervalFrom: 'batch-means', ci: { low: 900, high: 2400, halfWidth: 750 } }))).toBe('1.50 ms (900 µs–2.40 ms)');
   });
 
   it('gives ± the half-width over repetitions, and says when there is no interval', () => {
