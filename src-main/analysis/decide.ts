@@ -1,12 +1,11 @@
 // The decisions of one CPU / memory pair: who may be picked, the best, the knee and the lowest p99,
 // each settled by a test (Welch's t-test, Holm-corrected where a best is picked among many), never
 // by point means or by overlapping intervals.
-import { groupBy, loadLabel, MODE_ORDER, pairLabel, workloadLabel } from './group.ts';
+import { cheaper, contest, isCensored, whatWouldDecide } from './contest.ts';
+import { groupBy, loadLabel, pairLabel, workloadLabel } from './group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope, Verdict } from './types.ts';
 
-/** Exact ties go to the cheaper configuration: fewer workers, then the lighter launcher. */
-const cheaper = (a: ConfigurationSummary, b: ConfigurationSummary): number => a.workers - b.workers || MODE_ORDER[a.mode] - MODE_ORDER[b.mode];
 
 const rpsOf = (c: ConfigurationSummary): MetricStats => c.rps!;
 const p99Of = (c: ConfigurationSummary): MetricStats => c.p99Us!;
@@ -51,7 +50,7 @@ export function comparePick(pick: ConfigurationSummary, others: ConfigurationSum
  * Whether `c` is not significantly below (1 − margin) × best: a one-sided Welch test of
  * c − (1 − m)·best < 0 at ALPHA. Uncorrected on purpose: the claim made is "not shown below", and a
  * correction would only make that easier. 'shown-within' when the opposite one-sided test also
- * shows it above the floor; 'means' without intervals.
+ * shows it above the floor; 'means' without intervals. Censored numbers are used as lower bounds.
  */
 export function withinMargin(c: ConfigurationSummary, best: ConfigurationSummary, marginPct: number): { within: boolean; evidence: ScopeDecision['kneeEvidence'] } {
   const share = 1 - marginPct / 100;
@@ -60,7 +59,10 @@ export function withinMargin(c: ConfigurationSummary, best: ConfigurationSummary
   const b = estimateOf(best.rps!);
   if (!a || !b) return { within: c.rps!.mean >= best.rps!.mean * share, evidence: 'means' };
   const t = welch(a, b, share);
-  return { within: t.pBelow > ALPHA, evidence: t.pAbove <= ALPHA ? 'shown-within' : 'not-below' };
+  // A lower bound is never shown below anything (the server was at least that fast); nothing is
+  // shown within a margin of a bound (the best may be faster still).
+  const within = isCensored(c) || t.pBelow > ALPHA;
+  return { within, evidence: t.pAbove <= ALPHA && !isCensored(best) ? 'shown-within' : 'not-below' };
 }
 
 interface Candidates {
@@ -70,48 +72,31 @@ interface Candidates {
 }
 
 /**
- * Who may be picked: never a disqualified configuration (errors above the limit, OOM);
- * a client-bound or host-busy one only when no clean one qualifies, and then the answer says that
- * the load generator or the host, not the server, set the ceiling.
+ * Who may be picked: every qualified configuration (never one with errors above the limit or an OOM
+ * kill). A client-bound or host-busy one stays a candidate: its goodput is a lower bound on the
+ * server's and is used as one (contest.ts); setting it aside would pick a slower clean one over a
+ * faster bounded one. `ceiling` says when every candidate's number is such a bound.
  */
 export function candidatesOf(cs: ConfigurationSummary[]): Candidates {
-  const qualified = cs.filter((c) => c.disqualified.length === 0);
-  const clean = qualified.filter((c) => c.bottleneck === null);
-  const candidates = clean.length ? clean : qualified;
-  const setAside = cs
-    .filter((c) => !candidates.includes(c))
-    .map((c) => ({
-      key: c.key,
-      reason: c.disqualified.length ? c.disqualified.join(', ') : c.bottleneck === 'client' ? 'client-bound: the load generator set its pace' : 'host-busy: other processes took CPU',
-    }));
-  const ceiling = clean.length || !qualified.length ? null : qualified.every((c) => c.bottleneck === 'client') ? 'client' : 'host';
+  const candidates = cs.filter((c) => c.disqualified.length === 0);
+  const setAside = cs.filter((c) => !candidates.includes(c)).map((c) => ({ key: c.key, reason: c.disqualified.join(', ') }));
+  const ceiling = !candidates.length || candidates.some((c) => c.bottleneck === null) ? null : candidates.every((c) => c.bottleneck === 'client') ? 'client' : 'host';
   return { candidates, setAside, ceiling };
 }
 
 function decideScope(cs: ConfigurationSummary[], marginPct: number, label: string, context: string): ScopeDecision | UndecidedScope {
   const first = cs[0]!;
   const { candidates, setAside, ceiling } = candidatesOf(cs);
-  if (candidates.length === 0) return { key: first.scopeKey, label, context, setAside };
-  const bestRps = [...candidates].sort((a, b) => b.rps!.mean - a.rps!.mean || cheaper(a, b))[0]!;
-  // The knee: fewest workers first, then the higher mean, then the lighter launcher.
-  const byWorkers = [...candidates].sort((a, b) => a.workers - b.workers || b.rps!.mean - a.rps!.mean || cheaper(a, b));
-  let knee = bestRps;
-  let kneeEvidence: ScopeDecision['kneeEvidence'] = 'shown-within';
-  for (const c of byWorkers) {
-    const m = withinMargin(c, bestRps, marginPct);
-    if (m.within) {
-      knee = c;
-      kneeEvidence = m.evidence;
-      break;
-    }
-  }
+  const c = contest(candidates, marginPct);
+  if (!c) return { key: first.scopeKey, label, context, setAside };
+  const { best: bestRps, pick: knee } = c;
+  const kneeEvidence: ScopeDecision['kneeEvidence'] = !knee.rps!.ci || !bestRps.rps!.ci ? 'means' : c.state === 'undecided' ? 'not-below' : 'shown-within';
   const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || cheaper(a, b))[0]!;
-  const tested = comparePick(bestRps, candidates.filter((c) => c !== bestRps), rpsOf, true);
-  // A client-bound or host-busy number is a lower bound: whoever was set aside for it may be the
-  // faster one, and a ceiling shared by all is the load generator's or the host's, not the server's.
-  const bottlenecked = ceiling !== null || cs.some((c) => c.disqualified.length === 0 && c.bottleneck !== null && !candidates.includes(c));
-  const rps: Comparison = bottlenecked ? { ...tested, verdict: 'bottlenecked' } : tested;
-  const p99 = comparePick(lowestP99, candidates.filter((c) => c !== lowestP99), p99Of, false);
+  const tested = comparePick(bestRps, candidates.filter((x) => x !== bestRps), rpsOf, true);
+  // A bound anywhere among the contenders: the test ranks the load generator's or the host's pace too.
+  const bounded = c.contenders.some(isCensored);
+  const rps: Comparison = bounded ? { ...tested, verdict: 'bottlenecked' } : tested;
+  const p99 = comparePick(lowestP99, candidates.filter((x) => x !== lowestP99), p99Of, false);
   return {
     key: first.scopeKey,
     label,
@@ -121,9 +106,15 @@ function decideScope(cs: ConfigurationSummary[], marginPct: number, label: strin
     load: first.load,
     cpuMillis: first.cpuMillis,
     memoryMb: first.memoryMb,
-    configurations: cs.map((c) => c.key),
-    candidates: candidates.map((c) => c.key),
+    configurations: cs.map((x) => x.key),
+    candidates: candidates.map((x) => x.key),
     setAside,
+    state: c.state,
+    contenders: c.contenders.map((x) => x.key),
+    rivals: c.rivals,
+    lowerBounds: candidates.filter(isCensored).map((x) => x.key),
+    decideBy: c.state === 'undecided' ? whatWouldDecide(c.blockedBy, ceiling ?? (candidates.some((x) => x.bottleneck === 'host') ? 'host' : 'client')) : [],
+    settleable: c.state === 'undecided' && !c.blockedBy.includes('bound'),
     ceiling,
     bestRps,
     knee,

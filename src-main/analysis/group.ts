@@ -158,7 +158,8 @@ export function groupBy<T, K>(xs: Iterable<T>, key: (x: T) => K): Map<K, T[]> {
 
 /** Groups the cells into configurations, aggregates the included repetitions and lists every exclusion. */
 export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, readonly Sample[]>): { configurations: ConfigurationSummary[]; exclusions: Exclusion[] } {
-  const byKey = groupBy(cells, (c) => configurationKey(c.config));
+  // A verification cell ran the pick as a snippet deploys it (its own limits): evidence for the snippet, not a repetition.
+  const byKey = groupBy(cells.filter((c) => c.config.phase !== 'verify'), (c) => configurationKey(c.config));
   const configurations: ConfigurationSummary[] = [];
   const exclusions: Exclusion[] = [];
   for (const [key, group] of byKey) {

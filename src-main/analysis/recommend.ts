@@ -1,6 +1,7 @@
 import type { RunDetail } from '../store/index.ts';
 import { decideScopes } from './decide.ts';
 import { groupCells } from './group.ts';
+import { headlineOf } from './headline.ts';
 import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './sizing.ts';
 import { sloOutcomes } from './slo.ts';
@@ -54,6 +55,8 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search),
     method: methodText(marginPct),
   };
-  if (search) return { search, ...base, ...searchWords(base, search) };
-  return { ...base, words: explain(base), sizingWords: sizingWordsOf(base) };
+  if (search) return { search, ...base, headline: headlineOf(base), ...searchWords(base, search) };
+  const headline = headlineOf(base);
+  // The headline stands apart from the words: every reader shows it first (CLI, UI, HTML, --json).
+  return { ...base, headline, words: explain(base), sizingWords: sizingWordsOf(base) };
 }

@@ -4,7 +4,7 @@ import type { RunDetail } from '../store/index.ts';
 import { cpuSizing } from './cpu-sizing.ts';
 import { workloadKey } from './group.ts';
 import { finishedCellsByKey, memorySizing } from './memory.ts';
-import type { ConfigurationSummary, MemorySizing, Recommendation, ScopeDecision, SearchAnswer, Sizing, Slo, SloOutcome } from './types.ts';
+import type { AnswerState, ConfigurationSummary, MemorySizing, Recommendation, ScopeDecision, SearchAnswer, Sizing, Slo, SloOutcome } from './types.ts';
 
 /**
  * The configuration the answer recommends for each workload: for an auto-size run, the one its
@@ -35,19 +35,31 @@ export interface AnswerPick {
   outcome: SloOutcome | null;
   /** An objective was given and no configuration met it: the knee stands in, and says so. */
   sloUnmet: boolean;
+  /**
+   * How the pick stands: the scope's contest state for a knee; for an objective, 'confident' when
+   * every check holds on its whole interval, else 'undecided'; a search's found configuration is
+   * 'confident' (its judge decided on intervals).
+   */
+  state: AnswerState;
+  /** Keys of the configurations still in the running when undecided (the pick first); else just the pick. */
+  contenders: string[];
 }
 
 export function answerPick(rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>): AnswerPick | null {
   if (rec.search) {
     const c = rec.search.foundKey ? rec.configurations.find((x) => x.key === rec.search!.foundKey) : undefined;
-    return c ? { basis: 'search', configuration: c, scope: null, outcome: null, sloUnmet: false } : null;
+    return c ? { basis: 'search', configuration: c, scope: null, outcome: null, sloUnmet: false, state: 'confident', contenders: [c.key] } : null;
   }
   const scope = rec.scopes[0] ?? null;
   const first = scope ? workloadKey(scope) : rec.sloOutcomes[0] ? workloadKey(rec.sloOutcomes[0]) : null;
   const outcome = rec.sloOutcomes.find((o) => workloadKey(o) === first) ?? null;
-  if (outcome?.met) return { basis: 'slo', configuration: outcome.met, scope, outcome, sloUnmet: false };
+  if (outcome?.met) {
+    // A mean-only meet (an interval crossing a limit, or no interval) is not a decision.
+    const sure = outcome.checks.every((k) => k.sure === true || (k.criterion === 'rps' && k.limit <= 0) || k.criterion === 'errors');
+    return { basis: 'slo', configuration: outcome.met, scope, outcome, sloUnmet: false, state: sure ? 'confident' : 'undecided', contenders: [outcome.met.key] };
+  }
   if (!scope) return null;
-  return { basis: 'knee', configuration: scope.knee, scope, outcome, sloUnmet: rec.slo !== null };
+  return { basis: 'knee', configuration: scope.knee, scope, outcome, sloUnmet: rec.slo !== null, state: scope.state, contenders: scope.contenders };
 }
 
 /** The key of the configuration the answer deploys (answerPick), or null. */

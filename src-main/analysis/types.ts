@@ -1,6 +1,7 @@
 import type { CellLoad, CellStatus, FlagKind, LaunchMode, RunStatus, Sample } from '../engine/types.ts';
 import type { IntervalSource, MetricStats, TTest } from './stats.ts';
 import type { SearchStatus } from '../engine/auto-size/types.ts';
+import type { Headline } from './headline.ts';
 
 export type { Estimate, Interval, IntervalSource, MetricStats, TTest } from './stats.ts';
 
@@ -106,6 +107,27 @@ export interface ConfigurationSummary {
  */
 export type Verdict = 'clear' | 'not-distinguishable' | 'single-sample' | 'only-one' | 'bottlenecked';
 
+/**
+ * How an answer stands: 'confident' — a test separates the pick from every rival; 'equivalent' — the
+ * contenders are shown within the margin of the best (or, cheaper ones, not below it), and the
+ * cheapest is picked; 'undecided' — neither: the contenders are named, never a pick.
+ */
+export type AnswerState = 'confident' | 'equivalent' | 'undecided';
+
+/** The best against one rival on goodput (analysis/contest.ts). */
+export type RivalRelation = 'worse' | 'good-enough' | 'equivalent' | 'undecided';
+
+export interface RivalTest {
+  key: string;
+  relation: RivalRelation;
+  /** Holm-adjusted p of the test that decided it (for 'undecided', the smallest of those tried); null without an interval. */
+  p: number | null;
+  /** Its goodput is a lower bound (client-bound or host-busy). */
+  censored: boolean;
+  /** For an undecided rival: 'noise' (more repetitions can decide) or 'bound' (a lower bound prevents it). */
+  blockedBy: 'noise' | 'bound' | null;
+}
+
 /** The decisions for one CPU / memory pair of one workload under one load. */
 export interface ScopeDecision {
   key: string;
@@ -122,13 +144,26 @@ export interface ScopeDecision {
   configurations: string[];
   /** Keys of those the picks were made among: qualified, and clean (not client-bound or host-busy) when any clean one qualifies. */
   candidates: string[];
-  /** The others, each with why it was not a candidate. */
+  /** The others, each with why it was not a candidate (disqualified: errors, OOM kills). */
   setAside: { key: string; reason: string }[];
+  /** The goodput contest: its state, the contenders still in the running (pick first) and each rival's relation to the best. */
+  state: AnswerState;
+  contenders: string[];
+  rivals: RivalTest[];
+  /** Keys of candidates whose goodput is a lower bound (client-bound or host-busy): used as bounds, never set aside. */
+  lowerBounds: string[];
+  /** When undecided: what would decide it, in words (more repetitions; a heavier load…); empty otherwise. */
+  decideBy: string[];
+  /** More repetitions could decide it (no lower bound stands in the way). */
+  settleable: boolean;
   /** Every candidate was client-bound ('client') or bottlenecked by the load generator or a busy host ('host'): that, not the server, set the ceiling. */
   ceiling: 'client' | 'host' | null;
   /** The highest goodput mean among the candidates. */
   bestRps: ConfigurationSummary;
-  /** The fewest workers whose goodput is not significantly below the best minus marginPct (one-sided Welch test; may be the best itself). */
+  /**
+   * The pick of the contest: the best, or the cheapest shown within marginPct of it (the knee); when
+   * the state is 'undecided', the leading contender, never to be presented as a pick.
+   */
   knee: ConfigurationSummary;
   /**
    * How the knee stands: 'shown-within' — the test also shows it above best − margin; 'not-below' —
@@ -369,6 +404,8 @@ export interface Recommendation {
   sizing?: Sizing[];
   /** How the answer was decided, in one paragraph (also the last sentence of `words` when anything was decided). */
   method: string;
+  /** The pick and how it stands (confident / equivalent / undecided): the answer's first sentence; null when nothing can be deployed. */
+  headline?: Headline | null;
   /** The answer in plain words, most important first. */
   words: string[];
   /** Those of `words` that size memory and CPU (a UI may show them apart, with the sizing evidence). */

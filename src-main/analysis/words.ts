@@ -171,9 +171,9 @@ function verdictSentence(s: ScopeDecision, best: ConfigurationSummary, pick: (ke
     case 'clear':
       return "Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).";
     case 'bottlenecked': {
-      if (s.ceiling) return 'The test cannot rank the server here, so it is not a confident pick:';
-      const held = pick(s.setAside.map((x) => x.key)).filter((c) => c.bottleneck !== null && c.disqualified.length === 0);
-      return `This is not a confident pick: ${whoList(held)} ${be(held)} set aside because the load generator or the host set the pace, so ${held.length === 1 ? 'it was' : 'they were'} at least as fast as measured (${held.map((c) => `${fmtNum(c.rps!.mean)} req/s`).join(', ')}) and may be faster.`;
+      // Lower bounds are used as bounds (contest.ts): they may beat an estimate, nothing beats them.
+      const held = pick(s.lowerBounds);
+      return `${capitalize(whoList(held))} ${be(held)} client-bound or host-busy: ${held.length === 1 ? 'its' : 'their'} goodput (${held.map((c) => `≥ ${fmtNum(c.rps!.mean)} req/s`).join(', ')}) is a lower bound — the server was at least that fast — and counts as one: it can beat a measured estimate, but nothing is shown faster than it or within a margin of it.`;
     }
     default:
       return best.rps!.ci ? 'Some configurations here have no interval: against those, only means were compared.' : 'These are single samples with no per-second series: means compared, with no test.';
@@ -198,10 +198,11 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
     out.push(`${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least ${fmtPct(RATE_SHORTFALL * 100)} of it.`);
     out.push(...shortfallSentences(short));
   } else {
-    out.push(`${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput (${rpsText(best)}).`);
+    const bound = s.lowerBounds.includes(best.key) ? ', a lower bound: the server was at least that fast' : '';
+    out.push(`${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput (${rpsText(best)}${bound}).`);
     if (knee !== best) {
       const head = `${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])}`;
-      const value = `${fmtNum(knee.rps!.mean)} req/s`;
+      const value = `${s.lowerBounds.includes(knee.key) ? '≥ ' : ''}${fmtNum(knee.rps!.mean)} req/s`;
       const m = fmtMargin(marginPct);
       out.push(
         s.kneeEvidence === 'shown-within'
@@ -210,7 +211,7 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
             ? `${head} the knee (${value}): not significantly more than ${m} % below the best, but not shown within ${m} % either, so this is weak.`
             : `${head} within ${m} % of it on the means, with no interval (${value}): the knee.`,
       );
-    } else if (cs.some((c) => c.workers < best.workers)) {
+    } else if (s.state !== 'undecided' && cs.some((c) => c.workers < best.workers)) {
       out.push(`Fewer workers were significantly more than ${fmtMargin(marginPct)} % below it, so it is also the knee.`);
     }
     out.push(verdictSentence(s, best, pick));
@@ -258,10 +259,12 @@ export function methodText(marginPct: number): string {
     "A configuration's 95 % interval comes from the spread of its repetitions (Student's t) when it ran at least twice; " +
     'with one repetition it comes from batch means of that cell\'s own seconds (consecutive seconds are autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken; for p99, of the per-second p99s on a log scale), which is weaker: ' +
     `it cannot see run-to-run variation, and back-to-back runs of one configuration differed by up to ${fmtPct(RUN_TO_RUN_SPREAD * 100)} in the repeatability benchmark. ` +
-    "The best is compared with every other configuration by Welch's t-test, Holm-corrected at 5 % across those comparisons; \"not distinguishable\" means the test could not separate them. " +
-    `The knee is the fewest workers that a one-sided Welch test does not place significantly below the best minus ${fmtMargin(marginPct)} %. ` +
+    "The highest goodput is compared with every other configuration by one-sided Welch's t-tests, Holm-corrected at 5 % across those comparisons: " +
+    `a cheaper configuration is picked instead when it is shown within ${fmtMargin(marginPct)} % of the best, a costlier one is ruled out when it is shown below the best, and two within ±${fmtMargin(marginPct)} % by two one-sided tests are equivalent, where the cheaper wins (fewer workers, then less CPU, then less memory, then the simpler launcher). ` +
+    'The answer is confident when a test separates the pick from every rival, equivalent when the rest are shown within the margin, and undecided otherwise: then it names the contenders, runs more repetitions of only them while its settling budget lasts, and says what would decide it. ' +
+    "A client-bound or host-busy configuration's goodput is a lower bound (the load generator or the host set the pace, so the server was at least that fast): it can beat an estimate, but nothing is shown faster than it or within a margin of it. " +
     'A repetition whose seconds drifted or stepped (unstable) is left out, so a configuration is judged on its steady repetitions. ' +
-    `A configuration with more than ${MAX_ERROR_PCT} % failed requests or an OOM kill is never picked, and a client-bound or host-busy one only when no clean one qualifies.`
+    `A configuration with more than ${MAX_ERROR_PCT} % failed requests or an OOM kill is never picked.`
   );
 }
 

@@ -14,6 +14,8 @@ const nums = z.array(z.number());
 const loadThreads = z.number().optional();
 const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums, threads: loadThreads });
 const RateLoad = z.strictObject({ model: z.literal('rate'), rates: nums, connections: z.number().default(20), threads: loadThreads });
+/** Settling may add up to this share of the grid's measured time by default (percent). */
+export const DEFAULT_SETTLE_BUDGET_PCT = 50;
 /** The load when a matrix names none. */
 export const DEFAULT_LOAD = { model: 'closed', connections: [20] } as const;
 
@@ -44,6 +46,13 @@ export const MatrixSchema = z.strictObject({
   recycleRssMb: z.number().optional(),
   placement: z.enum(['auto', 'off']).default('auto'),
   timeoutSec: z.number().default(10),
+  /**
+   * Settling: while the answer is undecided after the grid, extra repetitions of only the contenders
+   * may take up to this share of the grid's measured time (percent; 0 turns settling off).
+   */
+  settleBudgetPct: z.number().default(DEFAULT_SETTLE_BUDGET_PCT),
+  /** After the decision, run the picked configuration exactly as its deploy snippets deploy it. */
+  verify: z.boolean().default(true),
   confirmLarge: z.boolean().default(false),
 });
 export type MatrixInput = z.input<typeof MatrixSchema>;
@@ -70,6 +79,8 @@ const HINTS: Record<string, string> = {
   recycleRssMb: 'a memory size in MB, e.g. 96',
   timeoutSec: 'seconds to wait for the app to be ready, e.g. 10',
   confirmLarge: 'true or false',
+  settleBudgetPct: 'a percentage of the grid\'s measured time settling may add, e.g. 50 (0 turns it off)',
+  verify: 'true or false',
   seed: 'a whole number',
   name: 'text',
 };
@@ -182,6 +193,8 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
   if (r !== undefined && (!Number.isInteger(r) || r < 1 || r > 100)) bad('repetitions', `${r} is not a whole number from 1 to 100`);
   if (t !== undefined && !(t >= 1 && t <= 120)) bad('timeoutSec', `${t} is not from 1 to 120 seconds`);
   if (rss !== undefined && !(Number.isInteger(rss) && rss >= 16)) bad('recycleRssMb', `${rss} is not a whole number of MB ≥ 16`);
+  const sb = m.settleBudgetPct;
+  if (sb !== undefined && !(Number.isFinite(sb) && sb >= 0 && sb <= 1000)) bad('settleBudgetPct', `${sb} is not a percentage from 0 to 1000`);
   return problems;
 }
 

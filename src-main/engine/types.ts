@@ -33,7 +33,16 @@ export interface CellConfig {
   recycleRssMb?: number;
   /** Requests to send instead of the app's own (a named set from the matrix). */
   requests?: { name: string; requests: RequestSpec[] };
+  /**
+   * Why the cell ran: absent or 'matrix' — a cell of the grid; 'settle' — an extra repetition of a
+   * contender while the answer was undecided (engine/settle.ts); 'verify' — the picked configuration
+   * run exactly as a deploy snippet deploys it (engine/verify.ts). Verify cells are never aggregated
+   * with the grid's configurations.
+   */
+  phase?: CellPhase;
 }
+
+export type CellPhase = 'matrix' | 'settle' | 'verify';
 
 export interface LatencySummary {
   p50: number;
@@ -134,6 +143,42 @@ export interface StatsSummary {
   cpuPeriods?: number;
   /** CPU others took on the cores the target and the load ran on (absent where it cannot be measured). */
   host?: HostContention;
+  /**
+   * Each of the target's processes' resident memory, read from this machine's /proc a few times
+   * while the cell ran (after ready, as measurement began, every 10 s, at its end); per pid the
+   * highest of each value. The cgroup's peak misses pages charged to other cgroups (the image's
+   * files already cached by earlier containers), which a fresh deployment is charged for: see
+   * analysis/memory.ts `freshNeed`. Absent where not measured (older cells; remote engines, Swarm,
+   * Kubernetes: `processesNotMeasured` says why).
+   */
+  processes?: {
+    pid: number;
+    /** 'primary': the target's first process (single mode's server, the cluster launcher, an image's command); 'worker': a node process it (or PM2) started; 'pm2-daemon': PM2's God (pm2-runtime runs it in the first process); 'other': anything else. */
+    role: 'primary' | 'worker' | 'pm2-daemon' | 'other';
+    /** Its command line, cut to 300 characters. */
+    command: string;
+    /** VmHWM: the kernel's high-water mark of the process's RSS, at its last reading (what PM2's max_memory_restart compares, per process). */
+    rssPeakBytes: number;
+    /** The highest anonymous / file-backed resident memory read (RssAnon / RssFile; absent on kernels before 4.5). */
+    anonPeakBytes?: number;
+    filePeakBytes?: number;
+    /** The highest PSS read (smaps_rollup, kernel 4.14+): shared pages divided among all processes mapping them, in this container or not. */
+    pssPeakBytes?: number;
+    /** Readings taken of it. */
+    readings: number;
+  }[];
+  /** The highest, over readings, of the summed VmHWM of the processes alive at that reading (a replaced worker is not counted twice). */
+  rssTotalPeakBytes?: number;
+  /**
+   * The highest, over readings, of the processes' resident memory with file-backed pages counted
+   * once: Σ (VmHWM − RssFile) + the largest RssFile. Processes of one image map the same node binary
+   * and libraries; a fresh pod holds those pages once, but each process's anonymous memory apart.
+   */
+  rssSharedOncePeakBytes?: number;
+  /** The highest, over readings, of the summed PSS (absent where smaps_rollup is not readable). */
+  pssTotalBytes?: number;
+  /** Why there are no process readings ('the target's processes are not visible from this process…'). */
+  processesNotMeasured?: string;
 }
 
 /**

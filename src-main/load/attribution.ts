@@ -2,15 +2,22 @@
 // send) or the server (every connection busy waiting for it, or answers that did not come back).
 // A missed constant rate is blamed on the client only with evidence against the client.
 //
+// ONE cause per cell: a cell is never both client-bound and short by the server's fault (issue 21: a
+// fast host measured `shortfallBy: 'server'` with `clientBound: true`). The Attribution type makes that
+// pair unrepresentable, so every consumer (flags, words, the auto-size judge) reads one answer.
+//
 // A busy load thread AND every connection busy: both sides look saturated. A thread that falls behind
 // reads answers late, which lengthens the measured latency and so can fill the connections by itself;
-// a saturated server fills them directly, and the thread then works hard queueing sends. The rule:
-// every connection busy is the evidence of a server bottleneck (shortfallBy 'server'; the cell keeps
-// its client-bound flag, since the thread was near a full core, but the words never say the server
-// may be faster), UNLESS the per-second record shows a load thread busy in an earlier measured second
-// than the first one with every connection busy: then the client fell behind first and the full
-// connections followed from it (shortfallBy 'client'). Seconds are the resolution: the same second
-// counts as "not before", and without per-second CPU readings (outside Linux) the server is named.
+// a saturated server fills them directly, and the thread then works hard queueing sends for
+// connections that are all waiting, its busyness a consequence and not the cause. The rule: every
+// connection busy (Little's law: target × latency ≥ connections) is the evidence of a server
+// bottleneck, and then the load side is NOT client-bound (shortfallBy 'server', clientBound false),
+// UNLESS the per-second record shows a load thread busy in an earlier measured second than the first
+// one with every connection busy: then the client fell behind first and the full connections followed
+// from it (shortfallBy 'client', clientBound true). Seconds are the resolution: the same second counts
+// as "not before" (ambiguous, so the server, whose connections are the direct evidence), and without
+// per-second CPU readings (outside Linux) the server is named. The busy thread stays visible in the
+// result's clientElu; it is just not a second cause.
 import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../common/thresholds.ts';
 
 export interface AttributionInput {
@@ -33,11 +40,13 @@ export interface AttributionInput {
   perSecond?: { maxThreadCpuMs?: number; meanServiceMs?: number }[];
 }
 
-export interface Attribution {
-  clientBound: boolean;
-  clientBoundReason?: string;
-  shortfallBy?: 'server' | 'client';
-}
+/**
+ * The load side's verdict: client-bound (with its reason, and 'client' when a constant rate was
+ * missed) or not (with 'server' when a constant rate was missed); never client-bound and 'server'.
+ */
+export type Attribution =
+  | { clientBound: false; clientBoundReason?: undefined; shortfallBy?: 'server' }
+  | { clientBound: true; clientBoundReason: string; shortfallBy?: 'client' };
 
 const pct = (x: number): string => `${Math.round(x * 100)} %`;
 
@@ -60,22 +69,21 @@ export function attribute(x: AttributionInput): Attribution {
   // Little's law: carrying `target` req/s at this latency needs target × latency connections in flight.
   const needed = x.meanServiceMs === undefined ? Infinity : (target * x.meanServiceMs) / 1000;
   const connectionsFull = needed >= x.connections;
-  if (threads && connectionsFull) {
+  if (connectionsFull) {
     const first = firstSeconds(x, target);
-    if (first.busy !== undefined && (first.full === undefined || first.busy < first.full)) {
+    if (threads && first.busy !== undefined && (first.full === undefined || first.busy < first.full)) {
+      // The thread was saturated before the connections filled: its lateness filled them.
       const then = first.full === undefined ? '' : `; the connections filled only from second ${first.full + 1}, after it fell behind`;
       return { clientBound: true, clientBoundReason: `${reached}: ${threads}, from measured second ${first.busy + 1}${then}`, shortfallBy: 'client' };
     }
-    const since = first.full !== undefined ? ` from measured second ${first.full + 1}` : '';
-    return {
-      clientBound: true,
-      clientBoundReason: `${reached}: ${threads}, but every connection was busy${since} (${needed.toFixed(1)} needed of ${x.connections} open), so the server was saturated`,
-      shortfallBy: 'server',
-    };
+    // Every connection waiting on the server, and no load thread saturated before that: the server
+    // set the pace. A thread busy too is the consequence (it queues for connections that are all
+    // waiting), so the cell is not client-bound: one cause.
+    return { clientBound: false, shortfallBy: 'server' };
   }
   if (threads) return { clientBound: true, clientBoundReason: `${reached}: ${threads}`, shortfallBy: 'client' };
-  // Every connection waiting on the server, or requests sent at the rate that were not answered: the server.
-  if (connectionsFull || x.sentPerSec >= target * RATE_SHORTFALL) return { clientBound: false, shortfallBy: 'server' };
+  // Requests sent at the rate that were not answered: the server.
+  if (x.sentPerSec >= target * RATE_SHORTFALL) return { clientBound: false, shortfallBy: 'server' };
   // Connections free, threads not saturated, and still the requests did not go out: the load side
   // was held back (typically by other work on the host).
   return {

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { TargetContainer } from '../../src-main/docker/containers.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
-import { runLoad, type LoadPlan } from '../../src-main/load/runner.ts';
+import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../../src-main/common/thresholds.ts';
+import { runLoad, runLoadDetailed, type LoadPlan } from '../../src-main/load/runner.ts';
 import type { LoadSecond } from '../../src-main/engine/types.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 
@@ -67,17 +68,26 @@ describe('load runner against a real container', () => {
   });
 
   it('a rate that cannot be reached is blamed on one side, with the evidence', async () => {
-    // 4 connections at ~130 µs a request carry ~30k req/s, far from 500k: every connection is busy
-    // (the server sets the pace) unless the load thread saturated first (then the client is named,
-    // with the reason). Which one depends on this host's load; either is an answer, none is not.
-    const r = await runLoad(plan({ durationSec: 3, load: { model: 'rate', rate: 500_000, connections: 4 } }));
-    expect(r.rpsMean).toBeLessThan(500_000 * 0.95);
+    // 4 connections, one request each in flight, carry 500,000 req/s only at 8 µs a round trip: far below
+    // any real request through the bridge, so the rate is missed on any host. WHICH side set the pace
+    // depends on this host (a slow host saturates the load thread sooner, a fast one the server), so
+    // the test asserts what holds on every host: exactly one side is named, and a cell is never both
+    // client-bound and short by the server's fault (issue 21). Which rule picks the side is pinned on
+    // constructed evidence in tests/unit/load-attribution.test.ts.
+    const { result: r, threadElu } = await runLoadDetailed(plan({ durationSec: 3, load: { model: 'rate', rate: 500_000, connections: 4 } }));
+    console.log(`unreachable rate: ${r.rpsMean.toFixed(0)} of 500000 req/s, load thread ELU ${threadElu.map((u) => u.toFixed(2)).join(', ')}, shortfallBy ${r.shortfallBy}, clientBound ${r.clientBound}`);
+    expect(r.rpsMean).toBeLessThan(500_000 * RATE_SHORTFALL);
     expect(r.shortfallBy).toMatch(/^(server|client)$/);
+    // One cause: client-bound exactly when the client is named.
+    expect(r.clientBound && r.shortfallBy === 'server').toBe(false);
+    expect(r.clientBound).toBe(r.shortfallBy === 'client');
     if (r.shortfallBy === 'client') {
-      expect(r.clientBound).toBe(true);
-      expect(r.clientBoundReason).toMatch(/reached \d+ of 500000 req\/s requested/);
+      // With the evidence: a load thread near a full core, or a load side that did not send.
+      expect(r.clientBoundReason).toMatch(/^reached \d+ of 500000 req\/s requested: /);
+      if (/busy \d+ %/.test(r.clientBoundReason!)) expect(Math.max(...threadElu)).toBeGreaterThanOrEqual(CLIENT_BOUND_ELU);
+      else expect(r.clientBoundReason).toMatch(/sent only \d+ req\/s although its connections had room/);
     } else {
-      expect(r.clientBound).toBe(false);
+      expect(r.clientBoundReason).toBeUndefined();
     }
   });
 

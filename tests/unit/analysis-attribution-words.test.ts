@@ -1,5 +1,6 @@
-// From the load side's verdict to the words: a busy load thread with every connection busy is a
-// saturated server, and the answer never says the server may be faster.
+// From the load side's verdict to the words: a busy load thread with every connection busy (and
+// nothing showing the thread saturated first) is a saturated server, one cause: the cell is not
+// client-bound, and the answer never says the server may be faster.
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { attribute } from '../../src-main/load/attribution.ts';
@@ -25,7 +26,7 @@ describe('busy thread, every connection busy', () => {
 
   it('every candidate: the server set the pace, never "the server may be faster"', () => {
     const verdict = attribute(input);
-    expect(verdict.shortfallBy).toBe('server');
+    expect(verdict).toEqual({ clientBound: false, shortfallBy: 'server' });
     const rec = recommend(run([
       ...reps({ workers: 1, load: rate }, [700, 705]).map((c) => asMeasured(c, verdict)),
       ...reps({ workers: 2, load: rate }, [710, 715]).map((c) => asMeasured(c, verdict)),
@@ -38,7 +39,7 @@ describe('busy thread, every connection busy', () => {
 
   it('the thread busy in an earlier second: the client, and then the words do say so', () => {
     const verdict = attribute({ ...input, perSecond: [{ maxThreadCpuMs: 960, meanServiceMs: 5 }, { maxThreadCpuMs: 960, meanServiceMs: 12 }] });
-    expect(verdict.shortfallBy).toBe('client');
+    expect(verdict).toMatchObject({ clientBound: true, shortfallBy: 'client' });
     const rec = recommend(run(reps({ workers: 1, load: rate }, [700, 705]).map((c) => asMeasured(c, verdict))));
     expect(rec.words.join(' ')).toMatch(/load generator/);
   });

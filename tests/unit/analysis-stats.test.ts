@@ -12,6 +12,7 @@ import { cell, reps, run } from '../helpers/run-fixture.ts';
 
 const scope = (rec: Recommendation) => rec.scopes[0]!;
 const config = (rec: Recommendation, workers: number) => rec.configurations.find((c) => c.workers === workers)!;
+const configByKey = (rec: Recommendation, key: string) => rec.configurations.find((c) => c.key === key)!;
 const keysToWorkers = (rec: Recommendation, keys: string[]) => keys.map((k) => rec.configurations.find((c) => c.key === k)!.workers).sort((a, b) => a - b);
 
 /** A stored cell with a load result (what the engine stores now), over the fixture's flat metrics. */
@@ -218,7 +219,7 @@ describe('who may be picked', () => {
     expect(rec.exclusions).toHaveLength(1);
   });
 
-  it('never a client-bound or host-busy configuration over a clean one', () => {
+  it('keeps a client-bound or host-busy configuration as a lower bound, never setting it aside', () => {
     const rec = recommend(run([
       ...reps({ workers: 1 }, [9000, 9100, 8900]),
       ...reps({ workers: 2 }, [10000, 10100, 9900]),
@@ -226,9 +227,19 @@ describe('who may be picked', () => {
       ...reps({ workers: 8 }, [16000, 16100, 15900]).map((c) => ({ ...c, flags: [{ kind: 'host-busy', reason: 'others took 45 % of core 1' } as Flag] })),
     ]));
     const s = scope(rec);
-    expect(s.bestRps.workers).toBe(2);
+    // The bounds are the fastest numbers measured: the clean 2 workers is not picked over them.
+    expect(s.bestRps.workers).toBe(8);
+    expect(s.setAside).toEqual([]);
     expect(s.ceiling).toBeNull();
-    expect(s.setAside.map((x) => x.reason)).toEqual(['client-bound: the load generator set its pace', 'host-busy: other processes took CPU']);
+    expect(s.lowerBounds.map((k) => configByKey(rec, k).workers)).toEqual([4, 8]);
+    // 1 and 2 workers are shown below; 4 and 8 are bounds nothing can be shown within a margin of.
+    expect(s.rivals.filter((r) => r.relation === 'worse').map((r) => configByKey(rec, r.key).workers)).toEqual([1, 2]);
+    expect(s.state).toBe('undecided');
+    expect(s.contenders.map((k) => configByKey(rec, k).workers)).toEqual([4, 8]);
+    expect(s.settleable).toBe(false);
+    expect(rec.headline!.state).toBe('undecided');
+    expect(rec.headline!.text).toMatch(/^Undecided on 1 CPU \/ 256 MB between 4 cluster workers \(≥ 15,000 req\/s\) and 8 cluster workers \(≥ 16,000 req\/s\): a measured lower bound/);
+    expect(rec.headline!.text).toContain('a quieter host');
   });
 
   it('when every candidate is bottlenecked by the host or the load generator, says so', () => {
@@ -315,7 +326,7 @@ describe('where an interval comes from', () => {
 
   it('the method paragraph names the interval sources, the test, Holm and goodput', () => {
     const rec = recommend(run(reps({ workers: 1 }, [9000, 9500])));
-    for (const part of ['goodput', 'repetitions', 'batch means', 'autocorrelated', "Welch's t-test", 'Holm-corrected at 5 %', 'best minus 5 %', 'more than 1 % failed']) {
+    for (const part of ['goodput', 'repetitions', 'batch means', 'autocorrelated', 'Welch', 'Holm-corrected at 5 %', 'within 5 % of the best', 'lower bound', 'confident', 'equivalent', 'undecided', 'more than 1 % failed']) {
       expect(rec.method).toContain(part);
     }
     expect(rec.words.at(-1)).toBe(rec.method);
@@ -342,29 +353,47 @@ describe('a cancelled run', () => {
 describe('a pick next to a configuration the load generator held back', () => {
   const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 97 %' };
 
-  it('is not confident: the set-aside number is a lower bound and may be the faster one', () => {
-    // As measured on this 2-core box: 1 worker hit the load thread's ceiling, 2 workers did not.
+  it('uses the bound as one: a faster client-bound configuration beats a slower clean one with confidence', () => {
+    // As measured on this 2-core box (issue 21): 1 worker hit the load thread's ceiling and still beat 2 workers.
     const rec = recommend(run([
-      ...reps({ workers: 1 }, [62000, 63000, 61500]).map((c) => ({ ...c, flags: [clientBound] })),
-      ...reps({ workers: 2 }, [60000, 60500, 59800]),
+      ...reps({ workers: 1 }, [77500, 76800, 76700], [750, 760, 740]).map((c) => ({ ...c, flags: [clientBound] })),
+      ...reps({ workers: 2 }, [72700, 72900, 72650], [2350, 2300, 2400]),
     ]));
     const s = scope(rec);
-    expect(s.bestRps.workers).toBe(2);
-    expect(s.rpsVerdict).toBe('bottlenecked');
-    expect(rec.words.join(' ')).toContain(
-      'This is not a confident pick: 1 cluster worker was set aside because the load generator or the host set the pace, so it was at least as fast as measured (62,167 req/s) and may be faster.',
-    );
+    expect(s.bestRps.workers).toBe(1);
+    expect(s.knee.workers).toBe(1);
+    expect(s.state).toBe('confident');
+    expect(s.setAside).toEqual([]);
+    expect(s.rpsVerdict).toBe('bottlenecked'); // the test ranked a bound: said in the words
+    expect(rec.headline).toMatchObject({ state: 'confident', key: config(rec, 1).key });
+    expect(rec.headline!.text).toMatch(/^Pick: 1 cluster worker on 1 CPU \/ 256 MB — confident: its goodput \(≥ 77,000 req\/s\) is significantly above every other/);
+    expect(rec.words.join(' ')).toContain('1 cluster worker was client-bound or host-busy: its goodput (≥ 77,000 req/s) is a lower bound');
   });
 
-  it('is not confident when every candidate is held back: the ceiling is not the server', () => {
+  it('never picks a configuration worse on both goodput and p99 than a bounded one', () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const jitter = (x: number, i: number): number => x * (1 + (((seed * 7 + i * 13) % 11) - 5) / 500);
+      const rec = recommend(run([
+        ...reps({ workers: 1 }, [77000, 77100, 76900].map(jitter), [750, 760, 740]).map((c) => ({ ...c, flags: [clientBound] })),
+        ...reps({ workers: 2 }, [72700, 72800, 72600].map(jitter), [2350, 2300, 2400]),
+      ]));
+      expect(scope(rec).knee.workers).toBe(1);
+    }
+  });
+
+  it('is undecided when every candidate is held back, and says what would decide it', () => {
     const rec = recommend(run([
       ...reps({ workers: 1 }, [62000, 63000, 61500]).map((c) => ({ ...c, flags: [clientBound] })),
       ...reps({ workers: 2 }, [50000, 50500, 49800]).map((c) => ({ ...c, flags: [clientBound] })),
     ]));
-    expect(scope(rec).ceiling).toBe('client');
-    // The test separates them, but what it separates is the load generator's ceiling.
-    expect(scope(rec).rpsVerdict).toBe('bottlenecked');
-    expect(rec.words.join(' ')).toContain('it is not a confident pick');
+    const s = scope(rec);
+    expect(s.ceiling).toBe('client');
+    expect(s.rpsVerdict).toBe('bottlenecked');
+    // 2 workers' number is a bound too: it may be faster than 1 worker's; more repetitions cannot tell.
+    expect(s.state).toBe('undecided');
+    expect(s.settleable).toBe(false);
+    expect(s.decideBy.join(' ')).toContain('a smaller CPU cap, more load threads');
+    expect(rec.headline!.text).not.toMatch(/^Pick/);
   });
 
   it('stays clear when nothing was held back', () => {

@@ -21,7 +21,7 @@ describe('who set the pace', () => {
     expect(attribute({ targetRate: 1000, connections: 10, rpsMean: 1000 * RATE_SHORTFALL, sentPerSec: 1000, meanServiceMs: 1, threadElu: idle })).toEqual({ clientBound: false });
   });
 
-  it('a missed rate with every connection busy is the server, and never flags the client', () => {
+  it('a missed rate with every connection busy and an idle thread is the server, and never flags the client', () => {
     // 4 connections, 2 ms per answer: at most 2,000 req/s; 500,000 asked (needs 1,000 connections).
     const r = attribute({ targetRate: 500_000, connections: 4, rpsMean: 2000, sentPerSec: 2000, meanServiceMs: 2, threadElu: [0.4] });
     expect(r).toEqual({ clientBound: false, shortfallBy: 'server' });
@@ -41,34 +41,59 @@ describe('who set the pace', () => {
     expect(r.clientBoundReason).not.toMatch(/server/);
   });
 
-  describe('a busy load thread and every connection busy', () => {
+  describe('a busy load thread and every connection busy: one cause, from which saturated first', () => {
     // 80,000 req/s × 0.2 ms = 16 connections needed of 10: every connection was full.
     const both = { targetRate: 80_000, connections: 10, rpsMean: 50_000, sentPerSec: 50_000, meanServiceMs: 0.2, threadElu: [0.97] };
-    const busy = 950;
+    const busy = 950; // ms of CPU in a second: ≥ 90 % of a core
     const idle = 400;
+    const server = { clientBound: false, shortfallBy: 'server' };
 
-    it('is the server when nothing shows the thread busy first (no per-second record, outside Linux)', () => {
-      const r = attribute(both);
-      expect(r).toMatchObject({ clientBound: true, shortfallBy: 'server' });
-      expect(r.clientBoundReason).toMatch(/but every connection was busy \(16\.0 needed of 10 open\), so the server was saturated$/);
-      expect(attribute({ ...both, perSecond: [{ meanServiceMs: 0.2 }, { meanServiceMs: 0.2 }] }).shortfallBy).toBe('server');
+    it('the server set the pace when the connections were full first: not client-bound', () => {
+      const r = attribute({ ...both, perSecond: [{ maxThreadCpuMs: idle, meanServiceMs: 0.3 }, { maxThreadCpuMs: busy, meanServiceMs: 0.2 }] });
+      expect(r).toEqual(server);
     });
 
-    it('is the server when the connections were full from the same second as the thread was busy, or earlier', () => {
-      const same = attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.2 }, { maxThreadCpuMs: busy, meanServiceMs: 0.2 }] });
-      expect(same.shortfallBy).toBe('server');
-      const fullFirst = attribute({ ...both, perSecond: [{ maxThreadCpuMs: idle, meanServiceMs: 0.3 }, { maxThreadCpuMs: busy, meanServiceMs: 0.2 }] });
-      expect(fullFirst).toMatchObject({ clientBound: true, shortfallBy: 'server' });
-      expect(fullFirst.clientBoundReason).toMatch(/every connection was busy from measured second 1 /);
-    });
-
-    it('is the client when a thread was busy in an earlier second than the connections filled', () => {
+    it('the load thread set the pace when it was busy in an earlier second than the connections filled: client-bound', () => {
       const r = attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.1 }, { maxThreadCpuMs: busy, meanServiceMs: 0.3 }] });
       expect(r).toMatchObject({ clientBound: true, shortfallBy: 'client' });
       expect(r.clientBoundReason).toMatch(/busy 97 %.*from measured second 1; the connections filled only from second 2, after it fell behind/);
       // Busy from the start while no single second had every connection busy: the client too.
-      expect(attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.1 }, { maxThreadCpuMs: busy }] }).shortfallBy).toBe('client');
+      const never = attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.1 }, { maxThreadCpuMs: busy }] });
+      expect(never).toMatchObject({ clientBound: true, shortfallBy: 'client' });
     });
+
+    it('ambiguous (both from the same second, or no per-second CPU outside Linux): the server, and not client-bound', () => {
+      // The full connections are the direct evidence; the busy thread may be their consequence.
+      expect(attribute({ ...both, perSecond: [{ maxThreadCpuMs: busy, meanServiceMs: 0.2 }, { maxThreadCpuMs: busy, meanServiceMs: 0.2 }] })).toEqual(server);
+      expect(attribute(both)).toEqual(server);
+      expect(attribute({ ...both, perSecond: [{ meanServiceMs: 0.2 }, { meanServiceMs: 0.2 }] })).toEqual(server);
+      // A busy overall ELU but no single second at a full core: nothing shows the thread first.
+      expect(attribute({ ...both, perSecond: [{ maxThreadCpuMs: 880, meanServiceMs: 0.2 }, { maxThreadCpuMs: 890, meanServiceMs: 0.2 }] })).toEqual(server);
+    });
+  });
+
+  it('never client-bound and blamed on the server; every missed rate names exactly one side (a sweep of the evidence)', () => {
+    const cpu = [undefined, 300, 950];
+    const service = [undefined, 0.05, 0.2, 2];
+    const seconds = cpu.flatMap((c) => service.map((m) => ({ ...(c !== undefined ? { maxThreadCpuMs: c } : {}), ...(m !== undefined ? { meanServiceMs: m } : {}) })));
+    let cases = 0;
+    for (const targetRate of [undefined, 1000, 80_000])
+      for (const rpsMean of [500, 50_000, 79_000])
+        for (const sentPerSec of [500, 50_000, 80_000])
+          for (const meanServiceMs of [undefined, 0.05, 0.2])
+            for (const threadElu of [[0.3], [0.97], [0.5, 0.95]])
+              for (const a of seconds)
+                for (const b of seconds) {
+                  // Widened to what a LoadResult can hold: the check is at run time, not just in the type.
+                  const r: { clientBound: boolean; clientBoundReason?: string; shortfallBy?: string } = attribute({ ...(targetRate ? { targetRate } : {}), connections: 10, rpsMean, sentPerSec, ...(meanServiceMs !== undefined ? { meanServiceMs } : {}), threadElu, perSecond: [a, b] });
+                  cases++;
+                  expect(r.clientBound && r.shortfallBy === 'server').toBe(false);
+                  expect(r.clientBound).toBe(r.clientBoundReason !== undefined);
+                  const missed = targetRate !== undefined && rpsMean < targetRate * RATE_SHORTFALL;
+                  if (missed) expect(r.shortfallBy).toBe(r.clientBound ? 'client' : 'server');
+                  else expect(r.shortfallBy).toBeUndefined();
+                }
+    expect(cases).toBeGreaterThan(10_000);
   });
 
   it('a missed rate with free connections and idle threads is the load side (held back by the host)', () => {

@@ -1,0 +1,73 @@
+// The answer's first sentence: the pick and how it stands (confident, equivalent, undecided). One
+// source for the CLI, the UI, the HTML report, --json and the snippets' opening comment.
+import { fmtNum } from '../common/format.ts';
+import { isCensored } from './contest.ts';
+import { pairLabel } from './group.ts';
+import { answerPick } from './sizing.ts';
+import type { AnswerState, ConfigurationSummary, Recommendation } from './types.ts';
+import { who } from './words.ts';
+
+export interface Headline {
+  state: AnswerState;
+  /** The configuration the answer deploys; for 'undecided' the leading contender (never said as a pick). */
+  key: string;
+  /** Keys still in the running (the pick first). */
+  contenders: string[];
+  /** What would decide an undecided answer. */
+  decideBy: string[];
+  /** One sentence. */
+  text: string;
+}
+
+export const STATE_WORDS: Record<AnswerState, string> = {
+  confident: 'confident',
+  equivalent: 'equivalent',
+  undecided: 'undecided',
+};
+
+const goodput = (c: ConfigurationSummary): string => `${isCensored(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
+const listOf = (xs: string[]): string => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+
+/** The headline of a matrix answer; null when nothing can be deployed (an auto-size run speaks for itself). */
+export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'headline'>): Headline | null {
+  const p = answerPick(rec);
+  if (!p) return null;
+  const c = p.configuration;
+  const byKey = new Map(rec.configurations.map((x) => [x.key, x]));
+  const where = pairLabel(c.cpuMillis, c.memoryMb);
+  const decideBy = p.basis === 'knee' && p.scope ? p.scope.decideBy : [];
+  const base = { state: p.state, key: c.key, contenders: p.contenders, decideBy };
+  if (p.basis === 'search') return { ...base, text: `Pick: ${who(c)} on ${where}, found by the auto-size search — confident.` };
+  if (p.basis === 'slo') {
+    return {
+      ...base,
+      text:
+        p.state === 'confident'
+          ? `Pick: ${who(c)} on ${where}, the cheapest configuration meeting the objective on its whole 95 % interval — confident.`
+          : `Undecided: ${who(c)} on ${where} meets the objective on its mean only (its interval crosses a limit); more repetitions would decide it.`,
+    };
+  }
+  const s = p.scope!;
+  const m = rec.marginPct;
+  if (p.state === 'confident') {
+    const rivals = s.rivals.length;
+    const how = rivals === 0 ? 'the only configuration that qualified' : `its goodput (${goodput(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 %${s.lowerBounds.includes(c.key) ? '; a lower bound, the server was at least that fast' : ''})`;
+    return { ...base, text: `Pick: ${who(c)} on ${where} — confident: ${how}.` };
+  }
+  if (p.state === 'equivalent') {
+    const within = s.contenders.filter((k) => k !== c.key).map((k) => byKey.get(k)!).filter(Boolean);
+    return {
+      ...base,
+      text: `Pick: ${who(c)} on ${where} — equivalent: ${listOf([who(c), ...within.map(who)])} are shown within ${fmtNum(m, 0)} % of the best goodput (one-sided tests), so the cheapest (${goodput(c)}).`,
+    };
+  }
+  const names = s.contenders.map((k) => byKey.get(k)!).filter(Boolean).map((x) => `${who(x)} (${goodput(x)})`);
+  const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
+  return {
+    ...base,
+    text:
+      `Undecided on ${where} between ${listOf(names)}: ` +
+      `${bound ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them' : 'the tests separate them neither beyond nor within the ' + fmtNum(m, 0) + ' % margin'}. ` +
+      `What would decide it: ${listOf(decideBy)}.`,
+  };
+}
