@@ -186,7 +186,7 @@ export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, re
     configurations.push({
       key,
       scopeKey: scopeKey(first),
-      label: cellLabel({ ...first, repetition: 0 }),
+      label: cellLabel({ ...first, repetition: 0, phase: 'matrix' }),
       app: first.app,
       requestSet: first.requests?.name ?? null,
       mode: first.mode,

@@ -52,8 +52,13 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
       case 'run-started':
         write(`Run ${e.runId} "${e.name}": ${e.total} cell(s), about ${fmtDuration(e.etaSec)}.`);
         break;
+      case 'run-phase':
+        status = { ...status, total: e.total, eta: e.etaSec };
+        write(`${e.phase === 'settle' ? 'Settling' : 'Verifying'}: ${e.message}`);
+        break;
       case 'log':
-        if (e.level === 'warn' || verbose) write(`${e.level === 'warn' ? 'warning: ' : '  '}${e.message}`);
+        if (e.phase) write(`  ${e.level === 'warn' ? 'warning: ' : ''}${e.message}`);
+        else if (e.level === 'warn' || verbose) write(`${e.level === 'warn' ? 'warning: ' : '  '}${e.message}`);
         else if (!buildingSaid) {
           // Only image builds log at info level: say once that the wait is that, not a hang.
           buildingSaid = true;

@@ -5,5 +5,7 @@ import type { CellConfig } from '../engine/types.ts';
 export function cellLabel(c: CellConfig): string {
   const load = c.load.model === 'closed' ? `c${c.load.connections}` : `${c.load.rate}rps/c${c.load.connections}`;
   const req = c.requests ? ` [${c.requests.name}]` : '';
-  return `${c.app}${req} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB ${load}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}`;
+  // Cells added after the grid say why they ran: settling an undecided answer, verifying a snippet.
+  const why = c.phase === 'settle' ? ' (settle)' : c.phase === 'verify' ? ' (verify)' : '';
+  return `${c.app}${req} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB ${load}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`;
 }

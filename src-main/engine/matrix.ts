@@ -248,6 +248,13 @@ export function expandMatrix(m: Matrix, imageApps?: ImageApps): CellConfig[] {
   return cells.map((c, index) => ({ index, ...c }));
 }
 
+/** A shuffled copy (seeded: the same seed gives the same order). */
+export function seededShuffle<T>(xs: readonly T[], seed: number): T[] {
+  const copy = [...xs];
+  shuffle(copy, seed);
+  return copy;
+}
+
 /** Fisher–Yates with a seeded generator (mulberry32): the same seed gives the same order. */
 function shuffle<T>(xs: T[], seed: number): void {
   let a = seed >>> 0;

@@ -17,6 +17,8 @@ import type { CellConfig, CellResult, RunStatus } from './types.ts';
 import { currentSession, isSessionAlive } from '../session/session.ts';
 import type { Provider, ProviderNode, TargetSpec } from '../providers/provider.ts';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
+import type { PhaseContext } from './phases.ts';
+import { settleAnswer } from './settle.ts';
 
 export interface RunOptions {
   store: Store;
@@ -94,6 +96,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
 
   let results: CellResult[] = [];
+  let extra = 0; // cells the phases after the grid added
   let status: RunStatus = 'completed';
   let error: string | undefined;
   const warned = new Set<string>();
@@ -101,15 +104,19 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
     const images = await withBuildSignal(o.signal, () => buildImages(apps, base, (line) => log('info', line)));
     if (o.provider) for (const image of images.values()) await o.provider.prepareImage(image.tag); // built here, shipped there
     const overheads: number[] = [];
+    const cellContext = (cell: CellConfig) => ({
+      store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
+      hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.provider ? { provider: o.provider } : {}),
+      emit, warned,
+    });
     const byIndex = await runPool(cells, k, async (cell, slot) => {
       const hint = slotPlacement(o.provider, slot, k);
       const { result } = await runStoredCell(cell, {
-        store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
-        hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
-        ...(o.signal ? { signal: o.signal } : {}),
-        ...(o.provider ? { provider: o.provider } : {}),
+        ...cellContext(cell),
         ...(hint ? { placementHint: hint } : {}),
-        emit, warned, total: cells.length,
+        total: cells.length,
         etaSec: (after) => {
           if (after !== undefined) {
             overheads.push(after - perCell(cell));
@@ -122,6 +129,14 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
       return result;
     }, o.signal);
     results = byIndex.filter((r): r is CellResult => r !== undefined);
+    if (!o.signal?.aborted) {
+      const ctx = phaseContext({
+        o, runId, matrix, emit, log, nextIndex: cells.length, total: () => cells.length + extra,
+        grow: (n) => void (extra += n),
+        runOne: (cell, total, etaSec) => runStoredCell(cell, { ...cellContext(cell), total, etaSec }).then((r) => r.result),
+      });
+      results.push(...(await runPhases(ctx, afterGrid(matrix))));
+    }
     if (o.signal?.aborted) status = 'cancelled';
   } catch (e) {
     status = o.signal?.aborted ? 'cancelled' : 'failed';
@@ -142,6 +157,154 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
       // The store itself is failing: say so in the outcome; the next start marks the run interrupted.
       status = 'failed';
       error = `${error ? `${error}; ` : ''}the run's end could not be stored: ${(e as Error).message}`;
+    }
+    emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
+  }
+  return { runId, status, cells: results, ...(error ? { error } : {}) };
+}
+
+/** A phase after the grid: settling, verification. */
+export type RunPhaseStep = (ctx: PhaseContext) => Promise<unknown>;
+
+/** The phases a matrix run has after its grid: settling, then (when asked) verification of the deployable. */
+export function afterGrid(matrix: Matrix): RunPhaseStep[] {
+  return [settleAnswer, ...(matrix.verify ? [] : [])]; // VERIFY-WIRING: verifyAnswer once engine/verify.ts lands
+}
+
+/** Runs the phases in order, each after the one before; a phase's own failure is said and ends the phases, never the run. */
+async function runPhases(ctx: PhaseContext & { results: CellResult[]; current: { phase: 'settle' | 'verify' } }, phases: readonly RunPhaseStep[]): Promise<CellResult[]> {
+  for (const phase of phases) {
+    if (ctx.signal?.aborted) break;
+    ctx.current.phase = phase === settleAnswer ? 'settle' : 'verify';
+    try {
+      await phase(ctx);
+    } catch (e) {
+      if (ctx.signal?.aborted) break;
+      ctx.log('warn', `${ctx.current.phase === 'settle' ? 'settling' : 'verification'} stopped: ${(e as Error).message}`);
+      break;
+    }
+  }
+  return ctx.results;
+}
+
+interface PhaseParts {
+  o: Pick<RunOptions, 'store' | 'signal'>;
+  runId: number;
+  matrix: Matrix;
+  emit: RunListener;
+  log: (level: 'info' | 'warn', message: string) => void;
+  /** The next free cell index of the run. */
+  nextIndex: number;
+  total: () => number;
+  grow: (n: number) => void;
+  runOne: (cell: CellConfig, total: number, etaSec: (wallSec?: number) => number) => Promise<CellResult>;
+}
+
+/** The PhaseContext of a run: more cells with the run's next indexes, the planned total grown as phases announce them. */
+function phaseContext(p: PhaseParts): PhaseContext & { results: CellResult[]; current: { phase: 'settle' | 'verify' } } {
+  const current: { phase: 'settle' | 'verify' } = { phase: 'settle' };
+  const log = (level: 'info' | 'warn', message: string): void => p.emit({ type: 'log', runId: p.runId, level, message, phase: current.phase });
+  let next = p.nextIndex;
+  let planned = 0; // cells announced and not yet finished, for the ETA
+  let perCell = CELL_OVERHEAD_SEC + p.matrix.warmupSec + p.matrix.durationSec;
+  const eta = (): number => Math.max(1, planned * perCell);
+  const results: CellResult[] = [];
+  return {
+    store: p.o.store, runId: p.runId, matrix: p.matrix, emit: p.emit, log, results, current,
+    ...(p.o.signal ? { signal: p.o.signal } : {}),
+    announce: (phase, message, moreCells) => {
+      p.grow(moreCells);
+      planned += moreCells;
+      p.o.store.growRun(p.runId, moreCells);
+      current.phase = phase;
+      p.emit({ type: 'run-phase', runId: p.runId, phase, message, total: p.total(), etaSec: eta() });
+    },
+    runCell: async (cell) => {
+      perCell = CELL_OVERHEAD_SEC + cell.warmupSec + cell.durationSec;
+      const result = await p.runOne({ ...cell, index: next++ } as CellConfig, p.total(), (after) => {
+        if (after !== undefined) planned = Math.max(0, planned - 1);
+        return eta();
+      });
+      results.push(result);
+      return result;
+    },
+  };
+}
+
+/**
+ * Phases on a stored run that has finished (verification of an older run, `rightsize verify`): the
+ * engine checked, the run's matrix validated against where its cells run now, the lab entered, its
+ * images made; the run runs again under this process, its new cells appended, then it gets its
+ * former status back (its grid's outcome does not change by being verified).
+ */
+export async function runPhasesOnRun(runId: number, phases: readonly RunPhaseStep[], o: RunOptions): Promise<RunOutcome> {
+  const stored = o.store.getRun(runId);
+  if (!stored) throw new Error(`There is no run ${runId} in ${o.store.path}.`);
+  if (stored.status === 'running') throw new Error(`Run ${runId} is still running; wait for it to finish.`);
+  if (stored.search) throw new Error(`Run ${runId} is an auto-size run: its search decided its answer; verify runs on matrix runs.`);
+  const engine = await checkEngine();
+  const lib = appLibrary(o.store);
+  const { limits } = await limitsWhereCellsRun(engine, lib, o.provider);
+  const v = validateMatrix(stored.matrix, limits);
+  if (!v.ok) throw new MatrixInvalidError(v.problems);
+  const resolved = await resolveApps(lib, v.matrix.apps, (image) => findImage(image));
+  if (!resolved.ok) throw new MatrixInvalidError(resolved.problems);
+  const apps = resolved.apps;
+  const matrix = v.matrix;
+  const { base, lease, noReaper } = await enterLab(engine, {
+    what: `run ${runId} again (history: ${o.store.path})`,
+    ...(o.base ? { strategy: o.base } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    wait: Boolean(o.waitForLab),
+    ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
+  });
+  if (!o.store.reopenRun(runId, currentSession())) {
+    await lease.release().catch(() => {});
+    throw new Error(`Run ${runId} could not be opened again: another process is running it, or it was deleted.`);
+  }
+  o.onRunId?.(runId);
+  const emit: RunListener = (e) => {
+    try {
+      o.onEvent?.(e);
+    } catch {
+      /* ignored */
+    }
+  };
+  const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
+  if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
+  let status: RunStatus = stored.status;
+  let error: string | undefined = stored.error ?? undefined;
+  let results: CellResult[] = [];
+  let total = stored.cellsTotal;
+  const warned = new Set<string>();
+  try {
+    const images = await withBuildSignal(o.signal, () => buildImages(apps, base, (line) => log('info', line)));
+    if (o.provider) for (const image of images.values()) await o.provider.prepareImage(image.tag);
+    const ctx = phaseContext({
+      o, runId, matrix, emit, log,
+      nextIndex: stored.cells.reduce((a, c) => Math.max(a, c.config.index + 1), 0),
+      total: () => total,
+      grow: (n) => void (total += n),
+      runOne: (cell, all, etaSec) =>
+        runStoredCell(cell, {
+          store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
+          hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
+          ...(o.signal ? { signal: o.signal } : {}),
+          ...(o.provider ? { provider: o.provider } : {}),
+          emit, warned, total: all, etaSec,
+        }).then((r) => r.result),
+    });
+    results = await runPhases(ctx, phases);
+  } catch (e) {
+    if (!o.signal?.aborted) error = `${error ? `${error}; ` : ''}${(e as Error).message}`;
+  } finally {
+    if (o.provider && o.provider.kind !== 'local') await withTimeout(o.provider.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').catch(() => {});
+    await lease.release().catch(() => {});
+    try {
+      o.store.finishRun(runId, status, error ?? null);
+    } catch (e) {
+      status = 'failed';
+      error = `the run's end could not be stored: ${(e as Error).message}`;
     }
     emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
   }

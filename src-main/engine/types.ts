@@ -39,10 +39,12 @@ export interface CellConfig {
    * run exactly as a deploy snippet deploys it (engine/verify.ts). Verify cells are never aggregated
    * with the grid's configurations.
    */
-  phase?: CellPhase;
+  phase?: RunPhase;
+  /** A verification cell (phase 'verify'): the snippets it ran exactly as emitted and what it is judged against (deploy/verification.ts). */
+  verify?: import('../deploy/verification.ts').VerifyDescriptor;
 }
 
-export type CellPhase = 'matrix' | 'settle' | 'verify';
+export type RunPhase = 'matrix' | 'settle' | 'verify';
 
 export interface LatencySummary {
   p50: number;
@@ -171,8 +173,9 @@ export interface StatsSummary {
   rssTotalPeakBytes?: number;
   /**
    * The highest, over readings, of the processes' resident memory with file-backed pages counted
-   * once: Σ (VmHWM − RssFile) + the largest RssFile. Processes of one image map the same node binary
-   * and libraries; a fresh pod holds those pages once, but each process's anonymous memory apart.
+   * once: Σ per process max(RssAnon, VmHWM − RssFile), each at its highest, + the largest RssFile.
+   * Processes of one image map the same node binary and libraries; a fresh pod holds those pages
+   * once, but each process's anonymous memory apart.
    */
   rssSharedOncePeakBytes?: number;
   /** The highest, over readings, of the summed PSS (absent where smaps_rollup is not readable). */

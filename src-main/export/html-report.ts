@@ -7,6 +7,7 @@ import {
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Sizing, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
 import { searchConfigLabel } from '../analysis/search-answer.ts';
+import { STATE_WORDS } from '../analysis/headline.ts';
 import { fmtBytes, fmtDuration, fmtLocalTime, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
 import { deploySnippet, nothingToDeploy, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
 import { HOST_BUSY_PCT } from '../engine/flags.ts';
@@ -28,6 +29,9 @@ h3 { font-size: 15px; margin: 20px 0 6px; }
 .meta { color: #555; margin: 0; }
 .answer { background: #f4f8fc; border-left: 4px solid #0072B2; padding: 10px 16px 10px 32px; margin: 12px 0; }
 .answer li { margin: 3px 0; }
+.headline { font-size: 1.1em; margin: 12px 0; }
+.state { display: inline-block; border-radius: 4px; padding: 1px 8px; font-weight: 600; color: #fff; }
+.state-confident { background: #007a4d; } .state-equivalent { background: #0072B2; } .state-undecided { background: #b35900; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 12.5px; }
 th, td { border: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; font-weight: 600; }
@@ -84,6 +88,13 @@ function verdictText(v: Verdict, others: number): string {
 const pickCell = (who_: string, value: string, verdict: string): string =>
   td(`${esc(who_)}<br><span class="value">${value}</span><br><span class="muted">${esc(verdict)}</span>`);
 
+/** The headline first, with its state as a badge: confident, equivalent or undecided. */
+function headlineHtml(rec: Recommendation): string {
+  const h = rec.headline;
+  if (!h) return '';
+  return `<p class="headline" data-state="${h.state}"><span class="state state-${h.state}">${esc(STATE_WORDS[h.state])}</span> ${esc(h.text)}</p>`;
+}
+
 function winnersTable(rec: Recommendation): string {
   const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
   const margin = fmtMargin(rec.marginPct);
@@ -94,7 +105,7 @@ function winnersTable(rec: Recommendation): string {
       ...(multi ? [td(esc(s.context))] : []),
       pickCell(who(b), `${rpsCell(b)} req/s`, verdictText(s.rpsVerdict, s.notDistinguishableRps.length)),
       td(fmtRatio(b.workersPerCpu), true),
-      pickCell(who(s.knee), `${fmtNum(s.knee.rps!.mean)} req/s`, `${fmtRatio(s.knee.workersPerCpu)} per CPU`),
+      pickCell(who(s.knee), `${s.lowerBounds.includes(s.knee.key) ? '≥ ' : ''}${fmtNum(s.knee.rps!.mean)} req/s`, `${fmtRatio(s.knee.workersPerCpu)} per CPU · ${STATE_WORDS[s.state]}`),
       pickCell(who(s.lowestP99), p99Cell(s.lowestP99), verdictText(s.p99Verdict, s.notDistinguishableP99.length)),
       td(flagsHtml([...new Set([b, s.knee, s.lowestP99])].flatMap((c) => c.flags.map((f) => ({ kind: `${f.kind} (${who(c)})`, title: flagPhrase(f) }))))),
     ].join('')}</tr>`;
@@ -360,7 +371,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     : rec.slo ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>` : '';
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : ''}</header>`,
-    `<section id="answer"><h2>The answer</h2>${slo}<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
+    `<section id="answer"><h2>The answer</h2>${slo}${headlineHtml(rec)}<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
     searchSection(run, rec),
     // An auto-size run's answer is its search's: a knee table over the cells it ran would contradict it.
     rec.scopes.length && !rec.search

@@ -130,6 +130,8 @@ export class RunQueries {
   private readonly running: Database.Statement<[], { id: number; owner_session: string }>;
   private readonly deleteStmt: Database.Statement<[number]>;
   private readonly searchStmt: Database.Statement<[string, number, number]>;
+  private readonly growStmt: Database.Statement<[number, number]>;
+  private readonly reopenStmt: Database.Statement<[string, number]>;
   /** listRuns statements by (sort, order, filters): at most 40, each prepared on first use. */
   private readonly listCache = new Map<string, { page: Database.Statement<[ListParams], SummaryRow>; count: Database.Statement<[ListParams], { n: number }> }>();
 
@@ -143,6 +145,19 @@ export class RunQueries {
     this.running = db.prepare<[], { id: number; owner_session: string }>(`SELECT id, owner_session FROM runs WHERE status = 'running'`);
     this.deleteStmt = db.prepare('DELETE FROM runs WHERE id = ?');
     this.searchStmt = db.prepare('UPDATE runs SET search_json = ?, cells_total = ? WHERE id = ?');
+    this.growStmt = db.prepare('UPDATE runs SET cells_total = cells_total + ? WHERE id = ?');
+    // A finished run gets more cells (verification of an older run): it runs again, owned by this process.
+    this.reopenStmt = db.prepare(`UPDATE runs SET status = 'running', finished_at = NULL, error = NULL, owner_session = ? WHERE id = ? AND status != 'running'`);
+  }
+
+  /** A phase after the grid (settling, verification) plans more cells. */
+  grow(runId: number, cells: number): boolean {
+    return this.growStmt.run(cells, runId).changes > 0;
+  }
+
+  /** A finished run running again (more cells appended); false when it is running already or gone. */
+  reopen(runId: number, ownerSession: string): boolean {
+    return this.reopenStmt.run(ownerSession, runId).changes > 0;
   }
 
   /** Replaces an auto-size run's trace, and its planned cell count (the search learns it as it goes). */

@@ -93,6 +93,16 @@ export class Store {
     return this.runs.setSearch(runId, trace, cellsTotal);
   }
 
+  /** More cells planned for a run (a settling or verification phase). */
+  growRun(runId: number, cells: number): boolean {
+    return this.runs.grow(runId, cells);
+  }
+
+  /** A finished run running again, owned by this process (more cells appended); false when it is running or gone. */
+  reopenRun(runId: number, ownerSession: string): boolean {
+    return this.runs.reopen(runId, ownerSession);
+  }
+
   startCell(runId: number, config: CellConfig): number {
     return this.cells.start(runId, config, nowIso());
   }

@@ -1,0 +1,86 @@
+// Settling: when the grid leaves the headline undecided, more repetitions of only the contenders,
+// interleaved in a shuffled order, until the answer is confident or equivalent or the budget is
+// spent. A lower bound in the way (client-bound, host-busy) cannot be settled by repetition: then
+// the phase says what would decide it and runs nothing.
+import { recommend } from '../analysis/recommend.ts';
+import { answerPick } from '../analysis/sizing.ts';
+import { configurationKey } from '../analysis/group.ts';
+import { who } from '../analysis/words.ts';
+import { fmtDuration } from '../common/format.ts';
+import type { StoredCell } from '../store/index.ts';
+import type { PhaseContext } from './phases.ts';
+import { seededShuffle } from './matrix.ts';
+import type { CellConfig } from './types.ts';
+
+export interface SettleOutcome {
+  /** 'not-needed' — decided after the grid; 'settled' — decided by the extra rounds; 'budget' — still undecided when the budget ran out; 'bound' — a lower bound stands in the way; 'off' — budget 0; 'cancelled'. */
+  result: 'not-needed' | 'settled' | 'budget' | 'bound' | 'off' | 'cancelled' | 'nothing';
+  rounds: number;
+  cells: number;
+  /** Seconds of planned measurement (warm-up + measured) the extra cells took, and the budget. */
+  usedSec: number;
+  budgetSec: number;
+}
+
+/** Planned measured time of a cell (its configured warm-up and measured seconds). */
+const cellSec = (c: Pick<CellConfig, 'warmupSec' | 'durationSec'>): number => c.warmupSec + c.durationSec;
+
+/** The settling budget in seconds: a share of the grid's planned measured time. */
+export function settleBudgetSec(gridCells: readonly Pick<CellConfig, 'warmupSec' | 'durationSec'>[], budgetPct: number): number {
+  return (gridCells.reduce((a, c) => a + cellSec(c), 0) * budgetPct) / 100;
+}
+
+/** The stored cell each contender repeats: its latest finished repetition (the same config, a new repetition number). */
+function templates(cells: readonly StoredCell[], keys: readonly string[]): CellConfig[] {
+  return keys.flatMap((k) => {
+    const same = cells.filter((c) => c.config.phase !== 'verify' && configurationKey(c.config) === k);
+    const last = same.at(-1);
+    return last ? [{ ...last.config, repetition: Math.max(...same.map((c) => c.config.repetition)) }] : [];
+  });
+}
+
+export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
+  const run0 = ctx.store.getRun(ctx.runId)!;
+  const grid = run0.cells.filter((c) => (c.config.phase ?? 'matrix') === 'matrix').map((c) => c.config);
+  const budgetSec = settleBudgetSec(grid, ctx.matrix.settleBudgetPct);
+  const out: SettleOutcome = { result: 'off', rounds: 0, cells: 0, usedSec: 0, budgetSec };
+  for (;;) {
+    if (ctx.signal?.aborted) return { ...out, result: 'cancelled' };
+    const run = ctx.store.getRun(ctx.runId)!;
+    const rec = recommend(run, { samples: ctx.store.getRunSamples(ctx.runId) });
+    const pick = answerPick(rec);
+    if (!pick || pick.basis !== 'knee' || !pick.scope) return { ...out, result: 'nothing' };
+    const s = pick.scope;
+    const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
+    const names = s.contenders.map((k) => who(byKey.get(k)!)).join(', ');
+    if (s.state !== 'undecided') {
+      if (out.rounds) ctx.log('info', `settled after ${out.rounds} more round(s): ${s.state} — ${rec.headline?.text ?? ''}`);
+      return { ...out, result: out.rounds ? 'settled' : 'not-needed' };
+    }
+    if (ctx.matrix.settleBudgetPct <= 0) {
+      ctx.log('info', `the answer is undecided between ${names} on ${s.label}; settling is off (settleBudgetPct 0)`);
+      return { ...out, result: 'off' };
+    }
+    if (!s.settleable) {
+      ctx.log('info', `the answer is undecided between ${names} on ${s.label}, and more repetitions cannot decide it (a lower bound is in the way): ${s.decideBy.join('; ')}`);
+      return { ...out, result: 'bound' };
+    }
+    const round = templates(run.cells, s.contenders);
+    const roundSec = round.reduce((a, c) => a + cellSec(c), 0);
+    if (round.length === 0 || out.usedSec + roundSec > budgetSec + 1e-9) {
+      ctx.log('info', `still undecided between ${names} on ${s.label}: the settling budget (${fmtDuration(budgetSec)}, ${ctx.matrix.settleBudgetPct} % of the grid) ${out.rounds ? 'is spent' : 'is smaller than one round'} (${fmtDuration(roundSec)} a round)`);
+      return { ...out, result: 'budget' };
+    }
+    out.rounds++;
+    ctx.announce('settle', `undecided between ${names} on ${s.label}: settling round ${out.rounds}, one more repetition of each in a shuffled order (${fmtDuration(out.usedSec + roundSec)} of a ${fmtDuration(budgetSec)} budget)`, round.length);
+    // Interleaved and shuffled, seeded so the run can be repeated exactly.
+    const order = seededShuffle(round, (ctx.matrix.seed ?? 1) + out.rounds * 7919);
+    for (const c of order) {
+      if (ctx.signal?.aborted) return { ...out, result: 'cancelled' };
+      const { index: _index, ...rest } = c;
+      await ctx.runCell({ ...rest, repetition: c.repetition + 1, phase: 'settle' });
+      out.cells++;
+      out.usedSec += cellSec(c);
+    }
+  }
+}
