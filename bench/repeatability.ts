@@ -1,91 +1,120 @@
-// npm run bench -- repeatability [--runs K] [--app NAME]: the `quick` preset run K times back to back
-// (default 5) through the CLI as a user runs it, each answered by recommend(); with --app, the same
-// matrix (1 vs 2 cluster workers on one CPU, 3 shuffled repetitions) on another built-in app. Target: never two confident, opposite
-// answers — two runs that each call a different configuration best with a 'clear' verdict.
-// Also prints the spread of each configuration's goodput across the runs.
+// npm run bench -- repeatability [--runs K] [--only NAME,…]: each matrix run K times back to back
+// (default 5) through the CLI as a user runs it — settling and verification included — and each
+// answered by recommend(): the `quick` preset, the same matrix on the heavier `json` app
+// (server-bound), and the `pbkdf2-one-thread` preset. For each run: the headline's state, its pick,
+// and the configuration the snippets deploy (mode, workers, CPU, memory limit).
+// Target (issue 21): for each matrix, every confident or equivalent answer deploys the same
+// configuration in K of K runs, and an undecided run never names a pick as if it were one.
+// Also: how much the settling phase added to the run time (median), against the grid of 3 fixed
+// repetitions, and each configuration's spread of goodput across the runs.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { recommend } from '../src-main/analysis/index.ts';
+import type { Recommendation } from '../src-main/analysis/index.ts';
 import { fmtNum } from '../src-main/common/format.ts';
+import { recommendedDeployOf } from '../src-main/deploy/from-cell.ts';
 import { findPreset } from '../src-main/presets/presets.ts';
-import { Store } from '../src-main/store/index.ts';
+import { Store, type RunDetail } from '../src-main/store/index.ts';
 import { isMain, median } from './stats.ts';
 
 export interface RunAnswer {
   runId: number;
-  best: string | null;
-  verdict: string;
-  knee: string | null;
-  undecided: boolean;
-  /** Configuration label → goodput mean of that run. */
+  state: 'confident' | 'equivalent' | 'undecided' | 'none';
+  /** The headline's pick (its configuration label), or null when undecided or nothing qualified. */
+  pick: string | null;
+  /** What the snippets deploy: "cluster×1, 1000m CPU, 128 MB", or null. */
+  deployed: string | null;
+  headline: string;
+  /** Seconds of the cells' own wall time: the grid's, and the settling phase's. */
+  gridSec: number;
+  settleSec: number;
+  verifySec: number;
   goodput: Map<string, number>;
-  flagged: number;
-  /** Configurations the answer could not pick, with why (client-bound, host-busy…). */
-  setAside: string[];
-  /** The answer's own words for this run. */
-  words: string[];
 }
 
-/** A pick the answer stands behind: separated by the test, or the only configuration left to pick. */
-const confident = (a: RunAnswer): boolean => (a.verdict === 'clear' || a.verdict === 'only-one') && a.best !== null;
+/** Matrices the benchmark repeats: a preset name, or [label, preset, app] for a preset's matrix on another app. */
+export const MATRICES: { label: string; preset: string; app?: string }[] = [
+  { label: 'quick', preset: 'quick' },
+  { label: 'quick on json', preset: 'quick', app: 'json' },
+  { label: 'pbkdf2-one-thread', preset: 'pbkdf2-one-thread' },
+];
 
-/** Two confident answers naming different bests: the failure this benchmark exists to catch. */
-export function contradictions(answers: RunAnswer[]): [RunAnswer, RunAnswer][] {
-  const clear = answers.filter(confident);
-  const out: [RunAnswer, RunAnswer][] = [];
-  for (let i = 0; i < clear.length; i++) for (let j = i + 1; j < clear.length; j++) if (clear[i]!.best !== clear[j]!.best) out.push([clear[i]!, clear[j]!]);
+const wall = (c: RunDetail['cells'][number]): number => (c.finishedAt ? (Date.parse(c.finishedAt) - Date.parse(c.startedAt)) / 1000 : 0);
+
+/** What the recommendation's snippets deploy, in one line. */
+export function deployedOf(run: RunDetail, rec: Recommendation): string | null {
+  const d = recommendedDeployOf(run, rec);
+  if (!d) return null;
+  const c = d.config;
+  const mem = c.ruleMemoryMb ?? c.memoryMb; // BENCH-DEPLOYED: the verified limit once deploy exposes it
+  return `${c.mode}×${c.workers}, ${c.cpuMillis}m CPU, ${mem} MB`;
+}
+
+export function answerOf(run: RunDetail, rec: Recommendation): RunAnswer {
+  const h = rec.headline ?? null;
+  const decided = h !== null && h.state !== 'undecided';
+  const label = h ? rec.configurations.find((c) => c.key === h.key)?.label ?? null : null;
+  const sum = (phase: string): number => run.cells.filter((c) => (c.config.phase ?? 'matrix') === phase).reduce((a, c) => a + wall(c), 0);
+  return {
+    runId: run.id,
+    state: h?.state ?? 'none',
+    pick: decided ? label : null,
+    deployed: deployedOf(run, rec),
+    headline: h?.text ?? '(no headline)',
+    gridSec: sum('matrix'),
+    settleSec: sum('settle'),
+    verifySec: sum('verify'),
+    goodput: new Map(rec.configurations.filter((c) => c.rps).map((c) => [c.label, c.rps!.mean])),
+  };
+}
+
+/** Decided answers that deploy different configurations: the failure this benchmark exists to catch. */
+export function disagreements(answers: RunAnswer[]): string[] {
+  const decided = answers.filter((a) => a.state === 'confident' || a.state === 'equivalent');
+  return [...new Set(decided.map((a) => a.deployed ?? '(nothing)'))].length > 1 ? decided.map((a) => `run ${a.runId}: ${a.deployed}`) : [];
+}
+
+/** An undecided answer that words itself as a pick. */
+export const namesAPick = (a: RunAnswer): boolean => a.state === 'undecided' && /^Pick/.test(a.headline);
+
+export function benchRepeatability(k = 5, only?: string[]): Map<string, RunAnswer[]> {
+  const out = new Map<string, RunAnswer[]>();
+  for (const m of MATRICES.filter((x) => !only || only.includes(x.label))) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rightsize-bench-'));
+    const db = path.join(dir, 'r.db');
+    const config = path.join(dir, 'matrix.json');
+    const preset = findPreset(m.preset)!;
+    if (m.app) writeFileSync(config, JSON.stringify({ ...preset.matrix, name: m.label, apps: [m.app] }));
+    try {
+      for (let i = 0; i < k; i++) {
+        const what = m.app ? ['--config', config] : ['--preset', m.preset];
+        execFileSync(process.execPath, ['bin/rightsize.js', '--db', db, '--json', 'run', ...what], { stdio: ['ignore', 'ignore', 'inherit'] });
+      }
+      const store = Store.open(db);
+      try {
+        const answers = store.listRuns({}).runs.map((r) => store.getRun(r.id)!).sort((a, b) => a.id - b.id)
+          .map((run) => answerOf(run, recommend(run, { samples: store.getRunSamples(run.id) })));
+        print(answers, m.label);
+        out.set(m.label, answers);
+      } finally {
+        store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
   return out;
 }
 
-export function benchRepeatability(k = 5, app?: string): RunAnswer[] {
-  const preset = 'quick';
-  const dir = mkdtempSync(path.join(tmpdir(), 'rightsize-bench-'));
-  const db = path.join(dir, 'r.db');
-  const config = path.join(dir, 'matrix.json');
-  if (app) writeFileSync(config, JSON.stringify({ ...findPreset(preset)!.matrix, name: `${preset} on ${app}`, apps: [app] }));
-  try {
-    for (let i = 0; i < k; i++) {
-      const what = app ? ['--config', config] : ['--preset', preset];
-      execFileSync(process.execPath, ['bin/rightsize.js', '--db', db, '--json', 'run', ...what], { stdio: ['ignore', 'ignore', 'inherit'] });
-    }
-    const store = Store.open(db);
-    try {
-      const answers = store
-        .listRuns({})
-        .runs.map((r) => store.getRun(r.id)!)
-        .sort((a, b) => a.id - b.id)
-        .map((run): RunAnswer => {
-          const rec = recommend(run, { samples: store.getRunSamples(run.id) });
-          const s = rec.scopes[0];
-          return {
-            runId: run.id,
-            best: s ? s.bestRps.label : null,
-            verdict: s ? s.rpsVerdict : 'undecided',
-            knee: s ? s.knee.label : null,
-            undecided: rec.undecided.length > 0 || !s,
-            goodput: new Map(rec.configurations.filter((c) => c.rps).map((c) => [c.label, c.rps!.mean])),
-            flagged: run.cells.filter((c) => c.flags.some((f) => f.kind === 'unstable' || f.kind === 'host-busy' || f.kind === 'client-bound')).length,
-            setAside: s ? s.setAside.map((x) => `${rec.configurations.find((c) => c.key === x.key)?.label ?? x.key} (${x.reason})`) : [],
-            words: rec.words,
-          };
-        });
-      print(answers, app ? `${preset} matrix on ${app}` : preset);
-      return answers;
-    } finally {
-      store.close();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+function print(answers: RunAnswer[], label: string): void {
+  console.log(`\n### repeatability: ${label}, ${answers.length} runs back to back\n`);
+  console.log('| run | state | pick | deployed (snippets) | grid s | settling s | verification s |');
+  console.log('|---|---|---|---|---:|---:|---:|');
+  for (const a of answers) {
+    console.log(`| ${a.runId} | ${a.state} | ${a.pick ?? '—'} | ${a.deployed ?? '—'} | ${fmtNum(a.gridSec)} | ${fmtNum(a.settleSec)} | ${fmtNum(a.verifySec)} |`);
   }
-}
-
-function print(answers: RunAnswer[], preset: string): void {
-  console.log(`\n### repeatability: the ${preset}, ${answers.length} runs back to back\n`);
-  console.log('| run | best (goodput) | verdict | knee | set aside | flagged cells |');
-  console.log('|---|---|---|---|---|---:|');
-  for (const a of answers) console.log(`| ${a.runId} | ${a.best ?? '—'} | ${a.verdict} | ${a.knee ?? '—'} | ${a.setAside.join('; ') || '—'} | ${a.flagged} |`);
   const labels = [...new Set(answers.flatMap((a) => [...a.goodput.keys()]))].sort();
   console.log('\n| configuration | median goodput req/s | min | max | spread (max−min)/median |');
   console.log('|---|---:|---:|---:|---:|');
@@ -94,15 +123,19 @@ function print(answers: RunAnswer[], preset: string): void {
     const m = median(xs);
     console.log(`| ${l} | ${fmtNum(m)} | ${fmtNum(Math.min(...xs))} | ${fmtNum(Math.max(...xs))} | ${fmtNum(((Math.max(...xs) - Math.min(...xs)) / m) * 100, 1)} % |`);
   }
-  const bad = contradictions(answers);
-  const named = new Set(answers.filter(confident).map((a) => a.best));
+  const bad = disagreements(answers);
+  const wordy = answers.filter(namesAPick);
+  const decided = answers.filter((a) => a.state === 'confident' || a.state === 'equivalent');
+  const added = median(answers.map((a) => (a.gridSec > 0 ? a.settleSec / a.gridSec : 0)));
   console.log(
-    `\n${bad.length === 0 ? 'pass' : 'FAIL'}: ${bad.length} pair(s) of confident, opposite answers; ` +
-      `${answers.filter(confident).length} of ${answers.length} runs were confident ('clear' or the only configuration left to pick; naming ${[...named].join(', ') || 'nothing'}), ` +
-      `${answers.filter((a) => a.verdict === 'not-distinguishable').length} said not distinguishable, ${answers.filter((a) => a.undecided).length} could not decide.`,
+    `\n${bad.length === 0 && wordy.length === 0 ? 'pass' : 'FAIL'}: ${decided.length} of ${answers.length} runs decided ` +
+      `(${answers.filter((a) => a.state === 'confident').length} confident, ${answers.filter((a) => a.state === 'equivalent').length} equivalent), ` +
+      `deploying ${[...new Set(decided.map((a) => a.deployed))].join(' | ') || 'nothing'}; ${answers.filter((a) => a.state === 'undecided').length} undecided` +
+      `${wordy.length ? `, ${wordy.length} of them worded as a pick` : ''}${bad.length ? `; decided runs disagree: ${bad.join(', ')}` : ''}.`,
   );
-  console.log(`\nThe answer of run ${answers[0]?.runId}, in its own words:\n${(answers[0]?.words ?? []).map((w) => `> ${w}`).join('\n')}`);
-  if (bad.length) process.exitCode = 1;
+  console.log(`Settling added a median ${fmtNum(added * 100, 1)} % to the grid's cell time (the grid: 3 fixed repetitions of every configuration).`);
+  console.log(`\nThe headline of run ${answers[0]?.runId}: ${answers[0]?.headline ?? ''}`);
+  if (bad.length || wordy.length) process.exitCode = 1;
 }
 
 if (isMain(import.meta.url)) {
@@ -113,7 +146,12 @@ if (isMain(import.meta.url)) {
     console.error('repeatability: --runs takes a whole number of runs, 2 or more (e.g. npm run bench -- repeatability --runs 5)');
     process.exit(2);
   }
-  const a = process.argv.findIndex((x) => x === '--app' || x.startsWith('--app='));
-  const app = a < 0 ? undefined : process.argv[a]!.includes('=') ? process.argv[a]!.split('=')[1] : process.argv[a + 1];
-  benchRepeatability(k, app);
+  const o = process.argv.findIndex((x) => x === '--only' || x.startsWith('--only='));
+  const only = o < 0 ? undefined : (process.argv[o]!.includes('=') ? process.argv[o]!.split('=')[1]! : process.argv[o + 1]!).split(',');
+  const unknown = (only ?? []).filter((x) => !MATRICES.some((m) => m.label === x));
+  if (unknown.length) {
+    console.error(`repeatability: --only takes names from ${MATRICES.map((m) => `"${m.label}"`).join(', ')}; unknown: ${unknown.join(', ')}`);
+    process.exit(2);
+  }
+  benchRepeatability(k, only);
 }

@@ -1,4 +1,4 @@
-// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] [--app NAME] and auto-size [--app NAME] and targets (only when named). Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets (only when named). Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 

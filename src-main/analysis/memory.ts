@@ -50,17 +50,19 @@ export type FreshMeasure = 'cgroup' | 'rss';
  * elsewhere, and a warm machine's peak leaves them out (hello: 11 MB single, 27 MB cluster ×2,
  * 46 MB pm2 ×2). A fresh pod reads them itself and is charged for them: on a fresh node binary
  * (never cached) hello single did not come up within 12 s under a 32 MB cap (the limit its 11 MB
- * peak gave) nor cluster ×2 under 48 MB nor pm2 ×2 under 64 MB — thrashing on the binary's pages,
- * thousands of major faults — and ran clean from 64, 64 and 80-96 MB.
+ * peak gave) nor cluster ×2 under 48 MB nor pm2 ×2 under 64 MB (the limit its 46 MB peak gave) —
+ * thrashing on the binary's pages, thousands of major faults, no OOM kill — and came up promptly
+ * from 64, 64-80 and 96 MB (pm2 ×2 at 80 MB: after 2-10 s of thrashing).
  *
  * Which resident figure: RSS with file-backed pages counted once — Σ per process max(RssAnon,
- * VmHWM − RssFile) + the largest RssFile (engine/process-memory.ts). Summed RSS counts the ~35-40 MB of node binary
- * and libraries once per process although a pod holds those pages once (hello cluster ×2: 137 MB
- * summed against 64 MB once, and 64 MB is where it ran); summed PSS divides shared pages among
+ * VmHWM − RssFile) + the largest RssFile (engine/process-memory.ts). Summed RSS counts the
+ * ~35-40 MB of node binary and libraries once per process although a pod holds those pages once
+ * (hello cluster ×2: 137 MB summed against 64 MB once, and 64 MB is where it ran); summed PSS divides shared pages among
  * every process mapping them, other containers and the host included, so on a warm machine it
  * undercounts (55 MB; in a fresh pod, where only its own processes share them, PSS equals the
  * counted-once figure: 63.5 against 63.4 MB). Counted once, with the headroom, the limits came out
- * at 64 (single), 96 (cluster ×2) and 128 MB (pm2 ×2), each above where the fresh pod ran clean.
+ * at 64 (single), 96 (cluster ×2) and 128 MB (pm2 ×2), each where a fresh pod came up promptly;
+ * summed RSS would have asked for 64, 192 and 224 MB.
  *
  * There is no heap figure: the V8 heap cannot be told apart from other anonymous memory from
  * outside the process; `processMaxAnonBytes` (heap, stacks, malloc) bounds it from above.

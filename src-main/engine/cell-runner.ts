@@ -8,6 +8,7 @@ import { localProvider } from '../providers/local.ts';
 import type { Provider, ProvisionedTarget, TargetSpec } from '../providers/provider.ts';
 import { currentSession } from '../session/session.ts';
 import { StatsSampler } from './stats-sampler.ts';
+import { PROCESS_READ_EVERY_SEC, ProcessMemoryRecorder } from './process-memory.ts';
 import { runLoad, type LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import { cellFlags } from './flags.ts';
@@ -204,6 +205,9 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     ctx.onPhase?.('ready');
     stats = new StatsSampler(container, cfg.cpuMillis);
     await stats.start();
+    // Each process's resident memory: once now, as measurement begins, every few measured seconds, at the end.
+    const procMem = new ProcessMemoryRecorder(container);
+    void procMem.read();
 
     // A container that dies mid-load (PID 1 OOM-killed, crash) stops the load at once.
     const stopLoad = new AbortController();
@@ -260,7 +264,8 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
             measureFrom = Date.now() - 1000;
             hostFrom = host ? host.snapshots.length - 1 : -1;
             ctx.onPhase?.('measuring');
-          }
+            void procMem.read();
+          } else if (s.t > 0 && s.t % PROCESS_READ_EVERY_SEC === 0) void procMem.read();
           host?.mark();
           ctx.onSample?.(toSample(s, stats));
         },
@@ -279,9 +284,11 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
       return finish('failed');
     }
     ctx.onPhase?.('teardown');
+    await procMem.read(); // the processes as the load left them (bounded: local files, or Docker's top within seconds)
     stats.stop();
     load = { ...measured, warmupPerSecondRps: warmupRps }; // the runner keeps only the measured seconds
     statsSummary = stats.summary(measureFrom);
+    if (statsSummary) statsSummary = { ...statsSummary, ...procMem.summary() };
     const sampler = stats;
     const hostUse = host && sampler.usage.length >= 2 ? contention(host.snapshots, hostFrom, host.cores, (a, b) => sampler.cpuSecBetween(a, b) ?? 0) : undefined;
     if (statsSummary && hostUse) statsSummary = { ...statsSummary, host: hostUse };

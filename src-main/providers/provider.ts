@@ -49,6 +49,31 @@ export interface StatsReading {
   cfsPeriods?: number;
 }
 
+/**
+ * One process of a target as this machine's kernel sees it (/proc/PID/status, smaps_rollup).
+ * Bytes. Current values except `hwmBytes`, the kernel's own high-water mark of the process's RSS.
+ */
+export interface ProcessReading {
+  pid: number;
+  /** The parent's pid (0 when it is outside the target: the target's first process). */
+  ppid: number;
+  /** The command line, arguments joined by spaces (cut to a few hundred characters). */
+  command: string;
+  /** VmRSS: resident now. */
+  rssBytes: number;
+  /** VmHWM: the highest VmRSS over the process's life. */
+  hwmBytes: number;
+  /** RssAnon / RssFile / RssShmem: the resident set by kind (absent on kernels before 4.5). */
+  anonBytes?: number;
+  fileBytes?: number;
+  shmemBytes?: number;
+  /** Pss from smaps_rollup (kernel 4.14+): shared pages divided among every process mapping them, this target's or not. */
+  pssBytes?: number;
+}
+
+/** Every process of a target at one instant, or why they cannot be read from here. */
+export type ProcessSnapshot = { ok: true; atMs: number; processes: ProcessReading[] } | { ok: false; why: string };
+
 /** A started target. Always `remove()` it (the cell runner does so in a finally). */
 export interface ProvisionedTarget {
   /** Container id, service id, or namespace/deployment. */
@@ -63,6 +88,12 @@ export interface ProvisionedTarget {
   stats(onReading: (r: StatsReading) => void): Promise<() => void>;
   /** The cgroup's peak read outside the stats stream (cgroup v2's memory.peak on a local engine), where there is one. */
   memoryPeak?(): number | undefined;
+  /**
+   * Each of the target's processes' resident memory, read from this machine's /proc (the local
+   * engine only: a remote engine's, a Swarm node's or a pod's processes are not visible from here).
+   * Absent: the provider cannot; the cell records its process memory as not measured.
+   */
+  processMemory?(): Promise<ProcessSnapshot>;
   /**
    * Readiness where this machine cannot reach `address` (a pod IP inside a cluster): the provider
    * says when every worker is up (pod Ready, and the launcher's "all N workers listening").

@@ -6,6 +6,7 @@ import {
   leastSquares, limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB, parseSlo, recommend, recommendedCpuMillis, recommendedMemoryLimitMb,
   tQuantile, type Recommendation, type Sizing,
 } from '../../src-main/analysis/index.ts';
+import { cellFreshNeed, freshNeed, freshNeedText, type MemorySizingWithFresh } from '../../src-main/analysis/memory.ts';
 import { explain } from '../../src-main/analysis/words.ts';
 import { PM2_RESTART_SHARE } from '../../src-main/deploy/snippets.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/engine/types.ts';
@@ -300,5 +301,102 @@ describe('caps with no result', () => {
     expect(m.caps.map((c) => c.outcome)).toEqual(['oom', 'no-result', 'ok']);
     expect(m.smallestCleanMb).toBe(256);
     expect(m.failedAtMb).toBe(128);
+  });
+});
+
+describe('what a fresh deployment needs', () => {
+  type Proc = NonNullable<StatsSummary['processes']>[number];
+  const proc = (pid: number, role: Proc['role'], rssMb: number, anonMb: number, fileMb: number, pssMb?: number): Proc => ({
+    pid, role, command: role === 'primary' ? 'node /opt/rightsize/launchers/cluster.js' : 'node /srv/apps/hello/server.js',
+    rssPeakBytes: rssMb * MiB, anonPeakBytes: anonMb * MiB, filePeakBytes: fileMb * MiB, ...(pssMb !== undefined ? { pssPeakBytes: pssMb * MiB } : {}), readings: 4,
+  });
+  /** A measured cell with process readings: summed RSS, RSS with file pages once, summed PSS (MB). */
+  const withProcs = (s: CellSpec & { peakMb: number }, processes: Proc[], sums: { rss: number; once: number; pss?: number }): StoredCell => {
+    const c = measured(s);
+    return { ...c, stats: { ...c.stats!, processes, rssTotalPeakBytes: sums.rss * MiB, rssSharedOncePeakBytes: sums.once * MiB, ...(sums.pss !== undefined ? { pssTotalBytes: sums.pss * MiB } : {}) } };
+  };
+  // hello, cluster × 2, as measured on this machine: a 27 MB cgroup peak (the node binary charged to earlier containers).
+  const clusterProcs = [proc(101, 'primary', 40.4, 6.2, 34.2, 15), proc(102, 'worker', 48.5, 9.4, 39.1, 20.5), proc(103, 'worker', 48.3, 9.0, 39.3, 20.2)];
+  const clusterCell = (peakMb = 27.5): StoredCell => withProcs({ workers: 2, mem: 256, rps: 9000, peakMb }, clusterProcs, { rss: 137.2, once: 63.8, pss: 55.6 });
+
+  it('is the processes’ resident memory, file pages once, when it is above the cgroup’s peak, and the limit is based on it', () => {
+    const c = clusterCell();
+    const f = cellFreshNeed(c)!;
+    expect(f.measure).toBe('rss');
+    expect(f.bytes).toBe(63.8 * MiB);
+    expect(f.cgroupPeakBytes).toBe(27.5 * MiB);
+    expect(f.rssBytes).toBe(63.8 * MiB);
+    expect(f.rssSummedBytes).toBe(137.2 * MiB);
+    expect(f.pssBytes).toBe(55.6 * MiB);
+    // PM2's max_memory_restart is checked per serving process: the largest worker, not the primary.
+    expect(f.processMaxRssBytes).toBe(48.5 * MiB);
+    expect(f.processMaxAnonBytes).toBe(9.4 * MiB);
+    expect(f.pm2DaemonRssBytes).toBeNull();
+    expect(f.processes).toBe(3);
+    expect(f.notMeasured).toBeNull();
+    expect(freshNeedText(f)).toBe("64 MB, the processes' resident memory (RSS, file-backed pages counted once: 3 processes); the cgroup's peak, 28 MB, leaves out the image's files that earlier containers had already cached");
+    const rec = recommend(run([c, clusterCell(27), clusterCell(28)]));
+    const m = sizingOf(rec, 2).memory as MemorySizingWithFresh;
+    expect(m.peakBytes).toBe(28 * MiB); // the cgroup's peak is still reported as the peak
+    expect(m.fresh!.measure).toBe('rss');
+    expect(m.fresh!.repetitions).toBe(3);
+    expect(m.fresh!.measuredRepetitions).toBe(3);
+    expect(m.limitMb).toBe(96); // 63.8 × 1.25 = 79.75 → 96; from the cgroup's 28 MB peak it would have been 64
+    expect(limitFromPeak(28 * MiB)).toBe(64);
+    expect(recommendedMemoryLimitMb(rec)).toBe(96);
+    expect(MEMORY_LIMIT_RULE).toContain("the larger of the cgroup's peak and the processes' resident memory, file-backed pages counted once");
+  });
+
+  it('a single process: its RSS (41 MB) against an 11 MB cgroup peak gives 64 MB, not the 32 MB that did not start a fresh pod', () => {
+    const c = withProcs({ mode: 'single', rps: 5000, peakMb: 11 }, [{ ...proc(7, 'primary', 49.2, 9.2, 39.4, 48.6), command: 'node /srv/apps/hello/server.js' }], { rss: 49.2, once: 49.2, pss: 48.6 });
+    const m = recommend(run([c])).sizing![0]!.memory as MemorySizingWithFresh;
+    expect(m.fresh!.measure).toBe('rss');
+    expect(m.fresh!.processMaxRssBytes).toBe(49.2 * MiB); // no workers: the primary serves
+    expect(m.limitMb).toBe(64);
+  });
+
+  it('pm2: the daemon counts in the limit but not in the per-process maximum', () => {
+    const procs = [{ ...proc(1, 'pm2-daemon', 55.1, 14.8, 40.3), command: 'node /opt/rightsize/launchers/pm2.js start /srv/apps/hello/server.js --name hello -i 2' }, proc(2, 'worker', 54.5, 13.6, 40.8), proc(3, 'worker', 53.7, 12.7, 40.8)];
+    const c = withProcs({ mode: 'pm2', workers: 2, rps: 8000, peakMb: 45.7 }, procs, { rss: 163.3, once: 82.2 });
+    const f = cellFreshNeed(c)!;
+    expect(f.bytes).toBe(82.2 * MiB);
+    expect(f.processMaxRssBytes).toBe(54.5 * MiB);
+    expect(f.pm2DaemonRssBytes).toBe(55.1 * MiB);
+    expect(f.pssBytes).toBeNull(); // no PSS recorded
+    expect(limitFromPeak(f.bytes)).toBe(128);
+  });
+
+  it('is the cgroup’s peak when that is larger (page cache, a spike between readings), and says so', () => {
+    const c = withProcs({ workers: 2, rps: 9000, peakMb: 180 }, clusterProcs, { rss: 137.2, once: 63.8 });
+    const f = cellFreshNeed(c)!;
+    expect(f.measure).toBe('cgroup');
+    expect(f.bytes).toBe(180 * MiB);
+    expect(freshNeedText(f)).toBe("180 MB, the cgroup's peak (the processes' resident memory, file-backed pages counted once, was 64 MB)");
+    expect(recommend(run([c])).sizing![0]!.memory.limitMb).toBe(256); // 225 → 256
+  });
+
+  it('keeps older cells (no process readings) as before, and says process memory was not measured', () => {
+    const old = measured({ workers: 2, rps: 9000, peakMb: 150 });
+    const f = cellFreshNeed(old)!;
+    expect(f.measure).toBe('cgroup');
+    expect(f.bytes).toBe(150 * MiB);
+    expect(f.rssBytes).toBeNull();
+    expect(f.processMaxRssBytes).toBeNull();
+    expect(f.notMeasured).toBe('not measured: the cell predates process memory readings');
+    expect(freshNeedText(f)).toMatch(/^150 MB, the cgroup's peak \(process memory not measured: the cell predates process memory readings; a fresh deployment may need more/);
+    expect(recommend(run([old])).sizing![0]!.memory.limitMb).toBe(limitFromPeak(150 * MiB));
+    // A remote target's cell says why.
+    const remote = { ...old, stats: { ...old.stats!, processesNotMeasured: "this target's processes cannot be read from here (remote engine, Swarm or Kubernetes)" } };
+    expect(cellFreshNeed(remote)!.notMeasured).toBe("not measured: this target's processes cannot be read from here (remote engine, Swarm or Kubernetes)");
+  });
+
+  it('over repetitions: the highest of each, and how many repetitions had readings', () => {
+    const f = freshNeed([clusterCell(27), measured({ workers: 2, rps: 9000, peakMb: 30 })])!;
+    expect(f.bytes).toBe(63.8 * MiB);
+    expect(f.cgroupPeakBytes).toBe(30 * MiB);
+    expect(f.measuredRepetitions).toBe(1);
+    expect(f.repetitions).toBe(2);
+    expect(f.notMeasured).toBe('not measured in 1 of 2 repetitions: the cell predates process memory readings');
+    expect(freshNeed([])).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { cgroupV2PeakPaths, readPeakFile } from '../../docker/cgroup-peak.ts';
 import type { TargetContainer } from '../../docker/containers.ts';
 import type { ProvisionedTarget, StatsReading } from '../provider.ts';
+import { readContainerProcesses } from './process-memory.ts';
 import { dockerReading, type RawDockerStats } from './readings.ts';
 
 /** A container as a provisioned target: readings from Docker's stats stream, its log and exit; `remove` as the provider removes it. */
@@ -27,6 +28,8 @@ export function containerTarget(c: TargetContainer, o: { remove: () => Promise<v
     },
     // This machine's engine on cgroup v2: the peak is a file in the host's cgroup tree, not in the stream.
     ...(o.local ? { memoryPeak: () => readPeakFile(cgroupV2PeakPaths(c.id)) } : {}),
+    // This machine's engine: each process's resident memory from the host's /proc (a remote engine's are not visible here).
+    ...(o.local ? { processMemory: () => readContainerProcesses(c.id, c.container) } : {}),
     logTail: async (lines: number) => (await c.logTail(lines)).join('\n'),
     exitInfo: () => c.exitInfo(),
     remove: o.remove,
