@@ -2,6 +2,7 @@ import type { CellLoad, CellStatus, FlagKind, LaunchMode, RunStatus, Sample } fr
 import type { IntervalSource, MetricStats, TTest } from './stats.ts';
 import type { SearchStatus } from '../engine/auto-size/types.ts';
 import type { Headline } from './headline.ts';
+import type { FreshNeed } from './memory.ts';
 
 export type { Estimate, Interval, IntervalSource, MetricStats, TTest } from './stats.ts';
 
@@ -300,6 +301,12 @@ export interface MemorySizing {
   limitFrom: 'peak' | 'matrix' | null;
   /** Every memory cap the matrix tried for this configuration, smallest first. */
   caps: MemoryCap[];
+  /**
+   * What a fresh deployment needs (the larger of the cgroup peak and the processes' resident memory,
+   * file-backed pages counted once) and which measure it was; the limit is based on it. Absent in
+   * answers made before it existed; null without a peak or process readings.
+   */
+  fresh?: FreshNeed | null;
   /** The cap the penalty tests compare with: the largest that ran clean; null when none did. */
   referenceMb: number | null;
   /** Smallest cap that ran clean with every larger cap clean too; null when none did. */

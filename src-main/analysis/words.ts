@@ -3,7 +3,7 @@ import { fmtNum, fmtUs } from '../common/format.ts';
 import type { FlagKind } from '../engine/types.ts';
 import { withinMargin } from './decide.ts';
 import { cpuLabel, loadLabel, MAX_ERROR_PCT, memLabel, pairLabel, workloadLabel } from './group.ts';
-import { fmtMb, limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } from './memory.ts';
+import { fmtMb, freshNeedText, limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } from './memory.ts';
 import { describeSlo } from './slo.ts';
 import { RUN_TO_RUN_SPREAD } from './stats.ts';
 import type {
@@ -343,9 +343,12 @@ export function perWorkerText(s: Sizing): string {
 export function limitText(s: Sizing): string {
   const m = s.memory;
   if (m.limitMb === null) return 'no memory limit: no peak was recorded';
-  const rule = `peak × ${MEMORY_HEADROOM}, rounded up to a multiple of ${MEMORY_ROUND_MB} MB`;
+  // What the rule multiplied: the fresh need where the run measured the processes, else the peak.
+  const rss = m.fresh?.measure === 'rss';
+  const basis = rss ? m.fresh!.bytes : m.peakBytes!;
+  const rule = `${rss ? 'the processes\' resident memory' : 'peak'} × ${MEMORY_HEADROOM}, rounded up to a multiple of ${MEMORY_ROUND_MB} MB`;
   return m.limitFrom === 'matrix'
-    ? `${memLabel(m.limitMb)}: ${rule} would be ${memLabel(limitFromPeak(m.peakBytes!))}, but ${memLabel(m.failedAtMb!)} failed in the matrix, so the smallest clean cap above it`
+    ? `${memLabel(m.limitMb)}: ${rule} would be ${memLabel(limitFromPeak(basis))}, but ${memLabel(m.failedAtMb!)} failed in the matrix, so the smallest clean cap above it`
     : `${memLabel(m.limitMb)} (${rule})`;
 }
 
@@ -359,8 +362,9 @@ export function sizingSentences(s: Sizing, byKey: Map<string, ConfigurationSumma
   const out: string[] = [];
   if (m.peakBytes !== null) {
     const reps = m.repetitions > 1 ? `, the highest of ${m.repetitions} repetitions` : '';
+    const fresh = m.fresh?.measure === 'rss' ? ` A fresh deployment needs ${freshNeedText(m.fresh)}.` : '';
     out.push(
-      `Memory for ${name}: peak ${fmtMb(m.peakBytes)} (${PEAK_SOURCE_WORDS[m.peakSource!]}${reps}; ${fmtPct(m.peakShareOfCap! * 100)} of its cap); ${perWorkerText(s)}. Recommended memory limit: ${limitText(s)}.`,
+      `Memory for ${name}: peak ${fmtMb(m.peakBytes)} (${PEAK_SOURCE_WORDS[m.peakSource!]}${reps}; ${fmtPct(m.peakShareOfCap! * 100)} of its cap); ${perWorkerText(s)}.${fresh} Recommended memory limit: ${limitText(s)}.`,
     );
   } else {
     out.push(`Memory for ${name}: no peak was recorded, so there is no recommended limit.`);
@@ -380,7 +384,7 @@ export function sizingSentences(s: Sizing, byKey: Map<string, ConfigurationSumma
   if (tooSmall.length) out.push(`${joinAnd(tooSmall.map((x) => memLabel(x.memoryMb)))} ${tooSmall.length === 1 ? 'is' : 'are'} clearly too small for ${who(c)}.`);
   const gc = m.caps.filter((x) => x.outcome === 'gc-pressure');
   if (gc.length) out.push(`GC pressure at ${joinAnd(gc.map((x) => memLabel(x.memoryMb)))}: throughput was lost at a tighter cap with no OOM kill, so the garbage collector, not the CPU, held it back.`);
-  if (m.limitMb !== null && m.limitMb > c.memoryMb && m.caps.some((x) => x.memoryMb === c.memoryMb && x.outcome === 'ok')) {
+  if (m.limitMb !== null && m.limitMb > c.memoryMb && m.fresh?.measure !== 'rss' && m.caps.some((x) => x.memoryMb === c.memoryMb && x.outcome === 'ok')) {
     out.push(`The limit is above the ${memLabel(c.memoryMb)} it ran clean at: the peak counts page cache, which the kernel reclaims before an OOM kill, so the clean run is the firmer evidence and the limit errs on the generous side.`);
   }
   out.push(cpuSentence(s, c, slo, marginPct));
@@ -410,6 +414,7 @@ function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, margin
 export function sizingMethodText(marginPct: number): string {
   return (
     "How memory and CPU were sized: peak memory is the cgroup's own high-water mark over the container's life (cgroup v1 max_usage; v2 memory.peak where readable), page cache included, because the cap is charged with it; where the engine has no peak, the highest 1 Hz reading. " +
+    "The cgroup's peak misses the image's files that earlier containers already cached, which a fresh deployment must load again, so where the run read each server process's resident memory (this machine's engine) the limit is based on the larger of the two, file-backed pages counted once. " +
     'Memory per worker is the least-squares slope of peak memory against the worker count at the same mode, CPU and memory cap, with its 95 % interval. ' +
     `The memory limit: ${MEMORY_LIMIT_RULE}. ` +
     `Across the memory caps of the matrix, a cap ran clean without an OOM kill, restarts, more than ${MAX_ERROR_PCT} % failed requests, or goodput or p99 worse than the largest clean cap by more than ${fmtMargin(marginPct)} % (one-sided Welch's t-test, Holm-corrected over the caps); goodput lost that way with no OOM kill is GC pressure. ` +

@@ -8,7 +8,7 @@
 // judged as the server's.
 import { fmtNum, fmtUs } from '../../common/format.ts';
 import { RATE_SHORTFALL } from '../../common/thresholds.ts';
-import { cellPeak } from '../../analysis/memory.ts';
+import { cellFreshNeed, cellPeak } from '../../analysis/memory.ts';
 import { logPooledInterval, mean, pooledInterval } from '../../analysis/stats.ts';
 import { cellGoodput, cellGoodSeries, cellShortfall, failedAndAttempts } from '../../analysis/group.ts';
 import type { StoredCell } from '../../store/index.ts';
@@ -65,7 +65,8 @@ export function evidenceOf(c: StoredCell, samples: readonly Sample[]): CellEvide
     failed,
     attempts,
     shortfallBy: ok ? cellShortfall(c) : null,
-    peakBytes: cellPeak(c)?.bytes ?? null,
+    // What a fresh deployment needs (the larger of the cgroup peak and the processes' RSS), as the answer sizes it.
+    peakBytes: cellFreshNeed(c)?.bytes ?? cellPeak(c)?.bytes ?? null,
   };
 }
 
