@@ -173,7 +173,8 @@ export function freshNeedText(f: FreshNeed): string {
 export function finishedCellsByKey(cells: readonly StoredCell[]): Map<string, StoredCell[]> {
   const out = new Map<string, StoredCell[]>();
   for (const c of cells) {
-    if (c.status !== 'ok') continue;
+    // A verification cell ran under the snippet's own limits: evidence for the snippet, not for sizing.
+    if (c.status !== 'ok' || c.config.phase === 'verify') continue;
     const k = configurationKey(c.config);
     const list = out.get(k);
     if (list) list.push(c);

@@ -15,6 +15,8 @@ export const EXIT = {
   labBusy: 6,
   /** `targets check`, or `run --target`: the target answered badly or not at all (unreachable, TLS, permissions, no nodes free); nothing was started. */
   targetNotReady: 7,
+  /** `verify`: a snippet did not pass when run exactly as emitted at any limit tried; it falls back to the matrix's clean cap. */
+  verifyFailed: 8,
   /** `run --slo`: the run finished, but no configuration met the objective (k6 uses 99 for failed thresholds too). */
   sloNotMet: 99,
   /** Cancelled with Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT). */

@@ -12,6 +12,7 @@ import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
 import { targetsAddCommand, targetsCheckCommand, targetsListCommand, targetsRemoveCommand, type TargetAddOptions } from './commands/targets.ts';
 import { SIZE_EXIT_HELP, SIZE_JSON_SCHEMA_VERSION, sizeCommand } from './commands/size.ts';
+import { VERIFY_EXIT_HELP, VERIFY_JSON_SCHEMA_VERSION, verifyCommand } from './commands/verify.ts';
 import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
 import { table } from './format.ts';
 
@@ -100,6 +101,20 @@ function program(): Command {
     .option('--cell <n>', 'with --emit: the snippet of this cell (its # in `rightsize show RUN`) instead of the recommendation')
     .action(async (id: string, o) => {
       process.exitCode = await reportCommand(id, { ...globals(), ...o });
+    });
+
+  p.command('verify <run>')
+    .description('run the answer (or cell N\'s configuration) exactly as its PM2, Kubernetes and Compose snippets deploy it; step the memory limit up until it passes; store the cells with the run')
+    .option('--cell <n>', 'verify the configuration of this cell (its # in `rightsize show RUN`) instead of the answer')
+    .option('-t, --target <name>', 'where the cells run: a saved target (default: where the run was measured)')
+    .option('--slo <objective>', 'the answer as `report --slo` gives it, e.g. "p99<=20ms,errors<=1%"')
+    .option('--margin <pct>', 'the answer as `report --margin` gives it (default 5)')
+    .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
+    .option('-v, --verbose', 'also print image build output')
+    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
+    .addHelpText('after', `\nPass: no OOM kill, no restart, failed requests within the answer's limit, goodput not significantly below 95 % of the matrix's; then report --emit carries exactly what ran.\nWith --json, stdout is one JSON document with "schemaVersion": ${VERIFY_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${VERIFY_EXIT_HELP}\n`)
+    .action(async (id: string, o) => {
+      process.exitCode = await verifyCommand(id, { ...globals(), ...o });
     });
 
   p.command('delete <run>')

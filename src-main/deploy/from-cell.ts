@@ -11,14 +11,18 @@ import { fmtNum, fmtUs } from '../common/format.ts';
 import { cellLabel } from '../common/labels.ts';
 import type { Sample } from '../engine/types.ts';
 import type { RunDetail, StoredCell } from '../store/index.ts';
-import { answerKey } from '../analysis/sizing.ts';
-import { kneePick, nothingToDeploy, provenanceLines, recommendedDeploy, scopeConfidence, snippetFiles, type DeployConfig, type DeployInput, type DeployProvenance, type SnippetFile } from './snippets.ts';
+import { answerKey, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
+import {
+  kneePick, nothingToDeploy, provenanceLines, recommendedDeploy, scopeConfidence, snippetDeploy, snippetFiles, SNIPPET_KINDS,
+  type DeployConfig, type DeployInput, type DeployProvenance, type SnippetFile, type SnippetKind, type SnippetState,
+} from './snippets.ts';
+import { verificationOf } from './verification.ts';
 
 /** What a cell is called to a person: its # in the run, as `rightsize show` and the run page list it. */
 export const cellNumber = (c: StoredCell): number => c.config.index + 1;
 
 /** A cell has something to deploy when it finished with a load result. */
-export const isDeployableCell = (c: StoredCell): boolean => c.status === 'ok' && c.rpsMean !== null && c.p99Us !== null;
+export const isDeployableCell = (c: StoredCell): boolean => c.status === 'ok' && c.rpsMean !== null && c.p99Us !== null && c.config.phase !== 'verify';
 
 /** A cell reference that names no cell with a measurement; `valid` lists the ones that have one. */
 export class CellNotDeployableError extends Error {
@@ -65,7 +69,7 @@ export function findDeployableCell(run: RunDetail, ref: number, by: 'number' | '
   const found = run.cells.find((c) => name(c) === ref);
   if (!found) throw new CellNotDeployableError(`Run ${run.id} has no ${what} ${ref}.${choices}`, valid);
   if (!isDeployableCell(found)) {
-    const why = found.status === 'ok' ? 'has no load result' : WHY_NOT[found.status];
+    const why = found.config.phase === 'verify' ? 'is a verification cell (a snippet run exactly as emitted), not a configuration of the matrix' : found.status === 'ok' ? 'has no load result' : WHY_NOT[found.status];
     throw new CellNotDeployableError(`Cell ${cellNumber(found)} of run ${run.id} (${cellLabel(found.config)}) ${why}: it has no measurement to deploy.${choices}`, valid);
   }
   return found;
@@ -91,13 +95,15 @@ function caveats(c: StoredCell, rec: Recommendation, intervalFrom: 'batch-means'
 export function cellDeploy(run: RunDetail, c: StoredCell, rec: Recommendation, samples?: ReadonlyMap<number, readonly Sample[]>): DeployInput {
   const g = summarizeOne(cellGoodput(c), cellGoodSeries(c, samples));
   const k = c.config;
-  const config: DeployConfig = { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: k.cpuMillis, memoryMb: k.memoryMb };
+  const key = configurationKey(k);
+  const rule = recommendedMemoryLimitMb(rec, key);
+  const config: DeployConfig = { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: k.cpuMillis, memoryMb: k.memoryMb, ...(rule !== null ? { ruleMemoryMb: rule } : {}) };
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;
   const scopeOf = rec.scopes.find((s) => s.knee.cellIndexes.includes(k.index));
   // A repetition of what the answer deploys (analysis/sizing.ts answerPick), whatever made it the answer.
   const recommended = recommendedDeploy(rec);
-  const isRecommended = recommended !== null && configurationKey(c.config) === answerKey(rec);
+  const isRecommended = recommended !== null && key === answerKey(rec);
   const caveat = caveats(c, rec, g.intervalFrom === 'batch-means' ? 'batch-means' : null);
   let pick: string;
   let confidence: string;
@@ -117,7 +123,14 @@ export function cellDeploy(run: RunDetail, c: StoredCell, rec: Recommendation, s
     confidence,
     pick,
   };
-  return { config, provenance };
+  const verification = verificationOf(run, key);
+  return { config, provenance, ...(verification ? { verification } : {}), verifyCommand: isRecommended ? `rightsize verify ${run.id}` : `rightsize verify ${run.id} --cell ${n}` };
+}
+
+/** The recommendation's snippets' input with the run's stored verification of it. null: nothing to deploy. */
+export function recommendedDeployOf(run: Pick<RunDetail, 'cells'>, rec: Recommendation): DeployInput | null {
+  const key = answerKey(rec);
+  return recommendedDeploy(rec, key === null ? null : verificationOf(run, key));
 }
 
 /** One cell as the UI lists it to pick from. */
@@ -140,6 +153,8 @@ export interface DeployAnswer {
   /** What every snippet's opening comment says (the run, why this configuration, the load, how sure), without the comment marker. */
   lines: string[];
   snippets: SnippetFile[];
+  /** Per snippet: verified, the fallback, or unverified (with the command that verifies it), in one sentence. */
+  verification: { kind: SnippetKind; state: SnippetState; line: string }[];
   choices: DeployChoice[];
 }
 
@@ -167,7 +182,7 @@ export function deployAnswer(run: RunDetail, rec: Recommendation, samples: Reado
   let input: DeployInput;
   let shown: StoredCell | null = null;
   if (cellId === undefined) {
-    const r = recommendedDeploy(rec);
+    const r = recommendedDeployOf(run, rec);
     if (!r) throw new NothingToDeployError(rec);
     input = r;
   } else {
@@ -177,5 +192,9 @@ export function deployAnswer(run: RunDetail, rec: Recommendation, samples: Reado
   return {
     cellId: shown?.id ?? null, config: input.config, provenance: input.provenance, lines: provenanceLines(input),
     snippets: snippetFiles(input, shown ? cellNumber(shown) : null), choices: deployChoices(run, rec),
+    verification: SNIPPET_KINDS.map((kind) => {
+      const d = snippetDeploy(kind, input);
+      return { kind, state: d.state, line: d.verification };
+    }),
   };
 }

@@ -2,16 +2,19 @@
  * The resources the recommended configuration's snippets carry — the one place the rule lives, said
  * in every snippet's comment and quoted by the README:
  *
- * - Memory: requests = limits = the answer's recommended memory limit (analysis/sizing.ts: the peak
- *   with headroom, or the smallest clean cap when the matrix saw that much fail; for an auto-size
- *   run, the memory its search set). Without a recorded peak, the cap it was measured under.
+ * - Memory: requests = limits = the limit a verification cell ran exactly as emitted and passed
+ *   (deploy/verification.ts): it starts at the answer's recommended memory limit (analysis/sizing.ts:
+ *   the peak with headroom, or the smallest clean cap when the matrix saw that much fail; for an
+ *   auto-size run, the memory its search set) and steps up toward the largest clean cap the matrix
+ *   measured. Unverified, or when nothing passed: the cap the matrix measured it under.
  * - CPU: limit = the CPU cap the configuration was measured under (never more than was measured);
  *   request = the answer's CPU request for it (the smallest CPU cap tried at the same mode, workers
  *   and memory that meets the objective, or without one holds the throughput; for an auto-size run,
  *   the cap its search found), never above the limit. Where the answer has no request for it, the
  *   request is the limit.
  *
- * A measured cell picked by hand (deploy/from-cell.ts) carries exactly its own caps.
+ * A measured cell picked by hand (deploy/from-cell.ts) carries exactly its own caps, or what a
+ * verification of its configuration (`rightsize verify RUN --cell N`) ran.
  */
 import { cpuLabel, memLabel } from '../analysis/group.ts';
 import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
@@ -20,7 +23,7 @@ import { limitText } from '../analysis/words.ts';
 
 /** The rule in one sentence (snippet comments, README). */
 export const RESOURCES_RULE =
-  "memory request = limit = the answer's recommended memory limit; CPU limit = the cap it was measured under, CPU request = the answer's CPU request for it (the smallest cap that met the objective, or without one held the throughput), never above the limit";
+  "memory request = limit = the limit verified by running the snippet exactly as emitted (from the answer's recommended limit, stepped up toward the largest clean cap; unverified, the cap it was measured under); CPU limit = the cap it was measured under, CPU request = the answer's CPU request for it (the smallest cap that met the objective, or without one held the throughput), never above the limit";
 
 export interface MemoryLimit {
   mb: number;

@@ -1,7 +1,14 @@
 /**
  * Ready-to-use deployment snippets for one measured configuration: a PM2 ecosystem entry, a
  * Kubernetes container `resources` + `env` fragment, and a Docker Compose service. Pure text out;
- * every snippet opens with a comment saying which run measured it, under what load, and how sure.
+ * every snippet opens with a comment saying which run measured it, whether it was verified — run
+ * exactly as emitted (deploy/verification.ts) —, under what load, and how sure.
+ *
+ * What a snippet carries (deploy/settings.ts deployedSettings, the one derivation the verification
+ * runs too): the settings of the verification cell that passed; when none passed, the last measured
+ * clean setting (the cap the matrix ran the configuration clean at, with no restart threshold or heap
+ * flag); unverified, only the cap the matrix measured. Never a limit, a restart threshold or a heap
+ * size that no cell ran.
  */
 import { loadLabel, memLabel } from '../analysis/group.ts';
 import { searchConfigLabel, searchNothingToDeploy } from '../analysis/search-answer.ts';
@@ -9,33 +16,29 @@ import { answerPick, type AnswerPick } from '../analysis/sizing.ts';
 import { describeSlo } from '../analysis/slo.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome, Verdict } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
-import type { CellLoad, LaunchMode } from '../engine/types.ts';
+import type { CellLoad } from '../engine/types.ts';
 import { exactCpu, recommendedCpu, recommendedMemoryLimit } from './resources.ts';
+import {
+  canVerify, deployedSettings, HEAP_SHARE, maxMemoryRestartMb, PM2_RESTART_SHARE, RESTART_ABOVE_RSS, SNIPPET_KINDS,
+  type DeploySettings, type MeasuredConfig, type SnippetKind,
+} from './settings.ts';
+import type { Verification } from './verification.ts';
 
-export const SNIPPET_KINDS = ['pm2', 'kubernetes', 'compose'] as const;
-export type SnippetKind = (typeof SNIPPET_KINDS)[number];
-
-export const isSnippetKind = (k: string): k is SnippetKind => (SNIPPET_KINDS as readonly string[]).includes(k);
+export {
+  HEAP_FLAG_BELOW_MB, HEAP_SHARE, isSnippetKind, maxMemoryRestartMb, maxOldSpaceMb, PM2_RESTART_SHARE, SNIPPET_KINDS, type DeploySettings, type SnippetKind,
+} from './settings.ts';
 
 /** The environment variable carrying the worker count to the app (the Heroku / Node convention). */
 export const WORKERS_ENV = 'WEB_CONCURRENCY';
-/** PM2 restarts a process above this share of its slice of the memory cap: before the kernel's OOM killer does. */
-export const PM2_RESTART_SHARE = 0.9;
-/** V8's old space gets this share of a process's slice of the cap; the rest is headroom for buffers, code, stacks and the new space. */
-export const HEAP_SHARE = 0.75;
-/** At or above this, V8's own default heap limit is already below the slice, so the flag changes nothing. */
-export const HEAP_FLAG_BELOW_MB = 2048;
 
-export interface DeployConfig {
-  app: string;
-  mode: LaunchMode;
-  workers: number;
-  /** The CPU limit: the cap the configuration was measured under. */
-  cpuMillis: number;
-  /** The CPU request (deploy/resources.ts), never above cpuMillis; absent (a measured cell): the limit. */
-  cpuRequestMillis?: number;
-  /** The memory limit, and request. */
+export interface DeployConfig extends MeasuredConfig {
+  /** The memory cap the configuration was measured under: what an unverified snippet carries. */
   memoryMb: number;
+  /**
+   * The answer's memory limit for it by its rule (analysis/sizing.ts: the peak with headroom, or the
+   * smallest clean cap): where verification starts. A snippet carries it only once a cell ran it.
+   */
+  ruleMemoryMb?: number;
 }
 
 export interface DeployProvenance {
@@ -49,7 +52,7 @@ export interface DeployProvenance {
   confidence: string;
   /** Why this configuration: "the knee: the fewest workers that hold the throughput". */
   pick: string;
-  /** How the memory limit was set when it is not simply the cap the configuration was measured under. */
+  /** The answer's memory rule for it, in words (the limit verification starts from), when it has one. */
   memoryRule?: string;
   /** How the CPU request and limit were set (deploy/resources.ts), for the recommended configuration. */
   cpuRule?: string;
@@ -58,23 +61,10 @@ export interface DeployProvenance {
 export interface DeployInput {
   config: DeployConfig;
   provenance: DeployProvenance;
-}
-
-/** Node processes the configuration runs (a single process and an own image count as one). */
-const processes = (c: DeployConfig): number => (c.mode === 'cluster' || c.mode === 'pm2' ? Math.max(1, c.workers) : 1);
-/** The worker count the app is told: an own image reads it from its workers variable (e.g. WEB_CONCURRENCY). */
-const workerSetting = (c: DeployConfig): number => (c.mode === 'single' ? 1 : Math.max(1, c.workers));
-/** The CPU request: never above the limit (Kubernetes refuses that). */
-const cpuRequest = (c: DeployConfig): number => Math.min(c.cpuRequestMillis ?? c.cpuMillis, c.cpuMillis);
-/** Each process's slice of the container's memory cap, in MB. */
-const sliceMb = (c: DeployConfig): number => c.memoryMb / processes(c);
-
-/** PM2 `max_memory_restart` in MB: PM2_RESTART_SHARE of the per-process slice (PM2 checks each process alone). */
-export const maxMemoryRestartMb = (c: DeployConfig): number => Math.max(1, Math.floor(sliceMb(c) * PM2_RESTART_SHARE));
-/** `--max-old-space-size` in MB, or null where V8's default is already smaller than the slice. */
-export function maxOldSpaceMb(c: DeployConfig): number | null {
-  const heap = Math.floor(sliceMb(c) * HEAP_SHARE);
-  return heap < HEAP_FLAG_BELOW_MB ? Math.max(16, heap) : null;
+  /** The stored verification of this configuration (deploy/verification.ts verificationOf); absent or null: unverified. */
+  verification?: Verification | null;
+  /** The command that verifies it (default `rightsize verify RUN`); null: none can (an auto-size run's cells are its search's). */
+  verifyCommand?: string | null;
 }
 
 /** Kubernetes quantities: millicores and mebibytes (Docker's --memory 256m is 256 MiB too). */
@@ -86,10 +76,10 @@ export const composeMemory = (mb: number): string => `${Math.round(mb)}M`;
 
 function describe(c: DeployConfig): string {
   const how = c.mode === 'single' ? 'a single process' : c.mode === 'image' ? 'its own image' : `${c.mode} × ${c.workers}`;
-  return `${c.app}, ${how}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
+  return `${c.app}, ${how}, ${exactCpu(c.cpuMillis)}, measured under a ${memLabel(c.memoryMb)} cap`;
 }
 
-/** The provenance lines every snippet opens with (without the comment marker). */
+/** The lines every snippet of a configuration shares (without the comment marker): the run, why, the load, how sure, the CPU. */
 export function provenanceLines(input: DeployInput): string[] {
   const p = input.provenance;
   const g = p.goodput;
@@ -102,9 +92,75 @@ export function provenanceLines(input: DeployInput): string[] {
     `Picked as ${p.pick}.`,
     `Measured under ${loadLabel(p.load)}: ${goodput}, ${p99}.`,
     `Confidence: ${p.confidence}.`,
-    ...(p.memoryRule ? [`Memory: ${p.memoryRule}.`] : []),
     ...(p.cpuRule ? [`CPU: ${p.cpuRule}.`] : []),
   ];
+}
+
+/**
+ * How a snippet stands: 'verified' (a cell ran it exactly as emitted and passed), 'fallback' (none
+ * passed: the matrix's clean cap), 'incomplete' (a verification stopped before any passed),
+ * 'unverified' (none ran), 'unverifiable' (PM2 for an own image: its command is not PM2's).
+ */
+export type SnippetState = 'verified' | 'fallback' | 'incomplete' | 'unverified' | 'unverifiable';
+
+/** What one snippet kind deploys and how it stands: the settings it carries and the sentences that say so. */
+export interface SnippetDeploy {
+  kind: SnippetKind;
+  state: SnippetState;
+  settings: DeploySettings;
+  /** Its verification in one sentence: what ran and how it went, or the command that verifies it. */
+  verification: string;
+  /** Where its memory limit comes from. */
+  memory: string;
+}
+
+/** The command that verifies a snippet's configuration, or null where none can. */
+export const verifyCommandOf = (input: DeployInput): string | null => (input.verifyCommand === undefined ? `rightsize verify ${input.provenance.runId}` : input.verifyCommand);
+
+/**
+ * The settings a snippet of `kind` carries, and its verification in words: the passing verification
+ * cell's settings, the fallback after a failed verification, or (unverified) only the cap the matrix
+ * measured, with no restart threshold or heap flag.
+ */
+export function snippetDeploy(kind: SnippetKind, input: DeployInput): SnippetDeploy {
+  const c = input.config;
+  const p = input.provenance;
+  const rule = p.memoryRule ? ` The answer's memory rule: ${p.memoryRule}.` : '';
+  const limitIs = kind === 'pm2' ? "limit of the container or host it runs in (PM2's daemon included)" : 'limit = request';
+  const measured = deployedSettings(kind, c, c.memoryMb, false);
+  if (!canVerify(kind, c)) {
+    return {
+      kind, state: 'unverifiable', settings: measured,
+      verification: 'Not verifiable: its own image runs its own command, not PM2, so no cell can run this file as emitted; it carries only the cap the matrix measured, no restart threshold or heap size.',
+      memory: `Memory: ${limitIs} ${c.memoryMb} MB, the cap the matrix measured it under.${rule}`,
+    };
+  }
+  const v = input.verification?.kinds[kind];
+  if (v?.settings) {
+    const s = v.settings;
+    return {
+      kind, state: v.state, settings: s, verification: v.line,
+      memory: v.state === 'verified'
+        ? `Memory: ${limitIs} ${s.memoryMb} MB, as verified.${rule}`
+        : `Memory: ${limitIs} ${s.memoryMb} MB, the cap the matrix ran it clean at (no smaller limit passed verification).${rule}`,
+    };
+  }
+  const ruleMb = c.ruleMemoryMb !== undefined && c.ruleMemoryMb !== c.memoryMb ? c.ruleMemoryMb : null;
+  const what = kind === 'pm2' ? 'no max_memory_restart or heap size' : 'no other limit';
+  const cmd = verifyCommandOf(input);
+  return {
+    kind, state: v ? 'incomplete' : 'unverified', settings: measured,
+    verification: cmd === null
+      ? `Unverified as emitted: it carries only the ${c.memoryMb} MB cap its cells ran under, ${what}: nothing no cell ran.`
+      : `${v ? `${v.line} ` : ''}Unverified — run \`${cmd}\` to run it exactly as emitted; until then it carries only the ${c.memoryMb} MB cap the matrix measured, ${what}: nothing no cell ran.`,
+    memory: `Memory: ${limitIs} ${c.memoryMb} MB, the cap the matrix measured it under${ruleMb !== null ? ` (the answer's rule gives ${ruleMb} MB: a snippet carries it once verification has run it)` : ''}.${rule}`,
+  };
+}
+
+/** The lines a snippet of `kind` opens with: the run, its verification, why, the load, how sure, CPU and memory. */
+export function snippetLines(kind: SnippetKind, input: DeployInput, d: SnippetDeploy = snippetDeploy(kind, input)): string[] {
+  const [first, ...rest] = provenanceLines(input);
+  return [first!, d.verification, ...rest, d.memory];
 }
 
 const comment = (marker: string, lines: string[]): string => lines.map((l) => `${marker} ${l.replace(/\r?\n/g, ' ')}`).join('\n');
@@ -113,24 +169,35 @@ const quote = (s: string): string => JSON.stringify(s);
 
 export function pm2Snippet(input: DeployInput): string {
   const c = input.config;
-  const cluster = c.mode === 'cluster' || c.mode === 'pm2';
-  const heap = maxOldSpaceMb(c);
+  const d = snippetDeploy('pm2', input);
+  const s = d.settings;
+  const image = s.mode === 'image';
+  const instances = image ? 1 : s.workers;
+  const share = `each process's share of the ${s.memoryMb} MB limit (limit ÷ ${instances + 1}: ${instances} instance${instances === 1 ? '' : 's'} and PM2's own daemon)`;
+  const thresholds = s.recycleRssMb !== null
+    ? [
+      s.recycleRssMb > maxMemoryRestartMb(s.memoryMb, instances)
+        ? `// max_memory_restart: above the resident memory a server process was measured at (× ${RESTART_ABOVE_RSS}), not ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}, which is below it: PM2 compares RSS, which counts the mapped node binary the cgroup may not be charged for.`
+        : `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}.`,
+      s.heapMb === null
+        ? "// node_args: no --max-old-space-size; each process's share is large enough that V8's default heap limit stays below it."
+        : `// node_args: --max-old-space-size = ${Math.round(HEAP_SHARE * 100)} % of each process's share, the rest is headroom for buffers, code and stacks.`,
+    ]
+    : [`// No max_memory_restart or node_args: ${d.state === 'fallback' ? 'none that was run passed verification' : 'no cell has run them'}.`];
   const lines = [
-    comment('//', provenanceLines(input)),
-    `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of each process's share of the ${c.memoryMb} MB memory limit (limit ÷ ${processes(c)}).`,
-    heap === null
-      ? `// node_args: no --max-old-space-size; each process's share is large enough that V8's default heap limit stays below it.`
-      : `// node_args: --max-old-space-size = ${Math.round(HEAP_SHARE * 100)} % of each process's share, the rest is headroom for buffers, code and stacks.`,
-    ...(c.mode === 'image' ? ['// Measured as its own image: adjust script to what the image runs.'] : []),
+    comment('//', snippetLines('pm2', input, d)),
+    ...thresholds,
+    ...(image ? ['// Measured as its own image: adjust script to what the image runs.'] : []),
     'module.exports = {',
     '  apps: [',
     '    {',
     `      name: ${quote(c.app)},`,
     `      script: ${quote('server.js')}, // your entry point`,
-    `      instances: ${cluster ? c.workers : 1},`,
-    `      exec_mode: ${quote(cluster ? 'cluster' : 'fork')},`,
-    `      max_memory_restart: ${quote(`${maxMemoryRestartMb(c)}M`)},`,
-    ...(heap === null ? [] : [`      node_args: ${quote(`--max-old-space-size=${heap}`)},`]),
+    `      instances: ${instances},`,
+    // Cluster exec mode for every instance count: what `pm2 start -i N`, and so a verification cell, runs.
+    `      exec_mode: ${quote(image ? 'fork' : 'cluster')},`,
+    ...(s.recycleRssMb === null ? [] : [`      max_memory_restart: ${quote(`${s.recycleRssMb}M`)},`]),
+    ...(s.heapMb === null ? [] : [`      node_args: ${quote(`--max-old-space-size=${s.heapMb}`)},`]),
     '    },',
     '  ],',
     '};',
@@ -139,24 +206,24 @@ export function pm2Snippet(input: DeployInput): string {
 }
 
 export function kubernetesSnippet(input: DeployInput): string {
-  const c = input.config;
-  const q = (s: string): string => quote(s);
-  const request = cpuRequest(c);
+  const d = snippetDeploy('kubernetes', input);
+  const s = d.settings;
+  const q = (x: string): string => quote(x);
   const lines = [
-    comment('#', provenanceLines(input)),
-    request === c.cpuMillis
+    comment('#', snippetLines('kubernetes', input, d)),
+    s.cpuRequestMillis === s.cpuMillis
       ? '# Part of a container spec: requests = limits, so the pod gets exactly what was measured (Guaranteed QoS).'
       : '# Part of a container spec: the CPU request is below the limit (Burstable QoS): the scheduler reserves the request, the container may use up to the cap it was measured under; memory requests = limits.',
     'resources:',
     '  requests:',
-    `    cpu: ${q(k8sCpu(request))}`,
-    `    memory: ${q(k8sMemory(c.memoryMb))}`,
+    `    cpu: ${q(k8sCpu(s.cpuRequestMillis))}`,
+    `    memory: ${q(k8sMemory(s.memoryMb))}`,
     '  limits:',
-    `    cpu: ${q(k8sCpu(c.cpuMillis))}`,
-    `    memory: ${q(k8sMemory(c.memoryMb))}`,
+    `    cpu: ${q(k8sCpu(s.cpuMillis))}`,
+    `    memory: ${q(k8sMemory(s.memoryMb))}`,
     'env:',
     `  - name: ${WORKERS_ENV}`,
-    `    value: ${q(String(workerSetting(c)))}`,
+    `    value: ${q(String(s.workers))}`,
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -166,23 +233,24 @@ const serviceName = (app: string): string => app.toLowerCase().replace(/[^a-z0-9
 
 export function composeSnippet(input: DeployInput): string {
   const c = input.config;
-  const request = cpuRequest(c);
-  const res = (cpu: number): string[] => [`          cpus: ${quote(composeCpus(cpu))}`, `          memory: ${composeMemory(c.memoryMb)}`];
+  const d = snippetDeploy('compose', input);
+  const s = d.settings;
+  const res = (cpu: number): string[] => [`          cpus: ${quote(composeCpus(cpu))}`, `          memory: ${composeMemory(s.memoryMb)}`];
   const lines = [
-    comment('#', provenanceLines(input)),
-    request === c.cpuMillis
+    comment('#', snippetLines('compose', input, d)),
+    s.cpuRequestMillis === s.cpuMillis
       ? '# Reservations = limits: the service gets exactly what was measured.'
       : '# CPU reservation = the request, CPU limit = the cap it was measured under; memory reservation = limit.',
     'services:',
     `  ${serviceName(c.app)}:`,
     '    environment:',
-    `      ${WORKERS_ENV}: ${quote(String(workerSetting(c)))}`,
+    `      ${WORKERS_ENV}: ${quote(String(s.workers))}`,
     '    deploy:',
     '      resources:',
     '        limits:',
-    ...res(c.cpuMillis),
+    ...res(s.cpuMillis),
     '        reservations:',
-    ...res(request),
+    ...res(s.cpuRequestMillis),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -248,7 +316,7 @@ function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confiden
  * configuration; else the cheapest meeting the objective; else the first pair's knee), with the
  * resources of deploy/resources.ts. null when the answer has nothing to deploy (nothingToDeploy says why).
  */
-export function recommendedDeploy(rec: Recommendation): DeployInput | null {
+export function recommendedDeploy(rec: Recommendation, verification?: Verification | null): DeployInput | null {
   const p = answerPick(rec);
   if (!p) return null;
   const k = p.configuration;
@@ -257,7 +325,10 @@ export function recommendedDeploy(rec: Recommendation): DeployInput | null {
   const cpu = recommendedCpu(rec, k);
   const { pick, confidence } = pickWords(rec, p);
   return {
-    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: cpu.limitMillis, cpuRequestMillis: cpu.requestMillis, memoryMb: memory.mb },
+    ...(verification && verification.key === k.key ? { verification } : {}),
+    // An auto-size run's found configuration ran at the memory it deploys; `rightsize verify` runs on matrix runs.
+    ...(rec.search ? { verifyCommand: null } : {}),
+    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: cpu.limitMillis, cpuRequestMillis: cpu.requestMillis, memoryMb: k.memoryMb, ruleMemoryMb: memory.mb },
     provenance: {
       runId: rec.run.id,
       runName: rec.run.name,

@@ -19,6 +19,7 @@ import type { Provider, ProviderNode, TargetSpec } from '../providers/provider.t
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 import type { PhaseContext } from './phases.ts';
 import { settleAnswer } from './settle.ts';
+import { verifyAnswer } from './verify.ts';
 
 export interface RunOptions {
   store: Store;
@@ -168,7 +169,7 @@ export type RunPhaseStep = (ctx: PhaseContext) => Promise<unknown>;
 
 /** The phases a matrix run has after its grid: settling, then (when asked) verification of the deployable. */
 export function afterGrid(matrix: Matrix): RunPhaseStep[] {
-  return [settleAnswer, ...(matrix.verify ? [] : [])]; // VERIFY-WIRING: verifyAnswer once engine/verify.ts lands
+  return [settleAnswer, ...(matrix.verify ? [verifyAnswer] : [])];
 }
 
 /** Runs the phases in order, each after the one before; a phase's own failure is said and ends the phases, never the run. */

@@ -9,7 +9,8 @@ import { appLines } from '../apps/describe.ts';
 import { searchConfigLabel } from '../analysis/search-answer.ts';
 import { STATE_WORDS } from '../analysis/headline.ts';
 import { fmtBytes, fmtDuration, fmtLocalTime, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
-import { deploySnippet, nothingToDeploy, recommendedDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
+import { deploySnippet, nothingToDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
+import { recommendedDeployOf } from '../deploy/from-cell.ts';
 import { HOST_BUSY_PCT } from '../engine/flags.ts';
 import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../engine/steady-state.ts';
 import type { Sample } from '../engine/types.ts';
@@ -323,12 +324,14 @@ function sizingSection(rec: Recommendation): string {
 const SNIPPET_TITLES: Record<SnippetKind, string> = { pm2: 'PM2 (ecosystem.config.js)', kubernetes: 'Kubernetes (container spec)', compose: 'Docker Compose (service)' };
 
 /**
- * The configuration the answer deploys (deploy/snippets.ts recommendedDeploy: an auto-size run's
+ * The configuration the answer deploys (deploy/from-cell.ts recommendedDeployOf: an auto-size run's
  * found configuration, else the cheapest meeting the objective, else the first pair's knee) as PM2,
  * Kubernetes and Compose snippets; or, for a search that found none, plainly that there is nothing to deploy.
  */
-function deploySection(rec: Recommendation, runId: number): string {
-  const input = recommendedDeploy(rec);
+function deploySection(rec: Recommendation, run: RunDetail): string {
+  const runId = run.id;
+  // With the run's stored verification: each snippet says what was verified, or that it was not.
+  const input = recommendedDeployOf(run, rec);
   if (!input) {
     return rec.search ? `<section id="deploy"><h2>Deploy it</h2><p data-nothing-to-deploy>${esc(nothingToDeploy(rec))}</p></section>` : '';
   }
@@ -378,7 +381,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
       ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean goodput: over repetitions (Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see run-to-run variation).</p></section>`
       : '',
     sizingSection(rec),
-    deploySection(rec, run.id),
+    deploySection(rec, run),
     rec.scopes.length ? `<section id="charts"><h2>Throughput and p99 by worker count</h2>${summaryCharts(rec)}</section>` : '',
     stabilityCharts(run, samples, rec.scopes),
     rec.configurations.length ? `<section id="configurations"><h2>Configurations (repetitions aggregated)</h2>${configurationsTable(rec)}</section>` : '',

@@ -138,7 +138,7 @@ describe('the answer page', () => {
     await vi.waitFor(() => expect(screen.getByTestId('deploy-text').textContent).toContain(`one repetition of the knee of ${second.label}`));
     expect(within(screen.getByTestId('deploy')).getByTestId('deploy-pick')).toHaveProperty('value', String(kneeCell.config.index));
     expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'Deploy it' }));
-    expect(screen.getByText(`--cell ${kneeCell.config.index + 1}`, { exact: false })).toBeTruthy();
+    expect(screen.getByText(`rightsize report 1 --emit pm2|kubernetes|compose --cell ${kneeCell.config.index + 1}`, { exact: false })).toBeTruthy();
     // Back to the recommendation from the first row.
     await fireEvent.click(rows[0]!);
     await vi.waitFor(() => expect(deployCalls().at(-1)).toEqual({ runId: 1, marginPct: 5 }));

@@ -72,14 +72,14 @@ describe('with an objective, the answer deploys the cheapest configuration meeti
     expect(answerPick(rec)).toMatchObject({ basis: 'slo', configuration: { key: met.key } });
     expect(rec.sizing!.filter((s) => s.recommended).map((s) => s.key)).toEqual([met.key]);
     const d = recommendedDeploy(rec)!;
-    expect(d.config).toEqual({ app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, cpuRequestMillis: recommendedCpuMillis(rec, met.key), memoryMb: recommendedMemoryLimitMb(rec, met.key) });
+    expect(d.config).toEqual({ app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, cpuRequestMillis: recommendedCpuMillis(rec, met.key), memoryMb: 256, ruleMemoryMb: recommendedMemoryLimitMb(rec, met.key) });
     expect(d.config.cpuRequestMillis).toBe(500); // the smallest cap meeting it at cluster × 2, 256 MB
-    expect(d.config.memoryMb).toBe(128); // the answer's limit, not the 256 MB cap
+    expect(d.config.ruleMemoryMb).toBe(128); // the answer's limit: where verification starts; unverified, the snippets carry the 256 MB cap
     expect(d.provenance.pick).toMatch(/^the cheapest configuration meeting p99 ≤ 2 ms, ≥ 10,000 req\/s, errors ≤ 1 % \(\d of 4 configurations meet it\)$/);
     expect(d.provenance.confidence).toMatch(/^meets it on the means/);
     expect(d.provenance.goodput!.mean).toBeCloseTo(met.rps!.mean, 6);
     const k8s = parse(kubernetesSnippet(d)) as K8s;
-    expect(k8s.resources).toEqual({ requests: { cpu: '500m', memory: '128Mi' }, limits: { cpu: '500m', memory: '128Mi' } });
+    expect(k8s.resources).toEqual({ requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
     expect(k8s.env).toEqual([{ name: 'WEB_CONCURRENCY', value: '2' }]);
     for (const k of SNIPPET_KINDS) expect(deploySnippet(k, d)).toContain('CPU: request = limit = 0.5 CPU, the smallest cap tried that meets the objective.');
     expectValid(d);
@@ -188,14 +188,17 @@ describe('an auto-size run answers and deploys what its search found', () => {
 
   it('its snippets deploy exactly trace.found — request = limit = the found CPU, the found memory — at the rate it was measured under', () => {
     const d = recommendedDeploy(rec)!;
-    expect(d.config).toEqual({ app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 750, cpuRequestMillis: 750, memoryMb: 160 });
+    expect(d.config).toEqual({ app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 750, cpuRequestMillis: 750, memoryMb: 160, ruleMemoryMb: 160 });
+    // Its cells ran at the memory it deploys; `rightsize verify` is for matrix runs, so no command is named.
+    expect(d.verifyCommand).toBeNull();
     expect(d.provenance.load).toEqual(LOAD);
     expect(d.provenance.pick).toBe('the cheapest configuration the auto-size search found meeting p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 % (5 cells instead of the 64 of a full grid)');
     expect(d.provenance.confidence).toBe(`met the objective with confidence — ${r.search!.steps[4]!.detail}`);
     const k8s = kubernetesSnippet(d);
     expect(k8s).toContain('# Measured under a constant 2,000 req/s over 100 connections:');
     expect((parse(k8s) as K8s).resources).toEqual({ requests: { cpu: '750m', memory: '160Mi' }, limits: { cpu: '750m', memory: '160Mi' } });
-    expect(k8s).toContain("# Memory: limit 160 MB: the search's measured peak by the memory rule, verified by a cell at that limit.");
+    expect(k8s).toContain("# Memory: limit = request 160 MB, the cap the matrix measured it under. The answer's memory rule: limit 160 MB: the search's measured peak by the memory rule, verified by a cell at that limit.");
+    expect(k8s.split('\n')[1]).toBe('# Unverified as emitted: it carries only the 160 MB cap its cells ran under, no other limit: nothing no cell ran.');
     expect(k8s).toContain('# CPU: request = limit = 0.75 CPU, the smallest cap the search found meeting the objective.');
     expectValid(d);
     const a = deployAnswer(r, rec, undefined);
@@ -279,7 +282,7 @@ describe('rightsize report RUN --emit on an auto-size run', () => {
     const db = dbWithSearch('found', FOUND, PATH);
     const k8s = await cli(['--db', db, 'report', '1', '--emit', 'kubernetes']);
     expect(k8s.code, k8s.stderr).toBe(0);
-    expect(k8s.stdout).toContain('# Rightsize run 1 "size hello": hello, cluster × 2, 0.75 CPU, 160 MB');
+    expect(k8s.stdout).toContain('# Rightsize run 1 "size hello": hello, cluster × 2, 0.75 CPU, measured under a 160 MB cap');
     expect(k8s.stdout).toContain('# Picked as the cheapest configuration the auto-size search found meeting p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %');
     const spec = parse(k8s.stdout) as K8s;
     expect(spec.resources).toEqual({ requests: { cpu: '750m', memory: '160Mi' }, limits: { cpu: '750m', memory: '160Mi' } });

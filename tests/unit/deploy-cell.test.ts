@@ -60,7 +60,8 @@ describe('snippets of any measured cell', () => {
   it('a cell of another pair: its own config, goodput with the batch-means interval of its seconds, p99, and "not the recommendation"', () => {
     const c = byNumber(5);
     const d = cellDeploy(r, c, rec);
-    expect(d.config).toEqual({ app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 2000, memoryMb: 512 });
+    expect(d.config).toEqual({ app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 2000, memoryMb: 512, ruleMemoryMb: 64 });
+    expect(d.verifyCommand).toBe('rightsize verify 1 --cell 5');
     const expected = summarizeOne(c.load!.goodputMean!, c.load!.perSecondGood!);
     expect(expected.intervalFrom).toBe('batch-means');
     expect(d.provenance.goodput).toEqual({ mean: expected.mean, low: expected.ci!.low, high: expected.ci!.high });
@@ -81,6 +82,7 @@ describe('snippets of any measured cell', () => {
     // The recommended snippet carries the answer's memory limit and CPU request; a cell carries the caps it was measured under.
     const { cpuRequestMillis: _request, ...recommended } = recommendedDeploy(rec)!.config;
     expect(d.config).toEqual({ ...recommended, memoryMb: knee.memoryMb });
+    expect(d.verifyCommand).toBe('rightsize verify 1'); // a repetition of the answer: the answer's verification is its
     expect(d.provenance.confidence.startsWith(`${scopeConfidence(rec.scopes[0]!)}; this cell alone: no interval`)).toBe(true);
     expect(d.provenance.pick).toMatch(/^cell \d \(repetition 2\) of the recommended configuration, the knee of 1 CPU \/ 256 MB/);
     expect(d.provenance.goodput).toEqual({ mean: c.rpsMean, low: null, high: null }); // no per-second data: no interval, said so
@@ -144,7 +146,10 @@ describe('deploy.snippets answer', () => {
     const pm2File = path.join(dir, files.pm2!.filename);
     writeFileSync(pm2File, files.pm2!.text);
     const apps = pm2Common.parseConfig(files.pm2!.text, pm2File).apps;
-    expect(apps[0]).toMatchObject({ instances: 2, exec_mode: 'cluster', max_memory_restart: '230M' });
+    // Unverified: no restart threshold or heap flag (no cell ran them); `rightsize verify 1 --cell 5` would.
+    expect(apps[0]).toEqual({ name: 'hello', script: 'server.js', instances: 2, exec_mode: 'cluster' });
+    expect(files.pm2!.text).toContain('Unverified — run `rightsize verify 1 --cell 5`');
+    expect(a.verification.map((v) => v.state)).toEqual(['unverified', 'unverified', 'unverified']);
     expect(pm2Config.validateJSON({ ...apps[0] }).errors).toEqual([]);
     const k8s = parse(files.kubernetes!.text) as Record<string, unknown>;
     expect(kubernetesContainerProblems(k8s)).toEqual([]);
@@ -220,7 +225,8 @@ describe('rightsize report RUN --emit KIND --cell N', () => {
     const db = dbWithFixture();
     const ok = await cli(['--db', db, 'report', '1', '--emit', 'kubernetes', '--cell', '5']);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toContain('# Rightsize run 1 "sizing": hello, cluster × 2, 2 CPUs, 512 MB');
+    expect(ok.stdout).toContain('# Rightsize run 1 "sizing": hello, cluster × 2, 2 CPUs, measured under a 512 MB cap');
+    expect(ok.stdout).toContain('# Unverified — run `rightsize verify 1 --cell 5`');
     expect(ok.stdout).toContain('# Confidence: one measured cell, not the recommendation; its interval comes from batch means');
     expect(kubernetesContainerProblems(parse(ok.stdout) as Record<string, unknown>)).toEqual([]);
 

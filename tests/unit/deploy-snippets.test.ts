@@ -10,6 +10,7 @@ import { CliError } from '../../src-main/cli/exit-codes.ts';
 import {
   composeSnippet, deploySnippet, kubernetesSnippet, maxMemoryRestartMb, maxOldSpaceMb, pm2Snippet, recommendedDeploy, SNIPPET_KINDS, WORKERS_ENV, type DeployInput,
 } from '../../src-main/deploy/snippets.ts';
+import { deployedSettings } from '../../src-main/deploy/settings.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
 import { escapeXml } from '../../src-main/export/svg-chart.ts';
 import { composeProblems, kubernetesContainerProblems } from '../helpers/deploy-schemas.ts';
@@ -47,27 +48,36 @@ function loadWithPm2(text: string): { apps: Record<string, unknown>[]; validated
 }
 
 describe('PM2 ecosystem snippet', () => {
-  it('loads with PM2 and passes its schema: cluster × workers, restart and heap from the per-process share', () => {
+  it('loads with PM2 and passes its schema: cluster × workers; unverified, no restart threshold or heap flag', () => {
     const text = pm2Snippet(input());
-    const { apps, validated } = loadWithPm2(text);
+    const { apps } = loadWithPm2(text);
     expect(apps).toHaveLength(1);
-    expect(apps[0]).toMatchObject({ name: 'hello', instances: 2, exec_mode: 'cluster', max_memory_restart: '115M', node_args: '--max-old-space-size=96' });
-    // 256 MB ÷ 2 processes = 128 MB each: 90 % → 115 MB restart, 75 % → 96 MB heap.
-    expect(validated[0]!.max_memory_restart).toBe(115 * 1024 * 1024);
-    expect(validated[0]!.node_args).toEqual(['--max-old-space-size=96']);
+    expect(apps[0]).toEqual({ name: 'hello', script: 'server.js', instances: 2, exec_mode: 'cluster' });
+    expect(text).toContain('// No max_memory_restart or node_args: no cell has run them.');
     expect(text.startsWith('// Rightsize run 7 "sizing"')).toBe(true);
+    expect(text.split('\n')[1]).toMatch(/^\/\/ Unverified — run `rightsize verify 7` to run it exactly as emitted/);
     expect(text).toContain('Measured under 20 connections: goodput 25,303 req/s (95 % CI 24,060–26,546), p99 2.10 ms.');
     expect(text).toContain('Confidence: clear.');
   });
 
-  it('uses fork × 1 for a single process, and leaves the heap flag out where V8’s default is already below the share', () => {
+  it('with thresholds (what a verification cell ran): restart and heap from each process’s share, PM2’s daemon counted; valid by PM2’s schema', () => {
+    const settings = deployedSettings('pm2', input().config, 256, true);
+    // 256 MB ÷ (2 instances + the daemon) = 85.3 MB each: 90 % → 76 MB restart, 75 % → 64 MB heap.
+    expect(settings).toMatchObject({ mode: 'pm2', workers: 2, recycleRssMb: 76, heapMb: 64 });
+    const verified = { ...input(), verification: { key: 'k', label: 'hello cluster×2', kinds: { pm2: { kind: 'pm2' as const, state: 'verified' as const, round: 'R', attempts: [], passed: null, settings, line: 'Verified: constructed.' } } } };
+    const { apps, validated } = loadWithPm2(pm2Snippet(verified));
+    expect(apps[0]).toMatchObject({ instances: 2, exec_mode: 'cluster', max_memory_restart: '76M', node_args: '--max-old-space-size=64' });
+    expect(validated[0]!.max_memory_restart).toBe(76 * 1024 * 1024);
+    expect(validated[0]!.node_args).toEqual(['--max-old-space-size=64']);
+    expect(pm2Snippet(verified)).toContain("// max_memory_restart: 90 % of each process's share of the 256 MB limit (limit ÷ 3: 2 instances and PM2's own daemon).");
+  });
+
+  it('runs a single process as one cluster instance (what `pm2 start -i 1` runs), and leaves the heap flag out where V8’s default is already below the share', () => {
     const single = loadWithPm2(pm2Snippet(input({ mode: 'single', workers: 1, memoryMb: 512 }))).apps[0]!;
-    expect(single).toMatchObject({ instances: 1, exec_mode: 'fork', max_memory_restart: '460M', node_args: '--max-old-space-size=384' });
-    const big = loadWithPm2(pm2Snippet(input({ mode: 'pm2', workers: 2, memoryMb: 8192 }))).apps[0]!;
-    expect(big).toMatchObject({ instances: 2, exec_mode: 'cluster', max_memory_restart: '3686M' });
-    expect(big).not.toHaveProperty('node_args');
-    expect(maxOldSpaceMb({ app: 'a', mode: 'pm2', workers: 2, cpuMillis: 1000, memoryMb: 8192 })).toBeNull();
-    expect(maxMemoryRestartMb({ app: 'a', mode: 'cluster', workers: 4, cpuMillis: 1000, memoryMb: 1024 })).toBe(230);
+    expect(single).toMatchObject({ instances: 1, exec_mode: 'cluster' });
+    expect(deployedSettings('pm2', { app: 'a', mode: 'single', workers: 1, cpuMillis: 1000 }, 512, true)).toMatchObject({ workers: 1, recycleRssMb: 230, heapMb: 192 });
+    expect(maxOldSpaceMb(8192, 2)).toBeNull();
+    expect(maxMemoryRestartMb(1024, 4)).toBe(184);
   });
 
   it('survives hostile names: still one valid app with the name intact', () => {
@@ -147,16 +157,20 @@ describe('the recommended configuration', () => {
   const r = fixture();
   const rec = recommend(r);
 
-  it('is the first scope’s knee, with the run, its load and the confidence', () => {
+  it('is the first scope’s knee, with the run, its load and the confidence; unverified it carries the measured cap', () => {
     const d = recommendedDeploy(rec)!;
     const scope = rec.scopes[0]!;
-    // The memory is the answer's recommended limit: the fixture's cells peak at 40 MB, × 1.25 rounded up to 32 MB steps.
+    // The answer's recommended limit: the fixture's cells peak at 40 MB, × 1.25 rounded up to 32 MB steps.
     expect(recommendedMemoryLimitMb(rec, scope.knee.key)).toBe(64);
     // One CPU cap per mode, workers and memory: the answer has no smaller request, so request = limit = the cap.
-    expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, cpuRequestMillis: scope.knee.cpuMillis, memoryMb: 64 });
+    // The memory a snippet carries unverified is the cap it was measured under; the rule's limit is where verification starts.
+    expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, cpuRequestMillis: scope.knee.cpuMillis, memoryMb: scope.knee.memoryMb, ruleMemoryMb: 64 });
     expect(d.provenance.memoryRule).toBe(`limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap`);
-    for (const k of SNIPPET_KINDS) expect(deploySnippet(k, d)).toContain(`Memory: limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap.`);
-    expect(pm2Snippet(d)).toContain('max_memory_restart: "57M"'); // 90 % of 64 MB for one process
+    for (const k of SNIPPET_KINDS) {
+      expect(deploySnippet(k, d)).toContain(`The answer's memory rule: limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap.`);
+      expect(deploySnippet(k, d)).toContain("(the answer's rule gives 64 MB: a snippet carries it once verification has run it)");
+    }
+    expect(pm2Snippet(d)).not.toContain('max_memory_restart:');
     expect(d.provenance.runId).toBe(rec.run.id);
     expect(d.provenance.load).toEqual(scope.knee.load);
     expect(d.provenance.goodput!.mean).toBeCloseTo(scope.knee.rps!.mean, 6);
@@ -171,7 +185,7 @@ describe('the recommended configuration', () => {
     const d = recommendedDeploy(r2)!;
     expect(d.config.memoryMb).toBe(r2.scopes[0]!.knee.memoryMb);
     expect(d.provenance.memoryRule).toBeUndefined();
-    expect(kubernetesSnippet(d)).not.toContain('# Memory:');
+    expect(kubernetesSnippet(d)).not.toContain("answer's memory rule");
   });
 
   it('is null when nothing was decided (every cell OOM-killed)', () => {

@@ -1,6 +1,8 @@
 import { DEFAULT_MARGIN_PCT, fmtMargin, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
-import { cellDeploy, CellNotDeployableError, findDeployableCell } from '../../deploy/from-cell.ts';
-import { deploySnippet, isSnippetKind, nothingToDeploy, recommendedDeploy, SNIPPET_KINDS, type DeployInput, type SnippetKind } from '../../deploy/snippets.ts';
+import { cellDeploy, CellNotDeployableError, findDeployableCell, recommendedDeployOf } from '../../deploy/from-cell.ts';
+import { deploySnippet, isSnippetKind, nothingToDeploy, SNIPPET_KINDS, snippetDeploy, verifyCommandOf, type DeployInput, type SnippetKind } from '../../deploy/snippets.ts';
+import { gridCells } from '../../deploy/verification.ts';
+import { rightsizeCommand } from '../invocation.ts';
 import { htmlReport } from '../../export/html-report.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -87,6 +89,22 @@ export function formatRecommendation(rec: Recommendation): string {
   return `${lines.join('\n')}\n`;
 }
 
+const KIND_TITLES: Record<SnippetKind, string> = { pm2: 'PM2', kubernetes: 'Kubernetes', compose: 'Compose' };
+
+/** One line under the answer: whether its deploy snippets were run exactly as emitted, and how to get or verify them. */
+export function deployStatusLine(runId: number, deploy: DeployInput | null): string {
+  if (!deploy) return '';
+  const rs = rightsizeCommand();
+  const parts = SNIPPET_KINDS.map((k) => {
+    const d = snippetDeploy(k, deploy);
+    const what = d.state === 'verified' ? `verified at ${d.settings.memoryMb} MB` : d.state === 'fallback' ? `not verified (nothing passed): the ${d.settings.memoryMb} MB cap` : d.state === 'unverifiable' ? 'not verifiable (own image)' : 'unverified';
+    return `${KIND_TITLES[k]} ${what}`;
+  });
+  const how = verifyCommandOf(deploy);
+  const unverified = SNIPPET_KINDS.some((k) => ['unverified', 'incomplete'].includes(snippetDeploy(k, deploy).state));
+  return `\nDeploy snippets (${rs} report ${runId} --emit pm2|kubernetes|compose): ${parts.join(', ')}.${unverified && how ? ` Verify them: ${how.replace(/^rightsize\b/, rs)}` : ''}\n`;
+}
+
 /** `rightsize report RUN [--html FILE] [--slo …] [--margin N] [--emit pm2|kubernetes|compose [--cell N]]`: the answer as text, JSON or a shareable HTML file. */
 export function reportCommand(id: string, o: ReportOptions): Promise<number> {
   const marginPct = parseMarginOption(o.margin);
@@ -97,7 +115,8 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
     const samples = store.getRunSamples(run.id);
-    const rec = recommend(run, { marginPct, samples, ...(slo ? { slo } : {}) });
+    // The answer comes from the grid: verification cells (phase 'verify') only say how its snippets ran.
+    const rec = recommend({ ...run, cells: gridCells(run.cells) }, { marginPct, samples, ...(slo ? { slo } : {}) });
     // Checked before anything is written: a run with nothing to deploy, or a cell without a measurement, changes nothing.
     let deploy: DeployInput | null | undefined;
     if (emit !== undefined && cell !== undefined) {
@@ -107,7 +126,7 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
         if (e instanceof CellNotDeployableError) throw new CliError(e.message, EXIT.usage);
         throw e;
       }
-    } else if (emit !== undefined) deploy = recommendedDeploy(rec);
+    } else if (emit !== undefined) deploy = recommendedDeployOf(run, rec);
     if (deploy === null) throw new CliError(`${nothingToDeploy(rec)} There is nothing to emit; --cell N emits a measured cell instead.`, EXIT.usage);
     if (o.html) {
       writeFileOrFail(o.html, htmlReport(run, samples, rec));
@@ -115,10 +134,16 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
     }
     if (emit !== undefined && deploy) {
       process.stdout.write(deploySnippet(emit, deploy));
+      // The snippet says it too; stderr tells a person at the terminal without touching what is piped.
+      const d = snippetDeploy(emit, deploy);
+      const how = verifyCommandOf(deploy);
+      if ((d.state === 'unverified' || d.state === 'incomplete') && how !== null) {
+        process.stderr.write(`Unverified: no cell has run this snippet exactly as emitted; it carries only the cap the matrix measured. Verify it: ${how.replace(/^rightsize\b/, rightsizeCommand())}\n`);
+      } else if (d.state === 'fallback') process.stderr.write(`Not verified: no limit tried passed; it carries the matrix's clean cap (the snippet says why).\n`);
       return EXIT.ok;
     }
     if (o.json) process.stdout.write(`${JSON.stringify(rec, null, 2)}\n`);
-    else if (!o.html) process.stdout.write(formatRecommendation(rec));
+    else if (!o.html) process.stdout.write(`${formatRecommendation(rec)}${deployStatusLine(run.id, recommendedDeployOf(run, rec))}`);
     return EXIT.ok;
   });
 }
