@@ -11,8 +11,10 @@ import type { Preset } from '../presets/presets.ts';
 import type { Recommendation, Slo } from '../analysis/types.ts';
 import type { ListRunsQuery, RunDetail, RunList } from '../store/index.ts';
 import type { DeployAnswer } from '../deploy/from-cell.ts';
+import type { ClientForecast } from '../engine/client-forecast.ts';
 
-export type { CellPhase, Problem, Preset, Recommendation, RunDetail, RunList, Sample, Slo };
+export type { CellPhase, ClientForecast, Problem, Preset, Recommendation, RunDetail, RunList, Sample, Slo };
+export type { ForecastGroup } from '../engine/client-forecast.ts';
 export type { RunSummary, StoredCell, ListRunsQuery } from '../store/index.ts';
 export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } from '../engine/types.ts';
 export type { DeployAnswer, DeployChoice } from '../deploy/from-cell.ts';
@@ -67,6 +69,12 @@ export interface MatrixCheck {
   /** Why the estimate assumes fewer cells at once than asked for, in words (e.g. the target did not answer). */
   note?: string;
   problems: Problem[];
+  /**
+   * This machine only, once a cell here has shown the load thread's ceiling: the cells likely
+   * client-bound (their predicted rate against the ceiling × their load threads), with the warning
+   * and its remedy in `message` (null when none is likely). Absent for a saved target or with no history.
+   */
+  forecast?: ClientForecast;
 }
 
 /** The verdict on an auto-size request: every problem, or what the search may cost. */

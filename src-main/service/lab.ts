@@ -12,6 +12,7 @@ import type { RunEvent } from '../engine/events.ts';
 import { hostLimits } from '../engine/host.ts';
 import { LARGE_MATRIX_CELLS, MIN_MEMORY_MB, validateMatrix, type HostLimits } from '../engine/matrix.ts';
 import { runMatrix, TargetNotReadyError } from '../engine/run-matrix.ts';
+import { forecastMatrix, type ClientForecast } from '../engine/client-forecast.ts';
 import type { Provider } from '../providers/provider.ts';
 import { runSearch } from '../engine/auto-size/run-search.ts';
 import { sizeEtaSec, validateSizeSpec } from '../engine/auto-size/spec.ts';
@@ -224,7 +225,10 @@ export class Lab {
    */
   private async validate(matrix: unknown, name: string | undefined): Promise<MatrixCheck> {
     const base = this.check(matrix);
-    if (name === undefined || name === LOCAL_TARGET) return base;
+    if (name === undefined || name === LOCAL_TARGET) {
+      const forecast = base.ok ? this.forecast(matrix) : undefined;
+      return forecast ? { ...base, forecast } : base;
+    }
     let provider: Provider;
     try {
       provider = this.estimateTargets.provider(name);
@@ -236,6 +240,21 @@ export class Lab {
     const asked = await this.concurrencyOf(name, provider);
     const k = await poolSize({ concurrency: () => Promise.resolve(asked ?? 1) }, base.cells);
     return { ...this.check(matrix, k), target: name, ...(asked === undefined ? { note: `estimate assumes one cell at a time: ${name} did not answer` } : {}) };
+  }
+
+  /**
+   * Which cells of a valid matrix are likely client-bound on this machine (engine/client-forecast.ts),
+   * from this host's history and its stored load-thread ceiling. Undefined with nothing to go on; a
+   * forecast that fails (an unreadable history) never fails the validation.
+   */
+  private forecast(matrix: unknown): ClientForecast | undefined {
+    try {
+      const limits = this.limits();
+      const v = validateMatrix(matrix, limits);
+      return v.ok ? forecastMatrix(this.store, v.matrix, limits.cores, limits.imageApps) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**

@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { cancelOnSignals, failureBeforeStart } from '../run-lifecycle.ts';
 import type { BaseStrategy } from '../../docker/base-image.ts';
 import { runMatrix } from '../../engine/run-matrix.ts';
-import { DEFAULT_LOAD } from '../../engine/matrix.ts';
+import { DEFAULT_LOAD, validateMatrix } from '../../engine/matrix.ts';
+import { forecastMatrix, hostHistory } from '../../engine/client-forecast.ts';
+import { hostLimits } from '../../engine/host.ts';
+import { appLibrary, appNames, imageAppsOf } from '../../apps/library.ts';
+import { checkEngine } from '../../docker/client.ts';
+import type { Store } from '../../store/index.ts';
 import { targetProviderOption } from './targets.ts';
 import { findPreset, unknownPresetMessage } from '../../presets/presets.ts';
 import { openStore, type GlobalOptions } from '../context.ts';
@@ -76,6 +81,33 @@ function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } 
   }
 }
 
+/**
+ * Before anything starts: the cells likely client-bound on this machine, with the remedy, from this
+ * host's history and its load thread's stored ceiling (engine/client-forecast.ts). Undefined when
+ * none is likely, when nothing client-bound has been measured here yet (the first such cell
+ * calibrates it), or when the matrix is invalid (the run names its problems) or Docker does not answer.
+ */
+export async function clientForecastLine(store: Store, matrix: unknown): Promise<string | undefined> {
+  try {
+    const lib = appLibrary(store);
+    const limits = hostLimits(await checkEngine(), appNames(lib), imageAppsOf(lib));
+    const v = validateMatrix(matrix, limits);
+    if (!v.ok) return undefined;
+    return forecastMatrix(store, v.matrix, limits.cores, limits.imageApps)?.message ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** After a run: the stored ceiling follows its client-bound cells (the next forecast reads it, even after the run is deleted). */
+function refreshCeiling(store: Store): void {
+  try {
+    hostHistory(store);
+  } catch {
+    // a forecast's bookkeeping never fails a run
+  }
+}
+
 export async function runCommand(o: RunCommandOptions): Promise<number> {
   const loaded = loadMatrix(o);
   const { preset } = loaded;
@@ -87,9 +119,14 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
     const provider = targetProviderOption(store, o.target);
+    // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
+    const input = o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix) ? { ...matrix, confirmLarge: true } : matrix;
+    if (!provider) {
+      const warning = await clientForecastLine(store, input);
+      if (warning) log.write(`${warning}\n`);
+    }
     const outcome = await runMatrix(
-      // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
-      o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix) ? { ...matrix, confirmLarge: true } : matrix,
+      input,
       {
         store,
         ...(o.name ? { name: o.name } : {}),
@@ -102,6 +139,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
         ...(provider ? { provider } : {}),
       },
     );
+    refreshCeiling(store);
     const run = store.getRun(outcome.runId)!;
     const recommendation = run.cells.length ? recommend(run, { samples: store.getRunSamples(run.id), ...(slo ? { slo } : {}) }) : null;
     const met = slo ? sloMet(recommendation) : null;
