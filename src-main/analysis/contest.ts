@@ -101,21 +101,22 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
  * best, a cheaper rival measured above (1 − m) × that bound can never be shown below it.
  */
 function blockOf(c: ConfigurationSummary, best: ConfigurationSummary, cheaperThanBest: boolean, m: number): 'noise' | 'bound' {
-  if (isCensored(c)) return 'bound';
-  if (isCensored(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * best.rps!.mean) return 'bound';
+  // A busy host is passing: repetitions on a quieter moment can replace a host-busy bound (group.ts
+  // leaves host-busy repetitions out once two undisturbed ones exist). A load generator's ceiling is not.
+  const fixed = (x: ConfigurationSummary): boolean => x.bottleneck === 'client';
+  if (isCensored(c)) return fixed(c) ? 'bound' : 'noise';
+  if (isCensored(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * best.rps!.mean) return fixed(best) ? 'bound' : 'noise';
   return 'noise';
 }
 
 /** What would decide an undecided contest, in words the answer can print. */
 export function whatWouldDecide(blockedBy: readonly ('noise' | 'bound')[], ceiling: 'client' | 'host' | null): string[] {
   const out: string[] = [];
-  if (blockedBy.includes('noise')) out.push('more repetitions of the contenders (settling: "settleBudgetPct", CLI --settle-budget)');
+  if (blockedBy.includes('noise')) {
+    out.push(`more repetitions of the contenders${ceiling === 'host' ? ' on a quieter host (other processes took CPU)' : ''} (settling: "settleBudgetPct", CLI --settle-budget)`);
+  }
   if (blockedBy.includes('bound')) {
-    out.push(
-      ceiling === 'host'
-        ? 'a quieter host (other processes took CPU), or a target with more cores'
-        : 'a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load threads ("load.threads"), or a target with more cores',
-    );
+    out.push('a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load threads ("load.threads"), or a target with more cores');
   }
   return out;
 }

@@ -166,8 +166,15 @@ export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, re
     const first = group[0]!.config;
     const included: StoredCell[] = [];
     const excluded: Exclusion[] = [];
+    // A host-busy repetition was disturbed from outside (not the server's doing, not the load
+    // generator's): where two or more undisturbed repetitions remain, it is left out like an unstable
+    // one; otherwise it stays, and the configuration's goodput is a lower bound.
+    const counted = group.filter((c) => exclusionReason(c) === null);
+    const quiet = counted.filter((c) => !c.flags.some((f) => f.kind === 'host-busy'));
+    const dropBusy = quiet.length >= 2 && quiet.length < counted.length;
     for (const c of group) {
-      const reason = exclusionReason(c);
+      const busy = c.flags.find((f) => f.kind === 'host-busy');
+      const reason = exclusionReason(c) ?? (dropBusy && busy ? `host-busy (${busy.reason}), with ${quiet.length} undisturbed repetitions to judge on` : null);
       if (reason === null) included.push(c);
       else excluded.push({ cellIndex: c.config.index, repetition: c.config.repetition, key, status: c.status, reason, text: `${cellLabel(c.config)}: ${reason}, excluded` });
     }

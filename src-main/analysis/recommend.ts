@@ -1,6 +1,6 @@
 import type { RunDetail } from '../store/index.ts';
 import { decideScopes } from './decide.ts';
-import { groupCells } from './group.ts';
+import { configurationKey, groupCells } from './group.ts';
 import { headlineOf } from './headline.ts';
 import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './sizing.ts';
@@ -21,7 +21,8 @@ export function noiseNotes(configurations: ConfigurationSummary[], run: RunDetai
     .map((c) => {
       const cells = run.cells.filter((x) => c.cellIndexes.includes(x.config.index));
       const durationSec = cells[0]?.config.durationSec;
-      const hostBusy = cells.some((x) => x.flags.some((f) => f.kind === 'host-busy'));
+      // Host-busy repetitions left out (group.ts) still say the host was busy.
+      const hostBusy = run.cells.some((x) => configurationKey(x.config) === c.key && x.flags.some((f) => f.kind === 'host-busy'));
       const tries = [`longer cells${durationSec ? ` (now ${durationSec} s)` : ''}`, `more repetitions (now ${c.n})`];
       if (placement === 'off') tries.push('core placement ("placement": "auto")');
       if (hostBusy) tries.push('a quieter host (other processes took CPU during some repetitions: host-busy)');

@@ -38,6 +38,8 @@ function program(): Command {
     .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
     .option('-t, --target <name>', 'where cells run: a saved target (see `rightsize targets`); default local, this machine')
     .option('--load-threads <n>', 'load threads per cell, over the matrix\'s "load.threads" (default: one per core the target leaves free; 1 to the host\'s cores, at most the connections)')
+    .option('--settle-budget <pct>', 'when the answer is undecided after the grid, repeat only the contenders for up to this % of the grid\'s measured time (default 50; 0 turns settling off)')
+    .option('--no-verify', 'do not run the picked configuration exactly as its deploy snippets deploy it (rightsize verify RUN does it later)')
     .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
     .addHelpText('after', `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`)
     .action(async (o) => {

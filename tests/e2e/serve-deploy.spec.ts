@@ -4,10 +4,11 @@ import { expect, test } from './fixtures';
 // Deploy snippets as a user meets them, in Chromium against `rightsize serve` with the real engine:
 // a small real run (hello, cluster × 1 and × 2, 3 s each), its answer page, Copy for the
 // recommendation and for a cell picked by hand, read back from the real clipboard, and compared
-// with what `rightsize report RUN --emit KIND [--cell N]` prints from the same store.
+// with what `rightsize report RUN --emit KIND [--cell N]` prints from the same store. The run verifies
+// its answer (the matrix's default): the snippets say what was run exactly as emitted.
 const MATRIX = {
   apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256],
-  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 1, repetitions: 1, order: 'fixed',
+  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 1, repetitions: 1, order: 'fixed', settleBudgetPct: 0,
 };
 
 test('copy the recommended configuration and a picked cell as PM2, Kubernetes and Compose snippets', async ({ page, context, served }) => {
@@ -44,6 +45,8 @@ test('copy the recommended configuration and a picked cell as PM2, Kubernetes an
   expect(pm2Cli.code, pm2Cli.stderr).toBe(0);
   expect(pm2).toBe(pm2Cli.stdout);
   expect(pm2).toMatch(/instances: [12],\n\s+exec_mode: "cluster",/);
+  // The run verified its answer: the snippet says how that went, never silently.
+  expect(pm2).toMatch(/Verified: ran|Not verified: nothing passed|Unverified: its verification/);
 
   // Pick the cell that is not the recommendation, then copy its Kubernetes snippet with the keyboard only.
   const pick = page.getByTestId('deploy-pick');

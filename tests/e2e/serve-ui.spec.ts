@@ -36,6 +36,12 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   await page.getByTestId('worker-2').click();
   await page.getByTestId('duration').fill('3');
   await page.getByTestId('warmup').fill('1');
+  // The grid alone: no settling, no verification (serve-deploy.spec.ts verifies); a bad budget is named.
+  await page.getByTestId('settle-budget').fill('-5');
+  await expect(page.getByRole('alert').filter({ hasText: '-5 is not a percentage from 0 to 1000' })).toHaveCount(1);
+  await expect(page.getByTestId('start')).toBeDisabled();
+  await page.getByTestId('settle-budget').fill('0');
+  await page.getByTestId('verify').uncheck();
   await expect(page.getByTestId('cell-count')).toContainText('2 cells');
 
   // Invalid input is explained inline and blocks Start; fixing it unblocks.
@@ -107,6 +113,9 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
 
   // The answer, in words, and as a self-contained HTML report.
   await page.getByTestId('open-report').click();
+  // The headline first, with its state: one configuration per pair, nothing to separate it from.
+  await expect(page.getByTestId('headline')).toHaveAttribute('data-state', 'confident');
+  await expect(page.getByTestId('headline')).toContainText('Pick: 1 cluster worker on 0.5 CPU / 128 MB — confident');
   await expect(page.getByTestId('answer')).toContainText('On 0.5 CPU / 128 MB, only 1 cluster worker (2 per CPU) was measured');
   await expect(page.getByTestId('answer')).toContainText('On 1 CPU / 128 MB');
   await expect(page.getByTestId('scopes').locator('tbody tr')).toHaveCount(2); // one per CPU / memory pair

@@ -44,6 +44,9 @@ export function twoCellMatrix(over: Record<string, unknown> = {}): Record<string
     load: { model: 'closed', connections: [4] },
     durationSec: 3,
     warmupSec: 1,
+    // The grid alone: these tests are about running cells, not about settling or verifying an answer.
+    settleBudgetPct: 0,
+    verify: false,
     ...over,
   };
 }

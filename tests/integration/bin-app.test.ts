@@ -24,7 +24,7 @@ async function sizeIt(args: string[], modes: string[]): Promise<{ code: number |
   const add = await cli(['--db', db, 'apps', 'add', 'rest', '--folder', BIN_APP, '--entry', ENTRY, ...args.flatMap((a) => ['--arg', a]), '--port', '3000', '--health', '/health', '--request', 'GET /items/2']);
   expect(add.code, add.stderr).toBe(0);
   const config = path.join(dir, 'matrix.json');
-  writeFileSync(config, JSON.stringify({ apps: ['rest'], modes, workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 1, warmupSec: 0, load: { model: 'closed', connections: [4] } }));
+  writeFileSync(config, JSON.stringify({ apps: ['rest'], modes, workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 1, warmupSec: 0, load: { model: 'closed', connections: [4] }, settleBudgetPct: 0, verify: false }));
   const r = await cli(['--db', db, '--json', 'run', '--config', config]);
   return { code: r.code, out: JSON.parse(r.stdout) as Out, stderr: r.stderr };
 }

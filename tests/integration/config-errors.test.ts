@@ -12,7 +12,7 @@ import { httpCall, serveLab } from '../helpers/lab.ts';
 // (exit 2) and through `serve` (matrix.validate and runs.start), every problem named with its
 // field in plain words, and nothing started: no run row, no container.
 
-const ok = { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [128], durationSec: 2, warmupSec: 0 };
+const ok = { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [128], durationSec: 2, warmupSec: 0, settleBudgetPct: 0, verify: false };
 const without = (key: keyof typeof ok): Record<string, unknown> => Object.fromEntries(Object.entries(ok).filter(([k]) => k !== key));
 
 // The CLI spreads the file into an object (to add --yes), so a top-level list or null reaches the

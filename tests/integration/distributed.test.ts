@@ -59,7 +59,7 @@ describe('a matrix on distributed engines', () => {
       });
       const events: RunEvent[] = [];
       const out = await runMatrix(
-        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4 },
+        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4, settleBudgetPct: 0, verify: false },
         { store, provider, waitForLab: true, onEvent: (e) => events.push(e) },
       );
       expect(out.status, out.error).toBe('completed');
@@ -109,7 +109,7 @@ describe('a matrix on distributed engines', () => {
     let cutAt = 0;
     let failedAt = 0;
     const out = await runMatrix(
-      { name: 'cut', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 12, warmupSec: 1, repetitions: 2 },
+      { name: 'cut', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 12, warmupSec: 1, repetitions: 2, settleBudgetPct: 0, verify: false },
       {
         store, provider, waitForLab: true,
         onEvent: (e) => {

@@ -21,6 +21,8 @@ const matrix = {
   load: { model: 'closed', connections: [4] },
   durationSec: 3,
   warmupSec: 1,
+  settleBudgetPct: 0,
+  verify: false,
 };
 
 interface RunJson {

@@ -27,7 +27,7 @@ describe('the lab lock before the base image', () => {
     let releasedAt = 0;
     try {
       const config = path.join(tempDir(), 'm.json');
-      writeFileSync(config, JSON.stringify({ apps: ['hello'], modes: ['single'], workers: [1], cpuMillicores: [500], memoryMb: [128], durationSec: 1, warmupSec: 0 }));
+      writeFileSync(config, JSON.stringify({ apps: ['hello'], modes: ['single'], workers: [1], cpuMillicores: [500], memoryMb: [128], durationSec: 1, warmupSec: 0, settleBudgetPct: 0, verify: false }));
       const missing = `rightsize-test/no-such-node:${Date.now()}`;
       const { child, done } = startCli(['--db', path.join(tempDir(), 'h.db'), 'run', '--wait', '--base', 'official', '--config', config], { RIGHTSIZE_NODE_IMAGE: missing });
       let out = '';

@@ -209,9 +209,10 @@ describe('recommend: noise and flags', () => {
     const auto = recommend(run(cells, { matrix: { placement: 'auto' }, host: { ...HOST, cores: 1 } }));
     expect(auto.noise[0]!.suggestion).toBe('try longer cells (now 10 s) or more repetitions (now 3); core placement was already on, so look for other load on the machine too');
     // What the run recorded, not a guess from the host: a host-busy repetition points at the host.
+    // The host-busy repetition is left out (two undisturbed ones remain), and still points at the host.
     const busy = [cell({ workers: 1, rps: 10000, flags: [{ kind: 'host-busy', reason: 'others took 40 % of core 1' }] }), ...reps({ workers: 1 }, [13000, 7000])];
     expect(recommend(run(busy)).noise[0]!.suggestion).toBe(
-      'try longer cells (now 10 s), more repetitions (now 3) or a quieter host (other processes took CPU during some repetitions: host-busy)',
+      'try longer cells (now 10 s), more repetitions (now 2) or a quieter host (other processes took CPU during some repetitions: host-busy)',
     );
   });
 
@@ -338,7 +339,9 @@ describe('formatRecommendation', () => {
     const text = formatRecommendation(rec);
     const lines = text.split('\n');
     expect(lines[0]).toBe('Recommendation for run 1 "hello sizing" (knee within 5 % of the best):');
-    expect(lines[1]).toBe(`  • ${rec.words[0]}`);
+    // The headline first, with its state; then the words.
+    expect(lines[1]).toBe(`  ▶ CONFIDENT — ${rec.headline!.text}`);
+    expect(lines[2]).toBe(`  • ${rec.words[0]}`);
     expect(text).toContain('1 CPU / 256 MB  2 cluster workers  20,000 ± 497');
     expect(text).toContain('900 µs ± 124');
     expect(text.endsWith('\n')).toBe(true);

@@ -72,6 +72,25 @@ describe('the contest: three states', () => {
     expect(scope(rec).setAside).toEqual([]);
   });
 
+  it('a host-busy repetition is left out where two undisturbed ones remain; a host-busy bound can be settled by repetition', () => {
+    const busy: Flag = { kind: 'host-busy', reason: 'others took 40 % of core 1' };
+    const rec = recommend(run([
+      ...reps({ workers: 1 }, [11800, 10900, 11700]),
+      ...reps({ workers: 2 }, [11600, 7800, 7100]).map((c, i) => (i === 0 ? c : { ...c, flags: [busy] })),
+    ]));
+    // 2 workers has one undisturbed repetition: its host-busy ones stay, as a lower bound that more repetitions can replace.
+    expect(rec.configurations.find((c) => c.workers === 2)!.bottleneck).toBe('host');
+    expect(scope(rec)).toMatchObject({ state: 'undecided', settleable: true });
+    expect(scope(rec).decideBy.join(' ')).toContain('on a quieter host');
+    const more = recommend(run([
+      ...reps({ workers: 1 }, [11800, 10900, 11700]),
+      ...reps({ workers: 2 }, [11600, 7800, 11500, 11650]).map((c, i) => (i === 1 ? { ...c, flags: [busy] } : c)),
+    ]));
+    const two = more.configurations.find((c) => c.workers === 2)!;
+    expect([two.n, two.bottleneck]).toEqual([3, null]);
+    expect(two.excluded[0]!.reason).toMatch(/^host-busy \(others took 40 % of core 1\), with 3 undisturbed repetitions/);
+  });
+
   it('with one candidate, confident, nothing to separate', () => {
     const c = contest([], 5);
     expect(c).toBeNull();

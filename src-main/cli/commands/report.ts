@@ -68,7 +68,9 @@ export function formatRecommendation(rec: Recommendation): string {
   const head = rec.search
     ? `Answer for auto-size run ${rec.run.id} "${rec.run.name}" (objective: ${rec.search.objective}):`
     : `Recommendation for run ${rec.run.id} "${rec.run.name}" (knee within ${margin} % of the best):`;
-  const lines = [head, ...rec.words.map((w) => `  • ${w}`)];
+  // The headline first: the pick and its state (confident / equivalent / undecided).
+  const headline = rec.headline ? [`  ▶ ${rec.headline.state.toUpperCase()} — ${rec.headline.text}`] : [];
+  const lines = [head, ...headline, ...rec.words.map((w) => `  • ${w}`)];
   if (rec.search) lines.push('', `The path the search took: rightsize show ${rec.run.id}`);
   else if (rec.scopes.length) {
     const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;

@@ -19,7 +19,8 @@ import { recommend } from '../../analysis/index.ts';
 import type { Recommendation } from '../../analysis/types.ts';
 import { describeHolder } from '../../lab-lock/lab-lock.ts';
 import { stopReaper } from '../../reaper/reaper.ts';
-import { formatRecommendation, parseSloOption } from './report.ts';
+import { deployStatusLine, formatRecommendation, parseSloOption } from './report.ts';
+import { recommendedDeployOf } from '../../deploy/from-cell.ts';
 
 /**
  * Version of the `run --json` document. Bump it when a field is removed or changes meaning (adding
@@ -46,6 +47,10 @@ export interface RunCommandOptions extends GlobalOptions {
   target?: string;
   /** Load threads per cell (--load-threads), over the matrix's load.threads. */
   loadThreads?: string;
+  /** --settle-budget PCT, over the matrix's settleBudgetPct. */
+  settleBudget?: string;
+  /** false with --no-verify, over the matrix's verify. */
+  verify?: boolean;
 }
 
 /**
@@ -59,6 +64,22 @@ export function withLoadThreads(matrix: unknown, value: string | undefined): unk
   const load = (matrix as { load?: unknown }).load ?? { ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] };
   if (load === null || typeof load !== 'object' || Array.isArray(load)) return matrix;
   return { ...matrix, load: { ...load, threads: Number(value) } };
+}
+
+/**
+ * The matrix with --settle-budget and --no-verify applied as its `settleBudgetPct` and `verify`
+ * (a bad percentage is named by the matrix's own validation, as from a file).
+ */
+export function withRunPhases(matrix: unknown, settleBudget: string | undefined, verify: boolean | undefined): unknown {
+  if (matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix;
+  let out = matrix as Record<string, unknown>;
+  if (settleBudget !== undefined) {
+    const pct = Number(settleBudget.trim().replace(/%$/, ''));
+    if (settleBudget.trim() === '' || !Number.isFinite(pct)) throw new CliError(`--settle-budget should be a percentage of the grid's measured time, e.g. 50 (0 turns settling off); got "${settleBudget}".`, EXIT.usage);
+    out = { ...out, settleBudgetPct: pct };
+  }
+  if (verify === false) out = { ...out, verify: false };
+  return out;
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } {
@@ -111,7 +132,7 @@ function refreshCeiling(store: Store): void {
 export async function runCommand(o: RunCommandOptions): Promise<number> {
   const loaded = loadMatrix(o);
   const { preset } = loaded;
-  const matrix = withLoadThreads(loaded.matrix, o.loadThreads);
+  const matrix = withRunPhases(withLoadThreads(loaded.matrix, o.loadThreads), o.settleBudget, o.verify);
   const slo = o.slo ? parseSloOption(o.slo) : undefined; // a bad objective fails before anything starts
   const log = o.json ? process.stderr : process.stdout;
   const cancel = cancelOnSignals(log);
@@ -147,7 +168,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
       const doc = { schemaVersion: RUN_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, slo: slo ? { objective: o.slo, met } : null, cells: run.cells, recommendation };
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else if (recommendation) {
-      log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}\n`);
+      log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}${deployStatusLine(run.id, recommendedDeployOf(run, recommendation))}\n`);
       const rs = rightsizeCommand();
       log.write(`See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   CSV: ${rs} export ${run.id} --csv cells.csv\n`);
     }
@@ -163,7 +184,8 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
       );
       return EXIT.sloNotMet;
     }
-    return outcome.cells.some((c) => c.status !== 'ok') ? EXIT.cellsFailed : EXIT.ok;
+    // A verification attempt that failed is how the step-up works, not a failed cell of the experiment.
+    return outcome.cells.some((c) => c.status !== 'ok' && c.config.phase !== 'verify') ? EXIT.cellsFailed : EXIT.ok;
   } catch (e) {
     return failureBeforeStart(e, cancel.signal.aborted, log, 'run');
   } finally {
