@@ -1,7 +1,7 @@
 // npm run bench -- repeatability [--runs K] [--only NAME,…]: each matrix run K times back to back
 // (default 5) through the CLI as a user runs it — settling and verification included — and each
-// answered by recommend(): the `quick` preset, the same matrix on the heavier `json` app
-// (server-bound), and the `pbkdf2-one-thread` preset. For each run: the headline's state, its pick,
+// answered by recommend(): the `quick` preset (json, 1 vs 2 workers on one CPU), the same matrix
+// on hello at half a CPU (server-bound too), and the `pbkdf2-one-thread` preset. For each run: the headline's state, its pick,
 // and the configuration the snippets deploy (mode, workers, CPU, memory limit).
 // Target (issue 21): for each matrix, every confident or equivalent answer deploys the same
 // configuration in K of K runs, and an undecided run never names a pick as if it were one.
@@ -15,6 +15,7 @@ import { recommend } from '../src-main/analysis/index.ts';
 import type { Recommendation } from '../src-main/analysis/index.ts';
 import { fmtNum } from '../src-main/common/format.ts';
 import { recommendedDeployOf } from '../src-main/deploy/from-cell.ts';
+import { snippetDeploy } from '../src-main/deploy/snippets.ts';
 import { findPreset } from '../src-main/presets/presets.ts';
 import { Store, type RunDetail } from '../src-main/store/index.ts';
 import { isMain, median } from './stats.ts';
@@ -34,10 +35,11 @@ export interface RunAnswer {
   goodput: Map<string, number>;
 }
 
-/** Matrices the benchmark repeats: a preset name, or [label, preset, app] for a preset's matrix on another app. */
-export const MATRICES: { label: string; preset: string; app?: string }[] = [
+/** Matrices the benchmark repeats: a preset, or a preset's matrix with some fields changed. */
+export const MATRICES: { label: string; preset: string; over?: Record<string, unknown> }[] = [
   { label: 'quick', preset: 'quick' },
-  { label: 'quick on json', preset: 'quick', app: 'json' },
+  // Server-bound on a 2-core host with one load thread too: the cap, not the load generator, sets the pace.
+  { label: 'hello at half a CPU', preset: 'quick', over: { apps: ['hello'], cpuMillicores: [500] } },
   { label: 'pbkdf2-one-thread', preset: 'pbkdf2-one-thread' },
 ];
 
@@ -47,9 +49,10 @@ const wall = (c: RunDetail['cells'][number]): number => (c.finishedAt ? (Date.pa
 export function deployedOf(run: RunDetail, rec: Recommendation): string | null {
   const d = recommendedDeployOf(run, rec);
   if (!d) return null;
-  const c = d.config;
-  const mem = c.ruleMemoryMb ?? c.memoryMb; // BENCH-DEPLOYED: the verified limit once deploy exposes it
-  return `${c.mode}×${c.workers}, ${c.cpuMillis}m CPU, ${mem} MB`;
+  // Exactly what the snippets carry (verified, fallback or the measured cap), as they emit it.
+  const [pm2, k8s] = [snippetDeploy('pm2', d).settings, snippetDeploy('kubernetes', d).settings];
+  const pm2Extra = [pm2.recycleRssMb !== null ? `restart ${pm2.recycleRssMb}M` : '', pm2.heapMb !== null ? `heap ${pm2.heapMb}` : ''].filter(Boolean).join(', ');
+  return `${k8s.mode}×${k8s.workers}, ${k8s.cpuMillis}m CPU, ${k8s.memoryMb} MB; PM2 ×${pm2.workers} at ${pm2.memoryMb} MB${pm2Extra ? ` (${pm2Extra})` : ''}`;
 }
 
 export function answerOf(run: RunDetail, rec: Recommendation): RunAnswer {
@@ -86,10 +89,10 @@ export function benchRepeatability(k = 5, only?: string[]): Map<string, RunAnswe
     const db = path.join(dir, 'r.db');
     const config = path.join(dir, 'matrix.json');
     const preset = findPreset(m.preset)!;
-    if (m.app) writeFileSync(config, JSON.stringify({ ...preset.matrix, name: m.label, apps: [m.app] }));
+    if (m.over) writeFileSync(config, JSON.stringify({ ...preset.matrix, name: m.label, ...m.over }));
     try {
       for (let i = 0; i < k; i++) {
-        const what = m.app ? ['--config', config] : ['--preset', m.preset];
+        const what = m.over ? ['--config', config] : ['--preset', m.preset];
         execFileSync(process.execPath, ['bin/rightsize.js', '--db', db, '--json', 'run', ...what], { stdio: ['ignore', 'ignore', 'inherit'] });
       }
       const store = Store.open(db);
