@@ -7,7 +7,7 @@
 // configuration in K of K runs, and an undecided run never names a pick as if it were one.
 // Also: how much the settling phase added to the run time (median), against the grid of 3 fixed
 // repetitions, and each configuration's spread of goodput across the runs.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -93,7 +93,9 @@ export function benchRepeatability(k = 5, only?: string[]): Map<string, RunAnswe
     try {
       for (let i = 0; i < k; i++) {
         const what = m.over ? ['--config', config] : ['--preset', m.preset];
-        execFileSync(process.execPath, ['bin/rightsize.js', '--db', db, '--json', 'run', ...what], { stdio: ['ignore', 'ignore', 'inherit'] });
+        // Exit 4 (a cell failed) is still a run with an answer; anything else stops the benchmark.
+        const r = spawnSync(process.execPath, ['bin/rightsize.js', '--db', db, '--json', 'run', ...what], { stdio: ['ignore', 'ignore', 'inherit'] });
+        if (r.status !== 0 && r.status !== 4) throw new Error(`run ${i + 1} of ${m.label} exited ${r.status ?? r.signal}`);
       }
       const store = Store.open(db);
       try {

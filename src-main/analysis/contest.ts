@@ -74,7 +74,10 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
     if (pw !== null && pw <= ALPHA) [relation, p] = ['worse', pw];
     else if (pg !== null && pg <= ALPHA) [relation, p] = ['good-enough', pg];
     else if (pe !== null && pe <= ALPHA) [relation, p] = ['equivalent', pe];
-    else p = Math.min(...[pw, pg, pe].filter((x): x is number => x !== null), 1);
+    else {
+      const tried = [pw, pg, pe].filter((x): x is number => x !== null);
+      p = tried.length ? Math.min(...tried) : null; // no interval on a side: no test ran
+    }
     // What blocks an undecided rival: a bound on either side that the deciding test needs, or too few data.
     const blocked: RivalTest['blockedBy'] = relation !== 'undecided' ? null : blockOf(r.c, best, r.cheaperThanBest, m);
     return { key: r.c.key, relation, p, censored: isCensored(r.c), blockedBy: blocked };
@@ -88,7 +91,8 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
   // decided: the cheapest shown within the margin, or the best.
   const floor = (1 - m) * best.rps!.mean;
   // Without an interval only the means speak, so the floor applies to them.
-  const leading = inTheRunning.filter((c) => c === best || (estimateOf(c.rps!) !== null && eb !== null) || c.rps!.mean >= floor);
+  // A bound leads only from at or above the floor: below it, it says nothing for the cheaper one.
+  const leading = inTheRunning.filter((c) => c === best || (estimateOf(c.rps!) !== null && eb !== null && !isCensored(c)) || c.rps!.mean >= floor);
   const pick = (state === 'undecided' ? leading : [best, ...within]).sort(cheaper)[0]!;
   const contenders = [pick, ...inTheRunning.filter((c) => c !== pick)];
   const blockedBy = [...new Set(undecided.map((r) => r.blockedBy!))];

@@ -58,11 +58,12 @@ export function withinMargin(c: ConfigurationSummary, best: ConfigurationSummary
   const a = estimateOf(c.rps!);
   const b = estimateOf(best.rps!);
   if (!a || !b) return { within: c.rps!.mean >= best.rps!.mean * share, evidence: 'means' };
+  // Nothing is shown within a margin of a bound (the best may be faster still); a bound holds only
+  // where it is shown above the floor (the server was at least that fast), never by not being below it.
+  if (isCensored(best)) return { within: false, evidence: 'not-below' };
   const t = welch(a, b, share);
-  // A lower bound is never shown below anything (the server was at least that fast); nothing is
-  // shown within a margin of a bound (the best may be faster still).
-  const within = isCensored(c) || t.pBelow > ALPHA;
-  return { within, evidence: t.pAbove <= ALPHA && !isCensored(best) ? 'shown-within' : 'not-below' };
+  const within = isCensored(c) ? t.pAbove <= ALPHA : t.pBelow > ALPHA;
+  return { within, evidence: t.pAbove <= ALPHA ? 'shown-within' : 'not-below' };
 }
 
 interface Candidates {
@@ -93,9 +94,15 @@ function decideScope(cs: ConfigurationSummary[], marginPct: number, label: strin
   const kneeEvidence: ScopeDecision['kneeEvidence'] = !knee.rps!.ci || !bestRps.rps!.ci ? 'means' : c.state === 'undecided' ? 'not-below' : 'shown-within';
   const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || cheaper(a, b))[0]!;
   const tested = comparePick(bestRps, candidates.filter((x) => x !== bestRps), rpsOf, true);
-  // A bound anywhere among the contenders: the test ranks the load generator's or the host's pace too.
-  const bounded = c.contenders.some(isCensored);
-  const rps: Comparison = bounded ? { ...tested, verdict: 'bottlenecked' } : tested;
+  // The verdict and its lists follow the contest, so the words can never contradict the headline.
+  const others = c.contenders.filter((x) => x !== bestRps).map((x) => x.key);
+  const verdict: Verdict =
+    c.rivals.length === 0 ? 'only-one'
+    : c.state === 'confident' ? 'clear'
+    : c.state === 'undecided' && c.blockedBy.includes('bound') ? 'bottlenecked'
+    : c.rivals.some((r) => r.p === null) ? 'single-sample'
+    : 'not-distinguishable';
+  const rps: Comparison = { verdict, tests: tested.tests, notDistinguishable: others, worse: c.rivals.filter((r) => r.relation === 'worse').map((r) => r.key) };
   const p99 = comparePick(lowestP99, candidates.filter((x) => x !== lowestP99), p99Of, false);
   return {
     key: first.scopeKey,

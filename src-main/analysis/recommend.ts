@@ -22,7 +22,7 @@ export function noiseNotes(configurations: ConfigurationSummary[], run: RunDetai
       const cells = run.cells.filter((x) => c.cellIndexes.includes(x.config.index));
       const durationSec = cells[0]?.config.durationSec;
       // Host-busy repetitions left out (group.ts) still say the host was busy.
-      const hostBusy = run.cells.some((x) => configurationKey(x.config) === c.key && x.flags.some((f) => f.kind === 'host-busy'));
+      const hostBusy = run.cells.some((x) => x.config.phase !== 'verify' && configurationKey(x.config) === c.key && x.flags.some((f) => f.kind === 'host-busy'));
       const tries = [`longer cells${durationSec ? ` (now ${durationSec} s)` : ''}`, `more repetitions (now ${c.n})`];
       if (placement === 'off') tries.push('core placement ("placement": "auto")');
       if (hostBusy) tries.push('a quieter host (other processes took CPU during some repetitions: host-busy)');

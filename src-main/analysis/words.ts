@@ -164,17 +164,24 @@ export function verdictShort(v: Verdict): string {
   }
 }
 
-function verdictSentence(s: ScopeDecision, best: ConfigurationSummary, pick: (keys: string[]) => ConfigurationSummary[]): string {
+/** The lower bounds of a pair, said once: used as bounds (contest.ts), they may beat an estimate, nothing beats them. */
+function boundsSentence(s: ScopeDecision, pick: (keys: string[]) => ConfigurationSummary[]): string {
+  const held = pick(s.lowerBounds);
+  return `${capitalize(whoList(held))} ${be(held)} client-bound or host-busy: ${held.length === 1 ? 'its' : 'their'} goodput (${held.map((c) => `≥ ${fmtNum(c.rps!.mean)} req/s`).join(', ')}) is a lower bound — the server was at least that fast — and counts as one: it can beat a measured estimate, but nothing is shown faster than it or within a margin of it.`;
+}
+
+function verdictSentence(s: ScopeDecision, best: ConfigurationSummary, pick: (keys: string[]) => ConfigurationSummary[], marginPct = 5): string {
+  if (s.state === 'equivalent') {
+    const tied = pick(s.contenders);
+    return `${capitalize(whoList(tied))} are shown within ${fmtMargin(marginPct)} % of the best throughput (one-sided Welch's t-tests, Holm-corrected, 5 %): equivalent, so the cheapest is the pick.`;
+  }
   switch (s.rpsVerdict) {
     case 'not-distinguishable':
       return `${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).`;
     case 'clear':
       return "Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).";
-    case 'bottlenecked': {
-      // Lower bounds are used as bounds (contest.ts): they may beat an estimate, nothing beats them.
-      const held = pick(s.lowerBounds);
-      return `${capitalize(whoList(held))} ${be(held)} client-bound or host-busy: ${held.length === 1 ? 'its' : 'their'} goodput (${held.map((c) => `≥ ${fmtNum(c.rps!.mean)} req/s`).join(', ')}) is a lower bound — the server was at least that fast — and counts as one: it can beat a measured estimate, but nothing is shown faster than it or within a margin of it.`;
-    }
+    case 'bottlenecked':
+      return boundsSentence(s, pick);
     default:
       return best.rps!.ci ? 'Some configurations here have no interval: against those, only means were compared.' : 'These are single samples with no per-second series: means compared, with no test.';
   }
@@ -190,7 +197,7 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
 
   if (only) {
     out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} ${s.setAside.length ? 'a candidate' : 'measured'}: ${rpsText(best)}; p99 ${p99Text(best)}.`);
-    if (s.rpsVerdict === 'bottlenecked') out.push(verdictSentence(s, best, pick));
+    if (s.lowerBounds.length) out.push(boundsSentence(s, pick));
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;
@@ -214,7 +221,8 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
     } else if (s.state !== 'undecided' && cs.some((c) => c.workers < best.workers)) {
       out.push(`Fewer workers were significantly more than ${fmtMargin(marginPct)} % below it, so it is also the knee.`);
     }
-    out.push(verdictSentence(s, best, pick));
+    out.push(verdictSentence(s, best, pick, marginPct));
+    if (s.lowerBounds.length && s.rpsVerdict !== 'bottlenecked') out.push(boundsSentence(s, pick));
     const tied = new Set(s.notDistinguishableRps);
     const more = cs.filter((c) => c.workers > best.workers && !tied.has(c.key));
     if (more.length) {

@@ -21,7 +21,8 @@ export function cellsTable(cells: StoredCell[]): string {
   const t = table(
     ['#', 'app', 'mode', 'workers', 'cpu', 'memory', 'load', 'warm-up', 'status', 'req/s', 'p50', 'p99', 'max', 'cpu%cap', 'mem max', 'flags'],
     cells.map((c) => [
-      String(c.config.index + 1),
+      // Cells after the grid say why they ran: a settling repetition (s), a verification (v).
+      `${c.config.index + 1}${c.config.phase === 'settle' ? ' s' : c.config.phase === 'verify' ? ' v' : ''}`,
       c.config.app + (c.config.requests ? ` [${c.config.requests.name}]` : ''),
       c.config.mode,
       String(c.config.workers),
@@ -36,6 +37,11 @@ export function cellsTable(cells: StoredCell[]): string {
       isPartial(c) ? '' : c.flags.map((f) => f.kind).join(' '),
     ]),
   );
-  return partial ? `${t}\n(…) partial seconds of a cell that did not finish: not a result, left out of the answer.` : t;
+  const notes = [
+    ...(partial ? ['(…) partial seconds of a cell that did not finish: not a result, left out of the answer.'] : []),
+    ...(cells.some((c) => c.config.phase === 'settle') ? ['s: a settling repetition of a contender, run while the answer was undecided; counted like any repetition.'] : []),
+    ...(cells.some((c) => c.config.phase === 'verify') ? ['v: the pick run exactly as a deploy snippet deploys it (its own limits); evidence for the snippet, not a repetition.'] : []),
+  ];
+  return notes.length ? `${t}\n${notes.join('\n')}` : t;
 }
 

@@ -259,24 +259,21 @@ export function deploySnippet(kind: SnippetKind, input: DeployInput): string {
   return kind === 'pm2' ? pm2Snippet(input) : kind === 'kubernetes' ? kubernetesSnippet(input) : composeSnippet(input);
 }
 
-const VERDICT_WORDS: Record<Verdict, string> = {
-  clear: 'clear — the best is significantly ahead of every other candidate',
-  'not-distinguishable': 'not distinguishable — the test cannot separate the best from at least one other',
-  'single-sample': 'single sample — only means could be compared for some candidates',
-  'only-one': 'only one candidate — nothing to compare with',
-  bottlenecked: 'bottlenecked — the load generator or the host set the pace, the numbers are lower bounds',
-};
-const KNEE_WORDS: Record<ScopeDecision['kneeEvidence'], string> = {
-  'shown-within': 'the knee is shown within the margin of the best',
-  'not-below': 'the knee is not significantly below the best, but not shown within the margin either (weak)',
-  means: 'the knee rests on means only (no interval)',
+const STATE_CONFIDENCE: Record<ScopeDecision['state'], string> = {
+  confident: 'confident — a test separates it from every other configuration',
+  equivalent: 'equivalent — the contenders are shown within the margin of the best, and this is the cheapest of them',
+  undecided: 'undecided — the tests could not decide; this is the leading contender, not a decided pick',
 };
 
-/** How sure a scope's knee is, in words: the verdict on goodput and how the knee stands. */
-export const scopeConfidence = (scope: ScopeDecision): string => `${VERDICT_WORDS[scope.rpsVerdict]}; ${KNEE_WORDS[scope.kneeEvidence]}`;
-/** Why a scope's knee: "the knee of 1 CPU / 256 MB (hello, 20 connections): the fewest workers …". */
+/** How sure a scope's pick is, in words: its state, and what would decide it when undecided. */
+export const scopeConfidence = (scope: ScopeDecision): string =>
+  `${STATE_CONFIDENCE[scope.state]}${scope.state === 'undecided' && scope.decideBy.length ? ` (what would decide it: ${scope.decideBy.join('; ')})` : ''}` +
+  `${scope.lowerBounds.includes(scope.knee.key) ? '; its goodput is a lower bound (the load generator or the host set the pace)' : ''}`;
+/** Why a scope's pick: "the knee of 1 CPU / 256 MB (hello, 20 connections): the fewest workers …"; undecided: the leading contender. */
 export const kneePick = (rec: Recommendation, scope: ScopeDecision): string =>
-  `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`;
+  scope.state === 'undecided'
+    ? `the leading contender of ${scope.label} (${scope.context}), undecided against ${scope.contenders.length - 1} other${scope.contenders.length === 2 ? '' : 's'}`
+    : `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`;
 
 const objectiveConfidence = (o: SloOutcome, c: ConfigurationSummary): string => {
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0).map((k) => k.criterion);

@@ -246,9 +246,16 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
   if (last.final && last.judgement.pass === false) {
     const s = last.settings;
     const fallback: DeploySettings = { ...s, memoryMb: d.fallbackMb, recycleRssMb: null, heapMb: null };
+    // The cap the matrix ran clean in the configuration's own mode; not PM2's when the mode was not PM2, and
+    // not safe when an attempt at or above it was OOM-killed: said so, never implied.
+    const oomAtOrAbove = attempts.some((a) => a.settings.memoryMb >= d.fallbackMb && /OOM/.test(a.summary));
+    const otherMode = kind === 'pm2' && s.mode === 'pm2' && !/pm2/.test(d.label);
+    const caveat = oomAtOrAbove
+      ? ` An attempt at or above that cap was OOM-killed${otherMode ? ' under PM2' : ''}: no limit measured here is safe for this snippet; measure larger caps.`
+      : otherMode ? ' That cap was measured without PM2; PM2 adds its daemon.' : '';
     return {
       kind, state: 'fallback', round, attempts, passed: null, settings: fallback,
-      line: `Not verified: nothing passed when run exactly as emitted (${utcMinute(last.finishedAt ?? round)}; ${failedBefore(null)}), so it carries the last measured clean setting: the ${d.fallbackMb} MB cap the matrix ran ${d.label} clean at, with no restart threshold or heap flag.`,
+      line: `Not verified: nothing passed when run exactly as emitted (${utcMinute(last.finishedAt ?? round)}; ${failedBefore(null)}), so it carries the last measured clean setting: the ${d.fallbackMb} MB cap the matrix ran ${d.label} clean at, with no restart threshold or heap flag.${caveat}`,
     };
   }
   return {

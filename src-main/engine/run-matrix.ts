@@ -137,6 +137,8 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
         runOne: (cell, total, etaSec) => runStoredCell(cell, { ...cellContext(cell), total, etaSec }).then((r) => r.result),
       });
       results.push(...(await runPhases(ctx, afterGrid(matrix))));
+      // Planned but not run (a round cut short): the total is what ran.
+      o.store.setCellsTotal(runId, cells.length + ctx.results.length);
     }
     if (o.signal?.aborted) status = 'cancelled';
   } catch (e) {
@@ -173,7 +175,7 @@ export function afterGrid(matrix: Matrix): RunPhaseStep[] {
 }
 
 /** Runs the phases in order, each after the one before; a phase's own failure is said and ends the phases, never the run. */
-async function runPhases(ctx: PhaseContext & { results: CellResult[]; current: { phase: 'settle' | 'verify' } }, phases: readonly RunPhaseStep[]): Promise<CellResult[]> {
+async function runPhases(ctx: PhaseRun, phases: readonly RunPhaseStep[]): Promise<CellResult[]> {
   for (const phase of phases) {
     if (ctx.signal?.aborted) break;
     ctx.current.phase = phase === settleAnswer ? 'settle' : 'verify';
@@ -181,12 +183,16 @@ async function runPhases(ctx: PhaseContext & { results: CellResult[]; current: {
       await phase(ctx);
     } catch (e) {
       if (ctx.signal?.aborted) break;
-      ctx.log('warn', `${ctx.current.phase === 'settle' ? 'settling' : 'verification'} stopped: ${(e as Error).message}`);
-      break;
+      // Said, kept in the outcome, and the next phase still runs: verification does not need settling to have finished.
+      const what = `${ctx.current.phase === 'settle' ? 'settling' : 'verification'} stopped: ${(e as Error).message}`;
+      ctx.failure = ctx.failure ? `${ctx.failure}; ${what}` : what;
+      ctx.log('warn', what);
     }
   }
   return ctx.results;
 }
+
+type PhaseRun = PhaseContext & { results: CellResult[]; current: { phase: 'settle' | 'verify' }; failure?: string };
 
 interface PhaseParts {
   o: Pick<RunOptions, 'store' | 'signal'>;
@@ -202,7 +208,7 @@ interface PhaseParts {
 }
 
 /** The PhaseContext of a run: more cells with the run's next indexes, the planned total grown as phases announce them. */
-function phaseContext(p: PhaseParts): PhaseContext & { results: CellResult[]; current: { phase: 'settle' | 'verify' } } {
+function phaseContext(p: PhaseParts): PhaseRun {
   const current: { phase: 'settle' | 'verify' } = { phase: 'settle' };
   const log = (level: 'info' | 'warn', message: string): void => p.emit({ type: 'log', runId: p.runId, level, message, phase: current.phase });
   let next = p.nextIndex;
@@ -259,9 +265,16 @@ export async function runPhasesOnRun(runId: number, phases: readonly RunPhaseSte
     wait: Boolean(o.waitForLab),
     ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
   });
-  if (!o.store.reopenRun(runId, currentSession())) {
+  let claimed = false;
+  try {
+    claimed = o.store.claimRun(runId, currentSession());
+  } catch (e) {
     await lease.release().catch(() => {});
-    throw new Error(`Run ${runId} could not be opened again: another process is running it, or it was deleted.`);
+    throw e;
+  }
+  if (!claimed) {
+    await lease.release().catch(() => {});
+    throw new Error(`Run ${runId} could not be taken: another process is running it, or it was deleted.`);
   }
   o.onRunId?.(runId);
   const emit: RunListener = (e) => {
@@ -273,8 +286,9 @@ export async function runPhasesOnRun(runId: number, phases: readonly RunPhaseSte
   };
   const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
   if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
-  let status: RunStatus = stored.status;
-  let error: string | undefined = stored.error ?? undefined;
+  // The outcome of the phases, not the run's: the run keeps its own status, times and error.
+  let status: RunStatus = 'completed';
+  let error: string | undefined;
   let results: CellResult[] = [];
   let total = stored.cellsTotal;
   const warned = new Set<string>();
@@ -296,16 +310,17 @@ export async function runPhasesOnRun(runId: number, phases: readonly RunPhaseSte
         }).then((r) => r.result),
     });
     results = await runPhases(ctx, phases);
+    if (ctx.failure) [status, error] = ['failed', ctx.failure];
   } catch (e) {
-    if (!o.signal?.aborted) error = `${error ? `${error}; ` : ''}${(e as Error).message}`;
+    if (!o.signal?.aborted) [status, error] = ['failed', (e as Error).message];
   } finally {
+    if (o.signal?.aborted) status = 'cancelled';
     if (o.provider && o.provider.kind !== 'local') await withTimeout(o.provider.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').catch(() => {});
     await lease.release().catch(() => {});
     try {
-      o.store.finishRun(runId, status, error ?? null);
-    } catch (e) {
-      status = 'failed';
-      error = `the run's end could not be stored: ${(e as Error).message}`;
+      o.store.setCellsTotal(runId, stored.cellsTotal + results.length); // what the phases planned and did not run is not planned
+    } catch {
+      /* the count is cosmetic; the cells are stored */
     }
     emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
   }

@@ -16,6 +16,8 @@ export function toCsv(header: string[], rows: Cell[][]): string {
 const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['cell_index', (c) => c.config.index],
   ['repetition', (c) => c.config.repetition],
+  // Why it ran: the grid, a settling repetition of a contender, or a verification (never a repetition).
+  ['phase', (c) => c.config.phase ?? 'matrix'],
   ['app', (c) => c.config.app],
   ['request_set', (c) => c.config.requests?.name],
   ['mode', (c) => c.config.mode],

@@ -123,6 +123,12 @@ type ListParams = { status?: string; search?: string; limit?: number; offset?: n
 const durationSec = (startedAt: string, finishedAt: string | null): number | null =>
   finishedAt === null ? null : (Date.parse(finishedAt) - Date.parse(startedAt)) / 1000;
 
+/**
+ * A verification cell ran the pick under a snippet's own limits, and its step-up fails on purpose:
+ * neither a failed cell of the experiment nor its best.
+ */
+const NOT_VERIFY = `json_extract(c.config_json, '$.phase') IS NOT 'verify'`;
+
 export class RunQueries {
   private readonly insert: Database.Statement<[string, string | null, string, string, string, number, string, string]>;
   private readonly finishStmt: Database.Statement<[string, string, string | null, number]>;
@@ -131,7 +137,9 @@ export class RunQueries {
   private readonly deleteStmt: Database.Statement<[number]>;
   private readonly searchStmt: Database.Statement<[string, number, number]>;
   private readonly growStmt: Database.Statement<[number, number]>;
-  private readonly reopenStmt: Database.Statement<[string, number]>;
+  private readonly claimStmt: Database.Statement<[string, number]>;
+  private readonly totalStmt: Database.Statement<[number, number]>;
+  private readonly orphanStmt: Database.Statement<[], { id: number; owner_session: string }>;
   /** listRuns statements by (sort, order, filters): at most 40, each prepared on first use. */
   private readonly listCache = new Map<string, { page: Database.Statement<[ListParams], SummaryRow>; count: Database.Statement<[ListParams], { n: number }> }>();
 
@@ -146,8 +154,23 @@ export class RunQueries {
     this.deleteStmt = db.prepare('DELETE FROM runs WHERE id = ?');
     this.searchStmt = db.prepare('UPDATE runs SET search_json = ?, cells_total = ? WHERE id = ?');
     this.growStmt = db.prepare('UPDATE runs SET cells_total = cells_total + ? WHERE id = ?');
-    // A finished run gets more cells (verification of an older run): it runs again, owned by this process.
-    this.reopenStmt = db.prepare(`UPDATE runs SET status = 'running', finished_at = NULL, error = NULL, owner_session = ? WHERE id = ? AND status != 'running'`);
+    // A finished run gets more cells (verification of an older run): its status, times and error stay
+    // as they were; the process adding them owns it meanwhile, so a kill is found by its dead owner.
+    this.claimStmt = db.prepare(`UPDATE runs SET owner_session = ? WHERE id = ? AND status != 'running'`);
+    this.totalStmt = db.prepare('UPDATE runs SET cells_total = ? WHERE id = ?');
+    this.orphanStmt = db.prepare<[], { id: number; owner_session: string }>(
+      `SELECT DISTINCT r.id, r.owner_session FROM runs r JOIN cells c ON c.run_id = r.id WHERE r.status != 'running' AND c.status = 'running'`,
+    );
+  }
+
+  /** Finished runs with a cell still running: more cells appended to them (verify) by the owner, alive or dead. */
+  finishedWithRunningCells(): { id: number; ownerSession: string }[] {
+    return this.orphanStmt.all().map((r) => ({ id: r.id, ownerSession: r.owner_session }));
+  }
+
+  /** The planned cell count, corrected when a phase planned more than it ran. */
+  setTotal(runId: number, cells: number): boolean {
+    return this.totalStmt.run(cells, runId).changes > 0;
   }
 
   /** A phase after the grid (settling, verification) plans more cells. */
@@ -155,9 +178,9 @@ export class RunQueries {
     return this.growStmt.run(cells, runId).changes > 0;
   }
 
-  /** A finished run running again (more cells appended); false when it is running already or gone. */
-  reopen(runId: number, ownerSession: string): boolean {
-    return this.reopenStmt.run(ownerSession, runId).changes > 0;
+  /** A finished run claimed by the process appending cells to it; false when it is running or gone. */
+  claim(runId: number, ownerSession: string): boolean {
+    return this.claimStmt.run(ownerSession, runId).changes > 0;
   }
 
   /** Replaces an auto-size run's trace, and its planned cell count (the search learns it as it goes). */
@@ -258,9 +281,9 @@ export class RunQueries {
         FROM runs ${whereSql} ORDER BY ${orderBy('')} LIMIT @limit OFFSET @offset)
       SELECT page.id, page.name, page.preset, page.status, page.cells_total, page.started_at, page.finished_at,
         count(c.status) FILTER (WHERE c.status <> 'running') AS cells_done,
-        count(c.status) FILTER (WHERE c.status IN ('failed', 'oom')) AS cells_failed,
-        max(c.rps_mean) FILTER (WHERE c.status = 'ok') AS best_rps,
-        min(c.p99_us) FILTER (WHERE c.status = 'ok') AS best_p99_us
+        count(c.status) FILTER (WHERE c.status IN ('failed', 'oom') AND ${NOT_VERIFY}) AS cells_failed,
+        max(c.rps_mean) FILTER (WHERE c.status = 'ok' AND ${NOT_VERIFY}) AS best_rps,
+        min(c.p99_us) FILTER (WHERE c.status = 'ok' AND ${NOT_VERIFY}) AS best_p99_us
       FROM page LEFT JOIN cells c ON c.run_id = page.id
       GROUP BY page.id
       ORDER BY ${orderBy('page.')}`);

@@ -98,9 +98,17 @@ export class Store {
     return this.runs.grow(runId, cells);
   }
 
-  /** A finished run running again, owned by this process (more cells appended); false when it is running or gone. */
-  reopenRun(runId: number, ownerSession: string): boolean {
-    return this.runs.reopen(runId, ownerSession);
+  /**
+   * A finished run claimed by this process to append cells to it (verification of an older run): its
+   * status, times and error are kept; false when it is running or gone.
+   */
+  claimRun(runId: number, ownerSession: string): boolean {
+    return this.runs.claim(runId, ownerSession);
+  }
+
+  /** Sets the planned cell count (a phase that planned more cells than it ran). */
+  setCellsTotal(runId: number, cells: number): boolean {
+    return this.runs.setTotal(runId, cells);
   }
 
   startCell(runId: number, config: CellConfig): number {
@@ -134,6 +142,12 @@ export class Store {
           this.cells.interrupt(id, now);
           this.runs.finish(id, 'interrupted', INTERRUPTED_ERROR, now);
           marked.push(id);
+        }
+        // Cells appended to a finished run (verify) by a process that is gone: interrupted, the run's own status kept.
+        for (const { id, ownerSession } of this.runs.finishedWithRunningCells()) {
+          let ok = alive.get(ownerSession);
+          if (ok === undefined) alive.set(ownerSession, (ok = isOwnerAlive(ownerSession)));
+          if (!ok) this.cells.interrupt(id, now);
         }
         return marked;
       })

@@ -43,13 +43,14 @@ function seriesKey(c: CellConfig): string {
 
 /**
  * p99 (ms) or req/s against workers, one line per CPU / memory pair (and app, mode, load).
- * Repetitions are averaged; cells that did not finish ok are left out.
+ * Repetitions are averaged; cells that did not finish ok, and verification cells, are left out.
  */
 export function summaryConfig(cells: CellRow[], metric: SummaryMetric, title: string, prefix = '', offset = 0) {
   const groups = new Map<string, Map<number, number[]>>();
   for (const c of cells) {
     const v = metric === 'p99' ? c.p99Us : c.rpsMean;
-    if (c.status !== 'ok' || v === null) continue;
+    // A verification ran under a snippet's own limits: not a repetition of the grid's configuration.
+    if (c.status !== 'ok' || v === null || c.config.phase === 'verify') continue;
     const key = prefix + seriesKey(c.config);
     const byWorkers = groups.get(key) ?? new Map<number, number[]>();
     byWorkers.set(c.config.workers, [...(byWorkers.get(c.config.workers) ?? []), metric === 'p99' ? v / 1000 : v]);

@@ -78,7 +78,10 @@ describe('recommend: throughput', () => {
     expect(s.bestRps.workers).toBe(2);
     expect(s.rpsVerdict).toBe('not-distinguishable');
     expect(s.rpsTests[0]!.test!.p).toBe(1);
-    expect(rec.words).toContain("2 and 4 cluster workers are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).");
+    // Shown within ±5 % by two one-sided tests: equivalent, and the cheaper (fewer workers) is the pick.
+    expect(s.state).toBe('equivalent');
+    expect(s.knee.workers).toBe(2);
+    expect(rec.words).toContain("2 and 4 cluster workers are shown within 5 % of the best throughput (one-sided Welch's t-tests, Holm-corrected, 5 %): equivalent, so the cheapest is the pick.");
   });
 
   it('finds the knee: the fewest workers not significantly below the best minus the margin', () => {
@@ -128,7 +131,9 @@ describe('recommend: throughput', () => {
     ]));
     const s = scope(rec);
     expect(s.bestRps.mode).toBe('cluster');
-    expect(rec.words).toContain("2 cluster workers and 2 PM2 instances are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).");
+    // PM2 adds its daemon: the lighter launcher wins an equivalence.
+    expect([s.state, s.knee.mode]).toEqual(['equivalent', 'cluster']);
+    expect(rec.words).toContain("2 cluster workers and 2 PM2 instances are shown within 5 % of the best throughput (one-sided Welch's t-tests, Holm-corrected, 5 %): equivalent, so the cheapest is the pick.");
     expect(rec.words).toContain('Lowest p99: a single process (1.00 ms ± 0.00, n = 3).');
   });
 });
