@@ -54,7 +54,9 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
     // Good enough (cheaper rival): its goodput, or bound, shown above (1 − m) × the best's estimate.
     const pGood = cheaperThanBest && !isCensored(best) ? welch(e, eb, 1 - m).pAbove : null;
     // Equivalent: TOST, both sides estimates.
-    const pEquiv = !isCensored(c) && !isCensored(best) ? Math.max(welch(e, eb, 1 - m).pAbove, welch(e, eb, 1 + m).pBelow) : null;
+    // (Only for costlier rivals: a cheaper one is settled by the non-inferiority test above, and a
+    // wider Holm family would only make equivalence harder to show.)
+    const pEquiv = !cheaperThanBest && !isCensored(c) && !isCensored(best) ? Math.max(welch(e, eb, 1 - m).pAbove, welch(e, eb, 1 + m).pBelow) : null;
     return { c, cheaperThanBest, e, pWorse, pGood, pEquiv };
   });
   const adjust = (pick: (r: Raw) => number | null): Map<Raw, number> => {
