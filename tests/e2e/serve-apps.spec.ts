@@ -80,6 +80,9 @@ test('add an app with problems, then a real project: check, save, build, run, re
   // …and sizes it: both cells run against the user's Express server.
   await page.getByTestId('duration').fill('2');
   await page.getByTestId('warmup').fill('0');
+  // The grid alone (settling and verification are tested in serve-deploy.spec.ts).
+  await page.getByTestId('settle-budget').fill('0');
+  await page.getByTestId('verify').uncheck();
   await page.getByTestId('start').click();
   await expect(page).toHaveURL(/#\/live\/\d+$/);
   await expect(page.getByTestId('run-status')).toContainText('completed', { timeout: 90_000 });
