@@ -24,6 +24,7 @@ export function benchOverhead(): Row[] {
       name: 'overhead bench', apps: ['hello'], modes: ['single', 'cluster', 'pm2'], workers: [2],
       cpuMillicores: [500, 1000], memoryMb: [256], load: { model: 'closed', connections: [10] },
       durationSec: 2, warmupSec: 1, repetitions: 2,
+      settleBudgetPct: 0, verify: false, // the grid's own cells: what each costs, not the answer's phases
     }));
     const out = execFileSync(process.execPath, ['bin/rightsize.js', '--db', path.join(dir, 'h.db'), '--json', 'run', '--config', config], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     const cells = (JSON.parse(out) as { cells: CellOut[] }).cells;

@@ -19,7 +19,7 @@ export async function benchResponsiveness(rounds = 3): Promise<void> {
       const h = monitorEventLoopDelay({ resolution: 10 });
       h.enable();
       await runMatrix(
-        { apps: ['hello'], modes: ['single', 'cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256], load: { model: 'closed', connections: [20] }, durationSec: 8, warmupSec: 1 },
+        { apps: ['hello'], modes: ['single', 'cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256], load: { model: 'closed', connections: [20] }, durationSec: 8, warmupSec: 1, settleBudgetPct: 0, verify: false },
         { store, onEvent: (e) => void (e.type === 'sample' && samples++) },
       );
       h.disable();

@@ -26,7 +26,7 @@ import { isMain, median, printRows, row, type Row } from './stats.ts';
 
 const MATRIX = {
   name: 'targets bench', apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [500], memoryMb: [128],
-  load: { model: 'closed', connections: [4] }, durationSec: 2, warmupSec: 1, repetitions: 2,
+  load: { model: 'closed', connections: [4] }, durationSec: 2, warmupSec: 1, repetitions: 2, settleBudgetPct: 0, verify: false,
 };
 
 const overheadMs = (c: CellResult): number => Date.parse(c.finishedAt) - Date.parse(c.startedAt) - ((c.load?.warmupUsedSec ?? c.config.warmupSec) + c.config.durationSec) * 1000;
@@ -34,7 +34,7 @@ const overheadMs = (c: CellResult): number => Date.parse(c.finishedAt) - Date.pa
 /** The same small matrix as tests/integration/distributed.test.ts: 4 cells, 250m / 128 MB. */
 const PARALLEL_MATRIX = {
   name: 'targets bench K', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128],
-  load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4,
+  load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4, settleBudgetPct: 0, verify: false,
 };
 const ROUNDS = 3;
 
