@@ -13,7 +13,7 @@ import type { Sample } from '../engine/types.ts';
 import type { RunDetail, StoredCell } from '../store/index.ts';
 import { answerKey, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
 import {
-  kneePick, nothingToDeploy, provenanceLines, recommendedDeploy, scopeConfidence, snippetDeploy, snippetFiles, SNIPPET_KINDS,
+  kneePick, nothingToDeploy, provenanceLines, recommendedDeploy, snippetDeploy, snippetFiles, SNIPPET_KINDS,
   type DeployConfig, type DeployInput, type DeployProvenance, type SnippetFile, type SnippetKind, type SnippetState,
 } from './snippets.ts';
 import { verificationOf } from './verification.ts';

@@ -14,7 +14,7 @@ import { loadLabel, memLabel } from '../analysis/group.ts';
 import { searchConfigLabel, searchNothingToDeploy } from '../analysis/search-answer.ts';
 import { answerPick, type AnswerPick } from '../analysis/sizing.ts';
 import { describeSlo } from '../analysis/slo.ts';
-import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome, Verdict } from '../analysis/types.ts';
+import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import type { CellLoad } from '../engine/types.ts';
 import { exactCpu, recommendedCpu, recommendedMemoryLimit } from './resources.ts';
