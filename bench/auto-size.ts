@@ -15,7 +15,7 @@ import { evidenceOf, judge } from '../src-main/engine/auto-size/judge.ts';
 import { runSearch } from '../src-main/engine/auto-size/run-search.ts';
 import { configLabel, type Config } from '../src-main/engine/auto-size/search.ts';
 import { steps, validateSizeSpec } from '../src-main/engine/auto-size/spec.ts';
-import type { SizeSpec } from '../src-main/engine/auto-size/types.ts';
+import type { SizeSpec } from '../src-main/model/search.ts';
 import { hostLimits } from '../src-main/engine/host.ts';
 import { runMatrix } from '../src-main/engine/run-matrix.ts';
 import { checkEngine } from '../src-main/docker/client.ts';

@@ -10,7 +10,7 @@ import { checkEngine } from '../src-main/docker/client.ts';
 import { TargetContainer } from '../src-main/docker/containers.ts';
 import { servingProcesses } from '../src-main/docker/launch.ts';
 import { waitReady } from '../src-main/docker/readiness.ts';
-import type { LaunchMode } from '../src-main/engine/types.ts';
+import type { LaunchMode } from '../src-main/model/types.ts';
 import { isMain, printRows, row, type Row } from './stats.ts';
 
 const N = 10;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { CellConfig, CellResult, HostFacts, LaunchMode, RunStatus, Sample } from '../src-main/engine/types.ts';
+import type { CellConfig, CellResult, HostFacts, LaunchMode, RunStatus, Sample } from '../src-main/model/types.ts';
 import { Store } from '../src-main/store/index.ts';
 import { isMain, printRows, row, type Row } from './stats.ts';
 

@@ -19,7 +19,7 @@ import { TargetContainer } from '../src-main/docker/containers.ts';
 import { findImage } from '../src-main/docker/image-lookup.ts';
 import { servingProcesses, WORKERS_LISTENING } from '../src-main/docker/launch.ts';
 import { waitReady } from '../src-main/docker/readiness.ts';
-import type { LaunchMode } from '../src-main/engine/types.ts';
+import type { LaunchMode } from '../src-main/model/types.ts';
 import { isMain, printRows, row, type Row } from './stats.ts';
 
 const FIXTURE = path.resolve(fileURLToPath(import.meta.url), '../../tests/fixtures/express-app');

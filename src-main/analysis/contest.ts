@@ -9,7 +9,10 @@ import type { AnswerState, ConfigurationSummary, RivalRelation, RivalTest } from
 
 /** Cheaper first: fewer workers, then less CPU, then less memory, then the simpler launcher. */
 export const cheaper = (a: ConfigurationSummary, b: ConfigurationSummary): number =>
-  a.workers - b.workers || a.cpuMillis - b.cpuMillis || a.memoryMb - b.memoryMb || MODE_ORDER[a.mode] - MODE_ORDER[b.mode];
+  a.workers - b.workers ||
+  a.cpuMillis - b.cpuMillis ||
+  a.memoryMb - b.memoryMb ||
+  MODE_ORDER[a.mode] - MODE_ORDER[b.mode];
 
 /** Its goodput is only a lower bound: the load generator or the host set the pace of a repetition. */
 export const isCensored = (c: ConfigurationSummary): boolean => c.bottleneck !== null;
@@ -18,13 +21,21 @@ export interface Contest {
   state: AnswerState;
   /** The highest measured goodput (a lower bound when censored). */
   best: ConfigurationSummary;
-  /** What the answer names: the best, or the cheapest shown within the margin of it; for 'undecided' the leading contender, never to be said as a pick. */
+  /**
+   * What the answer names: the best, or the cheapest shown within the margin of it; for 'undecided' the leading
+   * contender, never to be said as a pick.
+   */
   pick: ConfigurationSummary;
   /** The best's relation to every other candidate. */
   rivals: RivalTest[];
-  /** The configurations still in the running (pick and best first): the pick, the best and every rival not shown worse. */
+  /**
+   * The configurations still in the running (pick and best first): the pick, the best and every rival not shown worse.
+   */
   contenders: ConfigurationSummary[];
-  /** Why an undecided contest is undecided: 'noise' — more repetitions can settle it; 'bound' — a lower bound prevents it, only a different experiment can. */
+  /**
+   * Why an undecided contest is undecided: 'noise' — more repetitions can settle it; 'bound' — a lower bound prevents
+   * it, only a different experiment can.
+   */
   blockedBy: ('noise' | 'bound')[];
 }
 
@@ -44,7 +55,14 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
   const best = [...candidates].sort((a, b) => b.rps!.mean - a.rps!.mean || cheaper(a, b))[0]!;
   const others = candidates.filter((c) => c !== best);
   const eb = estimateOf(best.rps!);
-  type Raw = { c: ConfigurationSummary; cheaperThanBest: boolean; e: Estimate | null; pWorse: number | null; pGood: number | null; pEquiv: number | null };
+  type Raw = {
+    c: ConfigurationSummary;
+    cheaperThanBest: boolean;
+    e: Estimate | null;
+    pWorse: number | null;
+    pGood: number | null;
+    pEquiv: number | null;
+  };
   const raw: Raw[] = others.map((c) => {
     const e = estimateOf(c.rps!);
     const cheaperThanBest = cheaper(c, best) < 0;
@@ -56,7 +74,10 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
     // Equivalent: TOST, both sides estimates.
     // (Only for costlier rivals: a cheaper one is settled by the non-inferiority test above, and a
     // wider Holm family would only make equivalence harder to show.)
-    const pEquiv = !cheaperThanBest && !isCensored(c) && !isCensored(best) ? Math.max(welch(e, eb, 1 - m).pAbove, welch(e, eb, 1 + m).pBelow) : null;
+    const pEquiv =
+      !cheaperThanBest && !isCensored(c) && !isCensored(best)
+        ? Math.max(welch(e, eb, 1 - m).pAbove, welch(e, eb, 1 + m).pBelow)
+        : null;
     return { c, cheaperThanBest, e, pWorse, pGood, pEquiv };
   });
   const adjust = (pick: (r: Raw) => number | null): Map<Raw, number> => {
@@ -94,7 +115,9 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
   const floor = (1 - m) * best.rps!.mean;
   // Without an interval only the means speak, so the floor applies to them.
   // A bound leads only from at or above the floor: below it, it says nothing for the cheaper one.
-  const leading = inTheRunning.filter((c) => c === best || (estimateOf(c.rps!) !== null && eb !== null && !isCensored(c)) || c.rps!.mean >= floor);
+  const leading = inTheRunning.filter(
+    (c) => c === best || (estimateOf(c.rps!) !== null && eb !== null && !isCensored(c)) || c.rps!.mean >= floor,
+  );
   const pick = (state === 'undecided' ? leading : [best, ...within]).sort(cheaper)[0]!;
   const contenders = [pick, ...inTheRunning.filter((c) => c !== pick)];
   const blockedBy = [...new Set(undecided.map((r) => r.blockedBy!))];
@@ -106,23 +129,36 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
  * way ('bound'): a censored rival can be shown neither worse nor equivalent; against a censored
  * best, a cheaper rival measured above (1 − m) × that bound can never be shown below it.
  */
-function blockOf(c: ConfigurationSummary, best: ConfigurationSummary, cheaperThanBest: boolean, m: number): 'noise' | 'bound' {
+function blockOf(
+  c: ConfigurationSummary,
+  best: ConfigurationSummary,
+  cheaperThanBest: boolean,
+  m: number,
+): 'noise' | 'bound' {
   // A busy host is passing: repetitions on a quieter moment can replace a host-busy bound (group.ts
   // leaves host-busy repetitions out once two undisturbed ones exist). A load generator's ceiling is not.
   const fixed = (x: ConfigurationSummary): boolean => x.bottleneck === 'client';
   if (isCensored(c)) return fixed(c) ? 'bound' : 'noise';
-  if (isCensored(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * best.rps!.mean) return fixed(best) ? 'bound' : 'noise';
+  if (isCensored(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * best.rps!.mean)
+    return fixed(best) ? 'bound' : 'noise';
   return 'noise';
 }
 
 /** What would decide an undecided contest, in words the answer can print. */
-export function whatWouldDecide(blockedBy: readonly ('noise' | 'bound')[], ceiling: 'client' | 'host' | null): string[] {
+export function whatWouldDecide(
+  blockedBy: readonly ('noise' | 'bound')[],
+  ceiling: 'client' | 'host' | null,
+): string[] {
   const out: string[] = [];
   if (blockedBy.includes('noise')) {
-    out.push(`more repetitions of the contenders${ceiling === 'host' ? ' on a quieter host (other processes took CPU)' : ''} (settling: "settleBudgetPct", CLI --settle-budget)`);
+    out.push(
+      `more repetitions of the contenders${ceiling === 'host' ? ' on a quieter host (other processes took CPU)' : ''} (settling: "settleBudgetPct", CLI --settle-budget)`,
+    );
   }
   if (blockedBy.includes('bound')) {
-    out.push('a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load threads ("load.threads"), or a target with more cores');
+    out.push(
+      'a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load threads ("load.threads"), or a target with more cores',
+    );
   }
   return out;
 }

@@ -6,7 +6,6 @@ import { groupBy, loadLabel, pairLabel, workloadLabel } from './group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope, Verdict } from './types.ts';
 
-
 const rpsOf = (c: ConfigurationSummary): MetricStats => c.rps!;
 const p99Of = (c: ConfigurationSummary): MetricStats => c.p99Us!;
 
@@ -23,7 +22,12 @@ interface Comparison {
  * comparisons (the pick was chosen among them, so one uncorrected test per pair would find a
  * "winner" by chance far more often than 5 %). Where a side has no interval only means are known.
  */
-export function comparePick(pick: ConfigurationSummary, others: ConfigurationSummary[], metric: (c: ConfigurationSummary) => MetricStats, higherIsBetter: boolean): Comparison {
+export function comparePick(
+  pick: ConfigurationSummary,
+  others: ConfigurationSummary[],
+  metric: (c: ConfigurationSummary) => MetricStats,
+  higherIsBetter: boolean,
+): Comparison {
   if (others.length === 0) return { verdict: 'only-one', tests: [], notDistinguishable: [], worse: [] };
   const w = estimateOf(metric(pick));
   const raw = others.map((o) => {
@@ -52,7 +56,11 @@ export function comparePick(pick: ConfigurationSummary, others: ConfigurationSum
  * correction would only make that easier. 'shown-within' when the opposite one-sided test also
  * shows it above the floor; 'means' without intervals. Censored numbers are used as lower bounds.
  */
-export function withinMargin(c: ConfigurationSummary, best: ConfigurationSummary, marginPct: number): { within: boolean; evidence: ScopeDecision['kneeEvidence'] } {
+export function withinMargin(
+  c: ConfigurationSummary,
+  best: ConfigurationSummary,
+  marginPct: number,
+): { within: boolean; evidence: ScopeDecision['kneeEvidence'] } {
   const share = 1 - marginPct / 100;
   if (c === best) return { within: true, evidence: 'shown-within' };
   const a = estimateOf(c.rps!);
@@ -80,30 +88,62 @@ interface Candidates {
  */
 export function candidatesOf(cs: ConfigurationSummary[]): Candidates {
   const candidates = cs.filter((c) => c.disqualified.length === 0);
-  const setAside = cs.filter((c) => !candidates.includes(c)).map((c) => ({ key: c.key, reason: c.disqualified.join(', ') }));
-  const ceiling = !candidates.length || candidates.some((c) => c.bottleneck === null) ? null : candidates.every((c) => c.bottleneck === 'client') ? 'client' : 'host';
+  const setAside = cs
+    .filter((c) => !candidates.includes(c))
+    .map((c) => ({ key: c.key, reason: c.disqualified.join(', ') }));
+  const ceiling =
+    !candidates.length || candidates.some((c) => c.bottleneck === null)
+      ? null
+      : candidates.every((c) => c.bottleneck === 'client')
+        ? 'client'
+        : 'host';
   return { candidates, setAside, ceiling };
 }
 
-function decideScope(cs: ConfigurationSummary[], marginPct: number, label: string, context: string): ScopeDecision | UndecidedScope {
+function decideScope(
+  cs: ConfigurationSummary[],
+  marginPct: number,
+  label: string,
+  context: string,
+): ScopeDecision | UndecidedScope {
   const first = cs[0]!;
   const { candidates, setAside, ceiling } = candidatesOf(cs);
   const c = contest(candidates, marginPct);
   if (!c) return { key: first.scopeKey, label, context, setAside };
   const { best: bestRps, pick: knee } = c;
-  const kneeEvidence: ScopeDecision['kneeEvidence'] = !knee.rps!.ci || !bestRps.rps!.ci ? 'means' : c.state === 'undecided' ? 'not-below' : 'shown-within';
+  const kneeEvidence: ScopeDecision['kneeEvidence'] =
+    !knee.rps!.ci || !bestRps.rps!.ci ? 'means' : c.state === 'undecided' ? 'not-below' : 'shown-within';
   const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || cheaper(a, b))[0]!;
-  const tested = comparePick(bestRps, candidates.filter((x) => x !== bestRps), rpsOf, true);
+  const tested = comparePick(
+    bestRps,
+    candidates.filter((x) => x !== bestRps),
+    rpsOf,
+    true,
+  );
   // The verdict and its lists follow the contest, so the words can never contradict the headline.
   const others = c.contenders.filter((x) => x !== bestRps).map((x) => x.key);
   const verdict: Verdict =
-    c.rivals.length === 0 ? 'only-one'
-    : c.state === 'confident' ? 'clear'
-    : c.state === 'undecided' && c.blockedBy.includes('bound') ? 'bottlenecked'
-    : c.rivals.some((r) => r.p === null) ? 'single-sample'
-    : 'not-distinguishable';
-  const rps: Comparison = { verdict, tests: tested.tests, notDistinguishable: others, worse: c.rivals.filter((r) => r.relation === 'worse').map((r) => r.key) };
-  const p99 = comparePick(lowestP99, candidates.filter((x) => x !== lowestP99), p99Of, false);
+    c.rivals.length === 0
+      ? 'only-one'
+      : c.state === 'confident'
+        ? 'clear'
+        : c.state === 'undecided' && c.blockedBy.includes('bound')
+          ? 'bottlenecked'
+          : c.rivals.some((r) => r.p === null)
+            ? 'single-sample'
+            : 'not-distinguishable';
+  const rps: Comparison = {
+    verdict,
+    tests: tested.tests,
+    notDistinguishable: others,
+    worse: c.rivals.filter((r) => r.relation === 'worse').map((r) => r.key),
+  };
+  const p99 = comparePick(
+    lowestP99,
+    candidates.filter((x) => x !== lowestP99),
+    p99Of,
+    false,
+  );
   return {
     key: first.scopeKey,
     label,
@@ -120,7 +160,10 @@ function decideScope(cs: ConfigurationSummary[], marginPct: number, label: strin
     contenders: c.contenders.map((x) => x.key),
     rivals: c.rivals,
     lowerBounds: candidates.filter(isCensored).map((x) => x.key),
-    decideBy: c.state === 'undecided' ? whatWouldDecide(c.blockedBy, ceiling ?? (candidates.some((x) => x.bottleneck === 'host') ? 'host' : 'client')) : [],
+    decideBy:
+      c.state === 'undecided'
+        ? whatWouldDecide(c.blockedBy, ceiling ?? (candidates.some((x) => x.bottleneck === 'host') ? 'host' : 'client'))
+        : [],
     settleable: c.state === 'undecided' && !c.blockedBy.includes('bound'),
     ceiling,
     bestRps,
@@ -137,14 +180,28 @@ function decideScope(cs: ConfigurationSummary[], marginPct: number, label: strin
   };
 }
 
-/** One decision per scope (workload × load × CPU × memory) with any included repetition; scopes where nothing qualified are listed apart. */
-export function decideScopes(configurations: ConfigurationSummary[], marginPct: number): { scopes: ScopeDecision[]; undecided: UndecidedScope[] } {
-  const byScope = groupBy(configurations.filter((x) => x.n > 0), (c) => c.scopeKey);
+/**
+ * One decision per scope (workload × load × CPU × memory) with any included repetition; scopes where nothing qualified
+ * are listed apart.
+ */
+export function decideScopes(
+  configurations: ConfigurationSummary[],
+  marginPct: number,
+): { scopes: ScopeDecision[]; undecided: UndecidedScope[] } {
+  const byScope = groupBy(
+    configurations.filter((x) => x.n > 0),
+    (c) => c.scopeKey,
+  );
   const scopes: ScopeDecision[] = [];
   const undecided: UndecidedScope[] = [];
   for (const cs of byScope.values()) {
     const f = cs[0]!;
-    const d = decideScope(cs, marginPct, pairLabel(f.cpuMillis, f.memoryMb), `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`);
+    const d = decideScope(
+      cs,
+      marginPct,
+      pairLabel(f.cpuMillis, f.memoryMb),
+      `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`,
+    );
     if ('bestRps' in d) scopes.push(d);
     else undecided.push(d);
   }

@@ -1,8 +1,8 @@
 import { cellLabel } from '../common/labels.ts';
 import { fmtNum } from '../common/format.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
-import type { CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../engine/types.ts';
-import type { StoredCell } from '../store/index.ts';
+import type { CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../model/types.ts';
+import type { StoredCell } from '../model/stored.ts';
 import { mean, summarize, summarizeOne, summarizeOneLog } from './stats.ts';
 import type { ConfigurationSummary, Exclusion, FlagSummary } from './types.ts';
 
@@ -10,30 +10,48 @@ import type { ConfigurationSummary, Exclusion, FlagSummary } from './types.ts';
 export const NOISY_CV = 0.1;
 /** Above this share of failed requests (pooled over repetitions, in percent) a configuration is never best or knee. */
 export const MAX_ERROR_PCT = 1;
-export const ONE_REPETITION_NOTE = 'one repetition: interval from batch means of its own seconds, blind to run-to-run variation; add repetitions';
+export const ONE_REPETITION_NOTE =
+  'one repetition: interval from batch means of its own seconds, blind to run-to-run variation; add repetitions';
 export const NO_INTERVAL_NOTE = 'one repetition and no per-second series: no confidence interval; add repetitions';
 
 /** Lightest launcher first: a single process has no primary; PM2 adds its daemon. Also breaks ties by cost. */
 export const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2, image: 3 };
-const FLAG_ORDER: FlagKind[] = ['client-bound', 'host-busy', 'unstable', 'oom-killed', 'errors', 'throttled', 'restarts'];
+const FLAG_ORDER: FlagKind[] = [
+  'client-bound',
+  'host-busy',
+  'unstable',
+  'oom-killed',
+  'errors',
+  'throttled',
+  'restarts',
+];
 
-const loadParts = (l: CellLoad): (string | number)[] => (l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections]);
+const loadParts = (l: CellLoad): (string | number)[] =>
+  l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections];
 
 /** What is being served: the app and, when the matrix named request sets, which one. */
-export const workloadKey = (w: { app: string; requestSet: string | null }): string => JSON.stringify([w.app, w.requestSet]);
+export const workloadKey = (w: { app: string; requestSet: string | null }): string =>
+  JSON.stringify([w.app, w.requestSet]);
 /** Configurations with the same scope differ only in mode and workers, so they are compared with each other. */
-export const scopeKey = (c: CellConfig): string => JSON.stringify([c.app, c.requests?.name ?? null, ...loadParts(c.load), c.cpuMillis, c.memoryMb]);
+export const scopeKey = (c: CellConfig): string =>
+  JSON.stringify([c.app, c.requests?.name ?? null, ...loadParts(c.load), c.cpuMillis, c.memoryMb]);
 /** Repetitions of one configuration share this key. */
-export const configurationKey = (c: CellConfig): string => JSON.stringify([c.app, c.requests?.name ?? null, c.mode, c.workers, c.cpuMillis, c.memoryMb, ...loadParts(c.load)]);
+export const configurationKey = (c: CellConfig): string =>
+  JSON.stringify([c.app, c.requests?.name ?? null, c.mode, c.workers, c.cpuMillis, c.memoryMb, ...loadParts(c.load)]);
 
 /** "0.5 CPU", "1 CPU", "2 CPUs". */
-export const cpuLabel = (millis: number): string => `${fmtNum(millis / 1000, millis % 1000 === 0 ? 0 : millis % 100 === 0 ? 1 : 2)} CPU${millis > 1000 ? 's' : ''}`;
+export const cpuLabel = (millis: number): string =>
+  `${fmtNum(millis / 1000, millis % 1000 === 0 ? 0 : millis % 100 === 0 ? 1 : 2)} CPU${millis > 1000 ? 's' : ''}`;
 /** "256 MB", "4 GB". */
 export const memLabel = (mb: number): string => (mb >= 1024 && mb % 1024 === 0 ? `${mb / 1024} GB` : `${mb} MB`);
-export const pairLabel = (cpuMillis: number, memoryMb: number): string => `${cpuLabel(cpuMillis)} / ${memLabel(memoryMb)}`;
+export const pairLabel = (cpuMillis: number, memoryMb: number): string =>
+  `${cpuLabel(cpuMillis)} / ${memLabel(memoryMb)}`;
 export const loadLabel = (l: CellLoad): string =>
-  l.model === 'closed' ? `${l.connections} connections` : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`;
-export const workloadLabel = (app: string, requestSet: string | null): string => (requestSet ? `${app} [${requestSet}]` : app);
+  l.model === 'closed'
+    ? `${l.connections} connections`
+    : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`;
+export const workloadLabel = (app: string, requestSet: string | null): string =>
+  requestSet ? `${app} [${requestSet}]` : app;
 
 /** Why a cell is left out, or null when it counts. */
 function exclusionReason(c: StoredCell): string | null {
@@ -75,10 +93,13 @@ export function cellGoodput(c: StoredCell): number {
   if (c.load?.goodputMean !== undefined) return c.load.goodputMean;
   const rps = c.rpsMean ?? 0;
   const responses = c.requests ?? 0;
-  return responses > 0 ? rps * Math.max(0, responses - (c.non2xx ?? 0)) / responses : rps;
+  return responses > 0 ? (rps * Math.max(0, responses - (c.non2xx ?? 0))) / responses : rps;
 }
 
-/** Goodput of each measured second: stored with the load result, or derived from the stored samples of older cells; null when neither exists. */
+/**
+ * Goodput of each measured second: stored with the load result, or derived from the stored samples of older cells; null
+ * when neither exists.
+ */
 export function cellGoodSeries(c: StoredCell, samples?: ReadonlyMap<number, readonly Sample[]>): number[] | null {
   const l = c.load;
   if (l?.perSecondGood?.length) return l.perSecondGood;
@@ -114,8 +135,13 @@ export function cellShortfall(c: StoredCell): 'server' | 'client' | null {
 /** Why a configuration may never be best or knee, from its included repetitions and its excluded ones. */
 function disqualifications(included: StoredCell[], excluded: Exclusion[], errorPct: number | null): string[] {
   const out: string[] = [];
-  if (errorPct !== null && errorPct > MAX_ERROR_PCT) out.push(`${fmtNum(errorPct, errorPct < 10 ? 1 : 0)} % of requests failed (above ${MAX_ERROR_PCT} %)`);
-  if (excluded.some((e) => e.status === 'oom') || included.some((c) => c.flags.some((f) => f.kind === 'oom-killed') || c.exit?.oomKilled)) out.push('OOM-killed');
+  if (errorPct !== null && errorPct > MAX_ERROR_PCT)
+    out.push(`${fmtNum(errorPct, errorPct < 10 ? 1 : 0)} % of requests failed (above ${MAX_ERROR_PCT} %)`);
+  if (
+    excluded.some((e) => e.status === 'oom') ||
+    included.some((c) => c.flags.some((f) => f.kind === 'oom-killed') || c.exit?.oomKilled)
+  )
+    out.push('OOM-killed');
   return out;
 }
 
@@ -157,9 +183,16 @@ export function groupBy<T, K>(xs: Iterable<T>, key: (x: T) => K): Map<K, T[]> {
 }
 
 /** Groups the cells into configurations, aggregates the included repetitions and lists every exclusion. */
-export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, readonly Sample[]>): { configurations: ConfigurationSummary[]; exclusions: Exclusion[] } {
-  // A verification cell ran the pick as a snippet deploys it (its own limits): evidence for the snippet, not a repetition.
-  const byKey = groupBy(cells.filter((c) => c.config.phase !== 'verify'), (c) => configurationKey(c.config));
+export function groupCells(
+  cells: StoredCell[],
+  samples?: ReadonlyMap<number, readonly Sample[]>,
+): { configurations: ConfigurationSummary[]; exclusions: Exclusion[] } {
+  // A verification cell ran the pick as a snippet deploys it (its own limits): evidence for the snippet, not a
+  // repetition.
+  const byKey = groupBy(
+    cells.filter((c) => c.config.phase !== 'verify'),
+    (c) => configurationKey(c.config),
+  );
   const configurations: ConfigurationSummary[] = [];
   const exclusions: Exclusion[] = [];
   for (const [key, group] of byKey) {
@@ -174,15 +207,32 @@ export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, re
     const dropBusy = quiet.length >= 2 && quiet.length < counted.length;
     for (const c of group) {
       const busy = c.flags.find((f) => f.kind === 'host-busy');
-      const reason = exclusionReason(c) ?? (dropBusy && busy ? `host-busy (${busy.reason}), with ${quiet.length} undisturbed repetitions to judge on` : null);
+      const reason =
+        exclusionReason(c) ??
+        (dropBusy && busy
+          ? `host-busy (${busy.reason}), with ${quiet.length} undisturbed repetitions to judge on`
+          : null);
       if (reason === null) included.push(c);
-      else excluded.push({ cellIndex: c.config.index, repetition: c.config.repetition, key, status: c.status, reason, text: `${cellLabel(c.config)}: ${reason}, excluded` });
+      else
+        excluded.push({
+          cellIndex: c.config.index,
+          repetition: c.config.repetition,
+          key,
+          status: c.status,
+          reason,
+          text: `${cellLabel(c.config)}: ${reason}, excluded`,
+        });
     }
     exclusions.push(...excluded);
     const [failed, attempts] = included.map(failedAndAttempts).reduce(([f, a], [f1, a1]) => [f + f1, a + a1], [0, 0]);
     const goodput = included.map(cellGoodput);
     // With repetitions their spread is the honest one; one repetition leans on its own seconds.
-    const rps = included.length === 0 ? null : included.length === 1 ? summarizeOne(goodput[0]!, cellGoodSeries(included[0]!, samples)) : summarize(goodput);
+    const rps =
+      included.length === 0
+        ? null
+        : included.length === 1
+          ? summarizeOne(goodput[0]!, cellGoodSeries(included[0]!, samples))
+          : summarize(goodput);
     const errorPct = included.length === 0 ? null : attempts > 0 ? (failed / attempts) * 100 : failed > 0 ? 100 : 0;
     const notes: string[] = [];
     if (included.length === 0) notes.push('every repetition was excluded');
@@ -208,7 +258,12 @@ export function groupCells(cells: StoredCell[], samples?: ReadonlyMap<number, re
       intervalFrom: rps?.intervalFrom ?? null,
       // Like throughput: the repetitions' spread, or with one repetition batch means of its per-second
       // p99s on a log scale (stats.ts summarizeOneLog); p99Us.intervalFrom says which.
-      p99Us: included.length === 0 ? null : included.length === 1 ? summarizeOneLog(included[0]!.p99Us!, cellP99Series(included[0]!, samples)) : summarize(included.map((c) => c.p99Us!)),
+      p99Us:
+        included.length === 0
+          ? null
+          : included.length === 1
+            ? summarizeOneLog(included[0]!.p99Us!, cellP99Series(included[0]!, samples))
+            : summarize(included.map((c) => c.p99Us!)),
       errorPct,
       workersPerCpu: first.workers / (first.cpuMillis / 1000),
       flags: flagSummaries(included),

@@ -26,7 +26,8 @@ export const STATE_WORDS: Record<AnswerState, string> = {
 };
 
 const goodput = (c: ConfigurationSummary): string => `${isCensored(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
-const listOf = (xs: string[]): string => (xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+const listOf = (xs: string[]): string =>
+  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 
 /** The headline of a matrix answer; null when nothing can be deployed (an auto-size run speaks for itself). */
 export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'headline'>): Headline | null {
@@ -37,7 +38,8 @@ export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | '
   const where = pairLabel(c.cpuMillis, c.memoryMb);
   const decideBy = p.basis === 'knee' && p.scope ? p.scope.decideBy : [];
   const base = { state: p.state, key: c.key, contenders: p.contenders, decideBy };
-  if (p.basis === 'search') return { ...base, text: `Pick: ${who(c)} on ${where}, found by the auto-size search — confident.` };
+  if (p.basis === 'search')
+    return { ...base, text: `Pick: ${who(c)} on ${where}, found by the auto-size search — confident.` };
   if (p.basis === 'slo') {
     return {
       ...base,
@@ -51,17 +53,26 @@ export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | '
   const m = rec.marginPct;
   if (p.state === 'confident') {
     const rivals = s.rivals.length;
-    const how = rivals === 0 ? 'the only configuration that qualified' : `its goodput (${goodput(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 %${s.lowerBounds.includes(c.key) ? '; a lower bound, the server was at least that fast' : ''})`;
+    const how =
+      rivals === 0
+        ? 'the only configuration that qualified'
+        : `its goodput (${goodput(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 %${s.lowerBounds.includes(c.key) ? '; a lower bound, the server was at least that fast' : ''})`;
     return { ...base, text: `Pick: ${who(c)} on ${where} — confident: ${how}.` };
   }
   if (p.state === 'equivalent') {
-    const within = s.contenders.filter((k) => k !== c.key).map((k) => byKey.get(k)!).filter(Boolean);
+    const within = s.contenders
+      .filter((k) => k !== c.key)
+      .map((k) => byKey.get(k)!)
+      .filter(Boolean);
     return {
       ...base,
       text: `Pick: ${who(c)} on ${where} — equivalent: ${listOf([who(c), ...within.map(who)])} are shown within ${fmtNum(m, 0)} % of the best goodput (one-sided tests), so the cheapest (${goodput(c)}).`,
     };
   }
-  const names = s.contenders.map((k) => byKey.get(k)!).filter(Boolean).map((x) => `${who(x)} (${goodput(x)})`);
+  const names = s.contenders
+    .map((k) => byKey.get(k)!)
+    .filter(Boolean)
+    .map((x) => `${who(x)} (${goodput(x)})`);
   const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
   return {
     ...base,

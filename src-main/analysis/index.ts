@@ -2,14 +2,71 @@
 export { recommend, DEFAULT_MARGIN_PCT } from './recommend.ts';
 export { parseSlo, describeSlo, sloOutcomes } from './slo.ts';
 export {
-  groupBy, failedAndAttempts, workloadKey, pairLabel, loadLabel, workloadLabel, cellGoodput, cellGoodSeries, cellShortfall,
-  ONE_REPETITION_NOTE, NO_INTERVAL_NOTE, MAX_ERROR_PCT,
+  groupBy,
+  failedAndAttempts,
+  workloadKey,
+  pairLabel,
+  loadLabel,
+  workloadLabel,
+  cellGoodput,
+  cellGoodSeries,
+  cellShortfall,
+  ONE_REPETITION_NOTE,
+  NO_INTERVAL_NOTE,
+  MAX_ERROR_PCT,
 } from './group.ts';
 export { candidatesOf, comparePick, withinMargin } from './decide.ts';
-export { who, fmtUsPm, fmtPct, fmtRatio, fmtMargin, flagPhrase, methodText, rpsText, p99Text, p99Short } from './words.ts';
-export { ALPHA, mean, stddev, cv, tQuantile, studentTCdf, confidenceInterval, batchMeans, summarize, summarizeOne, welch, holm, estimateOf } from './stats.ts';
-export { MEMORY_HEADROOM, MEMORY_ROUND_MB, MEMORY_LIMIT_RULE, limitFromPeak, cellPeak, leastSquares, fmtMb } from './memory.ts';
-export { recommendedMemoryLimitMb, recommendedCpuMillis, recommendedKeys, sizeConfigurations, answerPick, answerKey, type AnswerPick } from './sizing.ts';
-export { searchAnswer, searchHeadline, searchNothingToDeploy, searchObjective, searchConfigLabel } from './search-answer.ts';
+export {
+  who,
+  fmtUsPm,
+  fmtPct,
+  fmtRatio,
+  fmtMargin,
+  flagPhrase,
+  methodText,
+  rpsText,
+  p99Text,
+  p99Short,
+} from './words.ts';
+export {
+  ALPHA,
+  mean,
+  stddev,
+  cv,
+  tQuantile,
+  studentTCdf,
+  confidenceInterval,
+  batchMeans,
+  summarize,
+  summarizeOne,
+  welch,
+  holm,
+  estimateOf,
+} from './stats.ts';
+export {
+  MEMORY_HEADROOM,
+  MEMORY_ROUND_MB,
+  MEMORY_LIMIT_RULE,
+  limitFromPeak,
+  cellPeak,
+  leastSquares,
+  fmtMb,
+} from './memory.ts';
+export {
+  recommendedMemoryLimitMb,
+  recommendedCpuMillis,
+  recommendedKeys,
+  sizeConfigurations,
+  answerPick,
+  answerKey,
+  type AnswerPick,
+} from './sizing.ts';
+export {
+  searchAnswer,
+  searchHeadline,
+  searchNothingToDeploy,
+  searchObjective,
+  searchConfigLabel,
+} from './search-answer.ts';
 export { sizingSentences, sizingMethodText, perWorkerText, limitText, PEAK_SOURCE_WORDS } from './words.ts';
 export type * from './types.ts';

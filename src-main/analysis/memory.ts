@@ -2,7 +2,7 @@
 // deploy with, and what the matrix's memory caps showed (OOM kills, restarts, GC pressure). Pure
 // functions of a stored run's cells and the grouped configurations.
 import { fmtNum } from '../common/format.ts';
-import type { StoredCell } from '../store/index.ts';
+import type { StoredCell } from '../model/stored.ts';
 import { configurationKey, MAX_ERROR_PCT, memLabel } from './group.ts';
 import { ALPHA, estimateOf, holm, mean, summarize, tQuantile, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, MemoryCap, MemoryOutcome, MemorySizing, PeakSource, WorkerSlope } from './types.ts';
@@ -12,15 +12,17 @@ export const MEMORY_HEADROOM = 1.25;
 /** …rounded up to a multiple of this many MB (MiB, as Docker's `--memory 256m` and Kubernetes' `256Mi` count). */
 export const MEMORY_ROUND_MB = 32;
 /** The rule in words, as the answer states it. */
-export const MEMORY_LIMIT_RULE =
-  `limit = what a fresh deployment needs (the larger of the cgroup's peak and the processes' resident memory, file-backed pages counted once) × ${MEMORY_HEADROOM} rounded up to a multiple of ${MEMORY_ROUND_MB} MB, raised to the smallest clean cap when the matrix saw a cap at or above that fail`;
+export const MEMORY_LIMIT_RULE = `limit = what a fresh deployment needs (the larger of the cgroup's peak and the processes' resident memory, file-backed pages counted once) × ${MEMORY_HEADROOM} rounded up to a multiple of ${MEMORY_ROUND_MB} MB, raised to the smallest clean cap when the matrix saw a cap at or above that fail`;
 
 const MIB = 1024 * 1024;
 
 /** Bytes as the caps are written: "182 MB" (MiB, like "256 MB" of a cap); one decimal below 10. */
 export const fmtMb = (bytes: number): string => `${fmtNum(bytes / MIB, Math.abs(bytes) < 10 * MIB ? 1 : 0)} MB`;
 
-/** peak × MEMORY_HEADROOM, rounded up to MEMORY_ROUND_MB (MB). The peak: what a fresh deployment needs (FreshNeed.bytes), or a cgroup peak where that is all there is. */
+/**
+ * peak × MEMORY_HEADROOM, rounded up to MEMORY_ROUND_MB (MB). The peak: what a fresh deployment needs
+ * (FreshNeed.bytes), or a cgroup peak where that is all there is.
+ */
 export function limitFromPeak(peakBytes: number): number {
   return Math.max(MEMORY_ROUND_MB, Math.ceil((peakBytes * MEMORY_HEADROOM) / MIB / MEMORY_ROUND_MB) * MEMORY_ROUND_MB);
 }
@@ -32,7 +34,8 @@ export function limitFromPeak(peakBytes: number): number {
  */
 export function cellPeak(c: StoredCell): { bytes: number; source: Exclude<PeakSource, 'mixed'> } | null {
   const s = c.stats;
-  if (s?.memPeakBytes !== undefined && s.memPeakBytes > 0) return { bytes: s.memPeakBytes, source: s.memPeakSource ?? 'samples' };
+  if (s?.memPeakBytes !== undefined && s.memPeakBytes > 0)
+    return { bytes: s.memPeakBytes, source: s.memPeakSource ?? 'samples' };
   const legacy = s?.memMaxBytes ?? c.memMaxBytes;
   return legacy != null && legacy > 0 ? { bytes: legacy, source: 'legacy' } : null;
 }
@@ -57,7 +60,8 @@ export type FreshMeasure = 'cgroup' | 'rss';
  * Which resident figure: RSS with file-backed pages counted once — Σ per process max(RssAnon,
  * VmHWM − RssFile) + the largest RssFile (engine/process-memory.ts). Summed RSS counts the
  * ~35-40 MB of node binary and libraries once per process although a pod holds those pages once
- * (hello cluster ×2: 137 MB summed against 64 MB once, and 64 MB is where it ran); summed PSS divides shared pages among
+ * (hello cluster ×2: 137 MB summed against 64 MB once, and 64 MB is where it ran); summed PSS divides shared pages
+ * among
  * every process mapping them, other containers and the host included, so on a warm machine it
  * undercounts (55 MB; in a fresh pod, where only its own processes share them, PSS equals the
  * counted-once figure: 63.5 against 63.4 MB). Counted once, with the headroom, the limits came out
@@ -80,9 +84,15 @@ export interface FreshNeed {
   rssSummedBytes: number | null;
   /** The processes' PSS summed (an undercount on a warm machine; see above). */
   pssBytes: number | null;
-  /** The largest RSS high-water mark of one serving process (a worker; the primary where there is none): what PM2's `max_memory_restart` is checked against, per process. */
+  /**
+   * The largest RSS high-water mark of one serving process (a worker; the primary where there is none): what PM2's
+   * `max_memory_restart` is checked against, per process.
+   */
   processMaxRssBytes: number | null;
-  /** The largest anonymous resident memory of one serving process: heap, stacks and allocations, file-backed pages left out. */
+  /**
+   * The largest anonymous resident memory of one serving process: heap, stacks and allocations, file-backed pages left
+   * out.
+   */
   processMaxAnonBytes: number | null;
   /** The PM2 daemon's own RSS (pm2 mode): in the limit, never checked by `max_memory_restart`. */
   pm2DaemonRssBytes: number | null;
@@ -105,31 +115,42 @@ export function cellFreshNeed(c: StoredCell): FreshNeed | null {
   return freshNeed([c]);
 }
 
-/** What a fresh deployment of the configuration these cells repeat needs (see FreshNeed); null when none has a peak or process readings. */
+/**
+ * What a fresh deployment of the configuration these cells repeat needs (see FreshNeed); null when none has a peak or
+ * process readings.
+ */
 export function freshNeed(cells: readonly StoredCell[]): FreshNeed | null {
-  const per = cells.map((c) => {
-    const s = c.stats;
-    const procs = s?.processes?.length ? s.processes : null;
-    const serving = procs ? (procs.some((p) => p.role === 'worker') ? procs.filter((p) => p.role === 'worker') : procs.filter((p) => p.role === 'primary')) : [];
-    return {
-      peak: cellPeak(c)?.bytes ?? null,
-      rss: procs ? (s!.rssSharedOncePeakBytes ?? s!.rssTotalPeakBytes ?? null) : null,
-      summed: procs ? (s!.rssTotalPeakBytes ?? null) : null,
-      pss: procs ? (s!.pssTotalBytes ?? null) : null,
-      processMax: maxOf(serving.map((p) => p.rssPeakBytes)),
-      anonMax: maxOf(serving.map((p) => p.anonPeakBytes)),
-      daemon: procs ? maxOf(procs.filter((p) => p.role === 'pm2-daemon').map((p) => p.rssPeakBytes)) : null,
-      count: procs ? procs.length : null,
-      why: s?.processesNotMeasured ?? null,
-    };
-  }).filter((x) => x.peak !== null || x.rss !== null);
+  const per = cells
+    .map((c) => {
+      const s = c.stats;
+      const procs = s?.processes?.length ? s.processes : null;
+      const serving = procs
+        ? procs.some((p) => p.role === 'worker')
+          ? procs.filter((p) => p.role === 'worker')
+          : procs.filter((p) => p.role === 'primary')
+        : [];
+      return {
+        peak: cellPeak(c)?.bytes ?? null,
+        rss: procs ? (s!.rssSharedOncePeakBytes ?? s!.rssTotalPeakBytes ?? null) : null,
+        summed: procs ? (s!.rssTotalPeakBytes ?? null) : null,
+        pss: procs ? (s!.pssTotalBytes ?? null) : null,
+        processMax: maxOf(serving.map((p) => p.rssPeakBytes)),
+        anonMax: maxOf(serving.map((p) => p.anonPeakBytes)),
+        daemon: procs ? maxOf(procs.filter((p) => p.role === 'pm2-daemon').map((p) => p.rssPeakBytes)) : null,
+        count: procs ? procs.length : null,
+        why: s?.processesNotMeasured ?? null,
+      };
+    })
+    .filter((x) => x.peak !== null || x.rss !== null);
   if (per.length === 0) return null;
   const cgroupPeakBytes = maxOf(per.map((x) => x.peak));
   const rssBytes = maxOf(per.map((x) => x.rss));
   const measured = per.filter((x) => x.rss !== null);
   const top = measured.length ? measured.reduce((a, b) => (b.rss! > a.rss! ? b : a)) : null;
   const missing = per.length - measured.length;
-  const why = [...new Set(per.filter((x) => x.rss === null).map((x) => x.why ?? 'the cell predates process memory readings'))];
+  const why = [
+    ...new Set(per.filter((x) => x.rss === null).map((x) => x.why ?? 'the cell predates process memory readings')),
+  ];
   return {
     bytes: Math.max(cgroupPeakBytes ?? 0, rssBytes ?? 0),
     measure: rssBytes !== null && rssBytes > (cgroupPeakBytes ?? 0) ? 'rss' : 'cgroup',
@@ -143,7 +164,10 @@ export function freshNeed(cells: readonly StoredCell[]): FreshNeed | null {
     processes: top?.count ?? null,
     measuredRepetitions: measured.length,
     repetitions: per.length,
-    notMeasured: missing === 0 ? null : `not measured${per.length > 1 ? ` in ${missing} of ${per.length} repetitions` : ''}: ${why.join('; ')}`,
+    notMeasured:
+      missing === 0
+        ? null
+        : `not measured${per.length > 1 ? ` in ${missing} of ${per.length} repetitions` : ''}: ${why.join('; ')}`,
   };
 }
 
@@ -162,14 +186,21 @@ export function freshNeedText(f: FreshNeed): string {
   const head = `${fmtMb(f.bytes)}, ${FRESH_MEASURE_WORDS[f.measure]}`;
   if (f.measure === 'rss') {
     const n = f.processes !== null ? `: ${f.processes} process${f.processes === 1 ? '' : 'es'}` : '';
-    const peak = f.cgroupPeakBytes !== null ? `; the cgroup's peak, ${fmtMb(f.cgroupPeakBytes)}, leaves out the image's files that earlier containers had already cached` : '';
+    const peak =
+      f.cgroupPeakBytes !== null
+        ? `; the cgroup's peak, ${fmtMb(f.cgroupPeakBytes)}, leaves out the image's files that earlier containers had already cached`
+        : '';
     return `${head.replace(/\)$/, '')}${n})${peak}`;
   }
-  if (f.rssBytes !== null) return `${head} (the processes' resident memory, file-backed pages counted once, was ${fmtMb(f.rssBytes)})`;
+  if (f.rssBytes !== null)
+    return `${head} (the processes' resident memory, file-backed pages counted once, was ${fmtMb(f.rssBytes)})`;
   return `${head} (process memory ${f.notMeasured ?? 'not measured'}; a fresh deployment may need more: pages of the image's files already cached by earlier containers are charged elsewhere)`;
 }
 
-/** Cells whose memory counts: every one that finished 'ok' (an unstable repetition's memory is still real), by configuration key. */
+/**
+ * Cells whose memory counts: every one that finished 'ok' (an unstable repetition's memory is still real), by
+ * configuration key.
+ */
 export function finishedCellsByKey(cells: readonly StoredCell[]): Map<string, StoredCell[]> {
   const out = new Map<string, StoredCell[]>();
   for (const c of cells) {
@@ -189,7 +220,9 @@ export function finishedCellsByKey(cells: readonly StoredCell[]): Map<string, St
  * but not the slope's standard error, which is the part that matters; stats.ts already has the t
  * distribution, and this module is bundled into the renderer. Null below two distinct x.
  */
-export function leastSquares(points: readonly { x: number; y: number }[]): { slope: number; intercept: number; halfWidth: number | null; n: number } | null {
+export function leastSquares(
+  points: readonly { x: number; y: number }[],
+): { slope: number; intercept: number; halfWidth: number | null; n: number } | null {
   const n = points.length;
   if (n < 2 || new Set(points.map((p) => p.x)).size < 2) return null;
   const mx = mean(points.map((p) => p.x));
@@ -209,23 +242,48 @@ const sameButWorkers = (a: ConfigurationSummary, c: ConfigurationSummary): boole
   a.scopeKey === c.scopeKey && a.mode === c.mode;
 /** …only in the memory cap. */
 export const sameButMemory = (a: ConfigurationSummary, c: ConfigurationSummary): boolean =>
-  a.app === c.app && a.requestSet === c.requestSet && JSON.stringify(a.load) === JSON.stringify(c.load) && a.mode === c.mode && a.workers === c.workers && a.cpuMillis === c.cpuMillis;
+  a.app === c.app &&
+  a.requestSet === c.requestSet &&
+  JSON.stringify(a.load) === JSON.stringify(c.load) &&
+  a.mode === c.mode &&
+  a.workers === c.workers &&
+  a.cpuMillis === c.cpuMillis;
 
-/** Memory per worker for `c`: the slope of every repetition's peak against its worker count, at c's mode, CPU and memory cap. */
-export function perWorkerSlope(c: ConfigurationSummary, all: readonly ConfigurationSummary[], cells: Map<string, StoredCell[]>): { slope: WorkerSlope | null; note: string | null } {
+/**
+ * Memory per worker for `c`: the slope of every repetition's peak against its worker count, at c's mode, CPU and memory
+ * cap.
+ */
+export function perWorkerSlope(
+  c: ConfigurationSummary,
+  all: readonly ConfigurationSummary[],
+  cells: Map<string, StoredCell[]>,
+): { slope: WorkerSlope | null; note: string | null } {
   if (c.mode === 'single') return { slope: null, note: 'a single process: no workers to add' };
   const family = all.filter((a) => sameButWorkers(a, c));
-  const points = family.flatMap((a) => (cells.get(a.key) ?? []).flatMap((cell) => {
-    const p = cellPeak(cell);
-    return p ? [{ x: a.workers, y: p.bytes }] : [];
-  }));
+  const points = family.flatMap((a) =>
+    (cells.get(a.key) ?? []).flatMap((cell) => {
+      const p = cellPeak(cell);
+      return p ? [{ x: a.workers, y: p.bytes }] : [];
+    }),
+  );
   const counts = [...new Set(points.map((p) => p.x))].sort((x, y) => x - y);
   if (counts.length < 2) {
-    return { slope: null, note: `the matrix ran only ${counts.length ? `${counts[0]} worker${counts[0] === 1 ? '' : 's'}` : 'this'} in ${c.mode} mode at this CPU and memory cap, so there is no slope` };
+    return {
+      slope: null,
+      note: `the matrix ran only ${counts.length ? `${counts[0]} worker${counts[0] === 1 ? '' : 's'}` : 'this'} in ${c.mode} mode at this CPU and memory cap, so there is no slope`,
+    };
   }
   const fit = leastSquares(points)!;
   return {
-    slope: { bytesPerWorker: fit.slope, halfWidth: fit.halfWidth, baseBytes: fit.intercept, points: fit.n, workerCounts: counts, memoryMb: c.memoryMb, cpuMillis: c.cpuMillis },
+    slope: {
+      bytesPerWorker: fit.slope,
+      halfWidth: fit.halfWidth,
+      baseBytes: fit.intercept,
+      points: fit.n,
+      workerCounts: counts,
+      memoryMb: c.memoryMb,
+      cpuMillis: c.cpuMillis,
+    },
     note: null,
   };
 }
@@ -236,12 +294,18 @@ const inReps = (k: number, n: number): string => (n === 1 ? 'in its one repetiti
 /** What ended a cap's repetitions, before any test: an OOM kill, restarts, failed requests or nothing finished. */
 function hardOutcome(a: ConfigurationSummary): { outcome: MemoryOutcome; detail: string } | null {
   const all = a.n + a.excluded.length;
-  const oom = a.excluded.filter((e) => e.status === 'oom').length + (a.flags.find((f) => f.kind === 'oom-killed')?.cells ?? 0);
+  const oom =
+    a.excluded.filter((e) => e.status === 'oom').length + (a.flags.find((f) => f.kind === 'oom-killed')?.cells ?? 0);
   if (oom > 0) return { outcome: 'oom', detail: `OOM-killed ${inReps(oom, all)}` };
   const restarts = a.flags.find((f) => f.kind === 'restarts');
   if (restarts) return { outcome: 'restarts', detail: `workers replaced ${inReps(restarts.cells, a.n)}` };
-  if (a.errorPct !== null && a.errorPct > MAX_ERROR_PCT) return { outcome: 'errors', detail: `${fmtNum(a.errorPct, a.errorPct < 10 ? 1 : 0)} % of requests failed` };
-  if (a.n === 0 || !a.rps || !a.p99Us) return { outcome: 'no-result', detail: `no repetition finished (${[...new Set(a.excluded.map((e) => e.reason))].join('; ') || 'not run'})` };
+  if (a.errorPct !== null && a.errorPct > MAX_ERROR_PCT)
+    return { outcome: 'errors', detail: `${fmtNum(a.errorPct, a.errorPct < 10 ? 1 : 0)} % of requests failed` };
+  if (a.n === 0 || !a.rps || !a.p99Us)
+    return {
+      outcome: 'no-result',
+      detail: `no repetition finished (${[...new Set(a.excluded.map((e) => e.reason))].join('; ') || 'not run'})`,
+    };
   return null;
 }
 
@@ -249,7 +313,12 @@ function hardOutcome(a: ConfigurationSummary): { outcome: MemoryOutcome; detail:
  * One-sided Welch test that `x` is worse than `ref` by more than the margin: goodput below
  * (1 − m) × ref, or p99 above (1 + m) × ref. Means only, when a side has no interval.
  */
-function penaltyTest(x: MetricStats, ref: MetricStats, marginPct: number, lowerIsWorse: boolean): { p: number | null; worse: boolean } {
+function penaltyTest(
+  x: MetricStats,
+  ref: MetricStats,
+  marginPct: number,
+  lowerIsWorse: boolean,
+): { p: number | null; worse: boolean } {
   const share = lowerIsWorse ? 1 - marginPct / 100 : 1 + marginPct / 100;
   const a = estimateOf(x);
   const b = estimateOf(ref);
@@ -265,12 +334,24 @@ function penaltyTest(x: MetricStats, ref: MetricStats, marginPct: number, lowerI
  * p99 beyond the margin, significantly (one-sided Welch, Holm-adjusted over the caps tested), with no
  * OOM kill or restart, shows GC pressure (goodput) or a latency penalty (p99).
  */
-export function memoryCaps(c: ConfigurationSummary, all: readonly ConfigurationSummary[], cells: Map<string, StoredCell[]>, marginPct: number): {
-  caps: MemoryCap[]; referenceMb: number | null; smallestCleanMb: number | null; failedAtMb: number | null; failedOutcome: MemoryOutcome | null;
+export function memoryCaps(
+  c: ConfigurationSummary,
+  all: readonly ConfigurationSummary[],
+  cells: Map<string, StoredCell[]>,
+  marginPct: number,
+): {
+  caps: MemoryCap[];
+  referenceMb: number | null;
+  smallestCleanMb: number | null;
+  failedAtMb: number | null;
+  failedOutcome: MemoryOutcome | null;
 } {
   const family = all.filter((a) => sameButMemory(a, c)).sort((a, b) => a.memoryMb - b.memoryMb);
   const hard = family.map(hardOutcome);
-  const refIndex = hard.map((h, i) => (h === null ? i : -1)).filter((i) => i >= 0).pop();
+  const refIndex = hard
+    .map((h, i) => (h === null ? i : -1))
+    .filter((i) => i >= 0)
+    .pop();
   const ref = refIndex === undefined ? undefined : family[refIndex]!;
   // Tests against the reference for every clean cap below it, Holm-adjusted per metric over those caps.
   const tested = family.map((a, i) => (ref && hard[i] === null && a !== ref ? i : -1)).filter((i) => i >= 0);
@@ -287,36 +368,79 @@ export function memoryCaps(c: ConfigurationSummary, all: readonly ConfigurationS
     const peaks = (cells.get(a.key) ?? []).map(cellPeak).filter((p) => p !== null);
     const peakBytes = peaks.length ? Math.max(...peaks.map((p) => p.bytes)) : null;
     const h = hard[i];
-    if (h) return { memoryMb: a.memoryMb, outcome: h.outcome, detail: h.detail, peakBytes, rpsRatio: null, p99Ratio: null, pRps: null, pP99: null };
-    if (a === ref) return { memoryMb: a.memoryMb, outcome: 'ok', detail: family.length > 1 ? 'the largest clean cap: the reference' : 'ran clean', peakBytes, rpsRatio: null, p99Ratio: null, pRps: null, pP99: null };
+    if (h)
+      return {
+        memoryMb: a.memoryMb,
+        outcome: h.outcome,
+        detail: h.detail,
+        peakBytes,
+        rpsRatio: null,
+        p99Ratio: null,
+        pRps: null,
+        pP99: null,
+      };
+    if (a === ref)
+      return {
+        memoryMb: a.memoryMb,
+        outcome: 'ok',
+        detail: family.length > 1 ? 'the largest clean cap: the reference' : 'ran clean',
+        peakBytes,
+        rpsRatio: null,
+        p99Ratio: null,
+        pRps: null,
+        pP99: null,
+      };
     const j = tested.indexOf(i);
     // Ratios stay finite (the HTTP transport's JSON has no Infinity): none against a zero reference.
     const rpsRatio = ref!.rps!.mean > 0 ? a.rps!.mean / ref!.rps!.mean : null;
     const p99Ratio = ref!.p99Us!.mean > 0 ? a.p99Us!.mean / ref!.p99Us!.mean : null;
     const pRps = rpsP[j]!;
     const pP99 = p99P[j]!;
-    // A bound (client-bound, host-busy) below the reference says nothing of GC pressure: the server was at least that fast.
+    // A bound (client-bound, host-busy) below the reference says nothing of GC pressure: the server was at least that
+    // fast.
     const rpsWorse = a.bottleneck !== null ? false : pRps !== null ? pRps <= ALPHA : rpsTests[j]!.worse;
     const p99Worse = pP99 !== null ? pP99 <= ALPHA : p99Tests[j]!.worse;
-    const how = (p: number | null): string => (p === null ? 'on the means, no interval' : `Holm-adjusted p ${p < 0.001 ? '< 0.001' : fmtNum(p, 3)}`);
+    const how = (p: number | null): string =>
+      p === null ? 'on the means, no interval' : `Holm-adjusted p ${p < 0.001 ? '< 0.001' : fmtNum(p, 3)}`;
     const refName = memLabel(ref!.memoryMb);
     const base = { memoryMb: a.memoryMb, peakBytes, rpsRatio, p99Ratio, pRps, pP99 };
-    if (rpsWorse) return { ...base, outcome: 'gc-pressure', detail: `goodput ${fmtNum((1 - (rpsRatio ?? 1)) * 100, 0)} % below ${refName} with no OOM kill or restart (${how(pRps)})` };
-    if (p99Worse) return { ...base, outcome: 'latency', detail: `p99 ${fmtNum(((p99Ratio ?? 1) - 1) * 100, 0)} % above ${refName} (${how(pP99)})` };
-    return { ...base, outcome: 'ok', detail: `no significant loss against ${refName} beyond ${fmtNum(marginPct, marginPct % 1 ? 1 : 0)} %` };
+    if (rpsWorse)
+      return {
+        ...base,
+        outcome: 'gc-pressure',
+        detail: `goodput ${fmtNum((1 - (rpsRatio ?? 1)) * 100, 0)} % below ${refName} with no OOM kill or restart (${how(pRps)})`,
+      };
+    if (p99Worse)
+      return {
+        ...base,
+        outcome: 'latency',
+        detail: `p99 ${fmtNum(((p99Ratio ?? 1) - 1) * 100, 0)} % above ${refName} (${how(pP99)})`,
+      };
+    return {
+      ...base,
+      outcome: 'ok',
+      detail: `no significant loss against ${refName} beyond ${fmtNum(marginPct, marginPct % 1 ? 1 : 0)} %`,
+    };
   });
   // Walk down from the largest cap while it ran clean: the boundary is where it first did not.
   let smallestCleanMb: number | null = null;
   let failed: MemoryCap | null = null;
   for (const cap of [...caps].reverse()) {
-    if (cap.outcome === 'no-result') continue; // nothing finished there (cancelled, failed to start): no evidence either way
+    // nothing finished there (cancelled, failed to start): no evidence either way
+    if (cap.outcome === 'no-result') continue;
     if (cap.outcome === 'ok') smallestCleanMb = cap.memoryMb;
     else {
       failed = cap;
       break;
     }
   }
-  return { caps, referenceMb: ref?.memoryMb ?? null, smallestCleanMb, failedAtMb: failed?.memoryMb ?? null, failedOutcome: failed?.outcome ?? null };
+  return {
+    caps,
+    referenceMb: ref?.memoryMb ?? null,
+    smallestCleanMb,
+    failedAtMb: failed?.memoryMb ?? null,
+    failedOutcome: failed?.outcome ?? null,
+  };
 }
 
 /** MemorySizing with what a fresh deployment needs (the limit's base). */
@@ -327,7 +451,12 @@ export type MemorySizingWithFresh = MemorySizing & { fresh: FreshNeed | null };
  * configuration. The limit is taken from what a fresh deployment needs (`fresh`): the peak where
  * the cells carry no process readings (older runs, targets whose processes are not visible here).
  */
-export function memorySizing(c: ConfigurationSummary, all: readonly ConfigurationSummary[], cells: Map<string, StoredCell[]>, marginPct: number): MemorySizingWithFresh {
+export function memorySizing(
+  c: ConfigurationSummary,
+  all: readonly ConfigurationSummary[],
+  cells: Map<string, StoredCell[]>,
+  marginPct: number,
+): MemorySizingWithFresh {
   const own = cells.get(c.key) ?? [];
   const peaks = own.map(cellPeak).filter((p) => p !== null);
   const fresh = freshNeed(own);

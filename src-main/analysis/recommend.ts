@@ -1,4 +1,4 @@
-import type { RunDetail } from '../store/index.ts';
+import type { RunDetail } from '../model/stored.ts';
 import { decideScopes } from './decide.ts';
 import { configurationKey, groupCells } from './group.ts';
 import { headlineOf } from './headline.ts';
@@ -22,20 +22,35 @@ export function noiseNotes(configurations: ConfigurationSummary[], run: RunDetai
       const cells = run.cells.filter((x) => c.cellIndexes.includes(x.config.index));
       const durationSec = cells[0]?.config.durationSec;
       // Host-busy repetitions left out (group.ts) still say the host was busy.
-      const hostBusy = run.cells.some((x) => x.config.phase !== 'verify' && configurationKey(x.config) === c.key && x.flags.some((f) => f.kind === 'host-busy'));
+      const hostBusy = run.cells.some(
+        (x) =>
+          x.config.phase !== 'verify' &&
+          configurationKey(x.config) === c.key &&
+          x.flags.some((f) => f.kind === 'host-busy'),
+      );
       const tries = [`longer cells${durationSec ? ` (now ${durationSec} s)` : ''}`, `more repetitions (now ${c.n})`];
       if (placement === 'off') tries.push('core placement ("placement": "auto")');
       if (hostBusy) tries.push('a quieter host (other processes took CPU during some repetitions: host-busy)');
       const last = tries.pop()!;
-      const tail = placement === 'auto' && !hostBusy ? '; core placement was already on, so look for other load on the machine too' : '';
-      return { key: c.key, label: c.label, cv: c.rps!.cv!, n: c.n, suggestion: `try ${tries.join(', ')} or ${last}${tail}` };
+      const tail =
+        placement === 'auto' && !hostBusy
+          ? '; core placement was already on, so look for other load on the machine too'
+          : '';
+      return {
+        key: c.key,
+        label: c.label,
+        cv: c.rps!.cv!,
+        n: c.n,
+        suggestion: `try ${tries.join(', ')} or ${last}${tail}`,
+      };
     });
 }
 
 /** The sizing answer for a stored run: aggregates, decisions per CPU / memory pair, the SLO, and the words. */
 export function recommend(run: RunDetail, options: RecommendOptions = {}): Recommendation {
   const marginPct = options.marginPct ?? DEFAULT_MARGIN_PCT;
-  if (!(marginPct >= 0 && marginPct < 100)) throw new Error(`The margin must be a percentage from 0 to below 100, got ${marginPct}.`);
+  if (!(marginPct >= 0 && marginPct < 100))
+    throw new Error(`The margin must be a percentage from 0 to below 100, got ${marginPct}.`);
   const { configurations, exclusions } = groupCells(run.cells, options.samples);
   const { scopes, undecided } = decideScopes(configurations, marginPct);
   const cellsIncluded = configurations.reduce((a, c) => a + c.n, 0);
@@ -44,7 +59,14 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   const search = run.search ? searchAnswer(run.search, configurations) : null;
   const sizingSlo = options.slo ?? (search ? searchSizingSlo(search) : null);
   const base: Omit<Recommendation, 'words' | 'sizingWords'> = {
-    run: { id: run.id, name: run.name, status: run.status, cellsTotal: run.cellsTotal, cellsIncluded, cellsExcluded: exclusions.length },
+    run: {
+      id: run.id,
+      name: run.name,
+      status: run.status,
+      cellsTotal: run.cellsTotal,
+      cellsIncluded,
+      cellsExcluded: exclusions.length,
+    },
     marginPct,
     slo: options.slo ?? null,
     configurations,

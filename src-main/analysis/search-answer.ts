@@ -3,7 +3,7 @@
 // search happened to run. recommend() builds it; the words, the report and the deploy snippets take it.
 import { fmtNum } from '../common/format.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
-import type { SearchTrace } from '../engine/auto-size/types.ts';
+import type { SearchTrace } from '../model/search.ts';
 import { cpuLabel, memLabel } from './group.ts';
 import type { ConfigurationSummary, Recommendation, SearchAnswer, SearchConfig, Slo } from './types.ts';
 import { fmtMb, MEMORY_HEADROOM } from './memory.ts';
@@ -21,15 +21,19 @@ export function searchConfigLabel(c: SearchConfig): string {
   return `${c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`}, ${cpu}, ${memLabel(c.memoryMb)}`;
 }
 
-const sameConfig = (a: SearchConfig, b: Pick<ConfigurationSummary, 'mode' | 'workers' | 'cpuMillis' | 'memoryMb'>): boolean =>
-  a.mode === b.mode && a.workers === b.workers && a.cpuMillis === b.cpuMillis && a.memoryMb === b.memoryMb;
+const sameConfig = (
+  a: SearchConfig,
+  b: Pick<ConfigurationSummary, 'mode' | 'workers' | 'cpuMillis' | 'memoryMb'>,
+): boolean => a.mode === b.mode && a.workers === b.workers && a.cpuMillis === b.cpuMillis && a.memoryMb === b.memoryMb;
 
 /** The search's answer from its stored trace and the run's configurations (for the found one's own numbers). */
 export function searchAnswer(trace: SearchTrace, configurations: readonly ConfigurationSummary[]): SearchAnswer {
   const { spec } = trace;
   const slo: Slo = { p99Ms: spec.slo.p99Ms, minRps: spec.rate, maxErrorPct: spec.slo.maxErrorPct };
   const found = trace.status === 'found' && trace.found ? { ...trace.found } : null;
-  const foundKey = found ? (configurations.find((c) => c.app === spec.app && c.n > 0 && sameConfig(found, c))?.key ?? null) : null;
+  const foundKey = found
+    ? (configurations.find((c) => c.app === spec.app && c.n > 0 && sameConfig(found, c))?.key ?? null)
+    : null;
   // How it met: the judge's words on the last cell of that configuration that met.
   const met = found ? [...trace.steps].reverse().find((s) => s.outcome === 'meets' && sameConfig(found, s)) : undefined;
   return {
@@ -53,7 +57,11 @@ export function searchAnswer(trace: SearchTrace, configurations: readonly Config
  * The objective the sizing evidence of a search run is judged on when the user gives none: the
  * search's p99 and error limits, and the rate as the judge holds it (RATE_SHORTFALL of the target).
  */
-export const searchSizingSlo = (s: SearchAnswer): Slo => ({ p99Ms: s.slo.p99Ms, minRps: RATE_SHORTFALL * s.rate, maxErrorPct: s.slo.maxErrorPct });
+export const searchSizingSlo = (s: SearchAnswer): Slo => ({
+  p99Ms: s.slo.p99Ms,
+  minRps: RATE_SHORTFALL * s.rate,
+  maxErrorPct: s.slo.maxErrorPct,
+});
 
 /** The first sentence of a search run's answer: what it found, or plainly that it found nothing to deploy. */
 export function searchHeadline(s: SearchAnswer): string {
@@ -74,13 +82,18 @@ export function searchHeadline(s: SearchAnswer): string {
   }
 }
 
-/** Why a search run has nothing to deploy, in words (for report --emit, the UI and the HTML report); null when it has. */
+/**
+ * Why a search run has nothing to deploy, in words (for report --emit, the UI and the HTML report); null when it has.
+ */
 export function searchNothingToDeploy(runId: number, s: SearchAnswer): string | null {
   if (s.status === 'found' && s.found) return null;
   const why =
-    s.status === 'none' ? `no configuration within the search's bounds met ${s.objective}`
-      : s.status === 'undecided' ? `the search could not decide which configuration is the cheapest meeting ${s.objective}`
-        : s.status === 'running' ? 'the search is still running'
+    s.status === 'none'
+      ? `no configuration within the search's bounds met ${s.objective}`
+      : s.status === 'undecided'
+        ? `the search could not decide which configuration is the cheapest meeting ${s.objective}`
+        : s.status === 'running'
+          ? 'the search is still running'
           : `the search was ${s.status} before it found an answer`;
   return `Run ${runId} has no answer to deploy: ${why}.`;
 }
@@ -91,20 +104,28 @@ export function searchNothingToDeploy(runId: number, s: SearchAnswer): string | 
  * rate every configuration that holds the rate "holds the throughput", so a knee over the cells the
  * search happened to run says nothing about the objective.
  */
-export function searchWords(rec: Omit<Recommendation, 'words' | 'sizingWords'>, s: SearchAnswer): { words: string[]; sizingWords: string[] } {
+export function searchWords(
+  rec: Omit<Recommendation, 'words' | 'sizingWords'>,
+  s: SearchAnswer,
+): { words: string[]; sizingWords: string[] } {
   const head = [searchHeadline(s), s.words];
   head.push('The cells the search ran are its evidence, not another answer: no knee is drawn over them.');
   // Memory of the found configuration: its peak (the sizing's) and the limit the search set. The CPU
   // is the search's too (bisected against the objective with intervals), said above.
   const sized = (rec.sizing ?? []).find((x) => x.key === s.foundKey);
   const m = sized?.memory;
-  const peak = sized && m && m.peakBytes !== null ? `peak ${fmtMb(m.peakBytes)} (${PEAK_SOURCE_WORDS[m.peakSource!]}); ${perWorkerText(sized)}. ` : '';
+  const peak =
+    sized && m && m.peakBytes !== null
+      ? `peak ${fmtMb(m.peakBytes)} (${PEAK_SOURCE_WORDS[m.peakSource!]}); ${perWorkerText(sized)}. `
+      : '';
   const sizing = s.found
     ? [
-      `Memory for it: ${peak}${s.memoryFrom === 'peak'
-        ? `The search's limit, ${memLabel(s.found.memoryMb)}, is the smallest memory step within the bounds at or above the peak × ${MEMORY_HEADROOM}, verified by a cell at that limit.`
-        : `The search kept the bounds' ${memLabel(s.found.memoryMb)}, the most it was measured with (the peak with headroom was not below it, or a cell at less did not meet the objective).`}`,
-    ]
+        `Memory for it: ${peak}${
+          s.memoryFrom === 'peak'
+            ? `The search's limit, ${memLabel(s.found.memoryMb)}, is the smallest memory step within the bounds at or above the peak × ${MEMORY_HEADROOM}, verified by a cell at that limit.`
+            : `The search kept the bounds' ${memLabel(s.found.memoryMb)}, the most it was measured with (the peak with headroom was not below it, or a cell at less did not meet the objective).`
+        }`,
+      ]
     : [];
   const rest = [
     ...rec.noise.map((n) => `${n.label} is noisy: its req/s varied over ${n.n} repetitions; ${n.suggestion}.`),

@@ -1,10 +1,20 @@
 // Memory and CPU sizing of every measured configuration, and which one per workload the answer
 // recommends (answerPick: the one the deploy snippets use), so every reader of a Recommendation agrees.
-import type { RunDetail } from '../store/index.ts';
+import type { RunDetail } from '../model/stored.ts';
 import { cpuSizing } from './cpu-sizing.ts';
 import { workloadKey } from './group.ts';
 import { finishedCellsByKey, memorySizing } from './memory.ts';
-import type { AnswerState, ConfigurationSummary, MemorySizing, Recommendation, ScopeDecision, SearchAnswer, Sizing, Slo, SloOutcome } from './types.ts';
+import type {
+  AnswerState,
+  ConfigurationSummary,
+  MemorySizing,
+  Recommendation,
+  ScopeDecision,
+  SearchAnswer,
+  Sizing,
+  Slo,
+  SloOutcome,
+} from './types.ts';
 
 /**
  * The configuration the answer recommends for each workload: for an auto-size run, the one its
@@ -12,7 +22,11 @@ import type { AnswerState, ConfigurationSummary, MemorySizing, Recommendation, S
  * the knee of the workload's first CPU / memory pair. `answerPick` names the one the deploy snippets
  * deploy: the first workload's.
  */
-export function recommendedKeys(scopes: readonly ScopeDecision[], sloOutcomes: readonly SloOutcome[], search?: SearchAnswer | null): string[] {
+export function recommendedKeys(
+  scopes: readonly ScopeDecision[],
+  sloOutcomes: readonly SloOutcome[],
+  search?: SearchAnswer | null,
+): string[] {
   if (search) return search.foundKey ? [search.foundKey] : [];
   const out = new Map<string, string>();
   for (const o of sloOutcomes) if (o.met) out.set(workloadKey(o), o.met.key);
@@ -45,29 +59,69 @@ export interface AnswerPick {
   contenders: string[];
 }
 
-export function answerPick(rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>): AnswerPick | null {
+export function answerPick(
+  rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>,
+): AnswerPick | null {
   if (rec.search) {
     const c = rec.search.foundKey ? rec.configurations.find((x) => x.key === rec.search!.foundKey) : undefined;
-    return c ? { basis: 'search', configuration: c, scope: null, outcome: null, sloUnmet: false, state: 'confident', contenders: [c.key] } : null;
+    return c
+      ? {
+          basis: 'search',
+          configuration: c,
+          scope: null,
+          outcome: null,
+          sloUnmet: false,
+          state: 'confident',
+          contenders: [c.key],
+        }
+      : null;
   }
   const scope = rec.scopes[0] ?? null;
   const first = scope ? workloadKey(scope) : rec.sloOutcomes[0] ? workloadKey(rec.sloOutcomes[0]) : null;
   const outcome = rec.sloOutcomes.find((o) => workloadKey(o) === first) ?? null;
   if (outcome?.met) {
     // A mean-only meet (an interval crossing a limit, or no interval) is not a decision.
-    const sure = outcome.checks.every((k) => k.sure === true || (k.criterion === 'rps' && k.limit <= 0) || k.criterion === 'errors');
-    return { basis: 'slo', configuration: outcome.met, scope, outcome, sloUnmet: false, state: sure ? 'confident' : 'undecided', contenders: [outcome.met.key] };
+    const sure = outcome.checks.every(
+      (k) => k.sure === true || (k.criterion === 'rps' && k.limit <= 0) || k.criterion === 'errors',
+    );
+    return {
+      basis: 'slo',
+      configuration: outcome.met,
+      scope,
+      outcome,
+      sloUnmet: false,
+      state: sure ? 'confident' : 'undecided',
+      contenders: [outcome.met.key],
+    };
   }
   if (!scope) return null;
-  return { basis: 'knee', configuration: scope.knee, scope, outcome, sloUnmet: rec.slo !== null, state: scope.state, contenders: scope.contenders };
+  return {
+    basis: 'knee',
+    configuration: scope.knee,
+    scope,
+    outcome,
+    sloUnmet: rec.slo !== null,
+    state: scope.state,
+    contenders: scope.contenders,
+  };
 }
 
 /** The key of the configuration the answer deploys (answerPick), or null. */
-export const answerKey = (rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>): string | null => answerPick(rec)?.configuration.key ?? null;
+export const answerKey = (
+  rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>,
+): string | null => answerPick(rec)?.configuration.key ?? null;
 
-/** Sizing of every configuration with a finished repetition: recommended ones first, then knees and SLO picks, then the rest. */
+/**
+ * Sizing of every configuration with a finished repetition: recommended ones first, then knees and SLO picks, then the
+ * rest.
+ */
 export function sizeConfigurations(
-  run: Pick<RunDetail, 'cells'>, configurations: readonly ConfigurationSummary[], scopes: readonly ScopeDecision[], sloOutcomes: readonly SloOutcome[], marginPct: number, slo: Slo | null,
+  run: Pick<RunDetail, 'cells'>,
+  configurations: readonly ConfigurationSummary[],
+  scopes: readonly ScopeDecision[],
+  sloOutcomes: readonly SloOutcome[],
+  marginPct: number,
+  slo: Slo | null,
   search?: SearchAnswer | null,
 ): Sizing[] {
   const cells = finishedCellsByKey(run.cells);
@@ -95,7 +149,9 @@ export function sizeConfigurations(
     }));
 }
 
-/** An auto-size run's found configuration is deployed with the memory its search set: the sizing says the same number. */
+/**
+ * An auto-size run's found configuration is deployed with the memory its search set: the sizing says the same number.
+ */
 function foundMemory(m: MemorySizing, key: string, search: SearchAnswer | null | undefined): MemorySizing {
   return search?.found && key === search.foundKey ? { ...m, limitMb: search.found.memoryMb } : m;
 }

@@ -10,7 +10,9 @@ import { studentTCdf, tQuantile } from '../common/t-distribution.ts';
 export { studentTCdf, tQuantile };
 
 export const CONFIDENCE = 0.95;
-/** Significance level of every test that makes a decision (family-wise, with Holm, where a best is picked among many). */
+/**
+ * Significance level of every test that makes a decision (family-wise, with Holm, where a best is picked among many).
+ */
 export const ALPHA = 0.05;
 
 export function mean(xs: readonly number[]): number {
@@ -31,7 +33,6 @@ export function cv(xs: readonly number[]): number | null {
   const m = xs.length ? mean(xs) : 0;
   return sd === null || m === 0 ? null : sd / Math.abs(m);
 }
-
 
 export interface Interval {
   level: number;
@@ -76,8 +77,15 @@ export function summarize(values: readonly number[]): MetricStats {
   const sd = stddev(values);
   const n = values.length;
   return {
-    n, mean: mean(values), stddev: sd, ci: confidenceInterval(values), cv: cv(values), values: [...values],
-    se: sd === null ? null : sd / Math.sqrt(n), df: sd === null ? null : n - 1, intervalFrom: sd === null ? null : 'repetitions',
+    n,
+    mean: mean(values),
+    stddev: sd,
+    ci: confidenceInterval(values),
+    cv: cv(values),
+    values: [...values],
+    se: sd === null ? null : sd / Math.sqrt(n),
+    df: sd === null ? null : n - 1,
+    intervalFrom: sd === null ? null : 'repetitions',
   };
 }
 
@@ -107,18 +115,42 @@ export function batchMeans(series: readonly number[]): { means: number[]; batchS
 export function summarizeOne(value: number, series: readonly number[] | null, level = CONFIDENCE): MetricStats {
   const batches = series ? batchMeans(series) : null;
   const sd = batches ? stddev(batches.means) : null;
-  if (!batches || sd === null) return { n: 1, mean: value, stddev: null, ci: null, cv: null, values: [value], se: null, df: null, intervalFrom: null };
+  if (!batches || sd === null)
+    return {
+      n: 1,
+      mean: value,
+      stddev: null,
+      ci: null,
+      cv: null,
+      values: [value],
+      se: null,
+      df: null,
+      intervalFrom: null,
+    };
   const k = batches.means.length;
   const se = sd / Math.sqrt(k);
   const halfWidth = tQuantile(1 - (1 - level) / 2, k - 1) * se;
   return {
-    n: 1, mean: value, stddev: null, ci: { level, low: value - halfWidth, high: value + halfWidth, halfWidth }, cv: null, values: [value],
-    se, df: k - 1, intervalFrom: 'batch-means',
+    n: 1,
+    mean: value,
+    stddev: null,
+    ci: { level, low: value - halfWidth, high: value + halfWidth, halfWidth },
+    cv: null,
+    values: [value],
+    se,
+    df: k - 1,
+    intervalFrom: 'batch-means',
   };
 }
 
-/** Mean of batch means pooled over series (each cut by batchMeans), with its two-sided interval (Student's t, k − 1 df). Null below two batches. */
-export function pooledInterval(series: readonly (readonly number[])[], level = CONFIDENCE): { mean: number; low: number; high: number; batches: number; se: number } | null {
+/**
+ * Mean of batch means pooled over series (each cut by batchMeans), with its two-sided interval (Student's t, k − 1 df).
+ * Null below two batches.
+ */
+export function pooledInterval(
+  series: readonly (readonly number[])[],
+  level = CONFIDENCE,
+): { mean: number; low: number; high: number; batches: number; se: number } | null {
   const means = series.flatMap((s) => batchMeans(s)?.means ?? []);
   const sd = stddev(means);
   if (sd === null) return null;
@@ -135,9 +167,17 @@ export function pooledInterval(series: readonly (readonly number[])[], level = C
  * interval); `logSe` and `batches` are the log-scale standard error and how many batches it rests on.
  * Null below two batches. Shared by the answer (one repetition's p99) and auto-size's judge.
  */
-export function logPooledInterval(series: readonly (readonly number[])[], level = CONFIDENCE): { mean: number; low: number; high: number; batches: number; logSe: number } | null {
-  const iv = pooledInterval(series.map((s) => s.filter((x) => x > 0).map(Math.log)), level);
-  return iv && { mean: Math.exp(iv.mean), low: Math.exp(iv.low), high: Math.exp(iv.high), batches: iv.batches, logSe: iv.se };
+export function logPooledInterval(
+  series: readonly (readonly number[])[],
+  level = CONFIDENCE,
+): { mean: number; low: number; high: number; batches: number; logSe: number } | null {
+  const iv = pooledInterval(
+    series.map((s) => s.filter((x) => x > 0).map(Math.log)),
+    level,
+  );
+  return (
+    iv && { mean: Math.exp(iv.mean), low: Math.exp(iv.low), high: Math.exp(iv.high), batches: iv.batches, logSe: iv.se }
+  );
 }
 
 /**
@@ -149,13 +189,31 @@ export function logPooledInterval(series: readonly (readonly number[])[], level 
  */
 export function summarizeOneLog(value: number, series: readonly number[] | null, level = CONFIDENCE): MetricStats {
   const iv = series ? logPooledInterval([series], level) : null;
-  if (!iv) return { n: 1, mean: value, stddev: null, ci: null, cv: null, values: [value], se: null, df: null, intervalFrom: null };
+  if (!iv)
+    return {
+      n: 1,
+      mean: value,
+      stddev: null,
+      ci: null,
+      cv: null,
+      values: [value],
+      se: null,
+      df: null,
+      intervalFrom: null,
+    };
   const half = tQuantile(1 - (1 - level) / 2, iv.batches - 1) * iv.logSe;
   const low = value * Math.exp(-half);
   const high = value * Math.exp(half);
   return {
-    n: 1, mean: value, stddev: null, ci: { level, low, high, halfWidth: (high - low) / 2 }, cv: null, values: [value],
-    se: value * iv.logSe, df: iv.batches - 1, intervalFrom: 'batch-means',
+    n: 1,
+    mean: value,
+    stddev: null,
+    ci: { level, low, high, halfWidth: (high - low) / 2 },
+    cv: null,
+    values: [value],
+    se: value * iv.logSe,
+    df: iv.batches - 1,
+    intervalFrom: 'batch-means',
   };
 }
 
@@ -174,7 +232,8 @@ export interface Estimate {
   df: number;
 }
 
-export const estimateOf = (m: MetricStats): Estimate | null => (m.se === null || m.df === null ? null : { mean: m.mean, se: m.se, df: m.df });
+export const estimateOf = (m: MetricStats): Estimate | null =>
+  m.se === null || m.df === null ? null : { mean: m.mean, se: m.se, df: m.df };
 
 export interface TTest {
   /** The difference tested (a − c·b). */
@@ -202,7 +261,14 @@ export function welch(a: Estimate, b: Estimate, c = 1): TTest {
     // Exactly repeated values on both sides: no spread at all, so any difference is certain and none is
     // none. t saturates at ±Number.MAX_VALUE rather than ±Infinity, which JSON (the HTTP transport) cannot carry.
     const p = diff === 0 ? 1 : 0;
-    return { diff, t: Math.sign(diff) * Number.MAX_VALUE, df: a.df + b.df, p, pBelow: diff < 0 ? 0 : 1, pAbove: diff > 0 ? 0 : 1 };
+    return {
+      diff,
+      t: Math.sign(diff) * Number.MAX_VALUE,
+      df: a.df + b.df,
+      p,
+      pBelow: diff < 0 ? 0 : 1,
+      pAbove: diff > 0 ? 0 : 1,
+    };
   }
   const df = (va + vb) ** 2 / ((va > 0 ? va ** 2 / a.df : 0) + (vb > 0 ? vb ** 2 / b.df : 0));
   const t = diff / se;

@@ -1,20 +1,19 @@
-import type { CellLoad, CellStatus, FlagKind, LaunchMode, RunStatus, Sample } from '../engine/types.ts';
+import type { CellLoad, CellStatus, FlagKind, LaunchMode, RunStatus, Sample } from '../model/types.ts';
 import type { IntervalSource, MetricStats, TTest } from './stats.ts';
-import type { SearchStatus } from '../engine/auto-size/types.ts';
+import type { SearchStatus } from '../model/search.ts';
 import type { Headline } from './headline.ts';
 import type { FreshNeed } from './memory.ts';
 
 export type { Estimate, Interval, IntervalSource, MetricStats, TTest } from './stats.ts';
 
 /** A service-level objective: every limit must hold (use minRps 0 / maxErrorPct 100 for "no limit"). */
-export interface Slo {
-  p99Ms: number;
-  minRps: number;
-  maxErrorPct: number;
-}
+import type { Slo } from '../model/search.ts';
+export type { Slo };
 
 export interface RecommendOptions {
-  /** The knee: the fewest workers whose goodput is not significantly below the best minus this many percent. Default 5. */
+  /**
+   * The knee: the fewest workers whose goodput is not significantly below the best minus this many percent. Default 5.
+   */
   marginPct?: number;
   slo?: Slo;
   /**
@@ -75,12 +74,16 @@ export interface ConfigurationSummary {
    * repetition was included.
    */
   rps: MetricStats | null;
-  /** Every completed response per second, failed statuses included (mean over repetitions); null when none was included. */
+  /**
+   * Every completed response per second, failed statuses included (mean over repetitions); null when none was included.
+   */
   rpsAll: number | null;
   /** Same as rps.intervalFrom (null without an interval or without repetitions): what the interval rests on. */
   intervalFrom: IntervalSource;
   p99Us: MetricStats | null;
-  /** Failed requests (errors + timeouts + unexpected statuses) over all attempts, pooled over repetitions, in percent. */
+  /**
+   * Failed requests (errors + timeouts + unexpected statuses) over all attempts, pooled over repetitions, in percent.
+   */
   errorPct: number | null;
   /** workers ÷ CPUs of the cap: 1.0 is the "cluster size = CPU count" rule. */
   workersPerCpu: number;
@@ -88,11 +91,20 @@ export interface ConfigurationSummary {
   excluded: Exclusion[];
   /** Coefficient of variation of req/s above NOISY_CV. */
   noisy: boolean;
-  /** Why it can never be best or knee: error rate above MAX_ERROR_PCT, an OOM kill. Empty when it can. (Unstable repetitions are excluded instead.) */
+  /**
+   * Why it can never be best or knee: error rate above MAX_ERROR_PCT, an OOM kill. Empty when it can. (Unstable
+   * repetitions are excluded instead.)
+   */
   disqualified: string[];
-  /** 'client': a repetition was client-bound; 'host': one was host-busy. Such a configuration is picked only when no clean one qualifies. */
+  /**
+   * 'client': a repetition was client-bound; 'host': one was host-busy. Such a configuration is picked only when no
+   * clean one qualifies.
+   */
   bottleneck: 'client' | 'host' | null;
-  /** Constant rate that fell short: which side was the bottleneck (from load.shortfallBy, else latency × rate vs connections); null when it did not fall short or no one can tell. */
+  /**
+   * Constant rate that fell short: which side was the bottleneck (from load.shortfallBy, else latency × rate vs
+   * connections); null when it did not fall short or no one can tell.
+   */
   shortfallBy: 'server' | 'client' | null;
   notes: string[];
 }
@@ -121,7 +133,10 @@ export type RivalRelation = 'worse' | 'good-enough' | 'equivalent' | 'undecided'
 export interface RivalTest {
   key: string;
   relation: RivalRelation;
-  /** Holm-adjusted p of the test that decided it (for 'undecided', the smallest of those tried); null without an interval. */
+  /**
+   * Holm-adjusted p of the test that decided it (for 'undecided', the smallest of those tried); null without an
+   * interval.
+   */
   p: number | null;
   /** Its goodput is a lower bound (client-bound or host-busy). */
   censored: boolean;
@@ -143,11 +158,17 @@ export interface ScopeDecision {
   memoryMb: number;
   /** Keys of every configuration of the scope with at least one included repetition. */
   configurations: string[];
-  /** Keys of those the picks were made among: qualified, and clean (not client-bound or host-busy) when any clean one qualifies. */
+  /**
+   * Keys of those the picks were made among: qualified, and clean (not client-bound or host-busy) when any clean one
+   * qualifies.
+   */
   candidates: string[];
   /** The others, each with why it was not a candidate (disqualified: errors, OOM kills). */
   setAside: { key: string; reason: string }[];
-  /** The goodput contest: its state, the contenders still in the running (pick first) and each rival's relation to the best. */
+  /**
+   * The goodput contest: its state, the contenders still in the running (pick first) and each rival's relation to the
+   * best.
+   */
   state: AnswerState;
   contenders: string[];
   rivals: RivalTest[];
@@ -157,7 +178,10 @@ export interface ScopeDecision {
   decideBy: string[];
   /** More repetitions could decide it (no lower bound stands in the way). */
   settleable: boolean;
-  /** Every candidate was client-bound ('client') or bottlenecked by the load generator or a busy host ('host'): that, not the server, set the ceiling. */
+  /**
+   * Every candidate was client-bound ('client') or bottlenecked by the load generator or a busy host ('host'): that,
+   * not the server, set the ceiling.
+   */
   ceiling: 'client' | 'host' | null;
   /** The highest goodput mean among the candidates. */
   bestRps: ConfigurationSummary;
@@ -171,7 +195,10 @@ export interface ScopeDecision {
    * not significantly below, but not shown above either (weak); 'means' — no interval, means compared.
    */
   kneeEvidence: 'shown-within' | 'not-below' | 'means';
-  /** The best against each other candidate on goodput: Welch's t-test, Holm-adjusted p (null where a side has no interval). */
+  /**
+   * The best against each other candidate on goodput: Welch's t-test, Holm-adjusted p (null where a side has no
+   * interval).
+   */
   rpsTests: PairTest[];
   p99Tests: PairTest[];
   lowestP99: ConfigurationSummary;
@@ -211,9 +238,15 @@ export interface SloCheck {
   value: number;
   limit: number;
   ok: boolean;
-  /** How far past the limit, relative to it (0.21 = 21 % over); ≤ 0 when met. Errors against a 0 % limit: Infinity when any failed. */
+  /**
+   * How far past the limit, relative to it (0.21 = 21 % over); ≤ 0 when met. Errors against a 0 % limit: Infinity when
+   * any failed.
+   */
   miss: number;
-  /** Whether the whole 95 % interval is on the right side of the limit; null without an interval (one repetition, or errors, which are pooled). */
+  /**
+   * Whether the whole 95 % interval is on the right side of the limit; null without an interval (one repetition, or
+   * errors, which are pooled).
+   */
   sure: boolean | null;
 }
 
@@ -240,13 +273,19 @@ export interface NoiseNote {
   suggestion: string;
 }
 
-/** Where a peak came from: the cgroup's own high-water mark, the highest 1 Hz reading, older cells' highest reading after warmup without page cache, or a mix of these over repetitions. */
+/**
+ * Where a peak came from: the cgroup's own high-water mark, the highest 1 Hz reading, older cells' highest reading
+ * after warmup without page cache, or a mix of these over repetitions.
+ */
 export type PeakSource = 'cgroup' | 'samples' | 'legacy' | 'mixed';
 
 /** Memory per worker: least-squares slope of peak memory against the worker count. */
 export interface WorkerSlope {
   bytesPerWorker: number;
-  /** Half-width of the slope's 95 % interval (Student's t, n − 2 degrees of freedom); null with two points, where a line fits exactly. */
+  /**
+   * Half-width of the slope's 95 % interval (Student's t, n − 2 degrees of freedom); null with two points, where a line
+   * fits exactly.
+   */
   halfWidth: number | null;
   /** The intercept: memory that does not grow with workers (the primary, the runtime, page cache). */
   baseBytes: number;
@@ -276,7 +315,10 @@ export interface MemoryCap {
   /** Goodput and p99 relative to the reference cap (0.82 = 18 % lower); null for the reference or without a result. */
   rpsRatio: number | null;
   p99Ratio: number | null;
-  /** Holm-adjusted one-sided p of the penalty tests against the reference; null without a test (no interval, or the reference itself). */
+  /**
+   * Holm-adjusted one-sided p of the penalty tests against the reference; null without a test (no interval, or the
+   * reference itself).
+   */
   pRps: number | null;
   pP99: number | null;
 }
@@ -297,7 +339,10 @@ export interface MemorySizing {
   perWorkerNote: string | null;
   /** The recommended memory limit in MB (MiB, as Docker and Kubernetes count them); null without a peak. */
   limitMb: number | null;
-  /** 'peak': by MEMORY_LIMIT_RULE; 'matrix': raised to the smallest clean cap because a cap at or above the rule's value failed in the matrix. */
+  /**
+   * 'peak': by MEMORY_LIMIT_RULE; 'matrix': raised to the smallest clean cap because a cap at or above the rule's value
+   * failed in the matrix.
+   */
   limitFrom: 'peak' | 'matrix' | null;
   /** Every memory cap the matrix tried for this configuration, smallest first. */
   caps: MemoryCap[];
@@ -311,7 +356,10 @@ export interface MemorySizing {
   referenceMb: number | null;
   /** Smallest cap that ran clean with every larger cap clean too; null when none did. */
   smallestCleanMb: number | null;
-  /** The largest cap below that which did not (or the largest cap, when none ran clean); null when every cap tried was clean. */
+  /**
+   * The largest cap below that which did not (or the largest cap, when none ran clean); null when every cap tried was
+   * clean.
+   */
   failedAtMb: number | null;
   failedOutcome: MemoryOutcome | null;
 }
@@ -321,7 +369,9 @@ export interface CpuCap {
   cpuMillis: number;
   /** Meets the SLO (every limit, on the means); null without an SLO or a result. */
   meetsSlo: boolean | null;
-  /** Not significantly below (1 − margin) × the best goodput over the CPU caps (one-sided Welch); null without a result. */
+  /**
+   * Not significantly below (1 − margin) × the best goodput over the CPU caps (one-sided Welch); null without a result.
+   */
   holdsThroughput: boolean | null;
   rps: number | null;
   p99Us: number | null;
@@ -330,7 +380,10 @@ export interface CpuCap {
 }
 
 export interface CpuSizing {
-  /** The smallest CPU cap (millicores) that meets the objective (with an SLO) or holds the throughput; null when none in the matrix does. */
+  /**
+   * The smallest CPU cap (millicores) that meets the objective (with an SLO) or holds the throughput; null when none in
+   * the matrix does.
+   */
   requestMillis: number | null;
   basis: 'slo' | 'throughput';
   /** How the throughput is judged: 'test' (one-sided Welch) or 'means' when a side had no interval. */
@@ -339,7 +392,11 @@ export interface CpuSizing {
   caps: CpuCap[];
   /** The largest cap below the request that did not do it; null when there was none below. */
   failedAtMillis: number | null;
-  /** At the configuration's own cap, over its finished repetitions (mean): CPU use as a share of the cap (100 = all of it), throttled ms per measured second, and the share of CFS periods throttled (null for older cells that lack the period count). */
+  /**
+   * At the configuration's own cap, over its finished repetitions (mean): CPU use as a share of the cap (100 = all of
+   * it), throttled ms per measured second, and the share of CFS periods throttled (null for older cells that lack the
+   * period count).
+   */
   cpuPctOfCap: number | null;
   throttledMsPerSec: number | null;
   throttledShare: number | null;
@@ -352,9 +409,15 @@ export interface Sizing {
   label: string;
   app: string;
   requestSet: string | null;
-  /** "the recommended configuration", "knee of 1 CPU / 256 MB", "cheapest meeting the SLO"; empty for every other configuration. */
+  /**
+   * "the recommended configuration", "knee of 1 CPU / 256 MB", "cheapest meeting the SLO"; empty for every other
+   * configuration.
+   */
   roles: string[];
-  /** The one per workload the answer recommends: the configuration meeting the SLO, else the knee of the workload's first CPU / memory pair (the one the deploy snippets use). */
+  /**
+   * The one per workload the answer recommends: the configuration meeting the SLO, else the knee of the workload's
+   * first CPU / memory pair (the one the deploy snippets use).
+   */
   recommended: boolean;
   memory: MemorySizing;
   cpu: CpuSizing;
@@ -394,9 +457,19 @@ export interface SearchAnswer {
 }
 
 export interface Recommendation {
-  /** An auto-size run's answer: present exactly when the run is a search; then it, not the knee, is what the answer names and deploys. */
+  /**
+   * An auto-size run's answer: present exactly when the run is a search; then it, not the knee, is what the answer
+   * names and deploys.
+   */
   search?: SearchAnswer;
-  run: { id: number; name: string; status: RunStatus; cellsTotal: number; cellsIncluded: number; cellsExcluded: number };
+  run: {
+    id: number;
+    name: string;
+    status: RunStatus;
+    cellsTotal: number;
+    cellsIncluded: number;
+    cellsExcluded: number;
+  };
   marginPct: number;
   slo: Slo | null;
   configurations: ConfigurationSummary[];
@@ -407,11 +480,17 @@ export interface Recommendation {
   sloOutcomes: SloOutcome[];
   exclusions: Exclusion[];
   noise: NoiseNote[];
-  /** Memory and CPU sizing of every configuration with a finished repetition (recommended ones first); the words speak of the recommended ones. Absent in answers made before it existed. */
+  /**
+   * Memory and CPU sizing of every configuration with a finished repetition (recommended ones first); the words speak
+   * of the recommended ones. Absent in answers made before it existed.
+   */
   sizing?: Sizing[];
   /** How the answer was decided, in one paragraph (also the last sentence of `words` when anything was decided). */
   method: string;
-  /** The pick and how it stands (confident / equivalent / undecided): the answer's first sentence; null when nothing can be deployed. */
+  /**
+   * The pick and how it stands (confident / equivalent / undecided): the answer's first sentence; null when nothing can
+   * be deployed.
+   */
   headline?: Headline | null;
   /** The answer in plain words, most important first. */
   words: string[];

@@ -1,13 +1,24 @@
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
-import type { FlagKind } from '../engine/types.ts';
+import type { FlagKind } from '../model/types.ts';
 import { withinMargin } from './decide.ts';
 import { cpuLabel, loadLabel, MAX_ERROR_PCT, memLabel, pairLabel, workloadLabel } from './group.ts';
 import { fmtMb, freshNeedText, limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } from './memory.ts';
 import { describeSlo } from './slo.ts';
 import { RUN_TO_RUN_SPREAD } from './stats.ts';
 import type {
-  ConfigurationSummary, FlagSummary, MemoryCap, PeakSource, Recommendation, ScopeDecision, Sizing, Slo, SloCheck, SloOutcome, UndecidedScope, Verdict,
+  ConfigurationSummary,
+  FlagSummary,
+  MemoryCap,
+  PeakSource,
+  Recommendation,
+  ScopeDecision,
+  Sizing,
+  Slo,
+  SloCheck,
+  SloOutcome,
+  UndecidedScope,
+  Verdict,
 } from './types.ts';
 
 const MAX_LISTED_EXCLUSIONS = 10;
@@ -19,7 +30,11 @@ function joinAnd(xs: string[]): string {
 }
 
 /** What one worker is called in each mode; an image app's workers are the ones its variable asked for. */
-const NOUN: Record<Exclude<ConfigurationSummary['mode'], 'single'>, string> = { cluster: 'cluster worker', pm2: 'PM2 instance', image: 'image worker' };
+const NOUN: Record<Exclude<ConfigurationSummary['mode'], 'single'>, string> = {
+  cluster: 'cluster worker',
+  pm2: 'PM2 instance',
+  image: 'image worker',
+};
 
 /** "a single process", "1 cluster worker", "4 PM2 instances", "3 image workers". */
 export function who(c: Pick<ConfigurationSummary, 'mode' | 'workers'>): string {
@@ -38,7 +53,8 @@ export function whoList(cs: ConfigurationSummary[]): string {
 }
 
 /** "was" for one process or worker, "were" for more. */
-const be = (cs: ConfigurationSummary[]): string => (cs.length === 1 && (cs[0]!.mode === 'single' || cs[0]!.workers === 1) ? 'was' : 'were');
+const be = (cs: ConfigurationSummary[]): string =>
+  cs.length === 1 && (cs[0]!.mode === 'single' || cs[0]!.workers === 1) ? 'was' : 'were';
 
 export function fmtPct(x: number): string {
   return `${fmtNum(x, x === 0 || x >= 10 ? 0 : x < 1 ? 2 : 1)} %`;
@@ -65,7 +81,10 @@ export function rpsText(c: ConfigurationSummary): string {
   return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, ${r.intervalFrom === 'batch-means' ? 'one run, batch means' : `n = ${r.n}`}`;
 }
 
-/** A table cell's p99: "2.1 ms ± 0.3", "2.1 ms (1.9–2.4)" (one run: both ends, in the mean's unit when they share it) or "2.1 ms (n = 1)". */
+/**
+ * A table cell's p99: "2.1 ms ± 0.3", "2.1 ms (1.9–2.4)" (one run: both ends, in the mean's unit when they share it) or
+ * "2.1 ms (n = 1)".
+ */
 export function p99Short(c: ConfigurationSummary): string {
   const p = c.p99Us!;
   if (!p.ci) return `${fmtUs(p.mean)} (n = 1)`;
@@ -80,7 +99,10 @@ export function p99Short(c: ConfigurationSummary): string {
   return fmtUsPm(p.mean, p.ci.halfWidth);
 }
 
-/** "2.1 ms ± 0.3, n = 3", "2.1 ms (1.9 ms–2.4 ms), one run, batch means of its per-second p99s" or "2.1 ms, a single sample". */
+/**
+ * "2.1 ms ± 0.3, n = 3", "2.1 ms (1.9 ms–2.4 ms), one run, batch means of its per-second p99s" or "2.1 ms, a single
+ * sample".
+ */
 export function p99Text(c: ConfigurationSummary): string {
   const p = c.p99Us!;
   if (!p.ci) return `${fmtUs(p.mean)}, a single sample`;
@@ -92,7 +114,10 @@ export function p99Text(c: ConfigurationSummary): string {
  * configurations that ran once) against the run-to-run spread the repeatability benchmark measured.
  */
 export function singleRunWeakness(single: readonly ConfigurationSummary[]): string {
-  const widths = single.filter((c) => c.rps?.ci && c.rps.mean > 0).map((c) => (2 * c.rps!.ci!.halfWidth) / c.rps!.mean).sort((a, b) => a - b);
+  const widths = single
+    .filter((c) => c.rps?.ci && c.rps.mean > 0)
+    .map((c) => (2 * c.rps!.ci!.halfWidth) / c.rps!.mean)
+    .sort((a, b) => a - b);
   const spread = `back-to-back runs of one configuration differed by up to ${fmtPct(RUN_TO_RUN_SPREAD * 100)} in goodput (the repeatability benchmark)`;
   if (!widths.length) return `${spread}, and that is the uncertainty these numbers carry`;
   const width = widths[Math.floor(widths.length / 2)]!;
@@ -113,7 +138,8 @@ const FLAG_WORDS: Record<FlagKind, string> = {
 };
 
 /** Said instead of "the server may be faster" where every connection was waiting on the server. */
-const CLIENT_BOUND_BUT_SERVER = 'a load thread was busy too, but every connection was waiting on the server, so the server set the pace';
+const CLIENT_BOUND_BUT_SERVER =
+  'a load thread was busy too, but every connection was waiting on the server, so the server set the pace';
 
 /**
  * "client-bound in 2 of 3 repetitions — the load generator may have set the pace… (busy 95 %)".
@@ -130,21 +156,33 @@ function caveats(c: ConfigurationSummary): string[] {
   const out = c.flags.map((f) => flagPhrase(f, c.shortfallBy));
   if (c.excluded.length) {
     const reasons = joinAnd([...new Set(c.excluded.map((e) => e.reason))]);
-    out.push(`${c.excluded.length} of its ${c.excluded.length + c.n} repetitions ${c.excluded.length === 1 ? 'was' : 'were'} excluded (${reasons})`);
+    out.push(
+      `${c.excluded.length} of its ${c.excluded.length + c.n} repetitions ${c.excluded.length === 1 ? 'was' : 'were'} excluded (${reasons})`,
+    );
   }
   return out;
 }
 
 /** How a constant rate that was missed is explained, by the side that was the bottleneck. */
 function shortfallSentences(short: ConfigurationSummary[]): string[] {
-  const by = (side: ConfigurationSummary['shortfallBy']): ConfigurationSummary[] => short.filter((c) => c.shortfallBy === side);
+  const by = (side: ConfigurationSummary['shortfallBy']): ConfigurationSummary[] =>
+    short.filter((c) => c.shortfallBy === side);
   const out: string[] = [];
   const server = by('server');
   const client = by('client');
   const unknown = by(null);
-  if (server.length) out.push(`${capitalize(whoList(server))} fell short of the rate with every connection waiting on the server: the server was saturated.`);
-  if (client.length) out.push(`${capitalize(whoList(client))} fell short of the rate because a load thread was saturated: the load generator fell behind, so the server may be faster than measured.`);
-  if (unknown.length) out.push(`${capitalize(whoList(unknown))} fell short of the rate; the run did not record which side was the bottleneck.`);
+  if (server.length)
+    out.push(
+      `${capitalize(whoList(server))} fell short of the rate with every connection waiting on the server: the server was saturated.`,
+    );
+  if (client.length)
+    out.push(
+      `${capitalize(whoList(client))} fell short of the rate because a load thread was saturated: the load generator fell behind, so the server may be faster than measured.`,
+    );
+  if (unknown.length)
+    out.push(
+      `${capitalize(whoList(unknown))} fell short of the rate; the run did not record which side was the bottleneck.`,
+    );
   return out;
 }
 
@@ -164,13 +202,20 @@ export function verdictShort(v: Verdict): string {
   }
 }
 
-/** The lower bounds of a pair, said once: used as bounds (contest.ts), they may beat an estimate, nothing beats them. */
+/**
+ * The lower bounds of a pair, said once: used as bounds (contest.ts), they may beat an estimate, nothing beats them.
+ */
 function boundsSentence(s: ScopeDecision, pick: (keys: string[]) => ConfigurationSummary[]): string {
   const held = pick(s.lowerBounds);
   return `${capitalize(whoList(held))} ${be(held)} client-bound or host-busy: ${held.length === 1 ? 'its' : 'their'} goodput (${held.map((c) => `≥ ${fmtNum(c.rps!.mean)} req/s`).join(', ')}) is a lower bound — the server was at least that fast — and counts as one: it can beat a measured estimate, but nothing is shown faster than it or within a margin of it.`;
 }
 
-function verdictSentence(s: ScopeDecision, best: ConfigurationSummary, pick: (keys: string[]) => ConfigurationSummary[], marginPct = 5): string {
+function verdictSentence(
+  s: ScopeDecision,
+  best: ConfigurationSummary,
+  pick: (keys: string[]) => ConfigurationSummary[],
+  marginPct = 5,
+): string {
   if (s.state === 'equivalent') {
     const tied = pick(s.contenders);
     return `${capitalize(whoList(tied))} are shown within ${fmtMargin(marginPct)} % of the best throughput (one-sided Welch's t-tests, Holm-corrected, 5 %): equivalent, so the cheapest is the pick.`;
@@ -183,11 +228,18 @@ function verdictSentence(s: ScopeDecision, best: ConfigurationSummary, pick: (ke
     case 'bottlenecked':
       return boundsSentence(s, pick);
     default:
-      return best.rps!.ci ? 'Some configurations here have no interval: against those, only means were compared.' : 'These are single samples with no per-second series: means compared, with no test.';
+      return best.rps!.ci
+        ? 'Some configurations here have no interval: against those, only means were compared.'
+        : 'These are single samples with no per-second series: means compared, with no test.';
   }
 }
 
-function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>, marginPct: number, withContext: boolean): string[] {
+function scopeSentences(
+  s: ScopeDecision,
+  byKey: Map<string, ConfigurationSummary>,
+  marginPct: number,
+  withContext: boolean,
+): string[] {
   const cs = s.candidates.map((k) => byKey.get(k)!);
   const pick = (keys: string[]): ConfigurationSummary[] => keys.map((k) => byKey.get(k)!);
   const where = `On ${s.label}${withContext ? ` (${s.context})` : ''}`;
@@ -196,17 +248,23 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
   const only = s.candidates.length === 1;
 
   if (only) {
-    out.push(`${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} ${s.setAside.length ? 'a candidate' : 'measured'}: ${rpsText(best)}; p99 ${p99Text(best)}.`);
+    out.push(
+      `${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} ${s.setAside.length ? 'a candidate' : 'measured'}: ${rpsText(best)}; p99 ${p99Text(best)}.`,
+    );
     if (s.lowerBounds.length) out.push(boundsSentence(s, pick));
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;
     const short = cs.filter((c) => c.rps!.mean < rate * RATE_SHORTFALL);
-    out.push(`${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least ${fmtPct(RATE_SHORTFALL * 100)} of it.`);
+    out.push(
+      `${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} configurations delivered at least ${fmtPct(RATE_SHORTFALL * 100)} of it.`,
+    );
     out.push(...shortfallSentences(short));
   } else {
     const bound = s.lowerBounds.includes(best.key) ? ', a lower bound: the server was at least that fast' : '';
-    out.push(`${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput (${rpsText(best)}${bound}).`);
+    out.push(
+      `${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput (${rpsText(best)}${bound}).`,
+    );
     if (knee !== best) {
       const head = `${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])}`;
       const value = `${s.lowerBounds.includes(knee.key) ? '≥ ' : ''}${fmtNum(knee.rps!.mean)} req/s`;
@@ -219,7 +277,9 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
             : `${head} within ${m} % of it on the means, with no interval (${value}): the knee.`,
       );
     } else if (s.state !== 'undecided' && cs.some((c) => c.workers < best.workers)) {
-      out.push(`Fewer workers were significantly more than ${fmtMargin(marginPct)} % below it, so it is also the knee.`);
+      out.push(
+        `Fewer workers were significantly more than ${fmtMargin(marginPct)} % below it, so it is also the knee.`,
+      );
     }
     out.push(verdictSentence(s, best, pick, marginPct));
     if (s.lowerBounds.length && s.rpsVerdict !== 'bottlenecked') out.push(boundsSentence(s, pick));
@@ -235,16 +295,23 @@ function scopeSentences(s: ScopeDecision, byKey: Map<string, ConfigurationSummar
     }
   }
   if (s.ceiling === 'client') {
-    out.push('Every candidate here was client-bound: the load generator, not the server, set the ceiling, so the server may be faster than any of these numbers and the comparison says little.');
+    out.push(
+      'Every candidate here was client-bound: the load generator, not the server, set the ceiling, so the server may be faster than any of these numbers and the comparison says little.',
+    );
   } else if (s.ceiling === 'host') {
-    out.push('Every candidate here was client-bound or host-busy: the load generator or other processes on the host, not the server, set the ceiling.');
+    out.push(
+      'Every candidate here was client-bound or host-busy: the load generator or other processes on the host, not the server, set the ceiling.',
+    );
   }
   if (s.setAside.length) {
-    out.push(`Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!)} (${x.reason})`).join('; ')}.`);
+    out.push(
+      `Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!)} (${x.reason})`).join('; ')}.`,
+    );
   }
   if (!only) {
     out.push(`Lowest p99: ${who(low)} (${p99Text(low)}).`);
-    if (s.p99Verdict === 'not-distinguishable') out.push(`${capitalize(whoList([low, ...pick(s.notDistinguishableP99)]))} are not distinguishable on p99.`);
+    if (s.p99Verdict === 'not-distinguishable')
+      out.push(`${capitalize(whoList([low, ...pick(s.notDistinguishableP99)]))} are not distinguishable on p99.`);
   }
   for (const c of [...new Set([best, knee, low])]) {
     const cav = caveats(c);
@@ -265,7 +332,7 @@ export function methodText(marginPct: number): string {
   return (
     'How this was decided: throughput is goodput, the responses per second that had their expected status (failed statuses, errors and timeouts do not count). ' +
     "A configuration's 95 % interval comes from the spread of its repetitions (Student's t) when it ran at least twice; " +
-    'with one repetition it comes from batch means of that cell\'s own seconds (consecutive seconds are autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken; for p99, of the per-second p99s on a log scale), which is weaker: ' +
+    "with one repetition it comes from batch means of that cell's own seconds (consecutive seconds are autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken; for p99, of the per-second p99s on a log scale), which is weaker: " +
     `it cannot see run-to-run variation, and back-to-back runs of one configuration differed by up to ${fmtPct(RUN_TO_RUN_SPREAD * 100)} in the repeatability benchmark. ` +
     "The highest goodput is compared with every other configuration by one-sided Welch's t-tests, Holm-corrected at 5 % across those comparisons: " +
     `a cheaper configuration is picked instead when it is shown within ${fmtMargin(marginPct)} % of the best, a costlier one is ruled out when it is shown below the best, and two within ±${fmtMargin(marginPct)} % by two one-sided tests are equivalent, where the cheaper wins (fewer workers, then less CPU, then less memory, then the simpler launcher). ` +
@@ -296,25 +363,35 @@ function sloSentences(o: SloOutcome, slo: Slo, withWorkload: boolean, withLoad: 
     const missed = o.checks.filter((k) => !k.ok).map(checkText);
     return [`No configuration meets ${describeSlo(slo)}${forWhat}. Closest: ${on} (${c.label}) — ${joinAnd(missed)}.`];
   }
-  const out = [`Cheapest configuration meeting ${describeSlo(slo)}${forWhat}: ${on} (${values}; ${o.meeting} of ${o.considered} configurations meet it).`];
+  const out = [
+    `Cheapest configuration meeting ${describeSlo(slo)}${forWhat}: ${on} (${values}; ${o.meeting} of ${o.considered} configurations meet it).`,
+  ];
   // A zero rps floor is "no limit": a wide interval dipping below 0 says nothing.
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0);
   if (c.n < 2) {
     out.push(
       c.rps!.intervalFrom === 'batch-means'
-        ? "That ran once: its intervals come from its own seconds, which cannot see run-to-run variation; add repetitions before relying on it."
+        ? 'That ran once: its intervals come from its own seconds, which cannot see run-to-run variation; add repetitions before relying on it.'
         : 'That is a single sample: no confidence interval; add repetitions before relying on it.',
     );
-  }
-  else if (unsure.length) out.push(`It meets it on the mean only: its 95 % interval crosses the ${joinAnd(unsure.map((k) => k.criterion))} limit, so it may not hold.`);
+  } else if (unsure.length)
+    out.push(
+      `It meets it on the mean only: its 95 % interval crosses the ${joinAnd(unsure.map((k) => k.criterion))} limit, so it may not hold.`,
+    );
   else out.push('Its 95 % intervals are within the limits too.');
   const cav = caveats(c);
   if (cav.length) out.push(`Caveat for ${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}: ${cav.join('; ')}.`);
   return out;
 }
 
-/** `One worker per CPU` (the seed experiments' rule) checked where the matrix tried it: within the margin of the best? */
-function cpuRuleSentence(scopes: ScopeDecision[], byKey: Map<string, ConfigurationSummary>, marginPct: number): string | null {
+/**
+ * `One worker per CPU` (the seed experiments' rule) checked where the matrix tried it: within the margin of the best?
+ */
+function cpuRuleSentence(
+  scopes: ScopeDecision[],
+  byKey: Map<string, ConfigurationSummary>,
+  marginPct: number,
+): string | null {
   const checked = scopes.flatMap((s) => {
     if (s.load.model !== 'closed' || s.candidates.length < 2) return [];
     const ruleWorkers = Math.max(1, Math.round(s.cpuMillis / 1000));
@@ -332,7 +409,8 @@ function cpuRuleSentence(scopes: ScopeDecision[], byKey: Map<string, Configurati
 /** Where a peak came from, in words. */
 export const PEAK_SOURCE_WORDS: Record<PeakSource, string> = {
   cgroup: "the cgroup's own peak, page cache included",
-  samples: 'the highest 1 Hz reading, page cache included: the engine reported no peak of its own, so a short spike may be missed',
+  samples:
+    'the highest 1 Hz reading, page cache included: the engine reported no peak of its own, so a short spike may be missed',
   legacy: 'the highest 1 Hz reading after warmup: this run predates peak recording, so a short spike may be missed',
   mixed: "the cgroup's own peak where recorded, else the highest 1 Hz reading",
 };
@@ -354,7 +432,7 @@ export function limitText(s: Sizing): string {
   // What the rule multiplied: the fresh need where the run measured the processes, else the peak.
   const rss = m.fresh?.measure === 'rss';
   const basis = rss ? m.fresh!.bytes : m.peakBytes!;
-  const rule = `${rss ? 'the processes\' resident memory' : 'peak'} × ${MEMORY_HEADROOM}, rounded up to a multiple of ${MEMORY_ROUND_MB} MB`;
+  const rule = `${rss ? "the processes' resident memory" : 'peak'} × ${MEMORY_HEADROOM}, rounded up to a multiple of ${MEMORY_ROUND_MB} MB`;
   return m.limitFrom === 'matrix'
     ? `${memLabel(m.limitMb)}: ${rule} would be ${memLabel(limitFromPeak(basis))}, but ${memLabel(m.failedAtMb!)} failed in the matrix, so the smallest clean cap above it`
     : `${memLabel(m.limitMb)} (${rule})`;
@@ -363,7 +441,13 @@ export function limitText(s: Sizing): string {
 const capPhrase = (c: MemoryCap): string => `at ${memLabel(c.memoryMb)}: ${c.detail}`;
 
 /** The memory and CPU sentences of one recommended configuration. */
-export function sizingSentences(s: Sizing, byKey: Map<string, ConfigurationSummary>, slo: Slo | null, marginPct: number, withContext: boolean): string[] {
+export function sizingSentences(
+  s: Sizing,
+  byKey: Map<string, ConfigurationSummary>,
+  slo: Slo | null,
+  marginPct: number,
+  withContext: boolean,
+): string[] {
   const c = byKey.get(s.key)!;
   const name = `${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}${withContext ? ` (${workloadLabel(c.app, c.requestSet)}, ${loadLabel(c.load)})` : ''}`;
   const m = s.memory;
@@ -389,11 +473,24 @@ export function sizingSentences(s: Sizing, byKey: Map<string, ConfigurationSumma
     out.push(`It did not run clean at any memory cap tried: ${m.caps.map(capPhrase).join('; ')}.`);
   }
   const tooSmall = below.filter((x) => x.outcome === 'oom' || x.outcome === 'restarts');
-  if (tooSmall.length) out.push(`${joinAnd(tooSmall.map((x) => memLabel(x.memoryMb)))} ${tooSmall.length === 1 ? 'is' : 'are'} clearly too small for ${who(c)}.`);
+  if (tooSmall.length)
+    out.push(
+      `${joinAnd(tooSmall.map((x) => memLabel(x.memoryMb)))} ${tooSmall.length === 1 ? 'is' : 'are'} clearly too small for ${who(c)}.`,
+    );
   const gc = m.caps.filter((x) => x.outcome === 'gc-pressure');
-  if (gc.length) out.push(`GC pressure at ${joinAnd(gc.map((x) => memLabel(x.memoryMb)))}: throughput was lost at a tighter cap with no OOM kill, so the garbage collector, not the CPU, held it back.`);
-  if (m.limitMb !== null && m.limitMb > c.memoryMb && m.fresh?.measure !== 'rss' && m.caps.some((x) => x.memoryMb === c.memoryMb && x.outcome === 'ok')) {
-    out.push(`The limit is above the ${memLabel(c.memoryMb)} it ran clean at: the peak counts page cache, which the kernel reclaims before an OOM kill, so the clean run is the firmer evidence and the limit errs on the generous side.`);
+  if (gc.length)
+    out.push(
+      `GC pressure at ${joinAnd(gc.map((x) => memLabel(x.memoryMb)))}: throughput was lost at a tighter cap with no OOM kill, so the garbage collector, not the CPU, held it back.`,
+    );
+  if (
+    m.limitMb !== null &&
+    m.limitMb > c.memoryMb &&
+    m.fresh?.measure !== 'rss' &&
+    m.caps.some((x) => x.memoryMb === c.memoryMb && x.outcome === 'ok')
+  ) {
+    out.push(
+      `The limit is above the ${memLabel(c.memoryMb)} it ran clean at: the peak counts page cache, which the kernel reclaims before an OOM kill, so the clean run is the firmer evidence and the limit errs on the generous side.`,
+    );
   }
   out.push(cpuSentence(s, c, slo, marginPct));
   return out;
@@ -403,9 +500,12 @@ function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, margin
   const u = s.cpu;
   const failed = u.failedAtMillis === null ? null : u.caps.find((x) => x.cpuMillis === u.failedAtMillis)!;
   let head: string;
-  if (u.caps.length <= 1) head = `CPU: the matrix tried only ${cpuLabel(c.cpuMillis)} for ${who(c)} at ${memLabel(c.memoryMb)}, so nothing shows whether less would do.`;
+  if (u.caps.length <= 1)
+    head = `CPU: the matrix tried only ${cpuLabel(c.cpuMillis)} for ${who(c)} at ${memLabel(c.memoryMb)}, so nothing shows whether less would do.`;
   else if (u.requestMillis === null) {
-    head = slo ? `CPU: no CPU cap tried meets ${describeSlo(slo)} for ${who(c)} at ${memLabel(c.memoryMb)}.` : `CPU: no CPU cap tried holds the throughput for ${who(c)} at ${memLabel(c.memoryMb)}.`;
+    head = slo
+      ? `CPU: no CPU cap tried meets ${describeSlo(slo)} for ${who(c)} at ${memLabel(c.memoryMb)}.`
+      : `CPU: no CPU cap tried holds the throughput for ${who(c)} at ${memLabel(c.memoryMb)}.`;
   } else {
     const what = slo
       ? `that meets ${describeSlo(slo)} for ${who(c)} at ${memLabel(c.memoryMb)} (on the means)`
@@ -414,7 +514,10 @@ function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, margin
   }
   if (u.throttledMsPerSec === null) return head;
   const share = u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of CFS periods)`;
-  const thr = u.throttledMsPerSec < 0.5 ? 'was not throttled' : `was throttled ${fmtNum(u.throttledMsPerSec)} ms per second${share}`;
+  const thr =
+    u.throttledMsPerSec < 0.5
+      ? 'was not throttled'
+      : `was throttled ${fmtNum(u.throttledMsPerSec)} ms per second${share}`;
   return `${head} At its ${cpuLabel(c.cpuMillis)} cap it used ${fmtPct(u.cpuPctOfCap!)} of the cap and ${thr}.`;
 }
 
@@ -455,10 +558,14 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords'>): str
   const { run } = rec;
   // Only cells that finished with results count; cancelled, interrupted and unfinished cells are not results.
   if (run.cellsIncluded === 0) {
-    out.push(`${run.status === 'completed' ? `No cell of run ${run.id}` : `Run ${run.id} is ${run.status} and no cell of it`} finished with results: there is nothing to recommend.`);
+    out.push(
+      `${run.status === 'completed' ? `No cell of run ${run.id}` : `Run ${run.id} is ${run.status} and no cell of it`} finished with results: there is nothing to recommend.`,
+    );
   } else {
     if (run.status !== 'completed') {
-      out.push(`Run ${run.id} is ${run.status}: ${run.cellsIncluded} of ${run.cellsTotal} cells finished with results; this answer covers only those.`);
+      out.push(
+        `Run ${run.id} is ${run.status}: ${run.cellsIncluded} of ${run.cellsTotal} cells finished with results; this answer covers only those.`,
+      );
     }
     if (rec.slo) {
       const multi = rec.sloOutcomes.length > 1;
@@ -486,9 +593,13 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords'>): str
       );
     }
   }
-  for (const n of rec.noise) out.push(`${n.label} is noisy: its req/s varied by ${fmtPct(n.cv * 100)} (coefficient of variation) over ${n.n} repetitions; ${n.suggestion}.`);
+  for (const n of rec.noise)
+    out.push(
+      `${n.label} is noisy: its req/s varied by ${fmtPct(n.cv * 100)} (coefficient of variation) over ${n.n} repetitions; ${n.suggestion}.`,
+    );
   for (const e of rec.exclusions.slice(0, MAX_LISTED_EXCLUSIONS)) out.push(`${e.text}.`);
-  if (rec.exclusions.length > MAX_LISTED_EXCLUSIONS) out.push(`…and ${rec.exclusions.length - MAX_LISTED_EXCLUSIONS} more cells excluded (see the cells table).`);
+  if (rec.exclusions.length > MAX_LISTED_EXCLUSIONS)
+    out.push(`…and ${rec.exclusions.length - MAX_LISTED_EXCLUSIONS} more cells excluded (see the cells table).`);
   // The method stays the last sentence; how memory and CPU were sized comes just before it.
   if ((rec.sizing ?? []).some((x) => x.recommended)) out.push(sizingMethodText(rec.marginPct));
   if (rec.scopes.length || rec.undecided.length) out.push(rec.method);

@@ -1,6 +1,15 @@
-import type { AppInfo } from '../contract/api.ts';
 import { fixedWorkers } from './catalog.ts';
+import type { AppManifest } from './manifest.ts';
 import type { UserApp } from './user-apps.ts';
+
+/** An app as the UI and the CLI list it. */
+export interface AppInfo extends Omit<AppManifest, 'entry' | 'version'> {
+  builtIn: boolean;
+  kind: 'builtin' | 'folder' | 'image';
+  /** An image app without a worker-count variable: the workers dimension does not apply. */
+  fixedWorkers: boolean;
+  user?: UserApp;
+}
 
 /** A user's app as the Apps screen and `rightsize apps` list it. */
 export function userAppInfo(a: UserApp): AppInfo {

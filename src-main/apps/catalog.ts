@@ -9,7 +9,12 @@ import { AppManifestSchema, type AppManifest } from './manifest.ts';
  */
 export type AppSource =
   | { kind: 'builtin' }
-  | { kind: 'folder'; args: string[]; /** Working directory relative to the folder ('' = the folder). */ cwd: string; ecosystem?: { file: string; app: string } }
+  | {
+      kind: 'folder';
+      args: string[];
+      /** Working directory relative to the folder ('' = the folder). */ cwd: string;
+      ecosystem?: { file: string; app: string };
+    }
   | { kind: 'image'; image: string; imageId: string; workersEnv: string | null };
 
 export interface AppDefinition extends AppManifest {
@@ -20,7 +25,8 @@ export interface AppDefinition extends AppManifest {
 }
 
 /** An image app with no worker-count variable runs one configuration: the workers dimension does not apply. */
-export const fixedWorkers = (app: { source: { kind: string; workersEnv?: string | null } }): boolean => app.source.kind === 'image' && app.source.workersEnv === null;
+export const fixedWorkers = (app: { source: { kind: string; workersEnv?: string | null } }): boolean =>
+  app.source.kind === 'image' && app.source.workersEnv === null;
 
 let builtIns: AppDefinition[] | undefined;
 

@@ -2,15 +2,17 @@ import type { AppDefinition } from './catalog.ts';
 
 /** One line per app a run used, from the copy the run kept: where it came from and what it was sent. */
 export function appLines(apps: unknown[]): string[] {
-  return (apps as AppDefinition[]).filter((a) => a && !a.builtIn).map((a) => {
-    const src = a.source;
-    const from =
-      src.kind === 'folder'
-        ? `folder ${a.dir}, node ${[a.entry, ...src.args].join(' ')}${src.ecosystem ? ` (from ${src.ecosystem.file})` : ''}`
-        : src.kind === 'image'
-          ? `image ${src.image} (${src.imageId.replace(/^sha256:/, '').slice(0, 12)}), workers ${src.workersEnv ? `via ${src.workersEnv}` : 'fixed'}`
-          : 'built in';
-    const reqs = a.requests.map((r) => `${r.method} ${r.path}${r.status ? ` → ${r.status}` : ''}`).join(', ');
-    return `App ${a.name}: ${from}; port ${a.port}, health ${a.health}; requests ${reqs}`;
-  });
+  return (apps as AppDefinition[])
+    .filter((a) => a && !a.builtIn)
+    .map((a) => {
+      const src = a.source;
+      const from =
+        src.kind === 'folder'
+          ? `folder ${a.dir}, node ${[a.entry, ...src.args].join(' ')}${src.ecosystem ? ` (from ${src.ecosystem.file})` : ''}`
+          : src.kind === 'image'
+            ? `image ${src.image} (${src.imageId.replace(/^sha256:/, '').slice(0, 12)}), workers ${src.workersEnv ? `via ${src.workersEnv}` : 'fixed'}`
+            : 'built in';
+      const reqs = a.requests.map((r) => `${r.method} ${r.path}${r.status ? ` → ${r.status}` : ''}`).join(', ');
+      return `App ${a.name}: ${from}; port ${a.port}, health ${a.health}; requests ${reqs}`;
+    });
 }

@@ -19,7 +19,12 @@ export interface EcosystemApp {
   ignored: string[];
 }
 
-export const ECOSYSTEM_FILES = ['ecosystem.config.js', 'ecosystem.config.cjs', 'ecosystem.config.mjs', 'ecosystem.config.json'];
+export const ECOSYSTEM_FILES = [
+  'ecosystem.config.js',
+  'ecosystem.config.cjs',
+  'ecosystem.config.mjs',
+  'ecosystem.config.json',
+];
 
 // Runs in a child process: an ecosystem file is the user's code (it may require modules, read env).
 // JSON files are parsed here.
@@ -37,16 +42,23 @@ export async function readEcosystem(dir: string, file: string, appName?: string)
     if (full.endsWith('.json')) config = JSON.parse(await readFile(full, 'utf8'));
     else {
       // A JS file is the user's code: it runs in its own node process, in the project folder, with a time limit.
-      const { stdout } = await promisify(execFile)(hostNodeBinary(), ['-e', LOADER, full], { cwd: dir, timeout: 10_000, maxBuffer: 4 * 1024 * 1024 });
+      const { stdout } = await promisify(execFile)(hostNodeBinary(), ['-e', LOADER, full], {
+        cwd: dir,
+        timeout: 10_000,
+        maxBuffer: 4 * 1024 * 1024,
+      });
       config = JSON.parse(stdout);
     }
   } catch (e) {
     const err = e as { stderr?: string; killed?: boolean; message: string };
-    const why = err.killed ? 'it did not finish loading within 10 s' : (err.stderr?.trim().split('\n').pop() ?? err.message);
+    const why = err.killed
+      ? 'it did not finish loading within 10 s'
+      : (err.stderr?.trim().split('\n').pop() ?? err.message);
     throw new Error(`${file} does not load: ${why}`);
   }
   const apps = (config as { apps?: unknown } | null)?.apps;
-  if (!Array.isArray(apps) || apps.length === 0) throw new Error(`${file} has no "apps" list: PM2 expects module.exports = { apps: [{ script: ... }] }`);
+  if (!Array.isArray(apps) || apps.length === 0)
+    throw new Error(`${file} has no "apps" list: PM2 expects module.exports = { apps: [{ script: ... }] }`);
   const list = apps as Record<string, unknown>[];
   const names = list.map((a, i) => (typeof a.name === 'string' ? a.name : `app ${i + 1}`));
   const index = appName === undefined ? 0 : names.indexOf(appName);
@@ -54,14 +66,20 @@ export async function readEcosystem(dir: string, file: string, appName?: string)
   const a = list[index]!;
   if (typeof a.script !== 'string' || !a.script) throw new Error(`${file}: app "${names[index]}" has no script`);
   if (a.interpreter !== undefined && a.interpreter !== 'node' && a.interpreter !== 'none') {
-    throw new Error(`${file}: app "${names[index]}" runs with interpreter ${String(a.interpreter)}; Rightsize sizes Node.js scripts`);
+    throw new Error(
+      `${file}: app "${names[index]}" runs with interpreter ${String(a.interpreter)}; Rightsize sizes Node.js scripts`,
+    );
   }
   const cwd = typeof a.cwd === 'string' ? path.relative(dir, path.resolve(dir, a.cwd)) : '';
-  if (cwd.startsWith('..') || path.isAbsolute(cwd)) throw new Error(`${file}: app "${names[index]}" has cwd ${String(a.cwd)}, outside the project folder`);
+  if (cwd.startsWith('..') || path.isAbsolute(cwd))
+    throw new Error(`${file}: app "${names[index]}" has cwd ${String(a.cwd)}, outside the project folder`);
   const script = path.resolve(dir, cwd, a.script);
   if (!isInside(dir, script)) throw new Error(`${file}: script ${a.script} is outside the project folder`);
-  const env = a.env && typeof a.env === 'object' ? Object.fromEntries(Object.entries(a.env).map(([k, v]) => [k, String(v)])) : {};
-  const ignored = ['instances', 'exec_mode', 'max_memory_restart', 'node_args', 'watch'].filter((k) => a[k] !== undefined);
+  const env =
+    a.env && typeof a.env === 'object' ? Object.fromEntries(Object.entries(a.env).map(([k, v]) => [k, String(v)])) : {};
+  const ignored = ['instances', 'exec_mode', 'max_memory_restart', 'node_args', 'watch'].filter(
+    (k) => a[k] !== undefined,
+  );
   return {
     name: names[index]!,
     entry: toPosix(path.relative(dir, script)),
@@ -75,7 +93,13 @@ export async function readEcosystem(dir: string, file: string, appName?: string)
 /** The ecosystem file a folder has, if any (the names PM2 itself looks for). */
 export async function findEcosystem(dir: string): Promise<string | undefined> {
   for (const f of ECOSYSTEM_FILES) {
-    if (await readFile(path.join(dir, f)).then(() => true, () => false)) return f;
+    if (
+      await readFile(path.join(dir, f)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return f;
   }
   return undefined;
 }

@@ -34,9 +34,16 @@ export async function planFolder(dir: string, entry: string): Promise<FolderPlan
   const problems: FolderPlan['problems'] = [];
   const ignoreText = await readFile(path.join(dir, '.dockerignore'), 'utf8').catch(() => undefined);
   const skip = makeSkip(ignoreText);
-  if (skip(entry, false)) problems.push({ path: 'source.entry', message: `.dockerignore leaves ${entry} out of the image: remove the pattern that matches it` });
+  if (skip(entry, false))
+    problems.push({
+      path: 'source.entry',
+      message: `.dockerignore leaves ${entry} out of the image: remove the pattern that matches it`,
+    });
 
-  const pkg = await readFile(path.join(dir, 'package.json'), 'utf8').then((t) => JSON.parse(t) as PackageJson, () => undefined);
+  const pkg = await readFile(path.join(dir, 'package.json'), 'utf8').then(
+    (t) => JSON.parse(t) as PackageJson,
+    () => undefined,
+  );
   const deps = Object.keys(pkg?.dependencies ?? {});
   const has = async (rel: string, dirWanted: boolean): Promise<boolean> => {
     const st = await stat(path.join(dir, rel)).catch(() => undefined);
@@ -45,7 +52,11 @@ export async function planFolder(dir: string, entry: string): Promise<FolderPlan
   let install: InstallPlan = { kind: 'none' };
   if (await has('node_modules', true)) install = { kind: 'node_modules' };
   else if (deps.length > 0) {
-    const lockfile = (await has('npm-shrinkwrap.json', false)) ? 'npm-shrinkwrap.json' : (await has('package-lock.json', false)) ? 'package-lock.json' : undefined;
+    const lockfile = (await has('npm-shrinkwrap.json', false))
+      ? 'npm-shrinkwrap.json'
+      : (await has('package-lock.json', false))
+        ? 'package-lock.json'
+        : undefined;
     if (lockfile) install = { kind: 'lockfile', lockfile };
     else
       problems.push({

@@ -1,6 +1,5 @@
-import type { Problem } from '../engine/matrix.ts';
-import type { ImageApps } from '../engine/matrix.ts';
-import type { Store } from '../store/index.ts';
+import type { Problem } from '../common/issues.ts';
+import type { ImageApps } from '../model/types.ts';
 import { builtInApps, fixedWorkers, type AppDefinition } from './catalog.ts';
 import { resolveUserApp, UserAppSchema, type ResolveContext, type UserApp } from './user-apps.ts';
 
@@ -10,10 +9,16 @@ export interface AppLibrary {
   user: UserApp[];
 }
 
-export function appLibrary(store: Store): AppLibrary {
+/** Where the user's apps are kept (the store): only their stored definitions are read here. */
+export interface UserAppRecords {
+  listUserApps(): { definition: unknown }[];
+}
+
+export function appLibrary(store: UserAppRecords): AppLibrary {
   return {
     builtIn: builtInApps(),
-    // Stored definitions were checked when saved; one that no longer parses (a newer Rightsize wrote it) is left out, not fatal.
+    // Stored definitions were checked when saved; one that no longer parses (a newer Rightsize wrote it) is left out,
+    // not fatal.
     user: store.listUserApps().flatMap((a) => {
       const parsed = UserAppSchema.safeParse(a.definition);
       return parsed.success ? [parsed.data] : [];
@@ -21,7 +26,10 @@ export function appLibrary(store: Store): AppLibrary {
   };
 }
 
-export const appNames = (lib: AppLibrary): string[] => [...lib.builtIn.map((a) => a.name), ...lib.user.map((a) => a.name)];
+export const appNames = (lib: AppLibrary): string[] => [
+  ...lib.builtIn.map((a) => a.name),
+  ...lib.user.map((a) => a.name),
+];
 
 /** The image apps among the user's, for matrix expansion (checked on every edit in the UI: no Docker, no disk). */
 export function imageAppsOf(lib: AppLibrary): ImageApps {
@@ -35,7 +43,11 @@ export function imageAppsOf(lib: AppLibrary): ImageApps {
  * (its folder, entry and ecosystem file may have changed since it was added): problems come back
  * per app, and nothing is started.
  */
-export async function resolveApps(lib: AppLibrary, names: string[], findImage: ResolveContext['findImage']): Promise<{ ok: true; apps: AppDefinition[] } | { ok: false; problems: Problem[] }> {
+export async function resolveApps(
+  lib: AppLibrary,
+  names: string[],
+  findImage: ResolveContext['findImage'],
+): Promise<{ ok: true; apps: AppDefinition[] } | { ok: false; problems: Problem[] }> {
   const apps: AppDefinition[] = [];
   const problems: Problem[] = [];
   for (const name of new Set(names)) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RequestSpec } from '../model/types.ts';
 
 export const RequestSpecSchema = z.object({
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).default('GET'),
@@ -6,9 +7,17 @@ export const RequestSpecSchema = z.object({
   headers: z.record(z.string(), z.string()).optional(),
   body: z.string().optional(),
   /** The status this request must get; anything else counts as an error. Default: any 2xx. */
-  status: z.number({ error: 'the expected status is a number, e.g. 201' }).int('the expected status is a whole number').min(100, 'statuses go from 100 to 599').max(599, 'statuses go from 100 to 599').optional(),
+  status: z
+    .number({ error: 'the expected status is a number, e.g. 201' })
+    .int('the expected status is a whole number')
+    .min(100, 'statuses go from 100 to 599')
+    .max(599, 'statuses go from 100 to 599')
+    .optional(),
 });
-export type RequestSpec = z.infer<typeof RequestSpecSchema>;
+export type { RequestSpec };
+// The plain type lives in the model; the schema must parse to exactly it.
+const _sameShape: z.ZodType<RequestSpec, z.input<typeof RequestSpecSchema>> = RequestSpecSchema;
+void _sameShape;
 
 /** apps/<name>/manifest.json: what an app is, and how to load it. */
 export const AppManifestSchema = z.object({

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { Problem } from '../engine/matrix.ts';
+import type { Problem } from '../common/issues.ts';
 import type { AppDefinition } from './catalog.ts';
 import { findEcosystem, isInside, readEcosystem } from './ecosystem.ts';
 import { planFolder, type PackageJson } from './folder-plan.ts';
@@ -35,7 +35,11 @@ const SourceSchema = z.discriminatedUnion(
         kind: z.literal('image'),
         image: z.string().min(1, 'give the image name'),
         /** The variable the image reads its worker count from (e.g. WEB_CONCURRENCY); null = fixed. */
-        workersEnv: z.string().regex(ENV_NAME, 'an environment variable name: letters, digits and _').nullable().default(null),
+        workersEnv: z
+          .string()
+          .regex(ENV_NAME, 'an environment variable name: letters, digits and _')
+          .nullable()
+          .default(null),
       })
       .strict(),
   ],
@@ -44,18 +48,35 @@ const SourceSchema = z.discriminatedUnion(
 // Keys checked one by one: a regex on the record's key schema only yields zod's generic "Invalid key in record".
 const EnvSchema = z.record(z.string(), z.string({ error: 'a value is text' })).superRefine((env, ctx) => {
   for (const k of Object.keys(env)) {
-    if (!ENV_NAME.test(k)) ctx.addIssue({ code: 'custom', path: [k], message: `${k} is not an environment variable name: letters, digits and _, not starting with a digit` });
+    if (!ENV_NAME.test(k))
+      ctx.addIssue({
+        code: 'custom',
+        path: [k],
+        message: `${k} is not an environment variable name: letters, digits and _, not starting with a digit`,
+      });
   }
 });
 
 export const UserAppSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1–40 lowercase letters, digits and dashes, starting with a letter or digit'),
+    name: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9-]{0,39}$/,
+        'use 1–40 lowercase letters, digits and dashes, starting with a letter or digit',
+      ),
     description: z.string().max(500).default(''),
     source: SourceSchema,
-    port: z.number({ error: 'the port must be a number' }).int('the port must be a whole number').min(1, 'ports go from 1 to 65535').max(65535, 'ports go from 1 to 65535'),
+    port: z
+      .number({ error: 'the port must be a number' })
+      .int('the port must be a whole number')
+      .min(1, 'ports go from 1 to 65535')
+      .max(65535, 'ports go from 1 to 65535'),
     health: z.string().startsWith('/', 'a path starts with /').default('/'),
-    requests: z.array(RequestSpecSchema).min(1, 'give at least one request').default([{ method: 'GET', path: '/' }]),
+    requests: z
+      .array(RequestSpecSchema)
+      .min(1, 'give at least one request')
+      .default([{ method: 'GET', path: '/' }]),
     env: EnvSchema.default({}),
   })
   .strict();
@@ -70,7 +91,8 @@ export interface ResolveContext {
   findImage: (image: string) => Promise<{ id: string } | { reason: string }>;
 }
 
-export type Resolved = { ok: true; app: UserApp; definition: AppDefinition; notes: string[] } | { ok: false; problems: Problem[] };
+export type Resolved =
+  { ok: true; app: UserApp; definition: AppDefinition; notes: string[] } | { ok: false; problems: Problem[] };
 
 const issuePath = (p: PropertyKey[]): string => p.map(String).join('.') || '(app)';
 
@@ -81,15 +103,27 @@ const issuePath = (p: PropertyKey[]): string => p.map(String).join('.') || '(app
  */
 export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promise<Resolved> {
   const parsed = UserAppSchema.safeParse(input);
-  const problems: Problem[] = parsed.success ? [] : parsed.error.issues.map((i) => ({ path: issuePath(i.path), message: i.message }));
+  const problems: Problem[] = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({ path: issuePath(i.path), message: i.message }));
   const raw = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
   const name = parsed.success ? parsed.data.name : typeof raw.name === 'string' ? raw.name : undefined;
   const clash = ctx.taken.find((t) => t.name === name);
-  if (clash) problems.push({ path: 'name', message: clash.builtIn ? `"${name}" is a built-in app: choose another name` : `you already have an app named "${name}": choose another name, or edit that one` });
+  if (clash)
+    problems.push({
+      path: 'name',
+      message: clash.builtIn
+        ? `"${name}" is a built-in app: choose another name`
+        : `you already have an app named "${name}": choose another name, or edit that one`,
+    });
 
-  const source = parsed.success ? parsed.data.source : (SourceSchema.safeParse(raw.source).data ?? whereFrom(raw.source));
+  const source = parsed.success
+    ? parsed.data.source
+    : (SourceSchema.safeParse(raw.source).data ?? whereFrom(raw.source));
   const env = parsed.success ? parsed.data.env : (EnvSchema.safeParse(raw.env).data ?? {});
-  const checked = source ? await (source.kind === 'folder' ? checkFolder(source, env) : checkImage(source, ctx)) : undefined;
+  const checked = source
+    ? await (source.kind === 'folder' ? checkFolder(source, env) : checkImage(source, ctx))
+    : undefined;
   if (checked) problems.push(...checked.problems);
   if (!parsed.success || !checked?.part || problems.length) return { ok: false, problems };
   const app = parsed.data;
@@ -109,14 +143,28 @@ export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promi
 /** Just where the app comes from, when the rest of its source is malformed: that much can still be checked. */
 function whereFrom(src: unknown): UserApp['source'] | undefined {
   const s = (src ?? {}) as { kind?: unknown; dir?: unknown; image?: unknown; entry?: unknown };
-  if (s.kind === 'image' && typeof s.image === 'string' && s.image) return { kind: 'image', image: s.image, workersEnv: null };
-  if (s.kind === 'folder' && typeof s.dir === 'string' && s.dir) return { kind: 'folder', dir: s.dir, args: [], ...(typeof s.entry === 'string' && s.entry ? { entry: s.entry } : {}) };
+  if (s.kind === 'image' && typeof s.image === 'string' && s.image)
+    return { kind: 'image', image: s.image, workersEnv: null };
+  if (s.kind === 'folder' && typeof s.dir === 'string' && s.dir)
+    return {
+      kind: 'folder',
+      dir: s.dir,
+      args: [],
+      ...(typeof s.entry === 'string' && s.entry ? { entry: s.entry } : {}),
+    };
   return undefined;
 }
 
-type SourceCheck = { problems: Problem[]; notes: string[]; part?: Pick<AppDefinition, 'version' | 'description' | 'entry' | 'env' | 'dir' | 'source'> };
+type SourceCheck = {
+  problems: Problem[];
+  notes: string[];
+  part?: Pick<AppDefinition, 'version' | 'description' | 'entry' | 'env' | 'dir' | 'source'>;
+};
 
-async function checkFolder(src: Extract<UserApp['source'], { kind: 'folder' }>, userEnv: Record<string, string>): Promise<SourceCheck> {
+async function checkFolder(
+  src: Extract<UserApp['source'], { kind: 'folder' }>,
+  userEnv: Record<string, string>,
+): Promise<SourceCheck> {
   const problems: Problem[] = [];
   const notes: string[] = [];
   const bad = (p: string, message: string): void => void problems.push({ path: p, message });
@@ -141,15 +189,23 @@ async function checkFolder(src: Extract<UserApp['source'], { kind: 'folder' }>, 
       env = { ...eco.env, ...userEnv }; // what the user typed here wins over the file
       cwd = eco.cwd;
       ecosystem = { file: ecoFile, app: eco.name };
-      notes.push(`read ${ecoFile} (app "${eco.name}"): entry ${eco.entry}${eco.args.length ? `, args ${eco.args.join(' ')}` : ''}${Object.keys(eco.env).length ? `, env ${Object.keys(eco.env).join(', ')}` : ''}`);
-      if (eco.ignored.length) notes.push(`${ecoFile} sets ${eco.ignored.join(', ')}: not applied, the matrix chooses launch mode, workers and caps`);
+      notes.push(
+        `read ${ecoFile} (app "${eco.name}"): entry ${eco.entry}${eco.args.length ? `, args ${eco.args.join(' ')}` : ''}${Object.keys(eco.env).length ? `, env ${Object.keys(eco.env).join(', ')}` : ''}`,
+      );
+      if (eco.ignored.length)
+        notes.push(
+          `${ecoFile} sets ${eco.ignored.join(', ')}: not applied, the matrix chooses launch mode, workers and caps`,
+        );
     } catch (e) {
       bad('source.ecosystem', (e as Error).message);
       return { problems, notes };
     }
   } else if (!entry) {
     const pkg = await readPackage(dir);
-    bad('source.entry', `give the entry file (e.g. ${pkg.main ?? 'server.js'}), or put a PM2 ecosystem.config.js in the folder`);
+    bad(
+      'source.entry',
+      `give the entry file (e.g. ${pkg.main ?? 'server.js'}), or put a PM2 ecosystem.config.js in the folder`,
+    );
     return { problems, notes };
   }
   // Read by planFolder below; when it is not reached there are problems, and the part is not used.
@@ -179,12 +235,27 @@ async function checkFolder(src: Extract<UserApp['source'], { kind: 'folder' }>, 
   };
 }
 
-async function checkImage(src: Extract<UserApp['source'], { kind: 'image' }>, ctx: ResolveContext): Promise<SourceCheck> {
+async function checkImage(
+  src: Extract<UserApp['source'], { kind: 'image' }>,
+  ctx: ResolveContext,
+): Promise<SourceCheck> {
   const found = await ctx.findImage(src.image);
-  if ('reason' in found) return { problems: [{ path: 'source.image', message: `${src.image} is not on this machine and could not be pulled (${found.reason.trim()}): build or pull it first` }], notes: [] };
+  if ('reason' in found)
+    return {
+      problems: [
+        {
+          path: 'source.image',
+          message: `${src.image} is not on this machine and could not be pulled (${found.reason.trim()}): build or pull it first`,
+        },
+      ],
+      notes: [],
+    };
   return {
     problems: [],
-    notes: src.workersEnv === null ? ['no worker-count variable: the workers dimension does not apply to this app (one cell per CPU/memory pair)'] : [],
+    notes:
+      src.workersEnv === null
+        ? ['no worker-count variable: the workers dimension does not apply to this app (one cell per CPU/memory pair)']
+        : [],
     part: {
       version: found.id.replace(/^sha256:/, '').slice(0, 12),
       description: `the image ${src.image}`,

@@ -11,7 +11,10 @@ export interface GlobalOptions {
 }
 
 /** Opens the history database and recovers from an earlier crash (interrupted runs, orphan containers). */
-export async function openStore(g: GlobalOptions, say: (line: string) => void): Promise<{ store: Store; startup: Startup }> {
+export async function openStore(
+  g: GlobalOptions,
+  say: (line: string) => void,
+): Promise<{ store: Store; startup: Startup }> {
   let store: Store;
   try {
     store = Store.open(resolveDbPath({ ...(g.db ? { db: g.db } : {}), ...(g.dataDir ? { dataDir: g.dataDir } : {}) }));
@@ -19,8 +22,10 @@ export async function openStore(g: GlobalOptions, say: (line: string) => void): 
     throw new CliError((e as Error).message, EXIT.error);
   }
   const startup = await recoverAtStartup(store);
-  if (startup.interruptedRuns.length) say(`Marked run(s) ${startup.interruptedRuns.join(', ')} as interrupted: the process running them had stopped.`);
-  if (startup.sweptContainers.length) say(`Removed ${startup.sweptContainers.length} container(s) left behind by a stopped Rightsize process.`);
+  if (startup.interruptedRuns.length)
+    say(`Marked run(s) ${startup.interruptedRuns.join(', ')} as interrupted: the process running them had stopped.`);
+  if (startup.sweptContainers.length)
+    say(`Removed ${startup.sweptContainers.length} container(s) left behind by a stopped Rightsize process.`);
   return { store, startup };
 }
 
@@ -39,7 +44,11 @@ export async function openLab(g: GlobalOptions, say: (line: string) => void): Pr
  * Opens the engine as a service (the same checks the UI gets), runs `fn`, always closes it; a
  * contract error becomes the command's message and exit code through `asCliError`.
  */
-export async function withLab<T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>, asCliError: (e: ContractError) => CliError): Promise<T> {
+export async function withLab<T>(
+  g: GlobalOptions,
+  fn: (lab: Lab) => Promise<T>,
+  asCliError: (e: ContractError) => CliError,
+): Promise<T> {
   const lab = await openLab(g, (line) => void process.stderr.write(`${line}\n`));
   try {
     return await fn(lab);

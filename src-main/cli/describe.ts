@@ -7,8 +7,11 @@ export { cellLabel } from '../common/labels.ts';
 /** Cells stopped before their end: what they measured is partial, never a result. */
 const isPartial = (c: StoredCell): boolean => c.status === 'cancelled' || c.status === 'interrupted';
 
-/** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until steady; "—" before it ran. */
-export const warmupText = (c: StoredCell): string => fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load));
+/**
+ * The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until steady; "—" before it ran.
+ */
+export const warmupText = (c: StoredCell): string =>
+  fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load));
 
 /** ", 2 threads" where more than one load thread generated the load (or the matrix asked for a count). */
 function threadsText(c: StoredCell): string {
@@ -19,7 +22,24 @@ function threadsText(c: StoredCell): string {
 export function cellsTable(cells: StoredCell[]): string {
   const partial = cells.some(isPartial) && cells.some((c) => isPartial(c) && c.rpsMean !== null);
   const t = table(
-    ['#', 'app', 'mode', 'workers', 'cpu', 'memory', 'load', 'warm-up', 'status', 'req/s', 'p50', 'p99', 'max', 'cpu%cap', 'mem max', 'flags'],
+    [
+      '#',
+      'app',
+      'mode',
+      'workers',
+      'cpu',
+      'memory',
+      'load',
+      'warm-up',
+      'status',
+      'req/s',
+      'p50',
+      'p99',
+      'max',
+      'cpu%cap',
+      'mem max',
+      'flags',
+    ],
     cells.map((c) => [
       // Cells after the grid say why they ran: a settling repetition (s), a verification (v).
       `${c.config.index + 1}${c.config.phase === 'settle' ? ' s' : c.config.phase === 'verify' ? ' v' : ''}`,
@@ -28,20 +48,31 @@ export function cellsTable(cells: StoredCell[]): string {
       String(c.config.workers),
       `${c.config.cpuMillis}m`,
       `${c.config.memoryMb} MB`,
-      (c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`) + threadsText(c),
+      (c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`) +
+        threadsText(c),
       warmupText(c),
       c.status,
-      ...[fmtNum(c.rpsMean), fmtUs(c.p50Us), fmtUs(c.p99Us), fmtUs(c.maxUs), c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`, fmtBytes(c.memMaxBytes)].map((v) =>
-        isPartial(c) && v !== '—' ? `(${v})` : v,
-      ),
+      ...[
+        fmtNum(c.rpsMean),
+        fmtUs(c.p50Us),
+        fmtUs(c.p99Us),
+        fmtUs(c.maxUs),
+        c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`,
+        fmtBytes(c.memMaxBytes),
+      ].map((v) => (isPartial(c) && v !== '—' ? `(${v})` : v)),
       isPartial(c) ? '' : c.flags.map((f) => f.kind).join(' '),
     ]),
   );
   const notes = [
     ...(partial ? ['(…) partial seconds of a cell that did not finish: not a result, left out of the answer.'] : []),
-    ...(cells.some((c) => c.config.phase === 'settle') ? ['s: a settling repetition of a contender, run while the answer was undecided; counted like any repetition.'] : []),
-    ...(cells.some((c) => c.config.phase === 'verify') ? ['v: the pick run exactly as a deploy snippet deploys it (its own limits); evidence for the snippet, not a repetition.'] : []),
+    ...(cells.some((c) => c.config.phase === 'settle')
+      ? ['s: a settling repetition of a contender, run while the answer was undecided; counted like any repetition.']
+      : []),
+    ...(cells.some((c) => c.config.phase === 'verify')
+      ? [
+          'v: the pick run exactly as a deploy snippet deploys it (its own limits); evidence for the snippet, not a repetition.',
+        ]
+      : []),
   ];
   return notes.length ? `${t}\n${notes.join('\n')}` : t;
 }
-

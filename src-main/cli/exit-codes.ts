@@ -11,11 +11,19 @@ export const EXIT = {
   cellsFailed: 4,
   /** The run itself failed (e.g. an image would not build). */
   runFailed: 5,
-  /** Another Rightsize run or build holds the lab (this Docker engine); nothing was started. `--wait` queues instead. */
+  /**
+   * Another Rightsize run or build holds the lab (this Docker engine); nothing was started. `--wait` queues instead.
+   */
   labBusy: 6,
-  /** `targets check`, or `run --target`: the target answered badly or not at all (unreachable, TLS, permissions, no nodes free); nothing was started. */
+  /**
+   * `targets check`, or `run --target`: the target answered badly or not at all (unreachable, TLS, permissions, no
+   * nodes free); nothing was started.
+   */
   targetNotReady: 7,
-  /** `verify`: a snippet did not pass when run exactly as emitted at any limit tried; it falls back to the matrix's clean cap. */
+  /**
+   * `verify`: a snippet did not pass when run exactly as emitted at any limit tried; it falls back to the matrix's
+   * clean cap.
+   */
   verifyFailed: 8,
   /** `run --slo`: the run finished, but no configuration met the objective (k6 uses 99 for failed thresholds too). */
   sloNotMet: 99,
@@ -39,7 +47,10 @@ export const EXIT_HELP = [
 
 /** An error the CLI turns into a message and an exit code, without a stack trace. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
   }
 }

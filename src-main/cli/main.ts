@@ -5,12 +5,25 @@ import { sweepOrphans } from '../docker/sweep.ts';
 import { describeHolder, labHolder } from '../lab-lock/lab-lock.ts';
 import { listPresets } from '../presets/presets.ts';
 import { rightsizeVersion } from '../util/paths.ts';
-import { appsAddCommand, appsBuildCommand, appsEditCommand, appsListCommand, appsRemoveCommand, type AppOptions } from './commands/apps.ts';
+import {
+  appsAddCommand,
+  appsBuildCommand,
+  appsEditCommand,
+  appsListCommand,
+  appsRemoveCommand,
+  type AppOptions,
+} from './commands/apps.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { reportCommand } from './commands/report.ts';
 import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
 import { serveCommand } from './commands/serve.ts';
-import { targetsAddCommand, targetsCheckCommand, targetsListCommand, targetsRemoveCommand, type TargetAddOptions } from './commands/targets.ts';
+import {
+  targetsAddCommand,
+  targetsCheckCommand,
+  targetsListCommand,
+  targetsRemoveCommand,
+  type TargetAddOptions,
+} from './commands/targets.ts';
 import { SIZE_EXIT_HELP, SIZE_JSON_SCHEMA_VERSION, sizeCommand } from './commands/size.ts';
 import { VERIFY_EXIT_HELP, VERIFY_JSON_SCHEMA_VERSION, verifyCommand } from './commands/verify.ts';
 import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
@@ -18,7 +31,9 @@ import { table } from './format.ts';
 
 function program(): Command {
   const p = new Command('rightsize')
-    .description('Size Node.js servers: run a matrix of CPU caps × memory caps × workers × launch modes in Docker, under load.')
+    .description(
+      'Size Node.js servers: run a matrix of CPU caps × memory caps × workers × launch modes in Docker, under load.',
+    )
     .version(rightsizeVersion())
     .option('--db <file>', 'history database (default: the per-user data folder, or $RIGHTSIZE_DB)')
     .option('--data-dir <dir>', 'data folder (default: $RIGHTSIZE_DATA_DIR or the OS per-user data folder)')
@@ -34,20 +49,49 @@ function program(): Command {
     .option('-n, --name <name>', 'name the run')
     .option('-y, --yes', `confirm a matrix of more than 500 cells`)
     .option('-v, --verbose', 'also print image build output')
-    .option('--slo <objective>', `also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"; exits ${EXIT.sloNotMet} when none does (a CI gate)`)
-    .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
-    .option('-t, --target <name>', 'where cells run: a saved target (see `rightsize targets`); default local, this machine')
-    .option('--load-threads <n>', 'load threads per cell, over the matrix\'s "load.threads" (default: one per core the target leaves free; 1 to the host\'s cores, at most the connections)')
-    .option('--settle-budget <pct>', 'when the answer is undecided after the grid, repeat only the contenders for up to this % of the grid\'s measured time (default 50; 0 turns settling off)')
-    .option('--no-verify', 'do not run the picked configuration exactly as its deploy snippets deploy it (rightsize verify RUN does it later)')
-    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
-    .addHelpText('after', `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`)
+    .option(
+      '--slo <objective>',
+      `also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"; exits ${EXIT.sloNotMet} when none does (a CI gate)`,
+    )
+    .option(
+      '--wait',
+      'if another run or build holds this Docker engine, queue behind it (default: exit ' +
+        EXIT.labBusy +
+        ' naming the holder)',
+    )
+    .option(
+      '-t, --target <name>',
+      'where cells run: a saved target (see `rightsize targets`); default local, this machine',
+    )
+    .option(
+      '--load-threads <n>',
+      'load threads per cell, over the matrix\'s "load.threads" (default: one per core the target leaves free; 1 to the host\'s cores, at most the connections)',
+    )
+    .option(
+      '--settle-budget <pct>',
+      "when the answer is undecided after the grid, repeat only the contenders for up to this % of the grid's measured time (default 50; 0 turns settling off)",
+    )
+    .option(
+      '--no-verify',
+      'do not run the picked configuration exactly as its deploy snippets deploy it (rightsize verify RUN does it later)',
+    )
+    .addOption(
+      new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(
+        BASE_STRATEGIES,
+      ),
+    )
+    .addHelpText(
+      'after',
+      `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`,
+    )
     .action(async (o) => {
       process.exitCode = await runCommand({ ...globals(), ...o });
     });
 
   p.command('size')
-    .description('auto-size: find the cheapest configuration (CPU, memory, workers) that meets an objective at a constant rate, adaptively')
+    .description(
+      'auto-size: find the cheapest configuration (CPU, memory, workers) that meets an objective at a constant rate, adaptively',
+    )
     .option('--app <name>', 'the app to size (see `rightsize apps`)')
     .option('--slo <objective>', 'the objective, e.g. "p99<=50ms,errors<=0.1%"')
     .option('--rate <req/s>', 'the constant request rate it must hold, e.g. 2000')
@@ -59,13 +103,28 @@ function program(): Command {
     .option('--duration <sec>', 'measured seconds per cell (default 8)')
     .option('--warmup <sec>', 'warm-up seconds per cell (default 2; extended until steady)')
     .option('--cpu-step <millicores>', 'CPU step of the bisection and of the grid it replaces (default 125)')
-    .option('--memory-step <mb>', 'memory step (default 32, the memory rule\'s rounding)')
+    .option('--memory-step <mb>', "memory step (default 32, the memory rule's rounding)")
     .option('-n, --name <name>', 'name the run')
     .option('-v, --verbose', 'also print image build output')
-    .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
-    .option('-t, --target <name>', 'where cells run: a saved target (see `rightsize targets`); default local, this machine')
-    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
-    .addHelpText('after', `\nEvery cell is stored as a cell of one run (show, report, export work on it); the path is kept with the run.\nWith --json, stdout is one JSON document with "schemaVersion": ${SIZE_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${SIZE_EXIT_HELP}\n`)
+    .option(
+      '--wait',
+      'if another run or build holds this Docker engine, queue behind it (default: exit ' +
+        EXIT.labBusy +
+        ' naming the holder)',
+    )
+    .option(
+      '-t, --target <name>',
+      'where cells run: a saved target (see `rightsize targets`); default local, this machine',
+    )
+    .addOption(
+      new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(
+        BASE_STRATEGIES,
+      ),
+    )
+    .addHelpText(
+      'after',
+      `\nEvery cell is stored as a cell of one run (show, report, export work on it); the path is kept with the run.\nWith --json, stdout is one JSON document with "schemaVersion": ${SIZE_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${SIZE_EXIT_HELP}\n`,
+    )
     .action(async (o) => {
       process.exitCode = await sizeCommand({ ...globals(), ...o });
     });
@@ -100,21 +159,38 @@ function program(): Command {
     .option('--slo <objective>', 'service-level objective, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
     .option('--margin <pct>', 'knee: the fewest workers within this % of the best req/s (default 5)')
     .option('--emit <kind>', 'print a deploy snippet of the recommended configuration: pm2, kubernetes or compose')
-    .option('--cell <n>', 'with --emit: the snippet of this cell (its # in `rightsize show RUN`) instead of the recommendation')
+    .option(
+      '--cell <n>',
+      'with --emit: the snippet of this cell (its # in `rightsize show RUN`) instead of the recommendation',
+    )
     .action(async (id: string, o) => {
       process.exitCode = await reportCommand(id, { ...globals(), ...o });
     });
 
   p.command('verify <run>')
-    .description('run the answer (or cell N\'s configuration) exactly as its PM2, Kubernetes and Compose snippets deploy it; step the memory limit up until it passes; store the cells with the run')
+    .description(
+      "run the answer (or cell N's configuration) exactly as its PM2, Kubernetes and Compose snippets deploy it; step the memory limit up until it passes; store the cells with the run",
+    )
     .option('--cell <n>', 'verify the configuration of this cell (its # in `rightsize show RUN`) instead of the answer')
     .option('-t, --target <name>', 'where the cells run: a saved target (default: where the run was measured)')
     .option('--slo <objective>', 'the answer as `report --slo` gives it, e.g. "p99<=20ms,errors<=1%"')
     .option('--margin <pct>', 'the answer as `report --margin` gives it (default 5)')
-    .option('--wait', 'if another run or build holds this Docker engine, queue behind it (default: exit ' + EXIT.labBusy + ' naming the holder)')
+    .option(
+      '--wait',
+      'if another run or build holds this Docker engine, queue behind it (default: exit ' +
+        EXIT.labBusy +
+        ' naming the holder)',
+    )
     .option('-v, --verbose', 'also print image build output')
-    .addOption(new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(BASE_STRATEGIES))
-    .addHelpText('after', `\nPass: no OOM kill, no restart, failed requests within the answer's limit, goodput not significantly below 95 % of the matrix's; then report --emit carries exactly what ran.\nWith --json, stdout is one JSON document with "schemaVersion": ${VERIFY_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${VERIFY_EXIT_HELP}\n`)
+    .addOption(
+      new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(
+        BASE_STRATEGIES,
+      ),
+    )
+    .addHelpText(
+      'after',
+      `\nPass: no OOM kill, no restart, failed requests within the answer's limit, goodput not significantly below 95 % of the matrix's; then report --emit carries exactly what ran.\nWith --json, stdout is one JSON document with "schemaVersion": ${VERIFY_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${VERIFY_EXIT_HELP}\n`,
+    )
     .action(async (id: string, o) => {
       process.exitCode = await verifyCommand(id, { ...globals(), ...o });
     });
@@ -139,7 +215,13 @@ function program(): Command {
     .action(() => {
       const ps = listPresets();
       if (globals().json) process.stdout.write(`${JSON.stringify(ps, null, 2)}\n`);
-      else process.stdout.write(`${table(['name', 'what it reproduces'], ps.map((x) => [x.name, x.description]))}\n`);
+      else
+        process.stdout.write(
+          `${table(
+            ['name', 'what it reproduces'],
+            ps.map((x) => [x.name, x.description]),
+          )}\n`,
+        );
     });
 
   const apps = p.command('apps').description('the target apps: the built-in ones and your own (add, edit, rm, build)');
@@ -153,7 +235,10 @@ function program(): Command {
   const appOptions = (c: Command): Command =>
     c
       .option('--folder <dir>', 'a Node.js project folder (built into an image; .dockerignore respected)')
-      .option('--entry <file>', 'the file that starts the server, relative to the folder (default: from ecosystem.config.js)')
+      .option(
+        '--entry <file>',
+        'the file that starts the server, relative to the folder (default: from ecosystem.config.js)',
+      )
       .option('--arg <value>', 'a start argument for the entry file (repeat for several)', collect)
       .option('--ecosystem <file>', 'a PM2 ecosystem file in the folder to read entry, args and env from')
       .option('--ecosystem-app <name>', 'which app of the ecosystem file (default: the first)')
@@ -163,16 +248,25 @@ function program(): Command {
       .option('--port <n>', 'the port the server listens on')
       .option('--health <path>', 'readiness path answering 2xx (default /)')
       .option('--env <NAME=value>', 'environment for the server (repeat)', collect)
-      .option('--request <spec>', 'a request to send: "METHOD /path [status] [body]" (repeat: sent in sequence)', collect)
+      .option(
+        '--request <spec>',
+        'a request to send: "METHOD /path [status] [body]" (repeat: sent in sequence)',
+        collect,
+      )
       .option('--requests <file>', 'requests as a JSON array of {method, path, headers, body, status}')
       .option('--description <text>', 'what the app is')
       .option('--from <file>', 'the whole definition as JSON (options given as well override it)')
       .option('--check', 'only check: report problems, save nothing')
       .option('--build', 'build the image right after saving, showing the build log');
-  appOptions(apps.command('add <name>').description('add your own app (a project folder or an image); every problem is reported, nothing saved until all are fixed'))
-    .action(async (name: string, o: AppOptions) => {
-      process.exitCode = await appsAddCommand(name, { ...globals(), ...o });
-    });
+  appOptions(
+    apps
+      .command('add <name>')
+      .description(
+        'add your own app (a project folder or an image); every problem is reported, nothing saved until all are fixed',
+      ),
+  ).action(async (name: string, o: AppOptions) => {
+    process.exitCode = await appsAddCommand(name, { ...globals(), ...o });
+  });
   appOptions(apps.command('edit <name>').description('change your app: only the options given change'))
     .option('--rename <new-name>', 'give it a new name')
     .action(async (name: string, o: AppOptions) => {
@@ -192,7 +286,9 @@ function program(): Command {
       process.exitCode = await appsBuildCommand(name, globals());
     });
 
-  const targets = p.command('targets').description('where cells run: this machine (local), remote Docker engines, a Swarm, a Kubernetes context');
+  const targets = p
+    .command('targets')
+    .description('where cells run: this machine (local), remote Docker engines, a Swarm, a Kubernetes context');
   targets
     .command('ls', { isDefault: true })
     .alias('list')
@@ -202,18 +298,30 @@ function program(): Command {
     });
   targets
     .command('add <name>')
-    .description('save a target (only URLs and file paths are stored, never keys or tokens); every problem is reported, nothing saved until all are fixed')
+    .description(
+      'save a target (only URLs and file paths are stored, never keys or tokens); every problem is reported, nothing saved until all are fixed',
+    )
     .option('--docker <url>', 'a Docker engine: tcp://host:2375, tcp://host:2376 with --tls, ssh://user@host')
     .option('--tls <dir>', 'a folder holding ca.pem, cert.pem and key.pem (tcp with TLS)')
     .option('--ssh-key <file>', 'a private key file for ssh:// (default: the ssh agent)')
     .option('--swarm <manager-url>', "a Swarm manager's engine URL")
-    .option('--node <node=url>', "a Swarm node's own engine URL (repeat for each node)", (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      '--node <node=url>',
+      "a Swarm node's own engine URL (repeat for each node)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--kubernetes', 'a Kubernetes cluster, from a kubeconfig')
     .option('--kubeconfig <file>', 'the kubeconfig (default: $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'a context of the kubeconfig (default: its current context)')
     .option('--namespace-prefix <prefix>', 'Kubernetes: a prefix for the per-run namespaces')
-    .option('--registry <host/path>', 'Kubernetes: the registry the cluster pulls from; Rightsize pushes the app and load-agent images there')
-    .option('--registry-auth <file>', "Kubernetes: a Docker config.json holding the registry's login (a path; the login is never stored)")
+    .option(
+      '--registry <host/path>',
+      'Kubernetes: the registry the cluster pulls from; Rightsize pushes the app and load-agent images there',
+    )
+    .option(
+      '--registry-auth <file>',
+      "Kubernetes: a Docker config.json holding the registry's login (a path; the login is never stored)",
+    )
     .action(async (name: string, o: TargetAddOptions) => {
       process.exitCode = await targetsAddCommand(name, { ...globals(), ...o });
     });
@@ -226,7 +334,10 @@ function program(): Command {
   targets
     .command('check <name>')
     .description('connect and check: nodes, CPUs, memory, which are free, and every problem in words')
-    .addHelpText('after', `\nExit codes: ${EXIT.ok} ready, ${EXIT.targetNotReady} not ready (unreachable, TLS, permissions, no nodes free), ${EXIT.usage} unknown target.\n`)
+    .addHelpText(
+      'after',
+      `\nExit codes: ${EXIT.ok} ready, ${EXIT.targetNotReady} not ready (unreachable, TLS, permissions, no nodes free), ${EXIT.usage} unknown target.\n`,
+    )
     .action(async (name: string) => {
       process.exitCode = await targetsCheckCommand(name, globals());
     });
@@ -236,10 +347,16 @@ function program(): Command {
     .action(async () => {
       const e = await checkEngine();
       const swept = await sweepOrphans();
-      process.stdout.write(`Docker ${e.version} (${e.os}), cgroup v${e.cgroupVersion ?? '?'}, ${e.cpus} CPUs, ${Math.round(e.memoryBytes / 2 ** 30)} GiB; containers reached by ${e.bridgeRoutable ? 'bridge IP' : 'published port'}.\n`);
+      process.stdout.write(
+        `Docker ${e.version} (${e.os}), cgroup v${e.cgroupVersion ?? '?'}, ${e.cpus} CPUs, ${Math.round(e.memoryBytes / 2 ** 30)} GiB; containers reached by ${e.bridgeRoutable ? 'bridge IP' : 'published port'}.\n`,
+      );
       if (swept.length) process.stdout.write(`Removed ${swept.length} orphaned container(s).\n`);
       const holder = await labHolder();
-      process.stdout.write(holder ? `The lab is busy: ${describeHolder(holder)}.\n` : 'The lab is free: no Rightsize run or build holds this engine.\n');
+      process.stdout.write(
+        holder
+          ? `The lab is busy: ${describeHolder(holder)}.\n`
+          : 'The lab is free: no Rightsize run or build holds this engine.\n',
+      );
     });
   return p;
 }

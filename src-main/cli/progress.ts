@@ -1,4 +1,4 @@
-import type { RunEvent } from '../engine/events.ts';
+import type { RunEvent } from '../model/events.ts';
 import { cellLabel } from '../common/labels.ts';
 import { fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
 
@@ -35,7 +35,8 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
     const width = 20;
     const done = Math.round((status.done / status.total) * width);
     const bar = '█'.repeat(done) + '░'.repeat(width - done);
-    const metrics = (c: Current): string => (c.phase === 'measuring' ? `  ${fmtNum(c.rps)} req/s p99 ${fmtUs(c.p99)} t=${c.t + 1}s` : '');
+    const metrics = (c: Current): string =>
+      c.phase === 'measuring' ? `  ${fmtNum(c.rps)} req/s p99 ${fmtUs(c.p99)} t=${c.t + 1}s` : '';
     const cells = [...running.entries()].sort(([a], [b]) => a - b);
     if (cells.length === 0) return; // between cells: the next cell-started draws
     if (cells.length === 1) {
@@ -86,16 +87,30 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
         const r = e.result;
         const mark = r.status === 'ok' ? '✓' : r.status === 'cancelled' ? '–' : '✗';
         // Only a cell that finished ok has a result: the seconds a cancelled cell got are not one.
-        const res = !r.load ? '' : r.status === 'ok' ? `${fmtNum(r.load.rpsMean)} req/s, p50 ${fmtUs(r.load.latencyUs.p50)}, p99 ${fmtUs(r.load.latencyUs.p99)}` : r.status === 'cancelled' ? 'stopped before the end (its partial seconds are kept, not counted as a result)' : '';
+        const res = !r.load
+          ? ''
+          : r.status === 'ok'
+            ? `${fmtNum(r.load.rpsMean)} req/s, p50 ${fmtUs(r.load.latencyUs.p50)}, p99 ${fmtUs(r.load.latencyUs.p99)}`
+            : r.status === 'cancelled'
+              ? 'stopped before the end (its partial seconds are kept, not counted as a result)'
+              : '';
         const [head, ...logLines] = r.status !== 'ok' && r.failure ? r.failure.split('\n') : [];
         const why = head ? ` — ${head}` : '';
         const flags = r.flags.length && r.status !== 'cancelled' ? `  [${r.flags.map((f) => f.kind).join(', ')}]` : '';
         status.eta = e.etaSec;
         status.done++;
         running.delete(e.index);
-        write(`${mark} ${e.index + 1}/${e.total} ${cellLabel(r.config)}: ${r.status}${res ? `, ${res}` : ''}${why}${flags}`);
+        write(
+          `${mark} ${e.index + 1}/${e.total} ${cellLabel(r.config)}: ${r.status}${res ? `, ${res}` : ''}${why}${flags}`,
+        );
         // A failure carries the container's last log lines: the cause is usually there.
-        if (logLines.length) write(`    last lines of the container's log:\n${logLines.slice(-LOG_LINES).map((l) => `    │ ${l}`).join('\n')}`);
+        if (logLines.length)
+          write(
+            `    last lines of the container's log:\n${logLines
+              .slice(-LOG_LINES)
+              .map((l) => `    │ ${l}`)
+              .join('\n')}`,
+          );
         break;
       }
       case 'run-finished':

@@ -36,10 +36,16 @@ export function cancelOnSignals(log: NodeJS.WritableStream): Cancel {
  * An error thrown before the run existed, as the CLI reports it: a CliError with its exit code, or
  * EXIT.cancelled when the user cancelled first. Anything else is a bug: rethrown.
  */
-export function failureBeforeStart(e: unknown, cancelled: boolean, log: NodeJS.WritableStream, what: 'run' | 'search'): number {
+export function failureBeforeStart(
+  e: unknown,
+  cancelled: boolean,
+  log: NodeJS.WritableStream,
+  what: 'run' | 'search',
+): number {
   if (e instanceof MatrixInvalidError) throw new CliError(e.message, EXIT.usage);
   if (e instanceof DockerUnavailableError) throw new CliError(e.message, EXIT.docker);
-  if (e instanceof LabBusyError) throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
+  if (e instanceof LabBusyError)
+    throw new CliError(`${e.message} Nothing was started; add --wait to queue behind it.`, EXIT.labBusy);
   if (e instanceof TargetNotReadyError) throw new CliError(e.message, EXIT.targetNotReady);
   if (cancelled) {
     log.write(`Cancelled before the ${what} started: nothing was stored or left running.\n`);

@@ -19,7 +19,8 @@ export async function withStore<T>(g: GlobalOptions, fn: (s: Store) => T): Promi
 /** A run id as typed on the command line. */
 export function runId(text: string): number {
   const id = Number(text);
-  if (!Number.isInteger(id) || id < 1) throw new CliError(`"${text}" is not a run id (a whole number, see \`${rightsizeCommand()} runs\`).`, EXIT.usage);
+  if (!Number.isInteger(id) || id < 1)
+    throw new CliError(`"${text}" is not a run id (a whole number, see \`${rightsizeCommand()} runs\`).`, EXIT.usage);
   return id;
 }
 

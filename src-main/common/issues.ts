@@ -79,24 +79,37 @@ export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-export const pathText = (path: readonly PropertyKey[], root = '(input)'): string => (path.length ? path.map(String).join('.') : root);
+export const pathText = (path: readonly PropertyKey[], root = '(input)'): string =>
+  path.length ? path.map(String).join('.') : root;
 
 export interface PlainOptions {
   /** The names allowed at a path (for an unknown field's suggestion). */
   knownKeys?: (path: readonly PropertyKey[]) => readonly string[];
-  /** What a missing or wrongly typed field should hold, in words, e.g. "the CPU caps in millicores, e.g. [500, 1000]". */
+  /**
+   * What a missing or wrongly typed field should hold, in words, e.g. "the CPU caps in millicores, e.g. [500, 1000]".
+   */
   hint?: (path: readonly PropertyKey[]) => string | undefined;
   /** The path shown for the input as a whole. */
   root?: string;
 }
 
-const listOf = (values: readonly unknown[]): string => values.map((v) => (typeof v === 'string' ? `"${v}"` : String(v))).join(', ');
+const listOf = (values: readonly unknown[]): string =>
+  values.map((v) => (typeof v === 'string' ? `"${v}"` : String(v))).join(', ');
 
 /** A value outside a fixed set: which set, and the nearest member when the value looks like a typo of one. */
 function notOneOf(value: unknown, allowed: readonly unknown[], hint?: string): string {
   if (value === undefined) return `is missing: give ${hint ?? `one of ${listOf(allowed)}`}.`;
-  const shown = typeof value === 'string' ? JSON.stringify(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value) : describeValue(value);
-  const guess = typeof value === 'string' ? didYouMean(value, allowed.filter((x): x is string => typeof x === 'string')) : '';
+  const shown =
+    typeof value === 'string'
+      ? JSON.stringify(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value)
+      : describeValue(value);
+  const guess =
+    typeof value === 'string'
+      ? didYouMean(
+          value,
+          allowed.filter((x): x is string => typeof x === 'string'),
+        )
+      : '';
   return `${shown} is not one of ${listOf(allowed)}.${guess}`;
 }
 
@@ -107,7 +120,8 @@ function notOneOf(value: unknown, allowed: readonly unknown[], hint?: string): s
  */
 export function plainProblems(error: z.ZodError, input: unknown, o: PlainOptions = {}): Problem[] {
   const out: Problem[] = [];
-  const at = (path: readonly PropertyKey[], message: string): void => void out.push({ path: pathText(path, o.root), message });
+  const at = (path: readonly PropertyKey[], message: string): void =>
+    void out.push({ path: pathText(path, o.root), message });
   for (const issue of error.issues) {
     const path = issue.path;
     const value = valueAt(input, path);
@@ -117,7 +131,10 @@ export function plainProblems(error: z.ZodError, input: unknown, o: PlainOptions
         const known = o.knownKeys?.(path) ?? [];
         for (const key of issue.keys) {
           const guess = didYouMean(key, known);
-          at([...path, key], `is not a field here.${guess || (known.length ? ` Fields here: ${known.join(', ')}.` : '')}`);
+          at(
+            [...path, key],
+            `is not a field here.${guess || (known.length ? ` Fields here: ${known.join(', ')}.` : '')}`,
+          );
         }
         break;
       }
@@ -132,20 +149,28 @@ export function plainProblems(error: z.ZodError, input: unknown, o: PlainOptions
         break;
       case 'invalid_union': {
         const options = (issue as { options?: unknown[] }).options;
-        if (options && (issue as { note?: string }).note === 'No matching discriminator') at(path, notOneOf(value, options, hint));
+        if (options && (issue as { note?: string }).note === 'No matching discriminator')
+          at(path, notOneOf(value, options, hint));
         else at(path, hint ? `should be ${hint}.` : 'does not match any allowed form.');
         break;
       }
       case 'too_small':
       case 'too_big': {
-        const bound = Number(issue.code === 'too_small' ? (issue as { minimum: unknown }).minimum : (issue as { maximum: unknown }).maximum);
+        const bound = Number(
+          issue.code === 'too_small'
+            ? (issue as { minimum: unknown }).minimum
+            : (issue as { maximum: unknown }).maximum,
+        );
         const kind = (issue as { origin?: string }).origin;
         if (issue.code === 'too_small' && bound === 1 && (kind === 'string' || kind === 'array')) {
           at(path, kind === 'string' ? 'must not be empty.' : 'needs at least one item.');
           break;
         }
         const unit = kind === 'string' ? ' characters' : kind === 'array' ? ' items' : '';
-        at(path, `${issue.code === 'too_small' ? 'needs at least' : 'takes at most'} ${bound}${unit}${value !== undefined && typeof value !== 'object' && kind !== 'string' ? `, not ${describeValue(value)}` : ''}.`);
+        at(
+          path,
+          `${issue.code === 'too_small' ? 'needs at least' : 'takes at most'} ${bound}${unit}${value !== undefined && typeof value !== 'object' && kind !== 'string' ? `, not ${describeValue(value)}` : ''}.`,
+        );
         break;
       }
       default:
@@ -155,7 +180,15 @@ export function plainProblems(error: z.ZodError, input: unknown, o: PlainOptions
   return out;
 }
 
-type Def = { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; innerType?: z.ZodType; options?: z.ZodType[]; valueType?: z.ZodType; in?: z.ZodType };
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  options?: z.ZodType[];
+  valueType?: z.ZodType;
+  in?: z.ZodType;
+};
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The schemas a path can lead to, looking through optional/default wrappers and union options. */
@@ -171,7 +204,8 @@ function schemasAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType[]
   for (const key of path) {
     here = here.flatMap((s) => {
       const d = defOf(s);
-      if (d.type === 'object' && d.shape && typeof key === 'string' && Object.hasOwn(d.shape, key)) return open(d.shape[key]!);
+      if (d.type === 'object' && d.shape && typeof key === 'string' && Object.hasOwn(d.shape, key))
+        return open(d.shape[key]!);
       if (d.type === 'array' && d.element && typeof key === 'number') return open(d.element);
       if (d.type === 'record' && d.valueType) return open(d.valueType);
       return [];

@@ -1,5 +1,5 @@
 // Short names of cells, shared by every listing (CLI tables, the UI, the answer, the reports).
-import type { CellConfig } from '../engine/types.ts';
+import type { CellConfig } from '../model/types.ts';
 
 /** "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing. */
 export function cellLabel(c: CellConfig): string {

@@ -25,7 +25,10 @@ function betaContinuedFraction(x: number, a: number, b: number): number {
   let h = d;
   for (let m = 1; m <= 300; m++) {
     const m2 = 2 * m;
-    for (const num of [(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)), (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1))]) {
+    for (const num of [
+      (m * (b - m) * x) / ((a + m2 - 1) * (a + m2)),
+      (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1)),
+    ]) {
       d = 1 + num * d;
       if (Math.abs(d) < TINY) d = TINY;
       c = 1 + num / c;
@@ -44,7 +47,9 @@ function incompleteBeta(x: number, a: number, b: number): number {
   if (x >= 1) return 1;
   const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
   // The fraction converges fast only on one side of the mean; use the symmetry on the other.
-  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(x, a, b)) / a : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
+  return x < (a + 1) / (a + b + 2)
+    ? (front * betaContinuedFraction(x, a, b)) / a
+    : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
 }
 
 /** P(T ≤ t) for Student's t with `df` degrees of freedom. */
@@ -53,7 +58,10 @@ export function studentTCdf(t: number, df: number): number {
   return t >= 0 ? 1 - tail : tail;
 }
 
-/** The p-quantile of Student's t with `df` degrees of freedom (e.g. tQuantile(0.975, 2) ≈ 4.303), by bisection on the CDF. */
+/**
+ * The p-quantile of Student's t with `df` degrees of freedom (e.g. tQuantile(0.975, 2) ≈ 4.303), by bisection on the
+ * CDF.
+ */
 export function tQuantile(p: number, df: number): number {
   if (!(p > 0 && p < 1)) throw new Error(`t quantile needs 0 < p < 1, got ${p}`);
   if (!(df > 0)) throw new Error(`t quantile needs df > 0, got ${df}`);

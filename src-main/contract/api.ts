@@ -4,9 +4,9 @@
 import type { AppManifest } from '../apps/manifest.ts';
 import type { BaseStrategy } from '../docker/base-image.ts';
 import type { UserApp } from '../apps/user-apps.ts';
-import type { CellPhase, RunEvent } from '../engine/events.ts';
+import type { CellPhase, RunEvent } from '../model/events.ts';
 import type { Problem } from '../engine/matrix.ts';
-import type { Sample } from '../engine/types.ts';
+import type { Sample } from '../model/types.ts';
 import type { Preset } from '../presets/presets.ts';
 import type { Recommendation, Slo } from '../analysis/types.ts';
 import type { ListRunsQuery, RunDetail, RunList } from '../store/index.ts';
@@ -16,15 +16,17 @@ import type { ClientForecast } from '../engine/client-forecast.ts';
 export type { CellPhase, ClientForecast, Problem, Preset, Recommendation, RunDetail, RunList, Sample, Slo };
 export type { ForecastGroup } from '../engine/client-forecast.ts';
 export type { RunSummary, StoredCell, ListRunsQuery } from '../store/index.ts';
-export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } from '../engine/types.ts';
+export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } from '../model/types.ts';
 export type { DeployAnswer, DeployChoice } from '../deploy/from-cell.ts';
 export type { DeployConfig, DeployProvenance, SnippetFile, SnippetKind } from '../deploy/snippets.ts';
-export type { SearchStatus, SearchStep, SearchTrace, SizeSpec, StepOutcome } from '../engine/auto-size/types.ts';
+export type { SearchStatus, SearchStep, SearchTrace, SizeSpec, StepOutcome } from '../model/search.ts';
 export type { ProviderNode, TargetCheck, TargetInfo, TargetKind } from '../targets/types.ts';
 import type { TargetCheck, TargetInfo } from '../targets/types.ts';
 
 export interface EngineStatus {
-  docker: { ok: true; version: string; cpus: number; memoryBytes: number; cgroupVersion: string | null } | { ok: false; error: string };
+  docker:
+    | { ok: true; version: string; cpus: number; memoryBytes: number; cgroupVersion: string | null }
+    | { ok: false; error: string };
   /** Limits the matrix builder works within (host cores and memory as Docker can give them). */
   limits: { cores: number; memoryMb: number; minMemoryMb: number; largeMatrixCells: number };
   activeRunId: number | null;
@@ -34,13 +36,8 @@ export interface EngineStatus {
 export type { UserApp, UserAppInput } from '../apps/user-apps.ts';
 
 /** An app as listed: built-in, or the user's own (then `user` is its definition as entered, for editing). */
-export interface AppInfo extends Omit<AppManifest, 'entry' | 'version'> {
-  builtIn: boolean;
-  kind: 'builtin' | 'folder' | 'image';
-  /** An image app without a worker-count variable: the workers dimension does not apply. */
-  fixedWorkers: boolean;
-  user?: UserApp;
-}
+import type { AppInfo } from '../apps/app-info.ts';
+export type { AppInfo };
 
 /** The verdict on an app definition: every problem with what to fix, or what Rightsize read from it. */
 export interface AppCheck {
@@ -118,7 +115,10 @@ export interface Calls {
   'engine.status': { input: Record<string, never>; output: EngineStatus };
   'engine.recheck': { input: Record<string, never>; output: EngineStatus };
   'apps.list': { input: Record<string, never>; output: AppInfo[] };
-  /** Checks a user app definition (folder, entry, ecosystem file, image) without saving it. `replacing`: the app being edited. */
+  /**
+   * Checks a user app definition (folder, entry, ecosystem file, image) without saving it. `replacing`: the app being
+   * edited.
+   */
   'apps.check': { input: { app: unknown; replacing?: string }; output: AppCheck };
   'apps.add': { input: { app: unknown }; output: AppInfo };
   'apps.update': { input: { name: string; app: unknown }; output: AppInfo };
@@ -126,13 +126,22 @@ export interface Calls {
   /** Builds (or finds) the app's image now; its log arrives on the apps.buildLog stream. */
   'apps.build': { input: { name: string }; output: { tag: string; built: boolean; seconds: number } };
   'presets.list': { input: Record<string, never>; output: Preset[] };
-  /** `target`: estimate for that saved target's cells at once (its concurrency, asked at most every ~30 s, waited on ≤ ~2 s); unknown: a problem at path 'target'. */
+  /**
+   * `target`: estimate for that saved target's cells at once (its concurrency, asked at most every ~30 s, waited on ≤
+   * ~2 s); unknown: a problem at path 'target'.
+   */
   'matrix.validate': { input: { matrix: unknown; target?: string }; output: MatrixCheck };
   /** `target`: where to run ('local' when absent); a saved target's name. */
-  'runs.start': { input: { matrix: unknown; name?: string; preset?: string; target?: string }; output: { runId: number } };
+  'runs.start': {
+    input: { matrix: unknown; name?: string; preset?: string; target?: string };
+    output: { runId: number };
+  };
   /** Checks an auto-size request (SizeSpec input) without starting it. */
   'size.validate': { input: { spec: unknown }; output: SizeCheck };
-  /** Starts an auto-size search as a run (same events per cell as runs.start; runs.cancel stops it); its path is RunDetail.search. */
+  /**
+   * Starts an auto-size search as a run (same events per cell as runs.start; runs.cancel stops it); its path is
+   * RunDetail.search.
+   */
   'runs.size': { input: { spec: unknown; name?: string; target?: string }; output: { runId: number } };
   'runs.cancel': { input: { runId: number }; output: { cancelled: boolean } };
   'runs.list': { input: ListRunsQuery; output: RunList };
@@ -145,7 +154,10 @@ export interface Calls {
   'runs.recommend': { input: AnswerInput; output: Recommendation };
   /** The same answer as one self-contained HTML report. */
   'export.html': { input: AnswerInput; output: ExportFile };
-  /** PM2 / Kubernetes / Compose snippets of the recommended configuration, or of the measured cell `cellId` (a stored cell id). */
+  /**
+   * PM2 / Kubernetes / Compose snippets of the recommended configuration, or of the measured cell `cellId` (a stored
+   * cell id).
+   */
   'deploy.snippets': { input: AnswerInput & { cellId?: number }; output: DeployAnswer };
   /** Save an export where the user chooses (Electron: a save dialog). Browsers download instead: saved=false. */
   'files.save': { input: SaveFile; output: { saved: boolean; path?: string; reason?: string } };
@@ -153,10 +165,15 @@ export interface Calls {
   'settings.set': { input: Partial<Settings>; output: Settings };
   /** Where cells can run: 'local' (always there) and the saved targets. */
   'targets.list': { input: Record<string, never>; output: TargetInfo[] };
-  /** Saves a target ({name, kind, settings}); every problem at once (INVALID_INPUT with fields), nothing saved until all are fixed. */
+  /**
+   * Saves a target ({name, kind, settings}); every problem at once (INVALID_INPUT with fields), nothing saved until all
+   * are fixed.
+   */
   'targets.add': { input: { target: unknown }; output: TargetInfo };
   'targets.remove': { input: { name: string }; output: { removed: boolean } };
-  /** Connects and checks, in words: nodes, free ones, and what is wrong (unreachable, TLS, permissions, no nodes free). */
+  /**
+   * Connects and checks, in words: nodes, free ones, and what is wrong (unreachable, TLS, permissions, no nodes free).
+   */
   'targets.check': { input: { name: string }; output: TargetCheck };
 }
 
@@ -182,24 +199,69 @@ export type StreamEvent<K extends StreamName> = Streams[K]['event'];
 
 /** `{a: true, b: true}` typed against the contract: adding a call without listing it here fails to compile. */
 const callNames: { [K in CallName]: true } = {
-  'engine.status': true, 'engine.recheck': true, 'apps.list': true, 'presets.list': true, 'matrix.validate': true,
-  'apps.check': true, 'apps.add': true, 'apps.update': true, 'apps.remove': true, 'apps.build': true,
-  'runs.start': true, 'size.validate': true, 'runs.size': true, 'runs.cancel': true, 'runs.list': true, 'runs.get': true, 'runs.delete': true, 'runs.samples': true,
-  'cells.samples': true, 'export.csv': true, 'runs.recommend': true, 'export.html': true, 'deploy.snippets': true, 'files.save': true, 'settings.get': true, 'settings.set': true,
-  'targets.list': true, 'targets.add': true, 'targets.remove': true, 'targets.check': true,
+  'engine.status': true,
+  'engine.recheck': true,
+  'apps.list': true,
+  'presets.list': true,
+  'matrix.validate': true,
+  'apps.check': true,
+  'apps.add': true,
+  'apps.update': true,
+  'apps.remove': true,
+  'apps.build': true,
+  'runs.start': true,
+  'size.validate': true,
+  'runs.size': true,
+  'runs.cancel': true,
+  'runs.list': true,
+  'runs.get': true,
+  'runs.delete': true,
+  'runs.samples': true,
+  'cells.samples': true,
+  'export.csv': true,
+  'runs.recommend': true,
+  'export.html': true,
+  'deploy.snippets': true,
+  'files.save': true,
+  'settings.get': true,
+  'settings.set': true,
+  'targets.list': true,
+  'targets.add': true,
+  'targets.remove': true,
+  'targets.check': true,
 };
-const streamNames: { [K in StreamName]: true } = { 'engine.status': true, 'apps.buildLog': true, 'run.progress': true, 'run.samples': true, 'run.cellFinished': true };
+const streamNames: { [K in StreamName]: true } = {
+  'engine.status': true,
+  'apps.buildLog': true,
+  'run.progress': true,
+  'run.samples': true,
+  'run.cellFinished': true,
+};
 export const CALL_NAMES = Object.keys(callNames) as CallName[];
 export const STREAM_NAMES = Object.keys(streamNames) as StreamName[];
 
 /** Electron IPC channels, derived from the names above: no channel string is written twice. */
 export const callChannel = (name: CallName): string => `rightsize:call:${name}`;
-export const STREAM_CHANNELS = { subscribe: 'rightsize:stream:subscribe', unsubscribe: 'rightsize:stream:unsubscribe', event: 'rightsize:stream:event' } as const;
+export const STREAM_CHANNELS = {
+  subscribe: 'rightsize:stream:subscribe',
+  unsubscribe: 'rightsize:stream:unsubscribe',
+  event: 'rightsize:stream:event',
+} as const;
 
 /** What every call returns over any transport: errors travel as data and are rebuilt on the other side. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ContractErrorData };
 
-export type ErrorCode = 'INVALID_INPUT' | 'MATRIX_INVALID' | 'SIZE_INVALID' | 'APP_INVALID' | 'BUILD_FAILED' | 'NOT_FOUND' | 'CONFLICT' | 'DOCKER_UNAVAILABLE' | 'UNKNOWN_CALL' | 'INTERNAL';
+export type ErrorCode =
+  | 'INVALID_INPUT'
+  | 'MATRIX_INVALID'
+  | 'SIZE_INVALID'
+  | 'APP_INVALID'
+  | 'BUILD_FAILED'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'DOCKER_UNAVAILABLE'
+  | 'UNKNOWN_CALL'
+  | 'INTERNAL';
 export interface ContractErrorData {
   code: ErrorCode;
   message: string;
@@ -228,8 +290,6 @@ export function unwrap<T>(e: Envelope<T>): T {
 
 /** Messages over the stream socket / IPC stream channels. */
 export type StreamClientMessage =
-  | { op: 'subscribe'; id: number; stream: StreamName; input: unknown }
-  | { op: 'unsubscribe'; id: number };
+  { op: 'subscribe'; id: number; stream: StreamName; input: unknown } | { op: 'unsubscribe'; id: number };
 export type StreamServerMessage =
-  | { op: 'event'; id: number; event: unknown }
-  | { op: 'error'; id: number; error: ContractErrorData };
+  { op: 'event'; id: number; event: unknown } | { op: 'error'; id: number; error: ContractErrorData };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BASE_STRATEGIES } from '../docker/base-image.ts';
-import { RUN_STATUSES } from '../engine/types.ts';
+import { RUN_STATUSES } from '../model/types.ts';
 import { RUN_SORTS } from '../store/index.ts';
 import { findPreset, unknownPresetMessage } from '../presets/presets.ts';
 import type { CallName, StreamName } from './api.ts';
@@ -16,7 +16,10 @@ const answer = z
   .object({
     runId: id,
     marginPct: z.number().min(0).lt(100).optional(),
-    slo: z.object({ p99Ms: z.number().positive(), minRps: z.number().min(0), maxErrorPct: z.number().min(0).max(100) }).strict().optional(),
+    slo: z
+      .object({ p99Ms: z.number().positive(), minRps: z.number().min(0), maxErrorPct: z.number().min(0).max(100) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -25,7 +28,8 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'engine.recheck': none,
   'apps.list': none,
   'presets.list': none,
-  // `target`: estimate with that target's cells at once; an unknown name is a problem in the answer (path 'target'), not a refusal.
+  // `target`: estimate with that target's cells at once; an unknown name is a problem in the answer (path 'target'),
+  // not a refusal.
   'matrix.validate': z.object({ matrix: z.unknown(), target: targetName.optional() }).strict(),
   // The app itself is checked by the engine (resolveUserApp), which reports every problem with what to fix.
   'apps.check': z.object({ app: z.unknown(), replacing: appName.optional() }).strict(),
@@ -50,7 +54,9 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
     .strict(),
   // The spec is checked by the engine (validateSizeSpec: every problem at once, in words).
   'size.validate': z.object({ spec: z.unknown() }).strict(),
-  'runs.size': z.object({ spec: z.unknown(), name: z.string().min(1).max(200).optional(), target: targetName.optional() }).strict(),
+  'runs.size': z
+    .object({ spec: z.unknown(), name: z.string().min(1).max(200).optional(), target: targetName.optional() })
+    .strict(),
   'runs.cancel': runRef,
   'runs.list': z
     .object({
@@ -69,7 +75,11 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'export.csv': z.object({ runId: id, kind: z.enum(['cells', 'samples']) }).strict(),
   'files.save': z
     .object({
-      filename: z.string().min(1).max(255).regex(/^[^/\\]+$/, 'a file name, not a path'),
+      filename: z
+        .string()
+        .min(1)
+        .max(255)
+        .regex(/^[^/\\]+$/, 'a file name, not a path'),
       content: z.string().max(50 * 1024 * 1024),
       encoding: z.enum(['utf8', 'base64']),
     })

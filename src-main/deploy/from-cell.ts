@@ -9,12 +9,23 @@ import { summarizeOne } from '../analysis/stats.ts';
 import type { Recommendation } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import { cellLabel } from '../common/labels.ts';
-import type { Sample } from '../engine/types.ts';
-import type { RunDetail, StoredCell } from '../store/index.ts';
+import type { Sample } from '../model/types.ts';
+import type { RunDetail, StoredCell } from '../model/stored.ts';
 import { answerKey, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
 import {
-  kneePick, nothingToDeploy, provenanceLines, recommendedDeploy, snippetDeploy, snippetFiles, SNIPPET_KINDS,
-  type DeployConfig, type DeployInput, type DeployProvenance, type SnippetFile, type SnippetKind, type SnippetState,
+  kneePick,
+  nothingToDeploy,
+  provenanceLines,
+  recommendedDeploy,
+  snippetDeploy,
+  snippetFiles,
+  SNIPPET_KINDS,
+  type DeployConfig,
+  type DeployInput,
+  type DeployProvenance,
+  type SnippetFile,
+  type SnippetKind,
+  type SnippetState,
 } from './snippets.ts';
 import { verificationOf } from './verification.ts';
 
@@ -22,11 +33,15 @@ import { verificationOf } from './verification.ts';
 export const cellNumber = (c: StoredCell): number => c.config.index + 1;
 
 /** A cell has something to deploy when it finished with a load result. */
-export const isDeployableCell = (c: StoredCell): boolean => c.status === 'ok' && c.rpsMean !== null && c.p99Us !== null && c.config.phase !== 'verify';
+export const isDeployableCell = (c: StoredCell): boolean =>
+  c.status === 'ok' && c.rpsMean !== null && c.p99Us !== null && c.config.phase !== 'verify';
 
 /** A cell reference that names no cell with a measurement; `valid` lists the ones that have one. */
 export class CellNotDeployableError extends Error {
-  constructor(message: string, readonly valid: number[]) {
+  constructor(
+    message: string,
+    readonly valid: number[],
+  ) {
     super(message);
     this.name = 'CellNotDeployableError';
   }
@@ -36,7 +51,7 @@ export class CellNotDeployableError extends Error {
 export function numberRanges(ns: readonly number[]): string {
   const sorted = [...new Set(ns)].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
     parts.push(j === i ? String(sorted[i]) : j === i + 1 ? `${sorted[i]}, ${sorted[j]}` : `${sorted[i]}–${sorted[j]}`);
@@ -69,15 +84,27 @@ export function findDeployableCell(run: RunDetail, ref: number, by: 'number' | '
   const found = run.cells.find((c) => name(c) === ref);
   if (!found) throw new CellNotDeployableError(`Run ${run.id} has no ${what} ${ref}.${choices}`, valid);
   if (!isDeployableCell(found)) {
-    const why = found.config.phase === 'verify' ? 'is a verification cell (a snippet run exactly as emitted), not a configuration of the matrix' : found.status === 'ok' ? 'has no load result' : WHY_NOT[found.status];
-    throw new CellNotDeployableError(`Cell ${cellNumber(found)} of run ${run.id} (${cellLabel(found.config)}) ${why}: it has no measurement to deploy.${choices}`, valid);
+    const why =
+      found.config.phase === 'verify'
+        ? 'is a verification cell (a snippet run exactly as emitted), not a configuration of the matrix'
+        : found.status === 'ok'
+          ? 'has no load result'
+          : WHY_NOT[found.status];
+    throw new CellNotDeployableError(
+      `Cell ${cellNumber(found)} of run ${run.id} (${cellLabel(found.config)}) ${why}: it has no measurement to deploy.${choices}`,
+      valid,
+    );
   }
   return found;
 }
 
 /** Why a cell's numbers deserve less trust than the answer's: its interval, its flags, its configuration's standing. */
 function caveats(c: StoredCell, rec: Recommendation, intervalFrom: 'batch-means' | null): string[] {
-  const out = [intervalFrom === 'batch-means' ? 'its interval comes from batch means of its own seconds, blind to run-to-run variation' : 'no interval: the cell has no per-second series'];
+  const out = [
+    intervalFrom === 'batch-means'
+      ? 'its interval comes from batch means of its own seconds, blind to run-to-run variation'
+      : 'no interval: the cell has no per-second series',
+  ];
   const flags = [...new Set(c.flags.map((f) => f.kind))];
   if (flags.includes('unstable')) out.push('left out of the answer: its seconds were not steady (unstable)');
   const others = flags.filter((f) => f !== 'unstable');
@@ -92,12 +119,24 @@ function caveats(c: StoredCell, rec: Recommendation, intervalFrom: 'batch-means'
  * configuration, the confidence is the recommendation's own; otherwise it says it is one measured
  * cell, not the recommendation, and why it may deserve less trust.
  */
-export function cellDeploy(run: RunDetail, c: StoredCell, rec: Recommendation, samples?: ReadonlyMap<number, readonly Sample[]>): DeployInput {
+export function cellDeploy(
+  run: RunDetail,
+  c: StoredCell,
+  rec: Recommendation,
+  samples?: ReadonlyMap<number, readonly Sample[]>,
+): DeployInput {
   const g = summarizeOne(cellGoodput(c), cellGoodSeries(c, samples));
   const k = c.config;
   const key = configurationKey(k);
   const rule = recommendedMemoryLimitMb(rec, key);
-  const config: DeployConfig = { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: k.cpuMillis, memoryMb: k.memoryMb, ...(rule !== null ? { ruleMemoryMb: rule } : {}) };
+  const config: DeployConfig = {
+    app: k.app,
+    mode: k.mode,
+    workers: k.workers,
+    cpuMillis: k.cpuMillis,
+    memoryMb: k.memoryMb,
+    ...(rule !== null ? { ruleMemoryMb: rule } : {}),
+  };
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;
   const scopeOf = rec.scopes.find((s) => s.knee.cellIndexes.includes(k.index));
@@ -111,7 +150,9 @@ export function cellDeploy(run: RunDetail, c: StoredCell, rec: Recommendation, s
     pick = `${repetition} of the recommended configuration, ${recommended.provenance.pick}`;
     confidence = `${recommended.provenance.confidence}; this cell alone: ${caveat.join('; ')}`;
   } else {
-    pick = scopeOf ? `${repetition}, one repetition of ${kneePick(rec, scopeOf)} — not the recommended configuration` : `${repetition}, picked by hand`;
+    pick = scopeOf
+      ? `${repetition}, one repetition of ${kneePick(rec, scopeOf)} — not the recommended configuration`
+      : `${repetition}, picked by hand`;
     confidence = `one measured cell, not the recommendation; ${caveat.join('; ')}`;
   }
   const provenance: DeployProvenance = {
@@ -124,7 +165,12 @@ export function cellDeploy(run: RunDetail, c: StoredCell, rec: Recommendation, s
     pick,
   };
   const verification = verificationOf(run, key);
-  return { config, provenance, ...(verification ? { verification } : {}), verifyCommand: isRecommended ? `rightsize verify ${run.id}` : `rightsize verify ${run.id} --cell ${n}` };
+  return {
+    config,
+    provenance,
+    ...(verification ? { verification } : {}),
+    verifyCommand: isRecommended ? `rightsize verify ${run.id}` : `rightsize verify ${run.id} --cell ${n}`,
+  };
 }
 
 /** The recommendation's snippets' input with the run's stored verification of it. null: nothing to deploy. */
@@ -144,13 +190,19 @@ export interface DeployChoice {
   recommended: boolean;
 }
 
-/** What `deploy.snippets` answers: the configuration, why and how sure, its three snippets, and the cells one could pick instead. */
+/**
+ * What `deploy.snippets` answers: the configuration, why and how sure, its three snippets, and the cells one could pick
+ * instead.
+ */
 export interface DeployAnswer {
   /** The stored id of the cell shown, or null for the recommendation. */
   cellId: number | null;
   config: DeployConfig;
   provenance: DeployProvenance;
-  /** What every snippet's opening comment says (the run, why this configuration, the load, how sure), without the comment marker. */
+  /**
+   * What every snippet's opening comment says (the run, why this configuration, the load, how sure), without the
+   * comment marker.
+   */
   lines: string[];
   snippets: SnippetFile[];
   /** Per snippet: verified, the fallback, or unverified (with the command that verifies it), in one sentence. */
@@ -158,7 +210,9 @@ export interface DeployAnswer {
   choices: DeployChoice[];
 }
 
-/** Thrown when a run has no recommendation to deploy (nothing qualified; a search that found none or could not decide). */
+/**
+ * Thrown when a run has no recommendation to deploy (nothing qualified; a search that found none or could not decide).
+ */
 export class NothingToDeployError extends Error {
   constructor(rec: Recommendation) {
     super(`${nothingToDeploy(rec)} Pick a measured cell instead.`);
@@ -178,7 +232,12 @@ export function deployChoices(run: RunDetail, rec: Recommendation): DeployChoice
 }
 
 /** The snippets of the recommendation (no cellId), or of the cell with that stored id. */
-export function deployAnswer(run: RunDetail, rec: Recommendation, samples: ReadonlyMap<number, readonly Sample[]> | undefined, cellId?: number): DeployAnswer {
+export function deployAnswer(
+  run: RunDetail,
+  rec: Recommendation,
+  samples: ReadonlyMap<number, readonly Sample[]> | undefined,
+  cellId?: number,
+): DeployAnswer {
   let input: DeployInput;
   let shown: StoredCell | null = null;
   if (cellId === undefined) {
@@ -190,8 +249,12 @@ export function deployAnswer(run: RunDetail, rec: Recommendation, samples: Reado
     input = cellDeploy(run, shown, rec, samples);
   }
   return {
-    cellId: shown?.id ?? null, config: input.config, provenance: input.provenance, lines: provenanceLines(input),
-    snippets: snippetFiles(input, shown ? cellNumber(shown) : null), choices: deployChoices(run, rec),
+    cellId: shown?.id ?? null,
+    config: input.config,
+    provenance: input.provenance,
+    lines: provenanceLines(input),
+    snippets: snippetFiles(input, shown ? cellNumber(shown) : null),
+    choices: deployChoices(run, rec),
     verification: SNIPPET_KINDS.map((kind) => {
       const d = snippetDeploy(kind, input);
       return { kind, state: d.state, line: d.verification };

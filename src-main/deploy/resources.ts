@@ -43,11 +43,20 @@ export interface CpuResources {
 export const exactCpu = (m: number): string => (m % 10 === 0 ? cpuLabel(m) : `${m}m CPU`);
 const millis = exactCpu;
 
-export function recommendedMemoryLimit(rec: Recommendation, c: Pick<ConfigurationSummary, 'key' | 'memoryMb'>): MemoryLimit {
+export function recommendedMemoryLimit(
+  rec: Recommendation,
+  c: Pick<ConfigurationSummary, 'key' | 'memoryMb'>,
+): MemoryLimit {
   const mb = recommendedMemoryLimitMb(rec, c.key);
   if (mb === null) return { mb: c.memoryMb, rule: null };
   if (rec.search?.found && c.key === rec.search.foundKey) {
-    return { mb, rule: rec.search.memoryFrom === 'peak' ? `limit ${memLabel(mb)}: the search's measured peak by the memory rule, verified by a cell at that limit` : `limit ${memLabel(mb)}: the search's memory bound, the most it was measured with (less was not shown to meet the objective)` };
+    return {
+      mb,
+      rule:
+        rec.search.memoryFrom === 'peak'
+          ? `limit ${memLabel(mb)}: the search's measured peak by the memory rule, verified by a cell at that limit`
+          : `limit ${memLabel(mb)}: the search's memory bound, the most it was measured with (less was not shown to meet the objective)`,
+    };
   }
   const sizing = rec.sizing?.find((s) => s.key === c.key);
   if (!sizing) return { mb: c.memoryMb, rule: null };
@@ -57,15 +66,31 @@ export function recommendedMemoryLimit(rec: Recommendation, c: Pick<Configuratio
 export function recommendedCpu(rec: Recommendation, c: Pick<ConfigurationSummary, 'key' | 'cpuMillis'>): CpuResources {
   const limit = c.cpuMillis;
   const request = recommendedCpuMillis(rec, c.key);
-  const basis = rec.search?.found && c.key === rec.search.foundKey
-    ? 'the smallest cap the search found meeting the objective'
-    : rec.slo || rec.search ? 'the smallest cap tried that meets the objective' : 'the smallest cap tried that holds the throughput';
+  const basis =
+    rec.search?.found && c.key === rec.search.foundKey
+      ? 'the smallest cap the search found meeting the objective'
+      : rec.slo || rec.search
+        ? 'the smallest cap tried that meets the objective'
+        : 'the smallest cap tried that holds the throughput';
   if (request === null) {
-    return { limitMillis: limit, requestMillis: limit, rule: `request = limit = ${millis(limit)}, the cap it was measured under (no smaller cap was shown to do)` };
+    return {
+      limitMillis: limit,
+      requestMillis: limit,
+      rule: `request = limit = ${millis(limit)}, the cap it was measured under (no smaller cap was shown to do)`,
+    };
   }
   if (request > limit) {
-    return { limitMillis: limit, requestMillis: limit, rule: `request = limit = ${millis(limit)}, the cap it was measured under: the answer's CPU request for it, ${millis(request)} (${basis}), is above that cap, and the snippet never gives more than was measured` };
+    return {
+      limitMillis: limit,
+      requestMillis: limit,
+      rule: `request = limit = ${millis(limit)}, the cap it was measured under: the answer's CPU request for it, ${millis(request)} (${basis}), is above that cap, and the snippet never gives more than was measured`,
+    };
   }
-  if (request === limit) return { limitMillis: limit, requestMillis: limit, rule: `request = limit = ${millis(limit)}, ${basis}` };
-  return { limitMillis: limit, requestMillis: request, rule: `request ${millis(request)}, ${basis}; limit ${millis(limit)}, the cap it was measured under` };
+  if (request === limit)
+    return { limitMillis: limit, requestMillis: limit, rule: `request = limit = ${millis(limit)}, ${basis}` };
+  return {
+    limitMillis: limit,
+    requestMillis: request,
+    rule: `request ${millis(request)}, ${basis}; limit ${millis(limit)}, the cap it was measured under`,
+  };
 }

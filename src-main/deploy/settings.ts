@@ -13,16 +13,19 @@
  *
  * Pure: the renderer bundles it.
  */
-import type { LaunchMode } from '../engine/types.ts';
+import type { LaunchMode } from '../model/types.ts';
 
-export const SNIPPET_KINDS = ['pm2', 'kubernetes', 'compose'] as const;
-export type SnippetKind = (typeof SNIPPET_KINDS)[number];
+import { SNIPPET_KINDS, type SnippetKind } from '../model/verify.ts';
+export { SNIPPET_KINDS, type SnippetKind };
 
 export const isSnippetKind = (k: string): k is SnippetKind => (SNIPPET_KINDS as readonly string[]).includes(k);
 
 /** PM2 restarts a process above this share of its slice of the memory limit: before the kernel's OOM killer does. */
 export const PM2_RESTART_SHARE = 0.9;
-/** V8's old space gets this share of a process's slice; the rest is headroom for buffers, code, stacks and the new space. */
+/**
+ * V8's old space gets this share of a process's slice; the rest is headroom for buffers, code, stacks and the new
+ * space.
+ */
 export const HEAP_SHARE = 0.75;
 /** At or above this, V8's own default heap limit is already below the slice, so the flag changes nothing. */
 export const HEAP_FLAG_BELOW_MB = 2048;
@@ -48,7 +51,10 @@ export interface MeasuredConfig {
 
 /** Exactly what one snippet deploys: what a verification cell runs, and what the snippet then carries. */
 export interface DeploySettings {
-  /** The launch mode it runs in: 'pm2' for the PM2 snippet (an own image stays 'image'), the configuration's own for the others. */
+  /**
+   * The launch mode it runs in: 'pm2' for the PM2 snippet (an own image stays 'image'), the configuration's own for the
+   * others.
+   */
   mode: LaunchMode;
   /** Workers (PM2 instances; the worker variable's value). */
   workers: number;
@@ -65,7 +71,8 @@ export interface DeploySettings {
 }
 
 /** PM2 instances for a configuration: its workers, one for a single process. */
-export const pm2Instances = (c: Pick<MeasuredConfig, 'mode' | 'workers'>): number => (c.mode === 'single' ? 1 : Math.max(1, c.workers));
+export const pm2Instances = (c: Pick<MeasuredConfig, 'mode' | 'workers'>): number =>
+  c.mode === 'single' ? 1 : Math.max(1, c.workers);
 /** Each PM2 process's share of the memory limit: the instances and PM2's own daemon. */
 export const pm2ShareMb = (memoryMb: number, instances: number): number => memoryMb / (instances + 1);
 /** A restart threshold stays this far above the largest measured server-process RSS, so steady state never trips it. */
@@ -76,7 +83,11 @@ export const RESTART_ABOVE_RSS = 1.2;
  * mapped node binary, which the cgroup may not be charged for).
  */
 export const maxMemoryRestartMb = (memoryMb: number, instances: number, serverRssMb?: number): number =>
-  Math.max(1, Math.floor(pm2ShareMb(memoryMb, instances) * PM2_RESTART_SHARE), serverRssMb ? Math.ceil(serverRssMb * RESTART_ABOVE_RSS) : 0);
+  Math.max(
+    1,
+    Math.floor(pm2ShareMb(memoryMb, instances) * PM2_RESTART_SHARE),
+    serverRssMb ? Math.ceil(serverRssMb * RESTART_ABOVE_RSS) : 0,
+  );
 /** `--max-old-space-size` (MB), or null where V8's default is already smaller than the share. */
 export function maxOldSpaceMb(memoryMb: number, instances: number): number | null {
   const heap = Math.floor(pm2ShareMb(memoryMb, instances) * HEAP_SHARE);
@@ -84,32 +95,63 @@ export function maxOldSpaceMb(memoryMb: number, instances: number): number | nul
 }
 
 /** The worker count the app is told (WEB_CONCURRENCY): a single process is one. */
-export const workerSetting = (c: Pick<MeasuredConfig, 'mode' | 'workers'>): number => (c.mode === 'single' ? 1 : Math.max(1, c.workers));
+export const workerSetting = (c: Pick<MeasuredConfig, 'mode' | 'workers'>): number =>
+  c.mode === 'single' ? 1 : Math.max(1, c.workers);
 
 /** Whether a snippet of this kind can be run exactly as emitted here: PM2 cannot start an own image's command. */
-export const canVerify = (kind: SnippetKind, c: Pick<MeasuredConfig, 'mode'>): boolean => !(kind === 'pm2' && c.mode === 'image');
+export const canVerify = (kind: SnippetKind, c: Pick<MeasuredConfig, 'mode'>): boolean =>
+  !(kind === 'pm2' && c.mode === 'image');
 
 /**
  * The settings a snippet of `kind` deploys for configuration `c` under a memory limit of `memoryMb`.
  * `thresholds`: whether PM2's restart threshold and heap flag are set (they are only where a cell
  * runs or ran them: a verification; an unverified snippet carries none).
  */
-export function deployedSettings(kind: SnippetKind, c: MeasuredConfig, memoryMb: number, thresholds: boolean): DeploySettings {
+export function deployedSettings(
+  kind: SnippetKind,
+  c: MeasuredConfig,
+  memoryMb: number,
+  thresholds: boolean,
+): DeploySettings {
   const cpuRequestMillis = Math.min(c.cpuRequestMillis ?? c.cpuMillis, c.cpuMillis);
   if (kind === 'pm2') {
-    if (c.mode === 'image') return { mode: 'image', workers: c.workers, cpuMillis: c.cpuMillis, cpuRequestMillis, memoryMb, recycleRssMb: null, heapMb: null };
+    if (c.mode === 'image')
+      return {
+        mode: 'image',
+        workers: c.workers,
+        cpuMillis: c.cpuMillis,
+        cpuRequestMillis,
+        memoryMb,
+        recycleRssMb: null,
+        heapMb: null,
+      };
     const n = pm2Instances(c);
     return {
-      mode: 'pm2', workers: n, cpuMillis: c.cpuMillis, cpuRequestMillis, memoryMb,
+      mode: 'pm2',
+      workers: n,
+      cpuMillis: c.cpuMillis,
+      cpuRequestMillis,
+      memoryMb,
       recycleRssMb: thresholds ? maxMemoryRestartMb(memoryMb, n, c.serverRssMb) : null,
       heapMb: thresholds ? maxOldSpaceMb(memoryMb, n) : null,
     };
   }
-  return { mode: c.mode, workers: c.mode === 'single' ? 1 : c.workers, cpuMillis: c.cpuMillis, cpuRequestMillis, memoryMb, recycleRssMb: null, heapMb: null };
+  return {
+    mode: c.mode,
+    workers: c.mode === 'single' ? 1 : c.workers,
+    cpuMillis: c.cpuMillis,
+    cpuRequestMillis,
+    memoryMb,
+    recycleRssMb: null,
+    heapMb: null,
+  };
 }
 
-/** Settings that deploy the same container the same way share a verification cell (Kubernetes and Compose always do). */
-export const settingsKey = (s: DeploySettings): string => JSON.stringify([s.mode, s.workers, s.cpuMillis, s.memoryMb, s.recycleRssMb, s.heapMb]);
+/**
+ * Settings that deploy the same container the same way share a verification cell (Kubernetes and Compose always do).
+ */
+export const settingsKey = (s: DeploySettings): string =>
+  JSON.stringify([s.mode, s.workers, s.cpuMillis, s.memoryMb, s.recycleRssMb, s.heapMb]);
 
 /** The heap flag as NODE_OPTIONS carries it, appended to what the app's environment already has. */
 export function withHeapFlag(env: Record<string, string>, heapMb: number | null): Record<string, string> {

@@ -16,16 +16,32 @@ import { answerPick, type AnswerPick } from '../analysis/sizing.ts';
 import { describeSlo } from '../analysis/slo.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
-import type { CellLoad } from '../engine/types.ts';
+import type { CellLoad } from '../model/types.ts';
 import { exactCpu, recommendedCpu, recommendedMemoryLimit } from './resources.ts';
 import {
-  canVerify, deployedSettings, HEAP_SHARE, maxMemoryRestartMb, PM2_RESTART_SHARE, RESTART_ABOVE_RSS, SNIPPET_KINDS,
-  type DeploySettings, type MeasuredConfig, type SnippetKind,
+  canVerify,
+  deployedSettings,
+  HEAP_SHARE,
+  maxMemoryRestartMb,
+  PM2_RESTART_SHARE,
+  RESTART_ABOVE_RSS,
+  SNIPPET_KINDS,
+  type DeploySettings,
+  type MeasuredConfig,
+  type SnippetKind,
 } from './settings.ts';
 import type { Verification } from './verification.ts';
 
 export {
-  HEAP_FLAG_BELOW_MB, HEAP_SHARE, isSnippetKind, maxMemoryRestartMb, maxOldSpaceMb, PM2_RESTART_SHARE, SNIPPET_KINDS, type DeploySettings, type SnippetKind,
+  HEAP_FLAG_BELOW_MB,
+  HEAP_SHARE,
+  isSnippetKind,
+  maxMemoryRestartMb,
+  maxOldSpaceMb,
+  PM2_RESTART_SHARE,
+  SNIPPET_KINDS,
+  type DeploySettings,
+  type SnippetKind,
 } from './settings.ts';
 
 /** The environment variable carrying the worker count to the app (the Heroku / Node convention). */
@@ -61,9 +77,14 @@ export interface DeployProvenance {
 export interface DeployInput {
   config: DeployConfig;
   provenance: DeployProvenance;
-  /** The stored verification of this configuration (deploy/verification.ts verificationOf); absent or null: unverified. */
+  /**
+   * The stored verification of this configuration (deploy/verification.ts verificationOf); absent or null: unverified.
+   */
   verification?: Verification | null;
-  /** The command that verifies it (default `rightsize verify RUN`); null: none can (an auto-size run's cells are its search's). */
+  /**
+   * The command that verifies it (default `rightsize verify RUN`); null: none can (an auto-size run's cells are its
+   * search's).
+   */
   verifyCommand?: string | null;
 }
 
@@ -75,11 +96,15 @@ export const composeCpus = (millis: number): string => String(Math.round(millis)
 export const composeMemory = (mb: number): string => `${Math.round(mb)}M`;
 
 function describe(c: DeployConfig): string {
-  const how = c.mode === 'single' ? 'a single process' : c.mode === 'image' ? 'its own image' : `${c.mode} × ${c.workers}`;
+  const how =
+    c.mode === 'single' ? 'a single process' : c.mode === 'image' ? 'its own image' : `${c.mode} × ${c.workers}`;
   return `${c.app}, ${how}, ${exactCpu(c.cpuMillis)}, measured under a ${memLabel(c.memoryMb)} cap`;
 }
 
-/** The lines every snippet of a configuration shares (without the comment marker): the run, why, the load, how sure, the CPU. */
+/**
+ * The lines every snippet of a configuration shares (without the comment marker): the run, why, the load, how sure, the
+ * CPU.
+ */
 export function provenanceLines(input: DeployInput): string[] {
   const p = input.provenance;
   const g = p.goodput;
@@ -115,7 +140,8 @@ export interface SnippetDeploy {
 }
 
 /** The command that verifies a snippet's configuration, or null where none can. */
-export const verifyCommandOf = (input: DeployInput): string | null => (input.verifyCommand === undefined ? `rightsize verify ${input.provenance.runId}` : input.verifyCommand);
+export const verifyCommandOf = (input: DeployInput): string | null =>
+  input.verifyCommand === undefined ? `rightsize verify ${input.provenance.runId}` : input.verifyCommand;
 
 /**
  * The settings a snippet of `kind` carries, and its verification in words: the passing verification
@@ -126,12 +152,16 @@ export function snippetDeploy(kind: SnippetKind, input: DeployInput): SnippetDep
   const c = input.config;
   const p = input.provenance;
   const rule = p.memoryRule ? ` The answer's memory rule: ${p.memoryRule}.` : '';
-  const limitIs = kind === 'pm2' ? "limit of the container or host it runs in (PM2's daemon included)" : 'limit = request';
+  const limitIs =
+    kind === 'pm2' ? "limit of the container or host it runs in (PM2's daemon included)" : 'limit = request';
   const measured = deployedSettings(kind, c, c.memoryMb, false);
   if (!canVerify(kind, c)) {
     return {
-      kind, state: 'unverifiable', settings: measured,
-      verification: 'Not verifiable: its own image runs its own command, not PM2, so no cell can run this file as emitted; it carries only the cap the matrix measured, no restart threshold or heap size.',
+      kind,
+      state: 'unverifiable',
+      settings: measured,
+      verification:
+        'Not verifiable: its own image runs its own command, not PM2, so no cell can run this file as emitted; it carries only the cap the matrix measured, no restart threshold or heap size.',
       memory: `Memory: ${limitIs} ${c.memoryMb} MB, the cap the matrix measured it under.${rule}`,
     };
   }
@@ -139,31 +169,43 @@ export function snippetDeploy(kind: SnippetKind, input: DeployInput): SnippetDep
   if (v?.settings) {
     const s = v.settings;
     return {
-      kind, state: v.state, settings: s, verification: v.line,
-      memory: v.state === 'verified'
-        ? `Memory: ${limitIs} ${s.memoryMb} MB, as verified.${rule}`
-        : `Memory: ${limitIs} ${s.memoryMb} MB, the cap the matrix ran it clean at (no smaller limit passed verification).${rule}`,
+      kind,
+      state: v.state,
+      settings: s,
+      verification: v.line,
+      memory:
+        v.state === 'verified'
+          ? `Memory: ${limitIs} ${s.memoryMb} MB, as verified.${rule}`
+          : `Memory: ${limitIs} ${s.memoryMb} MB, the cap the matrix ran it clean at (no smaller limit passed verification).${rule}`,
     };
   }
   const ruleMb = c.ruleMemoryMb !== undefined && c.ruleMemoryMb !== c.memoryMb ? c.ruleMemoryMb : null;
   const what = kind === 'pm2' ? 'no max_memory_restart or heap size' : 'no other limit';
   const cmd = verifyCommandOf(input);
   return {
-    kind, state: v ? 'incomplete' : 'unverified', settings: measured,
-    verification: cmd === null
-      ? `Unverified as emitted: it carries only the ${c.memoryMb} MB cap its cells ran under, ${what}: nothing no cell ran.`
-      : `${v ? `${v.line} ` : ''}Unverified — run \`${cmd}\` to run it exactly as emitted; until then it carries only the ${c.memoryMb} MB cap the matrix measured, ${what}: nothing no cell ran.`,
+    kind,
+    state: v ? 'incomplete' : 'unverified',
+    settings: measured,
+    verification:
+      cmd === null
+        ? `Unverified as emitted: it carries only the ${c.memoryMb} MB cap its cells ran under, ${what}: nothing no cell ran.`
+        : `${v ? `${v.line} ` : ''}Unverified — run \`${cmd}\` to run it exactly as emitted; until then it carries only the ${c.memoryMb} MB cap the matrix measured, ${what}: nothing no cell ran.`,
     memory: `Memory: ${limitIs} ${c.memoryMb} MB, the cap the matrix measured it under${ruleMb !== null ? ` (the answer's rule gives ${ruleMb} MB: a snippet carries it once verification has run it)` : ''}.${rule}`,
   };
 }
 
 /** The lines a snippet of `kind` opens with: the run, its verification, why, the load, how sure, CPU and memory. */
-export function snippetLines(kind: SnippetKind, input: DeployInput, d: SnippetDeploy = snippetDeploy(kind, input)): string[] {
+export function snippetLines(
+  kind: SnippetKind,
+  input: DeployInput,
+  d: SnippetDeploy = snippetDeploy(kind, input),
+): string[] {
   const [first, ...rest] = provenanceLines(input);
   return [first!, d.verification, ...rest, d.memory];
 }
 
-const comment = (marker: string, lines: string[]): string => lines.map((l) => `${marker} ${l.replace(/\r?\n/g, ' ')}`).join('\n');
+const comment = (marker: string, lines: string[]): string =>
+  lines.map((l) => `${marker} ${l.replace(/\r?\n/g, ' ')}`).join('\n');
 /** A YAML/JS string literal that survives any name. */
 const quote = (s: string): string => JSON.stringify(s);
 
@@ -174,16 +216,19 @@ export function pm2Snippet(input: DeployInput): string {
   const image = s.mode === 'image';
   const instances = image ? 1 : s.workers;
   const share = `each process's share of the ${s.memoryMb} MB limit (limit ÷ ${instances + 1}: ${instances} instance${instances === 1 ? '' : 's'} and PM2's own daemon)`;
-  const thresholds = s.recycleRssMb !== null
-    ? [
-      s.recycleRssMb > maxMemoryRestartMb(s.memoryMb, instances)
-        ? `// max_memory_restart: above the resident memory a server process was measured at (× ${RESTART_ABOVE_RSS}), not ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}, which is below it: PM2 compares RSS, which counts the mapped node binary the cgroup may not be charged for.`
-        : `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}.`,
-      s.heapMb === null
-        ? "// node_args: no --max-old-space-size; each process's share is large enough that V8's default heap limit stays below it."
-        : `// node_args: --max-old-space-size = ${Math.round(HEAP_SHARE * 100)} % of each process's share, the rest is headroom for buffers, code and stacks.`,
-    ]
-    : [`// No max_memory_restart or node_args: ${d.state === 'fallback' ? 'none that was run passed verification' : 'no cell has run them'}.`];
+  const thresholds =
+    s.recycleRssMb !== null
+      ? [
+          s.recycleRssMb > maxMemoryRestartMb(s.memoryMb, instances)
+            ? `// max_memory_restart: above the resident memory a server process was measured at (× ${RESTART_ABOVE_RSS}), not ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}, which is below it: PM2 compares RSS, which counts the mapped node binary the cgroup may not be charged for.`
+            : `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}.`,
+          s.heapMb === null
+            ? "// node_args: no --max-old-space-size; each process's share is large enough that V8's default heap limit stays below it."
+            : `// node_args: --max-old-space-size = ${Math.round(HEAP_SHARE * 100)} % of each process's share, the rest is headroom for buffers, code and stacks.`,
+        ]
+      : [
+          `// No max_memory_restart or node_args: ${d.state === 'fallback' ? 'none that was run passed verification' : 'no cell has run them'}.`,
+        ];
   const lines = [
     comment('//', snippetLines('pm2', input, d)),
     ...thresholds,
@@ -229,13 +274,20 @@ export function kubernetesSnippet(input: DeployInput): string {
 }
 
 /** A Compose service name: lower case letters, digits, dash and underscore. */
-const serviceName = (app: string): string => app.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+|[-_]+$/g, '') || 'app';
+const serviceName = (app: string): string =>
+  app
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+|[-_]+$/g, '') || 'app';
 
 export function composeSnippet(input: DeployInput): string {
   const c = input.config;
   const d = snippetDeploy('compose', input);
   const s = d.settings;
-  const res = (cpu: number): string[] => [`          cpus: ${quote(composeCpus(cpu))}`, `          memory: ${composeMemory(s.memoryMb)}`];
+  const res = (cpu: number): string[] => [
+    `          cpus: ${quote(composeCpus(cpu))}`,
+    `          memory: ${composeMemory(s.memoryMb)}`,
+  ];
   const lines = [
     comment('#', snippetLines('compose', input, d)),
     s.cpuRequestMillis === s.cpuMillis
@@ -255,8 +307,14 @@ export function composeSnippet(input: DeployInput): string {
   return `${lines.join('\n')}\n`;
 }
 
+const SNIPPET_WRITERS: Record<SnippetKind, (input: DeployInput) => string> = {
+  pm2: pm2Snippet,
+  kubernetes: kubernetesSnippet,
+  compose: composeSnippet,
+};
+
 export function deploySnippet(kind: SnippetKind, input: DeployInput): string {
-  return kind === 'pm2' ? pm2Snippet(input) : kind === 'kubernetes' ? kubernetesSnippet(input) : composeSnippet(input);
+  return SNIPPET_WRITERS[kind](input);
 }
 
 const STATE_CONFIDENCE: Record<ScopeDecision['state'], string> = {
@@ -269,7 +327,10 @@ const STATE_CONFIDENCE: Record<ScopeDecision['state'], string> = {
 export const scopeConfidence = (scope: ScopeDecision): string =>
   `${STATE_CONFIDENCE[scope.state]}${scope.state === 'undecided' && scope.decideBy.length ? ` (what would decide it: ${scope.decideBy.join('; ')})` : ''}` +
   `${scope.lowerBounds.includes(scope.knee.key) ? '; its goodput is a lower bound (the load generator or the host set the pace)' : ''}`;
-/** Why a scope's pick: "the knee of 1 CPU / 256 MB (hello, 20 connections): the fewest workers …"; undecided: the leading contender. */
+/**
+ * Why a scope's pick: "the knee of 1 CPU / 256 MB (hello, 20 connections): the fewest workers …"; undecided: the
+ * leading contender.
+ */
 export const kneePick = (rec: Recommendation, scope: ScopeDecision): string =>
   scope.state === 'undecided'
     ? `the leading contender of ${scope.label} (${scope.context}), undecided against ${scope.contenders.length - 1} other${scope.contenders.length === 2 ? '' : 's'}`
@@ -277,7 +338,10 @@ export const kneePick = (rec: Recommendation, scope: ScopeDecision): string =>
 
 const objectiveConfidence = (o: SloOutcome, c: ConfigurationSummary): string => {
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0).map((k) => k.criterion);
-  if (c.n < 2) return c.rps?.intervalFrom === 'batch-means' ? 'meets it on one repetition: its intervals come from its own seconds, blind to run-to-run variation' : 'meets it on a single sample: no interval';
+  if (c.n < 2)
+    return c.rps?.intervalFrom === 'batch-means'
+      ? 'meets it on one repetition: its intervals come from its own seconds, blind to run-to-run variation'
+      : 'meets it on a single sample: no interval';
   if (unsure.length) return `meets it on the means only: the 95 % interval crosses the ${unsure.join(' and ')} limit`;
   return 'meets it on the means, and its 95 % intervals are within the limits too';
 };
@@ -288,7 +352,9 @@ function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confiden
     const s = rec.search!;
     return {
       pick: `the cheapest configuration the auto-size search found meeting ${s.objective} (${s.cells} cells instead of the ${fmtNum(s.gridCells)} of a full grid)`,
-      confidence: s.evidence ? `met the objective with confidence — ${s.evidence}` : 'met the objective with confidence (the whole 95 % interval within the limits)',
+      confidence: s.evidence
+        ? `met the objective with confidence — ${s.evidence}`
+        : 'met the objective with confidence (the whole 95 % interval within the limits)',
     };
   }
   if (p.basis === 'slo') {
@@ -325,7 +391,15 @@ export function recommendedDeploy(rec: Recommendation, verification?: Verificati
     ...(verification && verification.key === k.key ? { verification } : {}),
     // An auto-size run's found configuration ran at the memory it deploys; `rightsize verify` runs on matrix runs.
     ...(rec.search ? { verifyCommand: null } : {}),
-    config: { app: k.app, mode: k.mode, workers: k.workers, cpuMillis: cpu.limitMillis, cpuRequestMillis: cpu.requestMillis, memoryMb: k.memoryMb, ruleMemoryMb: memory.mb },
+    config: {
+      app: k.app,
+      mode: k.mode,
+      workers: k.workers,
+      cpuMillis: cpu.limitMillis,
+      cpuRequestMillis: cpu.requestMillis,
+      memoryMb: k.memoryMb,
+      ruleMemoryMb: memory.mb,
+    },
     provenance: {
       runId: rec.run.id,
       runName: rec.run.name,
@@ -344,7 +418,8 @@ export function recommendedDeploy(rec: Recommendation, verification?: Verificati
 export function nothingToDeploy(rec: Recommendation): string {
   const search = rec.search ? searchNothingToDeploy(rec.run.id, rec.search) : null;
   if (search) return search;
-  if (rec.search?.found) return `Run ${rec.run.id} has no answer to deploy: none of the cells of the configuration its search found (${searchConfigLabel(rec.search.found)}) finished with a measurement.`;
+  if (rec.search?.found)
+    return `Run ${rec.run.id} has no answer to deploy: none of the cells of the configuration its search found (${searchConfigLabel(rec.search.found)}) finished with a measurement.`;
   return `Run ${rec.run.id} has no answer to deploy: no CPU / memory pair had a configuration that qualified.`;
 }
 
@@ -363,5 +438,9 @@ export function snippetFilename(kind: SnippetKind, runId: number, cellNumber: nu
 
 /** The three snippets of one configuration. `cellNumber`: the cell's # in its run, or null for the recommendation. */
 export function snippetFiles(input: DeployInput, cellNumber: number | null): SnippetFile[] {
-  return SNIPPET_KINDS.map((kind) => ({ kind, filename: snippetFilename(kind, input.provenance.runId, cellNumber), text: deploySnippet(kind, input) }));
+  return SNIPPET_KINDS.map((kind) => ({
+    kind,
+    filename: snippetFilename(kind, input.provenance.runId, cellNumber),
+    text: deploySnippet(kind, input),
+  }));
 }

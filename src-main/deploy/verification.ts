@@ -8,51 +8,15 @@
  */
 import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/stats.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
-import type { CellConfig, CellStatus, ExitInfo, Flag, LoadResult, StatsSummary } from '../engine/types.ts';
+import type { CellConfig, CellStatus, ExitInfo, Flag, LoadResult, StatsSummary } from '../model/types.ts';
 import { heapFlagOf, SNIPPET_KINDS, type DeploySettings, type SnippetKind } from './settings.ts';
+import type { VerifyDescriptor } from '../model/verify.ts';
+export type { VerifyDescriptor };
 
 /** Goodput must not be (significantly) below this share of the matrix's estimate: within 5 %. */
 export const VERIFY_GOODPUT_SHARE = 0.95;
 /** Attempts per snippet (the first limit, steps up, the largest clean cap last). */
 export const VERIFY_MAX_ATTEMPTS = 4;
-
-/** What a verification cell carries in its config (CellConfig.verify): enough to judge and explain it alone. */
-export interface VerifyDescriptor {
-  /** The configuration verified (analysis configurationKey of its grid cells). */
-  key: string;
-  /** A short name of that configuration ("hello cluster×1 500m/48MB c20"). */
-  label: string;
-  /** The snippet kinds that deploy exactly these settings. */
-  snippets: SnippetKind[];
-  /** When the verification began (ISO): its attempts share it. */
-  round: string;
-  /** 1-based, within the round, for these snippets. */
-  attempt: number;
-  /** The plan's last attempt for these snippets (the largest clean cap): a failure here ends in the fallback. */
-  final: boolean;
-  /** The CPU request the snippets carry (the cell runs at the limit). */
-  cpuRequestMillis: number;
-  /** The heap flag the cell ran with (also in its NODE_OPTIONS); null: none. */
-  heapMb: number | null;
-  /** Why this limit: the first attempt's basis, or the failure it stepped up from. */
-  basis: string;
-  /** The matrix's numbers for the configuration, judged against. */
-  expected: {
-    goodput: number;
-    /** Standard error and degrees of freedom of that estimate (null: no interval). */
-    se: number | null;
-    df: number | null;
-    low: number | null;
-    high: number | null;
-    p99Us: number | null;
-    /** The answer's limit on failed requests, percent. */
-    maxErrorPct: number;
-  };
-  /** The last measured clean setting: the cap the matrix ran the configuration clean at (no restart threshold, no heap flag). */
-  fallbackMb: number;
-  /** The largest clean cap the matrix measured for it: no attempt goes above. */
-  ceilingMb: number;
-}
 
 /** A cell as judged: a CellResult straight from the runner, or a StoredCell read back. */
 export interface VerifyCellLike {
@@ -78,7 +42,9 @@ export interface VerifyJudgement {
   peakBytes: number | null;
   measuredSec: number | null;
   restarts: number;
-  /** The goodput check: one-sided Welch against VERIFY_GOODPUT_SHARE of the matrix's estimate (pBelow null: means only). */
+  /**
+   * The goodput check: one-sided Welch against VERIFY_GOODPUT_SHARE of the matrix's estimate (pBelow null: means only).
+   */
   goodputCheck: { expected: number; pBelow: number | null; belowShare: boolean; failed: boolean } | null;
 }
 
@@ -99,15 +65,34 @@ export function judgeVerifyCell(c: VerifyCellLike, d: VerifyDescriptor): VerifyJ
   const restarts = c.exit?.restarts ?? 0;
   const base = { peakBytes, restarts, measuredSec: load?.measuredSec ?? null };
   if (c.status === 'running' || c.status === 'cancelled' || c.status === 'interrupted') {
-    return { ...base, pass: null, reasons: [c.status === 'running' ? 'not finished' : c.status], goodput: null, p99Us: null, errorPct: null, goodputCheck: null };
+    return {
+      ...base,
+      pass: null,
+      reasons: [c.status === 'running' ? 'not finished' : c.status],
+      goodput: null,
+      p99Us: null,
+      errorPct: null,
+      goodputCheck: null,
+    };
   }
   const reasons: string[] = [];
   const oom = c.status === 'oom' || Boolean(c.exit?.oomKilled) || c.flags.some((f) => f.kind === 'oom-killed');
   if (oom) {
     // What follows an OOM kill (restarted workers, lost requests) is its consequence: the kill is the verdict.
-    return { ...base, pass: false, reasons: [`OOM-killed${c.exit?.exitCode != null ? ` (exit ${c.exit.exitCode})` : ''}`], goodput: load?.goodputMean ?? null, p99Us: load?.latencyUs.p99 ?? null, errorPct: null, goodputCheck: null };
+    return {
+      ...base,
+      pass: false,
+      reasons: [`OOM-killed${c.exit?.exitCode != null ? ` (exit ${c.exit.exitCode})` : ''}`],
+      goodput: load?.goodputMean ?? null,
+      p99Us: load?.latencyUs.p99 ?? null,
+      errorPct: null,
+      goodputCheck: null,
+    };
   }
-  if (restarts > 0 || c.flags.some((f) => f.kind === 'restarts')) reasons.push(`${restarts > 0 ? `${restarts} restart${restarts === 1 ? '' : 's'}` : 'restarts'}${c.config.recycleRssMb ? ` (max_memory_restart ${c.config.recycleRssMb}M)` : ''}`);
+  if (restarts > 0 || c.flags.some((f) => f.kind === 'restarts'))
+    reasons.push(
+      `${restarts > 0 ? `${restarts} restart${restarts === 1 ? '' : 's'}` : 'restarts'}${c.config.recycleRssMb ? ` (max_memory_restart ${c.config.recycleRssMb}M)` : ''}`,
+    );
   if (c.status === 'failed') reasons.push(`failed: ${(c.failure ?? 'no reason given').split('\n')[0]!.slice(0, 160)}`);
   if (!load) {
     if (!reasons.length) reasons.push('no load result');
@@ -116,19 +101,28 @@ export function judgeVerifyCell(c: VerifyCellLike, d: VerifyDescriptor): VerifyJ
   const failed = load.errors + load.timeouts + load.non2xx;
   const attempts = load.requests + load.errors + load.timeouts;
   const errorPct = attempts > 0 ? (failed / attempts) * 100 : 0;
-  if (errorPct > d.expected.maxErrorPct) reasons.push(`${pct(errorPct)} of requests failed (the answer allows ${pct(d.expected.maxErrorPct)})`);
+  if (errorPct > d.expected.maxErrorPct)
+    reasons.push(`${pct(errorPct)} of requests failed (the answer allows ${pct(d.expected.maxErrorPct)})`);
   const goodput = load.goodputMean ?? load.rpsMean;
-  const mine = summarizeOne(goodput, load.perSecondGood?.length ? load.perSecondGood : load.perSecondRps ?? null);
+  const mine = summarizeOne(goodput, load.perSecondGood?.length ? load.perSecondGood : (load.perSecondRps ?? null));
   const a = estimateOf(mine);
   const e = d.expected;
   const b = e.se !== null && e.df !== null ? { mean: e.goodput, se: e.se, df: e.df } : null;
   const belowShare = goodput < VERIFY_GOODPUT_SHARE * e.goodput;
   const pBelow = a && b ? welch(a, b, VERIFY_GOODPUT_SHARE).pBelow : null;
   const goodputFailed = pBelow !== null ? pBelow <= ALPHA : belowShare;
-  if (goodputFailed) reasons.push(`goodput ${fmtNum(goodput)} req/s, below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ${fmtNum(e.goodput)}${pBelow !== null ? ` (one-sided p ${pBelow < 0.001 ? '< 0.001' : fmtNum(pBelow, 3)})` : ''}`);
+  if (goodputFailed)
+    reasons.push(
+      `goodput ${fmtNum(goodput)} req/s, below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ${fmtNum(e.goodput)}${pBelow !== null ? ` (one-sided p ${pBelow < 0.001 ? '< 0.001' : fmtNum(pBelow, 3)})` : ''}`,
+    );
   if (c.status !== 'ok' && !reasons.length) reasons.push(c.status);
   return {
-    ...base, pass: reasons.length === 0, reasons, goodput, p99Us: load.latencyUs.p99, errorPct,
+    ...base,
+    pass: reasons.length === 0,
+    reasons,
+    goodput,
+    p99Us: load.latencyUs.p99,
+    errorPct,
     goodputCheck: { expected: e.goodput, pBelow, belowShare, failed: goodputFailed },
   };
 }
@@ -151,7 +145,13 @@ export function settingsOfCell(config: CellConfig): DeploySettings {
 export function settingsWords(s: DeploySettings): string {
   const how = s.mode === 'single' ? 'a single process' : `${s.mode} × ${s.workers}`;
   const cpu = `${Math.round(s.cpuMillis)}m CPU`;
-  return [how, cpu, `${s.memoryMb} MB`, ...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []), ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : [])].join(', ');
+  return [
+    how,
+    cpu,
+    `${s.memoryMb} MB`,
+    ...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []),
+    ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
+  ].join(', ');
 }
 
 export interface VerifyAttempt {
@@ -178,7 +178,10 @@ export interface SnippetVerification {
   attempts: VerifyAttempt[];
   /** The attempt that passed ('verified'). */
   passed: VerifyAttempt | null;
-  /** What the snippet carries: the passing cell's settings, the fallback (the matrix's clean cap, no thresholds), or null ('incomplete': the snippet stays unverified). */
+  /**
+   * What the snippet carries: the passing cell's settings, the fallback (the matrix's clean cap, no thresholds), or
+   * null ('incomplete': the snippet stays unverified).
+   */
   settings: DeploySettings | null;
   /** The sentence the snippet opens with (without a comment marker). */
   line: string;
@@ -195,17 +198,33 @@ export const utcMinute = (iso: string): string => `${iso.slice(0, 10)} ${iso.sli
 
 /** "64 MB (max_memory_restart 28M, --max-old-space-size=24)". */
 function limitWords(s: DeploySettings): string {
-  const extra = [...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []), ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : [])];
+  const extra = [
+    ...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []),
+    ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
+  ];
   return `${s.memoryMb} MB${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }
 
 function attemptOf(c: VerifyCellLike & { id?: number }, d: VerifyDescriptor): VerifyAttempt {
   const settings = settingsOfCell(c.config);
   const judgement = judgeVerifyCell(c, d);
-  const verdict = judgement.pass === null ? `not finished (${judgement.reasons.join(', ')})` : judgement.pass ? 'passed' : judgement.reasons.join('; ');
+  const verdict =
+    judgement.pass === null
+      ? `not finished (${judgement.reasons.join(', ')})`
+      : judgement.pass
+        ? 'passed'
+        : judgement.reasons.join('; ');
   return {
-    cellNumber: c.config.index + 1, cellId: c.id ?? 0, attempt: d.attempt, final: d.final, round: d.round, basis: d.basis,
-    settings, judgement, finishedAt: c.finishedAt ?? null, summary: `${limitWords(settings)}: ${verdict}`,
+    cellNumber: c.config.index + 1,
+    cellId: c.id ?? 0,
+    attempt: d.attempt,
+    final: d.final,
+    round: d.round,
+    basis: d.basis,
+    settings,
+    judgement,
+    finishedAt: c.finishedAt ?? null,
+    summary: `${limitWords(settings)}: ${verdict}`,
   };
 }
 
@@ -213,12 +232,18 @@ function attemptOf(c: VerifyCellLike & { id?: number }, d: VerifyDescriptor): Ve
 export function passedWords(a: VerifyAttempt, d: Pick<VerifyDescriptor, 'expected'>): string {
   const j = a.judgement;
   const g = j.goodputCheck;
-  const goodput = j.goodput === null ? 'goodput unknown' : !g
-    ? `goodput ${fmtNum(j.goodput)} req/s`
-    : !g.belowShare
-      ? `goodput ${fmtNum(j.goodput)} req/s (within ${sharePct} % of the matrix's ${fmtNum(g.expected)})`
-      : `goodput ${fmtNum(j.goodput)} req/s (below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ${fmtNum(g.expected)} on the means, not significantly: one-sided p ${fmtNum(g.pBelow ?? 1, 2)})`;
-  const errors = j.errorPct === null || j.errorPct === 0 ? 'no failed requests' : `${pct(j.errorPct)} failed requests (the answer allows ${pct(d.expected.maxErrorPct)})`;
+  const goodput =
+    j.goodput === null
+      ? 'goodput unknown'
+      : !g
+        ? `goodput ${fmtNum(j.goodput)} req/s`
+        : !g.belowShare
+          ? `goodput ${fmtNum(j.goodput)} req/s (within ${sharePct} % of the matrix's ${fmtNum(g.expected)})`
+          : `goodput ${fmtNum(j.goodput)} req/s (below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ${fmtNum(g.expected)} on the means, not significantly: one-sided p ${fmtNum(g.pBelow ?? 1, 2)})`;
+  const errors =
+    j.errorPct === null || j.errorPct === 0
+      ? 'no failed requests'
+      : `${pct(j.errorPct)} failed requests (the answer allows ${pct(d.expected.maxErrorPct)})`;
   const when = a.finishedAt ? ` on ${utcMinute(a.finishedAt)}` : '';
   const secs = j.measuredSec !== null ? `${fmtNum(j.measuredSec)} s ` : '';
   const peak = j.peakBytes !== null ? `, peak memory ${fmtMiB(j.peakBytes)} of ${a.settings.memoryMb} MB` : '';
@@ -226,19 +251,28 @@ export function passedWords(a: VerifyAttempt, d: Pick<VerifyDescriptor, 'expecte
 }
 
 function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: number })[]): SnippetVerification {
-  const attempts = cells.map((c) => attemptOf(c, c.config.verify!)).sort((x, y) => x.attempt - y.attempt || x.cellNumber - y.cellNumber);
+  const attempts = cells
+    .map((c) => attemptOf(c, c.config.verify!))
+    .sort((x, y) => x.attempt - y.attempt || x.cellNumber - y.cellNumber);
   const d = cells[0]!.config.verify!;
   const round = d.round;
   const passed = attempts.find((a) => a.judgement.pass === true) ?? null;
   const failedBefore = (upTo: VerifyAttempt | null): string => {
-    const before = attempts.filter((a) => a !== upTo && a.judgement.pass === false && (!upTo || a.attempt < upTo.attempt));
+    const before = attempts.filter(
+      (a) => a !== upTo && a.judgement.pass === false && (!upTo || a.attempt < upTo.attempt),
+    );
     return before.map((a) => a.summary).join('; ');
   };
   if (passed) {
     const pd = cells.find((c) => c.config.index + 1 === passed.cellNumber)!.config.verify!;
     const stepped = failedBefore(passed);
     return {
-      kind, state: 'verified', round, attempts, passed, settings: passed.settings,
+      kind,
+      state: 'verified',
+      round,
+      attempts,
+      passed,
+      settings: passed.settings,
       line: `Verified: ${passedWords(passed, pd)}.${stepped ? ` Stepped up from ${stepped}.` : ''}`,
     };
   }
@@ -252,19 +286,32 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
     const otherMode = kind === 'pm2' && s.mode === 'pm2' && !/pm2/.test(d.label);
     const caveat = oomAtOrAbove
       ? ` An attempt at or above that cap was OOM-killed${otherMode ? ' under PM2' : ''}: no limit measured here is safe for this snippet; measure larger caps.`
-      : otherMode ? ' That cap was measured without PM2; PM2 adds its daemon.' : '';
+      : otherMode
+        ? ' That cap was measured without PM2; PM2 adds its daemon.'
+        : '';
     return {
-      kind, state: 'fallback', round, attempts, passed: null, settings: fallback,
+      kind,
+      state: 'fallback',
+      round,
+      attempts,
+      passed: null,
+      settings: fallback,
       line: `Not verified: nothing passed when run exactly as emitted (${utcMinute(last.finishedAt ?? round)}; ${failedBefore(null)}), so it carries the last measured clean setting: the ${d.fallbackMb} MB cap the matrix ran ${d.label} clean at, with no restart threshold or heap flag.${caveat}`,
     };
   }
   return {
-    kind, state: 'incomplete', round, attempts, passed: null, settings: null,
+    kind,
+    state: 'incomplete',
+    round,
+    attempts,
+    passed: null,
+    settings: null,
     line: `Unverified: its verification of ${utcMinute(round)} stopped after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'} with none passed${failedBefore(null) ? ` (${failedBefore(null)})` : ''}.`,
   };
 }
 
-const isVerifyCell = (c: { config: CellConfig }): boolean => c.config.phase === 'verify' && c.config.verify !== undefined;
+const isVerifyCell = (c: { config: CellConfig }): boolean =>
+  c.config.phase === 'verify' && c.config.verify !== undefined;
 
 /** The run without its verification cells: what the answer is computed from. */
 export function gridCells<T extends { config: CellConfig }>(cells: readonly T[]): T[] {
@@ -276,9 +323,16 @@ export function gridCells<T extends { config: CellConfig }>(cells: readonly T[])
  * verified last), per snippet kind: the latest round that settled it (verified or fallback), else the
  * latest that did not finish. null when no cell verified it.
  */
-export function verificationOf(run: { cells: readonly (VerifyCellLike & { id?: number })[] }, key?: string): Verification | null {
+export function verificationOf(
+  run: { cells: readonly (VerifyCellLike & { id?: number })[] },
+  key?: string,
+): Verification | null {
   const all = run.cells.filter(isVerifyCell);
-  const k = key ?? [...all].sort((a, b) => a.config.verify!.round.localeCompare(b.config.verify!.round) || a.config.index - b.config.index).pop()?.config.verify!.key;
+  const k =
+    key ??
+    [...all]
+      .sort((a, b) => a.config.verify!.round.localeCompare(b.config.verify!.round) || a.config.index - b.config.index)
+      .pop()?.config.verify!.key;
   if (k === undefined) return null;
   const mine = all.filter((c) => c.config.verify!.key === k);
   if (!mine.length) return null;
@@ -287,7 +341,12 @@ export function verificationOf(run: { cells: readonly (VerifyCellLike & { id?: n
     const withKind = mine.filter((c) => c.config.verify!.snippets.includes(kind));
     if (!withKind.length) continue;
     const rounds = [...new Set(withKind.map((c) => c.config.verify!.round))].sort();
-    const byRound = rounds.map((r) => snippetVerification(kind, withKind.filter((c) => c.config.verify!.round === r)));
+    const byRound = rounds.map((r) =>
+      snippetVerification(
+        kind,
+        withKind.filter((c) => c.config.verify!.round === r),
+      ),
+    );
     kinds[kind] = [...byRound].reverse().find((v) => v.state !== 'incomplete') ?? byRound[byRound.length - 1]!;
   }
   return { key: k, label: mine[0]!.config.verify!.label, kinds };

@@ -19,7 +19,11 @@ export interface AppImage {
  * The image a cell runs, built if needed: a built-in app or a project folder on top of the base
  * image (asked for only when one is needed), or a user's existing image as it is.
  */
-export async function ensureAppImage(app: AppDefinition, base: () => Promise<BaseImage>, onLog?: BuildLog): Promise<AppImage> {
+export async function ensureAppImage(
+  app: AppDefinition,
+  base: () => Promise<BaseImage>,
+  onLog?: BuildLog,
+): Promise<AppImage> {
   switch (app.source.kind) {
     case 'builtin':
       return ensureBuiltInImage(app, await base(), onLog);

@@ -56,7 +56,9 @@ export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage
   const pulled = await tryPull(nodeImage, opts.pullTimeoutMs ?? 30_000, opts.onLog);
   if (pulled === true) return ensureOfficial(nodeImage, opts.onLog);
   if (strategy === 'official') {
-    throw new Error(`The official image ${nodeImage} is not present and could not be pulled (${pulled}). Use --base offline or pull it first.`);
+    throw new Error(
+      `The official image ${nodeImage} is not present and could not be pulled (${pulled}). Use --base offline or pull it first.`,
+    );
   }
   opts.onLog?.(`${nodeImage} unavailable (${pulled}); building an offline base from this machine's Node.js`);
   return ensureOffline(opts.onLog);
@@ -72,7 +74,10 @@ async function addRightsizeTools(ctx: BuildContext): Promise<void> {
     await ctx.addTree(
       `rootfs/opt/rightsize/node_modules/${rel}`,
       dir,
-      (r, isDir) => (isDir ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r) : /\.(md|d\.ts|map)$/i.test(r)),
+      (r, isDir) =>
+        isDir
+          ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r)
+          : /\.(md|d\.ts|map)$/i.test(r),
       { byStat: true }, // Rightsize's own node_modules: they change only when Rightsize is reinstalled
     );
   }
@@ -84,7 +89,8 @@ async function addRightsizeTools(ctx: BuildContext): Promise<void> {
 async function ensureOfficial(nodeImage: string, onLog?: BuildLog): Promise<BaseImage> {
   const id = (await docker().getImage(nodeImage).inspect()).Id;
   const { ctx, tag } = await officialContext(id);
-  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', buildargs: { NODE_IMAGE: nodeImage }, onLog });
+  if (!(await imageExists(tag)))
+    await buildImage(ctx, tag, { kind: 'base', buildargs: { NODE_IMAGE: nodeImage }, onLog });
   return { tag, strategy: 'official', from: nodeImage };
 }
 
@@ -135,7 +141,10 @@ async function makeOfflineContext(): Promise<BuildContext> {
   ctx.addFile('rootfs/usr/local/bin/node', node, 0o755);
   for (const lib of await sharedLibraries(node)) ctx.addFile(`rootfs${lib}`, lib, 0o755);
   // Just enough of /etc for os.userInfo() (PM2 calls it) to find root.
-  ctx.addText('rootfs/etc/passwd', 'root:x:0:0:root:/root:/usr/local/bin/node\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
+  ctx.addText(
+    'rootfs/etc/passwd',
+    'root:x:0:0:root:/root:/usr/local/bin/node\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n',
+  );
   ctx.addText('rootfs/etc/group', 'root:x:0:\nnogroup:x:65534:\n');
   await addRightsizeTools(ctx);
   return ctx;

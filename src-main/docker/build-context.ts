@@ -48,7 +48,12 @@ export class BuildContext {
    * trees can be large. `byStat`: the files count in the digest by size and mtime, not content —
    * for trees that only change when Rightsize itself is installed anew (PM2 in node_modules).
    */
-  async addTree(dest: string, src: string, skip: (rel: string, isDir: boolean) => boolean = () => false, opts: { byStat?: boolean } = {}): Promise<this> {
+  async addTree(
+    dest: string,
+    src: string,
+    skip: (rel: string, isDir: boolean) => boolean = () => false,
+    opts: { byStat?: boolean } = {},
+  ): Promise<this> {
     const walk = async (rel: string): Promise<void> => {
       for (const d of await readdir(path.join(src, rel), { withFileTypes: true })) {
         const r = rel ? `${rel}/${d.name}` : d.name;
@@ -60,7 +65,14 @@ export class BuildContext {
           await walk(r);
         } else if (d.isFile() || d.isSymbolicLink()) {
           const st = await stat(full); // follows links: libraries are often symlinks
-          this.put({ name: `${dest}/${r}`, mode: st.mode & 0o7777, source: full, size: st.size, mtimeMs: st.mtimeMs, ...(opts.byStat ? { byStat: true } : {}) });
+          this.put({
+            name: `${dest}/${r}`,
+            mode: st.mode & 0o7777,
+            source: full,
+            size: st.size,
+            mtimeMs: st.mtimeMs,
+            ...(opts.byStat ? { byStat: true } : {}),
+          });
         }
       }
     };

@@ -3,7 +3,10 @@ import Docker from 'dockerode';
 /** Docker could not be reached: the message says where we looked and what to do. */
 export class DockerUnavailableError extends Error {
   readonly code = 'DOCKER_UNAVAILABLE';
-  constructor(readonly target: string, cause: unknown) {
+  constructor(
+    readonly target: string,
+    cause: unknown,
+  ) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(
       `Cannot reach the Docker engine at ${target} (${why}). ` +
@@ -38,7 +41,9 @@ export function docker(): Docker {
   return shared;
 }
 
-/** Ping and describe the engine, or throw DockerUnavailableError. A short timeout: a dead socket must not hang the UI. */
+/**
+ * Ping and describe the engine, or throw DockerUnavailableError. A short timeout: a dead socket must not hang the UI.
+ */
 export async function checkEngine(timeoutMs = 5000): Promise<EngineInfo> {
   const d = docker();
   try {

@@ -3,7 +3,7 @@ import { docker } from './client.ts';
 import { LABEL, PRODUCT } from './labels.ts';
 import { launchCommand, RESTART_LINE, type LaunchSpec } from './launch.ts';
 import { currentSession } from '../session/session.ts';
-import type { ExitInfo } from '../engine/types.ts';
+import type { ExitInfo } from '../model/types.ts';
 
 export interface ContainerSpec {
   image: string;
@@ -37,7 +37,11 @@ export class TargetContainer {
   private finalLog?: Promise<string[] | null>;
   readonly exited: Promise<number>;
 
-  private constructor(readonly container: Docker.Container, readonly address: Address, private readonly client: Docker) {
+  private constructor(
+    readonly container: Docker.Container,
+    readonly address: Address,
+    private readonly client: Docker,
+  ) {
     // Resolves when the container stops by itself (crash, OOM kill of PID 1); removal also ends it.
     // 'next-exit': asked before start, the default condition would answer at once for a created container.
     this.exited = container.wait({ condition: 'next-exit' }).then(
@@ -77,10 +81,16 @@ export class TargetContainer {
         Memory: bytes,
         MemorySwap: bytes, // equal to Memory: no swap, so a memory cap is a real cap
         ...(spec.cpuset ? { CpusetCpus: spec.cpuset } : {}),
-        ...(spec.publish ? { PortBindings: { [portKey]: [{ HostIp: spec.publishOn ?? '127.0.0.1', HostPort: '' }] } } : {}),
+        ...(spec.publish
+          ? { PortBindings: { [portKey]: [{ HostIp: spec.publishOn ?? '127.0.0.1', HostPort: '' }] } }
+          : {}),
       },
     });
-    const target = new TargetContainer(container, { host: '', port: spec.port, via: spec.publish ? 'published' : 'bridge' }, client);
+    const target = new TargetContainer(
+      container,
+      { host: '', port: spec.port, via: spec.publish ? 'published' : 'bridge' },
+      client,
+    );
     try {
       await target.watchOom();
       await container.start();
@@ -120,7 +130,10 @@ export class TargetContainer {
     });
     this.events = stream;
     stream.on('data', (chunk: Buffer) => {
-      this.oomEvents += chunk.toString().split('\n').filter((l) => l.includes('"oom"')).length;
+      this.oomEvents += chunk
+        .toString()
+        .split('\n')
+        .filter((l) => l.includes('"oom"')).length;
     });
     stream.on('error', () => {}); // ends with remove()
   }
@@ -139,8 +152,15 @@ export class TargetContainer {
 
   private async readLog(lines: number): Promise<string[] | null> {
     try {
-      const buf = (await this.container.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
-      return demuxLogs(buf).split('\n').filter((l) => l.length > 0);
+      const buf = (await this.container.logs({
+        stdout: true,
+        stderr: true,
+        tail: lines,
+        follow: false,
+      })) as unknown as Buffer;
+      return demuxLogs(buf)
+        .split('\n')
+        .filter((l) => l.length > 0);
     } catch {
       return null; // gone
     }

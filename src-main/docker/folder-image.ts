@@ -24,7 +24,8 @@ const HOST_CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/cer
 export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onLog?: BuildLog): Promise<AppImage> {
   if (app.source.kind !== 'folder') throw new Error(`${app.name} is not a folder app`);
   const plan = await planFolder(app.dir, app.entry);
-  if (plan.problems.length) throw new Error(`${app.name} cannot be built: ${plan.problems.map((p) => p.message).join('; ')}`);
+  if (plan.problems.length)
+    throw new Error(`${app.name} cannot be built: ${plan.problems.map((p) => p.message).join('; ')}`);
   const ctx = new BuildContext();
   await ctx.addTree('app', app.dir, plan.skip);
   const npm = plan.install.kind === 'lockfile' ? npmForBuild(base) : undefined;
@@ -32,7 +33,8 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   if (plan.install.kind === 'lockfile') {
     ctx.addFile('deps/package.json', path.join(app.dir, 'package.json'));
     ctx.addFile(`deps/${plan.install.lockfile}`, path.join(app.dir, plan.install.lockfile));
-    if (npm?.hostDir) ctx.addText('npm-version', npm.version ?? ''); // stands for npm's files in the tag: hashing them cost ~1.5 s per run
+    // stands for npm's files in the tag: hashing them cost ~1.5 s per run
+    if (npm?.hostDir) ctx.addText('npm-version', npm.version ?? '');
     ca = HOST_CA_BUNDLES.find((f) => existsSync(f));
     if (ca) ctx.addFile('build-ca.crt', ca, 0o644);
   }
@@ -43,7 +45,9 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   const entry = path.posix.join(FOLDER_ROOT, app.entry);
   if (await imageExists(tag)) return { tag, entry, built: false };
   if (npm?.hostDir) await ctx.addTree('npm', npm.hostDir, (rel) => /^(docs|man|tap-snapshots|test)(\/|$)/.test(rel));
-  onLog?.(`building ${app.name} from ${app.dir}${plan.install.kind === 'lockfile' ? ` (npm ci from ${plan.install.lockfile})` : plan.install.kind === 'node_modules' ? ' (its own node_modules)' : ''}`);
+  onLog?.(
+    `building ${app.name} from ${app.dir}${plan.install.kind === 'lockfile' ? ` (npm ci from ${plan.install.lockfile})` : plan.install.kind === 'node_modules' ? ' (its own node_modules)' : ''}`,
+  );
   await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });
   await removeOlderTags(tag, onLog);
   return { tag, entry, built: true };
@@ -57,7 +61,13 @@ async function removeOlderTags(tag: string, onLog?: BuildLog): Promise<void> {
   const repo = tag.slice(0, tag.lastIndexOf(':'));
   const images = await docker().listImages({ filters: JSON.stringify({ reference: [repo] }) });
   for (const old of images.flatMap((i) => i.RepoTags ?? []).filter((t) => t !== tag && t.startsWith(`${repo}:`))) {
-    await docker().getImage(old).remove().then(() => onLog?.(`removed the previous image ${old}`), () => {});
+    await docker()
+      .getImage(old)
+      .remove()
+      .then(
+        () => onLog?.(`removed the previous image ${old}`),
+        () => {},
+      );
   }
 }
 
@@ -69,7 +79,9 @@ function npmForBuild(base: BaseImage): { cli: string; hostDir?: string; version?
   if (base.strategy === 'official') return { cli: 'npm' };
   const host = hostNpm();
   if (!host) {
-    throw new Error('Installing dependencies from a lockfile needs npm on this machine (the offline base image has none): install Node.js with npm, run "npm install" in the project folder, or use the official base image.');
+    throw new Error(
+      'Installing dependencies from a lockfile needs npm on this machine (the offline base image has none): install Node.js with npm, run "npm install" in the project folder, or use the official base image.',
+    );
   }
   return { cli: '/opt/rightsize-npm/bin/npm-cli.js', hostDir: host.dir, version: host.version };
 }
@@ -79,7 +91,12 @@ let hostNpmCache: { dir: string; version: string } | null | undefined;
 function hostNpm(): { dir: string; version: string } | undefined {
   if (hostNpmCache === undefined) {
     const dir = hostNpmDir();
-    hostNpmCache = dir ? { dir, version: (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version } : null;
+    hostNpmCache = dir
+      ? {
+          dir,
+          version: (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version,
+        }
+      : null;
   }
   return hostNpmCache ?? undefined;
 }
@@ -104,7 +121,12 @@ function folderDockerfile(install: InstallPlan, workdir: string, npmCli: string,
       'COPY deps/ /srv/app/',
       ...(npmCli === 'npm' ? [] : ['COPY npm/ /opt/rightsize-npm/']),
       // The host's trusted CAs, so the install works behind the same TLS-inspecting proxy the host uses.
-      ...(withCa ? ['COPY build-ca.crt /etc/ssl/certs/rightsize-build-ca.crt', 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/rightsize-build-ca.crt'] : []),
+      ...(withCa
+        ? [
+            'COPY build-ca.crt /etc/ssl/certs/rightsize-build-ca.crt',
+            'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/rightsize-build-ca.crt',
+          ]
+        : []),
       'WORKDIR /srv/app',
       `RUN ${JSON.stringify([...npm, 'ci', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=warn', '--update-notifier=false'])}`,
     );

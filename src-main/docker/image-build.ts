@@ -5,10 +5,17 @@ import type { BuildContext } from './build-context.ts';
 
 export class ImageBuildError extends Error {
   readonly code = 'IMAGE_BUILD_FAILED';
-  constructor(readonly tag: string, readonly logTail: string[], reason: string, firstErrors: string[] = []) {
+  constructor(
+    readonly tag: string,
+    readonly logTail: string[],
+    reason: string,
+    firstErrors: string[] = [],
+  ) {
     // Tools print the cause first and pages of help after it (npm does): show both ends.
     const errors = firstErrors.length ? `\n--- first error lines ---\n${firstErrors.join('\n')}` : '';
-    super(`Building image ${tag} failed: ${reason}${errors}\n--- last lines of the build log ---\n${logTail.join('\n')}`);
+    super(
+      `Building image ${tag} failed: ${reason}${errors}\n--- last lines of the build log ---\n${logTail.join('\n')}`,
+    );
     this.name = 'ImageBuildError';
   }
 }
@@ -75,15 +82,17 @@ export async function buildImage(
   if (signal?.aborted) throw new BuildCancelledError(tag);
   // Closing the request makes dockerd cancel the build and remove its intermediate container; the
   // same happens when this process dies mid-build, since the connection drops with it.
-  const stream = await docker().buildImage(ctx.pack(), {
-    t: tag,
-    forcerm: true,
-    buildargs: opts.buildargs,
-    labels: { [LABEL.product]: PRODUCT, [LABEL.kind]: opts.kind },
-    ...(signal ? { abortSignal: signal } : {}),
-  }).catch((e: Error) => {
-    throw signal?.aborted ? new BuildCancelledError(tag) : e;
-  });
+  const stream = await docker()
+    .buildImage(ctx.pack(), {
+      t: tag,
+      forcerm: true,
+      buildargs: opts.buildargs,
+      labels: { [LABEL.product]: PRODUCT, [LABEL.kind]: opts.kind },
+      ...(signal ? { abortSignal: signal } : {}),
+    })
+    .catch((e: Error) => {
+      throw signal?.aborted ? new BuildCancelledError(tag) : e;
+    });
   await new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
       (stream as { destroy?: () => void }).destroy?.();
@@ -106,5 +115,6 @@ export async function buildImage(
       },
     );
   });
-  if (!(await imageExists(tag))) throw new ImageBuildError(tag, log.slice(-20), 'the engine reported success but the image is missing');
+  if (!(await imageExists(tag)))
+    throw new ImageBuildError(tag, log.slice(-20), 'the engine reported success but the image is missing');
 }

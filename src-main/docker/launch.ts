@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { IN_IMAGE } from './base-image.ts';
-import type { LaunchMode } from '../engine/types.ts';
+import type { LaunchMode } from '../model/types.ts';
 
 export interface LaunchSpec {
   mode: LaunchMode;
@@ -44,7 +44,14 @@ export function launchCommand(s: LaunchSpec): { cmd?: string[]; env: Record<stri
     case 'pm2':
       return {
         cmd: [
-          'node', PM2_LAUNCHER, 'start', s.entry, '--name', s.name, '-i', String(s.workers),
+          'node',
+          PM2_LAUNCHER,
+          'start',
+          s.entry,
+          '--name',
+          s.name,
+          '-i',
+          String(s.workers),
           ...(s.recycleRssMb ? ['--max-memory-restart', `${s.recycleRssMb}M`] : []),
           ...(args.length ? ['--', ...args] : []),
         ],
@@ -66,7 +73,8 @@ export function servingProcesses(mode: LaunchMode, workers: number): number {
  * which the ":\d+]" leaves out so that it is not counted twice. Read only before teardown: PM2 logs
  * an "exited" line per instance when it is stopped.
  */
-export const RESTART_LINE = /rightsize:worker-(replaced|recycled)|App \[[^\]]+:\d+\] exited with code|exceeds --max-memory-restart/;
+export const RESTART_LINE =
+  /rightsize:worker-(replaced|recycled)|App \[[^\]]+:\d+\] exited with code|exceeds --max-memory-restart/;
 
 /** What the cluster launcher prints once every worker listens: readiness for apps that do not name their pid. */
 export const WORKERS_LISTENING = /rightsize:workers-listening/;

@@ -21,7 +21,8 @@ export function packageClosure(name: string, fromDir: string): { root: string; d
     for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) visit(dep, dir);
   };
   visit(name, root);
-  if (seen.size === 0) throw new Error(`The package "${name}" is not installed under ${root}/node_modules: run npm install.`);
+  if (seen.size === 0)
+    throw new Error(`The package "${name}" is not installed under ${root}/node_modules: run npm install.`);
   return { root, dirs: [...seen].sort() };
 }
 

@@ -9,7 +9,9 @@
 export interface Placement {
   /** cpuset for the container, e.g. "0" or "0-1"; undefined = no pinning. */
   targetCpus?: string;
-  /** Cores for the load threads, e.g. "1" or "2-3": the load runs one thread per core listed (src-main/load/threads.ts). */
+  /**
+   * Cores for the load threads, e.g. "1" or "2-3": the load runs one thread per core listed (src-main/load/threads.ts).
+   */
   loadCpus?: string;
   warning?: string;
 }

@@ -3,7 +3,9 @@ import type { Address } from './containers.ts';
 
 export interface ReadyOptions {
   path: string;
-  /** Distinct worker pids to see on the health path before the app counts as ready (built-in apps send x-rightsize-pid). */
+  /**
+   * Distinct worker pids to see on the health path before the app counts as ready (built-in apps send x-rightsize-pid).
+   */
   processes: number;
   deadlineMs: number;
   attemptTimeoutMs?: number;
@@ -66,7 +68,11 @@ function probe(addr: Address, path: string, timeoutMs: number): Promise<Probe> {
       res.resume();
       const pid = res.headers['x-rightsize-pid'];
       const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
-      resolve(ok ? { ok: true, pid: typeof pid === 'string' ? pid : undefined } : { ok: false, reason: `health answered ${res.statusCode}` });
+      resolve(
+        ok
+          ? { ok: true, pid: typeof pid === 'string' ? pid : undefined }
+          : { ok: false, reason: `health answered ${res.statusCode}` },
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (e) => resolve({ ok: false, reason: e.message }));

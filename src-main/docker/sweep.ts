@@ -8,7 +8,10 @@ import { isSessionAlive } from '../session/session.ts';
  * Runs at engine start-up; containers of live sessions, this one included, are left alone.
  */
 export async function sweepOrphans(client: Docker = docker()): Promise<string[]> {
-  const list = await client.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }) });
+  const list = await client.listContainers({
+    all: true,
+    filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }),
+  });
   const orphans = list.filter((c) => !isSessionAlive(c.Labels[LABEL.session] ?? ''));
   await Promise.all(
     orphans.map((c) =>
@@ -24,7 +27,10 @@ export async function sweepOrphans(client: Docker = docker()): Promise<string[]>
 }
 
 /** Containers of one run (or of this session), e.g. to prove a run left nothing behind. */
-export async function listOwnContainers(filter: { run?: number | string; session?: string } = {}, client: Docker = docker()): Promise<string[]> {
+export async function listOwnContainers(
+  filter: { run?: number | string; session?: string } = {},
+  client: Docker = docker(),
+): Promise<string[]> {
   const labels = [`${LABEL.product}=${PRODUCT}`];
   if (filter.run !== undefined) labels.push(`${LABEL.run}=${filter.run}`);
   if (filter.session) labels.push(`${LABEL.session}=${filter.session}`);

@@ -30,7 +30,10 @@ export function isAppUrl(url: string): boolean {
 }
 
 const plain = (status: number, body: string): Response =>
-  new Response(`${body}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+  new Response(`${body}\n`, {
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+  });
 
 /**
  * The `protocol.handle` handler serving the built renderer folder `root`: GET/HEAD of a file

@@ -17,7 +17,9 @@ let lab: Lab | undefined;
 // Tests (and people who keep several labs) point the app at its own data folder.
 if (process.env.RIGHTSIZE_USER_DATA) app.setPath('userData', process.env.RIGHTSIZE_USER_DATA);
 // The renderer is served from app://rightsize (see app-protocol.ts); schemes are registered before ready.
-protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME_PRIVILEGES.scheme, privileges: { ...APP_SCHEME_PRIVILEGES.privileges } }]);
+protocol.registerSchemesAsPrivileged([
+  { scheme: APP_SCHEME_PRIVILEGES.scheme, privileges: { ...APP_SCHEME_PRIVILEGES.privileges } },
+]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit(); // a second copy would run matrices on the same cores as the first

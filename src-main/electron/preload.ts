@@ -1,7 +1,16 @@
 // Exposes exactly the contract to the renderer: a typed call and typed subscriptions, nothing else
 // (no raw ipcRenderer). Bundled as CommonJS, as sandboxed preloads must be.
 import { contextBridge, ipcRenderer } from 'electron';
-import { CALL_NAMES, STREAM_NAMES, callChannel, STREAM_CHANNELS, type CallName, type Envelope, type StreamName, type StreamServerMessage } from '../contract/api.ts';
+import {
+  CALL_NAMES,
+  STREAM_NAMES,
+  callChannel,
+  STREAM_CHANNELS,
+  type CallName,
+  type Envelope,
+  type StreamName,
+  type StreamServerMessage,
+} from '../contract/api.ts';
 
 const listeners = new Map<number, (m: StreamServerMessage) => void>();
 // The main process drops a page's subscriptions when it reloads or navigates; starting each page
@@ -11,7 +20,11 @@ ipcRenderer.on(STREAM_CHANNELS.event, (_e, m: StreamServerMessage) => listeners.
 
 const bridge = {
   call(name: CallName, input: unknown): Promise<Envelope<unknown>> {
-    if (!CALL_NAMES.includes(name)) return Promise.resolve({ ok: false, error: { code: 'UNKNOWN_CALL', message: `There is no call "${String(name)}".` } });
+    if (!CALL_NAMES.includes(name))
+      return Promise.resolve({
+        ok: false,
+        error: { code: 'UNKNOWN_CALL', message: `There is no call "${String(name)}".` },
+      });
     return ipcRenderer.invoke(callChannel(name), input) as Promise<Envelope<unknown>>;
   },
   subscribe(stream: StreamName, input: unknown, onMessage: (m: StreamServerMessage) => void): () => void {

@@ -10,7 +10,11 @@ export async function poolSize(provider: Pick<Provider, 'concurrency'> | undefin
 }
 
 /** Where slot `slot` of `k` puts its targets (each slot its own node), or nothing to ask. */
-export function slotPlacement(provider: Pick<Provider, 'placement'> | undefined, slot: number, k: number): TargetSpec['placement'] | undefined {
+export function slotPlacement(
+  provider: Pick<Provider, 'placement'> | undefined,
+  slot: number,
+  k: number,
+): TargetSpec['placement'] | undefined {
   return provider?.placement?.(slot, k);
 }
 
@@ -19,7 +23,12 @@ export function slotPlacement(provider: Pick<Provider, 'placement'> | undefined,
  * Once `signal` aborts no new item starts (running ones get the signal themselves). An item that
  * throws stops the others from taking more, and the first error is thrown after all have settled.
  */
-export async function runPool<T, R>(items: readonly T[], k: number, work: (item: T, slot: number) => Promise<R>, signal?: AbortSignal): Promise<(R | undefined)[]> {
+export async function runPool<T, R>(
+  items: readonly T[],
+  k: number,
+  work: (item: T, slot: number) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<(R | undefined)[]> {
   const results: (R | undefined)[] = new Array<R | undefined>(items.length).fill(undefined);
   let next = 0;
   let failed: { e: unknown } | undefined;

@@ -14,8 +14,8 @@ import type { LoadPlan } from '../load/protocol.ts';
 import { cellFlags } from './flags.ts';
 import { parseCpuList } from '../common/cpu-list.ts';
 import { contention, HostCpuRecorder, hostCpuSupported } from './host-cpu.ts';
-import { isWarm, warmupCapSec } from './steady-state.ts';
-import type { CellConfig, CellResult, ExitInfo, LoadResult, LoadSecond, Sample, StatsSummary } from './types.ts';
+import { isWarm, warmupCapSec } from '../load/steady-state.ts';
+import type { CellConfig, CellResult, ExitInfo, LoadResult, LoadSecond, Sample, StatsSummary } from '../model/types.ts';
 
 export interface CellContext {
   app: AppDefinition;
@@ -67,13 +67,20 @@ export const LOAD_START_SILENCE_SEC = 60;
 const TEARDOWN_TIMEOUT_MS = 20_000;
 export const UNREACHABLE_TEARDOWN_TIMEOUT_MS = 5_000;
 
-/** Once a load elsewhere is stopped, how long it has to give its result (the agent's grace and its removal) before the cell stops waiting. */
+/**
+ * Once a load elsewhere is stopped, how long it has to give its result (the agent's grace and its removal) before the
+ * cell stops waiting.
+ */
 const STOPPED_LOAD_GRACE_MS = 12_000;
 
 /** `p`, or a rejection once `signal` has been aborted for `graceMs` (a request to a vanished engine never settles). */
 function untilStopped<T>(p: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const onAbort = (): void => void (timer = setTimeout(() => giveUp(new Error(`the load did not end within ${graceMs / 1000} s of being stopped`)), graceMs));
+  const onAbort = (): void =>
+    void (timer = setTimeout(
+      () => giveUp(new Error(`the load did not end within ${graceMs / 1000} s of being stopped`)),
+      graceMs,
+    ));
   let giveUp: (e: Error) => void = () => {};
   const gaveUp = new Promise<never>((_, reject) => (giveUp = reject));
   p.catch(() => {}); // given up on: its late rejection is no one's concern
@@ -88,9 +95,19 @@ function untilStopped<T>(p: Promise<T>, signal: AbortSignal, graceMs: number): P
 /** A connection error (not the app's own failure), in words that say so. */
 export function unreachableReason(e: unknown): string | undefined {
   const err = e as NodeJS.ErrnoException | undefined;
-  const codes = ['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'];
+  const codes = [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'ETIMEDOUT',
+    'EPIPE',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+  ];
   const msg = err?.message ?? String(e);
-  if ((err?.code && codes.includes(err.code)) || /socket hang up|lost the load agent|connect E[A-Z]+/.test(msg)) return `unreachable: ${msg}`;
+  if ((err?.code && codes.includes(err.code)) || /socket hang up|lost the load agent|connect E[A-Z]+/.test(msg))
+    return `unreachable: ${msg}`;
   return undefined;
 }
 
@@ -130,11 +147,21 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     ...(exit ? { exit } : {}),
     flags: cellFlags(load, statsSummary, exit, cfg.memoryMb),
     imageTag: ctx.image.tag,
-    ranOn: { target: provider.name, kind: provider.kind, ...(container?.node ? { node: container.node } : {}), ...(loadNode ? { loadNode } : {}) },
+    ranOn: {
+      target: provider.name,
+      kind: provider.kind,
+      ...(container?.node ? { node: container.node } : {}),
+      ...(loadNode ? { loadNode } : {}),
+    },
     startedAt,
   });
 
-  const labels = { run: String(ctx.runId ?? ''), cell: String(ctx.cellId ?? ''), app: cfg.app, session: currentSession() };
+  const labels = {
+    run: String(ctx.runId ?? ''),
+    cell: String(ctx.cellId ?? ''),
+    app: cfg.app,
+    session: currentSession(),
+  };
   try {
     ctx.onPhase?.('starting');
     container = await provider.provision({
@@ -163,25 +190,35 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
       // -1: the wait on the target failed, i.e. its engine stopped answering (not an exit code); on
       // Kubernetes (whose API calls are retried) it means the pod went away: evicted, deleted, removed.
       if (code === -1 && !local) {
-        unreachable ??= provider.kind === 'kubernetes'
-          ? `the target's pod went away while it ran (evicted, deleted or its node lost) on ${provider.name}`
-          : `unreachable: lost the connection to ${provider.name} while the target ran`;
+        unreachable ??=
+          provider.kind === 'kubernetes'
+            ? `the target's pod went away while it ran (evicted, deleted or its node lost) on ${provider.name}`
+            : `unreachable: lost the connection to ${provider.name} while the target ran`;
       }
     });
     const deadlineMs = 30_000 + 1000 * cfg.workers;
     try {
       // A target this machine cannot reach says itself when it is ready; otherwise poll its health path from here.
-      if (container.waitReady) await container.waitReady({ workers: cfg.workers, deadlineMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      if (container.waitReady)
+        await container.waitReady({ workers: cfg.workers, deadlineMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
       else {
-        await waitReady({ ...container.address, via: 'published' }, {
-          path: ctx.app.health,
-          processes: servingProcesses(cfg.mode, cfg.workers),
-          // Apps without our pid header: the cluster launcher says when all N workers listen.
-          ...(cfg.mode === 'cluster' ? { allListening: async () => (await target.logTail(200)).split('\n').some((l) => WORKERS_LISTENING.test(l)) } : {}),
-          deadlineMs,
-          exited: container.exited,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
+        await waitReady(
+          { ...container.address, via: 'published' },
+          {
+            path: ctx.app.health,
+            processes: servingProcesses(cfg.mode, cfg.workers),
+            // Apps without our pid header: the cluster launcher says when all N workers listen.
+            ...(cfg.mode === 'cluster'
+              ? {
+                  allListening: async () =>
+                    (await target.logTail(200)).split('\n').some((l) => WORKERS_LISTENING.test(l)),
+                }
+              : {}),
+            deadlineMs,
+            exited: container.exited,
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          },
+        );
       }
     } catch (e) {
       if (ctx.signal?.aborted) return finish('cancelled');
@@ -219,7 +256,8 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     // Host contention: a reading at the start and at every second the load reports; the one just
     // before the first measured second is where measurement began.
     const hostSupport = hostCpuSupported(local && ctx.engine.bridgeRoutable);
-    if (!hostSupport.ok) ctx.onWarning?.(`${hostSupport.why}: no cell can be flagged host-busy`); // the run says it once
+    // the run says it once
+    if (!hostSupport.ok) ctx.onWarning?.(`${hostSupport.why}: no cell can be flagged host-busy`);
     const host = hostSupport.ok ? new HostCpuRecorder(watchedCores(place)) : undefined;
     host?.mark();
     let hostFrom = -1;
@@ -242,7 +280,8 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     const watchdog = provider.runLoad
       ? setInterval(() => {
           const silentSec = (Date.now() - (lastSecondAt || startedLoadAt)) / 1000;
-          if (silentSec <= (lastSecondAt ? LOAD_SILENCE_SEC : (provider.loadStartSec ?? LOAD_START_SILENCE_SEC))) return;
+          if (silentSec <= (lastSecondAt ? LOAD_SILENCE_SEC : (provider.loadStartSec ?? LOAD_START_SILENCE_SEC)))
+            return;
           unreachable ??= `unreachable: no second of load came from ${provider.name}${target.node ? ` (node ${target.node})` : ''} for ${Math.round(silentSec)} s`;
           stopLoad.abort();
         }, 1000)
@@ -271,7 +310,11 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
         },
       };
       if (provider.runLoad) {
-        const out = await untilStopped(provider.runLoad(target, plan, callbacks, { labels, ...(target.node ? { targetNode: target.node } : {}) }), stopLoad.signal, STOPPED_LOAD_GRACE_MS);
+        const out = await untilStopped(
+          provider.runLoad(target, plan, callbacks, { labels, ...(target.node ? { targetNode: target.node } : {}) }),
+          stopLoad.signal,
+          STOPPED_LOAD_GRACE_MS,
+        );
         measured = out.result;
         loadNode = out.node;
       } else measured = await runLoad(plan, callbacks);
@@ -290,13 +333,18 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     statsSummary = stats.summary(measureFrom);
     if (statsSummary) statsSummary = { ...statsSummary, ...procMem.summary() };
     const sampler = stats;
-    const hostUse = host && sampler.usage.length >= 2 ? contention(host.snapshots, hostFrom, host.cores, (a, b) => sampler.cpuSecBetween(a, b) ?? 0) : undefined;
+    const hostUse =
+      host && sampler.usage.length >= 2
+        ? contention(host.snapshots, hostFrom, host.cores, (a, b) => sampler.cpuSecBetween(a, b) ?? 0)
+        : undefined;
     if (statsSummary && hostUse) statsSummary = { ...statsSummary, host: hostUse };
     try {
       exit = await withTimeout(container.exitInfo(), TEARDOWN_TIMEOUT_MS, 'no answer');
     } catch (e) {
       if (ctx.signal?.aborted) return finish('cancelled');
-      failure = unreachableReason(e) ?? `unreachable: ${provider.name} did not say how the target ended (${(e as Error).message})`;
+      failure =
+        unreachableReason(e) ??
+        `unreachable: ${provider.name} did not say how the target ended (${(e as Error).message})`;
       return finish('failed');
     }
     if (ctx.signal?.aborted) return finish('cancelled');
@@ -320,7 +368,11 @@ async function measureCell(cfg: CellConfig, ctx: CellContext): Promise<Omit<Cell
     if (container) {
       const c = container;
       const ms = unreachable ? UNREACHABLE_TEARDOWN_TIMEOUT_MS : TEARDOWN_TIMEOUT_MS;
-      await withTimeout(c.remove(), ms, 'no answer').catch((e: Error) => ctx.onWarning?.(`could not remove ${c.id} on ${provider.name} (${e.message}): the end of the run or the next sweep removes it`));
+      await withTimeout(c.remove(), ms, 'no answer').catch((e: Error) =>
+        ctx.onWarning?.(
+          `could not remove ${c.id} on ${provider.name} (${e.message}): the end of the run or the next sweep removes it`,
+        ),
+      );
     }
   }
 }

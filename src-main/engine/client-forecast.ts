@@ -20,7 +20,7 @@ import { threadCount } from '../load/threads.ts';
 import type { Store } from '../store/store.ts';
 import type { StoredCell } from '../store/cells.ts';
 import { expandMatrix, type ImageApps, type Matrix } from './matrix.ts';
-import type { CellLoad, HostFacts, LaunchMode } from './types.ts';
+import type { CellLoad, HostFacts, LaunchMode } from '../model/types.ts';
 
 /** The settings key of the stored ceiling (a LoadCeiling as JSON). */
 export const CEILING_SETTING = 'loadThreadCeiling';
@@ -44,7 +44,8 @@ export function thisHost(): HostKey {
   return { cpuModel: cpus[0]?.model.trim() ?? 'unknown', cores: cpus.length };
 }
 
-const sameHost = (a: HostKey, b: Pick<HostFacts, 'cpuModel' | 'cores'>): boolean => a.cpuModel === b.cpuModel && a.cores === b.cores;
+const sameHost = (a: HostKey, b: Pick<HostFacts, 'cpuModel' | 'cores'>): boolean =>
+  a.cpuModel === b.cpuModel && a.cores === b.cores;
 
 /** One measured cell of this host's history, as the forecast reads it. */
 export interface PastCell {
@@ -60,7 +61,10 @@ export interface PastCell {
   goodput: number;
   /** Load threads that drove it. */
   threads: number;
-  /** Closed loop (as fast as the server answers): its goodput is what the server could do. A constant rate's is at most the rate. */
+  /**
+   * Closed loop (as fast as the server answers): its goodput is what the server could do. A constant rate's is at most
+   * the rate.
+   */
   closedLoop: boolean;
   clientBound: boolean;
   /** No flag that says someone else set the pace (host-busy) or that the seconds moved (unstable). */
@@ -68,12 +72,23 @@ export interface PastCell {
   finishedAt: string;
 }
 
-/** The load thread's ceiling on this host: the most goodput one thread has been seen to carry while it was the bottleneck. */
+/**
+ * The load thread's ceiling on this host: the most goodput one thread has been seen to carry while it was the
+ * bottleneck.
+ */
 export interface LoadCeiling {
   perThreadRps: number;
   host: HostKey;
   /** The cell it was measured in. */
-  from: { runId: number; cellId: number; app: string; cpuMillis: number; threads: number; goodput: number; clientBound: boolean };
+  from: {
+    runId: number;
+    cellId: number;
+    app: string;
+    cpuMillis: number;
+    threads: number;
+    goodput: number;
+    clientBound: boolean;
+  };
   /** When that cell finished (ISO). */
   at: string;
 }
@@ -100,7 +115,10 @@ export interface ForecastGroup {
   /** What the group's load threads can send together (req/s). */
   ceilingRps: number;
   cells: number;
-  /** Every cell of the group is likely only because cells of its configuration were client-bound here before (its predicted rate is below the ceiling). */
+  /**
+   * Every cell of the group is likely only because cells of its configuration were client-bound here before (its
+   * predicted rate is below the ceiling).
+   */
   boundBefore: boolean;
 }
 
@@ -119,7 +137,10 @@ export interface ClientForecast {
   message: string | null;
 }
 
-/** The CPUs a cell's server can use: the cap, but no more than one core per process (Node runs JavaScript on one thread). */
+/**
+ * The CPUs a cell's server can use: the cap, but no more than one core per process (Node runs JavaScript on one
+ * thread).
+ */
 export function usableCpus(mode: LaunchMode, workers: number, cpuMillis: number): number {
   const cap = cpuMillis / 1000;
   if (mode === 'image') return cap; // its own command: how many processes it runs is not known
@@ -127,7 +148,11 @@ export function usableCpus(mode: LaunchMode, workers: number, cpuMillis: number)
 }
 
 /** A stored cell as a past cell of this host, or undefined (not measured here, failed, no load result). */
-export function pastCell(run: { id: number; host: Pick<HostFacts, 'cpuModel' | 'cores'> }, c: StoredCell, host: HostKey): PastCell | undefined {
+export function pastCell(
+  run: { id: number; host: Pick<HostFacts, 'cpuModel' | 'cores'> },
+  c: StoredCell,
+  host: HostKey,
+): PastCell | undefined {
   if (!sameHost(host, run.host)) return undefined;
   if (c.ranOn && (c.ranOn.kind !== 'local' || c.ranOn.loadNode)) return undefined; // another engine's cores
   if (c.status !== 'ok' || !c.load || c.load.measuredSec <= 0) return undefined;
@@ -157,7 +182,8 @@ export function pastCell(run: { id: number; host: Pick<HostFacts, 'cpuModel' | '
  * saturating). None without a client-bound cell: nothing has shown where the ceiling is.
  */
 export function ceilingOf(cells: readonly PastCell[], host: HostKey): LoadCeiling | undefined {
-  const best = (xs: PastCell[]): PastCell | undefined => xs.reduce<PastCell | undefined>((b, c) => (!b || c.goodput / c.threads > b.goodput / b.threads ? c : b), undefined);
+  const best = (xs: PastCell[]): PastCell | undefined =>
+    xs.reduce<PastCell | undefined>((b, c) => (!b || c.goodput / c.threads > b.goodput / b.threads ? c : b), undefined);
   const bound = best(cells.filter((c) => c.clientBound));
   if (!bound) return undefined;
   const free = best(cells.filter((c) => !c.clientBound && c.clean));
@@ -165,7 +191,15 @@ export function ceilingOf(cells: readonly PastCell[], host: HostKey): LoadCeilin
   return {
     perThreadRps: c.goodput / c.threads,
     host,
-    from: { runId: c.runId, cellId: c.cellId, app: c.app, cpuMillis: c.cpuMillis, threads: c.threads, goodput: c.goodput, clientBound: c.clientBound },
+    from: {
+      runId: c.runId,
+      cellId: c.cellId,
+      app: c.app,
+      cpuMillis: c.cpuMillis,
+      threads: c.threads,
+      goodput: c.goodput,
+      clientBound: c.clientBound,
+    },
     at: c.finishedAt,
   };
 }
@@ -174,7 +208,8 @@ export function ceilingOf(cells: readonly PastCell[], host: HostKey): LoadCeilin
 export function storedCeiling(value: unknown, host: HostKey): LoadCeiling | undefined {
   const v = value as Partial<LoadCeiling> | null | undefined;
   if (!v || typeof v !== 'object' || typeof v.perThreadRps !== 'number' || !(v.perThreadRps > 0)) return undefined;
-  if (!v.host || typeof v.host !== 'object' || !sameHost(host, v.host) || !v.from || typeof v.at !== 'string') return undefined;
+  if (!v.host || typeof v.host !== 'object' || !sameHost(host, v.host) || !v.from || typeof v.at !== 'string')
+    return undefined;
   return v as LoadCeiling;
 }
 
@@ -197,7 +232,11 @@ const median = (xs: number[]): number => {
  * client-bound cell's or constant-rate cell's (lower bounds: the load, or the rate, set their pace).
  * `preferred`, when it holds some of the clean cells, narrows the median to them. Undefined: nothing to go on.
  */
-function rateFrom(pool: readonly PastCell[], scale: (p: PastCell) => number, preferred: (p: PastCell) => boolean = () => false): number | undefined {
+function rateFrom(
+  pool: readonly PastCell[],
+  scale: (p: PastCell) => number,
+  preferred: (p: PastCell) => boolean = () => false,
+): number | undefined {
   const free = pool.filter((p) => !p.clientBound && p.clean && p.closedLoop);
   const narrowed = free.filter(preferred);
   const measured = free.length ? median((narrowed.length ? narrowed : free).map(scale)) : 0;
@@ -206,24 +245,37 @@ function rateFrom(pool: readonly PastCell[], scale: (p: PastCell) => number, pre
   return rate > 0 ? rate : undefined;
 }
 
-const sameWorkload = (p: PastCell, cell: Pick<PlannedCell, 'app' | 'requestSet'>): boolean => p.app === cell.app && p.requestSet === cell.requestSet;
+const sameWorkload = (p: PastCell, cell: Pick<PlannedCell, 'app' | 'requestSet'>): boolean =>
+  p.app === cell.app && p.requestSet === cell.requestSet;
 
 /**
  * Goodput per usable CPU the server showed for this workload (rateFrom; the median at the same cap
  * when there are clean cells there: small caps cost more per request in throttling). Past cells of
  * the same mode first; of any mode when the app never ran in this one. Undefined: no past cell.
  */
-export function serverRatePerCpu(past: readonly PastCell[], cell: Pick<PlannedCell, 'app' | 'requestSet' | 'mode' | 'cpuMillis'>): number | undefined {
+export function serverRatePerCpu(
+  past: readonly PastCell[],
+  cell: Pick<PlannedCell, 'app' | 'requestSet' | 'mode' | 'cpuMillis'>,
+): number | undefined {
   const workload = past.filter((p) => sameWorkload(p, cell));
   const sameMode = workload.filter((p) => p.mode === cell.mode);
   const pool = sameMode.length ? sameMode : workload;
-  return rateFrom(pool, (p) => p.goodput / usableCpus(p.mode, p.workers, p.cpuMillis), (p) => p.cpuMillis === cell.cpuMillis);
+  return rateFrom(
+    pool,
+    (p) => p.goodput / usableCpus(p.mode, p.workers, p.cpuMillis),
+    (p) => p.cpuMillis === cell.cpuMillis,
+  );
 }
 
-/** What a planned cell is predicted to do: its rate, and whether cells of exactly its configuration were mostly client-bound here. */
+/**
+ * What a planned cell is predicted to do: its rate, and whether cells of exactly its configuration were mostly
+ * client-bound here.
+ */
 export interface Prediction {
   rate: number;
-  /** At least half of the past closed-loop cells of exactly this configuration and load-thread count were client-bound. */
+  /**
+   * At least half of the past closed-loop cells of exactly this configuration and load-thread count were client-bound.
+   */
   boundBefore: boolean;
 }
 
@@ -233,14 +285,20 @@ export interface Prediction {
  * rate below that is the rate. Undefined: no past cell of its app (and request set) here.
  */
 export function predict(past: readonly PastCell[], cell: PlannedCell): Prediction | undefined {
-  const same = past.filter((p) => sameWorkload(p, cell) && p.mode === cell.mode && p.workers === cell.workers && p.cpuMillis === cell.cpuMillis);
+  const same = past.filter(
+    (p) =>
+      sameWorkload(p, cell) && p.mode === cell.mode && p.workers === cell.workers && p.cpuMillis === cell.cpuMillis,
+  );
   // Only constant-rate cells of this configuration say no more than "at least the rate": scale from the others too.
   const telling = same.some((p) => p.closedLoop && (p.clientBound || p.clean));
   let server = telling ? rateFrom(same, (p) => p.goodput) : undefined;
   if (server === undefined) {
     const perCpu = serverRatePerCpu(past, cell);
     if (perCpu === undefined) return undefined;
-    server = Math.max(perCpu * usableCpus(cell.mode, cell.workers, cell.cpuMillis), rateFrom(same, (p) => p.goodput) ?? 0);
+    server = Math.max(
+      perCpu * usableCpus(cell.mode, cell.workers, cell.cpuMillis),
+      rateFrom(same, (p) => p.goodput) ?? 0,
+    );
   }
   if (cell.load.model === 'rate') return { rate: Math.min(server, cell.load.rate), boundBefore: false };
   const seen = same.filter((p) => p.closedLoop && p.threads === cell.threads);
@@ -248,10 +306,15 @@ export function predict(past: readonly PastCell[], cell: PlannedCell): Predictio
   return { rate: server, boundBefore: seen.length > 0 && 2 * bound >= seen.length };
 }
 
-export const predictedRate = (past: readonly PastCell[], cell: PlannedCell): number | undefined => predict(past, cell)?.rate;
+export const predictedRate = (past: readonly PastCell[], cell: PlannedCell): number | undefined =>
+  predict(past, cell)?.rate;
 
 /** Which planned cells are likely client-bound, from this host's past cells and its load thread's ceiling. Pure. */
-export function forecastCells(planned: readonly PlannedCell[], past: readonly PastCell[], ceiling: LoadCeiling): ClientForecast {
+export function forecastCells(
+  planned: readonly PlannedCell[],
+  past: readonly PastCell[],
+  ceiling: LoadCeiling,
+): ClientForecast {
   const groups = new Map<string, ForecastGroup>();
   let likely = 0;
   let unknown = 0;
@@ -272,10 +335,26 @@ export function forecastCells(planned: readonly PlannedCell[], past: readonly Pa
       g.predictedRps = Math.max(g.predictedRps, p.rate);
       g.boundBefore &&= !byRate;
     } else {
-      groups.set(key, { app: cell.app, ...(cell.requestSet ? { requestSet: cell.requestSet } : {}), cpuMillis: cell.cpuMillis, threads: cell.threads, predictedRps: p.rate, ceilingRps, cells: 1, boundBefore: !byRate });
+      groups.set(key, {
+        app: cell.app,
+        ...(cell.requestSet ? { requestSet: cell.requestSet } : {}),
+        cpuMillis: cell.cpuMillis,
+        threads: cell.threads,
+        predictedRps: p.rate,
+        ceilingRps,
+        cells: 1,
+        boundBefore: !byRate,
+      });
     }
   }
-  const f: ClientForecast = { cells: planned.length, likely, unknown, ceilingPerThread: ceiling.perThreadRps, groups: [...groups.values()], message: null };
+  const f: ClientForecast = {
+    cells: planned.length,
+    likely,
+    unknown,
+    ceilingPerThread: ceiling.perThreadRps,
+    groups: [...groups.values()],
+    message: null,
+  };
   return { ...f, message: forecastMessage(f) };
 }
 
@@ -287,7 +366,9 @@ export function approxRate(n: number): string {
 }
 
 const threadsTopOut = (threads: number, rps: number): string =>
-  threads === 1 ? `one load thread tops out at ~${approxRate(rps)}` : `${threads} load threads top out at ~${approxRate(rps)} together`;
+  threads === 1
+    ? `one load thread tops out at ~${approxRate(rps)}`
+    : `${threads} load threads top out at ~${approxRate(rps)} together`;
 
 /**
  * "2 of 6 cells are likely client-bound on this host (hello at 1000m: ~80,000 req/s, one load
@@ -347,7 +428,14 @@ export function hostHistory(store: HistoryStore, host: HostKey = thisHost()): Ho
   const latest = store.listRuns({ limit: 1 });
   const settings = store.getSettings();
   const head = latest.runs[0];
-  const key = JSON.stringify([host, latest.total, head?.id, head?.cellsDone, head?.status, settings[CEILING_SETTING] ?? null]);
+  const key = JSON.stringify([
+    host,
+    latest.total,
+    head?.id,
+    head?.cellsDone,
+    head?.status,
+    settings[CEILING_SETTING] ?? null,
+  ]);
   const hit = cache.get(store);
   if (hit?.key === key) return hit.history;
   const past: PastCell[] = [];
@@ -367,7 +455,10 @@ export function hostHistory(store: HistoryStore, host: HostKey = thisHost()): Ho
     storedNow = ceiling;
   }
   const history: HostHistory = { past, ...(ceiling ? { ceiling } : {}) };
-  cache.set(store, { key: JSON.stringify([host, latest.total, head?.id, head?.cellsDone, head?.status, storedNow]), history });
+  cache.set(store, {
+    key: JSON.stringify([host, latest.total, head?.id, head?.cellsDone, head?.status, storedNow]),
+    history,
+  });
   return history;
 }
 
@@ -375,7 +466,13 @@ export function hostHistory(store: HistoryStore, host: HostKey = thisHost()): Ho
  * The forecast for a valid matrix run on this machine: undefined while this host has no ceiling
  * (nothing client-bound measured here yet — the first such cell calibrates it).
  */
-export function forecastMatrix(store: HistoryStore, matrix: Matrix, hostCores: number, imageApps?: ImageApps, host: HostKey = thisHost()): ClientForecast | undefined {
+export function forecastMatrix(
+  store: HistoryStore,
+  matrix: Matrix,
+  hostCores: number,
+  imageApps?: ImageApps,
+  host: HostKey = thisHost(),
+): ClientForecast | undefined {
   const { past, ceiling } = hostHistory(store, host);
   if (!ceiling) return undefined;
   return forecastCells(plannedCells(matrix, hostCores, imageApps), past, ceiling);

@@ -1,5 +1,5 @@
-import type { ExitInfo, Flag, HostContention, LoadResult, StatsSummary } from './types.ts';
-import { stationarity } from './steady-state.ts';
+import type { ExitInfo, Flag, HostContention, LoadResult, StatsSummary } from '../model/types.ts';
+import { stationarity } from '../load/steady-state.ts';
 
 /** Throttled for more than this share of the measured time: the CPU cap, not the app, set the pace. */
 const THROTTLE_SHARE = 0.05;
@@ -14,37 +14,58 @@ const THROTTLE_SHARE = 0.05;
  * 20–36 % in the seconds it ran, and halved the cell's throughput in those seconds.
  */
 export const HOST_BUSY_PCT = 10;
-/** …or a burst: at least this many measured seconds each above twice that share (a short stall a mean over the cell hides). */
+/**
+ * …or a burst: at least this many measured seconds each above twice that share (a short stall a mean over the cell
+ * hides).
+ */
 const HOST_BUSY_BURST_SEC = 2;
 
 /** Everything a reader should be warned about, each with its reason in plain words. */
-export function cellFlags(load: LoadResult | undefined, stats: StatsSummary | undefined, exit: ExitInfo | undefined, memoryMb: number): Flag[] {
+export function cellFlags(
+  load: LoadResult | undefined,
+  stats: StatsSummary | undefined,
+  exit: ExitInfo | undefined,
+  memoryMb: number,
+): Flag[] {
   const flags: Flag[] = [];
-  if (load?.clientBound) flags.push({ kind: 'client-bound', reason: load.clientBoundReason ?? 'the load generator was saturated' });
-  if (exit?.oomKilled) flags.push({ kind: 'oom-killed', reason: `the kernel killed a process for exceeding the ${memoryMb} MB memory cap` });
+  if (load?.clientBound)
+    flags.push({ kind: 'client-bound', reason: load.clientBoundReason ?? 'the load generator was saturated' });
+  if (exit?.oomKilled)
+    flags.push({
+      kind: 'oom-killed',
+      reason: `the kernel killed a process for exceeding the ${memoryMb} MB memory cap`,
+    });
   if (load) {
     const failed = load.errors + load.timeouts + load.non2xx;
     const all = load.requests + load.errors + load.timeouts;
     if (failed > 0) {
       const pct = all > 0 ? (failed / all) * 100 : 100;
-      flags.push({ kind: 'errors', reason: `${failed} failed requests (${pct.toFixed(2)} %): ${load.errors} errors, ${load.timeouts} timeouts, ${load.non2xx} with an unexpected status` });
+      flags.push({
+        kind: 'errors',
+        reason: `${failed} failed requests (${pct.toFixed(2)} %): ${load.errors} errors, ${load.timeouts} timeouts, ${load.non2xx} with an unexpected status`,
+      });
     }
   }
   if (stats && load && load.measuredSec > 0 && stats.throttledMs / (load.measuredSec * 1000) > THROTTLE_SHARE) {
-    flags.push({ kind: 'throttled', reason: `CPU throttled for ${Math.round(stats.throttledMs)} ms of ${Math.round(load.measuredSec * 1000)} ms by its cap` });
+    flags.push({
+      kind: 'throttled',
+      reason: `CPU throttled for ${Math.round(stats.throttledMs)} ms of ${Math.round(load.measuredSec * 1000)} ms by its cap`,
+    });
   }
   const steady = load?.perSecondRps ? stationarity(load.perSecondRps) : undefined;
   if (steady?.unstable) flags.push({ kind: 'unstable', reason: steady.reason! });
   const busy = stats?.host ? hostBusyReason(stats.host) : undefined;
   if (busy) flags.push({ kind: 'host-busy', reason: busy });
-  if (exit && exit.restarts > 0) flags.push({ kind: 'restarts', reason: `${exit.restarts} worker process(es) replaced during the cell` });
+  if (exit && exit.restarts > 0)
+    flags.push({ kind: 'restarts', reason: `${exit.restarts} worker process(es) replaced during the cell` });
   return flags;
 }
 
 function hostBusyReason(h: HostContention): string | undefined {
   const burst = h.perSecondOtherPct.filter((p) => p > 2 * HOST_BUSY_PCT);
   const where = `core${h.cores.includes('-') || h.cores.includes(',') ? 's' : ''} ${h.cores} (the target's and the load's)`;
-  if (h.otherPct > HOST_BUSY_PCT) return `other processes took ${Math.round(h.otherPct)} % of ${where} while it measured`;
+  if (h.otherPct > HOST_BUSY_PCT)
+    return `other processes took ${Math.round(h.otherPct)} % of ${where} while it measured`;
   if (burst.length >= HOST_BUSY_BURST_SEC) {
     return `other processes took over ${2 * HOST_BUSY_PCT} % of ${where} in ${burst.length} of ${h.perSecondOtherPct.length} measured seconds (up to ${Math.round(Math.max(...burst))} %)`;
   }

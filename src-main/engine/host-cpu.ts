@@ -5,7 +5,7 @@
 // drawn by a browser or Electron's renderer, or hypervisor steal.
 import { readdirSync, readFileSync } from 'node:fs';
 import { formatCpuList } from '../common/cpu-list.ts';
-import type { HostContention } from './types.ts';
+import type { HostContention } from '../model/types.ts';
 
 /**
  * /proc/stat counts in USER_HZ, which the kernel's ABI fixes at 100 on every architecture Node.js
@@ -20,7 +20,10 @@ export function parseProcStat(text: string): Map<number, { busy: number; total: 
     const m = /^cpu(\d+)\s+(.*)$/.exec(line);
     if (!m) continue;
     // user nice system idle iowait irq softirq steal [guest guest_nice]; guest time is already inside user.
-    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = m[2]!.trim().split(/\s+/).map(Number);
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = m[2]!
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     // irq and softirq count as busy: tick accounting also charges them to whichever task was running
     // (measured here: the target's and our own CPU time include the network softirq of the load).
     const busy = user + nice + system + irq + softirq + steal;
@@ -28,7 +31,6 @@ export function parseProcStat(text: string): Map<number, { busy: number; total: 
   }
   return out;
 }
-
 
 /** This process's threads: CPU ticks so far and the core each last ran on, by thread id. */
 export type OwnThreads = Map<number, { ticks: number; cpu: number }>;
@@ -41,7 +43,9 @@ export interface HostSnapshot {
   own: OwnThreads;
 }
 
-/** utime + stime and the last processor of one /proc/…/stat line (fields 14, 15 and 39, after the parenthesised name). */
+/**
+ * utime + stime and the last processor of one /proc/…/stat line (fields 14, 15 and 39, after the parenthesised name).
+ */
 export function parseTaskStat(text: string): { ticks: number; cpu: number } | undefined {
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(f[11]) + Number(f[12]);
@@ -82,7 +86,13 @@ export function ownOnCores(a: HostSnapshot, b: HostSnapshot, cores: ReadonlySet<
  * container's ns accounting differ by a tick or two, and a cell must not be credited with CPU it
  * did not lend.
  */
-export function otherShare(a: Pick<HostSnapshot, 'atMs' | 'busyTicks'>, b: Pick<HostSnapshot, 'atMs' | 'busyTicks'>, cores: number, targetCpuSec: number, ownCpuSec: number): number {
+export function otherShare(
+  a: Pick<HostSnapshot, 'atMs' | 'busyTicks'>,
+  b: Pick<HostSnapshot, 'atMs' | 'busyTicks'>,
+  cores: number,
+  targetCpuSec: number,
+  ownCpuSec: number,
+): number {
   const seconds = (b.atMs - a.atMs) / 1000;
   if (!(seconds > 0) || cores <= 0) return 0;
   const busySec = (b.busyTicks - a.busyTicks) / USER_HZ;
@@ -91,8 +101,10 @@ export function otherShare(a: Pick<HostSnapshot, 'atMs' | 'busyTicks'>, b: Pick<
 
 /** Whether this platform lets us see per-core time and the containers run on this kernel. */
 export function hostCpuSupported(containersLocal: boolean): { ok: true } | { ok: false; why: string } {
-  if (process.platform !== 'linux') return { ok: false, why: `host contention is measured on Linux only (this is ${process.platform})` };
-  if (!containersLocal) return { ok: false, why: 'host contention is not measured when containers run in a VM or on a remote engine' };
+  if (process.platform !== 'linux')
+    return { ok: false, why: `host contention is measured on Linux only (this is ${process.platform})` };
+  if (!containersLocal)
+    return { ok: false, why: 'host contention is not measured when containers run in a VM or on a remote engine' };
   try {
     readFileSync('/proc/stat', 'utf8');
     return { ok: true };
@@ -161,5 +173,9 @@ export function contention(
     perSecondOtherPct.push(100 * otherShare(a, b, cores.length, targetCpuSec(a.atMs, b.atMs), own));
   }
   const [first, last] = [snaps[from]!, snaps.at(-1)!];
-  return { cores: formatCpuList(cores), otherPct: 100 * otherShare(first, last, cores.length, targetCpuSec(first.atMs, last.atMs), ownSec), perSecondOtherPct };
+  return {
+    cores: formatCpuList(cores),
+    otherPct: 100 * otherShare(first, last, cores.length, targetCpuSec(first.atMs, last.atMs), ownSec),
+    perSecondOtherPct,
+  };
 }

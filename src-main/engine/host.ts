@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { EngineInfo } from '../docker/client.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
-import type { HostFacts } from './types.ts';
+import type { HostFacts } from '../model/types.ts';
 import { rightsizeVersion } from '../util/paths.ts';
 import type { HostLimits } from './matrix.ts';
 
@@ -24,7 +24,11 @@ export function hostFacts(engine: EngineInfo | null, apps: AppDefinition[]): Hos
 }
 
 /** The limits a matrix is checked against: what both this machine and the Docker engine can give. */
-export function hostLimits(engine: EngineInfo | null, apps: string[], imageApps: HostLimits['imageApps'] = {}): HostLimits {
+export function hostLimits(
+  engine: EngineInfo | null,
+  apps: string[],
+  imageApps: HostLimits['imageApps'] = {},
+): HostLimits {
   const cores = Math.min(os.cpus().length, engine?.cpus || Infinity);
   const memoryMb = Math.floor(Math.min(os.totalmem(), engine?.memoryBytes || Infinity) / (1024 * 1024));
   return { cores, memoryMb, apps, imageApps };

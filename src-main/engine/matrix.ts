@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { LAUNCH_MODES, type CellConfig, type CellLoad, type LaunchMode } from './types.ts';
+import { LAUNCH_MODES, type CellConfig, type CellLoad, type LaunchMode } from '../model/types.ts';
 import { RequestSpecSchema } from '../apps/manifest.ts';
+import type { ImageApps } from '../model/types.ts';
+export type { ImageApps };
 import { describeValue, didYouMean, plainProblems, schemaKeysAt, type Problem } from '../common/issues.ts';
 
 /** Below this a Node.js process cannot even start reliably. */
@@ -13,7 +15,12 @@ const nums = z.array(z.number());
 /** Load threads: absent = one per core the target's cpuset leaves free (at least 1); set to override. */
 const loadThreads = z.number().optional();
 const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums, threads: loadThreads });
-const RateLoad = z.strictObject({ model: z.literal('rate'), rates: nums, connections: z.number().default(20), threads: loadThreads });
+const RateLoad = z.strictObject({
+  model: z.literal('rate'),
+  rates: nums,
+  connections: z.number().default(20),
+  threads: loadThreads,
+});
 /** Settling may add up to this share of the grid's measured time by default (percent). */
 export const DEFAULT_SETTLE_BUDGET_PCT = 50;
 /** The load when a matrix names none. */
@@ -32,7 +39,9 @@ export const MatrixSchema = z.strictObject({
   memoryMb: nums,
   workers: nums,
   modes: z.array(z.enum(LAUNCH_MODES)),
-  load: z.discriminatedUnion('model', [ClosedLoad, RateLoad]).default({ ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] }),
+  load: z
+    .discriminatedUnion('model', [ClosedLoad, RateLoad])
+    .default({ ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] }),
   durationSec: z.number().default(10),
   warmupSec: z.number().default(2),
   repetitions: z.number().default(1),
@@ -41,8 +50,13 @@ export const MatrixSchema = z.strictObject({
   seed: z.number().int().optional(),
   /** Environment for every cell, over the app's defaults (e.g. UV_THREADPOOL_SIZE). */
   env: z.record(z.string(), z.string()).default({}),
-  /** Requests to send instead of the app's own, as a dimension: each named set is its own cells (e.g. static's /1k vs /32k). */
-  requestSets: z.array(z.strictObject({ name: z.string().min(1), requests: z.array(RequestSpecSchema).min(1) })).optional(),
+  /**
+   * Requests to send instead of the app's own, as a dimension: each named set is its own cells (e.g. static's /1k vs
+   * /32k).
+   */
+  requestSets: z
+    .array(z.strictObject({ name: z.string().min(1), requests: z.array(RequestSpecSchema).min(1) }))
+    .optional(),
   recycleRssMb: z.number().optional(),
   placement: z.enum(['auto', 'off']).default('auto'),
   timeoutSec: z.number().default(10),
@@ -70,7 +84,8 @@ const HINTS: Record<string, string> = {
   'load.model': '"closed" (a fixed number of connections) or "rate" (requests per second)',
   'load.connections': 'connection counts, e.g. [20] (with "rate": one number, e.g. 20)',
   'load.rates': 'a list of request rates per second, e.g. [500, 1000]',
-  'load.threads': 'how many load threads send the requests, a whole number, e.g. 2 (default: one per core the target leaves free)',
+  'load.threads':
+    'how many load threads send the requests, a whole number, e.g. 2 (default: one per core the target leaves free)',
   durationSec: 'the measured seconds per cell, a whole number, e.g. 10',
   warmupSec: 'the warm-up seconds per cell, e.g. 2',
   repetitions: 'how many times to run every configuration, e.g. 3',
@@ -79,17 +94,20 @@ const HINTS: Record<string, string> = {
   recycleRssMb: 'a memory size in MB, e.g. 96',
   timeoutSec: 'seconds to wait for the app to be ready, e.g. 10',
   confirmLarge: 'true or false',
-  settleBudgetPct: 'a percentage of the grid\'s measured time settling may add, e.g. 50 (0 turns it off)',
+  settleBudgetPct: "a percentage of the grid's measured time settling may add, e.g. 50 (0 turns it off)",
   verify: 'true or false',
   seed: 'a whole number',
   name: 'text',
 };
-const hintFor = (path: readonly PropertyKey[]): string | undefined => (path.every((k) => typeof k === 'string') ? HINTS[path.join('.')] : undefined);
+const hintFor = (path: readonly PropertyKey[]): string | undefined =>
+  path.every((k) => typeof k === 'string') ? HINTS[path.join('.')] : undefined;
 
 export class MatrixInvalidError extends Error {
   readonly code = 'MATRIX_INVALID';
   constructor(readonly problems: Problem[]) {
-    super(`The matrix is not valid; nothing was started:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
+    super(
+      `The matrix is not valid; nothing was started:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`,
+    );
     this.name = 'MatrixInvalidError';
   }
 }
@@ -102,8 +120,6 @@ export interface HostLimits {
   imageApps?: ImageApps;
 }
 
-export type ImageApps = Record<string, { fixed: boolean }>;
-
 export type ValidationResult = { ok: true; matrix: Matrix; cells: number } | { ok: false; problems: Problem[] };
 
 /**
@@ -113,7 +129,15 @@ export type ValidationResult = { ok: true; matrix: Matrix; cells: number } | { o
  */
 export function validateMatrix(input: unknown, host: HostLimits): ValidationResult {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { ok: false, problems: [{ path: '(matrix)', message: `should be an object ({"apps": […], "cpuMillicores": […], "memoryMb": […], "workers": […], "modes": […]}), not ${describeValue(input)}.` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '(matrix)',
+          message: `should be an object ({"apps": […], "cpuMillicores": […], "memoryMb": […], "workers": […], "modes": […]}), not ${describeValue(input)}.`,
+        },
+      ],
+    };
   }
   const parsed = MatrixSchema.safeParse(input);
   if (parsed.success) {
@@ -122,11 +146,23 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
     const m = parsed.data;
     const cells = countCells(m, host.imageApps);
     if (cells > LARGE_MATRIX_CELLS && !m.confirmLarge) {
-      return { ok: false, problems: [{ path: '(matrix)', message: `${cells} cells is more than ${LARGE_MATRIX_CELLS}: confirm to run it (CLI --yes, JSON "confirmLarge": true)` }] };
+      return {
+        ok: false,
+        problems: [
+          {
+            path: '(matrix)',
+            message: `${cells} cells is more than ${LARGE_MATRIX_CELLS}: confirm to run it (CLI --yes, JSON "confirmLarge": true)`,
+          },
+        ],
+      };
     }
     return { ok: true, matrix: m, cells };
   }
-  const shape = plainProblems(parsed.error, input, { knownKeys: (path) => schemaKeysAt(MatrixSchema, path), hint: hintFor, root: '(matrix)' });
+  const shape = plainProblems(parsed.error, input, {
+    knownKeys: (path) => schemaKeysAt(MatrixSchema, path),
+    hint: hintFor,
+    root: '(matrix)',
+  });
   // The fields that parsed on their own, range-checked as well.
   const fields: Partial<Matrix> = {};
   const bad = new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')));
@@ -156,14 +192,17 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
     if (new Set(names).size !== names.length) bad('requestSets', 'names must be different');
   }
 
-  for (const a of m.apps ?? []) if (!host.apps.includes(a)) bad('apps', `unknown app "${a}".${didYouMean(a, host.apps)} Known apps: ${host.apps.join(', ')}.`);
+  for (const a of m.apps ?? [])
+    if (!host.apps.includes(a))
+      bad('apps', `unknown app "${a}".${didYouMean(a, host.apps)} Known apps: ${host.apps.join(', ')}.`);
   const maxMillis = host.cores * 1000;
   for (const c of m.cpuMillicores ?? []) {
     if (!Number.isInteger(c) || c <= 0) bad('cpuMillicores', `${c} is not a positive whole number of millicores`);
     else if (c > maxMillis) bad('cpuMillicores', `${c}m is more than this host's ${host.cores} cores (${maxMillis}m)`);
   }
   for (const mb of m.memoryMb ?? []) {
-    if (!Number.isInteger(mb) || mb < MIN_MEMORY_MB) bad('memoryMb', `${mb} MB is below the minimum of ${MIN_MEMORY_MB} MB`);
+    if (!Number.isInteger(mb) || mb < MIN_MEMORY_MB)
+      bad('memoryMb', `${mb} MB is below the minimum of ${MIN_MEMORY_MB} MB`);
     else if (mb > host.memoryMb) bad('memoryMb', `${mb} MB is more than this host's ${host.memoryMb} MB`);
   }
   for (const w of m.workers ?? []) {
@@ -172,29 +211,52 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
   }
   if (m.load?.model === 'closed') {
     dimension('load.connections', m.load.connections);
-    for (const c of m.load.connections) if (!Number.isInteger(c) || c < 1 || c > 10_000) bad('load.connections', `${c} is not a connection count from 1 to 10000`);
+    for (const c of m.load.connections)
+      if (!Number.isInteger(c) || c < 1 || c > 10_000)
+        bad('load.connections', `${c} is not a connection count from 1 to 10000`);
   } else if (m.load?.model === 'rate') {
     dimension('load.rates', m.load.rates);
-    for (const r of m.load.rates) if (!(r > 0) || r > 1_000_000) bad('load.rates', `${r} is not a rate from 1 to 1000000 req/s`);
-    if (!Number.isInteger(m.load.connections) || m.load.connections < 1) bad('load.connections', `${m.load.connections} is not a connection count ≥ 1`);
-    for (const r of m.load.rates) if (r > 0 && r < m.load.connections) bad('load.rates', `${r} req/s over ${m.load.connections} connections is under one request a second each; use fewer connections`);
+    for (const r of m.load.rates)
+      if (!(r > 0) || r > 1_000_000) bad('load.rates', `${r} is not a rate from 1 to 1000000 req/s`);
+    if (!Number.isInteger(m.load.connections) || m.load.connections < 1)
+      bad('load.connections', `${m.load.connections} is not a connection count ≥ 1`);
+    for (const r of m.load.rates)
+      if (r > 0 && r < m.load.connections)
+        bad(
+          'load.rates',
+          `${r} req/s over ${m.load.connections} connections is under one request a second each; use fewer connections`,
+        );
   }
   const threads = m.load?.threads;
   if (threads !== undefined) {
     const connections = m.load!.model === 'closed' ? m.load!.connections : [m.load!.connections];
     const fewest = connections.filter((c) => Number.isInteger(c) && c >= 1).reduce((a, b) => Math.min(a, b), Infinity);
-    if (!Number.isInteger(threads) || threads < 1) bad('load.threads', `${threads} is not a number of load threads (a whole number, 1 or more)`);
-    else if (threads > host.cores) bad('load.threads', `${threads} load threads is more than this host's ${host.cores} cores: each thread needs a core of its own to keep up`);
-    else if (threads > fewest) bad('load.threads', `${threads} load threads is more than the ${fewest} connection${fewest === 1 ? '' : 's'} to share among them: every thread needs at least one connection`);
+    if (!Number.isInteger(threads) || threads < 1)
+      bad('load.threads', `${threads} is not a number of load threads (a whole number, 1 or more)`);
+    else if (threads > host.cores)
+      bad(
+        'load.threads',
+        `${threads} load threads is more than this host's ${host.cores} cores: each thread needs a core of its own to keep up`,
+      );
+    else if (threads > fewest)
+      bad(
+        'load.threads',
+        `${threads} load threads is more than the ${fewest} connection${fewest === 1 ? '' : 's'} to share among them: every thread needs at least one connection`,
+      );
   }
   const { durationSec: d, warmupSec: w, repetitions: r, timeoutSec: t, recycleRssMb: rss } = m;
-  if (d !== undefined && (!Number.isInteger(d) || d < 1 || d > 3600)) bad('durationSec', `${d} is not a whole number of seconds from 1 to 3600`);
-  if (w !== undefined && (!Number.isInteger(w) || w < 0 || w > 600)) bad('warmupSec', `${w} is not a whole number of seconds from 0 to 600`);
-  if (r !== undefined && (!Number.isInteger(r) || r < 1 || r > 100)) bad('repetitions', `${r} is not a whole number from 1 to 100`);
+  if (d !== undefined && (!Number.isInteger(d) || d < 1 || d > 3600))
+    bad('durationSec', `${d} is not a whole number of seconds from 1 to 3600`);
+  if (w !== undefined && (!Number.isInteger(w) || w < 0 || w > 600))
+    bad('warmupSec', `${w} is not a whole number of seconds from 0 to 600`);
+  if (r !== undefined && (!Number.isInteger(r) || r < 1 || r > 100))
+    bad('repetitions', `${r} is not a whole number from 1 to 100`);
   if (t !== undefined && !(t >= 1 && t <= 120)) bad('timeoutSec', `${t} is not from 1 to 120 seconds`);
-  if (rss !== undefined && !(Number.isInteger(rss) && rss >= 16)) bad('recycleRssMb', `${rss} is not a whole number of MB ≥ 16`);
+  if (rss !== undefined && !(Number.isInteger(rss) && rss >= 16))
+    bad('recycleRssMb', `${rss} is not a whole number of MB ≥ 16`);
   const sb = m.settleBudgetPct;
-  if (sb !== undefined && !(Number.isFinite(sb) && sb >= 0 && sb <= 1000)) bad('settleBudgetPct', `${sb} is not a percentage from 0 to 1000`);
+  if (sb !== undefined && !(Number.isFinite(sb) && sb >= 0 && sb <= 1000))
+    bad('settleBudgetPct', `${sb} is not a percentage from 0 to 1000`);
   return problems;
 }
 
@@ -211,18 +273,27 @@ function shapes(m: Matrix, app: string, imageApps: ImageApps = {}): { mode: Laun
   return unique(m.modes).map((mode) => ({ mode, workers: mode === 'single' ? [1] : unique(m.workers) }));
 }
 
-const threadsOf = (m: Matrix): { threads?: number } => (m.load.threads !== undefined ? { threads: m.load.threads } : {});
+const threadsOf = (m: Matrix): { threads?: number } =>
+  m.load.threads !== undefined ? { threads: m.load.threads } : {};
 
 function loads(m: Matrix): CellLoad[] {
   return m.load.model === 'closed'
     ? unique(m.load.connections).map((connections) => ({ model: 'closed', connections, ...threadsOf(m) }))
-    : unique(m.load.rates).map((rate) => ({ model: 'rate', rate, connections: (m.load as { connections: number }).connections, ...threadsOf(m) }));
+    : unique(m.load.rates).map((rate) => ({
+        model: 'rate',
+        rate,
+        connections: (m.load as { connections: number }).connections,
+        ...threadsOf(m),
+      }));
 }
 
 const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.requestSets ?? [undefined];
 
 export function countCells(m: Matrix, imageApps?: ImageApps): number {
-  const perRep = unique(m.apps).reduce((n, app) => n + shapes(m, app, imageApps).reduce((k, s) => k + s.workers.length, 0), 0);
+  const perRep = unique(m.apps).reduce(
+    (n, app) => n + shapes(m, app, imageApps).reduce((k, s) => k + s.workers.length, 0),
+    0,
+  );
   const rest = unique(m.cpuMillicores).length * unique(m.memoryMb).length * loads(m).length * requestSets(m).length;
   return perRep * rest * m.repetitions;
 }
@@ -239,8 +310,16 @@ export function expandMatrix(m: Matrix, imageApps?: ImageApps): CellConfig[] {
               for (const load of loads(m))
                 for (const requests of requestSets(m))
                   cells.push({
-                    repetition, app, mode, workers, cpuMillis, memoryMb, load,
-                    durationSec: m.durationSec, warmupSec: m.warmupSec, env: m.env,
+                    repetition,
+                    app,
+                    mode,
+                    workers,
+                    cpuMillis,
+                    memoryMb,
+                    load,
+                    durationSec: m.durationSec,
+                    warmupSec: m.warmupSec,
+                    env: m.env,
                     ...(m.recycleRssMb ? { recycleRssMb: m.recycleRssMb } : {}),
                     ...(requests ? { requests } : {}),
                   });

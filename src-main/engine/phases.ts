@@ -1,9 +1,9 @@
 // What a phase after the grid (settling, verification) gets from the run it belongs to: the stored
 // run, a way to run one more cell of it exactly as the grid's cells run, and the run's voice.
 import type { Store } from '../store/index.ts';
-import type { RunListener } from './events.ts';
+import type { RunListener } from '../model/events.ts';
 import type { Matrix } from './matrix.ts';
-import type { CellConfig, CellResult } from './types.ts';
+import type { CellConfig, CellResult } from '../model/types.ts';
 
 export interface PhaseContext {
   store: Store;

@@ -5,16 +5,21 @@
 // binary). Provider-neutral: the provider reads its target's processes (the local engine from the
 // host's /proc), this keeps the highest per pid and per reading, and gives the StatsSummary fields.
 import type { ProcessReading, ProcessSnapshot, ProvisionedTarget } from '../providers/provider.ts';
-import type { StatsSummary } from './types.ts';
+import type { StatsSummary } from '../model/types.ts';
 
 export type ProcessMemory = NonNullable<StatsSummary['processes']>[number];
 export type ProcessRole = ProcessMemory['role'];
-export type ProcessMemorySummary = Pick<StatsSummary, 'processes' | 'rssTotalPeakBytes' | 'rssSharedOncePeakBytes' | 'pssTotalBytes' | 'processesNotMeasured'>;
+export type ProcessMemorySummary = Pick<
+  StatsSummary,
+  'processes' | 'rssTotalPeakBytes' | 'rssSharedOncePeakBytes' | 'pssTotalBytes' | 'processesNotMeasured'
+>;
 
 /** Measured seconds between readings while the load runs (VmHWM keeps each process's peak between them). */
 export const PROCESS_READ_EVERY_SEC = 10;
 
-/** PM2's God: our pm2 launcher (pm2-runtime), pm2-runtime itself, the daemon's process title, or `pm2` run by an image. */
+/**
+ * PM2's God: our pm2 launcher (pm2-runtime), pm2-runtime itself, the daemon's process title, or `pm2` run by an image.
+ */
 const PM2_GOD = /launchers\/pm2\.js|\bpm2-runtime\b|God Daemon|(^|[\s/])pm2(\.js)?(\s|$)/;
 /** A shell between a launcher and the server (an image's `sh -c`, npm's script shell). */
 const SHELL = /^(\S*\/)?(sh|bash|dash|ash|zsh)(\s|$)/;
@@ -65,7 +70,10 @@ export class ProcessMemoryRecorder {
     const read = this.target.processMemory;
     if (!read) return Promise.resolve();
     this.pending ??= read()
-      .then((s) => this.add(s), (e: Error) => this.add({ ok: false, why: `reading the target's processes failed: ${e.message}` }))
+      .then(
+        (s) => this.add(s),
+        (e: Error) => this.add({ ok: false, why: `reading the target's processes failed: ${e.message}` }),
+      )
       .finally(() => (this.pending = undefined));
     return this.pending;
   }
@@ -80,7 +88,8 @@ export class ProcessMemoryRecorder {
     const role = roles(s.processes);
     for (const r of s.processes) {
       const prev = this.byPid.get(r.pid);
-      const max = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+      const max = (a: number | undefined, b: number | undefined): number | undefined =>
+        a === undefined ? b : b === undefined ? a : Math.max(a, b);
       const anon = max(prev?.anonPeakBytes, r.anonBytes);
       const file = max(prev?.filePeakBytes, r.fileBytes);
       const pss = max(prev?.pssPeakBytes, r.pssBytes);
@@ -103,17 +112,26 @@ export class ProcessMemoryRecorder {
     // or the high-water mark less the most file-backed memory it was seen with, whichever is more),
     // plus the largest file-backed set. Processes of one image map the same binary and libraries.
     const once = alive.every((p) => p.filePeakBytes !== undefined)
-      ? alive.reduce((a, p) => a + Math.max(p.anonPeakBytes ?? 0, p.rssPeakBytes - p.filePeakBytes!), 0) + Math.max(...alive.map((p) => p.filePeakBytes!))
+      ? alive.reduce((a, p) => a + Math.max(p.anonPeakBytes ?? 0, p.rssPeakBytes - p.filePeakBytes!), 0) +
+        Math.max(...alive.map((p) => p.filePeakBytes!))
       : summed;
     // Never above the plain sum (anonymous and file-backed maxima read at different moments can add up to more).
     this.sharedOnce = Math.max(this.sharedOnce, Math.min(once, summed));
-    if (s.processes.every((r) => r.pssBytes !== undefined)) this.pssTotal = Math.max(this.pssTotal ?? 0, s.processes.reduce((a, r) => a + r.pssBytes!, 0));
+    if (s.processes.every((r) => r.pssBytes !== undefined))
+      this.pssTotal = Math.max(
+        this.pssTotal ?? 0,
+        s.processes.reduce((a, r) => a + r.pssBytes!, 0),
+      );
   }
 
   /** The StatsSummary fields: the readings, or why there are none. */
   summary(): ProcessMemorySummary {
     if (this.byPid.size === 0) {
-      return { processesNotMeasured: this.target.processMemory ? (this.why ?? "no reading of the target's processes was taken") : "this target's processes cannot be read from here (remote engine, Swarm or Kubernetes)" };
+      return {
+        processesNotMeasured: this.target.processMemory
+          ? (this.why ?? "no reading of the target's processes was taken")
+          : "this target's processes cannot be read from here (remote engine, Swarm or Kubernetes)",
+      };
     }
     const processes = [...this.byPid.values()].sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || a.pid - b.pid);
     return {

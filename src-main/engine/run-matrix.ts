@@ -10,10 +10,10 @@ import type { LabHolder } from '../lab-lock/lab-lock.ts';
 import type { Store } from '../store/index.ts';
 import { runCell } from './cell-runner.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
-import type { RunListener } from './events.ts';
+import type { RunListener } from '../model/events.ts';
 import { hostFacts, hostLimits } from './host.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type HostLimits, type Matrix } from './matrix.ts';
-import type { CellConfig, CellResult, RunStatus } from './types.ts';
+import type { CellConfig, CellResult, RunStatus } from '../model/types.ts';
 import { currentSession, isSessionAlive } from '../session/session.ts';
 import type { Provider, ProviderNode, TargetSpec } from '../providers/provider.ts';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
@@ -45,12 +45,12 @@ export interface RunOutcome {
   cells: CellResult[];
 }
 
-
 /** The end-of-run cleanup on a target must not hold the run's end when the target stopped answering. */
 const REMOVE_RUN_TIMEOUT_MS = 15_000;
 
 /**
- * Validates, then runs every cell of the matrix in order (K at once where the provider has the nodes) and stores everything as it happens.
+ * Validates, then runs every cell of the matrix in order (K at once where the provider has the nodes) and stores
+ * everything as it happens.
  * Throws only before anything started (Docker unreachable, invalid matrix); after that, problems
  * become cell or run statuses and the returned outcome says what happened.
  */
@@ -64,7 +64,10 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   const resolved = await resolveApps(lib, v.matrix.apps, (image) => findImage(image));
   if (!resolved.ok) throw new MatrixInvalidError(resolved.problems);
   const apps = resolved.apps;
-  const matrix: Matrix = v.matrix.order === 'shuffle' && v.matrix.seed === undefined ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) } : v.matrix;
+  const matrix: Matrix =
+    v.matrix.order === 'shuffle' && v.matrix.seed === undefined
+      ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) }
+      : v.matrix;
   const cells = expandMatrix(matrix, limits.imageApps);
   const name = o.name ?? matrix.name ?? o.preset ?? 'matrix';
   // Before the run exists: the reaper (so nothing of ours can outlive this process) and the lab.
@@ -92,8 +95,10 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   const finishedCells = new Set<number>();
   const eta = (): number => etaSec(cells.filter((c) => !finishedCells.has(c.index)).map(perCell), overhead, k);
   emit({ type: 'run-started', runId, name, total: cells.length, cells, etaSec: eta() });
-  if (k > 1) log('info', `${k} cells at once on ${o.provider!.name}: each target alone on its node, its load on another node`);
-  if (swept.length) log('info', `removed what stopped Rightsize processes left on ${o.provider!.name}: ${swept.join(', ')}`);
+  if (k > 1)
+    log('info', `${k} cells at once on ${o.provider!.name}: each target alone on its node, its load on another node`);
+  if (swept.length)
+    log('info', `removed what stopped Rightsize processes left on ${o.provider!.name}: ${swept.join(', ')}`);
   if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
 
   let results: CellResult[] = [];
@@ -103,38 +108,58 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
   const warned = new Set<string>();
   try {
     const images = await withBuildSignal(o.signal, () => buildImages(apps, base, (line) => log('info', line)));
-    if (o.provider) for (const image of images.values()) await o.provider.prepareImage(image.tag); // built here, shipped there
+    // built here, shipped there
+    if (o.provider) for (const image of images.values()) await o.provider.prepareImage(image.tag);
     const overheads: number[] = [];
     const cellContext = (cell: CellConfig) => ({
-      store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
-      hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
+      store: o.store,
+      runId,
+      engine,
+      app: apps.find((a) => a.name === cell.app)!,
+      image: images.get(cell.app)!,
+      hostCores: limits.cores,
+      placement: matrix.placement === 'auto',
+      timeoutSec: matrix.timeoutSec,
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.provider ? { provider: o.provider } : {}),
-      emit, warned,
+      emit,
+      warned,
     });
-    const byIndex = await runPool(cells, k, async (cell, slot) => {
-      const hint = slotPlacement(o.provider, slot, k);
-      const { result } = await runStoredCell(cell, {
-        ...cellContext(cell),
-        ...(hint ? { placementHint: hint } : {}),
-        total: cells.length,
-        etaSec: (after) => {
-          if (after !== undefined) {
-            overheads.push(after - perCell(cell));
-            overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
-            finishedCells.add(cell.index);
-          }
-          return eta();
-        },
-      });
-      return result;
-    }, o.signal);
+    const byIndex = await runPool(
+      cells,
+      k,
+      async (cell, slot) => {
+        const hint = slotPlacement(o.provider, slot, k);
+        const { result } = await runStoredCell(cell, {
+          ...cellContext(cell),
+          ...(hint ? { placementHint: hint } : {}),
+          total: cells.length,
+          etaSec: (after) => {
+            if (after !== undefined) {
+              overheads.push(after - perCell(cell));
+              overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
+              finishedCells.add(cell.index);
+            }
+            return eta();
+          },
+        });
+        return result;
+      },
+      o.signal,
+    );
     results = byIndex.filter((r): r is CellResult => r !== undefined);
     if (!o.signal?.aborted) {
       const ctx = phaseContext({
-        o, runId, matrix, emit, log, nextIndex: cells.length, total: () => cells.length + extra,
+        o,
+        runId,
+        matrix,
+        emit,
+        log,
+        nextIndex: cells.length,
+        total: () => cells.length + extra,
         grow: (n) => void (extra += n),
-        runOne: (cell, total, etaSec) => runStoredCell(cell, { ...cellContext(cell), total, etaSec }).then((r) => r.result),
+        runOne: (cell, total, etaSec) =>
+          runStoredCell(cell, { ...cellContext(cell), total, etaSec }).then((r) => r.result),
       });
       results.push(...(await runPhases(ctx, afterGrid(matrix))));
       // Planned but not run (a round cut short): the total is what ran.
@@ -150,7 +175,11 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
       const p = o.provider;
       await withTimeout(p.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').then(
         (gone) => gone.length && log('info', `removed what the run left on ${p.name}: ${gone.join(', ')}`),
-        (e: Error) => log('warn', `could not remove what the run left on ${p.name} (${e.message}); the next run's sweep there removes it`),
+        (e: Error) =>
+          log(
+            'warn',
+            `could not remove what the run left on ${p.name} (${e.message}); the next run's sweep there removes it`,
+          ),
       );
     }
     await lease.release().catch(() => {}); // the reaper removes it if this fails
@@ -174,7 +203,10 @@ export function afterGrid(matrix: Matrix): RunPhaseStep[] {
   return [settleAnswer, ...(matrix.verify ? [verifyAnswer] : [])];
 }
 
-/** Runs the phases in order, each after the one before; a phase's own failure is said and ends the phases, never the run. */
+/**
+ * Runs the phases in order, each after the one before; a phase's own failure is said and ends the phases, never the
+ * run.
+ */
 async function runPhases(ctx: PhaseRun, phases: readonly RunPhaseStep[]): Promise<CellResult[]> {
   for (const phase of phases) {
     if (ctx.signal?.aborted) break;
@@ -207,17 +239,26 @@ interface PhaseParts {
   runOne: (cell: CellConfig, total: number, etaSec: (wallSec?: number) => number) => Promise<CellResult>;
 }
 
-/** The PhaseContext of a run: more cells with the run's next indexes, the planned total grown as phases announce them. */
+/**
+ * The PhaseContext of a run: more cells with the run's next indexes, the planned total grown as phases announce them.
+ */
 function phaseContext(p: PhaseParts): PhaseRun {
   const current: { phase: 'settle' | 'verify' } = { phase: 'settle' };
-  const log = (level: 'info' | 'warn', message: string): void => p.emit({ type: 'log', runId: p.runId, level, message, phase: current.phase });
+  const log = (level: 'info' | 'warn', message: string): void =>
+    p.emit({ type: 'log', runId: p.runId, level, message, phase: current.phase });
   let next = p.nextIndex;
   let planned = 0; // cells announced and not yet finished, for the ETA
   let perCell = CELL_OVERHEAD_SEC + p.matrix.warmupSec + p.matrix.durationSec;
   const eta = (): number => Math.max(1, planned * perCell);
   const results: CellResult[] = [];
   return {
-    store: p.o.store, runId: p.runId, matrix: p.matrix, emit: p.emit, log, results, current,
+    store: p.o.store,
+    runId: p.runId,
+    matrix: p.matrix,
+    emit: p.emit,
+    log,
+    results,
+    current,
     ...(p.o.signal ? { signal: p.o.signal } : {}),
     announce: (phase, message, moreCells) => {
       p.grow(moreCells);
@@ -244,11 +285,16 @@ function phaseContext(p: PhaseParts): PhaseRun {
  * images made; the run runs again under this process, its new cells appended, then it gets its
  * former status back (its grid's outcome does not change by being verified).
  */
-export async function runPhasesOnRun(runId: number, phases: readonly RunPhaseStep[], o: RunOptions): Promise<RunOutcome> {
+export async function runPhasesOnRun(
+  runId: number,
+  phases: readonly RunPhaseStep[],
+  o: RunOptions,
+): Promise<RunOutcome> {
   const stored = o.store.getRun(runId);
   if (!stored) throw new Error(`There is no run ${runId} in ${o.store.path}.`);
   if (stored.status === 'running') throw new Error(`Run ${runId} is still running; wait for it to finish.`);
-  if (stored.search) throw new Error(`Run ${runId} is an auto-size run: its search decided its answer; verify runs on matrix runs.`);
+  if (stored.search)
+    throw new Error(`Run ${runId} is an auto-size run: its search decided its answer; verify runs on matrix runs.`);
   const engine = await checkEngine();
   const lib = appLibrary(o.store);
   const { limits } = await limitsWhereCellsRun(engine, lib, o.provider);
@@ -296,17 +342,30 @@ export async function runPhasesOnRun(runId: number, phases: readonly RunPhaseSte
     const images = await withBuildSignal(o.signal, () => buildImages(apps, base, (line) => log('info', line)));
     if (o.provider) for (const image of images.values()) await o.provider.prepareImage(image.tag);
     const ctx = phaseContext({
-      o, runId, matrix, emit, log,
+      o,
+      runId,
+      matrix,
+      emit,
+      log,
       nextIndex: stored.cells.reduce((a, c) => Math.max(a, c.config.index + 1), 0),
       total: () => total,
       grow: (n) => void (total += n),
       runOne: (cell, all, etaSec) =>
         runStoredCell(cell, {
-          store: o.store, runId, engine, app: apps.find((a) => a.name === cell.app)!, image: images.get(cell.app)!,
-          hostCores: limits.cores, placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec,
+          store: o.store,
+          runId,
+          engine,
+          app: apps.find((a) => a.name === cell.app)!,
+          image: images.get(cell.app)!,
+          hostCores: limits.cores,
+          placement: matrix.placement === 'auto',
+          timeoutSec: matrix.timeoutSec,
           ...(o.signal ? { signal: o.signal } : {}),
           ...(o.provider ? { provider: o.provider } : {}),
-          emit, warned, total: all, etaSec,
+          emit,
+          warned,
+          total: all,
+          etaSec,
         }).then((r) => r.result),
     });
     results = await runPhases(ctx, phases);
@@ -315,10 +374,12 @@ export async function runPhasesOnRun(runId: number, phases: readonly RunPhaseSte
     if (!o.signal?.aborted) [status, error] = ['failed', (e as Error).message];
   } finally {
     if (o.signal?.aborted) status = 'cancelled';
-    if (o.provider && o.provider.kind !== 'local') await withTimeout(o.provider.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').catch(() => {});
+    if (o.provider && o.provider.kind !== 'local')
+      await withTimeout(o.provider.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').catch(() => {});
     await lease.release().catch(() => {});
     try {
-      o.store.setCellsTotal(runId, stored.cellsTotal + results.length); // what the phases planned and did not run is not planned
+      // what the phases planned and did not run is not planned
+      o.store.setCellsTotal(runId, stored.cellsTotal + results.length);
     } catch {
       /* the count is cosmetic; the cells are stored */
     }
@@ -385,7 +446,10 @@ export interface StoredCellContext {
  * timeout) stops this cell alone: its own signal aborts it, the cell runner tears its container
  * down, and the cancel becomes a failure with the reason. Throws only when the run itself is gone.
  */
-export async function runStoredCell(cell: CellConfig, c: StoredCellContext): Promise<{ cellId: number; result: CellResult }> {
+export async function runStoredCell(
+  cell: CellConfig,
+  c: StoredCellContext,
+): Promise<{ cellId: number; result: CellResult }> {
   const { store, runId, emit } = c;
   const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
   const cellId = store.startCell(runId, cell);
@@ -431,13 +495,21 @@ export async function runStoredCell(cell: CellConfig, c: StoredCellContext): Pro
     });
   } catch (e) {
     // The cell runner never throws for a cell's own problems; anything else is still this cell's failure.
-    result = { config: cell, status: 'failed', failure: `engine error: ${(e as Error).message}`, flags: [], startedAt, finishedAt: new Date().toISOString() };
+    result = {
+      config: cell,
+      status: 'failed',
+      failure: `engine error: ${(e as Error).message}`,
+      flags: [],
+      startedAt,
+      finishedAt: new Date().toISOString(),
+    };
   }
   if (cellError && !c.signal?.aborted) {
     const { load: _partial, ...rest } = result; // a cut-short measurement is not a result
     result = { ...rest, status: 'failed', failure: cellError };
   }
-  if (!store.finishCell(cellId, result)) throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
+  if (!store.finishCell(cellId, result))
+    throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
   const etaSec = c.etaSec((performance.now() - t0) / 1000);
   emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: c.total, result, etaSec });
   return { cellId, result };
@@ -459,7 +531,10 @@ export async function readyTarget(p: Provider): Promise<{ swept: string[]; node:
   // reach the target is not the answer the user needs: the check says what is wrong, in words.
   const swept = await p.sweep(isSessionAlive).catch(() => [] as string[]);
   const check = await p.check();
-  if (!check.ok) throw new TargetNotReadyError(`The target "${p.name}" is not ready: ${check.problems.join('; ')}. Nothing was started.`);
+  if (!check.ok)
+    throw new TargetNotReadyError(
+      `The target "${p.name}" is not ready: ${check.problems.join('; ')}. Nothing was started.`,
+    );
   const node = check.nodes.filter((n) => n.free).sort((a, b) => b.cpus - a.cpus)[0] ?? null;
   return { swept, node };
 }
@@ -468,15 +543,23 @@ export async function readyTarget(p: Provider): Promise<{ swept: string[]; node:
  * The limits a matrix or a search is checked against: this machine's engine, or a saved target's
  * largest free node (after readyTarget: swept and checked).
  */
-export async function limitsWhereCellsRun(engine: EngineInfo, lib: AppLibrary, provider: Provider | undefined): Promise<{ limits: HostLimits; swept: string[] }> {
+export async function limitsWhereCellsRun(
+  engine: EngineInfo,
+  lib: AppLibrary,
+  provider: Provider | undefined,
+): Promise<{ limits: HostLimits; swept: string[] }> {
   const local = hostLimits(engine, appNames(lib), imageAppsOf(lib));
   if (!provider) return { limits: local, swept: [] };
   const { swept, node } = await readyTarget(provider);
-  return { limits: node ? { ...local, cores: node.cpus, memoryMb: Math.floor(node.memoryBytes / 2 ** 20) } : local, swept };
+  return {
+    limits: node ? { ...local, cores: node.cpus, memoryMb: Math.floor(node.memoryBytes / 2 ** 20) } : local,
+    swept,
+  };
 }
 
 export async function buildImages(apps: AppDefinition[], base: BaseImage, onLog: (line: string) => void) {
   const images = new Map<string, AppImage>();
-  for (const app of apps) images.set(app.name, await ensureAppImage(app, () => Promise.resolve(base), onLog)); // resolved: one per name, in matrix order
+  // resolved: one per name, in matrix order
+  for (const app of apps) images.set(app.name, await ensureAppImage(app, () => Promise.resolve(base), onLog));
   return images;
 }

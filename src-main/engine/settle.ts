@@ -10,10 +10,13 @@ import { fmtDuration } from '../common/format.ts';
 import type { StoredCell } from '../store/index.ts';
 import type { PhaseContext } from './phases.ts';
 import { seededShuffle } from './matrix.ts';
-import type { CellConfig } from './types.ts';
+import type { CellConfig } from '../model/types.ts';
 
 export interface SettleOutcome {
-  /** 'not-needed' — decided after the grid; 'settled' — decided by the extra rounds; 'budget' — still undecided when the budget ran out; 'bound' — a lower bound stands in the way; 'off' — budget 0; 'cancelled'. */
+  /**
+   * 'not-needed' — decided after the grid; 'settled' — decided by the extra rounds; 'budget' — still undecided when the
+   * budget ran out; 'bound' — a lower bound stands in the way; 'off' — budget 0; 'cancelled'.
+   */
   result: 'not-needed' | 'settled' | 'budget' | 'bound' | 'off' | 'cancelled' | 'nothing';
   rounds: number;
   cells: number;
@@ -26,11 +29,16 @@ export interface SettleOutcome {
 const cellSec = (c: Pick<CellConfig, 'warmupSec' | 'durationSec'>): number => c.warmupSec + c.durationSec;
 
 /** The settling budget in seconds: a share of the grid's planned measured time. */
-export function settleBudgetSec(gridCells: readonly Pick<CellConfig, 'warmupSec' | 'durationSec'>[], budgetPct: number): number {
+export function settleBudgetSec(
+  gridCells: readonly Pick<CellConfig, 'warmupSec' | 'durationSec'>[],
+  budgetPct: number,
+): number {
   return (gridCells.reduce((a, c) => a + cellSec(c), 0) * budgetPct) / 100;
 }
 
-/** The stored cell each contender repeats: its latest finished repetition (the same config, a new repetition number). */
+/**
+ * The stored cell each contender repeats: its latest finished repetition (the same config, a new repetition number).
+ */
 function templates(cells: readonly StoredCell[], keys: readonly string[]): CellConfig[] {
   return keys.flatMap((k) => {
     const same = cells.filter((c) => c.config.phase !== 'verify' && configurationKey(c.config) === k);
@@ -54,7 +62,8 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
     const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
     const names = s.contenders.map((k) => who(byKey.get(k)!)).join(', ');
     if (s.state !== 'undecided') {
-      if (out.rounds) ctx.log('info', `settled after ${out.rounds} more round(s): ${s.state} — ${rec.headline?.text ?? ''}`);
+      if (out.rounds)
+        ctx.log('info', `settled after ${out.rounds} more round(s): ${s.state} — ${rec.headline?.text ?? ''}`);
       return { ...out, result: out.rounds ? 'settled' : 'not-needed' };
     }
     if (ctx.matrix.settleBudgetPct <= 0) {
@@ -62,17 +71,27 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
       return { ...out, result: 'off' };
     }
     if (!s.settleable) {
-      ctx.log('info', `the answer is undecided between ${names} on ${s.label}, and more repetitions cannot decide it (a lower bound is in the way): ${s.decideBy.join('; ')}`);
+      ctx.log(
+        'info',
+        `the answer is undecided between ${names} on ${s.label}, and more repetitions cannot decide it (a lower bound is in the way): ${s.decideBy.join('; ')}`,
+      );
       return { ...out, result: 'bound' };
     }
     const round = templates(run.cells, s.contenders);
     const roundSec = round.reduce((a, c) => a + cellSec(c), 0);
     if (round.length === 0 || out.usedSec + roundSec > budgetSec + 1e-9) {
-      ctx.log('info', `still undecided between ${names} on ${s.label}: the settling budget (${fmtDuration(budgetSec)}, ${ctx.matrix.settleBudgetPct} % of the grid) ${out.rounds ? 'is spent' : 'is smaller than one round'} (${fmtDuration(roundSec)} a round)`);
+      ctx.log(
+        'info',
+        `still undecided between ${names} on ${s.label}: the settling budget (${fmtDuration(budgetSec)}, ${ctx.matrix.settleBudgetPct} % of the grid) ${out.rounds ? 'is spent' : 'is smaller than one round'} (${fmtDuration(roundSec)} a round)`,
+      );
       return { ...out, result: 'budget' };
     }
     out.rounds++;
-    ctx.announce('settle', `undecided between ${names} on ${s.label}: settling round ${out.rounds}, one more repetition of each in a shuffled order (${fmtDuration(out.usedSec + roundSec)} of a ${fmtDuration(budgetSec)} budget)`, round.length);
+    ctx.announce(
+      'settle',
+      `undecided between ${names} on ${s.label}: settling round ${out.rounds}, one more repetition of each in a shuffled order (${fmtDuration(out.usedSec + roundSec)} of a ${fmtDuration(budgetSec)} budget)`,
+      round.length,
+    );
     // Interleaved and shuffled, seeded so the run can be repeated exactly.
     const order = seededShuffle(round, (ctx.matrix.seed ?? 1) + out.rounds * 7919);
     for (const c of order) {

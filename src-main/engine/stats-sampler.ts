@@ -1,5 +1,5 @@
 import type { ProvisionedTarget, StatsReading } from '../providers/provider.ts';
-import type { StatsSecond, StatsSummary } from './types.ts';
+import type { StatsSecond, StatsSummary } from '../model/types.ts';
 
 /**
  * Turns a target's cumulative cgroup readings (about one a second, whatever the provider) into
@@ -21,7 +21,10 @@ export class StatsSampler {
   private cgroupPeak = 0;
   private samplePeak = 0;
 
-  constructor(private readonly target: Pick<ProvisionedTarget, 'stats' | 'memoryPeak'>, private readonly cpuMillis: number) {}
+  constructor(
+    private readonly target: Pick<ProvisionedTarget, 'stats' | 'memoryPeak'>,
+    private readonly cpuMillis: number,
+  ) {}
 
   async start(onSample?: (s: StatsSecond) => void): Promise<void> {
     this.t0 = Date.now();
@@ -48,7 +51,9 @@ export class StatsSampler {
       throttledPeriods: r.throttledPeriods - prev.throttledPeriods,
       throttledMs: (r.throttledNs - prev.throttledNs) / 1e6,
       // Enforcement periods (100 ms each by default) that ran in this second, throttled or not.
-      ...(r.cfsPeriods !== undefined && prev.cfsPeriods !== undefined ? { periods: r.cfsPeriods - prev.cfsPeriods } : {}),
+      ...(r.cfsPeriods !== undefined && prev.cfsPeriods !== undefined
+        ? { periods: r.cfsPeriods - prev.cfsPeriods }
+        : {}),
     };
     this.seconds.push(s);
     return s;
@@ -59,7 +64,10 @@ export class StatsSampler {
     return this.seconds.at(-1);
   }
 
-  /** The target's CPU seconds between two instants (epoch ms), interpolated between readings; undefined before two readings. */
+  /**
+   * The target's CPU seconds between two instants (epoch ms), interpolated between readings; undefined before two
+   * readings.
+   */
   cpuSecBetween(fromMs: number, toMs: number): number | undefined {
     const at = cumulativeAt(this.usage, toMs);
     const from = cumulativeAt(this.usage, fromMs);
@@ -82,7 +90,10 @@ export class StatsSampler {
     return this.samplePeak > 0 ? { bytes: this.samplePeak, source: 'samples' } : undefined;
   }
 
-  /** Summary over readings taken at or after `fromMs` (epoch ms), i.e. after warmup; the memory peak covers the whole container. */
+  /**
+   * Summary over readings taken at or after `fromMs` (epoch ms), i.e. after warmup; the memory peak covers the whole
+   * container.
+   */
   summary(fromMs = 0): StatsSummary | undefined {
     const xs = this.seconds.filter((s) => this.t0 + s.t * 1000 >= fromMs);
     if (xs.length === 0) return undefined;

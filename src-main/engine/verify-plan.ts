@@ -17,11 +17,21 @@ import { cellPeak, MEMORY_ROUND_MB } from '../analysis/memory.ts';
 import { configurationKey, MAX_ERROR_PCT } from '../analysis/group.ts';
 import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
 import type { ConfigurationSummary, Recommendation } from '../analysis/types.ts';
-import { deployedSettings, settingsKey, SNIPPET_KINDS, canVerify, withHeapFlag, type DeploySettings, type MeasuredConfig, type SnippetKind } from '../deploy/settings.ts';
-import { VERIFY_MAX_ATTEMPTS, type VerifyDescriptor } from '../deploy/verification.ts';
+import {
+  deployedSettings,
+  settingsKey,
+  SNIPPET_KINDS,
+  canVerify,
+  withHeapFlag,
+  type DeploySettings,
+  type MeasuredConfig,
+  type SnippetKind,
+} from '../deploy/settings.ts';
+import { VERIFY_MAX_ATTEMPTS } from '../deploy/verification.ts';
+import type { VerifyDescriptor } from '../model/verify.ts';
 import { WORKERS_ENV } from '../deploy/snippets.ts';
 import type { StoredCell } from '../store/index.ts';
-import type { CellConfig } from './types.ts';
+import type { CellConfig } from '../model/types.ts';
 
 const MIB = 2 ** 20;
 const roundUp = (mb: number): number => Math.max(MEMORY_ROUND_MB, Math.ceil(mb / MEMORY_ROUND_MB) * MEMORY_ROUND_MB);
@@ -31,10 +41,14 @@ export function nextLimit(mb: number, ceilingMb: number): number {
   return Math.min(ceilingMb, Math.max(mb + 1, roundUp(mb * 1.5)));
 }
 
-/** The limits verification would try, in order, if every attempt failed: from the start up to the ceiling, the ceiling last. */
+/**
+ * The limits verification would try, in order, if every attempt failed: from the start up to the ceiling, the ceiling
+ * last.
+ */
 export function stepUpLimits(startMb: number, ceilingMb: number, maxAttempts = VERIFY_MAX_ATTEMPTS): number[] {
   const out = [Math.min(startMb, ceilingMb)];
-  while (out.length < maxAttempts && out[out.length - 1]! < ceilingMb) out.push(out.length === maxAttempts - 1 ? ceilingMb : nextLimit(out[out.length - 1]!, ceilingMb));
+  while (out.length < maxAttempts && out[out.length - 1]! < ceilingMb)
+    out.push(out.length === maxAttempts - 1 ? ceilingMb : nextLimit(out[out.length - 1]!, ceilingMb));
   return out;
 }
 
@@ -67,16 +81,24 @@ const okCellsOf = (cells: readonly StoredCell[], key: string): StoredCell[] =>
 
 /** The highest peak of a configuration's cells (the cgroup's, as the memory rule uses), bytes. */
 const peakOf = (cells: readonly StoredCell[]): number | null => {
-  const ps = cells.map(cellPeak).filter((p) => p !== null).map((p) => p.bytes);
+  const ps = cells
+    .map(cellPeak)
+    .filter((p) => p !== null)
+    .map((p) => p.bytes);
   return ps.length ? Math.max(...ps) : null;
 };
 
-interface ProcessReadingLike { role?: string; rssPeakBytes?: number }
+interface ProcessReadingLike {
+  role?: string;
+  rssPeakBytes?: number;
+}
 /**
  * The largest resident memory of one server process (a worker; a single process's primary) in these
  * cells (grid cells, or verification cells just run), MB; undefined without per-process readings.
  */
-export function serverRssMb(cells: readonly { config: Pick<CellConfig, 'mode'>; stats?: unknown }[]): number | undefined {
+export function serverRssMb(
+  cells: readonly { config: Pick<CellConfig, 'mode'>; stats?: unknown }[],
+): number | undefined {
   const rss: number[] = [];
   for (const c of cells) {
     const ps = (c.stats as { processes?: ProcessReadingLike[] } | null | undefined)?.processes ?? [];
@@ -92,10 +114,22 @@ export function serverRssMb(cells: readonly { config: Pick<CellConfig, 'mode'>; 
  * (same app, load, workers and caps) minus its own; 0 for a configuration measured under PM2; null
  * where the matrix ran no twin.
  */
-export function pm2ExtraMb(cells: readonly StoredCell[], c: ConfigurationSummary, all: readonly ConfigurationSummary[]): number | null {
+export function pm2ExtraMb(
+  cells: readonly StoredCell[],
+  c: ConfigurationSummary,
+  all: readonly ConfigurationSummary[],
+): number | null {
   if (c.mode === 'pm2') return 0;
-  const twins = all.filter((a) => a.mode === 'pm2' && a.app === c.app && a.requestSet === c.requestSet && JSON.stringify(a.load) === JSON.stringify(c.load)
-    && a.workers === c.workers && a.cpuMillis === c.cpuMillis && a.memoryMb === c.memoryMb);
+  const twins = all.filter(
+    (a) =>
+      a.mode === 'pm2' &&
+      a.app === c.app &&
+      a.requestSet === c.requestSet &&
+      JSON.stringify(a.load) === JSON.stringify(c.load) &&
+      a.workers === c.workers &&
+      a.cpuMillis === c.cpuMillis &&
+      a.memoryMb === c.memoryMb,
+  );
   const mine = peakOf(okCellsOf(cells, c.key));
   const theirs = twins.map((t) => peakOf(okCellsOf(cells, t.key))).filter((p): p is number => p !== null);
   if (mine === null || !theirs.length) return null;
@@ -103,13 +137,19 @@ export function pm2ExtraMb(cells: readonly StoredCell[], c: ConfigurationSummary
 }
 
 /** Node processes of a configuration (a cluster's primary counted). */
-const processesOf = (c: Pick<ConfigurationSummary, 'mode' | 'workers'>): number => (c.mode === 'single' || c.mode === 'image' ? 1 : c.mode === 'cluster' ? c.workers + 1 : c.workers);
+const processesOf = (c: Pick<ConfigurationSummary, 'mode' | 'workers'>): number =>
+  c.mode === 'single' || c.mode === 'image' ? 1 : c.mode === 'cluster' ? c.workers + 1 : c.workers;
 
 /**
  * The plan for configuration `key` of a run's answer, or why there is none. `cells`: the run's cells
  * (verification cells are ignored); `matrixDurationSec`: the matrix's measured seconds per cell.
  */
-export function planVerification(cells: readonly StoredCell[], rec: Recommendation, key: string, matrixDurationSec?: number): VerifyPlan | string {
+export function planVerification(
+  cells: readonly StoredCell[],
+  rec: Recommendation,
+  key: string,
+  matrixDurationSec?: number,
+): VerifyPlan | string {
   const c = rec.configurations.find((x) => x.key === key);
   if (!c) return 'that configuration is not in the run';
   const own = okCellsOf(cells, key);
@@ -118,14 +158,21 @@ export function planVerification(cells: readonly StoredCell[], rec: Recommendati
   const cpuRequest = recommendedCpuMillis(rec, key);
   const rss = serverRssMb(own);
   const measured = {
-    app: c.app, mode: c.mode, workers: c.workers, cpuMillis: c.cpuMillis, memoryMb: c.memoryMb,
+    app: c.app,
+    mode: c.mode,
+    workers: c.workers,
+    cpuMillis: c.cpuMillis,
+    memoryMb: c.memoryMb,
     cpuRequestMillis: cpuRequest === null ? c.cpuMillis : Math.min(cpuRequest, c.cpuMillis),
     ...(rss !== undefined ? { serverRssMb: rss } : {}),
   };
   const sizing = rec.sizing?.find((s) => s.key === key);
   const ceilingMb = Math.max(c.memoryMb, sizing?.memory.referenceMb ?? c.memoryMb);
   const rule = recommendedMemoryLimitMb(rec, key);
-  const ruleBasis = rule === null ? `the ${c.memoryMb} MB cap it was measured under (no peak recorded)` : `the answer's memory limit for it (${sizing?.memory.limitFrom === 'matrix' ? 'the smallest clean cap' : 'peak × 1.25, rounded up to 32 MB'})`;
+  const ruleBasis =
+    rule === null
+      ? `the ${c.memoryMb} MB cap it was measured under (no peak recorded)`
+      : `the answer's memory limit for it (${sizing?.memory.limitFrom === 'matrix' ? 'the smallest clean cap' : 'peak × 1.25, rounded up to 32 MB'})`;
   const ruleMb = rule ?? c.memoryMb;
   const kinds = SNIPPET_KINDS.filter((k) => canVerify(k, c));
   const start: VerifyPlan['start'] = {};
@@ -139,27 +186,44 @@ export function planVerification(cells: readonly StoredCell[], rec: Recommendati
     const mb = Math.min(ceilingMb, roundUp(ruleMb + add));
     start[k] = {
       memoryMb: mb,
-      basis: extra !== null
-        ? `${ruleBasis} plus PM2's own memory measured in PM2 mode (its PM2 twin peaked ${Math.round(extra)} MB higher)`
-        : `${ruleBasis} plus one more process's share for PM2's daemon (the matrix ran no PM2 twin to measure it)`,
+      basis:
+        extra !== null
+          ? `${ruleBasis} plus PM2's own memory measured in PM2 mode (its PM2 twin peaked ${Math.round(extra)} MB higher)`
+          : `${ruleBasis} plus one more process's share for PM2's daemon (the matrix ran no PM2 twin to measure it)`,
     };
   }
   const ci = c.rps.ci;
   return {
-    key, label: c.label, configuration: c, template, measured, kinds, start, ceilingMb, fallbackMb: c.memoryMb,
+    key,
+    label: c.label,
+    configuration: c,
+    template,
+    measured,
+    kinds,
+    start,
+    ceilingMb,
+    fallbackMb: c.memoryMb,
     durationSec: Math.max(template.durationSec, matrixDurationSec ?? 0),
     expected: {
-      goodput: c.rps.mean, se: c.rps.se, df: c.rps.df, low: ci ? ci.low : null, high: ci ? ci.high : null,
-      p99Us: c.p99Us?.mean ?? null, maxErrorPct: rec.slo?.maxErrorPct ?? MAX_ERROR_PCT,
+      goodput: c.rps.mean,
+      se: c.rps.se,
+      df: c.rps.df,
+      low: ci ? ci.low : null,
+      high: ci ? ci.high : null,
+      p99Us: c.p99Us?.mean ?? null,
+      maxErrorPct: rec.slo?.maxErrorPct ?? MAX_ERROR_PCT,
     },
   };
 }
 
 /** What a snippet kind deploys in the plan at a memory limit, with its thresholds (a verification runs them). */
-export const planSettings = (plan: Pick<VerifyPlan, 'measured'>, kind: SnippetKind, memoryMb: number): DeploySettings => deployedSettings(kind, plan.measured, memoryMb, true);
+export const planSettings = (plan: Pick<VerifyPlan, 'measured'>, kind: SnippetKind, memoryMb: number): DeploySettings =>
+  deployedSettings(kind, plan.measured, memoryMb, true);
 
 /** Kinds whose settings are identical share one cell (Kubernetes and Compose always do). */
-export function groupKinds(entries: readonly { kind: SnippetKind; settings: DeploySettings }[]): { kinds: SnippetKind[]; settings: DeploySettings }[] {
+export function groupKinds(
+  entries: readonly { kind: SnippetKind; settings: DeploySettings }[],
+): { kinds: SnippetKind[]; settings: DeploySettings }[] {
   const out = new Map<string, { kinds: SnippetKind[]; settings: DeploySettings }>();
   for (const e of entries) {
     const k = settingsKey(e.settings);
@@ -177,15 +241,26 @@ export function groupKinds(entries: readonly { kind: SnippetKind; settings: Depl
  * in NODE_OPTIONS, the worker variable for the container snippets).
  */
 export function verifyCellConfig(
-  plan: VerifyPlan, kinds: SnippetKind[], settings: DeploySettings,
+  plan: VerifyPlan,
+  kinds: SnippetKind[],
+  settings: DeploySettings,
   at: { round: string; attempt: number; final: boolean; basis: string },
 ): Omit<CellConfig, 'index'> {
   const { index: _index, recycleRssMb: _recycle, verify: _verify, phase: _phase, ...t } = plan.template;
   const container = kinds.some((k) => k !== 'pm2');
   const descriptor: VerifyDescriptor = {
-    key: plan.key, label: plan.label, snippets: [...kinds], round: at.round, attempt: at.attempt, final: at.final,
-    cpuRequestMillis: settings.cpuRequestMillis, heapMb: settings.heapMb, basis: at.basis,
-    expected: plan.expected, fallbackMb: plan.fallbackMb, ceilingMb: plan.ceilingMb,
+    key: plan.key,
+    label: plan.label,
+    snippets: [...kinds],
+    round: at.round,
+    attempt: at.attempt,
+    final: at.final,
+    cpuRequestMillis: settings.cpuRequestMillis,
+    heapMb: settings.heapMb,
+    basis: at.basis,
+    expected: plan.expected,
+    fallbackMb: plan.fallbackMb,
+    ceilingMb: plan.ceilingMb,
   };
   return {
     ...t,
@@ -195,7 +270,10 @@ export function verifyCellConfig(
     cpuMillis: settings.cpuMillis,
     memoryMb: settings.memoryMb,
     durationSec: plan.durationSec,
-    env: withHeapFlag(container ? { ...t.env, [WORKERS_ENV]: String(settings.workers) } : { ...t.env }, settings.heapMb),
+    env: withHeapFlag(
+      container ? { ...t.env, [WORKERS_ENV]: String(settings.workers) } : { ...t.env },
+      settings.heapMb,
+    ),
     ...(settings.recycleRssMb !== null ? { recycleRssMb: settings.recycleRssMb } : {}),
     phase: 'verify',
     verify: descriptor,

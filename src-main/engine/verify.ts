@@ -14,9 +14,25 @@ import { recommend } from '../analysis/recommend.ts';
 import type { Slo } from '../analysis/types.ts';
 import { nothingToDeploy } from '../deploy/snippets.ts';
 import type { DeploySettings, SnippetKind } from '../deploy/settings.ts';
-import { gridCells, judgeVerifyCell, settingsWords, verificationOf, VERIFY_MAX_ATTEMPTS, type Verification, type VerifyJudgement } from '../deploy/verification.ts';
+import {
+  gridCells,
+  judgeVerifyCell,
+  settingsWords,
+  verificationOf,
+  VERIFY_MAX_ATTEMPTS,
+  type Verification,
+  type VerifyJudgement,
+} from '../deploy/verification.ts';
 import type { PhaseContext } from './phases.ts';
-import { groupKinds, nextLimit, planSettings, planVerification, serverRssMb, verifyCellConfig, type VerifyPlan } from './verify-plan.ts';
+import {
+  groupKinds,
+  nextLimit,
+  planSettings,
+  planVerification,
+  serverRssMb,
+  verifyCellConfig,
+  type VerifyPlan,
+} from './verify-plan.ts';
 
 export interface VerifyOptions {
   /** Verify this configuration (analysis configurationKey) instead of the answer's pick: `verify RUN --cell N`. */
@@ -68,7 +84,14 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
   const run = ctx.store.getRun(ctx.runId);
   if (!run) throw new Error(`run ${ctx.runId} is not in the history`);
   const cells = gridCells(run.cells);
-  const rec = recommend({ ...run, cells }, { samples: ctx.store.getRunSamples(ctx.runId), ...(opts.slo ? { slo: opts.slo } : {}), ...(opts.marginPct !== undefined ? { marginPct: opts.marginPct } : {}) });
+  const rec = recommend(
+    { ...run, cells },
+    {
+      samples: ctx.store.getRunSamples(ctx.runId),
+      ...(opts.slo ? { slo: opts.slo } : {}),
+      ...(opts.marginPct !== undefined ? { marginPct: opts.marginPct } : {}),
+    },
+  );
   const key = opts.cellKey ?? answerKey(rec);
   const skip = (why: string): VerifyOutcome => {
     ctx.announce('verify', `nothing to verify: ${why}`, 0);
@@ -80,7 +103,13 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
   if (!plan.kinds.length) return skip(`no snippet of ${plan.label} can be run as emitted here`);
 
   const round = new Date().toISOString();
-  const states: KindState[] = plan.kinds.map((kind) => ({ kind, memoryMb: plan.start[kind]!.memoryMb, attempt: 1, basis: plan.start[kind]!.basis, done: false }));
+  const states: KindState[] = plan.kinds.map((kind) => ({
+    kind,
+    memoryMb: plan.start[kind]!.memoryMb,
+    attempt: 1,
+    basis: plan.start[kind]!.basis,
+    done: false,
+  }));
   let ran = 0;
   let stopped = false;
   const settingsOf = (s: KindState): DeploySettings => planSettings(plan, s.kind, s.memoryMb);
@@ -128,10 +157,12 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
     }
   }
   const verification = verificationOf({ cells: ctx.store.getRun(ctx.runId)?.cells ?? [] }, key);
-  const summary = plan.kinds.map((k) => {
-    const v = verification?.kinds[k];
-    return `${KIND_NAMES[k]} ${v ? (v.state === 'verified' ? `verified at ${v.settings!.memoryMb} MB` : v.state === 'fallback' ? `not verified, falls back to the ${v.settings!.memoryMb} MB cap` : 'unfinished') : 'not run'}`;
-  }).join(', ');
+  const summary = plan.kinds
+    .map((k) => {
+      const v = verification?.kinds[k];
+      return `${KIND_NAMES[k]} ${v ? (v.state === 'verified' ? `verified at ${v.settings!.memoryMb} MB` : v.state === 'fallback' ? `not verified, falls back to the ${v.settings!.memoryMb} MB cap` : 'unfinished') : 'not run'}`;
+    })
+    .join(', ');
   ctx.announce('verify', `${plan.label} done: ${summary}`, 0);
   return { key, label: plan.label, verification, cells: ran, stopped };
 }

@@ -1,12 +1,19 @@
-import type { RunDetail, StoredCell } from '../store/index.ts';
-import type { Flag, Sample } from '../engine/types.ts';
+import type { RunDetail, StoredCell } from '../model/stored.ts';
+import type { Flag, Sample } from '../model/types.ts';
 
 type Cell = string | number | boolean | null | undefined;
 
 /** RFC 4180: CRLF line ends; fields with a comma, quote or line break quoted, quotes doubled. */
 export function toCsv(header: string[], rows: Cell[][]): string {
   const field = (v: Cell): string => {
-    const s = v === null || v === undefined ? '' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v);
+    const s =
+      v === null || v === undefined
+        ? ''
+        : typeof v === 'number'
+          ? Number.isInteger(v)
+            ? String(v)
+            : v.toFixed(3)
+          : String(v);
     return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return [header, ...rows].map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
@@ -34,7 +41,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['status', (c) => c.status],
   ['failure', (c) => c.failure?.split('\n')[0]],
   ['rps_mean', (c) => c.rpsMean],
-  // The answer's throughput: responses with their expected status per second (empty for cells stored before it was kept).
+  // The answer's throughput: responses with their expected status per second (empty for cells stored before it was
+  // kept).
   ['goodput_mean', (c) => c.load?.goodputMean],
   ['rps_stddev', (c) => c.rpsStddev],
   ['bytes_per_s', (c) => c.bytesPerSec],
@@ -72,7 +80,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['host_busy_reason', (c) => reasonOf(c, 'host-busy')],
 ];
 
-const reasonOf = (c: StoredCell, kind: Flag['kind']): string | undefined => c.flags.find((f) => f.kind === kind)?.reason;
+const reasonOf = (c: StoredCell, kind: Flag['kind']): string | undefined =>
+  c.flags.find((f) => f.kind === kind)?.reason;
 
 export function cellsCsv(run: RunDetail): string {
   return toCsv(
@@ -82,9 +91,19 @@ export function cellsCsv(run: RunDetail): string {
 }
 
 const SAMPLE_COLUMNS: [string, keyof Sample][] = [
-  ['t_s', 't'], ['rps', 'rps'], ['bytes', 'bytes'], ['errors', 'errors'], ['timeouts', 'timeouts'], ['non2xx', 'non2xx'],
-  ['latency_p50_us', 'p50Us'], ['latency_p90_us', 'p90Us'], ['latency_p99_us', 'p99Us'], ['latency_max_us', 'maxUs'],
-  ['cpu_pct_of_cap', 'cpuPct'], ['mem_bytes', 'memBytes'], ['throttled_periods', 'throttledPeriods'],
+  ['t_s', 't'],
+  ['rps', 'rps'],
+  ['bytes', 'bytes'],
+  ['errors', 'errors'],
+  ['timeouts', 'timeouts'],
+  ['non2xx', 'non2xx'],
+  ['latency_p50_us', 'p50Us'],
+  ['latency_p90_us', 'p90Us'],
+  ['latency_p99_us', 'p99Us'],
+  ['latency_max_us', 'maxUs'],
+  ['cpu_pct_of_cap', 'cpuPct'],
+  ['mem_bytes', 'memBytes'],
+  ['throttled_periods', 'throttledPeriods'],
 ];
 
 /**
@@ -95,7 +114,9 @@ export function samplesCsv(run: RunDetail, samples: Map<number, Sample[]>): stri
   const rows: Cell[][] = [];
   for (const c of run.cells) {
     const other = c.stats?.host?.perSecondOtherPct;
-    samples.get(c.id)?.forEach((s, i) => rows.push([run.id, c.config.index, ...SAMPLE_COLUMNS.map(([, k]) => s[k]), other?.[i]]));
+    samples
+      .get(c.id)
+      ?.forEach((s, i) => rows.push([run.id, c.config.index, ...SAMPLE_COLUMNS.map(([, k]) => s[k]), other?.[i]]));
   }
   return toCsv(['run_id', 'cell_index', ...SAMPLE_COLUMNS.map(([h]) => h), 'host_other_pct'], rows);
 }

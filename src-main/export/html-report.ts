@@ -1,8 +1,24 @@
 // One self-contained HTML file to share a run: the answer first, then the evidence. No script, no
 // external resource; everything that comes from data (names are user input) is escaped.
 import {
-  describeSlo, failedAndAttempts, flagPhrase, fmtMargin, fmtMb, fmtPct, fmtRatio, groupBy, p99Short, limitText, loadLabel, pairLabel, PEAK_SOURCE_WORDS, perWorkerText,
-  sizingMethodText, who, workloadKey, workloadLabel,
+  describeSlo,
+  failedAndAttempts,
+  flagPhrase,
+  fmtMargin,
+  fmtMb,
+  fmtPct,
+  fmtRatio,
+  groupBy,
+  p99Short,
+  limitText,
+  loadLabel,
+  pairLabel,
+  PEAK_SOURCE_WORDS,
+  perWorkerText,
+  sizingMethodText,
+  who,
+  workloadKey,
+  workloadLabel,
 } from '../analysis/index.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, Sizing, Verdict } from '../analysis/index.ts';
 import { appLines } from '../apps/describe.ts';
@@ -12,9 +28,9 @@ import { fmtBytes, fmtDuration, fmtLocalTime, fmtNum, fmtUs, fmtWarmup } from '.
 import { deploySnippet, nothingToDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
 import { recommendedDeployOf } from '../deploy/from-cell.ts';
 import { HOST_BUSY_PCT } from '../engine/flags.ts';
-import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../engine/steady-state.ts';
-import type { Sample } from '../engine/types.ts';
-import type { RunDetail, StoredCell } from '../store/index.ts';
+import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../load/steady-state.ts';
+import type { Sample } from '../model/types.ts';
+import type { RunDetail, StoredCell } from '../model/stored.ts';
 import { escapeXml as esc, lineChart, type ChartSeries } from './svg-chart.ts';
 
 /** Stability charts are drawn for at most this many CPU / memory pairs, to keep the file readable. */
@@ -65,7 +81,9 @@ const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
   kinds.map((f) => `<span class="flag" title="${esc(f.title)}">${esc(f.kind)}</span>`).join(' ');
 // One repetition can still have an interval (batch means of its own seconds): say which kind it is.
 const rpsCell = (c: ConfigurationSummary): string =>
-  c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}${c.rps!.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}` : `${fmtNum(c.rps!.mean)} (n = 1)`;
+  c.rps!.ci
+    ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}${c.rps!.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}`
+    : `${fmtNum(c.rps!.mean)} (n = 1)`;
 const p99Cell = (c: ConfigurationSummary): string => p99Short(c);
 /** A stored time as the CLI shows it: this machine's local time with its offset from UTC. */
 const timeText = (iso: string | null): string => (iso ? fmtLocalTime(iso) : '—');
@@ -106,14 +124,29 @@ function winnersTable(rec: Recommendation): string {
       ...(multi ? [td(esc(s.context))] : []),
       pickCell(who(b), `${rpsCell(b)} req/s`, verdictText(s.rpsVerdict, s.notDistinguishableRps.length)),
       td(fmtRatio(b.workersPerCpu), true),
-      pickCell(who(s.knee), `${s.lowerBounds.includes(s.knee.key) ? '≥ ' : ''}${fmtNum(s.knee.rps!.mean)} req/s`, `${fmtRatio(s.knee.workersPerCpu)} per CPU · ${STATE_WORDS[s.state]}`),
+      pickCell(
+        who(s.knee),
+        `${s.lowerBounds.includes(s.knee.key) ? '≥ ' : ''}${fmtNum(s.knee.rps!.mean)} req/s`,
+        `${fmtRatio(s.knee.workersPerCpu)} per CPU · ${STATE_WORDS[s.state]}`,
+      ),
       pickCell(who(s.lowestP99), p99Cell(s.lowestP99), verdictText(s.p99Verdict, s.notDistinguishableP99.length)),
-      td(flagsHtml([...new Set([b, s.knee, s.lowestP99])].flatMap((c) => c.flags.map((f) => ({ kind: `${f.kind} (${who(c)})`, title: flagPhrase(f) }))))),
+      td(
+        flagsHtml(
+          [...new Set([b, s.knee, s.lowestP99])].flatMap((c) =>
+            c.flags.map((f) => ({ kind: `${f.kind} (${who(c)})`, title: flagPhrase(f) })),
+          ),
+        ),
+      ),
     ].join('')}</tr>`;
   });
   const head = [
-    th('CPU / memory'), ...(multi ? [th('workload, load')] : []), th('best throughput (95 % CI)'), th('workers per CPU', true),
-    th(`knee (within ${margin} %)`), th('lowest p99 (95 % CI)'), th('flags'),
+    th('CPU / memory'),
+    ...(multi ? [th('workload, load')] : []),
+    th('best throughput (95 % CI)'),
+    th('workers per CPU', true),
+    th(`knee (within ${margin} %)`),
+    th('lowest p99 (95 % CI)'),
+    th('flags'),
   ];
   return `<table class="winners"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -131,11 +164,33 @@ function configurationsTable(rec: Recommendation): string {
       td(p99Cell(c), true),
       td(fmtPct(c.errorPct!), true),
       td(fmtRatio(c.workersPerCpu), true),
-      td(flagsHtml(c.flags.map((f) => ({ kind: f.of > 1 ? `${f.kind} ${f.cells}/${f.of}` : f.kind, title: flagPhrase(f) })))),
-      td(esc([...(c.noisy ? ['noisy'] : []), ...c.notes, ...(c.excluded.length ? [`${c.excluded.length} excluded`] : [])].join('; '))),
+      td(
+        flagsHtml(
+          c.flags.map((f) => ({ kind: f.of > 1 ? `${f.kind} ${f.cells}/${f.of}` : f.kind, title: flagPhrase(f) })),
+        ),
+      ),
+      td(
+        esc(
+          [
+            ...(c.noisy ? ['noisy'] : []),
+            ...c.notes,
+            ...(c.excluded.length ? [`${c.excluded.length} excluded`] : []),
+          ].join('; '),
+        ),
+      ),
     ].join('')}</tr>`;
   });
-  const head = [th('configuration'), th('n', true), th('req/s (95 % CI)', true), th('CV req/s', true), th('p99 (95 % CI)', true), th('errors', true), th('workers per CPU', true), th('flags'), th('notes')];
+  const head = [
+    th('configuration'),
+    th('n', true),
+    th('req/s (95 % CI)', true),
+    th('CV req/s', true),
+    th('p99 (95 % CI)', true),
+    th('errors', true),
+    th('workers per CPU', true),
+    th('flags'),
+    th('notes'),
+  ];
   return `<table><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
@@ -146,15 +201,23 @@ const warmupText = (c: StoredCell): string => fmtWarmup(c.config.warmupSec, c.lo
 
 /** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
 function cellNote(c: StoredCell): string {
-  const lines = [...c.flags.map((f) => `<b>${esc(f.kind)}</b>: ${esc(f.reason)}`), ...(c.failure ? [`<b>${esc(c.status)}</b>: ${esc(c.failure.split('\n')[0]!)}`] : [])];
-  return lines.length ? `<tr class="note${c.status === 'ok' ? '' : ' excluded'}"><td colspan="${CELL_COLUMNS}">${lines.join('<br>')}</td></tr>` : '';
+  const lines = [
+    ...c.flags.map((f) => `<b>${esc(f.kind)}</b>: ${esc(f.reason)}`),
+    ...(c.failure ? [`<b>${esc(c.status)}</b>: ${esc(c.failure.split('\n')[0]!)}`] : []),
+  ];
+  return lines.length
+    ? `<tr class="note${c.status === 'ok' ? '' : ' excluded'}"><td colspan="${CELL_COLUMNS}">${lines.join('<br>')}</td></tr>`
+    : '';
 }
 
 /** Every cell, failed ones included. data-* hold the exact stored values, the same the CSV export writes. */
 function cellsTable(cells: StoredCell[]): string {
   const rows = cells.map((c) => {
     const k = c.config;
-    const load = k.load.model === 'closed' ? `${k.load.connections} conn` : `${fmtNum(k.load.rate)} req/s, ${k.load.connections} conn`;
+    const load =
+      k.load.model === 'closed'
+        ? `${k.load.connections} conn`
+        : `${fmtNum(k.load.rate)} req/s, ${k.load.connections} conn`;
     const [failed] = failedAndAttempts(c);
     const data = `data-cell-index="${k.index}"${c.rpsMean === null ? '' : ` data-rps="${c.rpsMean}"`}${c.p99Us === null ? '' : ` data-p99-us="${c.p99Us}"`}`;
     return `<tr ${data}${c.status === 'ok' ? '' : ' class="excluded"'}>${[
@@ -179,15 +242,37 @@ function cellsTable(cells: StoredCell[]): string {
     ].join('')}</tr>${cellNote(c)}`;
   });
   const head = [
-    th('#', true), th('rep', true), th('app'), th('mode'), th('workers', true), th('cpu', true), th('memory', true), th('load'), th('status'),
-    th('req/s', true), th('p50', true), th('p99', true), th('max', true), th('failed req.', true), th('cpu % of cap', true), th('mem max', true), th('warm-up', true), th('flags'),
+    th('#', true),
+    th('rep', true),
+    th('app'),
+    th('mode'),
+    th('workers', true),
+    th('cpu', true),
+    th('memory', true),
+    th('load'),
+    th('status'),
+    th('req/s', true),
+    th('p50', true),
+    th('p99', true),
+    th('max', true),
+    th('failed req.', true),
+    th('cpu % of cap', true),
+    th('mem max', true),
+    th('warm-up', true),
+    th('flags'),
   ];
   return `<table class="cells"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** Two charts per workload and load: req/s and p99 against workers, one line per CPU / memory pair (and mode, when several). */
+/**
+ * Two charts per workload and load: req/s and p99 against workers, one line per CPU / memory pair (and mode, when
+ * several).
+ */
 function summaryCharts(rec: Recommendation): string {
-  const groups = groupBy(rec.configurations.filter((x) => x.n > 0), (c) => `${workloadKey(c)} ${loadLabel(c.load)}`);
+  const groups = groupBy(
+    rec.configurations.filter((x) => x.n > 0),
+    (c) => `${workloadKey(c)} ${loadLabel(c.load)}`,
+  );
   const many = groups.size > 1;
   return [...groups.values()]
     .map((cs) => {
@@ -200,12 +285,19 @@ function summaryCharts(rec: Recommendation): string {
       const maxP99 = Math.max(...cs.map((c) => c.p99Us!.ci?.high ?? c.p99Us!.mean));
       const [scale, unit] = maxP99 >= 1000 ? [1000, 'ms'] : [1, 'µs'];
       const rps = lineChart({
-        title: `Throughput by workers${many ? ` — ${context}` : ''}`, xLabel: 'workers (processes serving requests)', yLabel: 'req/s (mean, 95 % CI)',
+        title: `Throughput by workers${many ? ` — ${context}` : ''}`,
+        xLabel: 'workers (processes serving requests)',
+        yLabel: 'req/s (mean, 95 % CI)',
         series: series((c) => ({ y: c.rps!.mean, ...(c.rps!.ci ? { low: c.rps!.ci.low, high: c.rps!.ci.high } : {}) })),
       });
       const p99 = lineChart({
-        title: `p99 latency by workers${many ? ` — ${context}` : ''}`, xLabel: 'workers (processes serving requests)', yLabel: `p99 latency (${unit}, mean, 95 % CI)`,
-        series: series((c) => ({ y: c.p99Us!.mean / scale, ...(c.p99Us!.ci ? { low: c.p99Us!.ci.low / scale, high: c.p99Us!.ci.high / scale } : {}) })),
+        title: `p99 latency by workers${many ? ` — ${context}` : ''}`,
+        xLabel: 'workers (processes serving requests)',
+        yLabel: `p99 latency (${unit}, mean, 95 % CI)`,
+        series: series((c) => ({
+          y: c.p99Us!.mean / scale,
+          ...(c.p99Us!.ci ? { low: c.p99Us!.ci.low / scale, high: c.p99Us!.ci.high / scale } : {}),
+        })),
       });
       return `${many ? `<h3>${esc(context)}</h3>` : ''}<div class="charts"><figure>${rps}</figure><figure>${p99}</figure></div>`;
     })
@@ -227,17 +319,38 @@ function stabilityCharts(run: RunDetail, samples: Map<number, Sample[]>, scopes:
       const warm = cell!.load?.warmupPerSecondRps ?? [];
       if (warm.length) warmups++;
       const name = `repetition ${cell!.config.repetition + 1}${cell!.load?.warmupUsedSec !== undefined ? ` (warm-up ${cell!.load.warmupUsedSec} s)` : ''}`;
-      return [{ name, points: [...warm.map((y, i) => ({ x: i - warm.length, y })), ...ss.map((p) => ({ x: p.t, y: p.rps }))] }];
+      return [
+        {
+          name,
+          points: [...warm.map((y, i) => ({ x: i - warm.length, y })), ...ss.map((p) => ({ x: p.t, y: p.rps }))],
+        },
+      ];
     });
     if (series.length === 0) return [];
     const title = `Req/s each second — ${s.bestRps.label}`;
     const chart = warmups
-      ? lineChart({ title, xLabel: 'seconds from the start of measurement (warm-up before 0)', yLabel: 'req/s', series, xScale: 'linear', markers: [{ x: -0.5, label: 'warm-up ended' }] })
-      : lineChart({ title, xLabel: 'seconds of measurement (warm-up excluded)', yLabel: 'req/s', series, xScale: 'linear' });
+      ? lineChart({
+          title,
+          xLabel: 'seconds from the start of measurement (warm-up before 0)',
+          yLabel: 'req/s',
+          series,
+          xScale: 'linear',
+          markers: [{ x: -0.5, label: 'warm-up ended' }],
+        })
+      : lineChart({
+          title,
+          xLabel: 'seconds of measurement (warm-up excluded)',
+          yLabel: 'req/s',
+          series,
+          xScale: 'linear',
+        });
     return [`<figure>${chart}</figure>`];
   });
   if (charts.length === 0) return '';
-  const more = scopes.length > MAX_STABILITY_CHARTS ? `<p class="muted">First ${MAX_STABILITY_CHARTS} of ${scopes.length} CPU / memory pairs.</p>` : '';
+  const more =
+    scopes.length > MAX_STABILITY_CHARTS
+      ? `<p class="muted">First ${MAX_STABILITY_CHARTS} of ${scopes.length} CPU / memory pairs.</p>`
+      : '';
   return `<section id="stability"><h2>Stability of the best configurations</h2><div class="charts">${charts.join('')}</div>${more}</section>`;
 }
 
@@ -260,14 +373,19 @@ function hostTable(run: RunDetail): string {
 /** How the warm-up adapts, with this run's cap. */
 function adaptiveText(warmupSec: number | undefined): string {
   if (warmupSec === 0) return 'A warm-up of 0 s is taken as asked: measurement starts at once.';
-  const cap = warmupSec === undefined ? 'three times the configured warm-up and at least 10 s more' : `${warmupCapSec(warmupSec)} s (three times the configured warm-up and at least 10 s more)`;
+  const cap =
+    warmupSec === undefined
+      ? 'three times the configured warm-up and at least 10 s more'
+      : `${warmupCapSec(warmupSec)} s (three times the configured warm-up and at least 10 s more)`;
   return `The configured warm-up is a minimum: it goes on until the last ${WARM_WINDOW_SEC} seconds of throughput span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), for at most ${cap}.`;
 }
 
 function methodSection(run: RunDetail, rec: Recommendation): string {
   const first = run.cells[0]?.config;
   const placement = (run.matrix as { placement?: unknown } | null)?.placement === 'off' ? 'off' : 'auto';
-  const timing = first ? ` In this run each cell measured ${first.durationSec} s after a ${first.warmupSec} s warm-up that is excluded from every number.` : '';
+  const timing = first
+    ? ` In this run each cell measured ${first.durationSec} s after a ${first.warmupSec} s warm-up that is excluded from every number.`
+    : '';
   const items = [
     '<b>Containers and caps.</b> Each cell runs in a fresh Docker container. The CPU cap is Docker’s <code>NanoCpus</code> (1000 millicores = one core of CFS quota); memory is capped with swap disabled (<code>MemorySwap = Memory</code>). Worker counts are passed explicitly, because inside a capped container <code>os.cpus()</code> still reports every host core.',
     `<b>Placement.</b> With cores to spare, the container is pinned to its own cores and the load generator to another, so they do not compete; when the host cannot keep them apart, the run says so and results are pessimistic. This run: placement <code>${placement}</code>.`,
@@ -285,43 +403,87 @@ function methodSection(run: RunDetail, rec: Recommendation): string {
 }
 
 const OUTCOME_WORDS: Record<Sizing['memory']['caps'][number]['outcome'], string> = {
-  ok: 'clean', oom: 'OOM-killed', restarts: 'restarts', errors: 'errors', 'gc-pressure': 'GC pressure', latency: 'latency penalty', 'no-result': 'no result',
+  ok: 'clean',
+  oom: 'OOM-killed',
+  restarts: 'restarts',
+  errors: 'errors',
+  'gc-pressure': 'GC pressure',
+  latency: 'latency penalty',
+  'no-result': 'no result',
 };
 const PEAK_SOURCE_SHORT: Record<NonNullable<Sizing['memory']['peakSource']>, string> = {
-  cgroup: 'cgroup peak', samples: 'highest reading', legacy: 'highest reading (older run)', mixed: 'cgroup peak / readings',
+  cgroup: 'cgroup peak',
+  samples: 'highest reading',
+  legacy: 'highest reading (older run)',
+  mixed: 'cgroup peak / readings',
 };
-const cpuText = (millis: number): string => `${fmtNum(millis / 1000, millis % 1000 === 0 ? 0 : millis % 100 === 0 ? 1 : 2)} CPU`;
+const cpuText = (millis: number): string =>
+  `${fmtNum(millis / 1000, millis % 1000 === 0 ? 0 : millis % 100 === 0 ? 1 : 2)} CPU`;
 
-/** The memory and CPU sizing of the recommended configurations and every knee: peak, per worker, limit, the caps' evidence, the CPU request and throttling. */
+/**
+ * The memory and CPU sizing of the recommended configurations and every knee: peak, per worker, limit, the caps'
+ * evidence, the CPU request and throttling.
+ */
 function sizingSection(rec: Recommendation): string {
   const shown = (rec.sizing ?? []).filter((x) => x.roles.length > 0);
   if (shown.length === 0) return '';
   const rows = shown.map((x) => {
     const m = x.memory;
     const u = x.cpu;
-    const caps = m.caps.map((c) => `<span class="nowrap" title="${esc(c.detail)}">${c.memoryMb} MB: ${esc(OUTCOME_WORDS[c.outcome])}</span>`).join('<br>');
+    const caps = m.caps
+      .map(
+        (c) =>
+          `<span class="nowrap" title="${esc(c.detail)}">${c.memoryMb} MB: ${esc(OUTCOME_WORDS[c.outcome])}</span>`,
+      )
+      .join('<br>');
     // Each CPU cap in a few words; what it missed by is in the title (and in the answer's words).
-    const verdict = (c: (typeof u.caps)[number]): string => (u.basis === 'slo' ? (c.meetsSlo ? 'meets' : 'misses') : c.holdsThroughput ? 'holds' : 'below');
-    const cpuCaps = u.caps.length > 1
-      ? `<br><span class="muted">${u.caps.map((c) => `<span class="nowrap"${c.miss ? ` title="${esc(c.miss)}"` : ''}>${esc(cpuText(c.cpuMillis))}: ${fmtNum(c.rps)} req/s, ${verdict(c)}</span>`).join('<br>')}</span>`
-      : '';
+    const verdict = (c: (typeof u.caps)[number]): string =>
+      u.basis === 'slo' ? (c.meetsSlo ? 'meets' : 'misses') : c.holdsThroughput ? 'holds' : 'below';
+    const cpuCaps =
+      u.caps.length > 1
+        ? `<br><span class="muted">${u.caps.map((c) => `<span class="nowrap"${c.miss ? ` title="${esc(c.miss)}"` : ''}>${esc(cpuText(c.cpuMillis))}: ${fmtNum(c.rps)} req/s, ${verdict(c)}</span>`).join('<br>')}</span>`
+        : '';
     const ms = u.throttledMsPerSec;
-    const thr = ms === null ? '—' : `${fmtNum(ms, ms < 10 ? 1 : 0)} ms/s${u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of periods)`}<br><span class="muted">${fmtPct(u.cpuPctOfCap!)} of the cap used</span>`;
+    const thr =
+      ms === null
+        ? '—'
+        : `${fmtNum(ms, ms < 10 ? 1 : 0)} ms/s${u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of periods)`}<br><span class="muted">${fmtPct(u.cpuPctOfCap!)} of the cap used</span>`;
     return `<tr data-key="${esc(x.key)}"${m.limitMb === null ? '' : ` data-limit-mb="${m.limitMb}"`}>${[
       td(`${esc(x.label)}<br><span class="muted">${esc(x.roles.join('; '))}</span>`),
-      td(m.peakBytes === null ? '—' : `${fmtMb(m.peakBytes)}<br><span class="muted" title="${esc(PEAK_SOURCE_WORDS[m.peakSource!])}">${esc(PEAK_SOURCE_SHORT[m.peakSource!])}</span>`, true),
+      td(
+        m.peakBytes === null
+          ? '—'
+          : `${fmtMb(m.peakBytes)}<br><span class="muted" title="${esc(PEAK_SOURCE_WORDS[m.peakSource!])}">${esc(PEAK_SOURCE_SHORT[m.peakSource!])}</span>`,
+        true,
+      ),
       td(esc(m.perWorker ? perWorkerText(x).replace(/ \(.*$/, '') : '—'), true),
       td(esc(limitText(x))),
-      td(`${caps}${m.failedAtMb !== null && (m.failedOutcome === 'oom' || m.failedOutcome === 'restarts') ? `<br><b>${m.failedAtMb} MB is clearly too small</b>` : ''}`),
-      td(`${u.requestMillis === null ? (u.caps.length > 1 ? 'none tried' : '—') : esc(cpuText(u.requestMillis))}${cpuCaps}`),
+      td(
+        `${caps}${m.failedAtMb !== null && (m.failedOutcome === 'oom' || m.failedOutcome === 'restarts') ? `<br><b>${m.failedAtMb} MB is clearly too small</b>` : ''}`,
+      ),
+      td(
+        `${u.requestMillis === null ? (u.caps.length > 1 ? 'none tried' : '—') : esc(cpuText(u.requestMillis))}${cpuCaps}`,
+      ),
       td(thr, true),
     ].join('')}</tr>`;
   });
-  const head = [th('configuration'), th('peak memory', true), th('per worker', true), th('recommended limit'), th('memory caps in the matrix'), th(rec.slo ? 'CPU that meets the objective' : 'CPU that holds the throughput'), th('throttling at its cap', true)];
+  const head = [
+    th('configuration'),
+    th('peak memory', true),
+    th('per worker', true),
+    th('recommended limit'),
+    th('memory caps in the matrix'),
+    th(rec.slo ? 'CPU that meets the objective' : 'CPU that holds the throughput'),
+    th('throttling at its cap', true),
+  ];
   return `<section id="sizing"><h2>Memory and CPU</h2><table class="sizing"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="muted">${esc(sizingMethodText(rec.marginPct))}</p></section>`;
 }
 
-const SNIPPET_TITLES: Record<SnippetKind, string> = { pm2: 'PM2 (ecosystem.config.js)', kubernetes: 'Kubernetes (container spec)', compose: 'Docker Compose (service)' };
+const SNIPPET_TITLES: Record<SnippetKind, string> = {
+  pm2: 'PM2 (ecosystem.config.js)',
+  kubernetes: 'Kubernetes (container spec)',
+  compose: 'Docker Compose (service)',
+};
 
 /**
  * The configuration the answer deploys (deploy/from-cell.ts recommendedDeployOf: an auto-size run's
@@ -333,13 +495,23 @@ function deploySection(rec: Recommendation, run: RunDetail): string {
   // With the run's stored verification: each snippet says what was verified, or that it was not.
   const input = recommendedDeployOf(run, rec);
   if (!input) {
-    return rec.search ? `<section id="deploy"><h2>Deploy it</h2><p data-nothing-to-deploy>${esc(nothingToDeploy(rec))}</p></section>` : '';
+    return rec.search
+      ? `<section id="deploy"><h2>Deploy it</h2><p data-nothing-to-deploy>${esc(nothingToDeploy(rec))}</p></section>`
+      : '';
   }
-  const blocks = SNIPPET_KINDS.map((k) => `<h3>${esc(SNIPPET_TITLES[k])}</h3><pre class="snippet" data-kind="${k}">${esc(deploySnippet(k, input))}</pre>`);
+  const blocks = SNIPPET_KINDS.map(
+    (k) =>
+      `<h3>${esc(SNIPPET_TITLES[k])}</h3><pre class="snippet" data-kind="${k}">${esc(deploySnippet(k, input))}</pre>`,
+  );
   return `<section id="deploy"><h2>Deploy it</h2><p>The recommended configuration — ${esc(input.provenance.pick)} — ready to paste. The same text comes from <code>rightsize report ${runId} --emit pm2|kubernetes|compose</code>.</p>${blocks.join('')}</section>`;
 }
 
-const STEP_OUTCOMES: Record<string, string> = { meets: 'meets', misses: 'misses', undecided: 'undecided', failed: 'failed' };
+const STEP_OUTCOMES: Record<string, string> = {
+  meets: 'meets',
+  misses: 'misses',
+  undecided: 'undecided',
+  failed: 'failed',
+};
 
 /** An auto-size run: the objective, what the search found, and the path it took, cell by cell. */
 function searchSection(run: RunDetail, rec: Recommendation): string {
@@ -347,14 +519,17 @@ function searchSection(run: RunDetail, rec: Recommendation): string {
   const trace = run.search;
   if (!s || !trace) return '';
   const numberOf = new Map(run.cells.map((c) => [c.id, c.config.index + 1]));
-  const rows = trace.steps.map((st, i) => `<tr>${[
-    td(String(i + 1), true),
-    td(numberOf.has(st.cellId) ? String(numberOf.get(st.cellId)) : '—', true),
-    td(esc(searchConfigLabel(st))),
-    td(esc(st.reason)),
-    td(`<b>${esc(STEP_OUTCOMES[st.outcome] ?? st.outcome)}</b>`),
-    td(esc(st.detail)),
-  ].join('')}</tr>`);
+  const rows = trace.steps.map(
+    (st, i) =>
+      `<tr>${[
+        td(String(i + 1), true),
+        td(numberOf.has(st.cellId) ? String(numberOf.get(st.cellId)) : '—', true),
+        td(esc(searchConfigLabel(st))),
+        td(esc(st.reason)),
+        td(`<b>${esc(STEP_OUTCOMES[st.outcome] ?? st.outcome)}</b>`),
+        td(esc(st.detail)),
+      ].join('')}</tr>`,
+  );
   const found = s.found ? `<p>Found: <b>${esc(searchConfigLabel(s.found))}</b>.</p>` : '';
   return `<section id="search" data-status="${esc(s.status)}"><h2>The search</h2><p>Objective: ${esc(s.objective)} (constant rate, ${fmtNum(s.rate)} req/s). Status: <b>${esc(s.status)}</b>; ${s.cells} cells instead of the ${fmtNum(s.gridCells)} of a full grid over the same bounds.</p>${found}<table class="steps"><thead><tr>${[th('step', true), th('cell', true), th('configuration'), th('why'), th('outcome'), th('what was measured')].join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
@@ -368,10 +543,14 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     `started ${timeText(run.startedAt)}`,
     `took ${fmtDuration(run.durationSec)}`,
     `${run.cells.length} of ${run.cellsTotal} cells, ${rec.run.cellsExcluded} excluded`,
-  ].map(esc).join(' · ');
+  ]
+    .map(esc)
+    .join(' · ');
   const slo = rec.search
     ? `<p>Objective of the auto-size search: ${esc(rec.search.objective)}.</p>`
-    : rec.slo ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>` : '';
+    : rec.slo
+      ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>`
+      : '';
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : ''}</header>`,
     `<section id="answer"><h2>The answer</h2>${slo}${headlineHtml(rec)}<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
@@ -382,9 +561,13 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
       : '',
     sizingSection(rec),
     deploySection(rec, run),
-    rec.scopes.length ? `<section id="charts"><h2>Throughput and p99 by worker count</h2>${summaryCharts(rec)}</section>` : '',
+    rec.scopes.length
+      ? `<section id="charts"><h2>Throughput and p99 by worker count</h2>${summaryCharts(rec)}</section>`
+      : '',
     stabilityCharts(run, samples, rec.scopes),
-    rec.configurations.length ? `<section id="configurations"><h2>Configurations (repetitions aggregated)</h2>${configurationsTable(rec)}</section>` : '',
+    rec.configurations.length
+      ? `<section id="configurations"><h2>Configurations (repetitions aggregated)</h2>${configurationsTable(rec)}</section>`
+      : '',
     `<section id="cells"><h2>Cells</h2>${run.cells.length ? cellsTable(run.cells) : '<p>No cells.</p>'}</section>`,
     userApps(run.apps),
     `<section id="matrix"><h2>Matrix</h2><pre>${esc(JSON.stringify(run.matrix, null, 2) ?? 'null')}</pre></section>`,
@@ -398,5 +581,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
 /** The user's own apps as the run used them (its stored copy): what was built or started, and what it was sent. */
 function userApps(apps: unknown[]): string {
   const lines = appLines(apps);
-  return lines.length ? `<section id="apps"><h2>Your apps, as run</h2><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>` : '';
+  return lines.length
+    ? `<section id="apps"><h2>Your apps, as run</h2><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>`
+    : '';
 }

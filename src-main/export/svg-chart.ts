@@ -22,7 +22,10 @@ export interface LineChartOptions {
   /** With units, e.g. "req/s", "p99 (ms)". */
   yLabel: string;
   series: ChartSeries[];
-  /** 'category' spaces the distinct x values evenly (worker counts 1, 2, 4, 8); 'linear' is proportional. Default 'category'. */
+  /**
+   * 'category' spaces the distinct x values evenly (worker counts 1, 2, 4, 8); 'linear' is proportional. Default
+   * 'category'.
+   */
   xScale?: 'category' | 'linear';
   /** Vertical lines with a label at the top, e.g. where warm-up ended (linear x only). */
   markers?: { x: number; label: string }[];
@@ -76,7 +79,9 @@ export function lineChart(o: LineChartOptions): string {
     `<text x="${left}" y="24" font-size="15" font-weight="600" fill="#111">${escapeXml(o.title)}</text>`,
   ];
   if (series.length === 0) {
-    parts.push(`<text x="${n1((left + right) / 2)}" y="${n1((top + bottom) / 2)}" text-anchor="middle" fill="#666">no data</text></svg>`);
+    parts.push(
+      `<text x="${n1((left + right) / 2)}" y="${n1((top + bottom) / 2)}" text-anchor="middle" fill="#666">no data</text></svg>`,
+    );
     return parts.join('');
   }
 
@@ -98,7 +103,9 @@ export function lineChart(o: LineChartOptions): string {
   // Grid and y axis.
   for (const t of ticks) {
     const y = n1(yPos(t));
-    parts.push(`<line x1="${left}" y1="${y}" x2="${right}" y2="${y}" stroke="${t === 0 ? '#333' : '#e3e3e3'}" stroke-width="1"/>`);
+    parts.push(
+      `<line x1="${left}" y1="${y}" x2="${right}" y2="${y}" stroke="${t === 0 ? '#333' : '#e3e3e3'}" stroke-width="1"/>`,
+    );
     parts.push(`<text x="${left - 8}" y="${y}" dy="4" text-anchor="end" fill="#333">${fmtNum(t, decimals)}</text>`);
   }
   parts.push(`<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#333" stroke-width="1"/>`);
@@ -108,15 +115,25 @@ export function lineChart(o: LineChartOptions): string {
     if (i % every !== 0 && i !== xs.length - 1) return;
     const px = n1(xPos(x));
     parts.push(`<line x1="${px}" y1="${bottom}" x2="${px}" y2="${bottom + 5}" stroke="#333"/>`);
-    parts.push(`<text x="${px}" y="${bottom + 18}" text-anchor="middle" fill="#333">${fmtNum(x, Number.isInteger(x) ? 0 : 1)}</text>`);
+    parts.push(
+      `<text x="${px}" y="${bottom + 18}" text-anchor="middle" fill="#333">${fmtNum(x, Number.isInteger(x) ? 0 : 1)}</text>`,
+    );
   });
   for (const m of markers) {
     const px = n1(xPos(m.x));
-    parts.push(`<g class="marker"><line x1="${px}" y1="${top - 4}" x2="${px}" y2="${bottom}" stroke="#555" stroke-width="1" stroke-dasharray="4 3"/>`);
-    parts.push(`<text x="${px}" y="${top - 8}" text-anchor="middle" font-size="11" fill="#333">${escapeXml(m.label)}</text></g>`);
+    parts.push(
+      `<g class="marker"><line x1="${px}" y1="${top - 4}" x2="${px}" y2="${bottom}" stroke="#555" stroke-width="1" stroke-dasharray="4 3"/>`,
+    );
+    parts.push(
+      `<text x="${px}" y="${top - 8}" text-anchor="middle" font-size="11" fill="#333">${escapeXml(m.label)}</text></g>`,
+    );
   }
-  parts.push(`<text x="${n1((left + right) / 2)}" y="${height - 14}" text-anchor="middle" fill="#111">${escapeXml(o.xLabel)}</text>`);
-  parts.push(`<text transform="translate(18 ${n1((top + bottom) / 2)}) rotate(-90)" text-anchor="middle" fill="#111">${escapeXml(o.yLabel)}</text>`);
+  parts.push(
+    `<text x="${n1((left + right) / 2)}" y="${height - 14}" text-anchor="middle" fill="#111">${escapeXml(o.xLabel)}</text>`,
+  );
+  parts.push(
+    `<text transform="translate(18 ${n1((top + bottom) / 2)}) rotate(-90)" text-anchor="middle" fill="#111">${escapeXml(o.yLabel)}</text>`,
+  );
 
   series.forEach((s, i) => {
     const color = COLORS[i % COLORS.length]!;
@@ -125,13 +142,17 @@ export function lineChart(o: LineChartOptions): string {
     const pts = [...s.points].sort((a, b) => a.x - b.x);
     parts.push(`<g><title>${escapeXml(s.name)}</title>`);
     if (pts.length > 1) {
-      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2"${dashAttr} points="${pts.map((p) => `${n1(xPos(p.x))},${n1(yPos(p.y))}`).join(' ')}"/>`);
+      parts.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2"${dashAttr} points="${pts.map((p) => `${n1(xPos(p.x))},${n1(yPos(p.y))}`).join(' ')}"/>`,
+      );
     }
     for (const p of pts) {
       const px = xPos(p.x);
       if (p.low !== undefined && p.high !== undefined) {
         const [y1, y2] = [n1(yPos(Math.max(0, p.low))), n1(yPos(p.high))];
-        parts.push(`<path d="M${n1(px)} ${y1}V${y2}M${n1(px - 4)} ${y1}H${n1(px + 4)}M${n1(px - 4)} ${y2}H${n1(px + 4)}" stroke="${color}" stroke-width="1.2" fill="none"/>`);
+        parts.push(
+          `<path d="M${n1(px)} ${y1}V${y2}M${n1(px - 4)} ${y1}H${n1(px + 4)}M${n1(px - 4)} ${y2}H${n1(px + 4)}" stroke="${color}" stroke-width="1.2" fill="none"/>`,
+        );
       }
       if (pts.length <= 60) parts.push(`<circle cx="${n1(px)}" cy="${n1(yPos(p.y))}" r="3.5" fill="${color}"/>`);
     }
@@ -140,7 +161,9 @@ export function lineChart(o: LineChartOptions): string {
     const ly = top + i * LEGEND_ROW + 8;
     const lx = right + 20;
     const name = s.name.length > MAX_NAME ? `${s.name.slice(0, MAX_NAME - 1)}…` : s.name;
-    parts.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 24}" y2="${ly}" stroke="${color}" stroke-width="2"${dashAttr}/>`);
+    parts.push(
+      `<line x1="${lx}" y1="${ly}" x2="${lx + 24}" y2="${ly}" stroke="${color}" stroke-width="2"${dashAttr}/>`,
+    );
     parts.push(`<circle cx="${lx + 12}" cy="${ly}" r="3.5" fill="${color}"/>`);
     parts.push(`<text x="${lx + 32}" y="${ly}" dy="4" fill="#111">${escapeXml(name)}</text>`);
   });

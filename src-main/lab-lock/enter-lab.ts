@@ -20,7 +20,9 @@ export interface EnterLabOptions {
  * its `node`, the lock container is never started), newest first; undefined on a fresh engine.
  */
 async function baseImageAtHand(): Promise<string | undefined> {
-  const images = await docker().listImages({ filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`, `${LABEL.kind}=base`], dangling: ['false'] }) });
+  const images = await docker().listImages({
+    filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`, `${LABEL.kind}=base`], dangling: ['false'] }),
+  });
   const newest = images.sort((a, b) => b.Created - a.Created)[0];
   return newest ? (newest.RepoTags?.find((t) => t !== '<none>:<none>') ?? newest.Id) : undefined;
 }
@@ -35,13 +37,25 @@ async function baseImageAtHand(): Promise<string | undefined> {
  * Without a reaper (an engine that refuses the socket mount) the work still goes on — the next
  * Rightsize start-up sweep removes what a crash leaves — and `noReaper` says why.
  */
-export async function enterLab(engine: EngineInfo, o: EnterLabOptions): Promise<{ base: BaseImage; lease: LabLease; noReaper?: string }> {
+export async function enterLab(
+  engine: EngineInfo,
+  o: EnterLabOptions,
+): Promise<{ base: BaseImage; lease: LabLease; noReaper?: string }> {
   const ensureBase = (): Promise<BaseImage> =>
-    withBuildSignal(o.signal, () => ensureBaseImage({ ...(o.strategy ? { strategy: o.strategy } : {}), ...(o.onLog ? { onLog: o.onLog } : {}) }));
+    withBuildSignal(o.signal, () =>
+      ensureBaseImage({ ...(o.strategy ? { strategy: o.strategy } : {}), ...(o.onLog ? { onLog: o.onLog } : {}) }),
+    );
   let noReaper: string | undefined;
-  const reaper = (image: string): Promise<void> => ensureReaper(image, engine).catch((e: Error) => void (noReaper = e.message));
+  const reaper = (image: string): Promise<void> =>
+    ensureReaper(image, engine).catch((e: Error) => void (noReaper = e.message));
   const lock = (image: string): Promise<LabLease> =>
-    acquireLab({ image, what: o.what, wait: Boolean(o.wait), ...(o.signal ? { signal: o.signal } : {}), ...(o.onWait ? { onWait: o.onWait } : {}) });
+    acquireLab({
+      image,
+      what: o.what,
+      wait: Boolean(o.wait),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.onWait ? { onWait: o.onWait } : {}),
+    });
 
   const atHand = await baseImageAtHand();
   if (!atHand) {

@@ -38,8 +38,11 @@ export class LabBusyError extends Error {
 export function describeHolder(h: LabHolder, now = Date.now()): string {
   const since = new Date(h.since);
   const ago = Math.max(0, Math.round((now - since.getTime()) / 1000));
-  const agoText = ago < 90 ? `${ago} s ago` : ago < 5400 ? `${Math.round(ago / 60)} min ago` : `${(ago / 3600).toFixed(1)} h ago`;
-  const time = Number.isNaN(since.getTime()) ? 'an unknown time' : since.toLocaleString(undefined, { hour12: false, timeZoneName: 'short' });
+  const agoText =
+    ago < 90 ? `${ago} s ago` : ago < 5400 ? `${Math.round(ago / 60)} min ago` : `${(ago / 3600).toFixed(1)} h ago`;
+  const time = Number.isNaN(since.getTime())
+    ? 'an unknown time'
+    : since.toLocaleString(undefined, { hour12: false, timeZoneName: 'short' });
   return `${h.what} holds it (${describeSession(h.session)}) since ${time}, ${agoText}`;
 }
 
@@ -70,7 +73,11 @@ export async function labHolder(): Promise<LabHolder | null> {
     return {
       id: info.Id,
       session: labels[LABEL.session] ?? '',
-      what: labels[LABEL.what] ?? (labels[LABEL.product] === PRODUCT ? 'a Rightsize process' : `a container named ${LAB_LOCK_NAME} that is not Rightsize's`),
+      what:
+        labels[LABEL.what] ??
+        (labels[LABEL.product] === PRODUCT
+          ? 'a Rightsize process'
+          : `a container named ${LAB_LOCK_NAME} that is not Rightsize's`),
       since: labels[LABEL.since] ?? info.Created,
     };
   } catch (e) {
@@ -91,7 +98,13 @@ export async function acquireLab(o: AcquireOptions): Promise<LabLease> {
         Image: o.image,
         Entrypoint: ['node', '-e', '0'],
         Cmd: [],
-        Labels: { [LABEL.product]: PRODUCT, [LABEL.session]: currentSession(), [LABEL.kind]: 'lab-lock', [LABEL.what]: o.what, [LABEL.since]: since },
+        Labels: {
+          [LABEL.product]: PRODUCT,
+          [LABEL.session]: currentSession(),
+          [LABEL.kind]: 'lab-lock',
+          [LABEL.what]: o.what,
+          [LABEL.since]: since,
+        },
       });
       return lease(c, { id: c.id, session: currentSession(), what: o.what, since });
     } catch (e) {
@@ -123,9 +136,14 @@ async function removeById(id: string): Promise<void> {
   }
 }
 
-/** Resolves when the lock container `id` is gone: on its destroy event, or a re-check every 2 s (a holder may die without its reaper). */
+/**
+ * Resolves when the lock container `id` is gone: on its destroy event, or a re-check every 2 s (a holder may die
+ * without its reaper).
+ */
 async function released(id: string, signal?: AbortSignal): Promise<void> {
-  const events = (await docker().getEvents({ filters: JSON.stringify({ container: [id], event: ['destroy'] }) })) as NodeJS.ReadableStream & { destroy?: () => void };
+  const events = (await docker().getEvents({
+    filters: JSON.stringify({ container: [id], event: ['destroy'] }),
+  })) as NodeJS.ReadableStream & { destroy?: () => void };
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => finish(), 2000);

@@ -2,8 +2,8 @@
 // in a cluster): the plan it is given, and its output turned back into runLoad's callbacks and
 // result. The transport (Docker attach, a pod's log stream) only feeds bytes in and says how the
 // agent ended; everything the cell runner sees is decided here, once, for every kind of target.
-import { isWarm as steadyStateIsWarm } from '../engine/steady-state.ts';
-import type { LoadResult } from '../engine/types.ts';
+import { isWarm as steadyStateIsWarm } from '../load/steady-state.ts';
+import type { LoadResult } from '../model/types.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import { LineParser, type AgentLine, type AgentPlan, type NoiseLine } from './line-protocol.ts';
@@ -21,7 +21,9 @@ export const CANCEL_GRACE_MS = 3000;
  */
 export function agentPlanFor(plan: LoadPlan, cb: LoadCallbacks, over: Partial<LoadPlan> = {}): AgentPlan {
   if (cb.isWarm && cb.isWarm !== steadyStateIsWarm) {
-    throw new LoadAgentError('a remote load agent decides warmup with the steady-state rule (engine/steady-state.ts isWarm) only');
+    throw new LoadAgentError(
+      'a remote load agent decides warmup with the steady-state rule (engine/steady-state.ts isWarm) only',
+    );
   }
   return { plan: { ...plan, ...over }, adaptiveWarmup: cb.isWarm !== undefined };
 }
@@ -81,7 +83,12 @@ export class AgentStream {
 
   /** The agent's stderr: kept for the error message only. */
   stderr(chunk: Buffer | string): void {
-    this.errLines.push(...chunk.toString().split('\n').filter((l) => l.trim()));
+    this.errLines.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter((l) => l.trim()),
+    );
     if (this.errLines.length > 20) this.errLines.splice(0, this.errLines.length - 20);
   }
 
@@ -107,7 +114,10 @@ export class AgentStream {
     this.stoppingFlag = true;
     void this.o.terminate().catch(() => this.fail(`the load on ${this.o.where} was cancelled before the agent ran`));
     const ms = this.o.graceMs ?? CANCEL_GRACE_MS;
-    this.grace = setTimeout(() => this.fail(`the load agent on ${this.o.where} did not report within ${ms} ms of being stopped`), ms);
+    this.grace = setTimeout(
+      () => this.fail(`the load agent on ${this.o.where} did not report within ${ms} ms of being stopped`),
+      ms,
+    );
   };
 
   private tail(): string {

@@ -3,11 +3,12 @@
 // from $RIGHTSIZE_LOAD_PLAN (or argv[2]), prints every second and then the result as JSON lines on
 // stdout (line-protocol.ts), and exits 0; on failure one error line and exit 1. SIGTERM stops the
 // load at once and still prints the result so far, as a cancelled local load returns one.
-import { isWarm } from '../engine/steady-state.ts';
+import { isWarm } from '../load/steady-state.ts';
 import { runLoadDetailed } from '../load/runner.ts';
 import { agentLine, PLAN_ENV, readPlan, type AgentLine } from './line-protocol.ts';
 
-const write = (m: AgentLine): Promise<void> => new Promise((resolve) => process.stdout.write(agentLine(m), () => resolve()));
+const write = (m: AgentLine): Promise<void> =>
+  new Promise((resolve) => process.stdout.write(agentLine(m), () => resolve()));
 
 async function main(): Promise<void> {
   const stop = new AbortController();
@@ -28,7 +29,13 @@ async function main(): Promise<void> {
       onSecond: (s, warmup) => void pending.push(write({ type: 'second', warmup, s })),
     });
     await Promise.all(pending);
-    await write({ type: 'result', result: detail.result, threadElu: detail.threadElu, loadCpuSec: detail.loadCpuSec, cancelled });
+    await write({
+      type: 'result',
+      result: detail.result,
+      threadElu: detail.threadElu,
+      loadCpuSec: detail.loadCpuSec,
+      cancelled,
+    });
     process.exit(0); // autocannon's sockets may linger a tick: the result is out, nothing else matters
   } catch (e) {
     await write({ type: 'error', message: e instanceof Error ? e.message : String(e) });

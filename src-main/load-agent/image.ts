@@ -23,13 +23,25 @@ const EXTERNAL_PACKAGES = ['autocannon', 'hdr-histogram-js'];
 async function agentBundles(): Promise<{ agent: Buffer | string; worker: Buffer | string }> {
   if (!import.meta.url.endsWith('.ts')) {
     const dir = path.dirname(fileURLToPath(import.meta.url));
-    return { agent: readFileSync(path.join(dir, 'load-agent.js')), worker: readFileSync(path.join(dir, 'load-worker.js')) };
+    return {
+      agent: readFileSync(path.join(dir, 'load-agent.js')),
+      worker: readFileSync(path.join(dir, 'load-worker.js')),
+    };
   }
   const { build } = await import('esbuild'); // a devDependency: only ever reached from source
   const src = path.join(projectRoot(), 'src-main');
   const out = await build({
-    bundle: true, platform: 'node', target: 'node20', packages: 'external', format: 'esm', write: false, logLevel: 'warning',
-    entryPoints: { 'load-agent': path.join(src, 'load-agent', 'agent.ts'), 'load-worker': path.join(src, 'load', 'worker.ts') },
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    format: 'esm',
+    write: false,
+    logLevel: 'warning',
+    entryPoints: {
+      'load-agent': path.join(src, 'load-agent', 'agent.ts'),
+      'load-worker': path.join(src, 'load', 'worker.ts'),
+    },
     outdir: '/out',
   });
   const file = (name: string): string => out.outputFiles.find((f) => f.path === `/out/${name}`)!.text;
@@ -57,12 +69,16 @@ export async function ensureLoadAgentImage(base: BaseImage, onLog?: BuildLog): P
       await ctx.addTree(
         `${dir}/node_modules/${rel}`,
         d,
-        (r, isDir) => (isDir ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r) : /\.(md|d\.ts|map)$/i.test(r)),
+        (r, isDir) =>
+          isDir
+            ? r === 'node_modules' || /(^|\/)(test|tests|docs?|examples?|\.github)$/.test(r)
+            : /\.(md|d\.ts|map)$/i.test(r),
         { byStat: true },
       );
     }
   }
   const tag = `rightsize/load-agent:${(await ctx.digest()).slice(0, 16)}`;
-  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'load-agent', buildargs: { BASE_IMAGE: base.tag }, onLog });
+  if (!(await imageExists(tag)))
+    await buildImage(ctx, tag, { kind: 'load-agent', buildargs: { BASE_IMAGE: base.tag }, onLog });
   return tag;
 }

@@ -4,10 +4,24 @@
 import type Docker from 'dockerode';
 import { LABEL, PRODUCT } from '../docker/labels.ts';
 
-export async function removeLoadAgents(engine: Docker, which: { run: string } | { isAlive: (session: string) => boolean }): Promise<string[]> {
-  const labels = [`${LABEL.product}=${PRODUCT}`, `${LABEL.kind}=load-agent`, ...('run' in which ? [`${LABEL.run}=${which.run}`] : [])];
+export async function removeLoadAgents(
+  engine: Docker,
+  which: { run: string } | { isAlive: (session: string) => boolean },
+): Promise<string[]> {
+  const labels = [
+    `${LABEL.product}=${PRODUCT}`,
+    `${LABEL.kind}=load-agent`,
+    ...('run' in which ? [`${LABEL.run}=${which.run}`] : []),
+  ];
   const list = await engine.listContainers({ all: true, filters: JSON.stringify({ label: labels }) });
   const gone = 'run' in which ? list : list.filter((c) => !which.isAlive(c.Labels[LABEL.session] ?? ''));
-  await Promise.all(gone.map((c) => engine.getContainer(c.Id).remove({ force: true, v: true }).catch(() => {})));
+  await Promise.all(
+    gone.map((c) =>
+      engine
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => {}),
+    ),
+  );
   return gone.map((c) => c.Id);
 }

@@ -3,7 +3,7 @@
 // the container's output stream delivers into a LineParser (lines split anywhere, even inside a
 // multi-byte character) and gets whole messages back.
 import { StringDecoder } from 'node:string_decoder';
-import type { LoadResult, LoadSecond } from '../engine/types.ts';
+import type { LoadResult, LoadSecond } from '../model/types.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 
 /** What the agent is asked to do: the plan as runLoad takes it, and how warmup ends. */
@@ -40,7 +40,9 @@ export function readPlan(text: string | undefined): AgentPlan {
   const plan = a?.plan;
   const missing = !plan
     ? ['plan']
-    : (['host', 'port', 'requests', 'load', 'durationSec', 'warmupSec', 'timeoutSec'] as const).filter((k) => plan[k] === undefined);
+    : (['host', 'port', 'requests', 'load', 'durationSec', 'warmupSec', 'timeoutSec'] as const).filter(
+        (k) => plan[k] === undefined,
+      );
   if (missing.length) throw new Error(`the load plan lacks ${missing.join(', ')}`);
   return { plan: plan!, adaptiveWarmup: a.adaptiveWarmup === true };
 }
@@ -69,13 +71,18 @@ export function parseAgentLine(line: string): AgentLine | NoiseLine {
   if (!isObj(m)) return { type: 'noise', text };
   switch (m.type) {
     case 'second':
-      if (typeof m.warmup === 'boolean' && isObj(m.s) && typeof m.s.t === 'number' && typeof m.s.requests === 'number') return m as AgentLine;
+      if (typeof m.warmup === 'boolean' && isObj(m.s) && typeof m.s.t === 'number' && typeof m.s.requests === 'number')
+        return m as AgentLine;
       break;
     case 'result':
-      if (isObj(m.result) && typeof m.result.requests === 'number' && Array.isArray(m.threadElu)) return { cancelled: false, loadCpuSec: 0, ...m } as AgentLine;
+      if (isObj(m.result) && typeof m.result.requests === 'number' && Array.isArray(m.threadElu))
+        return { cancelled: false, loadCpuSec: 0, ...m } as AgentLine;
       break;
     case 'error':
-      return { type: 'error', message: typeof m.message === 'string' ? m.message : 'the load agent failed without saying why' };
+      return {
+        type: 'error',
+        message: typeof m.message === 'string' ? m.message : 'the load agent failed without saying why',
+      };
   }
   return { type: 'noise', text };
 }

@@ -8,10 +8,10 @@ import type Docker from 'dockerode';
 import { ensureBaseImage } from '../docker/base-image.ts';
 import { docker, withTimeout } from '../docker/client.ts';
 import { LABEL, PRODUCT } from '../docker/labels.ts';
-import type { LoadResult } from '../engine/types.ts';
+import type { LoadResult } from '../model/types.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
-import { shipImage } from '../providers/docker/ship-image.ts';
+import { shipImage } from '../docker/ship-image.ts';
 import { currentSession } from '../session/session.ts';
 import { FrameSplitter } from './attach-frames.ts';
 import { AGENT_COMMAND, ensureLoadAgentImage } from './image.ts';
@@ -56,7 +56,12 @@ export async function prepareLoadAgent(to: Docker, where: string, onLog?: (line:
  * removes the container. An adaptive warmup must be the engine's steady-state rule: the agent
  * applies that same rule itself (a function cannot travel to another machine).
  */
-export async function runRemoteLoad(placement: AgentPlacement, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadOptions): Promise<LoadResult> {
+export async function runRemoteLoad(
+  placement: AgentPlacement,
+  plan: LoadPlan,
+  cb: LoadCallbacks,
+  opts: RemoteLoadOptions,
+): Promise<LoadResult> {
   const cpus = placement.cpus ?? plan.cpus;
   const agentPlan = agentPlanFor(plan, cb, cpus ? { cpus } : {});
   const labels = opts.labels ?? {};
@@ -79,7 +84,8 @@ export async function runRemoteLoad(placement: AgentPlacement, plan: LoadPlan, c
     HostConfig: { NetworkMode: 'host', ...(cpus ? { CpusetCpus: cpus } : {}) },
   });
   // Bounded: an engine that stopped answering keeps its agent until removeRun or the sweep reaches it.
-  const remove = (): Promise<void> => withTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, 'no answer').catch(() => {});
+  const remove = (): Promise<void> =>
+    withTimeout(container.remove({ force: true, v: true }), REMOVE_TIMEOUT_MS, 'no answer').catch(() => {});
   try {
     return await follow(container, placement, cb);
   } finally {
@@ -87,9 +93,16 @@ export async function runRemoteLoad(placement: AgentPlacement, plan: LoadPlan, c
   }
 }
 
-/** Attaches before the start (nothing printed is missed, whatever the engine's log driver), starts, and reads lines until the result. */
+/**
+ * Attaches before the start (nothing printed is missed, whatever the engine's log driver), starts, and reads lines
+ * until the result.
+ */
 async function follow(container: Docker.Container, placement: AgentPlacement, cb: LoadCallbacks): Promise<LoadResult> {
-  const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+  const stream = (await container.attach({
+    stream: true,
+    stdout: true,
+    stderr: true,
+  })) as unknown as NodeJS.ReadableStream & { destroy(): void };
   // SIGTERM: the agent stops its threads and prints its result (AgentStream bounds the wait).
   const out = new AgentStream({ cb, where: placement.where, terminate: () => container.kill({ signal: 'SIGTERM' }) });
   out.onSettle(() => stream.destroy());

@@ -73,8 +73,15 @@ export function attribute(x: AttributionInput): Attribution {
     const first = firstSeconds(x, target);
     if (threads && first.busy !== undefined && (first.full === undefined || first.busy < first.full)) {
       // The thread was saturated before the connections filled: its lateness filled them.
-      const then = first.full === undefined ? '' : `; the connections filled only from second ${first.full + 1}, after it fell behind`;
-      return { clientBound: true, clientBoundReason: `${reached}: ${threads}, from measured second ${first.busy + 1}${then}`, shortfallBy: 'client' };
+      const then =
+        first.full === undefined
+          ? ''
+          : `; the connections filled only from second ${first.full + 1}, after it fell behind`;
+      return {
+        clientBound: true,
+        clientBoundReason: `${reached}: ${threads}, from measured second ${first.busy + 1}${then}`,
+        shortfallBy: 'client',
+      };
     }
     // Every connection waiting on the server, and no load thread saturated before that: the server
     // set the pace. A thread busy too is the consequence (it queues for connections that are all
@@ -97,8 +104,10 @@ export function attribute(x: AttributionInput): Attribution {
 function firstSeconds(x: AttributionInput, target: number): { busy?: number; full?: number } {
   const out: { busy?: number; full?: number } = {};
   (x.perSecond ?? []).forEach((s, i) => {
-    if (out.busy === undefined && s.maxThreadCpuMs !== undefined && s.maxThreadCpuMs >= CLIENT_BOUND_ELU * 1000) out.busy = i;
-    if (out.full === undefined && s.meanServiceMs !== undefined && (target * s.meanServiceMs) / 1000 >= x.connections) out.full = i;
+    if (out.busy === undefined && s.maxThreadCpuMs !== undefined && s.maxThreadCpuMs >= CLIENT_BOUND_ELU * 1000)
+      out.busy = i;
+    if (out.full === undefined && s.meanServiceMs !== undefined && (target * s.meanServiceMs) / 1000 >= x.connections)
+      out.full = i;
   });
   return out;
 }

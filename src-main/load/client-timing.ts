@@ -106,7 +106,8 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
   const reconnectSoon = (): void => {
     closing = false;
     const old = client.conn;
-    // Not from inside the parser's callback (we are in it): the next turn, unless the server's own close got there first.
+    // Not from inside the parser's callback (we are in it): the next turn, unless the server's own close got there
+    // first.
     setImmediate(() => {
       if (!opts.stopped() && !client.destroyed && client.conn === old) client._connect();
     });

@@ -1,11 +1,15 @@
 import * as hdr from 'hdr-histogram-js';
-import type { LatencySummary } from '../engine/types.ts';
+import type { LatencySummary } from '../model/types.ts';
 
 /** Latency histogram in microseconds, 1 µs to 2 minutes at 3 significant digits: lossless percentiles. */
 export type LatencyHistogram = hdr.Histogram;
 
 export function newHistogram(): LatencyHistogram {
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
 }
 
 export function recordUs(h: LatencyHistogram, us: number): void {

@@ -1,7 +1,7 @@
 // The engine's side of a load phase: merges the threads' seconds into one (counts added,
 // histograms added losslessly), decides where warmup ends and keeps the measured window's totals.
 // Pure bookkeeping, no threads: the runner feeds it what the threads send.
-import type { LoadSecond } from '../engine/types.ts';
+import type { LoadSecond } from '../model/types.ts';
 import { addEncoded, newHistogram, summarize, type LatencyHistogram } from './histogram.ts';
 import type { ThreadSecond } from './protocol.ts';
 
@@ -18,7 +18,18 @@ export type IsWarm = (warmupRps: number[]) => boolean;
 
 type Counts = Omit<ThreadSecond, 'index' | 'histogram'>;
 
-const zero = (): Counts => ({ requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, cpuMs: 0, statusCounts: {} });
+const zero = (): Counts => ({
+  requests: 0,
+  good: 0,
+  bytes: 0,
+  errors: 0,
+  timeouts: 0,
+  non2xx: 0,
+  sent: 0,
+  busyMs: 0,
+  cpuMs: 0,
+  statusCounts: {},
+});
 
 function addCounts(into: Counts, s: Counts): void {
   into.requests += s.requests;
@@ -102,7 +113,9 @@ export class Measurement {
   }
 
   private isMeasured(index: number): boolean {
-    return this.measureFrom !== undefined && index >= this.measureFrom && index < this.measureFrom + this.plan.durationSec;
+    return (
+      this.measureFrom !== undefined && index >= this.measureFrom && index < this.measureFrom + this.plan.durationSec
+    );
   }
 
   private contribute(s: ThreadSecond): void {
@@ -118,7 +131,8 @@ export class Measurement {
     if (!measured && this.measureFrom !== undefined && index >= this.measureFrom) return undefined; // after the window
     const lat = summarize(histogram);
     const second: LoadSecond = {
-      // Warmup seconds count up to 0 at the end of the minimum warmup (-2, -1 for 2 s), then on (0, 1, …) while it is extended.
+      // Warmup seconds count up to 0 at the end of the minimum warmup (-2, -1 for 2 s), then on (0, 1, …) while it is
+      // extended.
       t: measured ? index - this.measureFrom! : index - this.plan.warmupSec,
       requests: counts.requests,
       bytes: counts.bytes,
@@ -139,13 +153,19 @@ export class Measurement {
       this.warmupRps.push(counts.requests);
       this.decide(index + 1);
     }
-    return { index, second, warmup: !measured, last: measured && index === this.measureFrom! + this.plan.durationSec - 1 };
+    return {
+      index,
+      second,
+      warmup: !measured,
+      last: measured && index === this.measureFrom! + this.plan.durationSec - 1,
+    };
   }
 
   /** At the boundary after `completed` warmup seconds: does measurement start here? */
   private decide(completed: number): void {
     if (this.measureFrom !== undefined || completed < this.plan.warmupSec) return;
     // Without an isWarm judge the warmup is the minimum; with one, it goes on until warm or the cap.
-    if (completed >= this.maxWarmupSec || !this.isWarm || this.isWarm([...this.warmupRps])) this.measureFrom = completed;
+    if (completed >= this.maxWarmupSec || !this.isWarm || this.isWarm([...this.warmupRps]))
+      this.measureFrom = completed;
   }
 }

@@ -12,7 +12,12 @@ export class ConnectionSchedule {
   private readonly intervalMs: number;
   private readonly offsetMs: number;
 
-  constructor(private readonly t0: number, index: number, connections: number, rate: number) {
+  constructor(
+    private readonly t0: number,
+    index: number,
+    connections: number,
+    rate: number,
+  ) {
     this.intervalMs = (connections * 1000) / rate;
     this.offsetMs = (index * 1000) / rate;
   }

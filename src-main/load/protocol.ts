@@ -1,4 +1,4 @@
-import type { CellLoad } from '../engine/types.ts';
+import type { CellLoad } from '../model/types.ts';
 import type { RequestSpec } from '../apps/manifest.ts';
 
 /** What the engine asks of one load phase (warmup + measurement), whatever the number of threads. */
@@ -68,5 +68,4 @@ export type WorkerMessage =
 
 export type ParentMessage =
   /** Start now: `t0` is the common start as epoch ms (performance.timeOrigin + performance.now()). */
-  | { type: 'start'; t0: number }
-  | { type: 'stop' };
+  { type: 'start'; t0: number } | { type: 'stop' };

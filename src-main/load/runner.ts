@@ -1,7 +1,7 @@
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { LoadResult, LoadSecond } from '../engine/types.ts';
+import type { LoadResult, LoadSecond } from '../model/types.ts';
 import { attribute, type AttributionInput } from './attribution.ts';
 import { summarize } from './histogram.ts';
 import { type IsWarm, Measurement } from './measurement.ts';
@@ -29,7 +29,10 @@ export interface LoadCallbacks {
 function spawnWorker(plan: ThreadPlan): Worker {
   if (!import.meta.url.endsWith('.ts')) {
     // In a packaged app the worker file is unpacked beside the asar archive: threads cannot load from inside it.
-    const file = fileURLToPath(new URL('./load-worker.js', import.meta.url)).replace(/app\.asar([\\/])/, 'app.asar.unpacked$1');
+    const file = fileURLToPath(new URL('./load-worker.js', import.meta.url)).replace(
+      /app\.asar([\\/])/,
+      'app.asar.unpacked$1',
+    );
     return new Worker(file, { workerData: plan });
   }
   // Node 20 ignores --import in a worker's execArgv, so register tsx from a tiny bootstrap instead.
@@ -49,7 +52,10 @@ export function runLoad(plan: LoadPlan, cb: LoadCallbacks = {}): Promise<LoadRes
   return runLoadDetailed(plan, cb).then((r) => r.result);
 }
 
-/** What a LoadResult does not keep, for benchmarks: each thread's event-loop utilisation and the load threads' CPU time over the measurement. */
+/**
+ * What a LoadResult does not keep, for benchmarks: each thread's event-loop utilisation and the load threads' CPU time
+ * over the measurement.
+ */
 export interface LoadDetail {
   result: LoadResult;
   threadElu: number[];
@@ -92,8 +98,16 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
     const fail = (e: unknown): void => settle(() => reject(e instanceof Error ? e : new Error(String(e))));
     const finish = (measuredSec: number): void => {
       const eluEnd = eluNow();
-      const elu = eluStart ? workers.map((w, i) => w.performance.eventLoopUtilization(eluEnd[i], eluStart![i]).utilization) : workers.map(() => 0);
-      settle(() => resolve({ result: toResult(plan, measurement, measuredSec, elu, seconds), threadElu: elu, loadCpuSec: measurement.totals.cpuMs / 1000 }));
+      const elu = eluStart
+        ? workers.map((w, i) => w.performance.eventLoopUtilization(eluEnd[i], eluStart![i]).utilization)
+        : workers.map(() => 0);
+      settle(() =>
+        resolve({
+          result: toResult(plan, measurement, measuredSec, elu, seconds),
+          threadElu: elu,
+          loadCpuSec: measurement.totals.cpuMs / 1000,
+        }),
+      );
     };
     function stop(): void {
       if (stopAt !== undefined || settled) return;
@@ -126,14 +140,16 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
       w.on('message', (m: WorkerMessage) => {
         switch (m.type) {
           case 'ready':
-            if (++ready === n && stopAt === undefined) begin(); // else cancelled before the load began: the finals end it
+            // else cancelled before the load began: the finals end it
+            if (++ready === n && stopAt === undefined) begin();
             break;
           case 'second':
             onSecond(m.second);
             break;
           case 'final':
             finals.push(m.partial);
-            if (finals.length === n && stopAt !== undefined) finish(t0 === undefined ? 0 : measurement.finishEarly(finals, (stopAt - t0) / 1000));
+            if (finals.length === n && stopAt !== undefined)
+              finish(t0 === undefined ? 0 : measurement.finishEarly(finals, (stopAt - t0) / 1000));
             break;
           case 'error':
             fail(new Error(`load generator: ${m.message}`));
@@ -141,7 +157,9 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
         }
       });
       w.on('error', fail);
-      w.on('exit', (code) => fail(new Error(`load generator thread ${i + 1} of ${n} exited with code ${code} before it finished`)));
+      w.on('exit', (code) =>
+        fail(new Error(`load generator thread ${i + 1} of ${n} exited with code ${code} before it finished`)),
+      );
     });
     if (cb.signal?.aborted) stop();
     cb.signal?.addEventListener('abort', stop, { once: true });
@@ -153,7 +171,10 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
  * CPU time (unknown where a thread reports none: not Linux) and the connections' busy time per answer.
  */
 class PerSecond {
-  private readonly byIndex = new Map<number, { maxCpuMs: number; cpuKnown: boolean; busyMs: number; requests: number }>();
+  private readonly byIndex = new Map<
+    number,
+    { maxCpuMs: number; cpuKnown: boolean; busyMs: number; requests: number }
+  >();
   add(s: ThreadSecond): void {
     const at = this.byIndex.get(s.index) ?? { maxCpuMs: 0, cpuKnown: true, busyMs: 0, requests: 0 };
     at.maxCpuMs = Math.max(at.maxCpuMs, s.cpuMs);
@@ -175,13 +196,20 @@ class PerSecond {
   }
 }
 
-function toResult(plan: LoadPlan, m: Measurement, measuredSec: number, threadElu: number[], seconds = new PerSecond()): LoadResult {
+function toResult(
+  plan: LoadPlan,
+  m: Measurement,
+  measuredSec: number,
+  threadElu: number[],
+  seconds = new PerSecond(),
+): LoadResult {
   const t = m.totals;
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   const secs = m.perSecondRps;
   const rate = (x: number): number => (measuredSec > 0 ? x / measuredSec : 0);
   const rpsMean = secs.length ? mean(secs) : rate(t.requests);
-  const rpsStddev = secs.length > 1 ? Math.sqrt(secs.reduce((a, b) => a + (b - rpsMean) ** 2, 0) / (secs.length - 1)) : 0;
+  const rpsStddev =
+    secs.length > 1 ? Math.sqrt(secs.reduce((a, b) => a + (b - rpsMean) ** 2, 0) / (secs.length - 1)) : 0;
   const targetRate = plan.load.model === 'rate' ? plan.load.rate : undefined;
   const verdict = attribute({
     ...(targetRate ? { targetRate } : {}),

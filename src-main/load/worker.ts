@@ -76,10 +76,13 @@ function flushUntil(now: number): void {
 
 /** A second also ends when nothing arrives: wake at each boundary (a millisecond after it). */
 function armFlush(): void {
-  flushTimer = setTimeout(() => {
-    flushUntil(performance.now());
-    if (!stopped) armFlush();
-  }, Math.max(0, nextBoundary - performance.now()) + 1);
+  flushTimer = setTimeout(
+    () => {
+      flushUntil(performance.now());
+      if (!stopped) armFlush();
+    },
+    Math.max(0, nextBoundary - performance.now()) + 1,
+  );
 }
 
 /**
@@ -134,7 +137,8 @@ function start(t0Epoch: number): void {
       setupClient: (raw: unknown) => {
         const client = raw as AcClient;
         clients.push(client);
-        const schedule = plan.model === 'rate' ? new ConnectionSchedule(t0, next++, plan.totalConnections, plan.rate!) : undefined;
+        const schedule =
+          plan.model === 'rate' ? new ConnectionSchedule(t0, next++, plan.totalConnections, plan.rate!) : undefined;
         instrumentClient(client, sink, { stopped: () => stopped, ...(schedule ? { schedule } : {}) });
       },
     },

@@ -29,7 +29,10 @@ export function findPreset(name: string): Preset | undefined {
   return listPresets().find((p) => p.name.toLowerCase() === want);
 }
 
-/** Why `name` is not a preset, with the likeliest intended one: `Unknown preset "quik". Did you mean "quick"? Presets: …`. */
+/**
+ * Why `name` is not a preset, with the likeliest intended one: `Unknown preset "quik". Did you mean "quick"? Presets:
+ * …`.
+ */
 export function unknownPresetMessage(name: string): string {
   const names = listPresets().map((p) => p.name);
   return `Unknown preset "${name}".${didYouMean(name.trim(), names)} Presets: ${names.join(', ')}.`;

@@ -3,7 +3,7 @@
 // measured and judged: stats, logs, exit info, and a sweep of a dead session's leftovers.
 // Plain types only: the engine depends on this, each provider implements it.
 import type { LaunchSpec } from '../docker/launch.ts';
-import type { ExitInfo, LoadResult } from '../engine/types.ts';
+import type { ExitInfo, LoadResult } from '../model/types.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 
@@ -67,7 +67,9 @@ export interface ProcessReading {
   anonBytes?: number;
   fileBytes?: number;
   shmemBytes?: number;
-  /** Pss from smaps_rollup (kernel 4.14+): shared pages divided among every process mapping them, this target's or not. */
+  /**
+   * Pss from smaps_rollup (kernel 4.14+): shared pages divided among every process mapping them, this target's or not.
+   */
   pssBytes?: number;
 }
 
@@ -86,7 +88,9 @@ export interface ProvisionedTarget {
   readonly exited: Promise<number>;
   /** Streams readings about once a second until the returned function is called. */
   stats(onReading: (r: StatsReading) => void): Promise<() => void>;
-  /** The cgroup's peak read outside the stats stream (cgroup v2's memory.peak on a local engine), where there is one. */
+  /**
+   * The cgroup's peak read outside the stats stream (cgroup v2's memory.peak on a local engine), where there is one.
+   */
   memoryPeak?(): number | undefined;
   /**
    * Each of the target's processes' resident memory, read from this machine's /proc (the local
@@ -127,7 +131,10 @@ export interface Provider {
   /** The target's name as the user saved it ('local' for this machine's engine). */
   readonly name: string;
   check(): Promise<ProviderCheck>;
-  /** Makes the image available where cells run (build there, `docker save | load`, or a registry); returns the reference to use. */
+  /**
+   * Makes the image available where cells run (build there, `docker save | load`, or a registry); returns the reference
+   * to use.
+   */
   prepareImage(localTag: string): Promise<string>;
   provision(spec: TargetSpec): Promise<ProvisionedTarget>;
   /** Removes everything one run left (cancel, end of run). Returns what was removed, in words. */
@@ -141,7 +148,12 @@ export interface Provider {
    * Absent: the cell's load runs here, in this process's load threads (the local engine).
    * The callbacks behave exactly as for a local `runLoad`, so the cell runner cannot tell the difference.
    */
-  runLoad?(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome>;
+  runLoad?(
+    target: ProvisionedTarget,
+    plan: LoadPlan,
+    cb: LoadCallbacks,
+    opts: RemoteLoadRequest,
+  ): Promise<RemoteLoadOutcome>;
   /**
    * How long a load agent may take to send its first second here (scheduling a pod and pulling the
    * agent image onto a cold node take minutes). Absent: the cell runner's default.

@@ -33,7 +33,10 @@ export function ensureReaper(image: string, engine: EngineInfo): Promise<void> {
 
 /** The reaper's container id, when one runs for this session. */
 export async function reaperId(): Promise<string | undefined> {
-  return live?.then((l) => l.container.id, () => undefined);
+  return live?.then(
+    (l) => l.container.id,
+    () => undefined,
+  );
 }
 
 /** The engine's unix socket when we reach it through one (the usual local case), else undefined. */
@@ -74,7 +77,8 @@ async function launch(spec: Docker.ContainerCreateOptions): Promise<Docker.Conta
   } catch {
     /* reported below */
   }
-  if (!answer.id) throw new Error(answer.error ?? `the launcher exited with code ${code} and said "${line.slice(0, 200)}"`);
+  if (!answer.id)
+    throw new Error(answer.error ?? `the launcher exited with code ${code} and said "${line.slice(0, 200)}"`);
   return docker().getContainer(answer.id);
 }
 
@@ -112,7 +116,10 @@ async function startReaper(image: string, engine: EngineInfo): Promise<Live> {
     return { container, socket };
   } catch (e) {
     await container.remove({ force: true }).catch(() => {});
-    throw new Error(`Could not start the reaper container (it removes this session's containers if Rightsize dies): ${(e as Error).message}`, { cause: e });
+    throw new Error(
+      `Could not start the reaper container (it removes this session's containers if Rightsize dies): ${(e as Error).message}`,
+      { cause: e },
+    );
   }
 }
 
@@ -144,7 +151,10 @@ async function connect(address: { host: string; port: number }, container: Docke
       });
     } catch (e) {
       last = e as Error;
-      const state = await container.inspect().then((i) => i.State, () => undefined);
+      const state = await container.inspect().then(
+        (i) => i.State,
+        () => undefined,
+      );
       if (!state?.Running) throw new Error(`the reaper stopped (exit code ${state?.ExitCode ?? 'unknown'})`);
       await new Promise((r) => setTimeout(r, 100));
     }

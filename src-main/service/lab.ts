@@ -8,7 +8,7 @@ import { resolveUserApp, UserAppSchema, type Resolved, type UserApp } from '../a
 import { ensureAppImage } from '../docker/app-image.ts';
 import { checkEngine, type EngineInfo } from '../docker/client.ts';
 import { findImage } from '../docker/image-lookup.ts';
-import type { RunEvent } from '../engine/events.ts';
+import type { RunEvent } from '../model/events.ts';
 import { hostLimits } from '../engine/host.ts';
 import { LARGE_MATRIX_CELLS, MIN_MEMORY_MB, validateMatrix, type HostLimits } from '../engine/matrix.ts';
 import { runMatrix, TargetNotReadyError } from '../engine/run-matrix.ts';
@@ -30,15 +30,46 @@ import { stopReaper } from '../reaper/reaper.ts';
 import { isSessionAlive } from '../session/session.ts';
 import { resolveTarget, TargetRegistry, UnknownTargetError, UnreadableTargetError } from '../targets/registry.ts';
 import { LOCAL_TARGET } from '../targets/settings.ts';
-import { ContractError, type AppBuildLine, type AppCheck, type AppInfo, type CallInput, type CallName, type CallOutput, type EngineStatus, type MatrixCheck, type SaveFile, type Settings, type SizeCheck, type StreamEvent, type StreamInput, type StreamName } from '../contract/api.ts';
+import {
+  ContractError,
+  type AppBuildLine,
+  type AppCheck,
+  type AppInfo,
+  type CallInput,
+  type CallName,
+  type CallOutput,
+  type EngineStatus,
+  type MatrixCheck,
+  type SaveFile,
+  type Settings,
+  type SizeCheck,
+  type StreamEvent,
+  type StreamInput,
+  type StreamName,
+} from '../contract/api.ts';
 
 const appInvalid = (problems: { path: string; message: string }[]): ContractError =>
-  new ContractError({ code: 'APP_INVALID', message: `The app is not valid; nothing was saved:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, fields: problems });
+  new ContractError({
+    code: 'APP_INVALID',
+    message: `The app is not valid; nothing was saved:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`,
+    fields: problems,
+  });
 
 function toCheck(r: Resolved): AppCheck {
   if (!r.ok) return { ok: false, problems: r.problems, notes: [] };
   const d = r.definition;
-  return { ok: true, problems: [], notes: r.notes, resolved: { entry: d.entry, args: d.source.kind === 'folder' ? d.source.args : [], env: d.env, version: d.version, description: d.description } };
+  return {
+    ok: true,
+    problems: [],
+    notes: r.notes,
+    resolved: {
+      entry: d.entry,
+      args: d.source.kind === 'folder' ? d.source.args : [],
+      env: d.env,
+      version: d.version,
+      description: d.description,
+    },
+  };
 }
 
 export type Handlers = { [K in CallName]: (input: CallInput<K>) => Promise<CallOutput<K>> | CallOutput<K> };
@@ -111,7 +142,12 @@ export class Lab {
    * Opens the store at `dbPath` and recovers from an earlier crash; or takes a store a caller has
    * already opened and recovered (the CLI, which reports the recovery its own way).
    */
-  static async open(o: ({ dbPath: string } | { store: Store; startup: Startup }) & { recheckMs?: { down: number; up: number }; hooks?: HostHooks }): Promise<Lab> {
+  static async open(
+    o: ({ dbPath: string } | { store: Store; startup: Startup }) & {
+      recheckMs?: { down: number; up: number };
+      hooks?: HostHooks;
+    },
+  ): Promise<Lab> {
     const store = 'store' in o ? o.store : Store.open(o.dbPath);
     const startup = 'store' in o ? o.startup : await recoverAtStartup(store);
     const lab = new Lab(store, startup, o.recheckMs ?? { down: 3000, up: 30_000 }, o.hooks ?? {});
@@ -144,11 +180,21 @@ export class Lab {
     const send = listener as (e: unknown) => void;
     const forRun = (e: RunEvent): boolean => {
       const want = input as { runId?: number; cellId?: number };
-      return (want.runId === undefined || e.runId === want.runId) && (want.cellId === undefined || ('cellId' in e && e.cellId === want.cellId));
+      return (
+        (want.runId === undefined || e.runId === want.runId) &&
+        (want.cellId === undefined || ('cellId' in e && e.cellId === want.cellId))
+      );
     };
-    const onRun = (keep: (e: RunEvent) => boolean) => (e: RunEvent): void => void (keep(e) && forRun(e) && send(e));
-    const forApp = (e: AppBuildLine): void => void (((input as { name?: string }).name ?? e.name) === e.name && send(e));
-    const filters: Record<StreamName, ['status', (e: EngineStatus) => void] | ['run', (e: RunEvent) => void] | ['build', typeof forApp]> = {
+    const onRun =
+      (keep: (e: RunEvent) => boolean) =>
+      (e: RunEvent): void =>
+        void (keep(e) && forRun(e) && send(e));
+    const forApp = (e: AppBuildLine): void =>
+      void (((input as { name?: string }).name ?? e.name) === e.name && send(e));
+    const filters: Record<
+      StreamName,
+      ['status', (e: EngineStatus) => void] | ['run', (e: RunEvent) => void] | ['build', typeof forApp]
+    > = {
       'engine.status': ['status', send],
       'apps.buildLog': ['build', forApp],
       'run.progress': ['run', onRun((e) => e.type !== 'sample')],
@@ -158,7 +204,8 @@ export class Lab {
     const [event, fn] = filters[name] as [string, (e: unknown) => void];
     this.bus.on(event, fn);
     if (name === 'engine.status') send(this.status); // a new subscriber gets the current state at once
-    if (name === 'apps.buildLog') for (const [app, lines] of this.buildLines) for (const line of lines) forApp({ name: app, line });
+    if (name === 'apps.buildLog')
+      for (const [app, lines] of this.buildLines) for (const line of lines) forApp({ name: app, line });
     return () => void this.bus.off(event, fn);
   }
 
@@ -171,8 +218,16 @@ export class Lab {
     const l = hostLimits(this.engine, []); // only cores and memory: no need to read the app library
     const e = this.engine;
     return {
-      docker: e && !error ? { ok: true, version: e.version, cpus: e.cpus, memoryBytes: e.memoryBytes, cgroupVersion: e.cgroupVersion } : { ok: false, error: error ?? 'not checked yet' },
-      limits: { cores: l.cores, memoryMb: l.memoryMb, minMemoryMb: MIN_MEMORY_MB, largeMatrixCells: LARGE_MATRIX_CELLS },
+      docker:
+        e && !error
+          ? { ok: true, version: e.version, cpus: e.cpus, memoryBytes: e.memoryBytes, cgroupVersion: e.cgroupVersion }
+          : { ok: false, error: error ?? 'not checked yet' },
+      limits: {
+        cores: l.cores,
+        memoryMb: l.memoryMb,
+        minMemoryMb: MIN_MEMORY_MB,
+        largeMatrixCells: LARGE_MATRIX_CELLS,
+      },
       activeRunId: this.active?.runId ?? null,
       checkedAt: new Date().toISOString(),
     };
@@ -215,7 +270,13 @@ export class Lab {
   private check(matrix: unknown, k = 1): MatrixCheck {
     const v = validateMatrix(matrix, this.limits());
     if (!v.ok) return { ok: false, cells: 0, etaSec: 0, cellsAtOnce: 1, problems: v.problems };
-    return { ok: true, cells: v.cells, etaSec: etaSec(new Array<number>(v.cells).fill(v.matrix.warmupSec + v.matrix.durationSec), CELL_OVERHEAD_SEC, k), cellsAtOnce: k, problems: [] };
+    return {
+      ok: true,
+      cells: v.cells,
+      etaSec: etaSec(new Array<number>(v.cells).fill(v.matrix.warmupSec + v.matrix.durationSec), CELL_OVERHEAD_SEC, k),
+      cellsAtOnce: k,
+      problems: [],
+    };
   }
 
   /**
@@ -239,7 +300,11 @@ export class Lab {
     if (!base.ok) return { ...base, target: name };
     const asked = await this.concurrencyOf(name, provider);
     const k = await poolSize({ concurrency: () => Promise.resolve(asked ?? 1) }, base.cells);
-    return { ...this.check(matrix, k), target: name, ...(asked === undefined ? { note: `estimate assumes one cell at a time: ${name} did not answer` } : {}) };
+    return {
+      ...this.check(matrix, k),
+      target: name,
+      ...(asked === undefined ? { note: `estimate assumes one cell at a time: ${name} did not answer` } : {}),
+    };
   }
 
   /**
@@ -268,7 +333,10 @@ export class Lab {
       const entry: ConcurrencyEntry = { provider, askedAt: Date.now(), settled: false, answer: Promise.resolve() };
       entry.answer = Promise.resolve()
         .then(() => (provider.concurrency ? provider.concurrency() : 1))
-        .then((k) => void (entry.k = k), () => {})
+        .then(
+          (k) => void (entry.k = k),
+          () => {},
+        )
         .finally(() => void (entry.settled = true));
       this.concurrency.set(name, (e = entry));
     }
@@ -295,19 +363,41 @@ export class Lab {
     const provider = this.providerFor(input.target);
     this.canStart();
     const checked = this.check(input.matrix);
-    if (!checked.ok) throw new ContractError({ code: 'MATRIX_INVALID', message: 'The matrix is not valid; nothing was started.', fields: checked.problems });
+    if (!checked.ok)
+      throw new ContractError({
+        code: 'MATRIX_INVALID',
+        message: 'The matrix is not valid; nothing was started.',
+        fields: checked.problems,
+      });
     const apps = (input.matrix as { apps?: string[] }).apps ?? [];
-    return this.launch(apps, (o) => runMatrix(input.matrix, { ...o, ...(input.name ? { name: input.name } : {}), ...(input.preset ? { preset: input.preset } : {}), ...(provider ? { provider } : {}) }));
+    return this.launch(apps, (o) =>
+      runMatrix(input.matrix, {
+        ...o,
+        ...(input.name ? { name: input.name } : {}),
+        ...(input.preset ? { preset: input.preset } : {}),
+        ...(provider ? { provider } : {}),
+      }),
+    );
   }
 
-  /** An auto-size search: a run like any other (one at a time, the lab, events per cell, runs.cancel), its path in RunDetail.search. */
+  /**
+   * An auto-size search: a run like any other (one at a time, the lab, events per cell, runs.cancel), its path in
+   * RunDetail.search.
+   */
   private async size(input: CallInput<'runs.size'>): Promise<{ runId: number }> {
     const provider = this.providerFor(input.target);
     this.canStart();
     const checked = this.checkSize(input.spec);
-    if (!checked.ok) throw new ContractError({ code: 'SIZE_INVALID', message: 'The auto-size request is not valid; nothing was started.', fields: checked.problems });
+    if (!checked.ok)
+      throw new ContractError({
+        code: 'SIZE_INVALID',
+        message: 'The auto-size request is not valid; nothing was started.',
+        fields: checked.problems,
+      });
     const app = (input.spec as { app: string }).app;
-    return this.launch([app], (o) => runSearch(input.spec, { ...o, ...(input.name ? { name: input.name } : {}), ...(provider ? { provider } : {}) }));
+    return this.launch([app], (o) =>
+      runSearch(input.spec, { ...o, ...(input.name ? { name: input.name } : {}), ...(provider ? { provider } : {}) }),
+    );
   }
 
   private checkSize(spec: unknown): SizeCheck {
@@ -327,7 +417,10 @@ export class Lab {
     }
   }
 
-  /** Where a run asked to go: undefined for this machine's engine, else the saved target's provider (unknown: NOT_FOUND). */
+  /**
+   * Where a run asked to go: undefined for this machine's engine, else the saved target's provider (unknown:
+   * NOT_FOUND).
+   */
   private providerFor(name: string | undefined): Provider | undefined {
     if (name === undefined || name === LOCAL_TARGET) return undefined;
     return this.target(() => this.targets.provider(name));
@@ -336,13 +429,29 @@ export class Lab {
   private canStart(): void {
     if (this.active || this.starting) {
       const which = this.active ? `Run ${this.active.runId}` : 'A run';
-      throw new ContractError({ code: 'CONFLICT', message: `${which} is in progress: wait for it or cancel it first.` });
+      throw new ContractError({
+        code: 'CONFLICT',
+        message: `${which} is in progress: wait for it or cancel it first.`,
+      });
     }
-    if (!this.engine) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error });
+    if (!this.engine)
+      throw new ContractError({
+        code: 'DOCKER_UNAVAILABLE',
+        message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error,
+      });
   }
 
   /** Starts a run (a matrix or a search) in the background; resolves with its id as soon as it has one. */
-  private async launch(apps: string[], go: (o: { store: Store; base: Settings['baseImage']; signal: AbortSignal; onEvent: (e: RunEvent) => void; onRunId: (id: number) => void }) => Promise<unknown>): Promise<{ runId: number }> {
+  private async launch(
+    apps: string[],
+    go: (o: {
+      store: Store;
+      base: Settings['baseImage'];
+      signal: AbortSignal;
+      onEvent: (e: RunEvent) => void;
+      onRunId: (id: number) => void;
+    }) => Promise<unknown>,
+  ): Promise<{ runId: number }> {
     this.starting = true;
     // The run registers itself as active the moment it has an id, so however fast it ends, the
     // `finally` below finds it and clears it: no stale "in progress" can block later starts.
@@ -362,14 +471,20 @@ export class Lab {
       },
     });
     // Errors after the run started become its status; only the ones before it reach the caller below.
-    active.done = done.then(() => {}, () => {}).finally(() => {
-      if (this.active === active) this.active = undefined;
-      this.publish(this.status.docker.ok ? null : this.status.docker.error);
-    });
+    active.done = done
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        if (this.active === active) this.active = undefined;
+        this.publish(this.status.docker.ok ? null : this.status.docker.error);
+      });
     try {
       return { runId: await Promise.race([idKnown, done.then(() => active.runId)]) };
     } catch (e) {
-      if (e instanceof LabBusyError) throw new ContractError({ code: 'CONFLICT', message: `${e.message} Try again when it is done.` });
+      if (e instanceof LabBusyError)
+        throw new ContractError({ code: 'CONFLICT', message: `${e.message} Try again when it is done.` });
       if (e instanceof TargetNotReadyError) throw new ContractError({ code: 'CONFLICT', message: e.message });
       throw e;
     } finally {
@@ -379,7 +494,11 @@ export class Lab {
 
   private listApps(): AppInfo[] {
     const lib = appLibrary(this.store);
-    const builtIn: AppInfo[] = lib.builtIn.map(({ dir: _d, entry: _e, version: _v, source: _s, ...a }) => ({ ...a, kind: 'builtin', fixedWorkers: false }));
+    const builtIn: AppInfo[] = lib.builtIn.map(({ dir: _d, entry: _e, version: _v, source: _s, ...a }) => ({
+      ...a,
+      kind: 'builtin',
+      fixedWorkers: false,
+    }));
     return [...builtIn, ...lib.user.map(userAppInfo)];
   }
 
@@ -390,20 +509,34 @@ export class Lab {
     const app = parsed?.success ? parsed.data : undefined;
     if (!app) {
       const builtIn = builtInApps().some((a) => a.name === name);
-      throw new ContractError({ code: 'NOT_FOUND', message: builtIn ? `"${name}" is a built-in app: it cannot be changed or removed.` : `There is no app named "${name}".` });
+      throw new ContractError({
+        code: 'NOT_FOUND',
+        message: builtIn
+          ? `"${name}" is a built-in app: it cannot be changed or removed.`
+          : `There is no app named "${name}".`,
+      });
     }
     return app;
   }
 
   private notInUse(name: string, what: string): void {
     if (this.active?.apps.includes(name)) {
-      throw new ContractError({ code: 'CONFLICT', message: `Run ${this.active.runId} is using "${name}": wait for it or cancel it before you ${what} the app.` });
+      throw new ContractError({
+        code: 'CONFLICT',
+        message: `Run ${this.active.runId} is using "${name}": wait for it or cancel it before you ${what} the app.`,
+      });
     }
   }
 
   /** Every check of a user app. `replacing`: the app being edited keeps its own name. */
   private resolveApp(input: unknown, replacing?: string): Promise<Resolved> {
-    const taken = [...builtInApps().map((a) => ({ name: a.name, builtIn: true })), ...this.store.listUserApps().filter((a) => a.name !== replacing).map((a) => ({ name: a.name, builtIn: false }))];
+    const taken = [
+      ...builtInApps().map((a) => ({ name: a.name, builtIn: true })),
+      ...this.store
+        .listUserApps()
+        .filter((a) => a.name !== replacing)
+        .map((a) => ({ name: a.name, builtIn: false })),
+    ];
     return resolveUserApp(input, { taken, findImage: (image) => findImage(image) });
   }
 
@@ -429,9 +562,18 @@ export class Lab {
    * the run is measuring.
    */
   private async buildApp(name: string): Promise<{ tag: string; built: boolean; seconds: number }> {
-    if (this.active) throw new ContractError({ code: 'CONFLICT', message: `Run ${this.active.runId} is in progress: building now would disturb its measurements. Build when it is done.` });
-    if (this.buildLines.has(name)) throw new ContractError({ code: 'CONFLICT', message: `"${name}" is already being built.` });
-    if (!this.engine) throw new ContractError({ code: 'DOCKER_UNAVAILABLE', message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error });
+    if (this.active)
+      throw new ContractError({
+        code: 'CONFLICT',
+        message: `Run ${this.active.runId} is in progress: building now would disturb its measurements. Build when it is done.`,
+      });
+    if (this.buildLines.has(name))
+      throw new ContractError({ code: 'CONFLICT', message: `"${name}" is already being built.` });
+    if (!this.engine)
+      throw new ContractError({
+        code: 'DOCKER_UNAVAILABLE',
+        message: this.status.docker.ok ? 'Docker is not available' : this.status.docker.error,
+      });
     const builtIn = builtInApps().find((a) => a.name === name);
     const user = builtIn ? undefined : this.userApp(name);
     const t0 = performance.now();
@@ -450,10 +592,17 @@ export class Lab {
       }
       const strategy = this.settings().baseImage;
       // A build takes the CPU a run would measure: like a run, it takes the lab (engine-wide).
-      const { base, lease, noReaper } = await enterLab(this.engine!, { what: `a build of "${name}" (history: ${this.store.path})`, strategy, signal: this.builds.signal, onLog: log });
+      const { base, lease, noReaper } = await enterLab(this.engine!, {
+        what: `a build of "${name}" (history: ${this.store.path})`,
+        strategy,
+        signal: this.builds.signal,
+        onLog: log,
+      });
       if (noReaper) log(`warning: ${noReaper}; if this process dies, the next Rightsize start removes what it left`);
       try {
-        const img = await withBuildSignal(this.builds.signal, () => ensureAppImage(def!, () => Promise.resolve(base), log));
+        const img = await withBuildSignal(this.builds.signal, () =>
+          ensureAppImage(def!, () => Promise.resolve(base), log),
+        );
         log(img.built ? `built ${img.tag}` : `${img.tag} is up to date`);
         return { tag: img.tag, built: img.built, seconds: (performance.now() - t0) / 1000 };
       } finally {
@@ -466,7 +615,8 @@ export class Lab {
       return await job;
     } catch (e) {
       if (e instanceof ContractError) throw e;
-      if (e instanceof LabBusyError) throw new ContractError({ code: 'CONFLICT', message: `${e.message} Build when it is done.` });
+      if (e instanceof LabBusyError)
+        throw new ContractError({ code: 'CONFLICT', message: `${e.message} Build when it is done.` });
       log(`build failed: ${(e as Error).message.split('\n')[0]}`);
       throw new ContractError({ code: 'BUILD_FAILED', message: (e as Error).message });
     } finally {
@@ -501,7 +651,11 @@ export class Lab {
       'runs.list': (q) => this.store.listRuns(q),
       'runs.get': ({ runId }) => this.run(runId),
       'runs.delete': ({ runId }) => {
-        if (this.active?.runId === runId) throw new ContractError({ code: 'CONFLICT', message: `Run ${runId} is in progress: cancel it before deleting it.` });
+        if (this.active?.runId === runId)
+          throw new ContractError({
+            code: 'CONFLICT',
+            message: `Run ${runId} is in progress: cancel it before deleting it.`,
+          });
         let deleted: boolean;
         try {
           deleted = this.store.deleteRun(runId, isSessionAlive); // another process may be running it
@@ -512,29 +666,52 @@ export class Lab {
         if (!deleted) throw new ContractError({ code: 'NOT_FOUND', message: `There is no run ${runId}.` });
         return { deleted: true };
       },
-      'runs.samples': ({ runId }) => [...this.store.getRunSamples(this.run(runId).id)].map(([cellId, samples]) => ({ cellId, samples })),
+      'runs.samples': ({ runId }) =>
+        [...this.store.getRunSamples(this.run(runId).id)].map(([cellId, samples]) => ({ cellId, samples })),
       'cells.samples': ({ cellId }) => this.store.getSamples(cellId),
       'export.csv': ({ runId, kind }) => {
         const run = this.run(runId);
         const content = kind === 'cells' ? cellsCsv(run) : samplesCsv(run, this.store.getRunSamples(runId));
         return { filename: `rightsize-run-${runId}-${kind}.csv`, mime: 'text/csv', content };
       },
-      'files.save': (file) => this.hooks.saveFile?.(file) ?? { saved: false, reason: 'this host has no save dialog: the browser downloads the file' },
-      'runs.recommend': ({ runId, marginPct, slo }) => recommend(this.run(runId), { samples: this.store.getRunSamples(runId), ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) }),
+      'files.save': (file) =>
+        this.hooks.saveFile?.(file) ?? {
+          saved: false,
+          reason: 'this host has no save dialog: the browser downloads the file',
+        },
+      'runs.recommend': ({ runId, marginPct, slo }) =>
+        recommend(this.run(runId), {
+          samples: this.store.getRunSamples(runId),
+          ...(marginPct !== undefined ? { marginPct } : {}),
+          ...(slo ? { slo } : {}),
+        }),
       'export.html': ({ runId, marginPct, slo }) => {
         const run = this.run(runId);
         const samples = this.store.getRunSamples(runId);
-        const rec = recommend(run, { samples, ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
-        return { filename: `rightsize-run-${runId}-report.html`, mime: 'text/html', content: htmlReport(run, samples, rec) };
+        const rec = recommend(run, {
+          samples,
+          ...(marginPct !== undefined ? { marginPct } : {}),
+          ...(slo ? { slo } : {}),
+        });
+        return {
+          filename: `rightsize-run-${runId}-report.html`,
+          mime: 'text/html',
+          content: htmlReport(run, samples, rec),
+        };
       },
       'deploy.snippets': ({ runId, marginPct, slo, cellId }) => {
         const run = this.run(runId);
         const samples = this.store.getRunSamples(runId);
-        const rec = recommend(run, { samples, ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
+        const rec = recommend(run, {
+          samples,
+          ...(marginPct !== undefined ? { marginPct } : {}),
+          ...(slo ? { slo } : {}),
+        });
         try {
           return deployAnswer(run, rec, samples, cellId);
         } catch (e) {
-          if (e instanceof CellNotDeployableError || e instanceof NothingToDeployError) throw new ContractError({ code: 'NOT_FOUND', message: e.message });
+          if (e instanceof CellNotDeployableError || e instanceof NothingToDeployError)
+            throw new ContractError({ code: 'NOT_FOUND', message: e.message });
           throw e;
         }
       },
@@ -546,11 +723,20 @@ export class Lab {
       'targets.list': () => this.targets.list(),
       'targets.add': async ({ target }) => {
         const r = await this.targets.add(target);
-        if (!r.ok) throw new ContractError({ code: 'INVALID_INPUT', message: `The target is not valid; nothing was saved:\n${r.problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, fields: r.problems });
+        if (!r.ok)
+          throw new ContractError({
+            code: 'INVALID_INPUT',
+            message: `The target is not valid; nothing was saved:\n${r.problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`,
+            fields: r.problems,
+          });
         return r.info;
       },
       'targets.remove': ({ name }) => {
-        if (name === LOCAL_TARGET) throw new ContractError({ code: 'CONFLICT', message: '"local" is this machine\'s Docker engine: it is always there and cannot be removed.' });
+        if (name === LOCAL_TARGET)
+          throw new ContractError({
+            code: 'CONFLICT',
+            message: '"local" is this machine\'s Docker engine: it is always there and cannot be removed.',
+          });
         return { removed: this.target(() => this.targets.remove(name)) };
       },
       'targets.check': ({ name }) => {

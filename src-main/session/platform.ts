@@ -16,7 +16,13 @@ import { spawnSync } from 'node:child_process';
 /** Runs a command; its stdout, or null when it could not run or failed. */
 function run(cmd: string, args: string[], env: Record<string, string> = {}): string | null {
   try {
-    const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 15_000, windowsHide: true, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const r = spawnSync(cmd, args, {
+      encoding: 'utf8',
+      timeout: 15_000,
+      windowsHide: true,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     if (r.error || r.status !== 0) return r.status === 1 && !r.error ? '' : null; // ps: 1 = no such process
     return r.stdout;
   } catch {
@@ -116,7 +122,11 @@ export function pidExists(pid: number): boolean {
 
 /** The machine id off Linux: macOS' IOPlatformUUID, Windows' MachineGuid; '' when it cannot be read. */
 export function otherPlatformMachineId(): string {
-  if (process.platform === 'darwin') return parseIoregPlatformUuid(run('ioreg', ['-rd1', '-c', 'IOPlatformExpertDevice']) ?? '');
-  if (process.platform === 'win32') return parseRegMachineGuid(run('reg', ['query', 'HKLM\\SOFTWARE\\Microsoft\\Cryptography', '/v', 'MachineGuid']) ?? '');
+  if (process.platform === 'darwin')
+    return parseIoregPlatformUuid(run('ioreg', ['-rd1', '-c', 'IOPlatformExpertDevice']) ?? '');
+  if (process.platform === 'win32')
+    return parseRegMachineGuid(
+      run('reg', ['query', 'HKLM\\SOFTWARE\\Microsoft\\Cryptography', '/v', 'MachineGuid']) ?? '',
+    );
   return '';
 }

@@ -50,7 +50,8 @@ const readTrim = (file: string): string => {
 };
 
 let machineFacts: { machine: string; boot: string; legacy: string } | undefined;
-const machineKey = (id: string, pidNs: string): string => createHash('sha256').update(`${id}\n${pidNs}`).digest('hex').slice(0, 16);
+const machineKey = (id: string, pidNs: string): string =>
+  createHash('sha256').update(`${id}\n${pidNs}`).digest('hex').slice(0, 16);
 
 /**
  * This machine's key and boot id, as written into session ids (`legacy`: the key earlier versions
@@ -90,7 +91,12 @@ export function parseSession(text: string): SessionId | null {
 let current: string | undefined;
 /** This process's session id (stable for its lifetime). */
 export function currentSession(): string {
-  current ??= formatSession({ host: os.hostname(), ...machineIdentity(), pid: process.pid, start: processStart(process.pid) ?? '' });
+  current ??= formatSession({
+    host: os.hostname(),
+    ...machineIdentity(),
+    pid: process.pid,
+    start: processStart(process.pid) ?? '',
+  });
   return current;
 }
 

@@ -1,46 +1,16 @@
 import type Database from 'better-sqlite3';
-import type { CellConfig, CellResult, CellStatus, ExitInfo, Flag, LoadResult, RanOn, StatsSummary } from '../engine/types.ts';
-
-/** A cell as stored: the config and the full results parsed back, plus the flat metrics used for tables and CSV. */
-export interface StoredCell {
-  id: number;
-  runId: number;
-  config: CellConfig;
-  status: CellStatus;
-  failure: string | null;
-  // Flat metrics: null when the cell has no load result (or no stats / exit info).
-  rpsMean: number | null;
-  rpsStddev: number | null;
-  bytesPerSec: number | null;
-  p50Us: number | null;
-  p75Us: number | null;
-  p90Us: number | null;
-  p97_5Us: number | null;
-  p99Us: number | null;
-  p99_9Us: number | null;
-  maxUs: number | null;
-  meanUs: number | null;
-  stddevUs: number | null;
-  requests: number | null;
-  errors: number | null;
-  timeouts: number | null;
-  non2xx: number | null;
-  clientBound: boolean | null;
-  cpuPctMean: number | null;
-  cpuPctMax: number | null;
-  memMaxBytes: number | null;
-  memLimitBytes: number | null;
-  throttledMs: number | null;
-  load: LoadResult | null;
-  stats: StatsSummary | null;
-  exit: ExitInfo | null;
-  flags: Flag[];
-  imageTag: string | null;
-  /** Where the target ran (null: this machine's engine, before it was recorded). */
-  ranOn: RanOn | null;
-  startedAt: string;
-  finishedAt: string | null;
-}
+import type {
+  CellConfig,
+  CellResult,
+  CellStatus,
+  ExitInfo,
+  Flag,
+  LoadResult,
+  RanOn,
+  StatsSummary,
+} from '../model/types.ts';
+import type { StoredCell } from '../model/stored.ts';
+export type { StoredCell };
 
 /** The columns of `cells` as better-sqlite3 returns them. */
 interface CellRow {
@@ -226,7 +196,10 @@ function toStoredCell(r: CellRow): StoredCell {
     load: r.load_json === null ? null : (JSON.parse(r.load_json) as LoadResult),
     stats: r.stats_json === null ? null : (JSON.parse(r.stats_json) as StatsSummary),
     // oom_killed is always set when the result had exit info, so its NULL means "no exit info".
-    exit: r.oom_killed === null ? null : { oomKilled: r.oom_killed !== 0, exitCode: r.exit_code, restarts: r.restarts ?? 0 },
+    exit:
+      r.oom_killed === null
+        ? null
+        : { oomKilled: r.oom_killed !== 0, exitCode: r.exit_code, restarts: r.restarts ?? 0 },
     flags: JSON.parse(r.flags_json) as Flag[],
     imageTag: r.image_tag,
     ranOn: r.ran_on === null ? null : (JSON.parse(r.ran_on) as RanOn),

@@ -34,7 +34,10 @@ export interface DbPathOptions {
  */
 export function resolveDbPath(opts: DbPathOptions = {}, env: NodeJS.ProcessEnv = process.env): string {
   const explicit = opts.db || env.RIGHTSIZE_DB;
-  const file = path.resolve(explicit || path.join(opts.dataDir || env.RIGHTSIZE_DATA_DIR || defaultDataDir(process.platform, env), 'rightsize.db'));
+  const file = path.resolve(
+    explicit ||
+      path.join(opts.dataDir || env.RIGHTSIZE_DATA_DIR || defaultDataDir(process.platform, env), 'rightsize.db'),
+  );
   ensureParentDir(file);
   return file;
 }
@@ -45,6 +48,8 @@ export function ensureParentDir(file: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
-    throw new Error(`Cannot create the folder for the Rightsize database ${file}: ${(e as Error).message}`, { cause: e });
+    throw new Error(`Cannot create the folder for the Rightsize database ${file}: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
 }

@@ -1,83 +1,17 @@
 import type Database from 'better-sqlite3';
-import type { HostFacts, RunStatus } from '../engine/types.ts';
-import type { SearchTrace } from '../engine/auto-size/types.ts';
-import type { StoredCell } from './cells.ts';
-
-export interface NewRun {
-  name: string;
-  preset?: string | null;
-  /** The matrix as the user asked for it; stored as JSON and given back as is. */
-  matrix: unknown;
-  host: HostFacts;
-  ownerSession: string;
-  cellsTotal: number;
-  /** Copies of the app definitions the run used (stored as JSON). */
-  apps?: unknown[];
-}
-
-/** One line of the run list. */
-export interface RunSummary {
-  id: number;
-  name: string;
-  preset: string | null;
-  status: RunStatus;
-  cellsTotal: number;
-  /** Cells with any final status (ok, failed, oom, cancelled, interrupted). */
-  cellsDone: number;
-  /** Cells that failed or were OOM-killed. */
-  cellsFailed: number;
-  startedAt: string;
-  finishedAt: string | null;
-  /** null while the run is unfinished. */
-  durationSec: number | null;
-  /** Highest mean req/s among the run's ok cells. */
-  bestRps: number | null;
-  /** Lowest p99 latency (µs) among the run's ok cells. */
-  bestP99Us: number | null;
-}
-
-export interface RunDetail {
-  id: number;
-  name: string;
-  preset: string | null;
-  matrix: unknown;
-  host: HostFacts;
-  ownerSession: string;
-  status: RunStatus;
-  cellsTotal: number;
-  startedAt: string;
-  finishedAt: string | null;
-  durationSec: number | null;
-  error: string | null;
-  /** The app definitions the run used, as they were when it started ([] for runs older than schema 3). */
-  apps: unknown[];
-  /** Ordered by execution index. */
-  cells: StoredCell[];
-  /** An auto-size run: the path its search took (null for a matrix run). */
-  search: SearchTrace | null;
-}
-
-export const RUN_SORTS = ['started_at', 'name', 'status', 'cells', 'duration'] as const;
-export type RunSort = (typeof RUN_SORTS)[number];
-
-export interface ListRunsQuery {
-  /** Default 100, at most 1000. */
-  limit?: number;
-  offset?: number;
-  status?: RunStatus;
-  /** Case-insensitive substring of the name or the preset (ASCII case folding, as SQLite's LIKE). */
-  search?: string;
-  /** 'cells' sorts by the number of cells planned. Ties break on id. Default 'started_at'. */
-  sort?: RunSort;
-  /** Default 'desc' for started_at, cells and duration; 'asc' for name and status. */
-  order?: 'asc' | 'desc';
-}
-
-export interface RunList {
-  /** Runs matching the filters, ignoring limit and offset. */
-  total: number;
-  runs: RunSummary[];
-}
+import type { HostFacts, RunStatus } from '../model/types.ts';
+import type { SearchTrace } from '../model/search.ts';
+import {
+  RUN_SORTS,
+  type ListRunsQuery,
+  type NewRun,
+  type RunDetail,
+  type RunList,
+  type RunSort,
+  type RunSummary,
+  type StoredCell,
+} from '../model/stored.ts';
+export { RUN_SORTS, type ListRunsQuery, type NewRun, type RunDetail, type RunList, type RunSort, type RunSummary };
 
 interface RunRow {
   id: number;
@@ -141,7 +75,10 @@ export class RunQueries {
   private readonly totalStmt: Database.Statement<[number, number]>;
   private readonly orphanStmt: Database.Statement<[], { id: number; owner_session: string }>;
   /** listRuns statements by (sort, order, filters): at most 40, each prepared on first use. */
-  private readonly listCache = new Map<string, { page: Database.Statement<[ListParams], SummaryRow>; count: Database.Statement<[ListParams], { n: number }> }>();
+  private readonly listCache = new Map<
+    string,
+    { page: Database.Statement<[ListParams], SummaryRow>; count: Database.Statement<[ListParams], { n: number }> }
+  >();
 
   constructor(private readonly db: Database.Database) {
     this.insert = db.prepare(
@@ -150,7 +87,9 @@ export class RunQueries {
     );
     this.finishStmt = db.prepare('UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?');
     this.byId = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
-    this.running = db.prepare<[], { id: number; owner_session: string }>(`SELECT id, owner_session FROM runs WHERE status = 'running'`);
+    this.running = db.prepare<[], { id: number; owner_session: string }>(
+      `SELECT id, owner_session FROM runs WHERE status = 'running'`,
+    );
     this.deleteStmt = db.prepare('DELETE FROM runs WHERE id = ?');
     this.searchStmt = db.prepare('UPDATE runs SET search_json = ?, cells_total = ? WHERE id = ?');
     this.growStmt = db.prepare('UPDATE runs SET cells_total = cells_total + ? WHERE id = ?');
@@ -189,7 +128,16 @@ export class RunQueries {
   }
 
   create(r: NewRun, now: string): number {
-    const info = this.insert.run(r.name, r.preset ?? null, JSON.stringify(r.matrix ?? null), JSON.stringify(r.host), r.ownerSession, r.cellsTotal, now, JSON.stringify(r.apps ?? []));
+    const info = this.insert.run(
+      r.name,
+      r.preset ?? null,
+      JSON.stringify(r.matrix ?? null),
+      JSON.stringify(r.host),
+      r.ownerSession,
+      r.cellsTotal,
+      now,
+      JSON.stringify(r.apps ?? []),
+    );
     return Number(info.lastInsertRowid);
   }
 
@@ -229,9 +177,11 @@ export class RunQueries {
 
   list(q: ListRunsQuery): RunList {
     const sort = q.sort ?? 'started_at';
-    if (!RUN_SORTS.includes(sort)) throw new Error(`Unknown run sort "${String(sort)}" (expected one of ${RUN_SORTS.join(', ')})`);
+    if (!RUN_SORTS.includes(sort))
+      throw new Error(`Unknown run sort "${String(sort)}" (expected one of ${RUN_SORTS.join(', ')})`);
     const order = q.order ?? (sort === 'name' || sort === 'status' ? 'asc' : 'desc');
-    if (order !== 'asc' && order !== 'desc') throw new Error(`Unknown sort order "${String(order)}" (expected asc or desc)`);
+    if (order !== 'asc' && order !== 'desc')
+      throw new Error(`Unknown sort order "${String(order)}" (expected asc or desc)`);
     // Values may come from a URL or IPC: anything not a finite number falls back to the default.
     const int = (v: number | undefined, fallback: number): number => (Number.isFinite(v) ? Math.trunc(v!) : fallback);
     const limit = Math.min(Math.max(int(q.limit, 100), 0), 1000);
@@ -272,7 +222,8 @@ export class RunQueries {
     const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
     // Unfinished runs have no duration: keep them at the end whichever the direction.
     const dir = order === 'asc' ? 'ASC' : 'DESC';
-    const orderBy = (t: string): string => `${t}sort_key ${dir}${sort === 'duration' ? ' NULLS LAST' : ''}, ${t}id ${dir}`;
+    const orderBy = (t: string): string =>
+      `${t}sort_key ${dir}${sort === 'duration' ? ' NULLS LAST' : ''}, ${t}id ${dir}`;
     // The page is cut first and only its runs are aggregated, so the cost is one page of cells however
     // many runs exist; the aggregates read only the covering index cells_run_status.
     const page = this.db.prepare<[ListParams], SummaryRow>(`

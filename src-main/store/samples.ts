@@ -1,11 +1,25 @@
 import type Database from 'better-sqlite3';
-import type { Sample } from '../engine/types.ts';
+import type { Sample } from '../model/types.ts';
 
 // Rows are read as arrays (raw mode) and turned into Samples here: twice as fast as better-sqlite3's
 // own row objects, which matters when a chart loads tens of thousands of seconds.
 const SAMPLE_COLUMNS = `s.t, s.rps, s.bytes, s.errors, s.timeouts, s.non2xx, s.p50_us, s.p90_us, s.p99_us, s.max_us,
   s.cpu_pct, s.mem_bytes, s.throttled_periods`;
-type SampleTuple = [number, number, number, number, number, number, number, number, number, number, number | null, number | null, number | null];
+type SampleTuple = [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+  number | null,
+];
 /** The sample in `r` from column `o` on (1 for a run's rows, which start with the cell id): no copy of the row. */
 const toSample = (r: readonly (number | null)[], o = 0): Sample => ({
   t: r[o] as number,
@@ -23,7 +37,22 @@ const toSample = (r: readonly (number | null)[], o = 0): Sample => ({
   throttledPeriods: r[o + 12] as number | null,
 });
 
-type SampleParams = [number, number, number, number, number, number, number, number, number, number, number, number | null, number | null, number | null];
+type SampleParams = [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+  number | null,
+];
 
 export class SampleQueries {
   private readonly upsert: Database.Statement<SampleParams>;
@@ -41,7 +70,9 @@ export class SampleQueries {
         timeouts = excluded.timeouts, non2xx = excluded.non2xx, p50_us = excluded.p50_us, p90_us = excluded.p90_us,
         p99_us = excluded.p99_us, max_us = excluded.max_us, cpu_pct = excluded.cpu_pct,
         mem_bytes = excluded.mem_bytes, throttled_periods = excluded.throttled_periods`);
-    this.byCell = db.prepare<[number], SampleTuple>(`SELECT ${SAMPLE_COLUMNS} FROM samples s WHERE s.cell_id = ? ORDER BY s.t`).raw();
+    this.byCell = db
+      .prepare<[number], SampleTuple>(`SELECT ${SAMPLE_COLUMNS} FROM samples s WHERE s.cell_id = ? ORDER BY s.t`)
+      .raw();
     // Ordered by the cell's idx so both indexes are walked in order (no sort step) and the map follows the matrix.
     this.byRun = db
       .prepare<[number], [number, ...SampleTuple]>(
@@ -51,8 +82,22 @@ export class SampleQueries {
       .raw();
     this.addMany = db.transaction((cellId: number, samples: readonly Sample[]) => {
       for (const s of samples) {
-        this.upsert.run(cellId, s.t, s.rps, s.bytes, s.errors, s.timeouts, s.non2xx, s.p50Us, s.p90Us, s.p99Us, s.maxUs,
-          s.cpuPct, s.memBytes, s.throttledPeriods);
+        this.upsert.run(
+          cellId,
+          s.t,
+          s.rps,
+          s.bytes,
+          s.errors,
+          s.timeouts,
+          s.non2xx,
+          s.p50Us,
+          s.p90Us,
+          s.p99Us,
+          s.maxUs,
+          s.cpuPct,
+          s.memBytes,
+          s.throttledPeriods,
+        );
       }
     });
   }

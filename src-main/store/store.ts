@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import type { CellConfig, CellResult, RunStatus, Sample } from '../engine/types.ts';
-import type { SearchTrace } from '../engine/auto-size/types.ts';
+import type { CellConfig, CellResult, RunStatus, Sample } from '../model/types.ts';
+import type { SearchTrace } from '../model/search.ts';
 import { CellQueries } from './cells.ts';
 import { migrate } from './migrations.ts';
 import { ensureParentDir } from './paths.ts';
@@ -15,7 +15,10 @@ export const INTERRUPTED_ERROR = 'interrupted: the process running it stopped';
 /** A run still being measured by a live process cannot be deleted under it. */
 export class RunInUseError extends Error {
   readonly code = 'RUN_IN_USE';
-  constructor(readonly runId: number, readonly ownerSession: string) {
+  constructor(
+    readonly runId: number,
+    readonly ownerSession: string,
+  ) {
     super(`Run ${runId} is still running (${describeSession(ownerSession)}): cancel it before deleting it.`);
     this.name = 'RunInUseError';
   }
@@ -49,7 +52,9 @@ export class Store {
     this.userApps = new UserAppQueries(db);
     this.targets = new TargetQueries(db);
     this.settingsAll = db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings');
-    this.settingsPut = db.prepare<[string, string]>('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.settingsPut = db.prepare<[string, string]>(
+      'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    );
   }
 
   /** Opens (creating if needed) and migrates the database. Errors name the file. */
@@ -59,7 +64,8 @@ export class Store {
     try {
       db = new Database(file);
       db.pragma('journal_mode = WAL'); // also the first read of the file: a non-SQLite file fails here
-      db.pragma('synchronous = NORMAL'); // with WAL: durable across app crashes, only a power cut may lose the last commits
+      // with WAL: durable across app crashes, only a power cut may lose the last commits
+      db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON'); // per connection, needed for ON DELETE CASCADE
       db.pragma('busy_timeout = 5000');
       migrate(db);
@@ -74,7 +80,9 @@ export class Store {
     this.db.close();
   }
 
-  /** Runs `fn` in one transaction (nested calls become savepoints), e.g. to finish a cell and its samples atomically. */
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints), e.g. to finish a cell and its samples atomically.
+   */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)();
   }
@@ -115,7 +123,10 @@ export class Store {
     return this.cells.start(runId, config, nowIso());
   }
 
-  /** Stores everything in the result (the config columns were set by startCell). Returns false when the cell does not exist. */
+  /**
+   * Stores everything in the result (the config columns were set by startCell). Returns false when the cell does not
+   * exist.
+   */
   finishCell(cellId: number, result: CellResult): boolean {
     return this.cells.finish(cellId, result);
   }
@@ -226,7 +237,9 @@ export class Store {
 
   /** 'ok' when the file is sound, else SQLite's list of problems, one per line. */
   integrityCheck(): string {
-    return (this.db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('\n');
+    return (this.db.pragma('integrity_check') as { integrity_check: string }[])
+      .map((r) => r.integrity_check)
+      .join('\n');
   }
 
   /** Several reads from one snapshot, so a concurrent writer cannot make them disagree. */

@@ -21,7 +21,12 @@ interface Row {
   created_at: string;
 }
 
-const fromRow = (r: Row): StoredTarget => ({ name: r.name, kind: r.kind, settings: JSON.parse(r.settings) as unknown, createdAt: r.created_at });
+const fromRow = (r: Row): StoredTarget => ({
+  name: r.name,
+  kind: r.kind,
+  settings: JSON.parse(r.settings) as unknown,
+  createdAt: r.created_at,
+});
 
 export class TargetQueries {
   private readonly all: Database.Statement<[], Row>;

@@ -15,7 +15,12 @@ interface Row {
   updated_at: string;
 }
 
-const fromRow = (r: Row): StoredUserApp => ({ name: r.name, definition: JSON.parse(r.definition) as unknown, createdAt: r.created_at, updatedAt: r.updated_at });
+const fromRow = (r: Row): StoredUserApp => ({
+  name: r.name,
+  definition: JSON.parse(r.definition) as unknown,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 export class UserAppQueries {
   private readonly all: Database.Statement<[], Row>;

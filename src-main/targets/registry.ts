@@ -11,14 +11,26 @@ import { KubernetesProvider } from '../providers/kubernetes/provider.ts';
 import type { Provider, ProviderCheck } from '../providers/provider.ts';
 import { SwarmProvider } from '../providers/swarm/provider.ts';
 import type { Store } from '../store/store.ts';
-import { LOCAL_TARGET, TargetInputSchema, targetWhere, validateTarget, type SavedTarget, type ValidateOptions } from './settings.ts';
+import {
+  LOCAL_TARGET,
+  TargetInputSchema,
+  targetWhere,
+  validateTarget,
+  type SavedTarget,
+  type ValidateOptions,
+} from './settings.ts';
 import type { TargetCheck, TargetInfo } from './types.ts';
 
 /** A name that is neither 'local' nor saved: the message names the likeliest one and lists them all. */
 export class UnknownTargetError extends Error {
   readonly code = 'UNKNOWN_TARGET';
-  constructor(readonly target: string, readonly known: readonly string[]) {
-    super(`There is no target named "${target}".${didYouMean(target, known)} Targets: ${known.join(', ')}. Add one with \`rightsize targets add\`.`);
+  constructor(
+    readonly target: string,
+    readonly known: readonly string[],
+  ) {
+    super(
+      `There is no target named "${target}".${didYouMean(target, known)} Targets: ${known.join(', ')}. Add one with \`rightsize targets add\`.`,
+    );
     this.name = 'UnknownTargetError';
   }
 }
@@ -39,7 +51,10 @@ export function resolveTarget(store: Store, name: string | undefined): ResolvedT
   const stored = store.targets.get(name);
   if (!stored) throw new UnknownTargetError(name, [LOCAL_TARGET, ...store.targets.list().map((t) => t.name)]);
   const parsed = TargetInputSchema.safeParse({ name: stored.name, kind: stored.kind, settings: stored.settings });
-  if (!parsed.success) throw new UnreadableTargetError(`The saved target "${name}" cannot be read by this Rightsize (${parsed.error.issues[0]?.message ?? 'unknown settings'}): remove it and add it again.`);
+  if (!parsed.success)
+    throw new UnreadableTargetError(
+      `The saved target "${name}" cannot be read by this Rightsize (${parsed.error.issues[0]?.message ?? 'unknown settings'}): remove it and add it again.`,
+    );
   return parsed.data;
 }
 
@@ -51,13 +66,22 @@ function localConnection(env: NodeJS.ProcessEnv = process.env): DockerConnection
 
 /** A check's nodes and problems as lines (the CLI prints them; the UI shows the same facts). */
 export function checkLines(c: TargetCheck): string[] {
-  const nodes = c.nodes.map((n) => `  ${n.name}: ${n.cpus} CPU${n.cpus === 1 ? '' : 's'}, ${fmtBytes(n.memoryBytes)}, ${n.free ? 'free' : 'busy'}`);
-  return [`${c.name} (${c.kind}): ${c.summary}`, ...(nodes.length ? ['nodes:', ...nodes] : []), ...(c.problems.length ? ['problems:', ...c.problems.map((p) => `  - ${p}`)] : [])];
+  const nodes = c.nodes.map(
+    (n) =>
+      `  ${n.name}: ${n.cpus} CPU${n.cpus === 1 ? '' : 's'}, ${fmtBytes(n.memoryBytes)}, ${n.free ? 'free' : 'busy'}`,
+  );
+  return [
+    `${c.name} (${c.kind}): ${c.summary}`,
+    ...(nodes.length ? ['nodes:', ...nodes] : []),
+    ...(c.problems.length ? ['problems:', ...c.problems.map((p) => `  - ${p}`)] : []),
+  ];
 }
 
 function summarize(c: ProviderCheck): string {
   const free = c.nodes.filter((n) => n.free).length;
-  const facts = c.nodes.length ? `${c.nodes.length} node${c.nodes.length === 1 ? '' : 's'}, ${free} free${c.version ? ` (version ${c.version})` : ''}` : 'no node answered';
+  const facts = c.nodes.length
+    ? `${c.nodes.length} node${c.nodes.length === 1 ? '' : 's'}, ${free} free${c.version ? ` (version ${c.version})` : ''}`
+    : 'no node answered';
   const n = c.problems.length;
   return c.ok ? `ok: ${facts}` : `not ready: ${facts}; ${n || 'a'} problem${n > 1 ? 's' : ''}`;
 }
@@ -79,7 +103,9 @@ export class TargetRegistry {
         name: t.name,
         kind: t.kind,
         builtIn: false,
-        where: parsed.success ? targetWhere(parsed.data) : 'settings this Rightsize cannot read: remove it and add it again',
+        where: parsed.success
+          ? targetWhere(parsed.data)
+          : 'settings this Rightsize cannot read: remove it and add it again',
         settings: t.settings as Record<string, unknown>,
         createdAt: t.createdAt,
       };
@@ -88,7 +114,10 @@ export class TargetRegistry {
   }
 
   /** Validates and saves a target; every problem at once, nothing saved unless all are fixed. */
-  async add(input: unknown, o: Omit<ValidateOptions, 'taken'> = {}): Promise<{ ok: true; info: TargetInfo } | { ok: false; problems: Problem[] }> {
+  async add(
+    input: unknown,
+    o: Omit<ValidateOptions, 'taken'> = {},
+  ): Promise<{ ok: true; info: TargetInfo } | { ok: false; problems: Problem[] }> {
     const v = await validateTarget(input, { ...o, taken: this.store.targets.list().map((t) => t.name) });
     if (!v.ok) return v;
     this.store.targets.add({ name: v.target.name, kind: v.target.kind, settings: v.target.settings });
@@ -97,8 +126,13 @@ export class TargetRegistry {
 
   /** Removes a saved target; 'local' cannot be. Throws UnknownTargetError for a name not saved. */
   remove(name: string): boolean {
-    if (name === LOCAL_TARGET) throw new Error(`"local" is this machine's Docker engine: it is always there and cannot be removed.`);
-    if (!this.store.targets.get(name)) throw new UnknownTargetError(name, this.list().map((t) => t.name));
+    if (name === LOCAL_TARGET)
+      throw new Error(`"local" is this machine's Docker engine: it is always there and cannot be removed.`);
+    if (!this.store.targets.get(name))
+      throw new UnknownTargetError(
+        name,
+        this.list().map((t) => t.name),
+      );
     this.providers.delete(name);
     return this.store.targets.delete(name);
   }
@@ -122,8 +156,15 @@ export class TargetRegistry {
         return new DockerProvider({ name: t.name, kind: 'docker', connection: t.settings, source: this.source() });
       case 'swarm': {
         const tls = t.settings.tlsDir ? { tlsDir: t.settings.tlsDir } : {};
-        const nodeEngines = Object.fromEntries(Object.entries(t.settings.nodeEngines).map(([node, url]) => [node, { url, ...tls }]));
-        return new SwarmProvider({ name: t.name, manager: { url: t.settings.managerUrl, ...tls }, nodeEngines, source: this.source() });
+        const nodeEngines = Object.fromEntries(
+          Object.entries(t.settings.nodeEngines).map(([node, url]) => [node, { url, ...tls }]),
+        );
+        return new SwarmProvider({
+          name: t.name,
+          manager: { url: t.settings.managerUrl, ...tls },
+          nodeEngines,
+          source: this.source(),
+        });
       }
       case 'kubernetes': {
         const s = t.settings;
@@ -132,13 +173,18 @@ export class TargetRegistry {
           ...(s.kubeconfig ? { kubeconfigPath: s.kubeconfig } : {}),
           ...(s.context ? { context: s.context } : {}),
           ...(s.namespacePrefix ? { namespacePrefix: s.namespacePrefix } : {}),
-          ...(s.registry ? { registry: { registry: s.registry, ...(s.registryAuth ? { authFile: s.registryAuth } : {}) } } : {}),
+          ...(s.registry
+            ? { registry: { registry: s.registry, ...(s.registryAuth ? { authFile: s.registryAuth } : {}) } }
+            : {}),
         });
       }
     }
   }
 
-  /** Connects and checks, in words. A target that cannot even be set up (a TLS file gone since) is a problem, not a throw. */
+  /**
+   * Connects and checks, in words. A target that cannot even be set up (a TLS file gone since) is a problem, not a
+   * throw.
+   */
   async check(name: string): Promise<TargetCheck> {
     const kind = resolveTarget(this.store, name).kind; // unknown names throw UnknownTargetError
     let c: ProviderCheck;
@@ -147,7 +193,16 @@ export class TargetRegistry {
     } catch (e) {
       c = { ok: false, problems: [(e as Error).message], nodes: [] };
     }
-    return { name, kind, ok: c.ok, summary: summarize(c), problems: c.problems, nodes: c.nodes, ...(c.version ? { version: c.version } : {}), checkedAt: new Date().toISOString() };
+    return {
+      name,
+      kind,
+      ok: c.ok,
+      summary: summarize(c),
+      problems: c.problems,
+      nodes: c.nodes,
+      ...(c.version ? { version: c.version } : {}),
+      checkedAt: new Date().toISOString(),
+    };
   }
 }
 

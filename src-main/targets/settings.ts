@@ -19,20 +19,40 @@ export const TLS_FILES = ['ca.pem', 'cert.pem', 'key.pem'] as const;
 const nonEmpty = z.string().trim().min(1);
 export const TargetNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'should be 1 to 40 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/,
+    'should be 1 to 40 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
 
-export const DockerSettingsSchema = z.object({ url: nonEmpty, tlsDir: nonEmpty.optional(), sshKeyFile: nonEmpty.optional() }).strict();
+export const DockerSettingsSchema = z
+  .object({ url: nonEmpty, tlsDir: nonEmpty.optional(), sshKeyFile: nonEmpty.optional() })
+  .strict();
 export const SwarmSettingsSchema = z
-  .object({ managerUrl: nonEmpty, tlsDir: nonEmpty.optional(), nodeEngines: z.record(nonEmpty, nonEmpty).refine((r) => Object.keys(r).length > 0, 'needs at least one node: NODE=URL, the engine URL of each Swarm node') })
+  .object({
+    managerUrl: nonEmpty,
+    tlsDir: nonEmpty.optional(),
+    nodeEngines: z
+      .record(nonEmpty, nonEmpty)
+      .refine((r) => Object.keys(r).length > 0, 'needs at least one node: NODE=URL, the engine URL of each Swarm node'),
+  })
   .strict();
 export const KubernetesSettingsSchema = z
   .object({
     kubeconfig: nonEmpty.optional(),
     context: nonEmpty.optional(),
-    namespacePrefix: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,28}[a-z0-9])?$/, 'should be a DNS label of up to 30 lower-case letters, digits and "-"').optional(),
+    namespacePrefix: z
+      .string()
+      .regex(
+        /^[a-z0-9]([a-z0-9-]{0,28}[a-z0-9])?$/,
+        'should be a DNS label of up to 30 lower-case letters, digits and "-"',
+      )
+      .optional(),
     /** Where images are pushed for the nodes to pull: host[:port][/path], no scheme. */
     registry: nonEmpty.optional(),
-    /** A Docker config.json (its `auths` entry for the registry) when the registry needs a login: a path, never the credentials. */
+    /**
+     * A Docker config.json (its `auths` entry for the registry) when the registry needs a login: a path, never the
+     * credentials.
+     */
     registryAuth: nonEmpty.optional(),
   })
   .strict();
@@ -50,7 +70,11 @@ export const TargetInputSchema = z.discriminatedUnion('kind', [
 /** A target as stored: the kind and its settings, paths made absolute. */
 export type SavedTarget = z.infer<typeof TargetInputSchema>;
 
-const SETTINGS_SCHEMA: Record<SavedTargetKind, z.ZodType> = { docker: DockerSettingsSchema, swarm: SwarmSettingsSchema, kubernetes: KubernetesSettingsSchema };
+const SETTINGS_SCHEMA: Record<SavedTargetKind, z.ZodType> = {
+  docker: DockerSettingsSchema,
+  swarm: SwarmSettingsSchema,
+  kubernetes: KubernetesSettingsSchema,
+};
 
 const HINTS: Record<string, string> = {
   name: 'a name for the target, e.g. "build-box"',
@@ -58,15 +82,19 @@ const HINTS: Record<string, string> = {
   settings: 'the settings of that kind of target',
   'settings.url': 'the engine URL, e.g. tcp://host:2375, tcp://host:2376 with a TLS folder, or ssh://user@host',
   'settings.managerUrl': "a Swarm manager's engine URL, e.g. tcp://manager:2375",
-  'settings.nodeEngines': "each node's engine URL by node name, e.g. {\"node-1\": \"tcp://node-1:2375\"}",
-  'settings.registry': 'the registry the cluster pulls from, where Rightsize pushes images, e.g. registry.example.com/rightsize',
-  'settings.registryAuth': "the path of a Docker config.json with the registry's login (an \"auths\" entry), e.g. ~/.docker/config.json",
+  'settings.nodeEngines': 'each node\'s engine URL by node name, e.g. {"node-1": "tcp://node-1:2375"}',
+  'settings.registry':
+    'the registry the cluster pulls from, where Rightsize pushes images, e.g. registry.example.com/rightsize',
+  'settings.registryAuth':
+    'the path of a Docker config.json with the registry\'s login (an "auths" entry), e.g. ~/.docker/config.json',
 };
 
 /** What is wrong with a registry as images are tagged under it (host[:port][/path]), or undefined. */
 export function registryProblem(registry: string): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(registry)) return `give the registry without a scheme: "${registry.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}".`;
-  if (registry.includes('@')) return `has a login in it. ${SECRET_ADVICE} Give the login in a Docker config.json (--registry-auth FILE).`;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(registry))
+    return `give the registry without a scheme: "${registry.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')}".`;
+  if (registry.includes('@'))
+    return `has a login in it. ${SECRET_ADVICE} Give the login in a Docker config.json (--registry-auth FILE).`;
   if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/.test(registry)) {
     return `"${registry}" is not a registry an image can be tagged under: give host[:port][/path] in lower case, e.g. registry.example.com/rightsize or localhost:5000.`;
   }
@@ -88,7 +116,8 @@ export function secretIn(text: string): string | undefined {
   return undefined;
 }
 
-const SECRET_ADVICE = 'Rightsize never stores keys, certificates or tokens in its database, only the path of the file that holds them: save it to a file (readable only by you) and give that path.';
+const SECRET_ADVICE =
+  'Rightsize never stores keys, certificates or tokens in its database, only the path of the file that holds them: save it to a file (readable only by you) and give that path.';
 
 function secretProblems(input: unknown): Problem[] {
   const out: Problem[] = [];
@@ -119,10 +148,12 @@ export function engineUrlProblem(url: string, o: { tls?: boolean; sshKey?: boole
   if (!PROTOCOLS.includes(proto)) {
     // Scheme names are three letters: a swap (tpc) is two edits, more than closest() allows for so short a word.
     const near = PROTOCOLS.map((p) => ({ p, d: distance(proto, p) })).sort((a, b) => a.d - b.d)[0]!;
-    const guess = proto === 'http' || proto === 'https' ? 'tcp' : (closest(proto, PROTOCOLS) ?? (near.d <= 2 ? near.p : undefined));
+    const guess =
+      proto === 'http' || proto === 'https' ? 'tcp' : (closest(proto, PROTOCOLS) ?? (near.d <= 2 ? near.p : undefined));
     return `"${proto}://" engines are not supported: use unix://, tcp:// or ssh://.${guess ? ` Did you mean "${url.replace(/^[^:]+:/, `${guess}:`)}"?` : ''}`;
   }
-  if (u.password) return `has a password in it. ${SECRET_ADVICE} For ssh, give a key file (--ssh-key) or use the ssh agent.`;
+  if (u.password)
+    return `has a password in it. ${SECRET_ADVICE} For ssh, give a key file (--ssh-key) or use the ssh agent.`;
   if (proto !== 'unix' && !u.hostname) return `"${url}" names no host.`;
   if (o.tls && proto !== 'tcp') return `a TLS folder is used with tcp:// engines only, not ${proto}://.`;
   if (o.sshKey && proto !== 'ssh') return `an ssh key file is used with ssh:// engines only, not ${proto}://.`;
@@ -131,7 +162,11 @@ export function engineUrlProblem(url: string, o: { tls?: boolean; sshKey?: boole
 
 const errWords = (e: unknown): string => {
   const code = (e as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable by you (permissions)' : ((e as Error).message ?? String(e));
+  return code === 'ENOENT'
+    ? 'does not exist'
+    : code === 'EACCES'
+      ? 'is not readable by you (permissions)'
+      : ((e as Error).message ?? String(e));
 };
 
 /** Why `file` cannot be read as a file, or undefined. */
@@ -196,18 +231,38 @@ export async function validateTarget(input: unknown, o: ValidateOptions): Promis
   const problems: Problem[] = secretProblems(input);
   const secretPaths = new Set(problems.map((p) => p.path));
   const kindOf = (input as { kind?: unknown } | null)?.kind;
-  const kind = typeof kindOf === 'string' && (SAVED_KINDS as readonly string[]).includes(kindOf) ? (kindOf as SavedTargetKind) : undefined;
+  const kind =
+    typeof kindOf === 'string' && (SAVED_KINDS as readonly string[]).includes(kindOf)
+      ? (kindOf as SavedTargetKind)
+      : undefined;
   const parsed = TargetInputSchema.safeParse(input);
   if (!parsed.success) {
     const knownKeys = (p: readonly PropertyKey[]): readonly string[] =>
-      p.length === 0 ? ['name', 'kind', 'settings'] : p[0] === 'settings' && kind ? schemaKeysAt(SETTINGS_SCHEMA[kind], p.slice(1)) : [];
-    const shape = plainProblems(parsed.error, input, { knownKeys, hint: (p) => HINTS[p.map(String).join('.')], root: '(target)' });
+      p.length === 0
+        ? ['name', 'kind', 'settings']
+        : p[0] === 'settings' && kind
+          ? schemaKeysAt(SETTINGS_SCHEMA[kind], p.slice(1))
+          : [];
+    const shape = plainProblems(parsed.error, input, {
+      knownKeys,
+      hint: (p) => HINTS[p.map(String).join('.')],
+      root: '(target)',
+    });
     problems.push(...shape.filter((s) => !secretPaths.has(s.path)));
   }
   const name = (input as { name?: unknown } | null)?.name;
   if (typeof name === 'string') {
-    if (name.toLowerCase() === LOCAL_TARGET) problems.push({ path: 'name', message: '"local" is this machine\'s Docker engine: it is always there and cannot be added. Choose another name.' });
-    else if (o.taken.includes(name)) problems.push({ path: 'name', message: `a target named "${name}" is saved already: remove it first (rightsize targets rm ${name}) or choose another name.` });
+    if (name.toLowerCase() === LOCAL_TARGET)
+      problems.push({
+        path: 'name',
+        message:
+          '"local" is this machine\'s Docker engine: it is always there and cannot be added. Choose another name.',
+      });
+    else if (o.taken.includes(name))
+      problems.push({
+        path: 'name',
+        message: `a target named "${name}" is saved already: remove it first (rightsize targets rm ${name}) or choose another name.`,
+      });
   }
   if (!parsed.success || problems.length) return { ok: false, problems };
 
@@ -225,7 +280,8 @@ export async function validateTarget(input: unknown, o: ValidateOptions): Promis
     case 'swarm': {
       const s = t.settings;
       more('settings.managerUrl', engineUrlProblem(s.managerUrl, { tls: Boolean(s.tlsDir) }));
-      for (const [node, url] of Object.entries(s.nodeEngines)) more(`settings.nodeEngines.${node}`, engineUrlProblem(url, { tls: Boolean(s.tlsDir) }));
+      for (const [node, url] of Object.entries(s.nodeEngines))
+        more(`settings.nodeEngines.${node}`, engineUrlProblem(url, { tls: Boolean(s.tlsDir) }));
       if (s.tlsDir) more('settings.tlsDir', unusableTlsDir((s.tlsDir = abs(s.tlsDir))));
       break;
     }
@@ -235,17 +291,26 @@ export async function validateTarget(input: unknown, o: ValidateOptions): Promis
       const where = 'settings.kubeconfig';
       const unreadable = unreadableFile(file);
       if (unreadable) {
-        more(where, s.kubeconfig ? unreadable : `no kubeconfig given, and the default one (${file}) cannot be used: ${unreadable}. Give --kubeconfig FILE.`);
+        more(
+          where,
+          s.kubeconfig
+            ? unreadable
+            : `no kubeconfig given, and the default one (${file}) cannot be used: ${unreadable}. Give --kubeconfig FILE.`,
+        );
         break;
       }
       const ctx = await kubeContexts(file);
       if ('error' in ctx) more(where, ctx.error);
       else if (s.context && !ctx.contexts.includes(s.context)) {
-        more('settings.context', `${file} has no context "${s.context}".${didYouMean(s.context, ctx.contexts)}${ctx.contexts.length ? ` Its contexts: ${ctx.contexts.join(', ')}.` : ' It has no contexts.'}`);
+        more(
+          'settings.context',
+          `${file} has no context "${s.context}".${didYouMean(s.context, ctx.contexts)}${ctx.contexts.length ? ` Its contexts: ${ctx.contexts.join(', ')}.` : ' It has no contexts.'}`,
+        );
       } else if (!s.context && ctx.contexts.length === 0) more(where, `${file} has no contexts.`);
       if (s.registry) more('settings.registry', registryProblem(s.registry));
       if (s.registryAuth) {
-        if (!s.registry) more('settings.registryAuth', 'is the login of a registry: give the registry too (settings.registry).');
+        if (!s.registry)
+          more('settings.registryAuth', 'is the login of a registry: give the registry too (settings.registry).');
         const unreadableAuth = unreadableFile((s.registryAuth = abs(s.registryAuth)));
         if (unreadableAuth) more('settings.registryAuth', unreadableAuth);
         else if (s.registry && !registryProblem(s.registry)) {

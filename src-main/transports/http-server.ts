@@ -31,7 +31,9 @@ export interface RunningServer {
 }
 
 const COOKIE = 'rightsize_token';
-/** The largest call body: a matrix or an app definition is a few KB; a file to save is the browser's job under serve. */
+/**
+ * The largest call body: a matrix or an app definition is a few KB; a file to save is the browser's job under serve.
+ */
 export const MAX_BODY = 5 * 1024 * 1024;
 /** The largest stream message: a subscribe is under 1 KB. */
 export const MAX_WS_MESSAGE = 64 * 1024;
@@ -82,7 +84,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     if (!hostOk(req.headers.host)) return [421, 'This server does not answer to that host name.'];
     const origin = req.headers.origin;
     if (origin !== undefined && !originOk(origin)) return [403, 'Requests from that origin are refused.'];
-    if (!tokenOk(req, url)) return [401, 'Missing or wrong token: open the URL that `rightsize serve` printed (it carries the token).'];
+    if (!tokenOk(req, url))
+      return [401, 'Missing or wrong token: open the URL that `rightsize serve` printed (it carries the token).'];
     return null;
   };
 
@@ -95,11 +98,15 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       // Trade the token in the URL for a cookie, so it leaves the address bar and history.
       url.searchParams.delete('token');
       // One leading slash: `//elsewhere` would be another site's address.
-      res.writeHead(302, { 'set-cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`, location: `/${url.pathname.replace(/^\/+/, '')}${url.search}` });
+      res.writeHead(302, {
+        'set-cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        location: `/${url.pathname.replace(/^\/+/, '')}${url.search}`,
+      });
       return void res.end();
     }
     const call = /^\/api\/call\/([\w.]{1,100})$/.exec(url.pathname);
-    if (call && req.method === 'POST') return void handleCall(o.lab, call[1]!, req, res).catch((e: unknown) => fail(res, e));
+    if (call && req.method === 'POST')
+      return void handleCall(o.lab, call[1]!, req, res).catch((e: unknown) => fail(res, e));
     if (url.pathname.startsWith('/api/')) return text(res, 404, 'No such API route.');
     if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'Method not allowed.');
     serveStatic(o.staticDir, url.pathname, req, res);
@@ -119,7 +126,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   server.on('clientError', (e: NodeJS.ErrnoException, socket) => {
     // Unparseable HTTP: answer if the socket can still take it (as Node's default would), then drop it.
     const status = e.code === 'HPE_HEADER_OVERFLOW' ? 431 : e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    if (socket.writable && e.code !== 'ECONNRESET') socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    if (socket.writable && e.code !== 'ECONNRESET')
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
 
@@ -129,9 +137,15 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     socket.on('error', () => socket.destroy()); // a reset mid-handshake must not become an uncaught error
     try {
       const url = parseUrl(req.url);
-      const no: [number, string] | null = !url ? [400, 'Malformed request target.'] : url.pathname === '/api/stream' ? refuse(req, url) : [404, 'Not found'];
+      const no: [number, string] | null = !url
+        ? [400, 'Malformed request target.']
+        : url.pathname === '/api/stream'
+          ? refuse(req, url)
+          : [404, 'Not found'];
       if (no) {
-        socket.end(`HTTP/1.1 ${no[0]} ${http.STATUS_CODES[no[0]]}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${no[1]}`);
+        socket.end(
+          `HTTP/1.1 ${no[0]} ${http.STATUS_CODES[no[0]]}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${no[1]}`,
+        );
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => attachStream(o.lab, ws));
@@ -172,7 +186,13 @@ const isUnspecified = (host: string): boolean => host === '0.0.0.0' || host === 
  * name. All addresses (0.0.0.0, ::): also every address of every interface. A name anyone else
  * controls (DNS rebinding) is never among them.
  */
-export function hostNames(bound: string, facts: { hostname: string; interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> } = { hostname: os.hostname(), interfaces: os.networkInterfaces() }): Set<string> {
+export function hostNames(
+  bound: string,
+  facts: { hostname: string; interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> } = {
+    hostname: os.hostname(),
+    interfaces: os.networkInterfaces(),
+  },
+): Set<string> {
   const out = new Set<string>();
   const add = (h: string): void => {
     const x = h.toLowerCase().replace(/%.*$/, ''); // an IPv6 zone (fe80::1%eth0) is not part of a Host header
@@ -187,7 +207,8 @@ export function hostNames(bound: string, facts: { hostname: string; interfaces: 
     add(`${name.split('.')[0]}.local`); // mDNS, as laptops are reached on a LAN
     add(name.split('.')[0]!);
   }
-  if (isUnspecified(bound)) for (const list of Object.values(facts.interfaces)) for (const a of list ?? []) add(a.address);
+  if (isUnspecified(bound))
+    for (const list of Object.values(facts.interfaces)) for (const a of list ?? []) add(a.address);
   return out;
 }
 
@@ -222,7 +243,11 @@ function text(res: http.ServerResponse, status: number, message: string): void {
 }
 
 function json(res: http.ServerResponse, body: unknown): void {
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   res.end(JSON.stringify(body));
 }
 
@@ -236,7 +261,10 @@ async function handleCall(lab: Lab, name: string, req: http.IncomingMessage, res
   try {
     input = body.trim() ? JSON.parse(body) : undefined;
   } catch (e) {
-    return json(res, { ok: false, error: { code: 'INVALID_INPUT', message: `The body is not JSON: ${(e as Error).message}` } });
+    return json(res, {
+      ok: false,
+      error: { code: 'INVALID_INPUT', message: `The body is not JSON: ${(e as Error).message}` },
+    });
   }
   json(res, await dispatch(lab, name, input));
 }
@@ -273,10 +301,15 @@ function attachStream(lab: Lab, ws: WebSocket): void {
   const send = (m: StreamServerMessage): void => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m));
   };
-  const subs = new Subscriptions(lab, (id, event) => send({ op: 'event', id, event }), (id, error) => send({ op: 'error', id, error }));
+  const subs = new Subscriptions(
+    lab,
+    (id, event) => send({ op: 'event', id, event }),
+    (id, error) => send({ op: 'error', id, error }),
+  );
   ws.on('error', () => ws.terminate()); // a bad frame (ws has already closed with the reason): drop the socket
   ws.on('message', (data, isBinary) => {
-    if (isBinary) return send({ op: 'error', id: -1, error: { code: 'INVALID_INPUT', message: 'Messages are JSON text.' } });
+    if (isBinary)
+      return send({ op: 'error', id: -1, error: { code: 'INVALID_INPUT', message: 'Messages are JSON text.' } });
     let m: unknown;
     try {
       m = JSON.parse(String(data));
@@ -288,8 +321,18 @@ function attachStream(lab: Lab, ws: WebSocket): void {
   ws.on('close', () => subs.closeAll()); // a closed tab stops its streams
 }
 
-function serveStatic(dir: string | undefined, pathname: string, req: http.IncomingMessage, res: http.ServerResponse): void {
-  if (!dir || !existsSync(path.join(dir, 'index.html'))) return text(res, 503, 'The UI is not built: stop this server and run `npm run serve` in the Rightsize folder (it builds first).');
+function serveStatic(
+  dir: string | undefined,
+  pathname: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
+  if (!dir || !existsSync(path.join(dir, 'index.html')))
+    return text(
+      res,
+      503,
+      'The UI is not built: stop this server and run `npm run serve` in the Rightsize folder (it builds first).',
+    );
   let asset = resolveAsset(dir, pathname);
   // A path without an extension is a client-side route: the page handles it.
   if (!asset.ok && asset.status === 404 && path.extname(pathname) === '') asset = resolveAsset(dir, '/index.html');
@@ -302,5 +345,6 @@ function serveStatic(dir: string | undefined, pathname: string, req: http.Incomi
     'cache-control': asset.file.endsWith('index.html') ? 'no-store' : 'max-age=3600',
   });
   if (req.method === 'HEAD') return void res.end();
-  pipeline(createReadStream(asset.file), res, () => {}); // a file gone mid-read or a client gone: the socket closes, nothing else
+  // a file gone mid-read or a client gone: the socket closes, nothing else
+  pipeline(createReadStream(asset.file), res, () => {});
 }

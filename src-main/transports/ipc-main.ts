@@ -2,8 +2,16 @@ import { CALL_NAMES, callChannel, STREAM_CHANNELS, type StreamServerMessage } fr
 import type { Lab } from '../service/lab.ts';
 import { dispatch, Subscriptions } from './dispatch.ts';
 
-/** What Electron says when a page starts to navigate: the details object (Electron ≥ 30) or the old positional arguments. */
-export type NavigationStart = [details: { isSameDocument?: boolean; isMainFrame?: boolean } | undefined, url?: string, isInPlace?: boolean, isMainFrame?: boolean];
+/**
+ * What Electron says when a page starts to navigate: the details object (Electron ≥ 30) or the old positional
+ * arguments.
+ */
+export type NavigationStart = [
+  details: { isSameDocument?: boolean; isMainFrame?: boolean } | undefined,
+  url?: string,
+  isInPlace?: boolean,
+  isMainFrame?: boolean,
+];
 
 /** The slice of Electron's ipcMain and WebContents we use: lets tests drive this without Electron. */
 export interface IpcSender {
@@ -22,7 +30,9 @@ export interface IpcMainLike {
   on(channel: string, fn: (event: { sender: IpcSender }, message: unknown) => void): void;
 }
 
-/** Whether a navigation replaces the main frame's document (a reload or a new page), not a hash change or a subframe. */
+/**
+ * Whether a navigation replaces the main frame's document (a reload or a new page), not a hash change or a subframe.
+ */
 export function replacesPage(...args: NavigationStart): boolean {
   const [details, , isInPlace, isMainFrame] = args;
   const sameDocument = details?.isSameDocument ?? isInPlace ?? false;

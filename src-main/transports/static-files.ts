@@ -49,7 +49,8 @@ export function resolveAsset(root: string, urlPath: string): Asset {
   if (!type) return { ok: false, status: 404, reason: 'not a file type the UI ships' };
   try {
     if (!statSync(file).isFile()) return { ok: false, status: 404, reason: 'not a file' };
-    if (!realpathSync(file).startsWith(realpathSync(base) + path.sep)) return { ok: false, status: 403, reason: 'a link out of the folder' };
+    if (!realpathSync(file).startsWith(realpathSync(base) + path.sep))
+      return { ok: false, status: 403, reason: 'a link out of the folder' };
   } catch {
     return { ok: false, status: 404, reason: 'no such file' };
   }
@@ -57,4 +58,5 @@ export function resolveAsset(root: string, urlPath: string): Asset {
 }
 
 /** Content-Security-Policy for the renderer, whichever origin serves it ('self' is that origin). */
-export const RENDERER_CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const RENDERER_CSP =
+  "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

@@ -29,7 +29,9 @@ export function hostNodeBinary(): string {
     }
   }
   if (pathNode === null) {
-    throw new Error('Node.js was not found on this machine (PATH), and the desktop app cannot run its own binary as Node. Install Node.js, or set RIGHTSIZE_NODE to a node binary.');
+    throw new Error(
+      'Node.js was not found on this machine (PATH), and the desktop app cannot run its own binary as Node. Install Node.js, or set RIGHTSIZE_NODE to a node binary.',
+    );
   }
   return pathNode;
 }

@@ -16,7 +16,8 @@ export function projectRoot(): string {
     if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'rightsize') {
       return (root = dir);
     }
-    if (path.dirname(dir) === dir) throw new Error('Cannot find the Rightsize installation folder (package.json named "rightsize").');
+    if (path.dirname(dir) === dir)
+      throw new Error('Cannot find the Rightsize installation folder (package.json named "rightsize").');
   }
 }
 

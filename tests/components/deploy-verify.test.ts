@@ -7,7 +7,7 @@ import DeploySnippets from '../../src-renderer/components/DeploySnippets.svelte'
 import { recommend } from '../../src-main/analysis/index.ts';
 import { deployAnswer } from '../../src-main/deploy/from-cell.ts';
 import { gridCells } from '../../src-main/deploy/verification.ts';
-import type { CellConfig, LoadResult } from '../../src-main/engine/types.ts';
+import type { CellConfig, LoadResult } from '../../src-main/model/types.ts';
 import { planSettings, planVerification, verifyCellConfig, type VerifyPlan } from '../../src-main/engine/verify-plan.ts';
 import type { RunDetail, StoredCell } from '../../src-main/store/index.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';

@@ -2,7 +2,7 @@
 import { render, screen, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
-import type { LoadResult, StatsSummary } from '../../src-main/engine/types.ts';
+import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import SizingEvidence from '../../src-renderer/components/SizingEvidence.svelte';
 import { cell, run, type CellSpec } from '../helpers/run-fixture.ts';

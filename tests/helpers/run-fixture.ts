@@ -1,5 +1,5 @@
 // Builds stored runs by hand, so analysis and reports can be tested on exact, known numbers.
-import type { CellConfig, CellLoad, CellStatus, Flag, HostFacts, LaunchMode } from '../../src-main/engine/types.ts';
+import type { CellConfig, CellLoad, CellStatus, Flag, HostFacts, LaunchMode } from '../../src-main/model/types.ts';
 import type { RunDetail, StoredCell } from '../../src-main/store/index.ts';
 
 export interface CellSpec {

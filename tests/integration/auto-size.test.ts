@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
-import type { SearchTrace } from '../../src-main/engine/auto-size/types.ts';
+import type { SearchTrace } from '../../src-main/model/search.ts';
 import { Store, type StoredCell } from '../../src-main/store/index.ts';
 import { cli, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';

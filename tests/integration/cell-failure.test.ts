@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { docker } from '../../src-main/docker/client.ts';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
-import type { RunEvent } from '../../src-main/engine/events.ts';
+import type { RunEvent } from '../../src-main/model/events.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';

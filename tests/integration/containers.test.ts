@@ -8,7 +8,7 @@ import { servingProcesses } from '../../src-main/docker/launch.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
 import { sweepOrphans, listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
-import type { CellConfig, LaunchMode } from '../../src-main/engine/types.ts';
+import type { CellConfig, LaunchMode } from '../../src-main/model/types.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { measureCap } from '../helpers/cpu-cap.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';

@@ -12,7 +12,7 @@ import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { stopReaper } from '../../src-main/reaper/reaper.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { LOAD_SILENCE_SEC, UNREACHABLE_TEARDOWN_TIMEOUT_MS } from '../../src-main/engine/cell-runner.ts';
-import type { RunEvent } from '../../src-main/engine/events.ts';
+import type { RunEvent } from '../../src-main/model/events.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { CANCEL_GRACE_MS } from '../../src-main/load-agent/agent-stream.ts';
 import { REMOVE_TIMEOUT_MS } from '../../src-main/load-agent/remote-load.ts';

@@ -3,7 +3,7 @@
 // the side that caused it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoadSecond } from '../../src-main/engine/types.ts';
+import type { LoadSecond } from '../../src-main/model/types.ts';
 import { runLoad, type LoadPlan } from '../../src-main/load/runner.ts';
 
 /** `/` answers at once, `/slow` after SLOW_MS. */

@@ -5,7 +5,7 @@ import { TargetContainer } from '../../src-main/docker/containers.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
 import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../../src-main/common/thresholds.ts';
 import { runLoad, runLoadDetailed, type LoadPlan } from '../../src-main/load/runner.ts';
-import type { LoadSecond } from '../../src-main/engine/types.ts';
+import type { LoadSecond } from '../../src-main/model/types.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 
 let engine: EngineInfo;

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
-import type { CellResult, LaunchMode } from '../../src-main/engine/types.ts';
+import type { CellResult, LaunchMode } from '../../src-main/model/types.ts';
 import { cellFreshNeed } from '../../src-main/analysis/memory.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { attribute } from '../../src-main/load/attribution.ts';
-import type { LoadResult } from '../../src-main/engine/types.ts';
+import type { LoadResult } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
 

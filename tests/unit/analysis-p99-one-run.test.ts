@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { logPooledInterval, pooledInterval, RUN_TO_RUN_SPREAD, summarizeOneLog, tQuantile } from '../../src-main/analysis/stats.ts';
 import { pooledInterval as judgePooled } from '../../src-main/engine/auto-size/judge.ts';
-import type { Sample } from '../../src-main/engine/types.ts';
+import type { Sample } from '../../src-main/model/types.ts';
 import { singleRunWeakness } from '../../src-main/analysis/words.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
 

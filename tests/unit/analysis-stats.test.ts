@@ -6,7 +6,7 @@ import {
   batchMeans, holm, MAX_ERROR_PCT, mean, ONE_REPETITION_NOTE, recommend, stddev, studentTCdf, summarizeOne, tQuantile, welch,
   type Recommendation,
 } from '../../src-main/analysis/index.ts';
-import type { Flag, LoadResult, Sample } from '../../src-main/engine/types.ts';
+import type { Flag, LoadResult, Sample } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
 

@@ -3,7 +3,7 @@ import {
   confidenceInterval, cv, mean, NO_INTERVAL_NOTE, parseSlo, recommend, stddev, studentTCdf, tQuantile, type Recommendation,
 } from '../../src-main/analysis/index.ts';
 import { formatRecommendation, parseMarginOption, parseSloOption } from '../../src-main/cli/commands/report.ts';
-import type { Flag } from '../../src-main/engine/types.ts';
+import type { Flag } from '../../src-main/model/types.ts';
 import { cell, HOST, reps, run } from '../helpers/run-fixture.ts';
 
 const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 96 % of the time' };

@@ -1,7 +1,7 @@
 // The judge of one configuration against the objective, on constructed cells (no Docker).
 import { describe, expect, it } from 'vitest';
 import { evidenceOf, judge, pooledInterval, type CellEvidence } from '../../src-main/engine/auto-size/judge.ts';
-import type { Sample } from '../../src-main/engine/types.ts';
+import type { Sample } from '../../src-main/model/types.ts';
 import { cell } from '../helpers/run-fixture.ts';
 
 const SPEC = { slo: { p99Ms: 50, minRps: 200, maxErrorPct: 0.1 }, rate: 200, bounds: { cpuMillis: { min: 250, max: 1000 }, memoryMb: { min: 128, max: 256 }, workers: { min: 1, max: 2 }, modes: ['cluster' as const] } };

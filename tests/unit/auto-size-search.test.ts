@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Judgement } from '../../src-main/engine/auto-size/judge.ts';
 import { MAX_TRIES, memoryForPeak, searchCheapest, SearchStopped, shapesOf, type Probe } from '../../src-main/engine/auto-size/search.ts';
 import { gridCellsOf, steps, validateSizeSpec, workerCounts } from '../../src-main/engine/auto-size/spec.ts';
-import type { SearchStep, SizeSpec } from '../../src-main/engine/auto-size/types.ts';
+import type { SearchStep, SizeSpec } from '../../src-main/model/search.ts';
 import { byCost } from '../../src-main/analysis/slo.ts';
 
 const HOST = { cores: 2, memoryMb: 4096, apps: ['pbkdf2', 'hello'] };

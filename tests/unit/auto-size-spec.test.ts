@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionsFor, gridCellsOf, sizeEtaSec, validateSizeSpec } from '../../src-main/engine/auto-size/spec.ts';
-import type { SearchTrace } from '../../src-main/engine/auto-size/types.ts';
+import type { SearchTrace } from '../../src-main/model/search.ts';
 import { parseRange, parseSizeSlo, sizeSpecFromOptions } from '../../src-main/cli/commands/size.ts';
 import { CliError } from '../../src-main/cli/exit-codes.ts';
 import { Store } from '../../src-main/store/index.ts';

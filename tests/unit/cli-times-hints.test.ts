@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HostFacts } from '../../src-main/engine/types.ts';
+import type { HostFacts } from '../../src-main/model/types.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { CLI, cli, tempDir } from '../helpers/cli.ts';
 

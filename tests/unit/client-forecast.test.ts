@@ -11,7 +11,7 @@ import {
   predict, predictedRate, serverRatePerCpu, storedCeiling, usableCpus, type HostKey, type LoadCeiling, type PastCell, type PlannedCell,
 } from '../../src-main/engine/client-forecast.ts';
 import { validateMatrix, type Matrix } from '../../src-main/engine/matrix.ts';
-import type { CellConfig, CellResult, Flag, HostFacts, LoadResult } from '../../src-main/engine/types.ts';
+import type { CellConfig, CellResult, Flag, HostFacts, LoadResult } from '../../src-main/model/types.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cell, HOST } from '../helpers/run-fixture.ts';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import { contest } from '../../src-main/analysis/contest.ts';
-import type { Flag } from '../../src-main/engine/types.ts';
+import type { Flag } from '../../src-main/model/types.ts';
 import type { Recommendation } from '../../src-main/analysis/index.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
 

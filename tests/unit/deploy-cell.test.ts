@@ -11,7 +11,7 @@ import { CliError } from '../../src-main/cli/exit-codes.ts';
 import { fmtNum } from '../../src-main/common/format.ts';
 import { cellDeploy, CellNotDeployableError, deployAnswer, findDeployableCell, NothingToDeployError, numberRanges } from '../../src-main/deploy/from-cell.ts';
 import { deploySnippet, recommendedDeploy, scopeConfidence, SNIPPET_KINDS } from '../../src-main/deploy/snippets.ts';
-import type { CellResult, LoadResult } from '../../src-main/engine/types.ts';
+import type { CellResult, LoadResult } from '../../src-main/model/types.ts';
 import { Lab } from '../../src-main/service/lab.ts';
 import { Store, type StoredCell } from '../../src-main/store/index.ts';
 import { dispatch } from '../../src-main/transports/dispatch.ts';

@@ -19,7 +19,7 @@ import {
 import { deploySnippet, recommendedDeploy, SNIPPET_KINDS, snippetDeploy, type DeployInput } from '../../src-main/deploy/snippets.ts';
 import { gridCells, judgeVerifyCell, verificationOf, type VerifyDescriptor } from '../../src-main/deploy/verification.ts';
 import type { PhaseContext } from '../../src-main/engine/phases.ts';
-import type { CellConfig, CellResult, LoadResult } from '../../src-main/engine/types.ts';
+import type { CellConfig, CellResult, LoadResult } from '../../src-main/model/types.ts';
 import { verifyAnswer } from '../../src-main/engine/verify.ts';
 import { groupKinds, nextLimit, planSettings, planVerification, pm2ExtraMb, stepUpLimits, verifyCellConfig, type VerifyPlan } from '../../src-main/engine/verify-plan.ts';
 import type { Matrix } from '../../src-main/engine/matrix.ts';

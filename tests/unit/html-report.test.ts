@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { fmtNum, fmtUs } from '../../src-main/common/format.ts';
-import type { Sample } from '../../src-main/engine/types.ts';
+import type { Sample } from '../../src-main/model/types.ts';
 import { cellsCsv, samplesCsv } from '../../src-main/export/csv.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import { parseCsv, unescape } from '../helpers/report.ts';

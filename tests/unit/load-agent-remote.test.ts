@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import Docker from 'dockerode';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isWarm } from '../../src-main/engine/steady-state.ts';
+import { isWarm } from '../../src-main/load/steady-state.ts';
 import type { LoadPlan } from '../../src-main/load/protocol.ts';
 import { runRemoteLoad, type AgentPlacement } from '../../src-main/load-agent/remote-load.ts';
 import { FakeApi, fixtureText } from './k8s-fake-api.ts';

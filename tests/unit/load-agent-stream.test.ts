@@ -2,8 +2,8 @@
 // a pod's followed log): lines to runLoad's callbacks and result, cut anywhere; cancel asks the
 // agent to stop and still takes its result, bounded by a grace; failures in words with the last lines.
 import { describe, expect, it } from 'vitest';
-import { isWarm } from '../../src-main/engine/steady-state.ts';
-import type { LoadSecond } from '../../src-main/engine/types.ts';
+import { isWarm } from '../../src-main/load/steady-state.ts';
+import type { LoadSecond } from '../../src-main/model/types.ts';
 import { AgentStream, LoadAgentError, agentPlanFor } from '../../src-main/load-agent/agent-stream.ts';
 import { agentLine, type AgentLine } from '../../src-main/load-agent/line-protocol.ts';
 import type { LoadPlan } from '../../src-main/load/protocol.ts';

@@ -9,7 +9,7 @@ import {
 import { cellFreshNeed, freshNeed, freshNeedText, type MemorySizingWithFresh } from '../../src-main/analysis/memory.ts';
 import { explain } from '../../src-main/analysis/words.ts';
 import { PM2_RESTART_SHARE } from '../../src-main/deploy/snippets.ts';
-import type { LoadResult, StatsSummary } from '../../src-main/engine/types.ts';
+import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import { cell, run, type CellSpec } from '../helpers/run-fixture.ts';
 

@@ -2,7 +2,7 @@
 // cell by its number and phase, the finished ones as permanent lines; one cell at a time as before.
 import { describe, expect, it } from 'vitest';
 import { progressPrinter } from '../../src-main/cli/progress.ts';
-import type { CellConfig } from '../../src-main/engine/types.ts';
+import type { CellConfig } from '../../src-main/model/types.ts';
 
 const cell = (index: number, workers: number): CellConfig => ({
   index, repetition: 0, app: 'hello', mode: 'cluster', workers, cpuMillis: 250, memoryMb: 128, load: { model: 'closed', connections: 4 }, durationSec: 3, warmupSec: 1, env: {},

@@ -10,8 +10,8 @@ import { recommend } from '../../src-main/analysis/recommend.ts';
 import { MatrixSchema } from '../../src-main/engine/matrix.ts';
 import type { PhaseContext } from '../../src-main/engine/phases.ts';
 import { settleAnswer, settleBudgetSec } from '../../src-main/engine/settle.ts';
-import type { RunEvent } from '../../src-main/engine/events.ts';
-import type { CellConfig, CellResult } from '../../src-main/engine/types.ts';
+import type { RunEvent } from '../../src-main/model/events.ts';
+import type { CellConfig, CellResult } from '../../src-main/model/types.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { HOST } from '../helpers/run-fixture.ts';
 

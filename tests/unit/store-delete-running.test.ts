@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunInUseError, Store } from '../../src-main/store/index.ts';
 import { currentSession, isSessionAlive } from '../../src-main/session/session.ts';
-import type { HostFacts } from '../../src-main/engine/types.ts';
+import type { HostFacts } from '../../src-main/model/types.ts';
 
 const newRun = (s: Store, ownerSession: string): number => s.createRun({ name: 'r', matrix: {}, host: {} as HostFacts, ownerSession, cellsTotal: 1 });
 

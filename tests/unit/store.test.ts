@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { CellConfig, CellResult, HostFacts, Sample } from '../../src-main/engine/types.ts';
+import type { CellConfig, CellResult, HostFacts, Sample } from '../../src-main/model/types.ts';
 import { INTERRUPTED_ERROR, SCHEMA_VERSION, Store, defaultDataDir, resolveDbPath, type StoredCell } from '../../src-main/store/index.ts';
 
 let dir: string;

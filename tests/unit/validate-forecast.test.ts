@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CEILING_SETTING } from '../../src-main/engine/client-forecast.ts';
 import { hostFacts } from '../../src-main/engine/host.ts';
-import type { CellConfig, CellResult, LoadResult } from '../../src-main/engine/types.ts';
+import type { CellConfig, CellResult, LoadResult } from '../../src-main/model/types.ts';
 import { Lab } from '../../src-main/service/lab.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';

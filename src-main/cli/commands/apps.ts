@@ -30,22 +30,39 @@ export interface AppOptions extends GlobalOptions {
   yes?: boolean;
 }
 
-/** The engine as a service for one command (the same checks the UI gets): contract errors become messages and exit codes. */
+/**
+ * The engine as a service for one command (the same checks the UI gets): contract errors become messages and exit
+ * codes.
+ */
 const withLab = <T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> =>
   withLabAs(g, fn, (e) => {
     const problems = e.fields.length ? `\n${e.fields.map((f) => `  - ${f.path}: ${f.message}`).join('\n')}` : '';
     const head = e.code === 'APP_INVALID' ? 'The app is not valid; nothing was saved:' : e.message;
-    const code = e.code === 'BUILD_FAILED' ? EXIT.runFailed : e.code === 'DOCKER_UNAVAILABLE' ? EXIT.docker : EXIT.usage;
+    const code =
+      e.code === 'BUILD_FAILED' ? EXIT.runFailed : e.code === 'DOCKER_UNAVAILABLE' ? EXIT.docker : EXIT.usage;
     return new CliError(`${head}${problems}`, code);
   });
 
-const say = (o: GlobalOptions, text: string, json: unknown): void => void process.stdout.write(o.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+const say = (o: GlobalOptions, text: string, json: unknown): void =>
+  void process.stdout.write(o.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
 
 export function appsListCommand(o: GlobalOptions): Promise<number> {
   return withLab(o, async (lab) => {
     const apps = await lab.handlers['apps.list']({});
-    const where = (a: AppInfo): string => (a.user?.source.kind === 'folder' ? a.user.source.dir : a.user?.source.kind === 'image' ? a.user.source.image : 'built in');
-    say(o, table(['name', 'kind', 'from', 'port', 'description'], apps.map((a) => [a.name, a.kind, where(a), String(a.port), a.description])), apps);
+    const where = (a: AppInfo): string =>
+      a.user?.source.kind === 'folder'
+        ? a.user.source.dir
+        : a.user?.source.kind === 'image'
+          ? a.user.source.image
+          : 'built in';
+    say(
+      o,
+      table(
+        ['name', 'kind', 'from', 'port', 'description'],
+        apps.map((a) => [a.name, a.kind, where(a), String(a.port), a.description]),
+      ),
+      apps,
+    );
     return EXIT.ok;
   });
 }
@@ -64,14 +81,24 @@ export function appsAddCommand(name: string, o: AppOptions): Promise<number> {
 export function appsEditCommand(name: string, o: AppOptions): Promise<number> {
   return withLabFor(o, async (lab, cancel) => {
     const current = (await lab.handlers['apps.list']({})).find((a) => a.name === name);
-    if (!current?.user) throw new CliError(current ? `"${name}" is a built-in app: it cannot be edited. Add your own with \`rightsize apps add\`.` : `There is no app named "${name}". See \`rightsize apps\`.`, EXIT.usage);
+    if (!current?.user)
+      throw new CliError(
+        current
+          ? `"${name}" is a built-in app: it cannot be edited. Add your own with \`rightsize apps add\`.`
+          : `There is no app named "${name}". See \`rightsize apps\`.`,
+        EXIT.usage,
+      );
     const app = { ...mergeEdit(current.user, o), name: o.rename ?? name };
     return saveOrCheck(lab, o, app, 'Saved', name, cancel);
   });
 }
 
 export function appsRemoveCommand(name: string, o: AppOptions): Promise<number> {
-  if (!o.yes && !o.json) throw new CliError(`Removing "${name}" needs --yes (runs that used it keep their copy of its definition).`, EXIT.usage);
+  if (!o.yes && !o.json)
+    throw new CliError(
+      `Removing "${name}" needs --yes (runs that used it keep their copy of its definition).`,
+      EXIT.usage,
+    );
   return withLab(o, async (lab) => {
     const r = await lab.handlers['apps.remove']({ name });
     say(o, `Removed ${name}. Runs that used it keep their copy of its definition.`, r);
@@ -122,7 +149,14 @@ async function buildWithLog(lab: Lab, name: string, o: GlobalOptions, cancel: Ca
 }
 
 /** Checks the app once: with --check only reports, otherwise saves it (`replacing`: the app being edited). */
-async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>, verb: string, replacing?: string, cancel?: Cancel): Promise<number> {
+async function saveOrCheck(
+  lab: Lab,
+  o: AppOptions,
+  app: Record<string, unknown>,
+  verb: string,
+  replacing?: string,
+  cancel?: Cancel,
+): Promise<number> {
   const notes = (ns: string[]): void => ns.forEach((n) => void process.stderr.write(`note: ${n}\n`));
   if (o.check) {
     const check = await lab.handlers['apps.check']({ app, ...(replacing ? { replacing } : {}) });
@@ -134,7 +168,11 @@ async function saveOrCheck(lab: Lab, o: AppOptions, app: Record<string, unknown>
   const saved = await lab.saveApp(app, replacing);
   notes(saved.notes);
   const info = saved.info;
-  say(o, `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]${info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : ''}.`, info);
+  say(
+    o,
+    `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]${info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : ''}.`,
+    info,
+  );
   return o.build && cancel ? buildWithLog(lab, info.name, o, cancel) : EXIT.ok;
 }
 
@@ -151,7 +189,8 @@ function mergeEdit(current: UserApp, o: AppOptions): Record<string, unknown> {
 /** Only the parts the options mention, so an edit changes just those. */
 function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (o.folder !== undefined && o.image !== undefined) throw new CliError('Give --folder or --image, not both.', EXIT.usage);
+  if (o.folder !== undefined && o.image !== undefined)
+    throw new CliError('Give --folder or --image, not both.', EXIT.usage);
   if (o.folder !== undefined) out.source = { kind: 'folder', dir: path.resolve(o.folder) };
   else if (o.image !== undefined) out.source = { kind: 'image', image: o.image };
   const src = { ...((out.source ?? source ?? {}) as Record<string, unknown>) };
@@ -160,7 +199,12 @@ function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record
   if (o.workersEnv !== undefined && o.fixed) throw new CliError('Give --workers-env or --fixed, not both.', EXIT.usage);
   if (o.workersEnv !== undefined) src.workersEnv = o.workersEnv;
   if (o.fixed) src.workersEnv = null;
-  if (out.source || Object.keys(folderOnly).some((k) => folderOnly[k as keyof typeof folderOnly] !== undefined) || o.workersEnv !== undefined || o.fixed) {
+  if (
+    out.source ||
+    Object.keys(folderOnly).some((k) => folderOnly[k as keyof typeof folderOnly] !== undefined) ||
+    o.workersEnv !== undefined ||
+    o.fixed
+  ) {
     if (!src.kind) throw new CliError('Say where the app comes from: --folder <dir> or --image <name>.', EXIT.usage);
     out.source = src;
   }
@@ -186,7 +230,11 @@ function parseEnv(kv: string): [string, string] {
  */
 export function parseRequest(text: string): Record<string, unknown> {
   const m = /^\s*([A-Za-z]+)\s+(\S+)(?:\s+(\d{3}))?(?:\s+([\s\S]+))?$/.exec(text);
-  if (!m) throw new CliError(`--request takes "METHOD /path [status] [body]", e.g. "POST /items 201 {\\"name\\":\\"x\\"}", got "${text}".`, EXIT.usage);
+  if (!m)
+    throw new CliError(
+      `--request takes "METHOD /path [status] [body]", e.g. "POST /items 201 {\\"name\\":\\"x\\"}", got "${text}".`,
+      EXIT.usage,
+    );
   const [, method, p, status, body] = m;
   const json = body !== undefined && /^\s*[[{]/.test(body);
   return {

@@ -1,7 +1,7 @@
 import { cellsCsv, samplesCsv } from '../../export/csv.ts';
 import { formatTrace } from './size.ts';
 import { RUN_SORTS, type RunSort } from '../../store/index.ts';
-import type { RunStatus } from '../../engine/types.ts';
+import type { RunStatus } from '../../model/types.ts';
 import type { GlobalOptions } from '../context.ts';
 import { appLines } from '../../apps/describe.ts';
 import { cellsTable } from '../describe.ts';
@@ -19,11 +19,17 @@ export interface RunsOptions extends GlobalOptions {
 }
 
 export function runsCommand(o: RunsOptions): Promise<number> {
-  if (o.sort && !RUN_SORTS.includes(o.sort)) throw new CliError(`--sort takes one of ${RUN_SORTS.join(', ')}.`, EXIT.usage);
+  if (o.sort && !RUN_SORTS.includes(o.sort))
+    throw new CliError(`--sort takes one of ${RUN_SORTS.join(', ')}.`, EXIT.usage);
   const limit = o.limit ? Number(o.limit) : 50;
   if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit takes a whole number ≥ 1.', EXIT.usage);
   return withStore(o, (store) => {
-    const list = store.listRuns({ limit, ...(o.status ? { status: o.status } : {}), ...(o.search ? { search: o.search } : {}), ...(o.sort ? { sort: o.sort } : {}) });
+    const list = store.listRuns({
+      limit,
+      ...(o.status ? { status: o.status } : {}),
+      ...(o.search ? { search: o.search } : {}),
+      ...(o.sort ? { sort: o.sort } : {}),
+    });
     if (o.json) {
       process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
       return EXIT.ok;
@@ -33,11 +39,21 @@ export function runsCommand(o: RunsOptions): Promise<number> {
       return EXIT.ok;
     }
     const rows = list.runs.map((r) => [
-      String(r.id), fmtLocalTime(r.startedAt, false), r.name, r.status,
-      `${r.cellsDone}/${r.cellsTotal}`, String(r.cellsFailed), fmtDuration(r.durationSec), fmtNum(r.bestRps), fmtUs(r.bestP99Us),
+      String(r.id),
+      fmtLocalTime(r.startedAt, false),
+      r.name,
+      r.status,
+      `${r.cellsDone}/${r.cellsTotal}`,
+      String(r.cellsFailed),
+      fmtDuration(r.durationSec),
+      fmtNum(r.bestRps),
+      fmtUs(r.bestP99Us),
     ]);
-    process.stdout.write(`${table(['id', `started (${localZone()})`, 'name', 'status', 'cells', 'failed', 'duration', 'best req/s', 'best p99'], rows)}\n`);
-    if (list.total > list.runs.length) process.stdout.write(`(${list.runs.length} of ${list.total}; --limit to see more)\n`);
+    process.stdout.write(
+      `${table(['id', `started (${localZone()})`, 'name', 'status', 'cells', 'failed', 'duration', 'best req/s', 'best p99'], rows)}\n`,
+    );
+    if (list.total > list.runs.length)
+      process.stdout.write(`(${list.runs.length} of ${list.total}; --limit to see more)\n`);
     return EXIT.ok;
   });
 }
@@ -64,7 +80,8 @@ export function showCommand(id: string, o: GlobalOptions): Promise<number> {
     if (apps.length) process.stdout.write(`${apps.join('\n')}\n\n`);
     if (run.cells.length) process.stdout.write(`${cellsTable(run.cells)}\n`);
     if (run.search) process.stdout.write(`\n${formatTrace(run.search)}\n`); // an auto-size run: the path it took
-    for (const c of run.cells.filter((x) => x.failure)) process.stdout.write(`\ncell ${c.config.index + 1}: ${c.failure}\n`);
+    for (const c of run.cells.filter((x) => x.failure))
+      process.stdout.write(`\ncell ${c.config.index + 1}: ${c.failure}\n`);
     return EXIT.ok;
   });
 }
@@ -75,7 +92,8 @@ export interface ExportOptions extends GlobalOptions {
 }
 
 export function exportCommand(id: string, o: ExportOptions): Promise<number> {
-  if (!o.csv && !o.samples) throw new CliError('Say what to write: --csv FILE (cells) and/or --samples FILE (per-second series).', EXIT.usage);
+  if (!o.csv && !o.samples)
+    throw new CliError('Say what to write: --csv FILE (cells) and/or --samples FILE (per-second series).', EXIT.usage);
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
     const write = (file: string, text: string, what: string): void => {

@@ -1,6 +1,26 @@
-import { DEFAULT_MARGIN_PCT, fmtMargin, fmtRatio, fmtUsPm, parseSlo, recommend, who, type ConfigurationSummary, type Recommendation, type Slo } from '../../analysis/index.ts';
+import {
+  DEFAULT_MARGIN_PCT,
+  fmtMargin,
+  fmtRatio,
+  fmtUsPm,
+  parseSlo,
+  recommend,
+  who,
+  type ConfigurationSummary,
+  type Recommendation,
+  type Slo,
+} from '../../analysis/index.ts';
 import { cellDeploy, CellNotDeployableError, findDeployableCell, recommendedDeployOf } from '../../deploy/from-cell.ts';
-import { deploySnippet, isSnippetKind, nothingToDeploy, SNIPPET_KINDS, snippetDeploy, verifyCommandOf, type DeployInput, type SnippetKind } from '../../deploy/snippets.ts';
+import {
+  deploySnippet,
+  isSnippetKind,
+  nothingToDeploy,
+  SNIPPET_KINDS,
+  snippetDeploy,
+  verifyCommandOf,
+  type DeployInput,
+  type SnippetKind,
+} from '../../deploy/snippets.ts';
 import { gridCells } from '../../deploy/verification.ts';
 import { rightsizeCommand } from '../invocation.ts';
 import { htmlReport } from '../../export/html-report.ts';
@@ -19,7 +39,10 @@ export interface ReportOptions extends GlobalOptions {
   margin?: string;
   /** Print a deploy snippet of the recommended configuration: pm2 | kubernetes | compose. */
   emit?: string;
-  /** With --emit: the snippet of this cell (its # in the run, as `rightsize show` lists it) instead of the recommendation. */
+  /**
+   * With --emit: the snippet of this cell (its # in the run, as `rightsize show` lists it) instead of the
+   * recommendation.
+   */
   cell?: string;
 }
 
@@ -35,7 +58,8 @@ export function parseMarginOption(text: string | undefined): number {
 export function parseEmitOption(text: string | undefined): SnippetKind | undefined {
   if (text === undefined) return undefined;
   const k = text.trim().toLowerCase();
-  if (!isSnippetKind(k)) throw new CliError(`--emit takes one of ${SNIPPET_KINDS.join(', ')}, not "${text}".`, EXIT.usage);
+  if (!isSnippetKind(k))
+    throw new CliError(`--emit takes one of ${SNIPPET_KINDS.join(', ')}, not "${text}".`, EXIT.usage);
   return k;
 }
 
@@ -44,7 +68,11 @@ export function parseCellOption(text: string | undefined, emit: SnippetKind | un
   if (text === undefined) return undefined;
   if (emit === undefined) throw new CliError('--cell goes with --emit: e.g. --emit kubernetes --cell 3.', EXIT.usage);
   const n = Number(text.trim());
-  if (text.trim() === '' || !Number.isInteger(n) || n < 1) throw new CliError(`--cell takes a cell's number in the run (the # column of \`rightsize show\`), e.g. --cell 3, not "${text}".`, EXIT.usage);
+  if (text.trim() === '' || !Number.isInteger(n) || n < 1)
+    throw new CliError(
+      `--cell takes a cell's number in the run (the # column of \`rightsize show\`), e.g. --cell 3, not "${text}".`,
+      EXIT.usage,
+    );
   return n;
 }
 
@@ -56,8 +84,10 @@ export function parseSloOption(text: string): Slo {
   }
 }
 
-const rpsShort = (c: ConfigurationSummary): string => (c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}` : `${fmtNum(c.rps!.mean)} (n=1)`);
-const p99Short = (c: ConfigurationSummary): string => (c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n=1)`);
+const rpsShort = (c: ConfigurationSummary): string =>
+  c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}` : `${fmtNum(c.rps!.mean)} (n=1)`;
+const p99Short = (c: ConfigurationSummary): string =>
+  c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n=1)`;
 
 /**
  * The recommendation as the terminal shows it: the sentences, then one table row per CPU / memory
@@ -85,7 +115,17 @@ export function formatRecommendation(rec: Recommendation): string {
       p99Short(s.lowestP99),
       [...new Set(s.bestRps.flags.map((f) => f.kind))].join(' '),
     ]);
-    const head = ['CPU / memory', ...(multi ? ['workload, load'] : []), 'best req/s', 'req/s (95% CI)', 'workers/CPU', `knee (${margin}%)`, 'lowest p99', 'p99 (95% CI)', 'flags of best'];
+    const head = [
+      'CPU / memory',
+      ...(multi ? ['workload, load'] : []),
+      'best req/s',
+      'req/s (95% CI)',
+      'workers/CPU',
+      `knee (${margin}%)`,
+      'lowest p99',
+      'p99 (95% CI)',
+      'flags of best',
+    ];
     lines.push('', table(head, rows));
   }
   return `${lines.join('\n')}\n`;
@@ -93,13 +133,22 @@ export function formatRecommendation(rec: Recommendation): string {
 
 const KIND_TITLES: Record<SnippetKind, string> = { pm2: 'PM2', kubernetes: 'Kubernetes', compose: 'Compose' };
 
-/** One line under the answer: whether its deploy snippets were run exactly as emitted, and how to get or verify them. */
+/**
+ * One line under the answer: whether its deploy snippets were run exactly as emitted, and how to get or verify them.
+ */
 export function deployStatusLine(runId: number, deploy: DeployInput | null): string {
   if (!deploy) return '';
   const rs = rightsizeCommand();
   const parts = SNIPPET_KINDS.map((k) => {
     const d = snippetDeploy(k, deploy);
-    const what = d.state === 'verified' ? `verified at ${d.settings.memoryMb} MB` : d.state === 'fallback' ? `not verified (nothing passed): the ${d.settings.memoryMb} MB cap` : d.state === 'unverifiable' ? 'not verifiable (own image)' : 'unverified';
+    const what =
+      d.state === 'verified'
+        ? `verified at ${d.settings.memoryMb} MB`
+        : d.state === 'fallback'
+          ? `not verified (nothing passed): the ${d.settings.memoryMb} MB cap`
+          : d.state === 'unverifiable'
+            ? 'not verifiable (own image)'
+            : 'unverified';
     return `${KIND_TITLES[k]} ${what}`;
   });
   const how = verifyCommandOf(deploy);
@@ -107,11 +156,15 @@ export function deployStatusLine(runId: number, deploy: DeployInput | null): str
   return `\nDeploy snippets (${rs} report ${runId} --emit pm2|kubernetes|compose): ${parts.join(', ')}.${unverified && how ? ` Verify them: ${how.replace(/^rightsize\b/, rs)}` : ''}\n`;
 }
 
-/** `rightsize report RUN [--html FILE] [--slo …] [--margin N] [--emit pm2|kubernetes|compose [--cell N]]`: the answer as text, JSON or a shareable HTML file. */
+/**
+ * `rightsize report RUN [--html FILE] [--slo …] [--margin N] [--emit pm2|kubernetes|compose [--cell N]]`: the answer as
+ * text, JSON or a shareable HTML file.
+ */
 export function reportCommand(id: string, o: ReportOptions): Promise<number> {
   const marginPct = parseMarginOption(o.margin);
   const slo = o.slo === undefined ? undefined : parseSloOption(o.slo);
-  if (o.html !== undefined && o.html.trim() === '') throw new CliError('--html takes a file name, e.g. --html report.html.', EXIT.usage);
+  if (o.html !== undefined && o.html.trim() === '')
+    throw new CliError('--html takes a file name, e.g. --html report.html.', EXIT.usage);
   const emit = parseEmitOption(o.emit);
   const cell = parseCellOption(o.cell, emit);
   return withStore(o, (store) => {
@@ -119,7 +172,8 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
     const samples = store.getRunSamples(run.id);
     // The answer comes from the grid: verification cells (phase 'verify') only say how its snippets ran.
     const rec = recommend({ ...run, cells: gridCells(run.cells) }, { marginPct, samples, ...(slo ? { slo } : {}) });
-    // Checked before anything is written: a run with nothing to deploy, or a cell without a measurement, changes nothing.
+    // Checked before anything is written: a run with nothing to deploy, or a cell without a measurement, changes
+    // nothing.
     let deploy: DeployInput | null | undefined;
     if (emit !== undefined && cell !== undefined) {
       try {
@@ -129,7 +183,11 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
         throw e;
       }
     } else if (emit !== undefined) deploy = recommendedDeployOf(run, rec);
-    if (deploy === null) throw new CliError(`${nothingToDeploy(rec)} There is nothing to emit; --cell N emits a measured cell instead.`, EXIT.usage);
+    if (deploy === null)
+      throw new CliError(
+        `${nothingToDeploy(rec)} There is nothing to emit; --cell N emits a measured cell instead.`,
+        EXIT.usage,
+      );
     if (o.html) {
       writeFileOrFail(o.html, htmlReport(run, samples, rec));
       process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);
@@ -140,12 +198,18 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
       const d = snippetDeploy(emit, deploy);
       const how = verifyCommandOf(deploy);
       if ((d.state === 'unverified' || d.state === 'incomplete') && how !== null) {
-        process.stderr.write(`Unverified: no cell has run this snippet exactly as emitted; it carries only the cap the matrix measured. Verify it: ${how.replace(/^rightsize\b/, rightsizeCommand())}\n`);
-      } else if (d.state === 'fallback') process.stderr.write(`Not verified: no limit tried passed; it carries the matrix's clean cap (the snippet says why).\n`);
+        process.stderr.write(
+          `Unverified: no cell has run this snippet exactly as emitted; it carries only the cap the matrix measured. Verify it: ${how.replace(/^rightsize\b/, rightsizeCommand())}\n`,
+        );
+      } else if (d.state === 'fallback')
+        process.stderr.write(
+          `Not verified: no limit tried passed; it carries the matrix's clean cap (the snippet says why).\n`,
+        );
       return EXIT.ok;
     }
     if (o.json) process.stdout.write(`${JSON.stringify(rec, null, 2)}\n`);
-    else if (!o.html) process.stdout.write(`${formatRecommendation(rec)}${deployStatusLine(run.id, recommendedDeployOf(run, rec))}`);
+    else if (!o.html)
+      process.stdout.write(`${formatRecommendation(rec)}${deployStatusLine(run.id, recommendedDeployOf(run, rec))}`);
     return EXIT.ok;
   });
 }

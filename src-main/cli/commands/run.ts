@@ -59,8 +59,13 @@ export interface RunCommandOptions extends GlobalOptions {
  */
 export function withLoadThreads(matrix: unknown, value: string | undefined): unknown {
   if (value === undefined) return matrix;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new CliError(`--load-threads should be a whole number of load threads, 1 or more (got "${value}").`, EXIT.usage);
-  if (matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix; // named as such by the validation
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
+    throw new CliError(
+      `--load-threads should be a whole number of load threads, 1 or more (got "${value}").`,
+      EXIT.usage,
+    );
+  // named as such by the validation
+  if (matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix;
   const load = (matrix as { load?: unknown }).load ?? { ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] };
   if (load === null || typeof load !== 'object' || Array.isArray(load)) return matrix;
   return { ...matrix, load: { ...load, threads: Number(value) } };
@@ -75,7 +80,11 @@ export function withRunPhases(matrix: unknown, settleBudget: string | undefined,
   let out = matrix as Record<string, unknown>;
   if (settleBudget !== undefined) {
     const pct = Number(settleBudget.trim().replace(/%$/, ''));
-    if (settleBudget.trim() === '' || !Number.isFinite(pct)) throw new CliError(`--settle-budget should be a percentage of the grid's measured time, e.g. 50 (0 turns settling off); got "${settleBudget}".`, EXIT.usage);
+    if (settleBudget.trim() === '' || !Number.isFinite(pct))
+      throw new CliError(
+        `--settle-budget should be a percentage of the grid's measured time, e.g. 50 (0 turns settling off); got "${settleBudget}".`,
+        EXIT.usage,
+      );
     out = { ...out, settleBudgetPct: pct };
   }
   if (verify === false) out = { ...out, verify: false };
@@ -83,7 +92,8 @@ export function withRunPhases(matrix: unknown, settleBudget: string | undefined,
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } {
-  if (Boolean(o.preset) === Boolean(o.config)) throw new CliError('Give exactly one of --preset NAME or --config FILE.', EXIT.usage);
+  if (Boolean(o.preset) === Boolean(o.config))
+    throw new CliError('Give exactly one of --preset NAME or --config FILE.', EXIT.usage);
   if (o.preset) {
     const p = findPreset(o.preset);
     if (!p) throw new CliError(unknownPresetMessage(o.preset), EXIT.usage);
@@ -120,7 +130,10 @@ export async function clientForecastLine(store: Store, matrix: unknown): Promise
   }
 }
 
-/** After a run: the stored ceiling follows its client-bound cells (the next forecast reads it, even after the run is deleted). */
+/**
+ * After a run: the stored ceiling follows its client-bound cells (the next forecast reads it, even after the run is
+ * deleted).
+ */
 function refreshCeiling(store: Store): void {
   try {
     hostHistory(store);
@@ -141,41 +154,56 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
     const provider = targetProviderOption(store, o.target);
     // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
-    const input = o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix) ? { ...matrix, confirmLarge: true } : matrix;
+    const input =
+      o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix)
+        ? { ...matrix, confirmLarge: true }
+        : matrix;
     if (!provider) {
       const warning = await clientForecastLine(store, input);
       if (warning) log.write(`${warning}\n`);
     }
-    const outcome = await runMatrix(
-      input,
-      {
-        store,
-        ...(o.name ? { name: o.name } : {}),
-        ...(preset ? { preset } : {}),
-        ...(o.base ? { base: o.base } : {}),
-        signal: cancel.signal,
-        onEvent: progressPrinter(log, Boolean(o.verbose)),
-        waitForLab: Boolean(o.wait),
-        onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
-        ...(provider ? { provider } : {}),
-      },
-    );
+    const outcome = await runMatrix(input, {
+      store,
+      ...(o.name ? { name: o.name } : {}),
+      ...(preset ? { preset } : {}),
+      ...(o.base ? { base: o.base } : {}),
+      signal: cancel.signal,
+      onEvent: progressPrinter(log, Boolean(o.verbose)),
+      waitForLab: Boolean(o.wait),
+      onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
+      ...(provider ? { provider } : {}),
+    });
     refreshCeiling(store);
     const run = store.getRun(outcome.runId)!;
-    const recommendation = run.cells.length ? recommend(run, { samples: store.getRunSamples(run.id), ...(slo ? { slo } : {}) }) : null;
+    const recommendation = run.cells.length
+      ? recommend(run, { samples: store.getRunSamples(run.id), ...(slo ? { slo } : {}) })
+      : null;
     const met = slo ? sloMet(recommendation) : null;
     if (o.json) {
-      const doc = { schemaVersion: RUN_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, slo: slo ? { objective: o.slo, met } : null, cells: run.cells, recommendation };
+      const doc = {
+        schemaVersion: RUN_JSON_SCHEMA_VERSION,
+        runId: run.id,
+        status: run.status,
+        error: run.error,
+        slo: slo ? { objective: o.slo, met } : null,
+        cells: run.cells,
+        recommendation,
+      };
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else if (recommendation) {
-      log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}${deployStatusLine(run.id, recommendedDeployOf(run, recommendation))}\n`);
+      log.write(
+        `\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}${deployStatusLine(run.id, recommendedDeployOf(run, recommendation))}\n`,
+      );
       const rs = rightsizeCommand();
-      log.write(`See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   CSV: ${rs} export ${run.id} --csv cells.csv\n`);
+      log.write(
+        `See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   CSV: ${rs} export ${run.id} --csv cells.csv\n`,
+      );
     }
     if (outcome.status === 'cancelled') return EXIT.cancelled;
     if (outcome.status === 'failed') return EXIT.runFailed;
     if (met === false) {
-      // "Not met" and "nothing could be judged" (every configuration unstable, failed or over the error limit) read differently.
+      // "Not met" and "nothing could be judged" (every configuration unstable, failed or over the error limit) read
+      // differently.
       const judged = (recommendation?.sloOutcomes.length ?? 0) > 0;
       log.write(
         judged

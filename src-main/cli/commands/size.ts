@@ -6,8 +6,8 @@ import { cancelOnSignals, failureBeforeStart } from '../run-lifecycle.ts';
 import { targetProviderOption } from './targets.ts';
 import { runSearch, STEP_LOG_PREFIX } from '../../engine/auto-size/run-search.ts';
 import { SizeSpecInvalidError, type SizeSpecInput } from '../../engine/auto-size/spec.ts';
-import type { SearchTrace } from '../../engine/auto-size/types.ts';
-import { LAUNCH_MODES } from '../../engine/types.ts';
+import type { SearchTrace } from '../../model/search.ts';
+import { LAUNCH_MODES } from '../../model/types.ts';
 import { didYouMean } from '../../common/issues.ts';
 import { describeHolder } from '../../lab-lock/lab-lock.ts';
 import { stopReaper } from '../../reaper/reaper.ts';
@@ -66,7 +66,10 @@ function num(flag: string, text: string | undefined): number | undefined {
 export function parseRange(flag: string, text: string | undefined): { min: number; max: number } | undefined {
   if (text === undefined) return undefined;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:[-–]\s*(\d+(?:\.\d+)?))?\s*$/.exec(text);
-  if (!m) throw usage(`${flag} takes a range "MIN-MAX" (e.g. ${flag} ${flag === '--cpu' ? '250-2000' : flag === '--memory' ? '128-1024' : '1-4'}), not "${text}".`);
+  if (!m)
+    throw usage(
+      `${flag} takes a range "MIN-MAX" (e.g. ${flag} ${flag === '--cpu' ? '250-2000' : flag === '--memory' ? '128-1024' : '1-4'}), not "${text}".`,
+    );
   const min = Number(m[1]);
   return { min, max: m[2] === undefined ? min : Number(m[2]) };
 }
@@ -76,19 +79,29 @@ export function parseSizeSlo(text: string, rate: number): { p99Ms: number; maxEr
   const hasRps = /(^|,)\s*(rps|req\/s)\s*(>=|≥|>|=|<=|<)/i.test(text);
   const hasErrors = /(^|,)\s*(errors?|err)\s*(<=|≤|<|=|>=|>)/i.test(text);
   const slo = parseSloOption([text, hasRps ? '' : 'rps>=0', hasErrors ? '' : 'errors<=100%'].filter(Boolean).join(','));
-  if (hasRps && slo.minRps !== rate) throw usage(`--slo: the rate is --rate ${rate}; leave rps out of the objective (it says ${slo.minRps}).`);
+  if (hasRps && slo.minRps !== rate)
+    throw usage(`--slo: the rate is --rate ${rate}; leave rps out of the objective (it says ${slo.minRps}).`);
   if (!hasErrors) throw usage(`--slo needs an error limit too, e.g. "p99<=50ms,errors<=0.1%" (errors<=100% for none).`);
   return { p99Ms: slo.p99Ms, maxErrorPct: slo.maxErrorPct };
 }
 
-/** The search request from the command line; ranges and host limits are checked by the engine (all problems at once). */
+/**
+ * The search request from the command line; ranges and host limits are checked by the engine (all problems at once).
+ */
 export function sizeSpecFromOptions(o: SizeCommandOptions): SizeSpecInput {
   if (!o.app) throw usage('Give the app to size: --app NAME (see `rightsize apps`).');
   if (!o.slo) throw usage('Give the objective: --slo "p99<=50ms,errors<=0.1%".');
   const rate = num('--rate', o.rate);
   if (rate === undefined) throw usage('Give the rate to hold: --rate REQ_PER_SEC (e.g. --rate 2000).');
-  const modes = o.modes?.split(',').map((m) => m.trim()).filter(Boolean);
-  for (const m of modes ?? []) if (!(LAUNCH_MODES as readonly string[]).includes(m)) throw usage(`--modes: unknown launch mode "${m}".${didYouMean(m, LAUNCH_MODES)} Choose from ${LAUNCH_MODES.join(', ')}.`);
+  const modes = o.modes
+    ?.split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  for (const m of modes ?? [])
+    if (!(LAUNCH_MODES as readonly string[]).includes(m))
+      throw usage(
+        `--modes: unknown launch mode "${m}".${didYouMean(m, LAUNCH_MODES)} Choose from ${LAUNCH_MODES.join(', ')}.`,
+      );
   const cpu = parseRange('--cpu', o.cpu);
   const memory = parseRange('--memory', o.memory);
   const workers = parseRange('--workers', o.workers);
@@ -115,12 +128,25 @@ export function sizeSpecFromOptions(o: SizeCommandOptions): SizeSpecInput {
   };
 }
 
-const OUTCOME_MARK: Record<string, string> = { meets: 'meets', misses: 'misses', undecided: 'undecided', failed: 'failed' };
+const OUTCOME_MARK: Record<string, string> = {
+  meets: 'meets',
+  misses: 'misses',
+  undecided: 'undecided',
+  failed: 'failed',
+};
 
 /** The search's path as the terminal shows it at the end. */
 export function formatTrace(t: SearchTrace): string {
-  const lines = t.steps.map((s, i) => `  ${String(i + 1).padStart(2)}. ${s.mode}×${s.workers} ${s.cpuMillis}m/${s.memoryMb}MB — ${s.reason}\n      → ${OUTCOME_MARK[s.outcome]}: ${s.detail}`);
-  return [`The path (${t.steps.length} cells; a full grid over the same bounds: ${t.gridCells}):`, ...lines, '', `Answer (${t.status}): ${t.words}`].join('\n');
+  const lines = t.steps.map(
+    (s, i) =>
+      `  ${String(i + 1).padStart(2)}. ${s.mode}×${s.workers} ${s.cpuMillis}m/${s.memoryMb}MB — ${s.reason}\n      → ${OUTCOME_MARK[s.outcome]}: ${s.detail}`,
+  );
+  return [
+    `The path (${t.steps.length} cells; a full grid over the same bounds: ${t.gridCells}):`,
+    ...lines,
+    '',
+    `Answer (${t.status}): ${t.words}`,
+  ].join('\n');
 }
 
 export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
@@ -155,7 +181,9 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
     const run = store.getRun(outcome.runId)!;
     const trace = run.search ?? outcome.trace;
     if (o.json) {
-      process.stdout.write(`${JSON.stringify({ schemaVersion: SIZE_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, search: trace, cells: run.cells }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ schemaVersion: SIZE_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, search: trace, cells: run.cells }, null, 2)}\n`,
+      );
     } else {
       log.write(`\n${formatTrace(trace)}\n`);
       const rs = rightsizeCommand();

@@ -40,7 +40,8 @@ const FLAG: Record<string, string> = {
   'settings.registry': '--registry',
   'settings.registryAuth': '--registry-auth',
 };
-const flagOf = (p: string): string => FLAG[p] ?? (p.startsWith('settings.nodeEngines.') ? `--node ${p.slice('settings.nodeEngines.'.length)}=…` : p);
+const flagOf = (p: string): string =>
+  FLAG[p] ?? (p.startsWith('settings.nodeEngines.') ? `--node ${p.slice('settings.nodeEngines.'.length)}=…` : p);
 
 /** Which options each kind takes (the others are a mistake, reported with the rest). */
 const KIND_FLAGS: Record<'docker' | 'swarm' | 'kubernetes', (keyof TargetAddOptions)[]> = {
@@ -49,39 +50,83 @@ const KIND_FLAGS: Record<'docker' | 'swarm' | 'kubernetes', (keyof TargetAddOpti
   kubernetes: ['kubeconfig', 'context', 'namespacePrefix', 'registry', 'registryAuth'],
 };
 const OPTION_NAME: Partial<Record<keyof TargetAddOptions, string>> = {
-  tls: '--tls', sshKey: '--ssh-key', node: '--node', kubeconfig: '--kubeconfig', context: '--context', namespacePrefix: '--namespace-prefix', registry: '--registry', registryAuth: '--registry-auth',
+  tls: '--tls',
+  sshKey: '--ssh-key',
+  node: '--node',
+  kubeconfig: '--kubeconfig',
+  context: '--context',
+  namespacePrefix: '--namespace-prefix',
+  registry: '--registry',
+  registryAuth: '--registry-auth',
 };
 
 /** The engine as a service for one command: contract errors become messages (problems named by option) and exit 2. */
 const withLab = <T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> =>
-  withLabAs(g, fn, (e) => new CliError(e.code === 'INVALID_INPUT' && e.fields.length ? problemsText(e.fields) : e.message, EXIT.usage));
+  withLabAs(
+    g,
+    fn,
+    (e) => new CliError(e.code === 'INVALID_INPUT' && e.fields.length ? problemsText(e.fields) : e.message, EXIT.usage),
+  );
 
-const problemsText = (ps: Problem[]): string => `The target is not valid; nothing was saved:\n${ps.map((p) => `  - ${flagOf(p.path)}: ${p.message}`).join('\n')}`;
-const say = (o: GlobalOptions, text: string, json: unknown): void => void process.stdout.write(o.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
+const problemsText = (ps: Problem[]): string =>
+  `The target is not valid; nothing was saved:\n${ps.map((p) => `  - ${flagOf(p.path)}: ${p.message}`).join('\n')}`;
+const say = (o: GlobalOptions, text: string, json: unknown): void =>
+  void process.stdout.write(o.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`);
 
-/** The target the options describe, and the problems only the command line can have (two kinds, a stray option, a bad --node). */
-export function targetFromOptions(name: string, o: TargetAddOptions): { target: Record<string, unknown>; problems: Problem[] } {
+/**
+ * The target the options describe, and the problems only the command line can have (two kinds, a stray option, a bad
+ * --node).
+ */
+export function targetFromOptions(
+  name: string,
+  o: TargetAddOptions,
+): { target: Record<string, unknown>; problems: Problem[] } {
   const problems: Problem[] = [];
-  const kinds = (['docker', 'swarm', 'kubernetes'] as const).filter((k) => (k === 'kubernetes' ? o.kubernetes : o[k] !== undefined));
-  if (kinds.length > 1) problems.push({ path: 'kind', message: `give one kind, not ${kinds.map((k) => `--${k}`).join(' and ')}.` });
+  const kinds = (['docker', 'swarm', 'kubernetes'] as const).filter((k) =>
+    k === 'kubernetes' ? o.kubernetes : o[k] !== undefined,
+  );
+  if (kinds.length > 1)
+    problems.push({ path: 'kind', message: `give one kind, not ${kinds.map((k) => `--${k}`).join(' and ')}.` });
   const kind = kinds[0];
-  if (!kind) problems.push({ path: 'kind', message: 'say what it is: --docker URL, --swarm MANAGER_URL --node NODE=URL…, or --kubernetes [--kubeconfig FILE] [--context CTX].' });
+  if (!kind)
+    problems.push({
+      path: 'kind',
+      message:
+        'say what it is: --docker URL, --swarm MANAGER_URL --node NODE=URL…, or --kubernetes [--kubeconfig FILE] [--context CTX].',
+    });
   if (kind) {
     for (const [k, flag] of Object.entries(OPTION_NAME) as [keyof TargetAddOptions, string][]) {
-      if (o[k] !== undefined && !KIND_FLAGS[kind].includes(k)) problems.push({ path: flag, message: `is not used by a ${kind} target (it takes ${KIND_FLAGS[kind].map((x) => OPTION_NAME[x]).join(', ')}).` });
+      if (o[k] !== undefined && !KIND_FLAGS[kind].includes(k))
+        problems.push({
+          path: flag,
+          message: `is not used by a ${kind} target (it takes ${KIND_FLAGS[kind].map((x) => OPTION_NAME[x]).join(', ')}).`,
+        });
     }
   }
   const nodeEngines: Record<string, string> = {};
   for (const n of o.node ?? []) {
     const eq = n.indexOf('=');
-    if (eq < 1) problems.push({ path: '--node', message: `takes NODE=URL (a Swarm node's name and its engine URL), not "${n}".` });
+    if (eq < 1)
+      problems.push({
+        path: '--node',
+        message: `takes NODE=URL (a Swarm node's name and its engine URL), not "${n}".`,
+      });
     else nodeEngines[n.slice(0, eq)] = n.slice(eq + 1);
   }
-  const defined = (x: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined));
+  const defined = (x: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined));
   const settings =
-    kind === 'docker' ? defined({ url: o.docker, tlsDir: o.tls, sshKeyFile: o.sshKey })
-    : kind === 'swarm' ? defined({ managerUrl: o.swarm, tlsDir: o.tls, nodeEngines })
-    : defined({ kubeconfig: o.kubeconfig, context: o.context, namespacePrefix: o.namespacePrefix, registry: o.registry, registryAuth: o.registryAuth });
+    kind === 'docker'
+      ? defined({ url: o.docker, tlsDir: o.tls, sshKeyFile: o.sshKey })
+      : kind === 'swarm'
+        ? defined({ managerUrl: o.swarm, tlsDir: o.tls, nodeEngines })
+        : defined({
+            kubeconfig: o.kubeconfig,
+            context: o.context,
+            namespacePrefix: o.namespacePrefix,
+            registry: o.registry,
+            registryAuth: o.registryAuth,
+          });
   return { target: { name, ...(kind ? { kind } : {}), settings }, problems };
 }
 
@@ -90,11 +135,17 @@ export function targetsAddCommand(name: string, o: TargetAddOptions): Promise<nu
     const { target, problems } = targetFromOptions(name, o);
     if (problems.length) {
       // Also the engine's verdict on the rest, so every problem shows at once (nothing is saved).
-      const v = target.kind ? await validateTarget(target, { taken: lab.targets.list().map((t) => t.name) }) : undefined;
+      const v = target.kind
+        ? await validateTarget(target, { taken: lab.targets.list().map((t) => t.name) })
+        : undefined;
       throw new CliError(problemsText([...problems, ...(v && !v.ok ? v.problems : [])]), EXIT.usage);
     }
     const info = await lab.handlers['targets.add']({ target });
-    say(o, `Added ${info.name} (${info.kind}): ${info.where}.\nCheck it with: rightsize targets check ${info.name}`, info);
+    say(
+      o,
+      `Added ${info.name} (${info.kind}): ${info.where}.\nCheck it with: rightsize targets check ${info.name}`,
+      info,
+    );
     return EXIT.ok;
   });
 }
@@ -102,7 +153,14 @@ export function targetsAddCommand(name: string, o: TargetAddOptions): Promise<nu
 export function targetsListCommand(o: GlobalOptions): Promise<number> {
   return withLab(o, async (lab) => {
     const ts = await lab.handlers['targets.list']({});
-    say(o, table(['name', 'kind', 'where'], ts.map((t) => [t.name, t.kind, t.where])), ts);
+    say(
+      o,
+      table(
+        ['name', 'kind', 'where'],
+        ts.map((t) => [t.name, t.kind, t.where]),
+      ),
+      ts,
+    );
     return EXIT.ok;
   });
 }

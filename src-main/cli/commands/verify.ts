@@ -9,7 +9,7 @@ import type { Slo } from '../../analysis/types.ts';
 import { CellNotDeployableError, findDeployableCell } from '../../deploy/from-cell.ts';
 import { nothingToDeploy, SNIPPET_KINDS } from '../../deploy/snippets.ts';
 import type { BaseStrategy } from '../../docker/base-image.ts';
-import type { RunEvent } from '../../engine/events.ts';
+import type { RunEvent } from '../../model/events.ts';
 import { runPhasesOnRun } from '../../engine/run-matrix.ts';
 import { verifyAnswer, type VerifyOutcome } from '../../engine/verify.ts';
 import { gridCells } from '../../deploy/verification.ts';
@@ -53,7 +53,11 @@ export interface VerifyCommandOptions extends GlobalOptions {
 
 function parseCellNumber(text: string): number {
   const n = Number(text.trim());
-  if (text.trim() === '' || !Number.isInteger(n) || n < 1) throw new CliError(`--cell takes a cell's number in the run (the # column of \`rightsize show\`), e.g. --cell 3, not "${text}".`, EXIT.usage);
+  if (text.trim() === '' || !Number.isInteger(n) || n < 1)
+    throw new CliError(
+      `--cell takes a cell's number in the run (the # column of \`rightsize show\`), e.g. --cell 3, not "${text}".`,
+      EXIT.usage,
+    );
   return n;
 }
 
@@ -82,8 +86,13 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
     const run = getRunOrFail(store, id);
-    if (run.status === 'running') throw new CliError(`Run ${run.id} is still running: verify it when it has finished.`, EXIT.usage);
-    if (run.search) throw new CliError(`Run ${run.id} is an auto-size run: its search already ran its found configuration at the memory it deploys; verify runs on matrix runs.`, EXIT.usage);
+    if (run.status === 'running')
+      throw new CliError(`Run ${run.id} is still running: verify it when it has finished.`, EXIT.usage);
+    if (run.search)
+      throw new CliError(
+        `Run ${run.id} is an auto-size run: its search already ran its found configuration at the memory it deploys; verify runs on matrix runs.`,
+        EXIT.usage,
+      );
     // Everything that can be refused is refused before the lab is taken.
     let cellKey: string | undefined;
     if (cellNumber !== undefined) {
@@ -94,30 +103,56 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
         throw e;
       }
     } else {
-      const rec = recommend({ ...run, cells: gridCells(run.cells) }, { samples: store.getRunSamples(run.id), ...(slo ? { slo } : {}), ...(marginPct !== undefined ? { marginPct } : {}) });
-      if (answerKey(rec) === null) throw new CliError(`${nothingToDeploy(rec)} There is nothing to verify; --cell N verifies a measured cell's configuration instead.`, EXIT.usage);
+      const rec = recommend(
+        { ...run, cells: gridCells(run.cells) },
+        {
+          samples: store.getRunSamples(run.id),
+          ...(slo ? { slo } : {}),
+          ...(marginPct !== undefined ? { marginPct } : {}),
+        },
+      );
+      if (answerKey(rec) === null)
+        throw new CliError(
+          `${nothingToDeploy(rec)} There is nothing to verify; --cell N verifies a measured cell's configuration instead.`,
+          EXIT.usage,
+        );
     }
     let outcome: VerifyOutcome | undefined;
     // Verified where it was measured: the run's own target unless another is named.
     const measuredOn = [...gridCells(run.cells)].reverse().find((c) => c.ranOn)?.ranOn?.target ?? 'local';
     const target = o.target ?? measuredOn;
-    if (target !== measuredOn) log.write(`Note: run ${run.id} was measured on "${measuredOn}"; verifying on "${target}" compares goodput across targets.\n`);
+    if (target !== measuredOn)
+      log.write(
+        `Note: run ${run.id} was measured on "${measuredOn}"; verifying on "${target}" compares goodput across targets.\n`,
+      );
     const provider = targetProviderOption(store, target);
     const onEvent = verifyPrinter(log, Boolean(o.verbose));
-    const result = await runPhasesOnRun(run.id, [async (ctx) => {
-      outcome = await verifyAnswer(ctx, { ...(cellKey ? { cellKey } : {}), ...(slo ? { slo } : {}), ...(marginPct !== undefined ? { marginPct } : {}) });
-    }], {
-      store,
-      signal: cancel.signal,
-      onEvent,
-      waitForLab: Boolean(o.wait),
-      onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
-      ...(o.base ? { base: o.base } : {}),
-      ...(provider ? { provider } : {}),
-    });
+    const result = await runPhasesOnRun(
+      run.id,
+      [
+        async (ctx) => {
+          outcome = await verifyAnswer(ctx, {
+            ...(cellKey ? { cellKey } : {}),
+            ...(slo ? { slo } : {}),
+            ...(marginPct !== undefined ? { marginPct } : {}),
+          });
+        },
+      ],
+      {
+        store,
+        signal: cancel.signal,
+        onEvent,
+        waitForLab: Boolean(o.wait),
+        onLabWait: (holder) => log.write(`Waiting for the lab: ${describeHolder(holder)}. Ctrl-C to give up.\n`),
+        ...(o.base ? { base: o.base } : {}),
+        ...(provider ? { provider } : {}),
+      },
+    );
     const v = outcome?.verification ?? null;
     if (o.json) {
-      process.stdout.write(`${JSON.stringify({ schemaVersion: VERIFY_JSON_SCHEMA_VERSION, runId: run.id, status: result.status, error: result.error ?? null, key: outcome?.key ?? null, label: outcome?.label ?? null, skipped: outcome?.skipped ?? null, cells: outcome?.cells ?? 0, verification: v }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ schemaVersion: VERIFY_JSON_SCHEMA_VERSION, runId: run.id, status: result.status, error: result.error ?? null, key: outcome?.key ?? null, label: outcome?.label ?? null, skipped: outcome?.skipped ?? null, cells: outcome?.cells ?? 0, verification: v }, null, 2)}\n`,
+      );
     }
     if (result.status === 'cancelled' || cancel.signal.aborted) return EXIT.cancelled;
     if (!outcome || result.status === 'failed') {
@@ -130,7 +165,9 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
       log.write(`\nVerification of ${outcome.label} (run ${run.id}):\n`);
       for (const k of kinds) log.write(`  ${k}: ${v!.kinds[k]!.line}\n`);
       const rs = rightsizeCommand();
-      log.write(`Snippets: ${rs} report ${run.id} --emit pm2|kubernetes|compose${cellNumber !== undefined ? ` --cell ${cellNumber}` : ''}\n`);
+      log.write(
+        `Snippets: ${rs} report ${run.id} --emit pm2|kubernetes|compose${cellNumber !== undefined ? ` --cell ${cellNumber}` : ''}\n`,
+      );
     }
     if (outcome.stopped || kinds.some((k) => v!.kinds[k]!.state === 'incomplete')) return EXIT.runFailed;
     return kinds.some((k) => v!.kinds[k]!.state === 'fallback') ? EXIT.verifyFailed : EXIT.ok;

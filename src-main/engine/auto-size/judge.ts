@@ -12,8 +12,8 @@ import { cellFreshNeed, cellPeak } from '../../analysis/memory.ts';
 import { logPooledInterval, mean, pooledInterval } from '../../analysis/stats.ts';
 import { cellGoodput, cellGoodSeries, cellShortfall, failedAndAttempts } from '../../analysis/group.ts';
 import type { StoredCell } from '../../store/index.ts';
-import type { CellStatus, FlagKind, Sample } from '../types.ts';
-import type { SizeSpec, StepOutcome } from './types.ts';
+import type { CellStatus, FlagKind, Sample } from '../../model/types.ts';
+import type { SizeSpec, StepOutcome } from '../../model/search.ts';
 
 /** What the judge needs of one cell. */
 export interface CellEvidence {
@@ -41,7 +41,9 @@ export interface Judgement {
   detail: string;
   /** More cells of the same configuration could decide it (an undecided interval, a tainted cell). */
   repeat: boolean;
-  /** Geometric mean of the per-second p99s and its 95 % interval, ms (null without judged cells or without an interval). */
+  /**
+   * Geometric mean of the per-second p99s and its 95 % interval, ms (null without judged cells or without an interval).
+   */
   p99Ms: { mean: number; low: number; high: number } | null;
   /** Highest peak memory among the configuration's cells that finished, bytes. */
   peakBytes: number | null;
@@ -49,7 +51,11 @@ export interface Judgement {
 
 /** Flags that mean someone other than the server set the pace: such a cell is not judged. */
 const TAINTS: FlagKind[] = ['client-bound', 'host-busy', 'unstable'];
-const TAINT_WORDS: Partial<Record<FlagKind, string>> = { 'client-bound': 'the load generator was saturated', 'host-busy': 'other processes took the cores', unstable: 'the measured seconds drifted' };
+const TAINT_WORDS: Partial<Record<FlagKind, string>> = {
+  'client-bound': 'the load generator was saturated',
+  'host-busy': 'other processes took the cores',
+  unstable: 'the measured seconds drifted',
+};
 
 export function evidenceOf(c: StoredCell, samples: readonly Sample[]): CellEvidence {
   const [failed, attempts] = failedAndAttempts(c);
@@ -87,16 +93,34 @@ export function judge(cells: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo'
   const taintOf = (c: CellEvidence): string | null => {
     // A server that fell short of the rate was saturated: its load thread waiting on it is not a
     // client bottleneck, and its drift is its own growing queue — both are the server's result.
-    const f = c.flags.find((x) => TAINTS.includes(x.kind) && !((x.kind === 'client-bound' || x.kind === 'unstable') && c.shortfallBy === 'server'));
+    const f = c.flags.find(
+      (x) =>
+        TAINTS.includes(x.kind) &&
+        !((x.kind === 'client-bound' || x.kind === 'unstable') && c.shortfallBy === 'server'),
+    );
     return f ? `${f.kind} (${TAINT_WORDS[f.kind] ?? f.reason})` : null;
   };
   const clean = finished.filter((c) => taintOf(c) === null);
   const setAside = finished.length - clean.length;
-  const asideNote = setAside ? `; ${setAside} cell(s) set aside: ${[...new Set(finished.map(taintOf).filter(Boolean))].join(', ')} — not ranked as clean` : '';
+  const asideNote = setAside
+    ? `; ${setAside} cell(s) set aside: ${[...new Set(finished.map(taintOf).filter(Boolean))].join(', ')} — not ranked as clean`
+    : '';
 
   if (finished.length === 0) {
-    if (last.status === 'oom') return { ...base, outcome: 'misses', repeat: false, detail: `OOM-killed: ${firstLine(last.failure) ?? 'the memory cap is too small'}` };
-    if (last.status === 'failed') return { ...base, outcome: 'failed', repeat: false, detail: `the cell failed (${firstLine(last.failure) ?? 'no reason given'}): treated as not meeting` };
+    if (last.status === 'oom')
+      return {
+        ...base,
+        outcome: 'misses',
+        repeat: false,
+        detail: `OOM-killed: ${firstLine(last.failure) ?? 'the memory cap is too small'}`,
+      };
+    if (last.status === 'failed')
+      return {
+        ...base,
+        outcome: 'failed',
+        repeat: false,
+        detail: `the cell failed (${firstLine(last.failure) ?? 'no reason given'}): treated as not meeting`,
+      };
     return { ...base, outcome: 'failed', repeat: false, detail: `the cell ended ${last.status}` };
   }
   if (clean.length) {
@@ -109,12 +133,25 @@ export function judge(cells: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo'
   const unstable = finished.some((c) => c.flags.some((f) => f.kind === 'unstable'));
   const v = verdict(finished, spec, peakBytes);
   const taints = [...new Set(finished.map(taintOf).filter(Boolean))].join(', ');
-  if (v.outcome === 'meets' && !unstable) return { ...v, detail: `${v.detail}; measured under ${taints}: contention can only have raised latency, so it meets all the same` };
-  return { ...v, outcome: 'undecided', repeat: true, detail: `${v.outcome === 'meets' ? 'would meet' : v.outcome === 'misses' ? 'seems to miss' : 'undecided'} (${v.detail}), but under ${taints}: not judged as the server's; repeating` };
+  if (v.outcome === 'meets' && !unstable)
+    return {
+      ...v,
+      detail: `${v.detail}; measured under ${taints}: contention can only have raised latency, so it meets all the same`,
+    };
+  return {
+    ...v,
+    outcome: 'undecided',
+    repeat: true,
+    detail: `${v.outcome === 'meets' ? 'would meet' : v.outcome === 'misses' ? 'seems to miss' : 'undecided'} (${v.detail}), but under ${taints}: not judged as the server's; repeating`,
+  };
 }
 
 /** The verdict on cells taken at face value. */
-function verdict(clean: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo' | 'rate'>, peakBytes: number | null): Judgement {
+function verdict(
+  clean: readonly CellEvidence[],
+  spec: Pick<SizeSpec, 'slo' | 'rate'>,
+  peakBytes: number | null,
+): Judgement {
   const failed = clean.reduce((s, c) => s + c.failed, 0);
   const attempts = clean.reduce((s, c) => s + c.attempts, 0);
   const errorPct = attempts > 0 ? (failed / attempts) * 100 : failed > 0 ? 100 : 0;
@@ -129,23 +166,66 @@ function verdict(clean: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo' | 'r
   const p99Ms = p99 ? { mean: p99.mean / 1000, low: p99.low / 1000, high: p99.high / 1000 } : null;
   const j = { p99Ms, peakBytes };
   const n = clean.length > 1 ? ` over ${clean.length} cells` : '';
-  const p99Text = p99 ? `per-second p99 ${ms(p99.low)}–${ms(p99.high)} (95 % interval of their geometric mean, ${p99.batches} batches${n}), whole-cell p99 ${ms(wholeP99Us)}` : `p99 ${ms(wholeP99Us)} (too few seconds for an interval)`;
+  const p99Text = p99
+    ? `per-second p99 ${ms(p99.low)}–${ms(p99.high)} (95 % interval of their geometric mean, ${p99.batches} batches${n}), whole-cell p99 ${ms(wholeP99Us)}`
+    : `p99 ${ms(wholeP99Us)} (too few seconds for an interval)`;
   const rateText = `${fmtNum(goodMean)} of ${fmtNum(spec.rate)} req/s`;
-  const shortBy = clean.some((c) => c.shortfallBy === 'server') ? 'server' : clean.some((c) => c.shortfallBy === 'client') ? 'client' : null;
+  const shortBy = clean.some((c) => c.shortfallBy === 'server')
+    ? 'server'
+    : clean.some((c) => c.shortfallBy === 'client')
+      ? 'client'
+      : null;
 
   if (errorPct > spec.slo.maxErrorPct) {
-    return { ...j, outcome: 'misses', repeat: false, detail: `${pct(errorPct)} of requests failed > ${pct(spec.slo.maxErrorPct)}; ${p99Text}, ${rateText}` };
+    return {
+      ...j,
+      outcome: 'misses',
+      repeat: false,
+      detail: `${pct(errorPct)} of requests failed > ${pct(spec.slo.maxErrorPct)}; ${p99Text}, ${rateText}`,
+    };
   }
   if (goodMean < floor) {
-    if (shortBy === 'client') return { ...j, outcome: 'undecided', repeat: true, detail: `the load generator, not the server, fell short of the rate (${rateText}): not judged` };
-    if (!good || good.high < floor) return { ...j, outcome: 'misses', repeat: false, detail: `could not hold the rate: ${rateText} (< ${Math.round(RATE_SHORTFALL * 100)} %); ${p99Text}` };
+    if (shortBy === 'client')
+      return {
+        ...j,
+        outcome: 'undecided',
+        repeat: true,
+        detail: `the load generator, not the server, fell short of the rate (${rateText}): not judged`,
+      };
+    if (!good || good.high < floor)
+      return {
+        ...j,
+        outcome: 'misses',
+        repeat: false,
+        detail: `could not hold the rate: ${rateText} (< ${Math.round(RATE_SHORTFALL * 100)} %); ${p99Text}`,
+      };
   }
-  if (p99 && p99.low > limitUs) return { ...j, outcome: 'misses', repeat: false, detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}` };
-  if (!p99 && wholeP99Us > limitUs) return { ...j, outcome: 'misses', repeat: false, detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}` };
+  if (p99 && p99.low > limitUs)
+    return {
+      ...j,
+      outcome: 'misses',
+      repeat: false,
+      detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}`,
+    };
+  if (!p99 && wholeP99Us > limitUs)
+    return {
+      ...j,
+      outcome: 'misses',
+      repeat: false,
+      detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}`,
+    };
   if (p99 && p99.high <= limitUs && wholeP99Us <= limitUs && goodMean >= floor) {
-    return { ...j, outcome: 'meets', repeat: false, detail: `${p99Text} ≤ ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms; ${rateText}, ${pct(errorPct)} failed` };
+    return {
+      ...j,
+      outcome: 'meets',
+      repeat: false,
+      detail: `${p99Text} ≤ ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms; ${rateText}, ${pct(errorPct)} failed`,
+    };
   }
-  const why = goodMean < floor ? `the rate interval straddles ${fmtNum(floor)} req/s (${rateText})` : `${p99Text}: the interval reaches across the ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit`;
+  const why =
+    goodMean < floor
+      ? `the rate interval straddles ${fmtNum(floor)} req/s (${rateText})`
+      : `${p99Text}: the interval reaches across the ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit`;
   return { ...j, outcome: 'undecided', repeat: true, detail: `${why}` };
 }
 

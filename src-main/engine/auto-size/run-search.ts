@@ -11,12 +11,12 @@ import { currentSession } from '../../session/session.ts';
 import { hostFacts } from '../host.ts';
 import { MatrixInvalidError } from '../matrix.ts';
 import { beginRun, buildImages, limitsWhereCellsRun, runStoredCell, type RunOptions } from '../run-matrix.ts';
-import type { RunListener } from '../events.ts';
-import type { CellConfig, CellResult, RunStatus } from '../types.ts';
+import type { RunListener } from '../../model/events.ts';
+import type { CellConfig, CellResult, RunStatus } from '../../model/types.ts';
 import { evidenceOf, judge, type CellEvidence } from './judge.ts';
 import { searchCheapest, SearchStopped, type Probe } from './search.ts';
 import { SizeSpecInvalidError, validateSizeSpec } from './spec.ts';
-import type { SearchTrace } from './types.ts';
+import type { SearchTrace } from '../../model/search.ts';
 
 export type SearchOptions = Omit<RunOptions, 'preset'>;
 
@@ -56,13 +56,35 @@ export async function runSearch(input: unknown, o: SearchOptions): Promise<Searc
     wait: Boolean(o.waitForLab),
     ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
   });
-  const { runId, emit, log } = await beginRun(o, lease, { name, preset: null, matrix: spec, host: hostFacts(engine, [app]), ownerSession: currentSession(), cellsTotal: spec.maxCells, apps: [app] });
-  const trace: SearchTrace = { spec, steps: [], status: 'running', found: null, words: 'searching…', gridCells: v.gridCells, bestSoFar: null };
-  const save = (): void => void o.store.setRunSearch(runId, trace, Math.max(trace.steps.length, trace.status === 'running' ? spec.maxCells : 0));
+  const { runId, emit, log } = await beginRun(o, lease, {
+    name,
+    preset: null,
+    matrix: spec,
+    host: hostFacts(engine, [app]),
+    ownerSession: currentSession(),
+    cellsTotal: spec.maxCells,
+    apps: [app],
+  });
+  const trace: SearchTrace = {
+    spec,
+    steps: [],
+    status: 'running',
+    found: null,
+    words: 'searching…',
+    gridCells: v.gridCells,
+    bestSoFar: null,
+  };
+  const save = (): void =>
+    void o.store.setRunSearch(
+      runId,
+      trace,
+      Math.max(trace.steps.length, trace.status === 'running' ? spec.maxCells : 0),
+    );
 
   const perCell = spec.warmupSec + spec.durationSec;
   const overheads: number[] = [];
-  const overhead = (): number => (overheads.length ? overheads.reduce((a, b) => a + b, 0) / overheads.length : CELL_OVERHEAD_SEC);
+  const overhead = (): number =>
+    overheads.length ? overheads.reduce((a, b) => a + b, 0) / overheads.length : CELL_OVERHEAD_SEC;
   const eta = (done: number): number => Math.max(0, spec.maxCells - done) * (perCell + overhead());
   emit({ type: 'run-started', runId, name, total: spec.maxCells, cells: [], etaSec: eta(0) });
   if (noReaper) log('warn', `${noReaper}. If this process dies, the next Rightsize start removes its containers.`);
@@ -77,22 +99,41 @@ export async function runSearch(input: unknown, o: SearchOptions): Promise<Searc
     const images = await withBuildSignal(o.signal, () => buildImages([app], base, (line) => log('info', line)));
     const image = images.get(app.name)!;
     if (o.provider) await o.provider.prepareImage(image.tag); // built here, shipped there
-    if (swept.length) log('info', `removed what stopped Rightsize processes left on ${o.provider!.name}: ${swept.join(', ')}`);
+    if (swept.length)
+      log('info', `removed what stopped Rightsize processes left on ${o.provider!.name}: ${swept.join(', ')}`);
     const result = await searchCheapest(spec, {
       measure: async (p, reason) => {
         if (o.signal?.aborted) throw new Error('cancelled');
         const key = probeKey(p);
         const before = evidence.get(key) ?? [];
         const cell: CellConfig = {
-          index: results.length, repetition: before.length, app: app.name, mode: p.mode, workers: p.workers, cpuMillis: p.cpuMillis, memoryMb: p.memoryMb,
-          load: { model: 'rate', rate: spec.rate, connections: spec.connections }, durationSec: spec.durationSec, warmupSec: spec.warmupSec, env: {},
+          index: results.length,
+          repetition: before.length,
+          app: app.name,
+          mode: p.mode,
+          workers: p.workers,
+          cpuMillis: p.cpuMillis,
+          memoryMb: p.memoryMb,
+          load: { model: 'rate', rate: spec.rate, connections: spec.connections },
+          durationSec: spec.durationSec,
+          warmupSec: spec.warmupSec,
+          env: {},
         };
         const done = results.length;
         const { cellId, result: r } = await runStoredCell(cell, {
-          store: o.store, runId, engine, app, image, hostCores: limits.cores, placement: true, timeoutSec: 10,
+          store: o.store,
+          runId,
+          engine,
+          app,
+          image,
+          hostCores: limits.cores,
+          placement: true,
+          timeoutSec: 10,
           ...(o.signal ? { signal: o.signal } : {}),
           ...(o.provider ? { provider: o.provider } : {}),
-          emit, warned, total: spec.maxCells,
+          emit,
+          warned,
+          total: spec.maxCells,
           etaSec: (wall) => {
             if (wall === undefined) return eta(done);
             overheads.push(wall - perCell);
@@ -118,7 +159,12 @@ export async function runSearch(input: unknown, o: SearchOptions): Promise<Searc
         log('info', `${STEP_LOG_PREFIX}${trace.steps.length}: ${step.outcome} — ${step.detail}`);
       },
     });
-    Object.assign(trace, { status: result.status, found: result.found, bestSoFar: result.bestSoFar, words: result.words });
+    Object.assign(trace, {
+      status: result.status,
+      found: result.found,
+      bestSoFar: result.bestSoFar,
+      words: result.words,
+    });
   } catch (e) {
     const stopped = e instanceof SearchStopped ? e : null;
     status = o.signal?.aborted ? 'cancelled' : 'failed';

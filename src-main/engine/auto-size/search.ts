@@ -19,10 +19,10 @@ import { fmtNum } from '../../common/format.ts';
 import { cpuLabel, memLabel } from '../../analysis/group.ts';
 import { limitFromPeak, MEMORY_HEADROOM } from '../../analysis/memory.ts';
 import { byCost } from '../../analysis/slo.ts';
-import type { LaunchMode } from '../types.ts';
+import type { LaunchMode } from '../../model/types.ts';
 import type { Judgement } from './judge.ts';
 import { gridCellsOf, steps, workerCounts } from './spec.ts';
-import type { SearchStatus, SearchStep, SizeSpec } from './types.ts';
+import type { SearchStatus, SearchStep, SizeSpec } from '../../model/search.ts';
 
 /**
  * Cells one configuration may get while the judge cannot decide. Two: a second cell doubles the
@@ -39,7 +39,10 @@ export interface Probe {
 }
 
 export interface SearchIO {
-  /** Runs one more cell of `probe` and judges all its cells so far. Any throw (cancel) stops the search with SearchStopped. */
+  /**
+   * Runs one more cell of `probe` and judges all its cells so far. Any throw (cancel) stops the search with
+   * SearchStopped.
+   */
   measure(probe: Probe, reason: string): Promise<{ cellId: number; judgement: Judgement }>;
   /** After every cell, in order. */
   onStep(step: SearchStep): void;
@@ -56,7 +59,10 @@ export interface SearchResult {
 
 /** Thrown when `measure` throws: the search stopped early; what it had found so far comes with it. */
 export class SearchStopped extends Error {
-  constructor(readonly reason: unknown, readonly bestSoFar: Config | null) {
+  constructor(
+    readonly reason: unknown,
+    readonly bestSoFar: Config | null,
+  ) {
     super(`the search stopped: ${(reason as Error)?.message ?? String(reason)}`);
     this.name = 'SearchStopped';
   }
@@ -93,7 +99,10 @@ interface Candidate {
 
 const MODE_SEQ: LaunchMode[] = ['single', 'cluster', 'pm2', 'image'];
 
-/** The configurations to try, in order: per mode (lightest first), the natural worker count, then the others up to ⌈CPUs⌉ + 1, fewest first. */
+/**
+ * The configurations to try, in order: per mode (lightest first), the natural worker count, then the others up to
+ * ⌈CPUs⌉ + 1, fewest first.
+ */
 export function shapesOf(spec: SizeSpec): { shapes: Shape[]; skipped: number[] } {
   const natural = Math.max(1, Math.ceil(spec.bounds.cpuMillis.max / 1000));
   const shapes: Shape[] = [];
@@ -139,8 +148,11 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       const final = j.outcome !== 'undecided' || !j.repeat || tries >= MAX_TRIES || cells >= spec.maxCells;
       const stillUndecided = final && j.outcome === 'undecided';
       if (stillUndecided) undecided.push(probe);
-      if (j.outcome === 'meets' && (!metSoFar || byCost({ ...probe, p99Us: null }, { ...metSoFar, p99Us: null }) < 0)) metSoFar = probe;
-      const detail = stillUndecided ? `${j.detail}; undecided after ${tries} cell(s): counted as not meeting` : j.detail;
+      if (j.outcome === 'meets' && (!metSoFar || byCost({ ...probe, p99Us: null }, { ...metSoFar, p99Us: null }) < 0))
+        metSoFar = probe;
+      const detail = stillUndecided
+        ? `${j.detail}; undecided after ${tries} cell(s): counted as not meeting`
+        : j.detail;
       io.onStep({ cellId: m.cellId, ...probe, reason: why, outcome: j.outcome, detail });
       if (final) return j;
       why = `repeat ${tries + 1} of at most ${MAX_TRIES}: the statistics cannot decide yet`;
@@ -148,14 +160,26 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
   };
 
   try {
-    /** One worker count: its most useful top first, then bisection down from where it meets. Returns the top's verdict. */
+    /**
+     * One worker count: its most useful top first, then bisection down from where it meets. Returns the top's verdict.
+     */
     const tryShape = async (shape: Shape): Promise<{ top: number; j: Judgement } | null> => {
       // Only what could beat the cheapest so far is worth a cell (byCost on CPU, then workers and launcher).
-      const cheaperShape = best ? byCost({ ...shape, cpuMillis: 0, memoryMb: 0, p99Us: null }, { ...best.shape, cpuMillis: 0, memoryMb: 0, p99Us: null }) < 0 : true;
+      const cheaperShape = best
+        ? byCost(
+            { ...shape, cpuMillis: 0, memoryMb: 0, p99Us: null },
+            { ...best.shape, cpuMillis: 0, memoryMb: 0, p99Us: null },
+          ) < 0
+        : true;
       const hi0 = best ? (cheaperShape ? best.idx : best.idx - 1) : cpus.length - 1;
       if (hi0 < 0) return null;
       const top = at(shape, hi0);
-      const j0 = await decide(top, best ? `can ${shape.workers} worker(s) match ${cpuText(cpus[best.idx]!)}, the cheapest meeting so far, or do better?` : `the most CPU the bounds allow: can anything meet ${objective}?`);
+      const j0 = await decide(
+        top,
+        best
+          ? `can ${shape.workers} worker(s) match ${cpuText(cpus[best.idx]!)}, the cheapest meeting so far, or do better?`
+          : `the most CPU the bounds allow: can anything meet ${objective}?`,
+      );
       if (j0.outcome !== 'meets') {
         tops.push({ config: top, judgement: j0 });
         return { top: hi0, j: j0 };
@@ -166,7 +190,10 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       let below: Candidate['below'] = null;
       while (hi - lo > 1) {
         const mid = Math.floor((lo + hi) / 2);
-        const j = await decide(at(shape, mid), `bisect the CPU cap: ${lo < 0 ? `nothing below ${cpus[hi]}m tried yet` : `${cpus[lo]}m does not meet`}, ${cpus[hi]}m meets`);
+        const j = await decide(
+          at(shape, mid),
+          `bisect the CPU cap: ${lo < 0 ? `nothing below ${cpus[hi]}m tried yet` : `${cpus[lo]}m does not meet`}, ${cpus[hi]}m meets`,
+        );
         if (j.outcome === 'meets') [hi, hiJ] = [mid, j];
         else [lo, below] = [mid, { cpuMillis: cpus[mid]!, judgement: j }];
       }
@@ -190,13 +217,18 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     if (!(e instanceof BudgetSpent)) throw e;
     const so = metSoFar;
     return {
-      status: 'undecided', found: null, bestSoFar: so,
+      status: 'undecided',
+      found: null,
+      bestSoFar: so,
       words: `Stopped after ${cells} cells (the budget, maxCells ${spec.maxCells}) before the search could finish. ${so ? `The cheapest configuration meeting ${objective} so far is ${configLabel(so)}; cheaper ones were not ruled out.` : `No configuration met ${objective} so far.`} Raise maxCells, or narrow the bounds.`,
     };
   }
 
   const notes: string[] = [];
-  if (undecided.length) notes.push(`${undecided.length} configuration(s) stayed undecided after ${MAX_TRIES} cells and were counted as not meeting (${undecided.map(configLabel).join('; ')})`);
+  if (undecided.length)
+    notes.push(
+      `${undecided.length} configuration(s) stayed undecided after ${MAX_TRIES} cells and were counted as not meeting (${undecided.map(configLabel).join('; ')})`,
+    );
   if (skipped.length) notes.push(`worker counts ${skipped.join(', ')} (more than the CPUs + 1) were not tried`);
   const tail = (extra: string[] = []): string => {
     const all = [...extra, ...notes];
@@ -207,27 +239,51 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     const anyUndecided = tops.some((t) => t.judgement.outcome === 'undecided');
     const even = tops.map((t) => `${configLabel(t.config)}: ${t.judgement.detail}`).join('; ');
     return anyUndecided
-      ? { status: 'undecided', found: null, bestSoFar: null, words: `Could not decide whether anything within the bounds meets ${objective}: ${even}.${tail()}` }
-      : { status: 'none', found: null, bestSoFar: null, words: `No configuration within the bounds meets ${objective}: even ${even}.${tail()}` };
+      ? {
+          status: 'undecided',
+          found: null,
+          bestSoFar: null,
+          words: `Could not decide whether anything within the bounds meets ${objective}: ${even}.${tail()}`,
+        }
+      : {
+          status: 'none',
+          found: null,
+          bestSoFar: null,
+          words: `No configuration within the bounds meets ${objective}: even ${even}.${tail()}`,
+        };
   }
 
   // The cheapest by the answer's own ordering, memory by the rule from each candidate's peak.
   const ranked = candidates
     .map((c) => ({ c, mem: memoryForPeak(c.judgement.peakBytes, spec) }))
-    .sort((a, b) => byCost({ ...a.c.shape, cpuMillis: cpus[a.c.idx]!, memoryMb: a.mem, p99Us: a.c.judgement.p99Ms }, { ...b.c.shape, cpuMillis: cpus[b.c.idx]!, memoryMb: b.mem, p99Us: b.c.judgement.p99Ms }));
+    .sort((a, b) =>
+      byCost(
+        { ...a.c.shape, cpuMillis: cpus[a.c.idx]!, memoryMb: a.mem, p99Us: a.c.judgement.p99Ms },
+        { ...b.c.shape, cpuMillis: cpus[b.c.idx]!, memoryMb: b.mem, p99Us: b.c.judgement.p99Ms },
+      ),
+    );
   const win = ranked[0]!;
   let found = at(win.c.shape, win.c.idx);
   const extra: string[] = [];
   const peak = win.c.judgement.peakBytes;
-  const peakText = peak === null ? 'no peak recorded' : `peak ${fmtNum(peak / 2 ** 20)} MB × ${MEMORY_HEADROOM}, rounded up`;
+  const peakText =
+    peak === null ? 'no peak recorded' : `peak ${fmtNum(peak / 2 ** 20)} MB × ${MEMORY_HEADROOM}, rounded up`;
   if (win.mem < memMax) {
     try {
-      const jm = await decide(at(win.c.shape, win.c.idx, win.mem), `memory from the measured peak (${peakText} → ${memLabel(win.mem)}): verify`);
+      const jm = await decide(
+        at(win.c.shape, win.c.idx, win.mem),
+        `memory from the measured peak (${peakText} → ${memLabel(win.mem)}): verify`,
+      );
       if (jm.outcome === 'meets') found = at(win.c.shape, win.c.idx, win.mem);
-      else extra.push(`at ${memLabel(win.mem)} (from the peak) it did not meet (${jm.outcome}), so the answer keeps the ${memLabel(memMax)} it was measured with`);
+      else
+        extra.push(
+          `at ${memLabel(win.mem)} (from the peak) it did not meet (${jm.outcome}), so the answer keeps the ${memLabel(memMax)} it was measured with`,
+        );
     } catch (e) {
       if (!(e instanceof BudgetSpent)) throw e;
-      extra.push(`the budget ran out before ${memLabel(win.mem)} (from the peak) could be verified, so the answer keeps the ${memLabel(memMax)} it was measured with`);
+      extra.push(
+        `the budget ran out before ${memLabel(win.mem)} (from the peak) could be verified, so the answer keeps the ${memLabel(memMax)} it was measured with`,
+      );
     }
   } else if (peak !== null) extra.push(`memory stays at the bounds' ${memLabel(memMax)} (${peakText} is not below it)`);
   const below = win.c.below
@@ -236,7 +292,9 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       ? ` It meets even at the lowest CPU cap in the bounds: lower bounds may find a cheaper one.`
       : '';
   return {
-    status: 'found', found, bestSoFar: null,
+    status: 'found',
+    found,
+    bestSoFar: null,
     words: `${configLabel(found)} is the cheapest configuration that meets ${objective}: ${win.c.judgement.detail}.${below} ${cells} cells instead of the ${fmtNum(gridCellsOf(spec))} a full grid over the same bounds would need.${tail(extra)}`,
   };
 }

@@ -34,7 +34,9 @@ export function connect(c: DockerConnection): Docker {
   try {
     u = new URL(c.url);
   } catch {
-    throw new ConnectionInputError(`"${c.url}" is not a Docker engine URL: give unix:///path/to/docker.sock, tcp://host:2375, tcp://host:2376 with a TLS folder, or ssh://user@host`);
+    throw new ConnectionInputError(
+      `"${c.url}" is not a Docker engine URL: give unix:///path/to/docker.sock, tcp://host:2375, tcp://host:2376 with a TLS folder, or ssh://user@host`,
+    );
   }
   switch (u.protocol) {
     case 'unix:':
@@ -43,19 +45,43 @@ export function connect(c: DockerConnection): Docker {
       const port = Number(u.port || (c.tlsDir ? 2376 : 2375));
       // No kept-alive sockets: after the network to a host drops and comes back, a pooled socket the
       // engine has meanwhile closed answers the next request with ECONNRESET (Node's default agent keeps them).
-      if (!c.tlsDir) return new Docker({ host: u.hostname, port, protocol: 'http', agent: new http.Agent({ keepAlive: false }) } as Docker.DockerOptions);
+      if (!c.tlsDir)
+        return new Docker({
+          host: u.hostname,
+          port,
+          protocol: 'http',
+          agent: new http.Agent({ keepAlive: false }),
+        } as Docker.DockerOptions);
       const read = (f: string): Buffer => {
         try {
           return readFileSync(path.join(c.tlsDir!, f));
         } catch (e) {
-          throw new ConnectionInputError(`TLS: cannot read ${path.join(c.tlsDir!, f)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the folder must hold ca.pem, cert.pem and key.pem`);
+          throw new ConnectionInputError(
+            `TLS: cannot read ${path.join(c.tlsDir!, f)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the folder must hold ca.pem, cert.pem and key.pem`,
+          );
         }
       };
-      return new Docker({ host: u.hostname, port, protocol: 'https', ca: read('ca.pem'), cert: read('cert.pem'), key: read('key.pem'), agent: new https.Agent({ keepAlive: false, ca: read('ca.pem'), cert: read('cert.pem'), key: read('key.pem') }) } as Docker.DockerOptions);
+      return new Docker({
+        host: u.hostname,
+        port,
+        protocol: 'https',
+        ca: read('ca.pem'),
+        cert: read('cert.pem'),
+        key: read('key.pem'),
+        agent: new https.Agent({ keepAlive: false, ca: read('ca.pem'), cert: read('cert.pem'), key: read('key.pem') }),
+      } as Docker.DockerOptions);
     }
     case 'ssh:': {
-      const sshOptions: Record<string, unknown> = c.sshKeyFile ? { privateKey: readFileSync(c.sshKeyFile) } : { agent: process.env.SSH_AUTH_SOCK };
-      return new Docker({ host: u.hostname, port: Number(u.port || 22), username: u.username || undefined, protocol: 'ssh', sshOptions } as Docker.DockerOptions);
+      const sshOptions: Record<string, unknown> = c.sshKeyFile
+        ? { privateKey: readFileSync(c.sshKeyFile) }
+        : { agent: process.env.SSH_AUTH_SOCK };
+      return new Docker({
+        host: u.hostname,
+        port: Number(u.port || 22),
+        username: u.username || undefined,
+        protocol: 'ssh',
+        sshOptions,
+      } as Docker.DockerOptions);
     }
     default:
       throw new ConnectionInputError(`"${u.protocol}" engines are not supported: use unix://, tcp:// or ssh://`);
@@ -66,12 +92,19 @@ export function connect(c: DockerConnection): Docker {
 export function connectionProblem(url: string, e: unknown): string {
   const err = e as NodeJS.ErrnoException & { statusCode?: number; reason?: string };
   const why = err.message ?? String(e);
-  if (err.code === 'ECONNREFUSED') return `unreachable: nothing answers at ${url} (is the engine running and listening there?)`;
-  if (err.code === 'ENOENT' || err.code === 'EACCES') return err.code === 'EACCES' ? `permissions: cannot open ${url} (${why})` : `unreachable: no socket at ${url}`;
-  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return `unreachable: the host name in ${url} does not resolve`;
-  if (err.code === 'ETIMEDOUT' || err.code === 'EHOSTUNREACH' || err.code === 'ENETUNREACH' || /after \d+ ms/.test(why)) return `unreachable: ${url} did not answer in time (${why})`;
-  if (/certificate|SSL|TLS|EPROTO|self.signed/i.test(`${err.code ?? ''} ${why}`)) return `TLS: ${why} (check the TLS folder's ca.pem, cert.pem and key.pem)`;
-  if (err.statusCode === 401 || err.statusCode === 403) return `permissions: the engine refused (${err.statusCode}): ${err.reason ?? why}`;
-  if (/authentication|All configured authentication methods failed/i.test(why)) return `permissions: ssh authentication failed (${why})`;
+  if (err.code === 'ECONNREFUSED')
+    return `unreachable: nothing answers at ${url} (is the engine running and listening there?)`;
+  if (err.code === 'ENOENT' || err.code === 'EACCES')
+    return err.code === 'EACCES' ? `permissions: cannot open ${url} (${why})` : `unreachable: no socket at ${url}`;
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN')
+    return `unreachable: the host name in ${url} does not resolve`;
+  if (err.code === 'ETIMEDOUT' || err.code === 'EHOSTUNREACH' || err.code === 'ENETUNREACH' || /after \d+ ms/.test(why))
+    return `unreachable: ${url} did not answer in time (${why})`;
+  if (/certificate|SSL|TLS|EPROTO|self.signed/i.test(`${err.code ?? ''} ${why}`))
+    return `TLS: ${why} (check the TLS folder's ca.pem, cert.pem and key.pem)`;
+  if (err.statusCode === 401 || err.statusCode === 403)
+    return `permissions: the engine refused (${err.statusCode}): ${err.reason ?? why}`;
+  if (/authentication|All configured authentication methods failed/i.test(why))
+    return `permissions: ssh authentication failed (${why})`;
   return `unreachable: ${why}`;
 }

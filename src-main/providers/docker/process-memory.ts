@@ -40,7 +40,10 @@ const readText = (path: string): string | undefined => {
 
 /** The pids of a cgroup.procs file (0: a process outside this pid namespace, left out). */
 export function parseCgroupProcs(text: string): number[] {
-  return text.split('\n').map((l) => Number(l.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  return text
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
 }
 
 const KB = 1024;
@@ -49,7 +52,10 @@ const kbField = (text: string, name: string): number | undefined => {
   return m ? Number(m[1]) * KB : undefined;
 };
 
-/** /proc/PID/status → the memory fields in bytes; undefined for a process with no memory of its own (a zombie, a kernel thread). */
+/**
+ * /proc/PID/status → the memory fields in bytes; undefined for a process with no memory of its own (a zombie, a kernel
+ * thread).
+ */
 export function parseStatus(text: string): Omit<ProcessReading, 'pid' | 'command' | 'pssBytes'> | undefined {
   const rss = kbField(text, 'VmRSS');
   if (rss === undefined) return undefined;
@@ -84,10 +90,17 @@ export function readProcess(pid: number, roots: ProcRoots = HOST): ProcessReadin
   if (!mem) return undefined;
   const rollup = readText(`${roots.proc}/${pid}/smaps_rollup`);
   const pss = rollup === undefined ? undefined : parseSmapsRollup(rollup);
-  return { pid, command: parseCmdline(readText(`${roots.proc}/${pid}/cmdline`) ?? ''), ...mem, ...(pss !== undefined ? { pssBytes: pss } : {}) };
+  return {
+    pid,
+    command: parseCmdline(readText(`${roots.proc}/${pid}/cmdline`) ?? ''),
+    ...mem,
+    ...(pss !== undefined ? { pssBytes: pss } : {}),
+  };
 }
 
-/** A parent outside the set is the target's first process: its ppid becomes 0, so roles need not know the host's pids. */
+/**
+ * A parent outside the set is the target's first process: its ppid becomes 0, so roles need not know the host's pids.
+ */
 function withinTarget(readings: ProcessReading[]): ProcessReading[] {
   const pids = new Set(readings.map((r) => r.pid));
   return readings.map((r) => (pids.has(r.ppid) ? r : { ...r, ppid: 0 }));
@@ -96,7 +109,9 @@ function withinTarget(readings: ProcessReading[]): ProcessReading[] {
 /** Docker's pids of a container (the daemon's pid namespace), bounded in time. */
 async function topPids(container: Pick<Docker.Container, 'top'>): Promise<number[]> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), TOP_TIMEOUT_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), TOP_TIMEOUT_MS)),
+  );
   try {
     const top = (await Promise.race([container.top(), timeout])) as { Titles?: string[]; Processes?: string[][] };
     const col = top.Titles?.indexOf('PID') ?? -1;
@@ -111,7 +126,11 @@ async function topPids(container: Pick<Docker.Container, 'top'>): Promise<number
  * Every process of container `containerId` now. `container` (Docker's handle) is the fallback when
  * the host's cgroup tree is not visible from here.
  */
-export async function readContainerProcesses(containerId: string, container?: Pick<Docker.Container, 'top'>, roots: ProcRoots = HOST): Promise<ProcessSnapshot> {
+export async function readContainerProcesses(
+  containerId: string,
+  container?: Pick<Docker.Container, 'top'>,
+  roots: ProcRoots = HOST,
+): Promise<ProcessSnapshot> {
   const atMs = Date.now();
   let pids: number[] | undefined;
   for (const p of cgroupProcsPaths(containerId, roots.cgroup)) {
@@ -128,10 +147,14 @@ export async function readContainerProcesses(containerId: string, container?: Pi
     if (mine.length > 0) pids = mine;
   }
   if (pids === undefined) {
-    return { ok: false, why: "the target's processes are not visible from this process (its cgroup is not in this machine's cgroup tree, or its pids are in another pid namespace)" };
+    return {
+      ok: false,
+      why: "the target's processes are not visible from this process (its cgroup is not in this machine's cgroup tree, or its pids are in another pid namespace)",
+    };
   }
   // An empty cgroup is a target that has stopped: nothing to read now, which is not a failure to read.
   const readings = pids.map((pid) => readProcess(pid, roots)).filter((r) => r !== undefined);
-  if (pids.length > 0 && readings.length === 0) return { ok: false, why: "none of the target's processes could be read from /proc" };
+  if (pids.length > 0 && readings.length === 0)
+    return { ok: false, why: "none of the target's processes could be read from /proc" };
   return { ok: true, atMs, processes: withinTarget(readings) };
 }

@@ -11,9 +11,17 @@ import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
 import type { LoadPlan } from '../../load/protocol.ts';
-import type { Provider, ProviderCheck, ProvisionedTarget, RemoteLoadOutcome, RemoteLoadRequest, TargetKind, TargetSpec } from '../provider.ts';
+import type {
+  Provider,
+  ProviderCheck,
+  ProvisionedTarget,
+  RemoteLoadOutcome,
+  RemoteLoadRequest,
+  TargetKind,
+  TargetSpec,
+} from '../provider.ts';
 import { connect, connectionProblem, engineHost, type DockerConnection } from './connection.ts';
-import { shipImage } from './ship-image.ts';
+import { shipImage } from '../../docker/ship-image.ts';
 import { containerTarget } from './target.ts';
 
 /** A connection check must answer quickly: a dead host must not hang the Builder. */
@@ -40,7 +48,12 @@ export class DockerProvider implements Provider {
    * A remote engine's cells get their load from an agent on that same engine, on cores the target
    * does not use (as this machine's cells do from load threads here). Absent for this machine's engine.
    */
-  readonly runLoad?: (target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest) => Promise<RemoteLoadOutcome>;
+  readonly runLoad?: (
+    target: ProvisionedTarget,
+    plan: LoadPlan,
+    cb: LoadCallbacks,
+    opts: RemoteLoadRequest,
+  ) => Promise<RemoteLoadOutcome>;
   private readonly agentImages = new LoadAgentImages();
   /** The remote engine's name and cores, read once (for the cpuset split and "where the load ran"). */
   private engineFacts?: Promise<{ name: string; cpus: number }>;
@@ -56,28 +69,50 @@ export class DockerProvider implements Provider {
   }
 
   private facts(): Promise<{ name: string; cpus: number }> {
-    this.engineFacts ??= (this.client.info() as Promise<{ Name: string; NCPU: number }>).then((i) => ({ name: String(i.Name), cpus: Number(i.NCPU) }));
+    this.engineFacts ??= (this.client.info() as Promise<{ Name: string; NCPU: number }>).then((i) => ({
+      name: String(i.Name),
+      cpus: Number(i.NCPU),
+    }));
     this.engineFacts.catch(() => (this.engineFacts = undefined));
     return this.engineFacts;
   }
 
-  private async remoteLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome> {
+  private async remoteLoad(
+    target: ProvisionedTarget,
+    plan: LoadPlan,
+    cb: LoadCallbacks,
+    opts: RemoteLoadRequest,
+  ): Promise<RemoteLoadOutcome> {
     const where = `${this.name} (${this.o.connection.url})`;
     const [image, { name }] = await Promise.all([this.agentImages.on('engine', this.client, where), this.facts()]);
     const cpus = this.loadCpus.get(target.id);
-    const result = await runRemoteLoad({ engine: this.client, where, ...(cpus ? { cpus } : {}) }, plan, cb, { image, labels: opts.labels });
+    const result = await runRemoteLoad({ engine: this.client, where, ...(cpus ? { cpus } : {}) }, plan, cb, {
+      image,
+      labels: opts.labels,
+    });
     return { result, node: name };
   }
 
   async check(): Promise<ProviderCheck> {
     try {
-      const info = (await withTimeout(this.client.info(), CHECK_TIMEOUT_MS, 'no answer')) as { Name: string; NCPU: number; MemTotal: number; ServerVersion: string };
+      const info = (await withTimeout(this.client.info(), CHECK_TIMEOUT_MS, 'no answer')) as {
+        Name: string;
+        NCPU: number;
+        MemTotal: number;
+        ServerVersion: string;
+      };
       // Busy: another Rightsize session measuring there (its lab lock, or its targets running).
-      const running = await this.client.listContainers({ filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }) });
+      const running = await this.client.listContainers({
+        filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }),
+      });
       const free = running.length === 0;
       return {
         ok: free,
-        problems: free ? [] : [`no nodes free: ${running.length} Rightsize container(s) already run on ${info.Name} (${this.o.connection.url})`],
+        problems: free
+          ? []
+          : [
+              `no nodes free: ${running.length} Rightsize container(s) already run on ${info.Name} (${this.o.connection.url})`,
+            ],
         nodes: [{ name: info.Name, cpus: Number(info.NCPU), memoryBytes: Number(info.MemTotal), free }],
         version: String(info.ServerVersion),
       };
@@ -98,12 +133,21 @@ export class DockerProvider implements Provider {
     const cpuset = local ? spec.cpuset : place.targetCpus;
     const c = await TargetContainer.start(
       {
-        image: spec.image, launch: spec.launch, port: spec.port, env: spec.env, cpuMillis: spec.cpuMillis, memoryMb: spec.memoryMb,
+        image: spec.image,
+        launch: spec.launch,
+        port: spec.port,
+        env: spec.env,
+        cpuMillis: spec.cpuMillis,
+        memoryMb: spec.memoryMb,
         // A remote engine's bridge IPs are not routable from here: publish on its address.
         ...(local ? { publish: Boolean(this.o.publish) } : { publish: true, publishOn: this.host }),
         ...(cpuset ? { cpuset } : {}),
         // Cells run outside a stored run (tests, benchmarks) carry no run or cell label.
-        labels: { app: spec.labels.app, ...(spec.labels.run ? { run: spec.labels.run } : {}), ...(spec.labels.cell ? { cell: spec.labels.cell } : {}) },
+        labels: {
+          app: spec.labels.app,
+          ...(spec.labels.run ? { run: spec.labels.run } : {}),
+          ...(spec.labels.cell ? { cell: spec.labels.cell } : {}),
+        },
       },
       this.client,
     );
@@ -119,7 +163,14 @@ export class DockerProvider implements Provider {
 
   async removeRun(runId: string): Promise<string[]> {
     const ids = await listOwnContainers({ run: runId }, this.client);
-    await Promise.all(ids.map((id) => this.client.getContainer(id).remove({ force: true, v: true }).catch(() => {})));
+    await Promise.all(
+      ids.map((id) =>
+        this.client
+          .getContainer(id)
+          .remove({ force: true, v: true })
+          .catch(() => {}),
+      ),
+    );
     return ids.map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
   }
 

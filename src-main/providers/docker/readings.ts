@@ -3,7 +3,10 @@ import type { StatsReading } from '../provider.ts';
 /** The fields of Docker's stats JSON a reading needs (cgroup v1 and v2). */
 export interface RawDockerStats {
   read: string;
-  cpu_stats: { cpu_usage: { total_usage: number }; throttling_data?: { periods?: number; throttled_periods: number; throttled_time: number } };
+  cpu_stats: {
+    cpu_usage: { total_usage: number };
+    throttling_data?: { periods?: number; throttled_periods: number; throttled_time: number };
+  };
   memory_stats: { usage?: number; max_usage?: number; limit?: number; stats?: Record<string, number> };
 }
 

@@ -6,7 +6,16 @@ import { httpStatus, type Cluster } from './client.ts';
 import { K8S_LABEL, ROLE, type Spread } from './manifests.ts';
 import { PRODUCT } from '../../docker/labels.ts';
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EPIPE',
+]);
 const isTls = (code: string): boolean =>
   /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(code);
 
@@ -54,8 +63,22 @@ export function parseQuantity(q: string | undefined): number {
   const m = /^([+-]?[0-9.]+(?:[eE][+-]?\d+)?)([a-zA-Z]*)$/.exec(q.trim());
   if (!m) return 0;
   const scale: Record<string, number> = {
-    '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-    Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+    '': 1,
+    n: 1e-9,
+    u: 1e-6,
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    P: 1e15,
+    E: 1e18,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+    Pi: 2 ** 50,
+    Ei: 2 ** 60,
   };
   const f = scale[m[2]!];
   return f === undefined ? 0 : Number(m[1]) * f;
@@ -109,7 +132,13 @@ export const NEEDED: { verb: string; group: string; resource: string; subresourc
   { verb: 'delete', group: '', resource: 'pods', what: 'delete pods (load agents, at once)' },
   { verb: 'get', group: '', resource: 'pods', subresource: 'log', what: 'read pod logs' },
   { verb: 'list', group: '', resource: 'nodes', what: 'list nodes' },
-  { verb: 'get', group: '', resource: 'nodes', subresource: 'proxy', what: "read the kubelet's stats through the node proxy" },
+  {
+    verb: 'get',
+    group: '',
+    resource: 'nodes',
+    subresource: 'proxy',
+    what: "read the kubelet's stats through the node proxy",
+  },
 ];
 
 /**
@@ -134,7 +163,14 @@ export async function checkCluster(c: Cluster, spread: Spread): Promise<Provider
           body: {
             apiVersion: 'authorization.k8s.io/v1',
             kind: 'SelfSubjectAccessReview',
-            spec: { resourceAttributes: { verb: n.verb, group: n.group, resource: n.resource, ...(n.subresource ? { subresource: n.subresource } : {}) } },
+            spec: {
+              resourceAttributes: {
+                verb: n.verb,
+                group: n.group,
+                resource: n.resource,
+                ...(n.subresource ? { subresource: n.subresource } : {}),
+              },
+            },
           },
         });
         if (!r.status?.allowed) denied.push(n.what);
@@ -155,7 +191,9 @@ export async function checkCluster(c: Cluster, spread: Spread): Promise<Provider
     try {
       ours = (await c.core.listPodForAllNamespaces({ labelSelector: `${K8S_LABEL.product}=${PRODUCT}` })).items;
     } catch (e) {
-      problems.push(`Cannot see other Rightsize runs' pods, so a node running one may look free: ${describeError(e, where)}`);
+      problems.push(
+        `Cannot see other Rightsize runs' pods, so a node running one may look free: ${describeError(e, where)}`,
+      );
     }
     nodes = list.items.map((n) => nodeFacts(n, ours));
     const needed = spread === 'required' ? 2 : 1;

@@ -41,7 +41,9 @@ export async function connect(ref: ClusterRef): Promise<Cluster> {
   if (ref.context) {
     if (!kc.getContextObject(ref.context)) {
       const known = kc.getContexts().map((c) => c.name);
-      throw new Error(`The kubeconfig has no context "${ref.context}"${known.length ? ` (it has: ${known.join(', ')})` : ''}`);
+      throw new Error(
+        `The kubeconfig has no context "${ref.context}"${known.length ? ` (it has: ${known.join(', ')})` : ''}`,
+      );
     }
     kc.setCurrentContext(ref.context);
   }
@@ -102,7 +104,9 @@ export async function rawGet(c: Cluster, path: string, timeoutMs = 10_000): Prom
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer from ${url.host} within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    req.on('timeout', () =>
+      req.destroy(Object.assign(new Error(`no answer from ${url.host} within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+    );
     req.on('error', reject);
     req.end();
   });

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { LoadResult } from '../../engine/types.ts';
+import type { LoadResult } from '../../model/types.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
 import { AgentStream, LoadAgentError } from '../../load-agent/agent-stream.ts';
 import type { RemoteLoadOutcome } from '../provider.ts';
@@ -99,7 +99,13 @@ export class LoadPod {
       return { result, node: this.node };
     } finally {
       await this.delete(0).catch(() => {});
-      await until(async () => (await ignore404(() => this.c.core.readNamespacedPod({ name: this.name, namespace: this.namespace }))) === undefined, this.t.pollMs, this.t.removeTimeoutMs).catch(() => false);
+      await until(
+        async () =>
+          (await ignore404(() => this.c.core.readNamespacedPod({ name: this.name, namespace: this.namespace }))) ===
+          undefined,
+        this.t.pollMs,
+        this.t.removeTimeoutMs,
+      ).catch(() => false);
     }
   }
 
@@ -111,14 +117,22 @@ export class LoadPod {
       if (httpStatus(e) !== 409) throw e;
       // Left by an attempt of the same cell that did not clean up: replace it.
       await this.delete(0);
-      await until(async () => (await ignore404(() => this.c.core.readNamespacedPod({ name: this.name, namespace: this.namespace }))) === undefined, this.t.pollMs, this.t.removeTimeoutMs);
+      await until(
+        async () =>
+          (await ignore404(() => this.c.core.readNamespacedPod({ name: this.name, namespace: this.namespace }))) ===
+          undefined,
+        this.t.pollMs,
+        this.t.removeTimeoutMs,
+      );
       await this.c.core.createNamespacedPod({ namespace: this.namespace, body });
     }
   }
 
   /** Deletes the pod; `graceSec` > 0 sends the agent SIGTERM first (it then prints what it measured). */
   private async delete(graceSec: number): Promise<void> {
-    await ignore404(() => this.c.core.deleteNamespacedPod({ name: this.name, namespace: this.namespace, gracePeriodSeconds: graceSec }));
+    await ignore404(() =>
+      this.c.core.deleteNamespacedPod({ name: this.name, namespace: this.namespace, gracePeriodSeconds: graceSec }),
+    );
   }
 
   private read(): Promise<V1Pod | undefined> {
@@ -132,7 +146,10 @@ export class LoadPod {
     for (;;) {
       if (signal?.aborted) throw new LoadAgentError(`the load on ${this.where} was cancelled before the agent ran`);
       const pod = await this.read();
-      if (!pod) throw new LoadAgentError(`the load agent's ${this.where} was deleted before it ran (the run was cancelled or removed)`);
+      if (!pod)
+        throw new LoadAgentError(
+          `the load agent's ${this.where} was deleted before it ran (the run was cancelled or removed)`,
+        );
       this.node = pod.spec?.nodeName ?? this.node;
       const phase = pod.status?.phase;
       const c = appStatus(pod, AGENT_CONTAINER);
@@ -142,7 +159,9 @@ export class LoadPod {
       if (v.state === 'pending') last = v.reason;
       if (Date.now() >= deadline) {
         const lead = last.startsWith('not scheduled') ? 'found no node' : 'did not start';
-        throw new LoadAgentError(`the load agent ${lead} within ${Math.round(this.t.startTimeoutMs / 1000)} s (${this.where}): ${last}`);
+        throw new LoadAgentError(
+          `the load agent ${lead} within ${Math.round(this.t.startTimeoutMs / 1000)} s (${this.where}): ${last}`,
+        );
       }
       await sleep(this.t.pollMs);
     }
@@ -163,7 +182,11 @@ export class LoadPod {
       graceMs: this.t.graceMs ?? STOP_REPORT_MS,
     });
     if (cb.signal?.aborted) out.stop(); // aborted while it started: an aborted signal fires no more events
-    void this.pump(out, where).catch((e: unknown) => out.fail(`lost the load agent's log (${where}): ${describeError(e, { server: this.c.server, context: this.c.context })}`));
+    void this.pump(out, where).catch((e: unknown) =>
+      out.fail(
+        `lost the load agent's log (${where}): ${describeError(e, { server: this.c.server, context: this.c.context })}`,
+      ),
+    );
     return out.result;
   }
 
@@ -195,7 +218,10 @@ export class LoadPod {
       out.onSettle(() => ctl.abort());
       const silence = this.t.silenceMs ?? 30_000;
       // A stream that errors stops writing without ending: silence while the agent runs counts as an end.
-      while (!out.settled && !(await Promise.race([ended.then(() => true), sleep(Math.min(silence, 1000)).then(() => false)]))) {
+      while (
+        !out.settled &&
+        !(await Promise.race([ended.then(() => true), sleep(Math.min(silence, 1000)).then(() => false)]))
+      ) {
         if (Date.now() - lastData >= silence) break;
       }
       ctl.abort();
@@ -205,12 +231,16 @@ export class LoadPod {
       const c = pod ? appStatus(pod, AGENT_CONTAINER) : undefined;
       const terminated = c?.state?.terminated;
       if (pod && !terminated && follows + 1 >= MAX_FOLLOWS) {
-        return out.fail(`lost the load agent's log (${where}): the stream ended ${MAX_FOLLOWS} times while the agent still ran`);
+        return out.fail(
+          `lost the load agent's log (${where}): the stream ended ${MAX_FOLLOWS} times while the agent still ran`,
+        );
       }
       if (!pod || terminated) {
         // The agent ended: what it printed is all there will be (the stream may have missed its last lines).
         if (pod) {
-          const whole = await this.c.core.readNamespacedPodLog({ name: this.name, namespace: this.namespace, container: AGENT_CONTAINER }).catch(() => '');
+          const whole = await this.c.core
+            .readNamespacedPodLog({ name: this.name, namespace: this.namespace, container: AGENT_CONTAINER })
+            .catch(() => '');
           const last = new LineSkipper(seen);
           const text = last.push(whole) + last.rest();
           if (text) out.stdout(text);

@@ -48,21 +48,33 @@ export const AGENT_CONTAINER = 'agent';
 const HOSTNAME = 'kubernetes.io/hostname';
 const shortHash = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 10);
 
-/** A label value for any text: itself when valid, else a readable cleaned prefix plus a hash (so two texts never share one). */
+/**
+ * A label value for any text: itself when valid, else a readable cleaned prefix plus a hash (so two texts never share
+ * one).
+ */
 export function labelValue(text: string): string {
   if (/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(text) && text.length <= 63) return text;
-  const clean = text.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 50).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
+  const clean = text
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .slice(0, 50)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '');
   return clean ? `${clean}-${shortHash(text)}` : shortHash(text);
 }
 
 /** A DNS-1123 label (namespace names, the first part of pod names) from any text, with a hash when it had to change. */
 function dnsPart(text: string, max: number): string {
   if (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text) && text.length <= max) return text;
-  const clean = text.toLowerCase().replace(/[^a-z0-9-]+/g, '-').slice(0, max - 11).replace(/^-+|-+$/g, '');
+  const clean = text
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, max - 11)
+    .replace(/^-+|-+$/g, '');
   return clean ? `${clean}-${shortHash(text)}` : shortHash(text);
 }
 
-/** The namespaces' prefix unless the saved target sets its own (`namespacePrefix`, a DNS label of up to 30 characters). */
+/**
+ * The namespaces' prefix unless the saved target sets its own (`namespacePrefix`, a DNS label of up to 30 characters).
+ */
 export const DEFAULT_NAMESPACE_PREFIX = PRODUCT;
 
 /** The run's namespace, `PREFIX-run-ID`: deleting it removes everything the run made, in one call. */
@@ -79,7 +91,11 @@ export const loadPodFor = (cell: string): string => `load-${dnsPart(cell, 40)}`;
 
 /** Selects the pods of one cell (and only a target's: the load agent of the same cell is `role=load`). */
 export function cellSelector(spec: Pick<TargetSpec, 'labels'>): Record<string, string> {
-  return { [K8S_LABEL.run]: labelValue(spec.labels.run), [K8S_LABEL.cell]: labelValue(spec.labels.cell), [K8S_LABEL.role]: ROLE.target };
+  return {
+    [K8S_LABEL.run]: labelValue(spec.labels.run),
+    [K8S_LABEL.cell]: labelValue(spec.labels.cell),
+    [K8S_LABEL.role]: ROLE.target,
+  };
 }
 
 export const selectorText = (labels: Record<string, string>): string =>
@@ -127,16 +143,27 @@ function affinity(spec: TargetSpec, spread: Spread): V1Affinity {
   // name on some clouds), and unlike spec.nodeName it still goes through the scheduler's resource fit.
   const nodeTerms = [
     ...(spec.placement?.node ? [{ key: 'metadata.name', operator: 'In', values: [spec.placement.node] }] : []),
-    ...(spec.placement?.avoidNode ? [{ key: 'metadata.name', operator: 'NotIn', values: [spec.placement.avoidNode] }] : []),
+    ...(spec.placement?.avoidNode
+      ? [{ key: 'metadata.name', operator: 'NotIn', values: [spec.placement.avoidNode] }]
+      : []),
   ];
   return {
     ...(nodeTerms.length
-      ? { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: nodeTerms }] } } }
+      ? {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: nodeTerms }] },
+          },
+        }
       : {}),
     podAntiAffinity:
       spread === 'required'
         ? { requiredDuringSchedulingIgnoredDuringExecution: terms }
-        : { preferredDuringSchedulingIgnoredDuringExecution: terms.map((podAffinityTerm) => ({ weight: 100, podAffinityTerm })) },
+        : {
+            preferredDuringSchedulingIgnoredDuringExecution: terms.map((podAffinityTerm) => ({
+              weight: 100,
+              podAffinityTerm,
+            })),
+          },
   };
 }
 
@@ -146,17 +173,26 @@ function affinity(spec: TargetSpec, spread: Spread): V1Affinity {
  * The launch command is launchCommand()'s, as `args`: like Docker's Cmd it replaces the image's
  * CMD and keeps its ENTRYPOINT (`command` would replace the entrypoint too).
  */
-export function deploymentManifest(spec: KubernetesTargetSpec, opts: { spread: Spread; namespacePrefix?: string }): V1Deployment {
+export function deploymentManifest(
+  spec: KubernetesTargetSpec,
+  opts: { spread: Spread; namespacePrefix?: string },
+): V1Deployment {
   const { cmd, env } = launchCommand(spec.launch);
   const quantity = { cpu: `${spec.cpuMillis}m`, memory: `${spec.memoryMb}Mi` };
   const labels = { ...objectLabels(spec.labels), ...cellSelector(spec) };
   const annotations = objectAnnotations(spec.labels);
-  // The same precedence as the local container (docker/containers.ts): the launch mode's variables over the user's, PORT last.
+  // The same precedence as the local container (docker/containers.ts): the launch mode's variables over the user's,
+  // PORT last.
   const allEnv: Record<string, string> = { ...spec.env, ...env, PORT: String(spec.port) };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: deploymentFor(spec.labels.cell), namespace: namespaceFor(spec.labels.run, opts.namespacePrefix), labels, annotations },
+    metadata: {
+      name: deploymentFor(spec.labels.cell),
+      namespace: namespaceFor(spec.labels.run, opts.namespacePrefix),
+      labels,
+      annotations,
+    },
     spec: {
       replicas: 1,
       revisionHistoryLimit: 0,
@@ -201,7 +237,10 @@ function objectLabels(l: TargetSpec['labels']): Record<string, string> {
 }
 
 /** The exact session and app (labels can hold neither in general): the sweep reads the session from here. */
-const objectAnnotations = (l: TargetSpec['labels']): Record<string, string> => ({ [K8S_ANNOTATION.session]: l.session, [K8S_ANNOTATION.app]: l.app });
+const objectAnnotations = (l: TargetSpec['labels']): Record<string, string> => ({
+  [K8S_ANNOTATION.session]: l.session,
+  [K8S_ANNOTATION.app]: l.app,
+});
 
 /**
  * Ready = the app answers its health path (else: accepts connections), asked every second. A few
@@ -214,7 +253,10 @@ function readinessProbe(health: string | undefined): V1Probe {
 }
 
 /** Selects the load pods of one run (one cell: add its label). */
-export const loadSelector = (runId: string): Record<string, string> => ({ [K8S_LABEL.run]: labelValue(runId), [K8S_LABEL.role]: ROLE.load });
+export const loadSelector = (runId: string): Record<string, string> => ({
+  [K8S_LABEL.run]: labelValue(runId),
+  [K8S_LABEL.role]: ROLE.load,
+});
 
 /** What a load pod is given: the cell's labels, the agent's image and plan, its threads, and where its target is. */
 export interface LoadPodSpec {
@@ -225,7 +267,9 @@ export interface LoadPodSpec {
   threads: number;
   /** The target's node: the load goes elsewhere. */
   targetNode?: string;
-  /** Away from targetNode as a rule (the cluster has another schedulable node), or only preferably (a one-node cluster). */
+  /**
+   * Away from targetNode as a rule (the cluster has another schedulable node), or only preferably (a one-node cluster).
+   */
   avoid: 'required' | 'preferred';
   namespacePrefix?: string;
 }
@@ -256,12 +300,19 @@ export function loadPodManifest(p: LoadPodSpec): V1Pod {
     [K8S_LABEL.cell]: labelValue(p.labels.cell),
     [K8S_LABEL.role]: ROLE.load,
   };
-  const away = p.targetNode ? { matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: [p.targetNode] }] } : undefined;
+  const away = p.targetNode
+    ? { matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: [p.targetNode] }] }
+    : undefined;
   const quantity = loadResources(p.threads);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: loadPodFor(p.labels.cell), namespace: namespaceFor(p.labels.run, p.namespacePrefix), labels, annotations: objectAnnotations(p.labels) },
+    metadata: {
+      name: loadPodFor(p.labels.cell),
+      namespace: namespaceFor(p.labels.run, p.namespacePrefix),
+      labels,
+      annotations: objectAnnotations(p.labels),
+    },
     spec: {
       restartPolicy: 'Never',
       terminationGracePeriodSeconds: LOAD_GRACE_SEC,

@@ -1,7 +1,7 @@
 // What a target pod's status says: ready (and where), still coming up (and why), or failed (and
 // why, in words). Pure functions of a V1Pod, so recorded pod objects test them.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import type { ExitInfo } from '../../engine/types.ts';
+import type { ExitInfo } from '../../model/types.ts';
 import { CONTAINER } from './manifests.ts';
 
 export type PodView =
@@ -44,25 +44,42 @@ export function podView(pod: V1Pod | undefined, container = CONTAINER): PodView 
   }
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False') {
-    return { state: 'pending', ...where, reason: `not scheduled: ${scheduled.message ?? scheduled.reason ?? 'no reason given'}` };
+    return {
+      state: 'pending',
+      ...where,
+      reason: `not scheduled: ${scheduled.message ?? scheduled.reason ?? 'no reason given'}`,
+    };
   }
   const c = appStatus(pod, container);
   const waiting = c?.state?.waiting;
   if (waiting?.reason && HOPELESS.has(waiting.reason)) {
     const last = c?.lastState?.terminated;
     const exit = last ? `; it last exited with code ${last.exitCode}${last.reason ? ` (${last.reason})` : ''}` : '';
-    return { state: 'failed', ...where, reason: `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}${exit}` };
+    return {
+      state: 'failed',
+      ...where,
+      reason: `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}${exit}`,
+    };
   }
   // An app that exits before it is ready is a failed start, even though the kubelet will restart it.
   const ended = c?.state?.terminated ?? ((c?.restartCount ?? 0) > 0 ? c?.lastState?.terminated : undefined);
   if (ended) {
-    return { state: 'failed', ...where, reason: `the app exited with code ${ended.exitCode}${ended.reason ? ` (${ended.reason})` : ''} before it was ready` };
+    return {
+      state: 'failed',
+      ...where,
+      reason: `the app exited with code ${ended.exitCode}${ended.reason ? ` (${ended.reason})` : ''} before it was ready`,
+    };
   }
   const ready = pod.status?.conditions?.find((cond) => cond.type === 'Ready')?.status === 'True';
   const node = pod.spec?.nodeName;
   const ip = pod.status?.podIP;
-  if (ready && c?.state?.running && node && ip && name) return { state: 'ready', pod: name, node, ip, restarts: c.restartCount ?? 0 };
-  return { state: 'pending', ...where, reason: waiting?.reason ? `container ${waiting.reason}` : `pod ${phase ?? 'without a phase'}` };
+  if (ready && c?.state?.running && node && ip && name)
+    return { state: 'ready', pod: name, node, ip, restarts: c.restartCount ?? 0 };
+  return {
+    state: 'pending',
+    ...where,
+    reason: waiting?.reason ? `container ${waiting.reason}` : `pod ${phase ?? 'without a phase'}`,
+  };
 }
 
 /**

@@ -52,7 +52,10 @@ export interface ImageSource {
 const LOCAL_IMAGES: ImageSource = {
   engine: docker,
   loadAgentImage: async () => {
-    const [{ ensureBaseImage }, { ensureLoadAgentImage }] = await Promise.all([import('../../docker/base-image.ts'), import('../../load-agent/image.ts')]);
+    const [{ ensureBaseImage }, { ensureLoadAgentImage }] = await Promise.all([
+      import('../../docker/base-image.ts'),
+      import('../../load-agent/image.ts'),
+    ]);
     return ensureLoadAgentImage(await ensureBaseImage());
   },
 };
@@ -68,11 +71,17 @@ export interface KubernetesOptions extends ClusterRef {
   removeTimeoutMs?: number;
   /** Pod status polling while starting and while running (exit watch); default 1 s. */
   pollMs?: number;
-  /** Stats polling; default 1 s. The kubelet refreshes its numbers every 10-15 s (cAdvisor housekeeping): a reading is passed on only when it is new. */
+  /**
+   * Stats polling; default 1 s. The kubelet refreshes its numbers every 10-15 s (cAdvisor housekeeping): a reading is
+   * passed on only when it is new.
+   */
   statsEveryMs?: number;
   /** The run namespaces' prefix (the saved target's `namespacePrefix`); default "rightsize": rightsize-run-ID. */
   namespacePrefix?: string;
-  /** Where images are pushed for the nodes to pull (the saved target's `registry` and `registryAuth`). Without it, runs are refused. */
+  /**
+   * Where images are pushed for the nodes to pull (the saved target's `registry` and `registryAuth`). Without it, runs
+   * are refused.
+   */
   registry?: RegistryRef;
   /** Load threads per load pod when the plan names none (default 2, a core each). */
   loadThreads?: number;
@@ -84,7 +93,9 @@ export interface KubernetesOptions extends ClusterRef {
 
 export class KubernetesProvider implements Provider {
   readonly kind = 'kubernetes' as const;
-  /** A load pod is scheduled and its image pulled before its first second: as long as a target pod may take to start. */
+  /**
+   * A load pod is scheduled and its image pulled before its first second: as long as a target pod may take to start.
+   */
   get loadStartSec(): number {
     return this.readyTimeoutMs / 1000;
   }
@@ -195,7 +206,12 @@ export class KubernetesProvider implements Provider {
     } catch (e) {
       throw new Error(`Could not start cell ${spec.labels.cell} on ${this.name}: ${describeError(e, where)}`);
     }
-    const target = new KubernetesTarget(c, spec, { pollMs: this.pollMs, statsEveryMs: this.statsEveryMs, removeTimeoutMs: this.removeTimeoutMs, ...(prefix ? { namespacePrefix: prefix } : {}) });
+    const target = new KubernetesTarget(c, spec, {
+      pollMs: this.pollMs,
+      statsEveryMs: this.statsEveryMs,
+      removeTimeoutMs: this.removeTimeoutMs,
+      ...(prefix ? { namespacePrefix: prefix } : {}),
+    });
     try {
       await target.waitPodReady(this.readyTimeoutMs);
       return target;
@@ -211,19 +227,46 @@ export class KubernetesProvider implements Provider {
    * cluster: the load shares the node, as it must). The plan's cores on this machine mean nothing
    * there: the pod gets its own (a core per load thread, requests = limits).
    */
-  async runLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, req: RemoteLoadRequest): Promise<RemoteLoadOutcome> {
-    const threads = threadCount({ load: plan.load, threads: plan.threads ?? this.opts.loadThreads ?? DEFAULT_LOAD_THREADS });
+  async runLoad(
+    target: ProvisionedTarget,
+    plan: LoadPlan,
+    cb: LoadCallbacks,
+    req: RemoteLoadRequest,
+  ): Promise<RemoteLoadOutcome> {
+    const threads = threadCount({
+      load: plan.load,
+      threads: plan.threads ?? this.opts.loadThreads ?? DEFAULT_LOAD_THREADS,
+    });
     const { cpus: _coresHere, ...rest } = plan;
-    const agentPlan = agentPlanFor({ ...rest, host: plan.host || target.address.host, port: plan.port || target.address.port }, cb, { threads });
+    const agentPlan = agentPlanFor(
+      { ...rest, host: plan.host || target.address.host, port: plan.port || target.address.port },
+      cb,
+      { threads },
+    );
     const image = await this.agent(); // no registry, no agent image: refused before anything is made
     const c = await this.conn();
-    const schedulable = (await c.core.listNode()).items.filter((n: V1Node) => unschedulableReason(n) === undefined).length;
+    const schedulable = (await c.core.listNode()).items.filter(
+      (n: V1Node) => unschedulableReason(n) === undefined,
+    ).length;
     const targetNode = req.targetNode ?? target.node;
     const prefix = this.opts.namespacePrefix;
     const pod = new LoadPod(
       c,
-      { labels: req.labels, image, plan: agentPlan, threads, ...(targetNode ? { targetNode } : {}), avoid: schedulable >= 2 ? 'required' : 'preferred', ...(prefix ? { namespacePrefix: prefix } : {}) },
-      { pollMs: this.pollMs, startTimeoutMs: this.readyTimeoutMs, removeTimeoutMs: this.removeTimeoutMs, ...(this.opts.loadGraceMs ? { graceMs: this.opts.loadGraceMs } : {}) },
+      {
+        labels: req.labels,
+        image,
+        plan: agentPlan,
+        threads,
+        ...(targetNode ? { targetNode } : {}),
+        avoid: schedulable >= 2 ? 'required' : 'preferred',
+        ...(prefix ? { namespacePrefix: prefix } : {}),
+      },
+      {
+        pollMs: this.pollMs,
+        startTimeoutMs: this.readyTimeoutMs,
+        removeTimeoutMs: this.removeTimeoutMs,
+        ...(this.opts.loadGraceMs ? { graceMs: this.opts.loadGraceMs } : {}),
+      },
     );
     return pod.run(cb);
   }
@@ -236,12 +279,18 @@ export class KubernetesProvider implements Provider {
   async concurrency(): Promise<number> {
     if (this.spread !== 'required') return 1;
     const c = await this.conn();
-    const [nodes, ours] = await Promise.all([c.core.listNode(), c.core.listPodForAllNamespaces({ labelSelector: `${K8S_LABEL.product}=${PRODUCT}` })]);
+    const [nodes, ours] = await Promise.all([
+      c.core.listNode(),
+      c.core.listPodForAllNamespaces({ labelSelector: `${K8S_LABEL.product}=${PRODUCT}` }),
+    ]);
     const free = nodes.items.filter((n: V1Node) => nodeBusyReason(n, ours.items) === undefined).length;
     return Math.max(1, Math.floor(free / 2));
   }
 
-  /** The run's namespace, made by its first cell. One being deleted (the same run id, cancelled just now) is waited out first. */
+  /**
+   * The run's namespace, made by its first cell. One being deleted (the same run id, cancelled just now) is waited out
+   * first.
+   */
   private async ensureNamespace(c: Cluster, spec: KubernetesTargetSpec): Promise<void> {
     const body = namespaceManifest(spec.labels.run, spec.labels.session, this.opts.namespacePrefix);
     const name = body.metadata!.name!;
@@ -260,14 +309,24 @@ export class KubernetesProvider implements Provider {
       throw new Error(`namespace ${name} exists and is not Rightsize's: it is left alone`);
     }
     if (existing?.status?.phase !== 'Terminating') return;
-    const gone = await until(async () => (await ignore404(() => c.core.readNamespace({ name }))) === undefined, this.pollMs, this.removeTimeoutMs);
+    const gone = await until(
+      async () => (await ignore404(() => c.core.readNamespace({ name }))) === undefined,
+      this.pollMs,
+      this.removeTimeoutMs,
+    );
     if (!gone) throw new Error(`namespace ${name} is still being deleted after ${this.removeTimeoutMs / 1000} s`);
     await create();
   }
 
   private async deleteDeployment(c: Cluster, namespace: string, name: string): Promise<void> {
-    await ignore404(() => c.apps.deleteNamespacedDeployment({ name, namespace, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }));
-    await until(async () => (await ignore404(() => c.apps.readNamespacedDeployment({ name, namespace }))) === undefined, this.pollMs, this.removeTimeoutMs);
+    await ignore404(() =>
+      c.apps.deleteNamespacedDeployment({ name, namespace, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }),
+    );
+    await until(
+      async () => (await ignore404(() => c.apps.readNamespacedDeployment({ name, namespace }))) === undefined,
+      this.pollMs,
+      this.removeTimeoutMs,
+    );
   }
 
   /**
@@ -278,13 +337,27 @@ export class KubernetesProvider implements Provider {
     const c = await this.conn();
     const name = namespaceFor(runId, this.opts.namespacePrefix);
     // Load pods first, at once: deleted with the namespace they would get their grace and go on loading.
-    const agents = (await ignore404(() => c.core.listNamespacedPod({ namespace: name, labelSelector: selectorText(loadSelector(runId)) })))?.items ?? [];
+    const agents =
+      (
+        await ignore404(() =>
+          c.core.listNamespacedPod({ namespace: name, labelSelector: selectorText(loadSelector(runId)) }),
+        )
+      )?.items ?? [];
     const removed: string[] = [];
     for (const p of agents) if (await this.deletePod(c, p)) removed.push(`load pod ${name}/${p.metadata?.name}`);
     const deleted = await this.deleteNamespace(c, name);
     if (!deleted) return removed;
-    const gone = await until(async () => (await ignore404(() => c.core.readNamespace({ name }))) === undefined, this.pollMs, this.removeTimeoutMs);
-    return [...removed, gone ? `namespace ${name}` : `namespace ${name} (deleted, still terminating after ${this.removeTimeoutMs / 1000} s)`];
+    const gone = await until(
+      async () => (await ignore404(() => c.core.readNamespace({ name }))) === undefined,
+      this.pollMs,
+      this.removeTimeoutMs,
+    );
+    return [
+      ...removed,
+      gone
+        ? `namespace ${name}`
+        : `namespace ${name} (deleted, still terminating after ${this.removeTimeoutMs / 1000} s)`,
+    ];
   }
 
   /** Deletes a pod now (grace 0); whether it was there. */
@@ -295,7 +368,9 @@ export class KubernetesProvider implements Provider {
 
   /** Whether there was a namespace to delete. */
   private async deleteNamespace(c: Cluster, name: string): Promise<boolean> {
-    const r = await ignore404(() => c.core.deleteNamespace({ name, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }));
+    const r = await ignore404(() =>
+      c.core.deleteNamespace({ name, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }),
+    );
     return r !== undefined;
   }
 
@@ -309,13 +384,18 @@ export class KubernetesProvider implements Provider {
     const removed: string[] = [];
     // Dead sessions' load agents, wherever they are (also in a namespace already terminating, where
     // they would otherwise load their node for their whole grace), deleted at once.
-    const agents = await c.core.listPodForAllNamespaces({ labelSelector: `${K8S_LABEL.product}=${PRODUCT},${K8S_LABEL.role}=${ROLE.load}` });
+    const agents = await c.core.listPodForAllNamespaces({
+      labelSelector: `${K8S_LABEL.product}=${PRODUCT},${K8S_LABEL.role}=${ROLE.load}`,
+    });
     for (const p of agents.items) {
       if (isAlive(p.metadata?.annotations?.[K8S_ANNOTATION.session] ?? '')) continue;
       if (await this.deletePod(c, p)) removed.push(`load pod ${p.metadata?.namespace}/${p.metadata?.name}`);
     }
     const list = await c.core.listNamespace({ labelSelector: `${K8S_LABEL.product}=${PRODUCT}` });
-    const dead = list.items.filter((ns: V1Namespace) => ns.status?.phase !== 'Terminating' && !isAlive(ns.metadata?.annotations?.[K8S_ANNOTATION.session] ?? ''));
+    const dead = list.items.filter(
+      (ns: V1Namespace) =>
+        ns.status?.phase !== 'Terminating' && !isAlive(ns.metadata?.annotations?.[K8S_ANNOTATION.session] ?? ''),
+    );
     for (const ns of dead) {
       const name = ns.metadata!.name!;
       if (await this.deleteNamespace(c, name)) removed.push(`namespace ${name}`);

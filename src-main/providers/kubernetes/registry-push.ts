@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import type Docker from 'dockerode';
 
 export interface RegistryRef {
-  /** Where images go: a host (with port) and optionally a path, e.g. "registry.example.com/team" or "localhost:5000". */
+  /**
+   * Where images go: a host (with port) and optionally a path, e.g. "registry.example.com/team" or "localhost:5000".
+   */
   registry: string;
   /** A Docker config.json with an `auths` entry for the registry's host (default: no credentials). */
   authFile?: string;
@@ -36,26 +38,38 @@ export function registryReference(localTag: string, registry: string): string {
 export function registryAuth(r: RegistryRef): Record<string, string> {
   const serveraddress = registryHost(r.registry);
   if (!r.authFile) return { serveraddress };
-  let cfg: { auths?: Record<string, { auth?: string; username?: string; password?: string; identitytoken?: string }>; credsStore?: string; credHelpers?: Record<string, string> };
+  let cfg: {
+    auths?: Record<string, { auth?: string; username?: string; password?: string; identitytoken?: string }>;
+    credsStore?: string;
+    credHelpers?: Record<string, string>;
+  };
   try {
     cfg = JSON.parse(readFileSync(r.authFile, 'utf8')) as typeof cfg;
   } catch (e) {
-    throw new Error(`The registry auth file ${r.authFile} cannot be read as a Docker config.json: ${(e as Error).message}`);
+    throw new Error(
+      `The registry auth file ${r.authFile} cannot be read as a Docker config.json: ${(e as Error).message}`,
+    );
   }
   const entry = cfg.auths?.[serveraddress] ?? cfg.auths?.[`https://${serveraddress}`];
   if (!entry) {
     const helper = cfg.credHelpers?.[serveraddress] ?? cfg.credsStore;
     throw new Error(
       `The registry auth file ${r.authFile} has no "auths" entry for ${serveraddress}` +
-        (helper ? ` (it names the credential helper "${helper}", which Rightsize does not run: give a file with the entry itself, e.g. from \`docker login --config DIR ${serveraddress}\`)` : '') +
+        (helper
+          ? ` (it names the credential helper "${helper}", which Rightsize does not run: give a file with the entry itself, e.g. from \`docker login --config DIR ${serveraddress}\`)`
+          : '') +
         '.',
     );
   }
   if (entry.identitytoken) return { serveraddress, identitytoken: entry.identitytoken };
-  if (entry.username !== undefined && entry.password !== undefined) return { serveraddress, username: entry.username, password: entry.password };
+  if (entry.username !== undefined && entry.password !== undefined)
+    return { serveraddress, username: entry.username, password: entry.password };
   const decoded = Buffer.from(entry.auth ?? '', 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new Error(`The registry auth file ${r.authFile} has an "auths" entry for ${serveraddress} without a usable "auth" (base64 of user:password).`);
+  if (colon < 0)
+    throw new Error(
+      `The registry auth file ${r.authFile} has an "auths" entry for ${serveraddress} without a usable "auth" (base64 of user:password).`,
+    );
   return { serveraddress, username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
@@ -71,7 +85,9 @@ export async function pushToRegistry(engine: Docker, localTag: string, r: Regist
     await engine.getImage(localTag).tag({ repo: ref.slice(0, colon), tag: ref.slice(colon + 1) });
     const stream = (await engine.getImage(ref).push({ authconfig })) as NodeJS.ReadableStream;
     const events = await new Promise<{ error?: string; errorDetail?: { message?: string } }[]>((resolve, reject) =>
-      engine.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => (err ? reject(err) : resolve(out))),
+      engine.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) =>
+        err ? reject(err) : resolve(out),
+      ),
     );
     // The engine reports a refused push inside the stream (HTTP 200), not as an HTTP error.
     const failed = events.find((e) => e.error || e.errorDetail);

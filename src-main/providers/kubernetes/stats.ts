@@ -118,7 +118,11 @@ export function toReading(
  */
 export class CounterCarry {
   private last: Partial<Record<'cpuNs' | 'throttledPeriods' | 'throttledNs', number>> = {};
-  private base: Record<'cpuNs' | 'throttledPeriods' | 'throttledNs', number> = { cpuNs: 0, throttledPeriods: 0, throttledNs: 0 };
+  private base: Record<'cpuNs' | 'throttledPeriods' | 'throttledNs', number> = {
+    cpuNs: 0,
+    throttledPeriods: 0,
+    throttledNs: 0,
+  };
 
   apply(r: StatsReading): StatsReading {
     const out = { ...r };

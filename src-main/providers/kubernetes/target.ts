@@ -2,12 +2,19 @@
 // the exit watch, stats from the kubelet through the node proxy, logs, exit info and removal. Made by
 // KubernetesProvider.provision.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { ExitInfo } from '../../engine/types.ts';
+import type { ExitInfo } from '../../model/types.ts';
 import { RESTART_LINE } from '../../docker/launch.ts';
 import type { ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts';
 import { describeError } from './check.ts';
 import { httpStatus, ignore404, rawGet, type Cluster } from './client.ts';
-import { CONTAINER, cellSelector, deploymentFor, namespaceFor, selectorText, type KubernetesTargetSpec } from './manifests.ts';
+import {
+  CONTAINER,
+  cellSelector,
+  deploymentFor,
+  namespaceFor,
+  selectorText,
+  type KubernetesTargetSpec,
+} from './manifests.ts';
 import { currentPod, podExitInfo, podView } from './pod-status.ts';
 import { CounterCarry, cadvisorContainer, summaryContainer, toReading, type ContainerRef } from './stats.ts';
 import { sleep, until } from './wait.ts';
@@ -58,7 +65,10 @@ export class KubernetesTarget implements ProvisionedTarget {
     return (await this.c.core.listNamespacedPod({ namespace: this.namespace, labelSelector: this.selector })).items;
   }
 
-  /** Until the pod is Ready with an IP, or a state that waiting will not mend (in words, with the log tail), or the time is up. */
+  /**
+   * Until the pod is Ready with an IP, or a state that waiting will not mend (in words, with the log tail), or the time
+   * is up.
+   */
   async waitPodReady(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = 'nothing heard yet';
@@ -82,16 +92,25 @@ export class KubernetesTarget implements ProvisionedTarget {
       if (v.state === 'failed') {
         if (v.pod) this.pod = v.pod;
         const tail = v.pod ? await this.logTail(20).catch(() => '') : '';
-        throw new Error(`Cell ${this.spec.labels.cell} did not start (${this.id}): ${v.reason}${tail ? `\n${tail}` : ''}`);
+        throw new Error(
+          `Cell ${this.spec.labels.cell} did not start (${this.id}): ${v.reason}${tail ? `\n${tail}` : ''}`,
+        );
       }
       last = v.reason;
       // No pod and no Deployment: it was removed (cancel, the run's namespace deleted) while we waited.
-      if (pods.length === 0 && (await ignore404(() => this.c.apps.readNamespacedDeployment({ name: this.deployment, namespace: this.namespace }))) === undefined) {
+      if (
+        pods.length === 0 &&
+        (await ignore404(() =>
+          this.c.apps.readNamespacedDeployment({ name: this.deployment, namespace: this.namespace }),
+        )) === undefined
+      ) {
         throw new Error(`Cell ${this.spec.labels.cell} was removed while it started (${this.id} is gone)`);
       }
       if (Date.now() >= deadline) {
         const lead = last.startsWith('not scheduled') ? 'no node free for it' : 'not ready';
-        throw new Error(`Cell ${this.spec.labels.cell} ${lead} after ${Math.round(timeoutMs / 1000)} s (${this.id}): ${last}`);
+        throw new Error(
+          `Cell ${this.spec.labels.cell} ${lead} after ${Math.round(timeoutMs / 1000)} s (${this.id}): ${last}`,
+        );
       }
       await sleep(this.t.pollMs);
     }
@@ -109,20 +128,32 @@ export class KubernetesTarget implements ProvisionedTarget {
     for (;;) {
       if (o.signal?.aborted) throw new Error('cancelled');
       if (this.exitCode !== undefined) {
-        throw new Error(this.removed ? `cell ${this.spec.labels.cell} was removed before it was ready` : `the container exited with code ${this.exitCode} before it was ready`);
+        throw new Error(
+          this.removed
+            ? `cell ${this.spec.labels.cell} was removed before it was ready`
+            : `the container exited with code ${this.exitCode} before it was ready`,
+        );
       }
       const pod = (await this.pods().catch(() => undefined))?.find((p) => p.metadata?.name === this.pod);
       if (pod) {
         const v = podView(pod);
         if (v.state === 'failed') throw new Error(v.reason);
         if (v.state === 'ready') {
-          const log = await this.c.core.readNamespacedPodLog({ name: this.pod, namespace: this.namespace, container: CONTAINER, limitBytes: STARTUP_LOG_BYTES }).catch(() => '');
+          const log = await this.c.core
+            .readNamespacedPodLog({
+              name: this.pod,
+              namespace: this.namespace,
+              container: CONTAINER,
+              limitBytes: STARTUP_LOG_BYTES,
+            })
+            .catch(() => '');
           const w = workersUp(log, this.spec.launch, o.workers);
           if (w.up) return { ms: performance.now() - t0 };
           last = w.waiting;
         } else last = v.reason === 'pod Running' ? 'the health check has not passed yet (pod not Ready)' : v.reason;
       }
-      if (performance.now() - t0 >= o.deadlineMs) throw new Error(`not ready within ${Math.round(o.deadlineMs / 1000)} s (${last})`);
+      if (performance.now() - t0 >= o.deadlineMs)
+        throw new Error(`not ready within ${Math.round(o.deadlineMs / 1000)} s (${last})`);
       await sleep(this.t.pollMs);
     }
   }
@@ -163,9 +194,14 @@ export class KubernetesTarget implements ProvisionedTarget {
     return { namespace: this.namespace, pod: this.pod, container: CONTAINER };
   }
 
-  /** The cAdvisor page of the target's node (empty if it cannot be read: throttling and the peak are then unknown, not fatal). */
+  /**
+   * The cAdvisor page of the target's node (empty if it cannot be read: throttling and the peak are then unknown, not
+   * fatal).
+   */
   private cadvisor(): Promise<string> {
-    return rawGet(this.c, `/api/v1/nodes/${encodeURIComponent(this.node ?? '')}/proxy/metrics/cadvisor`).catch(() => '');
+    return rawGet(this.c, `/api/v1/nodes/${encodeURIComponent(this.node ?? '')}/proxy/metrics/cadvisor`).catch(
+      () => '',
+    );
   }
 
   /**
@@ -214,11 +250,23 @@ export class KubernetesTarget implements ProvisionedTarget {
   async logTail(lines: number): Promise<string> {
     if (!this.pod) return '';
     const read = (previous: boolean): Promise<string> =>
-      this.c.core.readNamespacedPodLog({ name: this.pod, namespace: this.namespace, container: CONTAINER, tailLines: lines, ...(previous ? { previous } : {}) });
+      this.c.core.readNamespacedPodLog({
+        name: this.pod,
+        namespace: this.namespace,
+        container: CONTAINER,
+        tailLines: lines,
+        ...(previous ? { previous } : {}),
+      });
     const pod = (await this.pods().catch(() => [] as V1Pod[])).find((p) => p.metadata?.name === this.pod);
     const restarted = (podExitInfo(pod).restarts ?? 0) > 0;
-    const parts = await Promise.all([restarted ? read(true).catch(() => '') : Promise.resolve(''), read(false).catch(() => '')]);
-    const all = parts.join('').split('\n').filter((l) => l.length > 0);
+    const parts = await Promise.all([
+      restarted ? read(true).catch(() => '') : Promise.resolve(''),
+      read(false).catch(() => ''),
+    ]);
+    const all = parts
+      .join('')
+      .split('\n')
+      .filter((l) => l.length > 0);
     return all.slice(-lines).join('\n');
   }
 
@@ -231,10 +279,17 @@ export class KubernetesTarget implements ProvisionedTarget {
   async exitInfo(): Promise<ExitInfo> {
     const pod = (await this.pods().catch(() => [] as V1Pod[])).find((p) => p.metadata?.name === this.pod);
     const base = podExitInfo(pod);
-    const [logs, cad] = await Promise.all([this.logTail(5000).catch(() => ''), this.node ? this.cadvisor() : Promise.resolve('')]);
+    const [logs, cad] = await Promise.all([
+      this.logTail(5000).catch(() => ''),
+      this.node ? this.cadvisor() : Promise.resolve(''),
+    ]);
     const workerRestarts = logs.split('\n').filter((l) => RESTART_LINE.test(l)).length;
     const oomEvents = cadvisorContainer(cad, this.ref).oomEvents ?? 0;
-    return { oomKilled: base.oomKilled || oomEvents > 0, exitCode: base.exitCode, restarts: base.restarts + workerRestarts };
+    return {
+      oomKilled: base.oomKilled || oomEvents > 0,
+      exitCode: base.exitCode,
+      restarts: base.restarts + workerRestarts,
+    };
   }
 
   /**
@@ -248,7 +303,13 @@ export class KubernetesTarget implements ProvisionedTarget {
     this.stops.clear();
     if (first) this.resolveExit(-1);
     const ref = { name: this.deployment, namespace: this.namespace };
-    await ignore404(() => this.c.apps.deleteNamespacedDeployment({ ...ref, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }));
-    await until(async () => (await ignore404(() => this.c.apps.readNamespacedDeployment(ref))) === undefined, this.t.pollMs, this.t.removeTimeoutMs);
+    await ignore404(() =>
+      this.c.apps.deleteNamespacedDeployment({ ...ref, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }),
+    );
+    await until(
+      async () => (await ignore404(() => this.c.apps.readNamespacedDeployment(ref))) === undefined,
+      this.t.pollMs,
+      this.t.removeTimeoutMs,
+    );
   }
 }

@@ -15,10 +15,16 @@ const distinct = (log: string, re: RegExp): number => new Set([...log.matchAll(r
  * Cluster mode: the launcher's "all N workers listening" line. PM2: N distinct pids among the app's
  * "listening" lines; an app that prints none is taken at PM2's word (N instances online).
  */
-export function workersUp(log: string, launch: Pick<LaunchSpec, 'mode'>, workers: number): { up: true } | { up: false; waiting: string } {
+export function workersUp(
+  log: string,
+  launch: Pick<LaunchSpec, 'mode'>,
+  workers: number,
+): { up: true } | { up: false; waiting: string } {
   if (workers <= 1 || launch.mode === 'single' || launch.mode === 'image') return { up: true };
   if (launch.mode === 'cluster') {
-    return log.split('\n').some((l) => WORKERS_LISTENING.test(l)) ? { up: true } : { up: false, waiting: `waiting for the launcher's "all ${workers} workers listening"` };
+    return log.split('\n').some((l) => WORKERS_LISTENING.test(l))
+      ? { up: true }
+      : { up: false, waiting: `waiting for the launcher's "all ${workers} workers listening"` };
   }
   const pids = distinct(log, APP_LISTENING);
   if (pids >= workers) return { up: true };

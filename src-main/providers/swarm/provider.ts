@@ -10,14 +10,22 @@ import { LABEL, PRODUCT } from '../../docker/labels.ts';
 import { launchCommand } from '../../docker/launch.ts';
 import { isSessionAlive } from '../../session/session.ts';
 import { connect, connectionProblem, type DockerConnection } from '../docker/connection.ts';
-import { shipImage } from '../docker/ship-image.ts';
+import { shipImage } from '../../docker/ship-image.ts';
 import { containerTarget } from '../docker/target.ts';
 import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { removeLoadAgents } from '../../load-agent/leftovers.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
 import type { LoadPlan } from '../../load/protocol.ts';
-import type { Provider, ProviderCheck, ProviderNode, ProvisionedTarget, RemoteLoadOutcome, RemoteLoadRequest, TargetSpec } from '../provider.ts';
+import type {
+  Provider,
+  ProviderCheck,
+  ProviderNode,
+  ProvisionedTarget,
+  RemoteLoadOutcome,
+  RemoteLoadRequest,
+  TargetSpec,
+} from '../provider.ts';
 
 const CHECK_TIMEOUT_MS = 5000;
 /** A task that is not running by then is reported with Swarm's own words (no resources, image missing…). */
@@ -44,7 +52,13 @@ interface SwarmTask {
   ID: string;
   NodeID?: string;
   DesiredState: string;
-  Status: { State: string; Err?: string; Message?: string; ContainerStatus?: { ContainerID?: string }; PortStatus?: { Ports?: { TargetPort: number; PublishedPort: number }[] } };
+  Status: {
+    State: string;
+    Err?: string;
+    Message?: string;
+    ContainerStatus?: { ContainerID?: string };
+    PortStatus?: { Ports?: { TargetPort: number; PublishedPort: number }[] };
+  };
 }
 
 const labelFilter = (labels: string[]): string => JSON.stringify({ label: labels });
@@ -75,7 +89,10 @@ export class SwarmProvider implements Provider {
   private engineOf(node: SwarmNode): Docker {
     const key = this.o.nodeEngines[node.ID] ? node.ID : node.Description.Hostname;
     const conn = this.o.nodeEngines[key];
-    if (!conn) throw new Error(`no engine URL is given for Swarm node ${node.Description.Hostname} (${node.ID.slice(0, 12)}): add it to the target's node engines`);
+    if (!conn)
+      throw new Error(
+        `no engine URL is given for Swarm node ${node.Description.Hostname} (${node.ID.slice(0, 12)}): add it to the target's node engines`,
+      );
     let d = this.engines.get(key);
     if (!d) this.engines.set(key, (d = connect(conn)));
     return d;
@@ -87,12 +104,31 @@ export class SwarmProvider implements Provider {
 
   async check(): Promise<ProviderCheck> {
     try {
-      const info = (await withTimeout(this.manager.info(), CHECK_TIMEOUT_MS, 'no answer')) as { ServerVersion: string; Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
-      if (info.Swarm?.LocalNodeState !== 'active') return { ok: false, problems: [`not a Swarm: the engine at ${this.o.manager.url} is not in a Swarm (${info.Swarm?.LocalNodeState ?? 'inactive'})`], nodes: [] };
-      if (!info.Swarm.ControlAvailable) return { ok: false, problems: [`permissions: the engine at ${this.o.manager.url} is a Swarm worker; give a manager's URL`], nodes: [] };
+      const info = (await withTimeout(this.manager.info(), CHECK_TIMEOUT_MS, 'no answer')) as {
+        ServerVersion: string;
+        Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean };
+      };
+      if (info.Swarm?.LocalNodeState !== 'active')
+        return {
+          ok: false,
+          problems: [
+            `not a Swarm: the engine at ${this.o.manager.url} is not in a Swarm (${info.Swarm?.LocalNodeState ?? 'inactive'})`,
+          ],
+          nodes: [],
+        };
+      if (!info.Swarm.ControlAvailable)
+        return {
+          ok: false,
+          problems: [`permissions: the engine at ${this.o.manager.url} is a Swarm worker; give a manager's URL`],
+          nodes: [],
+        };
       const problems: string[] = [];
       const busy = new Set(
-        ((await this.manager.listTasks({ filters: JSON.stringify({ 'desired-state': ['running'], label: [`${LABEL.product}=${PRODUCT}`] }) })) as SwarmTask[]).map((t) => t.NodeID),
+        (
+          (await this.manager.listTasks({
+            filters: JSON.stringify({ 'desired-state': ['running'], label: [`${LABEL.product}=${PRODUCT}`] }),
+          })) as SwarmTask[]
+        ).map((t) => t.NodeID),
       );
       const nodes: ProviderNode[] = [];
       const all = await this.nodes();
@@ -102,11 +138,19 @@ export class SwarmProvider implements Provider {
           await withTimeout(this.engineOf(n).ping(), CHECK_TIMEOUT_MS, 'no answer');
         } catch (e) {
           const conn = this.o.nodeEngines[n.ID] ?? this.o.nodeEngines[n.Description.Hostname];
-          problems.push(conn ? `node ${n.Description.Hostname}: ${connectionProblem(conn.url, e)}` : (e as Error).message);
+          problems.push(
+            conn ? `node ${n.Description.Hostname}: ${connectionProblem(conn.url, e)}` : (e as Error).message,
+          );
         }
-        nodes.push({ name: nodeName(n, all), cpus: n.Description.Resources.NanoCPUs / 1e9, memoryBytes: n.Description.Resources.MemoryBytes, free: usable(n) && !busy.has(n.ID) });
+        nodes.push({
+          name: nodeName(n, all),
+          cpus: n.Description.Resources.NanoCPUs / 1e9,
+          memoryBytes: n.Description.Resources.MemoryBytes,
+          free: usable(n) && !busy.has(n.ID),
+        });
       }
-      if (!nodes.some((n) => n.free)) problems.push('no nodes free: every node is down, drained or already running a Rightsize cell');
+      if (!nodes.some((n) => n.free))
+        problems.push('no nodes free: every node is down, drained or already running a Rightsize cell');
       return { ok: problems.length === 0, problems, nodes, version: String(info.ServerVersion) };
     } catch (e) {
       return { ok: false, problems: [connectionProblem(this.o.manager.url, e)], nodes: [] };
@@ -114,14 +158,19 @@ export class SwarmProvider implements Provider {
   }
 
   async prepareImage(localTag: string): Promise<string> {
-    for (const n of await this.nodes()) await shipImage(localTag, this.engineOf(n), this.o.source, `Swarm node ${n.Description.Hostname}`);
+    for (const n of await this.nodes())
+      await shipImage(localTag, this.engineOf(n), this.o.source, `Swarm node ${n.Description.Hostname}`);
     return localTag;
   }
 
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
     const { cmd, env } = launchCommand(spec.launch);
     const labels = {
-      [LABEL.product]: PRODUCT, [LABEL.session]: spec.labels.session, [LABEL.run]: spec.labels.run, [LABEL.cell]: spec.labels.cell, [LABEL.app]: spec.labels.app,
+      [LABEL.product]: PRODUCT,
+      [LABEL.session]: spec.labels.session,
+      [LABEL.run]: spec.labels.run,
+      [LABEL.cell]: spec.labels.cell,
+      [LABEL.app]: spec.labels.app,
     };
     const nano = spec.cpuMillis * 1_000_000;
     const bytes = spec.memoryMb * 1024 * 1024;
@@ -140,7 +189,10 @@ export class SwarmProvider implements Provider {
           Labels: labels, // on the task's container too: the node's own sweep finds it
         },
         // Limits = reservations: the cell gets what it is capped at, and Swarm will not overcommit a node.
-        Resources: { Limits: { NanoCPUs: nano, MemoryBytes: bytes }, Reservations: { NanoCPUs: nano, MemoryBytes: bytes } },
+        Resources: {
+          Limits: { NanoCPUs: nano, MemoryBytes: bytes },
+          Reservations: { NanoCPUs: nano, MemoryBytes: bytes },
+        },
         RestartPolicy: { Condition: 'none' },
         Placement: { Constraints: constraints },
       },
@@ -159,13 +211,25 @@ export class SwarmProvider implements Provider {
       const published = task.Status.PortStatus?.Ports?.find((p) => p.TargetPort === spec.port)?.PublishedPort;
       if (!published) throw new Error(`Swarm published no port for ${spec.port} on ${node.Description.Hostname}`);
       const engine = this.engineOf(node);
-      const c = await TargetContainer.attach(engine, task.Status.ContainerStatus!.ContainerID!, { host: node.Status.Addr, port: published });
+      const c = await TargetContainer.attach(engine, task.Status.ContainerStatus!.ContainerID!, {
+        host: node.Status.Addr,
+        port: published,
+      });
       return containerTarget(c, {
         node: nodeName(node, all),
         remove: async () => {
           await removeService();
           // The task's container goes with the service; wait (bounded) so the node is free for the next cell.
-          for (let i = 0; i < 100 && (await c.container.inspect().then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
+          for (
+            let i = 0;
+            i < 100 &&
+            (await c.container.inspect().then(
+              () => true,
+              () => false,
+            ));
+            i++
+          )
+            await new Promise((r) => setTimeout(r, 100));
         },
       });
     } catch (e) {
@@ -179,7 +243,9 @@ export class SwarmProvider implements Provider {
     const deadline = Date.now() + TASK_DEADLINE_MS;
     let last: SwarmTask | undefined;
     while (Date.now() < deadline) {
-      const tasks = (await this.manager.listTasks({ filters: JSON.stringify({ service: [serviceId] }) })) as SwarmTask[];
+      const tasks = (await this.manager.listTasks({
+        filters: JSON.stringify({ service: [serviceId] }),
+      })) as SwarmTask[];
       last = tasks[0];
       if (last?.Status.State === 'running' && last.Status.ContainerStatus?.ContainerID) return last;
       if (last && ['failed', 'rejected', 'complete', 'shutdown', 'orphaned'].includes(last.Status.State)) break;
@@ -195,9 +261,16 @@ export class SwarmProvider implements Provider {
    */
   async concurrency(): Promise<number> {
     const busy = new Set(
-      ((await this.manager.listTasks({ filters: JSON.stringify({ 'desired-state': ['running'], label: [`${LABEL.product}=${PRODUCT}`] }) })) as SwarmTask[]).map((t) => t.NodeID),
+      (
+        (await this.manager.listTasks({
+          filters: JSON.stringify({ 'desired-state': ['running'], label: [`${LABEL.product}=${PRODUCT}`] }),
+        })) as SwarmTask[]
+      ).map((t) => t.NodeID),
     );
-    this.slots = (await this.nodes()).filter((n) => usable(n) && !busy.has(n.ID)).map((n) => n.ID).sort();
+    this.slots = (await this.nodes())
+      .filter((n) => usable(n) && !busy.has(n.ID))
+      .map((n) => n.ID)
+      .sort();
     return this.slots.length >= 2 ? this.slots.length : 1;
   }
 
@@ -212,7 +285,12 @@ export class SwarmProvider implements Provider {
    * it reaches the target at its host-mode port), with the target's labels; the same node only
    * when the Swarm has no other usable node.
    */
-  async runLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<RemoteLoadOutcome> {
+  async runLoad(
+    target: ProvisionedTarget,
+    plan: LoadPlan,
+    cb: LoadCallbacks,
+    opts: RemoteLoadRequest,
+  ): Promise<RemoteLoadOutcome> {
     const all = await this.nodes();
     const candidates = all.filter(usable).sort((a, b) => a.ID.localeCompare(b.ID));
     const at = all.find((n) => nodeName(n, all) === (opts.targetNode ?? target.node));
@@ -244,18 +322,37 @@ export class SwarmProvider implements Provider {
     return removed.flat();
   }
 
-  private async removeServices(labels: string[], keep: (l: Record<string, string>) => boolean = () => false): Promise<string[]> {
-    const services = (await this.manager.listServices({ filters: labelFilter(labels) })) as { ID: string; Spec: { Name: string; Labels?: Record<string, string> } }[];
+  private async removeServices(
+    labels: string[],
+    keep: (l: Record<string, string>) => boolean = () => false,
+  ): Promise<string[]> {
+    const services = (await this.manager.listServices({ filters: labelFilter(labels) })) as {
+      ID: string;
+      Spec: { Name: string; Labels?: Record<string, string> };
+    }[];
     const gone = services.filter((s) => !keep(s.Spec.Labels ?? {}));
-    await Promise.all(gone.map((s) => this.manager.getService(s.ID).remove().catch(() => {})));
+    await Promise.all(
+      gone.map((s) =>
+        this.manager
+          .getService(s.ID)
+          .remove()
+          .catch(() => {}),
+      ),
+    );
     return gone.map((s) => `service ${s.Spec.Name} on ${this.name}`);
   }
 
   async removeRun(runId: string): Promise<string[]> {
-    return [...(await this.removeServices([`${LABEL.product}=${PRODUCT}`, `${LABEL.run}=${runId}`])), ...(await this.removeAgents({ run: runId }))];
+    return [
+      ...(await this.removeServices([`${LABEL.product}=${PRODUCT}`, `${LABEL.run}=${runId}`])),
+      ...(await this.removeAgents({ run: runId })),
+    ];
   }
 
   async sweep(isAlive: (session: string) => boolean = isSessionAlive): Promise<string[]> {
-    return [...(await this.removeServices([`${LABEL.product}=${PRODUCT}`], (l) => isAlive(l[LABEL.session] ?? ''))), ...(await this.removeAgents({ isAlive }))];
+    return [
+      ...(await this.removeServices([`${LABEL.product}=${PRODUCT}`], (l) => isAlive(l[LABEL.session] ?? ''))),
+      ...(await this.removeAgents({ isAlive })),
+    ];
   }
 }

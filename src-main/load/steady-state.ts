@@ -29,7 +29,10 @@ const COUNT_NOISE_Z = 3.5;
 const WARMUP_CAP_FACTOR = 3;
 const WARMUP_CAP_EXTRA_SEC = 10;
 
-/** The longest warmup a cell configured with `warmupSec` may use (0 stays 0: the user asked for none). The one place this rule lives. */
+/**
+ * The longest warmup a cell configured with `warmupSec` may use (0 stays 0: the user asked for none). The one place
+ * this rule lives.
+ */
 export function warmupCapSec(warmupSec: number): number {
   return warmupSec <= 0 ? 0 : Math.max(WARMUP_CAP_FACTOR * warmupSec, warmupSec + WARMUP_CAP_EXTRA_SEC);
 }
@@ -76,8 +79,10 @@ export interface Stationarity {
   shift: { from: number; to: number; changePct: number; p: number } | null;
 }
 
-const twoSidedP = (t: number, df: number): number => (Number.isFinite(t) ? Math.min(1, 2 * studentTCdf(-Math.abs(t), df)) : 0);
-const signedPct = (x: number): string => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x) >= 10 ? Math.round(Math.abs(x)) : Math.abs(x).toFixed(1)} %`;
+const twoSidedP = (t: number, df: number): number =>
+  Number.isFinite(t) ? Math.min(1, 2 * studentTCdf(-Math.abs(t), df)) : 0;
+const signedPct = (x: number): string =>
+  `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x) >= 10 ? Math.round(Math.abs(x)) : Math.abs(x).toFixed(1)} %`;
 
 /** Ordinary least squares slope of y against 0..n−1, with its t statistic (df n − 2). */
 function trend(y: readonly number[]): { slope: number; t: number } {
@@ -104,7 +109,9 @@ function trend(y: readonly number[]): { slope: number; t: number } {
  * residual variance (df n − 2: in a steady state both sides share one noise), which keeps the test
  * usable on 5-second cells where a two-second side would leave Welch's test one degree of freedom.
  */
-function strongestShift(y: readonly number[]): { from: number; to: number; inside: number; rest: number; t: number; tried: number } | null {
+function strongestShift(
+  y: readonly number[],
+): { from: number; to: number; inside: number; rest: number; t: number; tried: number } | null {
   const n = y.length;
   // Prefix sums of values and squares (shifted by the mean, for precision): every cut in O(1), all in O(n²).
   const c = meanOf(y);
@@ -148,10 +155,16 @@ export function stationarity(series: readonly number[]): Stationarity {
   const trendP = twoSidedP(tr.t, n - 2);
   const trendPctPerSec = (tr.slope / m) * 100;
   const sh = strongestShift(series);
-  const shift = sh ? { from: sh.from, to: sh.to, changePct: changePct(sh), p: Math.min(1, twoSidedP(sh.t, n - 2) * sh.tried) } : null;
+  const shift = sh
+    ? { from: sh.from, to: sh.to, changePct: changePct(sh), p: Math.min(1, twoSidedP(sh.t, n - 2) * sh.tried) }
+    : null;
 
   const reasons: string[] = [];
-  if (sh && shift!.p < UNSTABLE_ALPHA && Math.abs(sh.inside - sh.rest) >= UNSTABLE_CHANGE * Math.max(sh.inside, sh.rest)) {
+  if (
+    sh &&
+    shift!.p < UNSTABLE_ALPHA &&
+    Math.abs(sh.inside - sh.rest) >= UNSTABLE_CHANGE * Math.max(sh.inside, sh.rest)
+  ) {
     reasons.push(`${shiftWords(sh, n, shift!.changePct)} (p ${fmtP(shift!.p)})`);
   }
   if (trendP < UNSTABLE_ALPHA && Math.abs(tr.slope) * (n - 1) >= UNSTABLE_CHANGE * m) {

@@ -1,10 +1,11 @@
 // Plain data shared by the engine, the store, the CLI and (later) the UI contract.
 // Latency is always integer microseconds: sub-millisecond loopback latency stays exact.
-import type { RequestSpec } from '../apps/manifest.ts';
 
 /** The launch modes a matrix chooses from. */
 export const LAUNCH_MODES = ['single', 'cluster', 'pm2'] as const;
-/** 'image': an existing image started with its own command (its workers, if any, set through an environment variable). */
+/**
+ * 'image': an existing image started with its own command (its workers, if any, set through an environment variable).
+ */
 export type LaunchMode = (typeof LAUNCH_MODES)[number] | 'image';
 
 export type LoadModel = 'closed' | 'rate';
@@ -40,8 +41,11 @@ export interface CellConfig {
    * with the grid's configurations.
    */
   phase?: RunPhase;
-  /** A verification cell (phase 'verify'): the snippets it ran exactly as emitted and what it is judged against (deploy/verification.ts). */
-  verify?: import('../deploy/verification.ts').VerifyDescriptor;
+  /**
+   * A verification cell (phase 'verify'): the snippets it ran exactly as emitted and what it is judged against
+   * (deploy/verification.ts).
+   */
+  verify?: import('./verify.ts').VerifyDescriptor;
 }
 
 export type RunPhase = 'matrix' | 'settle' | 'verify';
@@ -58,7 +62,10 @@ export interface LatencySummary {
   stddev: number;
 }
 
-/** One second of load, measured by our own histogram. `t` counts seconds from the start of measurement (warmup excluded). */
+/**
+ * One second of load, measured by our own histogram. `t` counts seconds from the start of measurement (warmup
+ * excluded).
+ */
 export interface LoadSecond {
   t: number;
   requests: number;
@@ -94,7 +101,8 @@ export interface LoadResult {
   clientElu: number;
   clientBound: boolean;
   clientBoundReason?: string;
-  // Optional: results stored before these existed lack them; readers fall back (rpsMean, warmupSec of the config, 1 thread).
+  // Optional: results stored before these existed lack them; readers fall back (rpsMean, warmupSec of the config, 1
+  // thread).
   /** Completed responses per measured second, in order. */
   perSecondRps?: number[];
   /** Goodput per measured second: responses with their expected status (no errors, timeouts or unexpected statuses). */
@@ -107,7 +115,10 @@ export interface LoadResult {
   warmupPerSecondRps?: number[];
   /** Load threads that generated this load (their histograms merged losslessly). */
   threads?: number;
-  /** Constant rate that fell short: which side was the bottleneck ('server': every connection busy; 'client': a load thread was). */
+  /**
+   * Constant rate that fell short: which side was the bottleneck ('server': every connection busy; 'client': a load
+   * thread was).
+   */
   shortfallBy?: 'server' | 'client';
 }
 
@@ -139,9 +150,15 @@ export interface StatsSummary {
    * memMaxBytes, the highest 1 Hz reading after warmup without inactive page cache.
    */
   memPeakBytes?: number;
-  /** 'cgroup': the cgroup's own high-water mark (v1 max_usage, v2 memory.peak); 'samples': the highest 1 Hz reading of usage. */
+  /**
+   * 'cgroup': the cgroup's own high-water mark (v1 max_usage, v2 memory.peak); 'samples': the highest 1 Hz reading of
+   * usage.
+   */
   memPeakSource?: 'cgroup' | 'samples';
-  /** CFS periods over the measured seconds, for the share throttled (throttledPeriods ÷ cpuPeriods); absent in older cells. */
+  /**
+   * CFS periods over the measured seconds, for the share throttled (throttledPeriods ÷ cpuPeriods); absent in older
+   * cells.
+   */
   cpuPeriods?: number;
   /** CPU others took on the cores the target and the load ran on (absent where it cannot be measured). */
   host?: HostContention;
@@ -155,21 +172,34 @@ export interface StatsSummary {
    */
   processes?: {
     pid: number;
-    /** 'primary': the target's first process (single mode's server, the cluster launcher, an image's command); 'worker': a node process it (or PM2) started; 'pm2-daemon': PM2's God (pm2-runtime runs it in the first process); 'other': anything else. */
+    /**
+     * 'primary': the target's first process (single mode's server, the cluster launcher, an image's command); 'worker':
+     * a node process it (or PM2) started; 'pm2-daemon': PM2's God (pm2-runtime runs it in the first process); 'other':
+     * anything else.
+     */
     role: 'primary' | 'worker' | 'pm2-daemon' | 'other';
     /** Its command line, cut to 300 characters. */
     command: string;
-    /** VmHWM: the kernel's high-water mark of the process's RSS, at its last reading (what PM2's max_memory_restart compares, per process). */
+    /**
+     * VmHWM: the kernel's high-water mark of the process's RSS, at its last reading (what PM2's max_memory_restart
+     * compares, per process).
+     */
     rssPeakBytes: number;
     /** The highest anonymous / file-backed resident memory read (RssAnon / RssFile; absent on kernels before 4.5). */
     anonPeakBytes?: number;
     filePeakBytes?: number;
-    /** The highest PSS read (smaps_rollup, kernel 4.14+): shared pages divided among all processes mapping them, in this container or not. */
+    /**
+     * The highest PSS read (smaps_rollup, kernel 4.14+): shared pages divided among all processes mapping them, in this
+     * container or not.
+     */
     pssPeakBytes?: number;
     /** Readings taken of it. */
     readings: number;
   }[];
-  /** The highest, over readings, of the summed VmHWM of the processes alive at that reading (a replaced worker is not counted twice). */
+  /**
+   * The highest, over readings, of the summed VmHWM of the processes alive at that reading (a replaced worker is not
+   * counted twice).
+   */
   rssTotalPeakBytes?: number;
   /**
    * The highest, over readings, of the processes' resident memory with file-backed pages counted
@@ -206,7 +236,10 @@ export interface ExitInfo {
   restarts: number;
 }
 
-/** 'unstable': the measured seconds drift or step (not a steady state). 'host-busy': other processes took a significant share of the cores the target or the load ran on. */
+/**
+ * 'unstable': the measured seconds drift or step (not a steady state). 'host-busy': other processes took a significant
+ * share of the cores the target or the load ran on.
+ */
 export type FlagKind = 'client-bound' | 'oom-killed' | 'errors' | 'throttled' | 'restarts' | 'unstable' | 'host-busy';
 export interface Flag {
   kind: FlagKind;
@@ -262,3 +295,16 @@ export interface HostFacts {
   appVersions: Record<string, string>;
   rightsizeVersion: string;
 }
+
+/** One request of an app's load: what is sent and the status it must get (apps/manifest.ts checks it). */
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+  path: string;
+  headers?: Record<string, string> | undefined;
+  body?: string | undefined;
+  /** The status this request must get; anything else counts as an error. Default: any 2xx. */
+  status?: number | undefined;
+}
+
+/** Apps that are images, by name: whether their worker count is fixed (no env var sets it). */
+export type ImageApps = Record<string, { fixed: boolean }>;

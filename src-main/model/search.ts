@@ -1,9 +1,17 @@
 // Plain data of an auto-size search: what the user asks (a SizeSpec), and the path the search took
 // (a SearchTrace, stored with the run). Shared by the engine, the store, the CLI and the UI contract.
-import type { Slo } from '../../analysis/types.ts';
-import type { LaunchMode } from '../types.ts';
+import type { LaunchMode } from './types.ts';
 
-/** What the user asks: the cheapest configuration of one app that meets an objective at a constant rate, within bounds. */
+/** A service-level objective: p99 latency, throughput and errors a configuration must meet. */
+export interface Slo {
+  p99Ms: number;
+  minRps: number;
+  maxErrorPct: number;
+}
+
+/**
+ * What the user asks: the cheapest configuration of one app that meets an objective at a constant rate, within bounds.
+ */
 export interface SizeSpec {
   app: string;
   /** The objective the configuration must meet (p99 ≤ p99Ms, errors ≤ maxErrorPct; minRps is the target rate). */
@@ -25,7 +33,10 @@ export interface SizeSpec {
   cpuStepMillis: number;
   /** Memory limits are rounded up to this step (and the grid it is compared with uses it), MB. */
   memoryStepMb: number;
-  /** Connections the constant-rate load spreads over (derived: enough that a configuration meeting the p99 never runs out). */
+  /**
+   * Connections the constant-rate load spreads over (derived: enough that a configuration meeting the p99 never runs
+   * out).
+   */
   connections: number;
 }
 
@@ -59,6 +70,9 @@ export interface SearchTrace {
   words: string;
   /** Cells the equivalent full grid over the bounds would have needed, for "N cells instead of M". */
   gridCells: number;
-  /** When the search stopped undecided (maxCells, cancel): the cheapest configuration that met so far, cheaper ones not ruled out. */
+  /**
+   * When the search stopped undecided (maxCells, cancel): the cheapest configuration that met so far, cheaper ones not
+   * ruled out.
+   */
   bestSoFar?: { mode: LaunchMode; workers: number; cpuMillis: number; memoryMb: number } | null;
 }

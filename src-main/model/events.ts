@@ -7,11 +7,30 @@ export type RunEvent =
   | { type: 'run-started'; runId: number; name: string; total: number; cells: CellConfig[]; etaSec: number }
   /** `phase`: said by a phase after the grid (settling, verification): always shown, unlike build logs. */
   | { type: 'log'; runId: number; level: 'info' | 'warn'; message: string; phase?: 'settle' | 'verify' }
-  | { type: 'cell-started'; runId: number; cellId: number; index: number; total: number; cell: CellConfig; etaSec: number }
+  | {
+      type: 'cell-started';
+      runId: number;
+      cellId: number;
+      index: number;
+      total: number;
+      cell: CellConfig;
+      etaSec: number;
+    }
   | { type: 'cell-phase'; runId: number; cellId: number; index: number; phase: CellPhase }
   | { type: 'sample'; runId: number; cellId: number; index: number; sample: Sample }
-  | { type: 'cell-finished'; runId: number; cellId: number; index: number; total: number; result: CellResult; etaSec: number }
-  /** A phase after the grid: settling an undecided answer, verifying the deployable; `total` counts the cells now planned. */
+  | {
+      type: 'cell-finished';
+      runId: number;
+      cellId: number;
+      index: number;
+      total: number;
+      result: CellResult;
+      etaSec: number;
+    }
+  /**
+   * A phase after the grid: settling an undecided answer, verifying the deployable; `total` counts the cells now
+   * planned.
+   */
   | { type: 'run-phase'; runId: number; phase: 'settle' | 'verify'; message: string; total: number; etaSec: number }
   | { type: 'run-finished'; runId: number; status: RunStatus; error?: string };
 
