@@ -10,6 +10,8 @@ import type { LabHolder } from '../lab-lock/lab-lock.ts';
 import type { Store } from '../store/index.ts';
 import { runCell } from './cell-runner.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
+import { limitsWhereCellsRun } from './session/limits.ts';
+export { limitsWhereCellsRun, readyTarget, TargetNotReadyError } from './session/limits.ts';
 import type { RunListener } from '../model/events.ts';
 import { hostFacts, hostLimits } from './host.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type HostLimits, type Matrix } from './matrix.ts';
@@ -513,48 +515,6 @@ export async function runStoredCell(
   const etaSec = c.etaSec((performance.now() - t0) / 1000);
   emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: c.total, result, etaSec });
   return { cellId, result };
-}
-
-/** A target not ready to run cells (unreachable, no node free…): nothing was started. */
-export class TargetNotReadyError extends Error {
-  readonly code = 'TARGET_NOT_READY';
-}
-
-/**
- * Before a run on a saved target: what a dead session of ours left there is swept (as the local
- * engine is at start-up), then its connection check must pass, else every problem in words.
- * Returns what was swept and the largest free node (null for this machine's engine).
- */
-export async function readyTarget(p: Provider): Promise<{ swept: string[]; node: ProviderNode | null }> {
-  if (p.kind === 'local') return { swept: [], node: null };
-  // Swept first: a dead session's leftover cell would make a node look busy. A sweep that cannot
-  // reach the target is not the answer the user needs: the check says what is wrong, in words.
-  const swept = await p.sweep(isSessionAlive).catch(() => [] as string[]);
-  const check = await p.check();
-  if (!check.ok)
-    throw new TargetNotReadyError(
-      `The target "${p.name}" is not ready: ${check.problems.join('; ')}. Nothing was started.`,
-    );
-  const node = check.nodes.filter((n) => n.free).sort((a, b) => b.cpus - a.cpus)[0] ?? null;
-  return { swept, node };
-}
-
-/**
- * The limits a matrix or a search is checked against: this machine's engine, or a saved target's
- * largest free node (after readyTarget: swept and checked).
- */
-export async function limitsWhereCellsRun(
-  engine: EngineInfo,
-  lib: AppLibrary,
-  provider: Provider | undefined,
-): Promise<{ limits: HostLimits; swept: string[] }> {
-  const local = hostLimits(engine, appNames(lib), imageAppsOf(lib));
-  if (!provider) return { limits: local, swept: [] };
-  const { swept, node } = await readyTarget(provider);
-  return {
-    limits: node ? { ...local, cores: node.cpus, memoryMb: Math.floor(node.memoryBytes / 2 ** 20) } : local,
-    swept,
-  };
 }
 
 export async function buildImages(apps: AppDefinition[], base: BaseImage, onLog: (line: string) => void) {

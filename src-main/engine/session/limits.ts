@@ -1,0 +1,55 @@
+// Where cells run decides what a matrix or a search may ask for: the limits are the target's (its
+// largest free node), never this machine's when the cells run elsewhere. One rule, used by the run
+// lifecycle (after sweeping and checking the target) and by the service's validation (check only).
+import { appNames, imageAppsOf, type AppLibrary } from '../../apps/library.ts';
+import type { EngineInfo } from '../../docker/client.ts';
+import type { Provider, ProviderCheck, ProviderNode } from '../../providers/provider.ts';
+import { isSessionAlive } from '../../session/session.ts';
+import { hostLimits } from '../host.ts';
+import type { HostLimits } from '../matrix.ts';
+
+/** A target not ready to run cells (unreachable, no node free…): nothing was started. */
+export class TargetNotReadyError extends Error {
+  readonly code = 'TARGET_NOT_READY';
+}
+
+/** The largest node free for a cell in a connection check, or null when none is. */
+export const largestFreeNode = (check: Pick<ProviderCheck, 'nodes'>): ProviderNode | null =>
+  check.nodes.filter((n) => n.free).sort((a, b) => b.cpus - a.cpus)[0] ?? null;
+
+/** The limits on a node: its cores and memory, the apps as this machine knows them. */
+export const limitsOnNode = (local: HostLimits, node: ProviderNode | null): HostLimits =>
+  node ? { ...local, cores: node.cpus, memoryMb: Math.floor(node.memoryBytes / 2 ** 20) } : local;
+
+/**
+ * Before a run on a saved target: what a dead session of ours left there is swept (as the local
+ * engine is at start-up), then its connection check must pass, else every problem in words.
+ * Returns what was swept and the largest free node (null for this machine's engine).
+ */
+export async function readyTarget(p: Provider): Promise<{ swept: string[]; node: ProviderNode | null }> {
+  if (p.kind === 'local') return { swept: [], node: null };
+  // Swept first: a dead session's leftover cell would make a node look busy. A sweep that cannot
+  // reach the target is not the answer the user needs: the check says what is wrong, in words.
+  const swept = await p.sweep(isSessionAlive).catch(() => [] as string[]);
+  const check = await p.check();
+  if (!check.ok)
+    throw new TargetNotReadyError(
+      `The target "${p.name}" is not ready: ${check.problems.join('; ')}. Nothing was started.`,
+    );
+  return { swept, node: largestFreeNode(check) };
+}
+
+/**
+ * The limits a matrix or a search is checked against: this machine's engine, or a saved target's
+ * largest free node (after readyTarget: swept and checked).
+ */
+export async function limitsWhereCellsRun(
+  engine: EngineInfo,
+  lib: AppLibrary,
+  provider: Provider | undefined,
+): Promise<{ limits: HostLimits; swept: string[] }> {
+  const local = hostLimits(engine, appNames(lib), imageAppsOf(lib));
+  if (!provider) return { limits: local, swept: [] };
+  const { swept, node } = await readyTarget(provider);
+  return { limits: limitsOnNode(local, node), swept };
+}
