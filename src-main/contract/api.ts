@@ -1,9 +1,7 @@
 // The one contract between the UI and the engine, whatever carries it (Electron IPC or HTTP +
 // WebSocket). Types and names only — no runtime dependencies — so the preload and the renderer
 // can import it without pulling in the engine.
-import type { AppManifest } from '../apps/manifest.ts';
 import type { BaseStrategy } from '../docker/base-image.ts';
-import type { UserApp } from '../apps/user-apps.ts';
 import type { CellPhase, RunEvent } from '../model/events.ts';
 import type { Problem } from '../engine/matrix.ts';
 import type { Sample } from '../model/types.ts';
