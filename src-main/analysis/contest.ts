@@ -152,12 +152,15 @@ export function whatWouldDecide(
   const out: string[] = [];
   if (blockedBy.includes('noise')) {
     out.push(
-      `more repetitions of the contenders${ceiling === 'host' ? ' on a quieter host (other processes took CPU)' : ''} (settling: "settleBudgetPct", CLI --settle-budget)`,
+      'more repetitions of the ' +
+        `contenders${ceiling === 'host' ? ' on a quieter host (other processes took CPU)' : ''} (settling: ` +
+        '"settleBudgetPct", CLI --settle-budget)',
     );
   }
   if (blockedBy.includes('bound')) {
     out.push(
-      'a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load threads ("load.threads"), or a target with more cores',
+      'a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load ' +
+        'threads ("load.threads"), or a target with more cores',
     );
   }
   return out;

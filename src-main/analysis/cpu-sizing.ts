@@ -78,7 +78,8 @@ export function cpuSizing(
             .map(missText)
             .join(', ')
         : !slo && m && !m.within
-          ? `goodput ${fmtNum(a.rps!.mean)} req/s, significantly more than ${fmtNum(marginPct, marginPct % 1 ? 1 : 0)} % below the best (${fmtNum(best!.rps!.mean)} req/s)`
+          ? `goodput ${fmtNum(a.rps!.mean)} req/s, significantly more than ` +
+            `${fmtNum(marginPct, marginPct % 1 ? 1 : 0)} % below the best (${fmtNum(best!.rps!.mean)} req/s)`
           : null;
     return {
       cpuMillis: a.cpuMillis,

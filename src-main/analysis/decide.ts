@@ -2,7 +2,8 @@
 // each settled by a test (Welch's t-test, Holm-corrected where a best is picked among many), never
 // by point means or by overlapping intervals.
 import { cheaper, contest, isCensored, whatWouldDecide } from './contest.ts';
-import { groupBy, loadLabel, pairLabel, workloadLabel } from './group.ts';
+import { pairLabel } from '../common/resource-labels.ts';
+import { groupBy, loadLabel, workloadLabel } from './group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope, Verdict } from './types.ts';
 

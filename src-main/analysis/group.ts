@@ -39,13 +39,8 @@ export const scopeKey = (c: CellConfig): string =>
 export const configurationKey = (c: CellConfig): string =>
   JSON.stringify([c.app, c.requests?.name ?? null, c.mode, c.workers, c.cpuMillis, c.memoryMb, ...loadParts(c.load)]);
 
-/** "0.5 CPU", "1 CPU", "2 CPUs". */
-export const cpuLabel = (millis: number): string =>
-  `${fmtNum(millis / 1000, millis % 1000 === 0 ? 0 : millis % 100 === 0 ? 1 : 2)} CPU${millis > 1000 ? 's' : ''}`;
-/** "256 MB", "4 GB". */
-export const memLabel = (mb: number): string => (mb >= 1024 && mb % 1024 === 0 ? `${mb / 1024} GB` : `${mb} MB`);
-export const pairLabel = (cpuMillis: number, memoryMb: number): string =>
-  `${cpuLabel(cpuMillis)} / ${memLabel(memoryMb)}`;
+// CPU and memory are said the same way everywhere (common/resource-labels.ts).
+export { cpuLabel, memLabel, pairLabel } from '../common/resource-labels.ts';
 export const loadLabel = (l: CellLoad): string =>
   l.model === 'closed'
     ? `${l.connections} connections`

@@ -2,10 +2,11 @@
 // source for the CLI, the UI, the HTML report, --json and the snippets' opening comment.
 import { fmtNum } from '../common/format.ts';
 import { isCensored } from './contest.ts';
-import { pairLabel } from './group.ts';
+import { pairLabel } from '../common/resource-labels.ts';
+import { joinAnd as listOf } from '../common/text.ts';
 import { answerPick } from './sizing.ts';
 import type { AnswerState, ConfigurationSummary, Recommendation } from './types.ts';
-import { who } from './words.ts';
+import { who } from './phrases.ts';
 
 export interface Headline {
   state: AnswerState;
@@ -26,8 +27,6 @@ export const STATE_WORDS: Record<AnswerState, string> = {
 };
 
 const goodput = (c: ConfigurationSummary): string => `${isCensored(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
-const listOf = (xs: string[]): string =>
-  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 
 /** The headline of a matrix answer; null when nothing can be deployed (an auto-size run speaks for itself). */
 export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'headline'>): Headline | null {
@@ -45,8 +44,10 @@ export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | '
       ...base,
       text:
         p.state === 'confident'
-          ? `Pick: ${who(c)} on ${where}, the cheapest configuration meeting the objective on its whole 95 % interval — confident.`
-          : `Undecided: ${who(c)} on ${where} meets the objective on its mean only (its interval crosses a limit); more repetitions would decide it.`,
+          ? `Pick: ${who(c)} on ${where}, the cheapest configuration meeting the objective on its whole 95 % ` +
+            'interval — confident.'
+          : `Undecided: ${who(c)} on ${where} meets the objective on its mean only (its interval crosses a ` +
+            'limit); more repetitions would decide it.',
     };
   }
   const s = p.scope!;
@@ -56,7 +57,8 @@ export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | '
     const how =
       rivals === 0
         ? 'the only configuration that qualified'
-        : `its goodput (${goodput(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 %${s.lowerBounds.includes(c.key) ? '; a lower bound, the server was at least that fast' : ''})`;
+        : `its goodput (${goodput(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 ` +
+          `%${s.lowerBounds.includes(c.key) ? '; a lower bound, the server was at least that fast' : ''})`;
     return { ...base, text: `Pick: ${who(c)} on ${where} — confident: ${how}.` };
   }
   if (p.state === 'equivalent') {
@@ -66,7 +68,9 @@ export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | '
       .filter(Boolean);
     return {
       ...base,
-      text: `Pick: ${who(c)} on ${where} — equivalent: ${listOf([who(c), ...within.map(who)])} are shown within ${fmtNum(m, 0)} % of the best goodput (one-sided tests), so the cheapest (${goodput(c)}).`,
+      text:
+        `Pick: ${who(c)} on ${where} — equivalent: ${listOf([who(c), ...within.map(who)])} are shown within ` +
+        `${fmtNum(m, 0)} % of the best goodput (one-sided tests), so the cheapest (${goodput(c)}).`,
     };
   }
   const names = s.contenders
@@ -74,11 +78,11 @@ export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | '
     .filter(Boolean)
     .map((x) => `${who(x)} (${goodput(x)})`);
   const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
+  const why = bound
+    ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them'
+    : `the tests separate them neither beyond nor within the ${fmtNum(m, 0)} % margin`;
   return {
     ...base,
-    text:
-      `Undecided on ${where} between ${listOf(names)}: ` +
-      `${bound ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them' : 'the tests separate them neither beyond nor within the ' + fmtNum(m, 0) + ' % margin'}. ` +
-      `What would decide it: ${listOf(decideBy)}.`,
+    text: `Undecided on ${where} between ${listOf(names)}: ${why}. What would decide it: ${listOf(decideBy)}.`,
   };
 }

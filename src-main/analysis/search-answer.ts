@@ -1,24 +1,27 @@
 // The answer of an auto-size run (run.search): the configuration the search found, or plainly that
 // none met the objective or that it could not decide — never a knee over the scattered cells the
 // search happened to run. recommend() builds it; the words, the report and the deploy snippets take it.
-import { fmtNum } from '../common/format.ts';
+import { fmtMb, fmtNum } from '../common/format.ts';
+import { exactCpu, memLabel } from '../common/resource-labels.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import type { SearchTrace } from '../model/search.ts';
-import { cpuLabel, memLabel } from './group.ts';
+import { MEMORY_HEADROOM } from './memory.ts';
+import { PEAK_SOURCE_WORDS, perWorkerText } from './sizing-words.ts';
 import type { ConfigurationSummary, Recommendation, SearchAnswer, SearchConfig, Slo } from './types.ts';
-import { fmtMb, MEMORY_HEADROOM } from './memory.ts';
-import { PEAK_SOURCE_WORDS, perWorkerText } from './words.ts';
 
 /** "p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %": the objective with the rate it is measured at. */
 export function searchObjective(slo: Slo, rate: number): string {
   const d = (x: number): number => (x % 1 === 0 ? 0 : (x * 10) % 1 === 0 ? 1 : 2);
-  return `p99 ≤ ${fmtNum(slo.p99Ms, d(slo.p99Ms))} ms at ${fmtNum(rate)} req/s, errors ≤ ${fmtNum(slo.maxErrorPct, d(slo.maxErrorPct))} %`;
+  return (
+    `p99 ≤ ${fmtNum(slo.p99Ms, d(slo.p99Ms))} ms at ${fmtNum(rate)} req/s, errors ≤ ` +
+    `${fmtNum(slo.maxErrorPct, d(slo.maxErrorPct))} %`
+  );
 }
 
-/** "cluster × 2 workers, 750m CPU, 256 MB" (caps exactly as set). */
+/** "cluster × 2 workers, 0.75 CPU, 256 MB", "single process, 625m CPU, 128 MB" (caps exactly as set). */
 export function searchConfigLabel(c: SearchConfig): string {
-  const cpu = c.cpuMillis % 1000 === 0 ? cpuLabel(c.cpuMillis) : `${c.cpuMillis}m CPU`;
-  return `${c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`}, ${cpu}, ${memLabel(c.memoryMb)}`;
+  const shape = c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`;
+  return `${shape}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
 }
 
 const sameConfig = (
@@ -69,16 +72,31 @@ export function searchHeadline(s: SearchAnswer): string {
   switch (s.status) {
     case 'found':
       return s.found
-        ? `Auto-size answer: ${searchConfigLabel(s.found)} (${s.app}) is the cheapest configuration the search found meeting ${s.objective} (${n} instead of the ${fmtNum(s.gridCells)} of a full grid).`
+        ? `Auto-size answer: ${searchConfigLabel(s.found)} (${s.app}) is the cheapest configuration the ` +
+            `search found meeting ${s.objective} (${n} instead of the ${fmtNum(s.gridCells)} of a full grid).`
         : `Auto-size answer: the search ended "found" but stored no configuration.`;
     case 'none':
-      return `Auto-size answer: no configuration within the bounds met ${s.objective} (${n}); there is nothing to deploy.`;
-    case 'undecided':
-      return `Auto-size answer: undecided — the search could not name the cheapest configuration meeting ${s.objective} (${n})${s.bestSoFar ? `; ${searchConfigLabel(s.bestSoFar)} met it, but cheaper ones were not ruled out` : '; none met it so far'}. There is no answer to deploy.`;
+      return (
+        `Auto-size answer: no configuration within the bounds met ${s.objective} (${n}); ` +
+        'there is nothing to deploy.'
+      );
+    case 'undecided': {
+      const so = s.bestSoFar
+        ? `; ${searchConfigLabel(s.bestSoFar)} met it, but cheaper ones were not ruled out`
+        : '; none met it so far';
+      return (
+        'Auto-size answer: undecided — the search could not name the cheapest configuration meeting ' +
+        `${s.objective} (${n})${so}. There is no answer to deploy.`
+      );
+    }
     case 'running':
       return `Auto-size answer: the search is still running (${n} so far); there is no answer yet.`;
-    default:
-      return `Auto-size answer: the search was ${s.status} after ${n}${s.bestSoFar ? `; ${searchConfigLabel(s.bestSoFar)} had met ${s.objective}, but cheaper ones were not ruled out` : ''}. There is no answer to deploy.`;
+    default: {
+      const so = s.bestSoFar
+        ? `; ${searchConfigLabel(s.bestSoFar)} had met ${s.objective}, but cheaper ones were not ruled out`
+        : '';
+      return `Auto-size answer: the search was ${s.status} after ${n}${so}. There is no answer to deploy.`;
+    }
   }
 }
 
@@ -122,8 +140,10 @@ export function searchWords(
     ? [
         `Memory for it: ${peak}${
           s.memoryFrom === 'peak'
-            ? `The search's limit, ${memLabel(s.found.memoryMb)}, is the smallest memory step within the bounds at or above the peak × ${MEMORY_HEADROOM}, verified by a cell at that limit.`
-            : `The search kept the bounds' ${memLabel(s.found.memoryMb)}, the most it was measured with (the peak with headroom was not below it, or a cell at less did not meet the objective).`
+            ? `The search's limit, ${memLabel(s.found.memoryMb)}, is the smallest memory step within the ` +
+              `bounds at or above the peak × ${MEMORY_HEADROOM}, verified by a cell at that limit.`
+            : `The search kept the bounds' ${memLabel(s.found.memoryMb)}, the most it was measured with (the ` +
+              'peak with headroom was not below it, or a cell at less did not meet the objective).'
         }`,
       ]
     : [];

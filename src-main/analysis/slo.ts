@@ -62,7 +62,8 @@ export function parseSlo(text: string): Slo {
     .map((k) => ({ p99Ms: 'p99', minRps: 'rps', maxErrorPct: 'errors' })[k]);
   if (missing.length)
     throw new Error(
-      `The SLO needs p99, rps and errors; missing ${missing.join(', ')} (use rps>=0 or errors<=100% for no limit), e.g. "${SLO_EXAMPLE}".`,
+      `The SLO needs p99, rps and errors; missing ${missing.join(', ')} (use rps>=0 or errors<=100% for no ` +
+        `limit), e.g. "${SLO_EXAMPLE}".`,
     );
   return found as Slo;
 }

@@ -8,9 +8,11 @@ export function appLines(apps: unknown[]): string[] {
       const src = a.source;
       const from =
         src.kind === 'folder'
-          ? `folder ${a.dir}, node ${[a.entry, ...src.args].join(' ')}${src.ecosystem ? ` (from ${src.ecosystem.file})` : ''}`
+          ? `folder ${a.dir}, node ${[a.entry, ...src.args].join(' ')}` +
+            (src.ecosystem ? ` (from ${src.ecosystem.file})` : '')
           : src.kind === 'image'
-            ? `image ${src.image} (${src.imageId.replace(/^sha256:/, '').slice(0, 12)}), workers ${src.workersEnv ? `via ${src.workersEnv}` : 'fixed'}`
+            ? `image ${src.image} (${src.imageId.replace(/^sha256:/, '').slice(0, 12)}), ` +
+              `workers ${src.workersEnv ? `via ${src.workersEnv}` : 'fixed'}`
             : 'built in';
       const reqs = a.requests.map((r) => `${r.method} ${r.path}${r.status ? ` → ${r.status}` : ''}`).join(', ');
       return `App ${a.name}: ${from}; port ${a.port}, health ${a.health}; requests ${reqs}`;

@@ -28,10 +28,11 @@ export const ECOSYSTEM_FILES = [
 
 // Runs in a child process: an ecosystem file is the user's code (it may require modules, read env).
 // JSON files are parsed here.
-const LOADER = `
-const f = process.argv[1];
-import(require('node:url').pathToFileURL(f).href).then((m) => m.default ?? m).then((c) => process.stdout.write(JSON.stringify(c ?? null)), (e) => { process.stderr.write(String((e && e.message) || e)); process.exit(1); });
-`;
+const LOADER =
+  '\nconst f = process.argv[1];\n' +
+  "import(require('node:url').pathToFileURL(f).href).then((m) => m.default ?? m)" +
+  '.then((c) => process.stdout.write(JSON.stringify(c ?? null)), ' +
+  '(e) => { process.stderr.write(String((e && e.message) || e)); process.exit(1); });\n';
 
 /** Reads an ecosystem file (a JS or JSON file inside `dir`) and picks one app from it: `appName`, or the first. */
 export async function readEcosystem(dir: string, file: string, appName?: string): Promise<EcosystemApp> {

@@ -61,7 +61,10 @@ export async function planFolder(dir: string, entry: string): Promise<FolderPlan
     else
       problems.push({
         path: 'source.dir',
-        message: `package.json lists ${deps.length} dependencies, but the image would get neither node_modules nor package-lock.json: run "npm install" in ${dir}${ignoreText !== undefined ? ' (and check .dockerignore)' : ''}`,
+        message:
+          `package.json lists ${deps.length} dependencies, but the image would get neither node_modules ` +
+          `nor package-lock.json: run "npm install" in ${dir}` +
+          (ignoreText !== undefined ? ' (and check .dockerignore)' : ''),
       });
   }
   return { skip, install, problems, pkg };

@@ -190,7 +190,9 @@ async function checkFolder(
       cwd = eco.cwd;
       ecosystem = { file: ecoFile, app: eco.name };
       notes.push(
-        `read ${ecoFile} (app "${eco.name}"): entry ${eco.entry}${eco.args.length ? `, args ${eco.args.join(' ')}` : ''}${Object.keys(eco.env).length ? `, env ${Object.keys(eco.env).join(', ')}` : ''}`,
+        `read ${ecoFile} (app "${eco.name}"): entry ${eco.entry}` +
+          (eco.args.length ? `, args ${eco.args.join(' ')}` : '') +
+          (Object.keys(eco.env).length ? `, env ${Object.keys(eco.env).join(', ')}` : ''),
       );
       if (eco.ignored.length)
         notes.push(
@@ -245,7 +247,9 @@ async function checkImage(
       problems: [
         {
           path: 'source.image',
-          message: `${src.image} is not on this machine and could not be pulled (${found.reason.trim()}): build or pull it first`,
+          message:
+            `${src.image} is not on this machine and could not be pulled (${found.reason.trim()}): ` +
+            'build or pull it first',
         },
       ],
       notes: [],

@@ -70,7 +70,8 @@ export function cellsTable(cells: StoredCell[]): string {
       : []),
     ...(cells.some((c) => c.config.phase === 'verify')
       ? [
-          'v: the pick run exactly as a deploy snippet deploys it (its own limits); evidence for the snippet, not a repetition.',
+          'v: the pick run exactly as a deploy snippet deploys it (its own limits); ' +
+            'evidence for the snippet, not a repetition.',
         ]
       : []),
   ];

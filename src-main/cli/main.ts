@@ -1,8 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { BASE_STRATEGIES } from '../docker/base-image.ts';
-import { checkEngine, DockerUnavailableError } from '../docker/client.ts';
-import { sweepOrphans } from '../docker/sweep.ts';
-import { describeHolder, labHolder } from '../lab-lock/lab-lock.ts';
+import { DockerUnavailableError } from '../docker/client.ts';
 import { listPresets } from '../presets/presets.ts';
 import { rightsizeVersion } from '../util/paths.ts';
 import {
@@ -13,6 +11,7 @@ import {
   appsRemoveCommand,
   type AppOptions,
 } from './commands/apps.ts';
+import { doctorCommand } from './commands/doctor.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { reportCommand } from './commands/report.ts';
 import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
@@ -28,6 +27,11 @@ import { SIZE_EXIT_HELP, SIZE_JSON_SCHEMA_VERSION, sizeCommand } from './command
 import { VERIFY_EXIT_HELP, VERIFY_JSON_SCHEMA_VERSION, verifyCommand } from './commands/verify.ts';
 import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
 import { table } from './format.ts';
+
+/** The end of a command's --help: what --json prints, and the exit codes. */
+const jsonAndExitHelp = (schemaVersion: number, exitCodes: string): string =>
+  `With --json, stdout is one JSON document with "schemaVersion": ${schemaVersion} (progress goes to stderr).\n\n` +
+  `Exit codes:\n${exitCodes}\n`;
 
 function program(): Command {
   const p = new Command('rightsize')
@@ -51,7 +55,8 @@ function program(): Command {
     .option('-v, --verbose', 'also print image build output')
     .option(
       '--slo <objective>',
-      `also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"; exits ${EXIT.sloNotMet} when none does (a CI gate)`,
+      'also find the cheapest configuration meeting it, e.g. "p99<=20ms,rps>=1000,errors<=1%"; ' +
+        `exits ${EXIT.sloNotMet} when none does (a CI gate)`,
     )
     .option(
       '--wait',
@@ -65,32 +70,33 @@ function program(): Command {
     )
     .option(
       '--load-threads <n>',
-      'load threads per cell, over the matrix\'s "load.threads" (default: one per core the target leaves free; 1 to the host\'s cores, at most the connections)',
+      'load threads per cell, over the matrix\'s "load.threads" ' +
+        "(default: one per core the target leaves free; 1 to the host's cores, at most the connections)",
     )
     .option(
       '--settle-budget <pct>',
-      "when the answer is undecided after the grid, repeat only the contenders for up to this % of the grid's measured time (default 50; 0 turns settling off)",
+      'when the answer is undecided after the grid, repeat only the contenders ' +
+        "for up to this % of the grid's measured time (default 50; 0 turns settling off)",
     )
     .option(
       '--no-verify',
-      'do not run the picked configuration exactly as its deploy snippets deploy it (rightsize verify RUN does it later)',
+      'do not run the picked configuration exactly as its deploy snippets deploy it ' +
+        '(rightsize verify RUN does it later)',
     )
     .addOption(
       new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(
         BASE_STRATEGIES,
       ),
     )
-    .addHelpText(
-      'after',
-      `\nWith --json, stdout is one JSON document with "schemaVersion": ${RUN_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${EXIT_HELP}\n`,
-    )
+    .addHelpText('after', `\n${jsonAndExitHelp(RUN_JSON_SCHEMA_VERSION, EXIT_HELP)}`)
     .action(async (o) => {
       process.exitCode = await runCommand({ ...globals(), ...o });
     });
 
   p.command('size')
     .description(
-      'auto-size: find the cheapest configuration (CPU, memory, workers) that meets an objective at a constant rate, adaptively',
+      'auto-size: find the cheapest configuration (CPU, memory, workers) ' +
+        'that meets an objective at a constant rate, adaptively',
     )
     .option('--app <name>', 'the app to size (see `rightsize apps`)')
     .option('--slo <objective>', 'the objective, e.g. "p99<=50ms,errors<=0.1%"')
@@ -123,7 +129,9 @@ function program(): Command {
     )
     .addHelpText(
       'after',
-      `\nEvery cell is stored as a cell of one run (show, report, export work on it); the path is kept with the run.\nWith --json, stdout is one JSON document with "schemaVersion": ${SIZE_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${SIZE_EXIT_HELP}\n`,
+      '\nEvery cell is stored as a cell of one run (show, report, export work on it); ' +
+        'the path is kept with the run.\n' +
+        jsonAndExitHelp(SIZE_JSON_SCHEMA_VERSION, SIZE_EXIT_HELP),
     )
     .action(async (o) => {
       process.exitCode = await sizeCommand({ ...globals(), ...o });
@@ -169,7 +177,8 @@ function program(): Command {
 
   p.command('verify <run>')
     .description(
-      "run the answer (or cell N's configuration) exactly as its PM2, Kubernetes and Compose snippets deploy it; step the memory limit up until it passes; store the cells with the run",
+      "run the answer (or cell N's configuration) exactly as its PM2, Kubernetes and Compose snippets deploy it; " +
+        'step the memory limit up until it passes; store the cells with the run',
     )
     .option('--cell <n>', 'verify the configuration of this cell (its # in `rightsize show RUN`) instead of the answer')
     .option('-t, --target <name>', 'where the cells run: a saved target (default: where the run was measured)')
@@ -189,7 +198,9 @@ function program(): Command {
     )
     .addHelpText(
       'after',
-      `\nPass: no OOM kill, no restart, failed requests within the answer's limit, goodput not significantly below 95 % of the matrix's; then report --emit carries exactly what ran.\nWith --json, stdout is one JSON document with "schemaVersion": ${VERIFY_JSON_SCHEMA_VERSION} (progress goes to stderr).\n\nExit codes:\n${VERIFY_EXIT_HELP}\n`,
+      "\nPass: no OOM kill, no restart, failed requests within the answer's limit, " +
+        "goodput not significantly below 95 % of the matrix's; then report --emit carries exactly what ran.\n" +
+        jsonAndExitHelp(VERIFY_JSON_SCHEMA_VERSION, VERIFY_EXIT_HELP),
     )
     .action(async (id: string, o) => {
       process.exitCode = await verifyCommand(id, { ...globals(), ...o });
@@ -299,7 +310,8 @@ function program(): Command {
   targets
     .command('add <name>')
     .description(
-      'save a target (only URLs and file paths are stored, never keys or tokens); every problem is reported, nothing saved until all are fixed',
+      'save a target (only URLs and file paths are stored, never keys or tokens); ' +
+        'every problem is reported, nothing saved until all are fixed',
     )
     .option('--docker <url>', 'a Docker engine: tcp://host:2375, tcp://host:2376 with --tls, ssh://user@host')
     .option('--tls <dir>', 'a folder holding ca.pem, cert.pem and key.pem (tcp with TLS)')
@@ -336,7 +348,8 @@ function program(): Command {
     .description('connect and check: nodes, CPUs, memory, which are free, and every problem in words')
     .addHelpText(
       'after',
-      `\nExit codes: ${EXIT.ok} ready, ${EXIT.targetNotReady} not ready (unreachable, TLS, permissions, no nodes free), ${EXIT.usage} unknown target.\n`,
+      `\nExit codes: ${EXIT.ok} ready, ${EXIT.targetNotReady} not ready ` +
+        `(unreachable, TLS, permissions, no nodes free), ${EXIT.usage} unknown target.\n`,
     )
     .action(async (name: string) => {
       process.exitCode = await targetsCheckCommand(name, globals());
@@ -344,20 +357,7 @@ function program(): Command {
 
   p.command('doctor')
     .description('check the Docker engine and remove containers left by stopped Rightsize processes')
-    .action(async () => {
-      const e = await checkEngine();
-      const swept = await sweepOrphans();
-      process.stdout.write(
-        `Docker ${e.version} (${e.os}), cgroup v${e.cgroupVersion ?? '?'}, ${e.cpus} CPUs, ${Math.round(e.memoryBytes / 2 ** 30)} GiB; containers reached by ${e.bridgeRoutable ? 'bridge IP' : 'published port'}.\n`,
-      );
-      if (swept.length) process.stdout.write(`Removed ${swept.length} orphaned container(s).\n`);
-      const holder = await labHolder();
-      process.stdout.write(
-        holder
-          ? `The lab is busy: ${describeHolder(holder)}.\n`
-          : 'The lab is free: no Rightsize run or build holds this engine.\n',
-      );
-    });
+    .action(doctorCommand);
   return p;
 }
 

@@ -44,7 +44,9 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
       live = `${bar} ${index + 1}/${status.total} ETA ${fmtDuration(status.eta)}  ${c.label} — ${c.phase}${metrics(c)}`;
     } else {
       // Several at once: each by its number, its phase, its latest second.
-      live = `${bar} ${status.done}/${status.total} done, ${cells.length} running, ETA ${fmtDuration(status.eta)}  ${cells.map(([i, c]) => `#${i + 1} ${c.label} — ${c.phase}${metrics(c)}`).join(' │ ')}`;
+      const each = cells.map(([i, c]) => `#${i + 1} ${c.label} — ${c.phase}${metrics(c)}`).join(' │ ');
+      const eta = fmtDuration(status.eta);
+      live = `${bar} ${status.done}/${status.total} done, ${cells.length} running, ETA ${eta}  ${each}`;
     }
     out.write(`\r\x1b[2K${live.slice(0, (out.columns || 120) - 1)}`);
   };

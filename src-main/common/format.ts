@@ -37,7 +37,9 @@ export function fmtLocalTime(iso: string, withOffset = true): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const p = (n: number): string => String(n).padStart(2, '0');
-  const text = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  const text =
+    `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ` +
+    `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
   if (!withOffset) return text;
   const off = -d.getTimezoneOffset();
   return `${text} UTC${off < 0 ? '−' : '+'}${p(Math.floor(Math.abs(off) / 60))}:${p(Math.abs(off) % 60)}`;
@@ -51,3 +53,29 @@ export function fmtWarmup(configuredSec: number, used: number | undefined, measu
   if (used === undefined) return measured ? `${configuredSec} s` : '—';
   return used > configuredSec ? `${configuredSec} → ${used} s` : `${used} s`;
 }
+
+/** A percentage: whole from 10 up (and 0), one decimal from 1, two below: "12 %", "3.4 %", "0.25 %". */
+export function fmtPct(x: number): string {
+  return `${fmtNum(x, x === 0 || x >= 10 ? 0 : x < 1 ? 2 : 1)} %`;
+}
+
+/** A knee margin in percent, without the sign: whole numbers as such, others to one decimal. */
+export const fmtMargin = (m: number): string => fmtNum(m, Number.isInteger(m) ? 0 : 1);
+
+/** A ratio with as few decimals as it needs, up to two: "2", "1.5", "0.75". */
+export const fmtRatio = (r: number): string =>
+  fmtNum(r, Number.isInteger(r) ? 0 : Number.isInteger(r * 10) ? 1 : 2);
+
+/** "1.79 ms ± 0.12": the half-width in the unit and precision fmtUs chose for the mean. */
+export function fmtUsPm(meanUs: number, halfUs: number): string {
+  const text = fmtUs(meanUs);
+  const [num = '', unit = ''] = text.split(' ');
+  const decimals = num.split('.')[1]?.length ?? 0;
+  const scale = unit === 's' ? 1e6 : unit === 'ms' ? 1000 : 1;
+  return `${text} ± ${(halfUs / scale).toFixed(decimals)}`;
+}
+
+const MIB = 1024 * 1024;
+
+/** Bytes as the caps are written: "182 MB" (MiB, like "256 MB" of a cap); one decimal below 10. */
+export const fmtMb = (bytes: number): string => `${fmtNum(bytes / MIB, Math.abs(bytes) < 10 * MIB ? 1 : 0)} MB`;

@@ -167,10 +167,9 @@ export function plainProblems(error: z.ZodError, input: unknown, o: PlainOptions
           break;
         }
         const unit = kind === 'string' ? ' characters' : kind === 'array' ? ' items' : '';
-        at(
-          path,
-          `${issue.code === 'too_small' ? 'needs at least' : 'takes at most'} ${bound}${unit}${value !== undefined && typeof value !== 'object' && kind !== 'string' ? `, not ${describeValue(value)}` : ''}.`,
-        );
+        const shown = value !== undefined && typeof value !== 'object' && kind !== 'string';
+        const not = shown ? `, not ${describeValue(value)}` : '';
+        at(path, `${issue.code === 'too_small' ? 'needs at least' : 'takes at most'} ${bound}${unit}${not}.`);
         break;
       }
       default:

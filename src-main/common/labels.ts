@@ -7,5 +7,8 @@ export function cellLabel(c: CellConfig): string {
   const req = c.requests ? ` [${c.requests.name}]` : '';
   // Cells added after the grid say why they ran: settling an undecided answer, verifying a snippet.
   const why = c.phase === 'settle' ? ' (settle)' : c.phase === 'verify' ? ' (verify)' : '';
-  return `${c.app}${req} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB ${load}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`;
+  return (
+    `${c.app}${req} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB ` +
+    `${load}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`
+  );
 }

@@ -59,9 +59,13 @@ export interface MatrixCheck {
   etaSec: number;
   /** K, the cells the estimate runs at once: the target's concurrency (as a run would take it), 1 on this machine. */
   cellsAtOnce: number;
-  /** The saved target the estimate is for (absent: this machine). */
+  /** The saved target the check and estimate are for (absent: this machine). */
   target?: string;
-  /** Why the estimate assumes fewer cells at once than asked for, in words (e.g. the target did not answer). */
+  /**
+   * Where the check or the estimate is not the target's as it is now, in words: it did not answer in
+   * time (checked against what was known of its nodes, or CPU and memory not checked), it is not
+   * ready for a run, or the estimate assumes one cell at a time.
+   */
   note?: string;
   problems: Problem[];
   /**
@@ -82,6 +86,10 @@ export interface SizeCheck {
   maxCells: number;
   /** The longest it can take: maxCells × (warmup + duration + overhead). */
   etaSec: number;
+  /** The saved target the check is for (absent: this machine). */
+  target?: string;
+  /** Where the check is not against the target as it is now, in words (as MatrixCheck's). */
+  note?: string;
 }
 
 export interface Settings {
@@ -125,8 +133,9 @@ export interface Calls {
   'apps.build': { input: { name: string }; output: { tag: string; built: boolean; seconds: number } };
   'presets.list': { input: Record<string, never>; output: Preset[] };
   /**
-   * `target`: estimate for that saved target's cells at once (its concurrency, asked at most every ~30 s, waited on ≤
-   * ~2 s); unknown: a problem at path 'target'.
+   * `target`: checked against that saved target's largest free node (its connection check) and
+   * estimated with its cells at once (its concurrency), both asked at most every ~30 s and waited on
+   * ≤ ~2 s; unknown, or no node free: a problem at path 'target'.
    */
   'matrix.validate': { input: { matrix: unknown; target?: string }; output: MatrixCheck };
   /** `target`: where to run ('local' when absent); a saved target's name. */
@@ -134,8 +143,8 @@ export interface Calls {
     input: { matrix: unknown; name?: string; preset?: string; target?: string };
     output: { runId: number };
   };
-  /** Checks an auto-size request (SizeSpec input) without starting it. */
-  'size.validate': { input: { spec: unknown }; output: SizeCheck };
+  /** Checks an auto-size request (SizeSpec input) without starting it; `target` as for matrix.validate. */
+  'size.validate': { input: { spec: unknown; target?: string }; output: SizeCheck };
   /**
    * Starts an auto-size search as a run (same events per cell as runs.start; runs.cancel stops it); its path is
    * RunDetail.search.

@@ -28,8 +28,8 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'engine.recheck': none,
   'apps.list': none,
   'presets.list': none,
-  // `target`: estimate with that target's cells at once; an unknown name is a problem in the answer (path 'target'),
-  // not a refusal.
+  // `target`: checked against that target's largest free node, estimated with its cells at once; an
+  // unknown name is a problem in the answer (path 'target'), not a refusal.
   'matrix.validate': z.object({ matrix: z.unknown(), target: targetName.optional() }).strict(),
   // The app itself is checked by the engine (resolveUserApp), which reports every problem with what to fix.
   'apps.check': z.object({ app: z.unknown(), replacing: appName.optional() }).strict(),
@@ -53,7 +53,7 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
     })
     .strict(),
   // The spec is checked by the engine (validateSizeSpec: every problem at once, in words).
-  'size.validate': z.object({ spec: z.unknown() }).strict(),
+  'size.validate': z.object({ spec: z.unknown(), target: targetName.optional() }).strict(),
   'runs.size': z
     .object({ spec: z.unknown(), name: z.string().min(1).max(200).optional(), target: targetName.optional() })
     .strict(),

@@ -79,7 +79,8 @@ export function findDeployableCell(run: RunDetail, ref: number, by: 'number' | '
   const valid = deployable.map(name);
   const what = by === 'number' ? 'cell' : 'cell id';
   const choices = valid.length
-    ? ` ${by === 'number' ? 'Cells' : 'Cell ids'} with a measurement to deploy: ${numberRanges(valid)}${by === 'number' ? ` (the # column of \`rightsize show ${run.id}\`)` : ''}.`
+    ? ` ${by === 'number' ? 'Cells' : 'Cell ids'} with a measurement to deploy: ` +
+      `${numberRanges(valid)}${by === 'number' ? ` (the # column of \`rightsize show ${run.id}\`)` : ''}.`
     : ' No cell of it finished with a measurement, so there is nothing to deploy.';
   const found = run.cells.find((c) => name(c) === ref);
   if (!found) throw new CellNotDeployableError(`Run ${run.id} has no ${what} ${ref}.${choices}`, valid);
@@ -91,7 +92,8 @@ export function findDeployableCell(run: RunDetail, ref: number, by: 'number' | '
           ? 'has no load result'
           : WHY_NOT[found.status];
     throw new CellNotDeployableError(
-      `Cell ${cellNumber(found)} of run ${run.id} (${cellLabel(found.config)}) ${why}: it has no measurement to deploy.${choices}`,
+      `Cell ${cellNumber(found)} of run ${run.id} (${cellLabel(found.config)}) ${why}: it has no ` +
+        `measurement to deploy.${choices}`,
       valid,
     );
   }

@@ -16,14 +16,17 @@
  * A measured cell picked by hand (deploy/from-cell.ts) carries exactly its own caps, or what a
  * verification of its configuration (`rightsize verify RUN --cell N`) ran.
  */
-import { cpuLabel, memLabel } from '../analysis/group.ts';
 import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
+import { limitText } from '../analysis/sizing-words.ts';
 import type { ConfigurationSummary, Recommendation } from '../analysis/types.ts';
-import { limitText } from '../analysis/words.ts';
+import { exactCpu, memLabel } from '../common/resource-labels.ts';
 
 /** The rule in one sentence (snippet comments, README). */
 export const RESOURCES_RULE =
-  "memory request = limit = the limit verified by running the snippet exactly as emitted (from the answer's recommended limit, stepped up toward the largest clean cap; unverified, the cap it was measured under); CPU limit = the cap it was measured under, CPU request = the answer's CPU request for it (the smallest cap that met the objective, or without one held the throughput), never above the limit";
+  "memory request = limit = the limit verified by running the snippet exactly as emitted (from the answer's " +
+  'recommended limit, stepped up toward the largest clean cap; unverified, the cap it was measured under); ' +
+  "CPU limit = the cap it was measured under, CPU request = the answer's CPU request for it (the smallest " +
+  'cap that met the objective, or without one held the throughput), never above the limit';
 
 export interface MemoryLimit {
   mb: number;
@@ -39,10 +42,6 @@ export interface CpuResources {
   rule: string;
 }
 
-/** A CPU cap exactly as set: "0.25 CPU", "2 CPUs", but "375m CPU" where two decimals would round it. */
-export const exactCpu = (m: number): string => (m % 10 === 0 ? cpuLabel(m) : `${m}m CPU`);
-const millis = exactCpu;
-
 export function recommendedMemoryLimit(
   rec: Recommendation,
   c: Pick<ConfigurationSummary, 'key' | 'memoryMb'>,
@@ -55,7 +54,8 @@ export function recommendedMemoryLimit(
       rule:
         rec.search.memoryFrom === 'peak'
           ? `limit ${memLabel(mb)}: the search's measured peak by the memory rule, verified by a cell at that limit`
-          : `limit ${memLabel(mb)}: the search's memory bound, the most it was measured with (less was not shown to meet the objective)`,
+          : `limit ${memLabel(mb)}: the search's memory bound, the most it was measured with (less was not ` +
+            'shown to meet the objective)',
     };
   }
   const sizing = rec.sizing?.find((s) => s.key === c.key);
@@ -76,21 +76,23 @@ export function recommendedCpu(rec: Recommendation, c: Pick<ConfigurationSummary
     return {
       limitMillis: limit,
       requestMillis: limit,
-      rule: `request = limit = ${millis(limit)}, the cap it was measured under (no smaller cap was shown to do)`,
+      rule: `request = limit = ${exactCpu(limit)}, the cap it was measured under (no smaller cap was shown to do)`,
     };
   }
   if (request > limit) {
     return {
       limitMillis: limit,
       requestMillis: limit,
-      rule: `request = limit = ${millis(limit)}, the cap it was measured under: the answer's CPU request for it, ${millis(request)} (${basis}), is above that cap, and the snippet never gives more than was measured`,
+      rule:
+        `request = limit = ${exactCpu(limit)}, the cap it was measured under: the answer's CPU request for it, ` +
+        `${exactCpu(request)} (${basis}), is above that cap, and the snippet never gives more than was measured`,
     };
   }
   if (request === limit)
-    return { limitMillis: limit, requestMillis: limit, rule: `request = limit = ${millis(limit)}, ${basis}` };
+    return { limitMillis: limit, requestMillis: limit, rule: `request = limit = ${exactCpu(limit)}, ${basis}` };
   return {
     limitMillis: limit,
     requestMillis: request,
-    rule: `request ${millis(request)}, ${basis}; limit ${millis(limit)}, the cap it was measured under`,
+    rule: `request ${exactCpu(request)}, ${basis}; limit ${exactCpu(limit)}, the cap it was measured under`,
   };
 }

@@ -8,6 +8,7 @@
  */
 import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/stats.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
+import { exactCpu } from '../common/resource-labels.ts';
 import type { CellConfig, CellStatus, ExitInfo, Flag, LoadResult, StatsSummary } from '../model/types.ts';
 import { heapFlagOf, SNIPPET_KINDS, type DeploySettings, type SnippetKind } from './settings.ts';
 import type { VerifyDescriptor } from '../model/verify.ts';
@@ -89,10 +90,10 @@ export function judgeVerifyCell(c: VerifyCellLike, d: VerifyDescriptor): VerifyJ
       goodputCheck: null,
     };
   }
-  if (restarts > 0 || c.flags.some((f) => f.kind === 'restarts'))
-    reasons.push(
-      `${restarts > 0 ? `${restarts} restart${restarts === 1 ? '' : 's'}` : 'restarts'}${c.config.recycleRssMb ? ` (max_memory_restart ${c.config.recycleRssMb}M)` : ''}`,
-    );
+  if (restarts > 0 || c.flags.some((f) => f.kind === 'restarts')) {
+    const threshold = c.config.recycleRssMb ? ` (max_memory_restart ${c.config.recycleRssMb}M)` : '';
+    reasons.push(`${restarts > 0 ? `${restarts} restart${restarts === 1 ? '' : 's'}` : 'restarts'}${threshold}`);
+  }
   if (c.status === 'failed') reasons.push(`failed: ${(c.failure ?? 'no reason given').split('\n')[0]!.slice(0, 160)}`);
   if (!load) {
     if (!reasons.length) reasons.push('no load result');
@@ -111,10 +112,13 @@ export function judgeVerifyCell(c: VerifyCellLike, d: VerifyDescriptor): VerifyJ
   const belowShare = goodput < VERIFY_GOODPUT_SHARE * e.goodput;
   const pBelow = a && b ? welch(a, b, VERIFY_GOODPUT_SHARE).pBelow : null;
   const goodputFailed = pBelow !== null ? pBelow <= ALPHA : belowShare;
-  if (goodputFailed)
+  if (goodputFailed) {
+    const p = pBelow === null ? '' : ` (one-sided p ${pBelow < 0.001 ? '< 0.001' : fmtNum(pBelow, 3)})`;
     reasons.push(
-      `goodput ${fmtNum(goodput)} req/s, below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ${fmtNum(e.goodput)}${pBelow !== null ? ` (one-sided p ${pBelow < 0.001 ? '< 0.001' : fmtNum(pBelow, 3)})` : ''}`,
+      `goodput ${fmtNum(goodput)} req/s, below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ` +
+        `${fmtNum(e.goodput)}${p}`,
     );
+  }
   if (c.status !== 'ok' && !reasons.length) reasons.push(c.status);
   return {
     ...base,
@@ -144,10 +148,9 @@ export function settingsOfCell(config: CellConfig): DeploySettings {
 /** "pm2 × 1, 0.5 CPU, 128 MB, max_memory_restart 57M, --max-old-space-size=48". */
 export function settingsWords(s: DeploySettings): string {
   const how = s.mode === 'single' ? 'a single process' : `${s.mode} × ${s.workers}`;
-  const cpu = `${Math.round(s.cpuMillis)}m CPU`;
   return [
     how,
-    cpu,
+    exactCpu(Math.round(s.cpuMillis)),
     `${s.memoryMb} MB`,
     ...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []),
     ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
@@ -239,7 +242,9 @@ export function passedWords(a: VerifyAttempt, d: Pick<VerifyDescriptor, 'expecte
         ? `goodput ${fmtNum(j.goodput)} req/s`
         : !g.belowShare
           ? `goodput ${fmtNum(j.goodput)} req/s (within ${sharePct} % of the matrix's ${fmtNum(g.expected)})`
-          : `goodput ${fmtNum(j.goodput)} req/s (below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ${fmtNum(g.expected)} on the means, not significantly: one-sided p ${fmtNum(g.pBelow ?? 1, 2)})`;
+          : `goodput ${fmtNum(j.goodput)} req/s (below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the ` +
+            `matrix's ${fmtNum(g.expected)} on the means, not significantly: one-sided p ` +
+            `${fmtNum(g.pBelow ?? 1, 2)})`;
   const errors =
     j.errorPct === null || j.errorPct === 0
       ? 'no failed requests'
@@ -247,7 +252,10 @@ export function passedWords(a: VerifyAttempt, d: Pick<VerifyDescriptor, 'expecte
   const when = a.finishedAt ? ` on ${utcMinute(a.finishedAt)}` : '';
   const secs = j.measuredSec !== null ? `${fmtNum(j.measuredSec)} s ` : '';
   const peak = j.peakBytes !== null ? `, peak memory ${fmtMiB(j.peakBytes)} of ${a.settings.memoryMb} MB` : '';
-  return `ran ${secs}exactly as emitted${when} (cell ${a.cellNumber}): no OOM kill, no restart, ${errors}, ${goodput}, p99 ${fmtUs(j.p99Us)}${peak}`;
+  return (
+    `ran ${secs}exactly as emitted${when} (cell ${a.cellNumber}): no OOM kill, no restart, ${errors}, ` +
+    `${goodput}, p99 ${fmtUs(j.p99Us)}${peak}`
+  );
 }
 
 function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: number })[]): SnippetVerification {
@@ -285,7 +293,8 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
     const oomAtOrAbove = attempts.some((a) => a.settings.memoryMb >= d.fallbackMb && /OOM/.test(a.summary));
     const otherMode = kind === 'pm2' && s.mode === 'pm2' && !/pm2/.test(d.label);
     const caveat = oomAtOrAbove
-      ? ` An attempt at or above that cap was OOM-killed${otherMode ? ' under PM2' : ''}: no limit measured here is safe for this snippet; measure larger caps.`
+      ? ` An attempt at or above that cap was OOM-killed${otherMode ? ' under PM2' : ''}: no limit measured ` +
+        'here is safe for this snippet; measure larger caps.'
       : otherMode
         ? ' That cap was measured without PM2; PM2 adds its daemon.'
         : '';
@@ -296,7 +305,10 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
       attempts,
       passed: null,
       settings: fallback,
-      line: `Not verified: nothing passed when run exactly as emitted (${utcMinute(last.finishedAt ?? round)}; ${failedBefore(null)}), so it carries the last measured clean setting: the ${d.fallbackMb} MB cap the matrix ran ${d.label} clean at, with no restart threshold or heap flag.${caveat}`,
+      line:
+        `Not verified: nothing passed when run exactly as emitted (${utcMinute(last.finishedAt ?? round)}; ` +
+        `${failedBefore(null)}), so it carries the last measured clean setting: the ${d.fallbackMb} MB cap the ` +
+        `matrix ran ${d.label} clean at, with no restart threshold or heap flag.${caveat}`,
     };
   }
   return {
@@ -306,7 +318,10 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
     attempts,
     passed: null,
     settings: null,
-    line: `Unverified: its verification of ${utcMinute(round)} stopped after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'} with none passed${failedBefore(null) ? ` (${failedBefore(null)})` : ''}.`,
+    line:
+      `Unverified: its verification of ${utcMinute(round)} stopped after ${attempts.length} ` +
+      `attempt${attempts.length === 1 ? '' : 's'} with none ` +
+      `passed${failedBefore(null) ? ` (${failedBefore(null)})` : ''}.`,
   };
 }
 

@@ -17,11 +17,25 @@ export class DockerUnavailableError extends Error {
   }
 }
 
+/**
+ * This machine's engine, as dockerode finds it: DOCKER_HOST, else the platform's default socket.
+ * The one rule for every place that names or reaches it (the client, the reaper, the targets list).
+ */
+export function localEngineUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return (
+    env.DOCKER_HOST ?? (process.platform === 'win32' ? 'npipe:////./pipe/docker_engine' : 'unix:///var/run/docker.sock')
+  );
+}
+
+/** The engine's unix socket when it is reached through one (the usual local case), else undefined. */
+export function localEngineSocket(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = localEngineUrl(env);
+  return url.startsWith('unix://') ? url.slice('unix://'.length) : undefined;
+}
+
 /** Where dockerode will connect, in the words a user would type. */
 export function dockerTarget(): string {
-  const host = process.env.DOCKER_HOST;
-  if (host) return `DOCKER_HOST=${host}`;
-  return process.platform === 'win32' ? 'npipe:////./pipe/docker_engine' : 'unix:///var/run/docker.sock';
+  return process.env.DOCKER_HOST ? `DOCKER_HOST=${process.env.DOCKER_HOST}` : localEngineUrl();
 }
 
 export interface EngineInfo {
@@ -49,7 +63,7 @@ export async function checkEngine(timeoutMs = 5000): Promise<EngineInfo> {
   try {
     const info = await withTimeout(d.info(), timeoutMs, 'no answer');
     const version = await withTimeout(d.version(), timeoutMs, 'no answer');
-    const remote = Boolean(process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://'));
+    const remote = !/^(unix|npipe):\/\//.test(localEngineUrl());
     return {
       version: String(version.Version ?? 'unknown'),
       cgroupVersion: info.CgroupVersion ? String(info.CgroupVersion) : null,

@@ -82,7 +82,8 @@ const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
 // One repetition can still have an interval (batch means of its own seconds): say which kind it is.
 const rpsCell = (c: ConfigurationSummary): string =>
   c.rps!.ci
-    ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}${c.rps!.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}`
+    ? `${fmtNum(c.rps!.mean)} ± ` +
+      `${fmtNum(c.rps!.ci.halfWidth)}${c.rps!.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}`
     : `${fmtNum(c.rps!.mean)} (n = 1)`;
 const p99Cell = (c: ConfigurationSummary): string => p99Short(c);
 /** A stored time as the CLI shows it: this machine's local time with its offset from UTC. */
@@ -111,7 +112,10 @@ const pickCell = (who_: string, value: string, verdict: string): string =>
 function headlineHtml(rec: Recommendation): string {
   const h = rec.headline;
   if (!h) return '';
-  return `<p class="headline" data-state="${h.state}"><span class="state state-${h.state}">${esc(STATE_WORDS[h.state])}</span> ${esc(h.text)}</p>`;
+  return (
+    `<p class="headline" data-state="${h.state}"><span class="state ` +
+    `state-${h.state}">${esc(STATE_WORDS[h.state])}</span> ${esc(h.text)}</p>`
+  );
 }
 
 function winnersTable(rec: Recommendation): string {
@@ -154,7 +158,10 @@ function winnersTable(rec: Recommendation): string {
 function configurationsTable(rec: Recommendation): string {
   const rows = rec.configurations.map((c) => {
     if (c.n === 0) {
-      return `<tr class="excluded">${td(esc(c.label))}${td('0', true)}<td colspan="7">every repetition excluded: ${esc([...new Set(c.excluded.map((e) => e.reason))].join('; '))}</td></tr>`;
+      return (
+        `<tr class="excluded">${td(esc(c.label))}${td('0', true)}<td colspan="7">every repetition excluded: ` +
+        `${esc([...new Set(c.excluded.map((e) => e.reason))].join('; '))}</td></tr>`
+      );
     }
     return `<tr>${[
       td(esc(c.label)),
@@ -206,7 +213,8 @@ function cellNote(c: StoredCell): string {
     ...(c.failure ? [`<b>${esc(c.status)}</b>: ${esc(c.failure.split('\n')[0]!)}`] : []),
   ];
   return lines.length
-    ? `<tr class="note${c.status === 'ok' ? '' : ' excluded'}"><td colspan="${CELL_COLUMNS}">${lines.join('<br>')}</td></tr>`
+    ? `<tr class="note${c.status === 'ok' ? '' : ' excluded'}"><td ` +
+        `colspan="${CELL_COLUMNS}">${lines.join('<br>')}</td></tr>`
     : '';
 }
 
@@ -299,7 +307,10 @@ function summaryCharts(rec: Recommendation): string {
           ...(c.p99Us!.ci ? { low: c.p99Us!.ci.low / scale, high: c.p99Us!.ci.high / scale } : {}),
         })),
       });
-      return `${many ? `<h3>${esc(context)}</h3>` : ''}<div class="charts"><figure>${rps}</figure><figure>${p99}</figure></div>`;
+      return (
+        `${many ? `<h3>${esc(context)}</h3>` : ''}<div ` +
+        `class="charts"><figure>${rps}</figure><figure>${p99}</figure></div>`
+      );
     })
     .join('');
 }
@@ -318,7 +329,9 @@ function stabilityCharts(run: RunDetail, samples: Map<number, Sample[]>, scopes:
       if (!ss?.length) return [];
       const warm = cell!.load?.warmupPerSecondRps ?? [];
       if (warm.length) warmups++;
-      const name = `repetition ${cell!.config.repetition + 1}${cell!.load?.warmupUsedSec !== undefined ? ` (warm-up ${cell!.load.warmupUsedSec} s)` : ''}`;
+      const name =
+        'repetition ' +
+        `${cell!.config.repetition + 1}${cell!.load?.warmupUsedSec !== undefined ? ` (warm-up ${cell!.load.warmupUsedSec} s)` : ''}`;
       return [
         {
           name,
@@ -351,7 +364,10 @@ function stabilityCharts(run: RunDetail, samples: Map<number, Sample[]>, scopes:
     scopes.length > MAX_STABILITY_CHARTS
       ? `<p class="muted">First ${MAX_STABILITY_CHARTS} of ${scopes.length} CPU / memory pairs.</p>`
       : '';
-  return `<section id="stability"><h2>Stability of the best configurations</h2><div class="charts">${charts.join('')}</div>${more}</section>`;
+  return (
+    '<section id="stability"><h2>Stability of the best configurations</h2><div ' +
+    `class="charts">${charts.join('')}</div>${more}</section>`
+  );
 }
 
 function hostTable(run: RunDetail): string {
@@ -377,29 +393,70 @@ function adaptiveText(warmupSec: number | undefined): string {
     warmupSec === undefined
       ? 'three times the configured warm-up and at least 10 s more'
       : `${warmupCapSec(warmupSec)} s (three times the configured warm-up and at least 10 s more)`;
-  return `The configured warm-up is a minimum: it goes on until the last ${WARM_WINDOW_SEC} seconds of throughput span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), for at most ${cap}.`;
+  return (
+    `The configured warm-up is a minimum: it goes on until the last ${WARM_WINDOW_SEC} seconds of throughput ` +
+    `span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), for at most ${cap}.`
+  );
 }
 
 function methodSection(run: RunDetail, rec: Recommendation): string {
   const first = run.cells[0]?.config;
   const placement = (run.matrix as { placement?: unknown } | null)?.placement === 'off' ? 'off' : 'auto';
   const timing = first
-    ? ` In this run each cell measured ${first.durationSec} s after a ${first.warmupSec} s warm-up that is excluded from every number.`
+    ? ` In this run each cell measured ${first.durationSec} s after a ${first.warmupSec} s warm-up that is ` +
+      'excluded from every number.'
     : '';
   const items = [
-    '<b>Containers and caps.</b> Each cell runs in a fresh Docker container. The CPU cap is Docker’s <code>NanoCpus</code> (1000 millicores = one core of CFS quota); memory is capped with swap disabled (<code>MemorySwap = Memory</code>). Worker counts are passed explicitly, because inside a capped container <code>os.cpus()</code> still reports every host core.',
-    `<b>Placement.</b> With cores to spare, the container is pinned to its own cores and the load generator to another, so they do not compete; when the host cannot keep them apart, the run says so and results are pessimistic. This run: placement <code>${placement}</code>.`,
-    '<b>Addressing.</b> On Linux the load goes straight to the container’s bridge IP: a published port goes through docker-proxy, which halved hello-world throughput in our measurements. Docker Desktop and remote engines fall back to a published port.',
-    '<b>Latency.</b> autocannon’s HTTP clients run in a worker thread; Rightsize records latency in its own HDR histogram with microsecond resolution. Closed loop (N connections, each sending as soon as the previous answer arrives) measures from the actual send and finds peak throughput. Constant rate paces each connection to its own schedule and measures from the <em>intended</em> send time, so a stalled server shows up as latency instead of a silently lower rate (coordinated omission).',
-    `<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not measured.${timing} ${adaptiveText(first?.warmupSec)} The warm-up each cell used is in the cells table and the CSV (<code>warmup_used_s</code>).`,
-    `<b>Steady state.</b> The measured seconds of every cell are tested for a drift (least-squares trend, t-test) and a level shift (the strongest stretch of seconds against the rest, Bonferroni-corrected over every cut), each at p &lt; ${UNSTABLE_ALPHA}. A cell whose throughput moved by ${Math.round(UNSTABLE_CHANGE * 100)} % or more that way is flagged <code>unstable</code>, with what moved and by how much: its mean does not describe one steady state.`,
-    `<b>Host contention.</b> On Linux, CPU time on the cores the target and the load ran on is read from <code>/proc/stat</code> every second; the target’s own (its container’s accounting) and Rightsize’s (its threads on those cores) are subtracted. What remains — other processes, a browser drawing the UI, hypervisor steal — flags a cell <code>host-busy</code> when it exceeds ${HOST_BUSY_PCT} % of those cores over the measurement, or ${2 * HOST_BUSY_PCT} % in two seconds or more. Daemons (dockerd, containerd) take 1–3 % during a normal cell.`,
-    '<b>Flags.</b> <code>unstable</code> and <code>host-busy</code> as above. <code>client-bound</code>: a load thread was busy ≥ 90 % of the time — the load generator, not the server, may have set the pace. A constant-rate cell that got less than 95 % of its rate is put on the side that was the bottleneck: the server when every connection was waiting on it, the client when a load thread was saturated. <code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the time), <code>restarts</code> (workers replaced or recycled).',
+    '<b>Containers and caps.</b> Each cell runs in a fresh Docker container. The CPU cap is Docker’s ' +
+      '<code>NanoCpus</code> (1000 millicores = one core of CFS quota); memory is capped with swap disabled ' +
+      '(<code>MemorySwap = Memory</code>). Worker counts are passed explicitly, because inside a capped ' +
+      'container <code>os.cpus()</code> still reports every host core.',
+    '<b>Placement.</b> With cores to spare, the container is pinned to its own cores and the load generator ' +
+      'to another, so they do not compete; when the host cannot keep them apart, the run says so and results ' +
+      `are pessimistic. This run: placement <code>${placement}</code>.`,
+    '<b>Addressing.</b> On Linux the load goes straight to the container’s bridge IP: a published port goes ' +
+      'through docker-proxy, which halved hello-world throughput in our measurements. Docker Desktop and ' +
+      'remote engines fall back to a published port.',
+    '<b>Latency.</b> autocannon’s HTTP clients run in a worker thread; Rightsize records latency in its own ' +
+      'HDR histogram with microsecond resolution. Closed loop (N connections, each sending as soon as the ' +
+      'previous answer arrives) measures from the actual send and finds peak throughput. Constant rate paces ' +
+      'each connection to its own schedule and measures from the <em>intended</em> send time, so a stalled ' +
+      'server shows up as latency instead of a silently lower rate (coordinated omission).',
+    '<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not ' +
+      `measured.${timing} ${adaptiveText(first?.warmupSec)} The warm-up each cell used is in the cells table ` +
+      'and the CSV (<code>warmup_used_s</code>).',
+    '<b>Steady state.</b> The measured seconds of every cell are tested for a drift (least-squares trend, ' +
+      't-test) and a level shift (the strongest stretch of seconds against the rest, Bonferroni-corrected over ' +
+      `every cut), each at p &lt; ${UNSTABLE_ALPHA}. A cell whose throughput moved by ` +
+      `${Math.round(UNSTABLE_CHANGE * 100)} % or more that way is flagged <code>unstable</code>, with what ` +
+      'moved and by how much: its mean does not describe one steady state.',
+    '<b>Host contention.</b> On Linux, CPU time on the cores the target and the load ran on is read from ' +
+      '<code>/proc/stat</code> every second; the target’s own (its container’s accounting) and Rightsize’s ' +
+      '(its threads on those cores) are subtracted. What remains — other processes, a browser drawing the UI, ' +
+      `hypervisor steal — flags a cell <code>host-busy</code> when it exceeds ${HOST_BUSY_PCT} % of those ` +
+      `cores over the measurement, or ${2 * HOST_BUSY_PCT} % in two seconds or more. Daemons (dockerd, ` +
+      'containerd) take 1–3 % during a normal cell.',
+    '<b>Flags.</b> <code>unstable</code> and <code>host-busy</code> as above. <code>client-bound</code>: a ' +
+      'load thread was busy ≥ 90 % of the time — the load generator, not the server, may have set the pace. A ' +
+      'constant-rate cell that got less than 95 % of its rate is put on the side that was the bottleneck: the ' +
+      'server when every connection was waiting on it, the client when a load thread was saturated. ' +
+      '<code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary ' +
+      'survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the ' +
+      'time), <code>restarts</code> (workers replaced or recycled).',
     // The analysis states its own method, so the report and the answer can never disagree on it.
-    `<b>The answer.</b> ${esc(rec.method.replace(/^How this was decided: /, ''))} Cells that failed, were OOM-killed, cancelled or interrupted are left out and listed; cancelled cells' partial seconds are never a result.`,
-    '<b>Limits.</b> One machine runs both the target and the load generator: on a small host the generator’s ceiling caps what can be measured (the <code>client-bound</code> flag says when). A single repetition is one sample; use repetitions and a shuffled order before trusting a difference of a few percent. Results describe this host’s CPU, kernel and Docker, not the production machine. cgroup v1 and v2 report memory slightly differently. Loopback networking hides what a real network adds.',
+    `<b>The answer.</b> ${esc(rec.method.replace(/^How this was decided: /, ''))} Cells that failed, were ` +
+      `OOM-killed, cancelled or interrupted are left out and listed; cancelled cells' partial seconds are ` +
+      'never a result.',
+    '<b>Limits.</b> One machine runs both the target and the load generator: on a small host the ' +
+      'generator’s ceiling caps what can be measured (the <code>client-bound</code> flag says when). A single ' +
+      'repetition is one sample; use repetitions and a shuffled order before trusting a difference of a few ' +
+      'percent. Results describe this host’s CPU, kernel and Docker, not the production machine. cgroup v1 and ' +
+      'v2 report memory slightly differently. Loopback networking hides what a real network adds.',
   ];
-  return `<section id="method"><h2>How this was measured, and its limits</h2><ul class="method">${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;
+  return (
+    '<section id="method"><h2>How this was measured, and its limits</h2><ul ' +
+    `class="method">${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`
+  );
 }
 
 const OUTCOME_WORDS: Record<Sizing['memory']['caps'][number]['outcome'], string> = {
@@ -441,19 +498,23 @@ function sizingSection(rec: Recommendation): string {
       u.basis === 'slo' ? (c.meetsSlo ? 'meets' : 'misses') : c.holdsThroughput ? 'holds' : 'below';
     const cpuCaps =
       u.caps.length > 1
-        ? `<br><span class="muted">${u.caps.map((c) => `<span class="nowrap"${c.miss ? ` title="${esc(c.miss)}"` : ''}>${esc(cpuText(c.cpuMillis))}: ${fmtNum(c.rps)} req/s, ${verdict(c)}</span>`).join('<br>')}</span>`
+        ? '<br><span ' +
+          `class="muted">${u.caps.map((c) => `<span class="nowrap"${c.miss ? ` title="${esc(c.miss)}"` : ''}>${esc(cpuText(c.cpuMillis))}: ${fmtNum(c.rps)} req/s, ${verdict(c)}</span>`).join('<br>')}</span>`
         : '';
     const ms = u.throttledMsPerSec;
     const thr =
       ms === null
         ? '—'
-        : `${fmtNum(ms, ms < 10 ? 1 : 0)} ms/s${u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of periods)`}<br><span class="muted">${fmtPct(u.cpuPctOfCap!)} of the cap used</span>`;
+        : `${fmtNum(ms, ms < 10 ? 1 : 0)} ` +
+          `ms/s${u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of periods)`}<br><span ` +
+          `class="muted">${fmtPct(u.cpuPctOfCap!)} of the cap used</span>`;
     return `<tr data-key="${esc(x.key)}"${m.limitMb === null ? '' : ` data-limit-mb="${m.limitMb}"`}>${[
       td(`${esc(x.label)}<br><span class="muted">${esc(x.roles.join('; '))}</span>`),
       td(
         m.peakBytes === null
           ? '—'
-          : `${fmtMb(m.peakBytes)}<br><span class="muted" title="${esc(PEAK_SOURCE_WORDS[m.peakSource!])}">${esc(PEAK_SOURCE_SHORT[m.peakSource!])}</span>`,
+          : `${fmtMb(m.peakBytes)}<br><span class="muted" ` +
+              `title="${esc(PEAK_SOURCE_WORDS[m.peakSource!])}">${esc(PEAK_SOURCE_SHORT[m.peakSource!])}</span>`,
         true,
       ),
       td(esc(m.perWorker ? perWorkerText(x).replace(/ \(.*$/, '') : '—'), true),
@@ -476,7 +537,11 @@ function sizingSection(rec: Recommendation): string {
     th(rec.slo ? 'CPU that meets the objective' : 'CPU that holds the throughput'),
     th('throttling at its cap', true),
   ];
-  return `<section id="sizing"><h2>Memory and CPU</h2><table class="sizing"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p class="muted">${esc(sizingMethodText(rec.marginPct))}</p></section>`;
+  return (
+    '<section id="sizing"><h2>Memory and CPU</h2><table ' +
+    `class="sizing"><thead><tr>${head.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table><p ` +
+    `class="muted">${esc(sizingMethodText(rec.marginPct))}</p></section>`
+  );
 }
 
 const SNIPPET_TITLES: Record<SnippetKind, string> = {
@@ -503,7 +568,11 @@ function deploySection(rec: Recommendation, run: RunDetail): string {
     (k) =>
       `<h3>${esc(SNIPPET_TITLES[k])}</h3><pre class="snippet" data-kind="${k}">${esc(deploySnippet(k, input))}</pre>`,
   );
-  return `<section id="deploy"><h2>Deploy it</h2><p>The recommended configuration — ${esc(input.provenance.pick)} — ready to paste. The same text comes from <code>rightsize report ${runId} --emit pm2|kubernetes|compose</code>.</p>${blocks.join('')}</section>`;
+  return (
+    `<section id="deploy"><h2>Deploy it</h2><p>The recommended configuration — ${esc(input.provenance.pick)} ` +
+    `— ready to paste. The same text comes from <code>rightsize report ${runId} --emit ` +
+    `pm2|kubernetes|compose</code>.</p>${blocks.join('')}</section>`
+  );
 }
 
 const STEP_OUTCOMES: Record<string, string> = {
@@ -531,7 +600,12 @@ function searchSection(run: RunDetail, rec: Recommendation): string {
       ].join('')}</tr>`,
   );
   const found = s.found ? `<p>Found: <b>${esc(searchConfigLabel(s.found))}</b>.</p>` : '';
-  return `<section id="search" data-status="${esc(s.status)}"><h2>The search</h2><p>Objective: ${esc(s.objective)} (constant rate, ${fmtNum(s.rate)} req/s). Status: <b>${esc(s.status)}</b>; ${s.cells} cells instead of the ${fmtNum(s.gridCells)} of a full grid over the same bounds.</p>${found}<table class="steps"><thead><tr>${[th('step', true), th('cell', true), th('configuration'), th('why'), th('outcome'), th('what was measured')].join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  return (
+    `<section id="search" data-status="${esc(s.status)}"><h2>The search</h2><p>Objective: ${esc(s.objective)} ` +
+    `(constant rate, ${fmtNum(s.rate)} req/s). Status: <b>${esc(s.status)}</b>; ${s.cells} cells instead of ` +
+    `the ${fmtNum(s.gridCells)} of a full grid over the same bounds.</p>${found}<table ` +
+    `class="steps"><thead><tr>${[th('step', true), th('cell', true), th('configuration'), th('why'), th('outcome'), th('what was measured')].join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></section>`
+  );
 }
 
 export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: Recommendation): string {
@@ -552,12 +626,17 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
       ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>`
       : '';
   const sections = [
-    `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : ''}</header>`,
-    `<section id="answer"><h2>The answer</h2>${slo}${headlineHtml(rec)}<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
+    `<header><h1>${esc(title)}</h1><p ` +
+      `class="meta">${meta}</p>${run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : ''}</header>`,
+    `<section id="answer"><h2>The answer</h2>${slo}${headlineHtml(rec)}<ul ` +
+      `class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`,
     searchSection(run, rec),
     // An auto-size run's answer is its search's: a knee table over the cells it ran would contradict it.
     rec.scopes.length && !rec.search
-      ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± is the half-width of the 95 % confidence interval of the mean goodput: over repetitions (Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see run-to-run variation).</p></section>`
+      ? `<section id="winners"><h2>Winners per CPU / memory pair</h2>${winnersTable(rec)}<p class="muted">± ` +
+        'is the half-width of the 95 % confidence interval of the mean goodput: over repetitions (Student’s ' +
+        't), or for a single repetition from batch means of its own seconds (weaker: it cannot see run-to-run ' +
+        'variation).</p></section>'
       : '',
     sizingSection(rec),
     deploySection(rec, run),
@@ -566,22 +645,29 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
       : '',
     stabilityCharts(run, samples, rec.scopes),
     rec.configurations.length
-      ? `<section id="configurations"><h2>Configurations (repetitions aggregated)</h2>${configurationsTable(rec)}</section>`
+      ? '<section id="configurations"><h2>Configurations (repetitions ' +
+        `aggregated)</h2>${configurationsTable(rec)}</section>`
       : '',
     `<section id="cells"><h2>Cells</h2>${run.cells.length ? cellsTable(run.cells) : '<p>No cells.</p>'}</section>`,
     userApps(run.apps),
     `<section id="matrix"><h2>Matrix</h2><pre>${esc(JSON.stringify(run.matrix, null, 2) ?? 'null')}</pre></section>`,
     `<section id="host"><h2>Host</h2>${hostTable(run)}</section>`,
     methodSection(run, rec),
-    `<footer><p class="muted">Rightsize ${esc(run.host.rightsizeVersion)} · numbers per cell match <code>rightsize export ${run.id} --csv</code>.</p></footer>`,
+    `<footer><p class="muted">Rightsize ${esc(run.host.rightsizeVersion)} · numbers per cell match ` +
+      `<code>rightsize export ${run.id} --csv</code>.</p></footer>`,
   ];
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head><body><main>${sections.join('\n')}</main></body></html>\n`;
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" ` +
+    'content="width=device-width, ' +
+    `initial-scale=1"><title>${esc(title)}</title><style>${CSS}</style></head><body><main>${sections.join('\n')}</main></body></html>\n`
+  );
 }
 
 /** The user's own apps as the run used them (its stored copy): what was built or started, and what it was sent. */
 function userApps(apps: unknown[]): string {
   const lines = appLines(apps);
   return lines.length
-    ? `<section id="apps"><h2>Your apps, as run</h2><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>`
+    ? '<section id="apps"><h2>Your apps, as ' +
+        `run</h2><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>`
     : '';
 }

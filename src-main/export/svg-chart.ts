@@ -73,14 +73,16 @@ export function lineChart(o: LineChartOptions): string {
   const bottom = height - 56;
   const plotW = right - left;
   const parts: string[] = [
-    `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(o.title)}" font-family="${FONT}" font-size="12">`,
+    `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" ` +
+      `aria-label="${escapeXml(o.title)}" font-family="${FONT}" font-size="12">`,
     `<title>${escapeXml(o.title)}</title>`,
     `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${left}" y="24" font-size="15" font-weight="600" fill="#111">${escapeXml(o.title)}</text>`,
   ];
   if (series.length === 0) {
     parts.push(
-      `<text x="${n1((left + right) / 2)}" y="${n1((top + bottom) / 2)}" text-anchor="middle" fill="#666">no data</text></svg>`,
+      `<text x="${n1((left + right) / 2)}" y="${n1((top + bottom) / 2)}" text-anchor="middle" ` +
+        'fill="#666">no data</text></svg>',
     );
     return parts.join('');
   }
@@ -104,7 +106,8 @@ export function lineChart(o: LineChartOptions): string {
   for (const t of ticks) {
     const y = n1(yPos(t));
     parts.push(
-      `<line x1="${left}" y1="${y}" x2="${right}" y2="${y}" stroke="${t === 0 ? '#333' : '#e3e3e3'}" stroke-width="1"/>`,
+      `<line x1="${left}" y1="${y}" x2="${right}" y2="${y}" stroke="${t === 0 ? '#333' : '#e3e3e3'}" ` +
+        'stroke-width="1"/>',
     );
     parts.push(`<text x="${left - 8}" y="${y}" dy="4" text-anchor="end" fill="#333">${fmtNum(t, decimals)}</text>`);
   }
@@ -116,23 +119,27 @@ export function lineChart(o: LineChartOptions): string {
     const px = n1(xPos(x));
     parts.push(`<line x1="${px}" y1="${bottom}" x2="${px}" y2="${bottom + 5}" stroke="#333"/>`);
     parts.push(
-      `<text x="${px}" y="${bottom + 18}" text-anchor="middle" fill="#333">${fmtNum(x, Number.isInteger(x) ? 0 : 1)}</text>`,
+      `<text x="${px}" y="${bottom + 18}" text-anchor="middle" ` +
+        `fill="#333">${fmtNum(x, Number.isInteger(x) ? 0 : 1)}</text>`,
     );
   });
   for (const m of markers) {
     const px = n1(xPos(m.x));
     parts.push(
-      `<g class="marker"><line x1="${px}" y1="${top - 4}" x2="${px}" y2="${bottom}" stroke="#555" stroke-width="1" stroke-dasharray="4 3"/>`,
+      `<g class="marker"><line x1="${px}" y1="${top - 4}" x2="${px}" y2="${bottom}" stroke="#555" ` +
+        'stroke-width="1" stroke-dasharray="4 3"/>',
     );
     parts.push(
       `<text x="${px}" y="${top - 8}" text-anchor="middle" font-size="11" fill="#333">${escapeXml(m.label)}</text></g>`,
     );
   }
   parts.push(
-    `<text x="${n1((left + right) / 2)}" y="${height - 14}" text-anchor="middle" fill="#111">${escapeXml(o.xLabel)}</text>`,
+    `<text x="${n1((left + right) / 2)}" y="${height - 14}" text-anchor="middle" ` +
+      `fill="#111">${escapeXml(o.xLabel)}</text>`,
   );
   parts.push(
-    `<text transform="translate(18 ${n1((top + bottom) / 2)}) rotate(-90)" text-anchor="middle" fill="#111">${escapeXml(o.yLabel)}</text>`,
+    `<text transform="translate(18 ${n1((top + bottom) / 2)}) rotate(-90)" text-anchor="middle" ` +
+      `fill="#111">${escapeXml(o.yLabel)}</text>`,
   );
 
   series.forEach((s, i) => {
@@ -143,7 +150,8 @@ export function lineChart(o: LineChartOptions): string {
     parts.push(`<g><title>${escapeXml(s.name)}</title>`);
     if (pts.length > 1) {
       parts.push(
-        `<polyline fill="none" stroke="${color}" stroke-width="2"${dashAttr} points="${pts.map((p) => `${n1(xPos(p.x))},${n1(yPos(p.y))}`).join(' ')}"/>`,
+        `<polyline fill="none" stroke="${color}" stroke-width="2"${dashAttr} ` +
+          `points="${pts.map((p) => `${n1(xPos(p.x))},${n1(yPos(p.y))}`).join(' ')}"/>`,
       );
     }
     for (const p of pts) {
@@ -151,7 +159,8 @@ export function lineChart(o: LineChartOptions): string {
       if (p.low !== undefined && p.high !== undefined) {
         const [y1, y2] = [n1(yPos(Math.max(0, p.low))), n1(yPos(p.high))];
         parts.push(
-          `<path d="M${n1(px)} ${y1}V${y2}M${n1(px - 4)} ${y1}H${n1(px + 4)}M${n1(px - 4)} ${y2}H${n1(px + 4)}" stroke="${color}" stroke-width="1.2" fill="none"/>`,
+          `<path d="M${n1(px)} ${y1}V${y2}M${n1(px - 4)} ${y1}H${n1(px + 4)}M${n1(px - 4)} ` +
+            `${y2}H${n1(px + 4)}" stroke="${color}" stroke-width="1.2" fill="none"/>`,
         );
       }
       if (pts.length <= 60) parts.push(`<circle cx="${n1(px)}" cy="${n1(yPos(p.y))}" r="3.5" fill="${color}"/>`);

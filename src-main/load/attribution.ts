@@ -56,7 +56,8 @@ function busyThreads(elu: number[]): string | undefined {
   if (elu.length === 1) return `the load thread was busy ${pct(busy[0]!.u)} of the time (near one full core)`;
   const which = busy.map((x) => `${x.i + 1}`).join(', ');
   const how = busy.map((x) => pct(x.u)).join(', ');
-  return `load thread${busy.length > 1 ? 's' : ''} ${which} of ${elu.length} ${busy.length > 1 ? 'were' : 'was'} busy ${how} of the time (near one full core)`;
+  const [threads, were] = busy.length > 1 ? ['threads', 'were'] : ['thread', 'was'];
+  return `load ${threads} ${which} of ${elu.length} ${were} busy ${how} of the time (near one full core)`;
 }
 
 export function attribute(x: AttributionInput): Attribution {
@@ -95,7 +96,10 @@ export function attribute(x: AttributionInput): Attribution {
   // was held back (typically by other work on the host).
   return {
     clientBound: true,
-    clientBoundReason: `${reached}: the load side sent only ${Math.round(x.sentPerSec)} req/s although its connections had room (${needed.toFixed(1)} of ${x.connections} needed) and no load thread was saturated; the host may have been busy`,
+    clientBoundReason:
+      `${reached}: the load side sent only ${Math.round(x.sentPerSec)} req/s although its connections had room ` +
+      `(${needed.toFixed(1)} of ${x.connections} needed) and no load thread was saturated; ` +
+      'the host may have been busy',
     shortfallBy: 'client',
   };
 }

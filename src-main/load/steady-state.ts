@@ -1,8 +1,9 @@
 // Is a cell's throughput in a steady state? Two pure decisions over per-second req/s:
 //  - during warmup: may measurement start now (the last few seconds flat)?
 //  - after measurement: did the measured seconds drift or step (then the cell is `unstable`)?
-// The t distribution comes from common/t-distribution.ts (re-exported by analysis/stats.ts): one
-// implementation for every test Rightsize makes.
+// The t distribution and the least-squares line come from common/: one implementation of each for
+// every test Rightsize makes.
+import { fitLine } from '../common/least-squares.ts';
 import { studentTCdf } from '../common/t-distribution.ts';
 
 /** Seconds of warmup that must look flat before measurement starts: the fewest that show a trend and a spread. */
@@ -84,22 +85,10 @@ const twoSidedP = (t: number, df: number): number =>
 const signedPct = (x: number): string =>
   `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(x) >= 10 ? Math.round(Math.abs(x)) : Math.abs(x).toFixed(1)} %`;
 
-/** Ordinary least squares slope of y against 0..n−1, with its t statistic (df n − 2). */
+/** Ordinary least squares slope of y (n ≥ 3) against 0..n−1, with its t statistic (df n − 2). */
 function trend(y: readonly number[]): { slope: number; t: number } {
-  const n = y.length;
-  const xm = (n - 1) / 2;
-  const ym = meanOf(y);
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < n; i++) {
-    sxx += (i - xm) ** 2;
-    sxy += (i - xm) * (y[i]! - ym);
-  }
-  const slope = sxy / sxx;
-  let sse = 0;
-  for (let i = 0; i < n; i++) sse += (y[i]! - (ym + slope * (i - xm))) ** 2;
-  const se = Math.sqrt(sse / (n - 2) / sxx);
-  return { slope, t: se === 0 ? (slope === 0 ? 0 : Math.sign(slope) * Infinity) : slope / se };
+  const { slope, slopeSe: se } = fitLine(y.map((v, i) => ({ x: i, y: v })))!;
+  return { slope, t: se === 0 ? (slope === 0 ? 0 : Math.sign(slope) * Infinity) : slope / se! };
 }
 
 /**
@@ -191,7 +180,10 @@ function shiftWords(s: Shift, n: number, change: number): string {
     const where = s.from * 2 === n ? 'between the first and the second half' : `after the first ${s.from} of ${n} s`;
     return `throughput ${change < 0 ? 'fell' : 'rose'} ${size} ${where}`;
   }
-  return `throughput was ${size} ${change < 0 ? 'lower' : 'higher'} in seconds ${s.from + 1}–${s.to} of ${n} than in the rest`;
+  return (
+    `throughput was ${size} ${change < 0 ? 'lower' : 'higher'} in seconds ${s.from + 1}–${s.to} of ${n} than ` +
+    'in the rest'
+  );
 }
 
 const fmtP = (p: number): string => (p < 0.001 ? '< 0.001' : `= ${p.toFixed(3)}`);

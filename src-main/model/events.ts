@@ -1,3 +1,4 @@
+import type { SearchStep } from './search.ts';
 import type { CellConfig, CellResult, RunStatus, Sample } from './types.ts';
 
 export type CellPhase = 'starting' | 'ready' | 'warmup' | 'measuring' | 'teardown';
@@ -32,6 +33,8 @@ export type RunEvent =
    * planned.
    */
   | { type: 'run-phase'; runId: number; phase: 'settle' | 'verify'; message: string; total: number; etaSec: number }
+  /** An auto-size search's step, said once the trace holding it is stored: `number` counts from 1. */
+  | { type: 'search-step'; runId: number; number: number; step: SearchStep }
   | { type: 'run-finished'; runId: number; status: RunStatus; error?: string };
 
 export type RunListener = (e: RunEvent) => void;

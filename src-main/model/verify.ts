@@ -36,7 +36,10 @@ export interface VerifyDescriptor {
     /** The answer's limit on failed requests, percent. */
     maxErrorPct: number;
   };
-  /** The last measured clean setting: the cap the matrix ran the configuration clean at (no restart threshold, no heap flag). */
+  /**
+   * The last measured clean setting: the cap the matrix ran the configuration clean at (no restart threshold, no heap
+   * flag).
+   */
   fallbackMb: number;
   /** The largest clean cap the matrix measured for it: no attempt goes above. */
   ceilingMb: number;

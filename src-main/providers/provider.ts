@@ -4,6 +4,7 @@
 // Plain types only: the engine depends on this, each provider implements it.
 import type { LaunchSpec } from '../docker/launch.ts';
 import type { ExitInfo, LoadResult } from '../model/types.ts';
+import { hostCpuSupported } from '../load/host-cpu.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 
@@ -24,8 +25,11 @@ export interface TargetSpec {
   memoryMb: number;
   /** Labels every object carries, so cancel and the sweep find them. */
   labels: { run: string; cell: string; app: string; session: string };
-  /** Pin the target to these cores (cpuset syntax), where the provider can (this machine's engine). */
-  cpuset?: string;
+  /**
+   * Keep the target and its load on separate cores where the provider shares a machine between them
+   * (this machine's engine): the matrix's placement 'auto'. The provider plans the cores itself.
+   */
+  pinCores?: boolean;
   /** Keep the target off (or on) a node: where its load agent runs is the other side of it. */
   placement?: { node?: string; avoidNode?: string };
 }
@@ -99,11 +103,18 @@ export interface ProvisionedTarget {
    */
   processMemory?(): Promise<ProcessSnapshot>;
   /**
-   * Readiness where this machine cannot reach `address` (a pod IP inside a cluster): the provider
-   * says when every worker is up (pod Ready, and the launcher's "all N workers listening").
-   * Absent: the cell runner polls the health path at `address` from here.
+   * Resolves once every worker is up: the health path polled at `address` from here (containers),
+   * or, where this machine cannot reach the address (a pod IP), the provider's own signs (pod
+   * Ready, and the launcher's "all N workers listening"). Rejects with the reason otherwise.
    */
-  waitReady?(o: { workers: number; deadlineMs: number; signal?: AbortSignal }): Promise<{ ms: number }>;
+  waitReady(o: { workers: number; deadlineMs: number; signal?: AbortSignal }): Promise<{ ms: number }>;
+  /**
+   * The cores the provider gave the target and its load, where it pinned them on this machine: the
+   * ones whose contention by other processes matters. Absent: not pinned, or not this machine.
+   */
+  readonly cores?: number[];
+  /** Why the target could not be placed as asked (core placement off…), said once per run. */
+  readonly placementWarning?: string;
   logTail(lines: number): Promise<string>;
   exitInfo(): Promise<ExitInfo>;
   remove(): Promise<void>;
@@ -142,23 +153,29 @@ export interface Provider {
   /** Removes what sessions that are no longer alive left behind. Returns what was removed, in words. */
   sweep(isAlive: (session: string) => boolean): Promise<string[]>;
   /**
-   * Where a cell's load runs when it is not this machine: the same load code (the load agent image)
-   * next to the target — on another node (Swarm, Kubernetes) or on cores of the target's machine
-   * the target does not use. `plan.host`/`plan.port` are already the address the agent must use.
-   * Absent: the cell's load runs here, in this process's load threads (the local engine).
-   * The callbacks behave exactly as for a local `runLoad`, so the cell runner cannot tell the difference.
+   * Runs a cell's load against its target: in this process's load threads (this machine's engine,
+   * on the cores the provider left the load), or the same load code as an agent next to the target
+   * — on another node (Swarm, Kubernetes) or on cores of the target's machine it does not use.
+   * `plan.host`/`plan.port` are already the address to use. The callbacks behave the same wherever
+   * the load runs, so the cell runner cannot tell the difference.
    */
-  runLoad?(
-    target: ProvisionedTarget,
-    plan: LoadPlan,
-    cb: LoadCallbacks,
-    opts: RemoteLoadRequest,
-  ): Promise<RemoteLoadOutcome>;
+  runLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks, opts: RemoteLoadRequest): Promise<LoadOutcome>;
   /**
-   * How long a load agent may take to send its first second here (scheduling a pod and pulling the
-   * agent image onto a cold node take minutes). Absent: the cell runner's default.
+   * A load elsewhere streams its seconds over a network: silence longer than these means the far
+   * side is gone (`startSec` before the first second: an agent scheduled, its image pulled).
+   * Absent: the load runs in this process and cannot go silent that way.
    */
-  readonly loadStartSec?: number;
+  readonly loadSilence?: { startSec: number; betweenSec: number };
+  /**
+   * Whether this machine's CPU readings say something about a cell's contention (the target and its
+   * load share this kernel), or why not: without them no cell can be flagged host-busy.
+   */
+  readonly hostCpu: { ok: true } | { ok: false; why: string };
+  /**
+   * Words for a target whose wait failed while it ran (its engine stopped answering, its pod went
+   * away): the cell fails as unreachable with them. Absent: the provider reports no such loss.
+   */
+  lostTarget?(): string;
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */
   concurrency?(): Promise<number>;
   /**
@@ -168,6 +185,16 @@ export interface Provider {
   placement?(slot: number, k: number): TargetSpec['placement'] | undefined;
 }
 
+/**
+ * A load streamed from elsewhere: a second comes about every second; longer silence means the far
+ * side stopped answering (a link cut, a node gone). Before the first second the agent may still be
+ * starting, so that wait is longer.
+ */
+export const REMOTE_LOAD_SILENCE = { startSec: 60, betweenSec: 10 } as const;
+
+/** A provider whose cells run on another machine: this machine's CPU says nothing about them. */
+export const HOST_CPU_ELSEWHERE: Provider['hostCpu'] = hostCpuSupported(false);
+
 /** What a provider's `runLoad` is given beyond the plan. */
 export interface RemoteLoadRequest {
   /** The same run/cell/app/session labels as the target, so cancel and the sweep find the agent too. */
@@ -176,8 +203,11 @@ export interface RemoteLoadRequest {
   targetNode?: string;
 }
 
-export interface RemoteLoadOutcome {
+export interface LoadOutcome {
   result: LoadResult;
-  /** Where the load ran, for "where each cell ran". */
-  node: string;
+  /** Where the load ran when not in this process, for "where each cell ran". */
+  node?: string;
 }
+
+/** @deprecated the old name of LoadOutcome (a load elsewhere always names its node). */
+export type RemoteLoadOutcome = LoadOutcome & { node: string };

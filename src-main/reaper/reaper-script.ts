@@ -83,7 +83,8 @@ export const REAPER_LAUNCHER = String.raw`
 const http = require('http');
 process.stdout.on('error', () => {}); // the owner may be gone: the reaper still has to start
 const api = (method, path, data) => new Promise((resolve, reject) => {
-  const req = http.request({ socketPath: process.env.RIGHTSIZE_DOCKER_SOCKET, method, path, headers: data ? { 'content-type': 'application/json' } : {} }, (res) => {
+  const headers = data ? { 'content-type': 'application/json' } : {};
+  const req = http.request({ socketPath: process.env.RIGHTSIZE_DOCKER_SOCKET, method, path, headers }, (res) => {
     let body = '';
     res.on('data', (c) => (body += c));
     res.on('end', () => resolve({ code: res.statusCode, body }));

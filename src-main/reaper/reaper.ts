@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import type Docker from 'dockerode';
-import { docker, type EngineInfo } from '../docker/client.ts';
+import { docker, localEngineSocket, type EngineInfo } from '../docker/client.ts';
 import { LABEL, PRODUCT } from '../docker/labels.ts';
 import { currentSession } from '../session/session.ts';
 import { hostNodeBinary } from '../util/node-binary.ts';
@@ -39,16 +39,9 @@ export async function reaperId(): Promise<string | undefined> {
   );
 }
 
-/** The engine's unix socket when we reach it through one (the usual local case), else undefined. */
-function localSocket(): string | undefined {
-  const host = process.env.DOCKER_HOST;
-  if (!host) return process.platform === 'win32' ? undefined : '/var/run/docker.sock';
-  return host.startsWith('unix://') ? host.slice('unix://'.length) : undefined;
-}
-
 /** Creates and starts the reaper; through the detached launcher when the engine is on a local socket. */
 async function launch(spec: Docker.ContainerCreateOptions): Promise<Docker.Container> {
-  const socket = localSocket();
+  const socket = localEngineSocket();
   if (!socket) {
     // A remote engine (tcp/TLS): create and start from here. A kill between the two leaves a created
     // (never running) reaper, which the next start-up sweep removes.
@@ -99,7 +92,7 @@ async function startReaper(image: string, engine: EngineInfo): Promise<Live> {
     ExposedPorts: { [portKey]: {} },
     HostConfig: {
       AutoRemove: true, // it removes itself by exiting
-      Binds: [`${localSocket() ?? '/var/run/docker.sock'}:/var/run/docker.sock`],
+      Binds: [`${localEngineSocket() ?? '/var/run/docker.sock'}:/var/run/docker.sock`],
       Memory: 128 * 1024 * 1024,
       ...(publish ? { PortBindings: { [portKey]: [{ HostIp: '127.0.0.1', HostPort: '' }] } } : {}),
     },
@@ -117,7 +110,8 @@ async function startReaper(image: string, engine: EngineInfo): Promise<Live> {
   } catch (e) {
     await container.remove({ force: true }).catch(() => {});
     throw new Error(
-      `Could not start the reaper container (it removes this session's containers if Rightsize dies): ${(e as Error).message}`,
+      "Could not start the reaper container (it removes this session's containers if Rightsize dies): " +
+        (e as Error).message,
       { cause: e },
     );
   }

@@ -75,7 +75,8 @@ export function parseRegMachineGuid(out: string): string {
 // PowerShell prints the creation time in the same form as wmic (UTC, offset +000), so one parser
 // reads both; nothing for a pid that does not exist.
 const psCreation = (pid: number): string =>
-  `$p = Get-CimInstance Win32_Process -Filter 'ProcessId=${pid}'; if ($p -and $p.CreationDate) { $p.CreationDate.ToUniversalTime().ToString('yyyyMMddHHmmss') + '.000000+000' }`;
+  `$p = Get-CimInstance Win32_Process -Filter 'ProcessId=${pid}'; ` +
+  "if ($p -and $p.CreationDate) { $p.CreationDate.ToUniversalTime().ToString('yyyyMMddHHmmss') + '.000000+000' }";
 
 /**
  * The start time of a pid known to exist, read through a command; '' when it cannot be told (the

@@ -159,7 +159,8 @@ export function migrate(db: Database.Database): void {
     if (version > SCHEMA_VERSION) {
       throw new Error(
         `its schema version is ${version}, but this Rightsize only knows versions up to ${SCHEMA_VERSION}. ` +
-          'It was written by a newer Rightsize: upgrade Rightsize, or use another database file (--db or RIGHTSIZE_DB).',
+          'It was written by a newer Rightsize: upgrade Rightsize, ' +
+          'or use another database file (--db or RIGHTSIZE_DB).',
       );
     }
     return version;

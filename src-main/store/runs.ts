@@ -82,7 +82,8 @@ export class RunQueries {
 
   constructor(private readonly db: Database.Database) {
     this.insert = db.prepare(
-      `INSERT INTO runs (name, preset, matrix_json, host_json, owner_session, status, cells_total, started_at, apps_json)
+      `INSERT INTO runs (name, preset, matrix_json, host_json, owner_session, status, cells_total, started_at,
+                         apps_json)
        VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
     );
     this.finishStmt = db.prepare('UPDATE runs SET status = ?, finished_at = ?, error = ? WHERE id = ?');
@@ -98,7 +99,8 @@ export class RunQueries {
     this.claimStmt = db.prepare(`UPDATE runs SET owner_session = ? WHERE id = ? AND status != 'running'`);
     this.totalStmt = db.prepare('UPDATE runs SET cells_total = ? WHERE id = ?');
     this.orphanStmt = db.prepare<[], { id: number; owner_session: string }>(
-      `SELECT DISTINCT r.id, r.owner_session FROM runs r JOIN cells c ON c.run_id = r.id WHERE r.status != 'running' AND c.status = 'running'`,
+      `SELECT DISTINCT r.id, r.owner_session FROM runs r JOIN cells c ON c.run_id = r.id
+       WHERE r.status != 'running' AND c.status = 'running'`,
     );
   }
 

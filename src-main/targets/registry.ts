@@ -5,11 +5,8 @@ import type Docker from 'dockerode';
 import { didYouMean, type Problem } from '../common/issues.ts';
 import { fmtBytes } from '../common/format.ts';
 import { docker } from '../docker/client.ts';
-import { DockerProvider } from '../providers/docker/provider.ts';
-import type { DockerConnection } from '../providers/docker/connection.ts';
-import { KubernetesProvider } from '../providers/kubernetes/provider.ts';
 import type { Provider, ProviderCheck } from '../providers/provider.ts';
-import { SwarmProvider } from '../providers/swarm/provider.ts';
+import { makeProvider } from '../providers/registry.ts';
 import type { Store } from '../store/store.ts';
 import {
   LOCAL_TARGET,
@@ -56,12 +53,6 @@ export function resolveTarget(store: Store, name: string | undefined): ResolvedT
       `The saved target "${name}" cannot be read by this Rightsize (${parsed.error.issues[0]?.message ?? 'unknown settings'}): remove it and add it again.`,
     );
   return parsed.data;
-}
-
-/** This machine's engine as dockerode finds it (DOCKER_HOST, else the default socket). */
-function localConnection(env: NodeJS.ProcessEnv = process.env): DockerConnection {
-  const url = env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
-  return { url, ...(env.DOCKER_TLS_VERIFY && env.DOCKER_CERT_PATH ? { tlsDir: env.DOCKER_CERT_PATH } : {}) };
 }
 
 /** A check's nodes and problems as lines (the CLI prints them; the UI shows the same facts). */
@@ -149,36 +140,7 @@ export class TargetRegistry {
   }
 
   private make(t: ResolvedTarget): Provider {
-    switch (t.kind) {
-      case 'local':
-        return new DockerProvider({ name: LOCAL_TARGET, kind: 'local', connection: localConnection() });
-      case 'docker':
-        return new DockerProvider({ name: t.name, kind: 'docker', connection: t.settings, source: this.source() });
-      case 'swarm': {
-        const tls = t.settings.tlsDir ? { tlsDir: t.settings.tlsDir } : {};
-        const nodeEngines = Object.fromEntries(
-          Object.entries(t.settings.nodeEngines).map(([node, url]) => [node, { url, ...tls }]),
-        );
-        return new SwarmProvider({
-          name: t.name,
-          manager: { url: t.settings.managerUrl, ...tls },
-          nodeEngines,
-          source: this.source(),
-        });
-      }
-      case 'kubernetes': {
-        const s = t.settings;
-        return new KubernetesProvider({
-          name: t.name,
-          ...(s.kubeconfig ? { kubeconfigPath: s.kubeconfig } : {}),
-          ...(s.context ? { context: s.context } : {}),
-          ...(s.namespacePrefix ? { namespacePrefix: s.namespacePrefix } : {}),
-          ...(s.registry
-            ? { registry: { registry: s.registry, ...(s.registryAuth ? { authFile: s.registryAuth } : {}) } }
-            : {}),
-        });
-      }
-    }
+    return makeProvider('settings' in t ? t : null, () => this.source());
   }
 
   /**

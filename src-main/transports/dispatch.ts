@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   CALL_NAMES,
-  ContractError,
   STREAM_NAMES,
   type CallName,
   type ContractErrorData,
@@ -10,20 +9,12 @@ import {
   type StreamName,
 } from '../contract/api.ts';
 import { CALL_INPUTS, STREAM_INPUTS } from '../contract/schemas.ts';
-import { DockerUnavailableError } from '../docker/client.ts';
-import { MatrixInvalidError } from '../engine/matrix.ts';
 import { plainProblems, schemaKeysAt } from '../common/issues.ts';
+import { contractErrorData } from '../service/errors.ts';
 import type { Lab } from '../service/lab.ts';
 
 // The part of every transport that is the same: name check, input validation, the handler, and
-// errors turned into data. Transports only move bytes.
-
-function toErrorData(e: unknown): ContractErrorData {
-  if (e instanceof ContractError) return e.toData();
-  if (e instanceof MatrixInvalidError) return { code: 'MATRIX_INVALID', message: e.message, fields: e.problems };
-  if (e instanceof DockerUnavailableError) return { code: 'DOCKER_UNAVAILABLE', message: e.message };
-  return { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) };
-}
+// errors turned into data (translated by the service, service/errors.ts). Transports only move bytes.
 
 /** Every problem of an input in plain words, each naming its field, with a suggestion for a misspelt one. */
 function invalid(error: z.ZodError, what: string, schema?: z.ZodType, input?: unknown): ContractErrorData {
@@ -47,7 +38,7 @@ export async function dispatch(lab: Lab, name: string, raw: unknown): Promise<En
     const handler = lab.handlers[name] as (input: unknown) => unknown;
     return { ok: true, value: await handler(parsed.data) };
   } catch (e) {
-    return { ok: false, error: toErrorData(e) };
+    return { ok: false, error: contractErrorData(e, name) };
   }
 }
 

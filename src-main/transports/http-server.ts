@@ -143,9 +143,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
           ? refuse(req, url)
           : [404, 'Not found'];
       if (no) {
-        socket.end(
-          `HTTP/1.1 ${no[0]} ${http.STATUS_CODES[no[0]]}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${no[1]}`,
-        );
+        const statusLine = `HTTP/1.1 ${no[0]} ${http.STATUS_CODES[no[0]]}\r\n`;
+        socket.end(`${statusLine}Content-Type: text/plain\r\nConnection: close\r\n\r\n${no[1]}`);
         return;
       }
       wss.handleUpgrade(req, socket, head, (ws) => attachStream(o.lab, ws));

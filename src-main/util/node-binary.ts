@@ -30,7 +30,8 @@ export function hostNodeBinary(): string {
   }
   if (pathNode === null) {
     throw new Error(
-      'Node.js was not found on this machine (PATH), and the desktop app cannot run its own binary as Node. Install Node.js, or set RIGHTSIZE_NODE to a node binary.',
+      'Node.js was not found on this machine (PATH), and the desktop app cannot run its own binary as Node. ' +
+        'Install Node.js, or set RIGHTSIZE_NODE to a node binary.',
     );
   }
   return pathNode;

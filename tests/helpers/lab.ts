@@ -4,6 +4,7 @@ import { startServer, type RunningServer } from '../../src-main/transports/http-
 import type { Envelope, StreamServerMessage } from '../../src-main/contract/api.ts';
 import WebSocket from 'ws';
 import { tempDir } from './cli.ts';
+import { until as waitUntil } from './wait.ts';
 
 /** A Lab on a fresh SQLite file and an HTTP server in front of it, as `rightsize serve` makes them. */
 export async function serveLab(staticDir?: string): Promise<{ lab: Lab; server: RunningServer; close: () => Promise<void> }> {
@@ -36,16 +37,13 @@ export async function openSocket(server: RunningServer, headers: Record<string, 
     got.push(JSON.parse(String(d)) as StreamServerMessage);
     for (const w of waiters.splice(0)) w();
   });
-  const until = async (pred: (m: StreamServerMessage[]) => boolean, ms = 30_000): Promise<StreamServerMessage[]> => {
-    const deadline = Date.now() + ms;
-    while (!pred(got)) {
-      if (Date.now() > deadline) throw new Error(`timed out; got ${JSON.stringify(got.slice(-3))}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 200);
-      });
-    }
-    return got;
-  };
+  // Probes again on the next message, or after 200 ms, whichever comes first.
+  const nextMessage = () =>
+    new Promise<void>((r) => {
+      waiters.push(r);
+      setTimeout(r, 200);
+    });
+  const until = (pred: (m: StreamServerMessage[]) => boolean, ms = 30_000): Promise<StreamServerMessage[]> =>
+    waitUntil(() => pred(got) && got, () => `the awaited messages; got ${JSON.stringify(got.slice(-3))}`, ms, nextMessage);
   return { ws, got, until, send: (m: unknown) => ws.send(JSON.stringify(m)) };
 }

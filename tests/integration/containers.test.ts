@@ -1,3 +1,4 @@
+import { localProvider } from '../../src-main/providers/local/provider.ts';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +49,7 @@ const cell = (over: Partial<CellConfig>): CellConfig => ({
 
 async function runOne(cfg: CellConfig) {
   const { app, image } = await imageFor(cfg.app);
-  return runCell(cfg, { app, image, engine, hostCores: engine.cpus, placement: true, timeoutSec: 10 });
+  return runCell(cfg, { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 });
 }
 
 describe('every app in every launch mode starts under a cap and answers its requests', () => {

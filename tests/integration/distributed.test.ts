@@ -22,10 +22,12 @@ import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { formSwarm, mainEngineState, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
+import { until } from '../helpers/wait.ts';
 
 const ours = (extra: string[] = []): string => JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`, ...extra] });
 
 let second: SecondEngine;
+const secondEngineEmpty = async () => (await second.client.listContainers({ all: true, filters: ours() })).length === 0;
 let before: Awaited<ReturnType<typeof mainEngineState>>;
 let store: Store;
 
@@ -95,7 +97,7 @@ describe('a matrix on distributed engines', () => {
 
       // Nothing left: no services, no agents, no task containers, on either engine.
       expect(await provider.manager.listServices({ filters: ours() })).toEqual([]);
-      await until(async () => (await second.client.listContainers({ all: true, filters: ours() })).length === 0, 10_000);
+      await until(secondEngineEmpty, 'our containers on the second engine to be gone', 10_000, 200);
       expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.run}=${out.runId}`]) })).toEqual([]);
       expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.kind}=load-agent`]) })).toEqual([]);
     } finally {
@@ -146,15 +148,7 @@ describe('a matrix on distributed engines', () => {
     expect(after!.status, after!.failure).toBe('ok');
     expect(store.getRun(out.runId)!.cells[0]!.failure).toMatch(/^unreachable: /);
     // What the cut cell left there (its target, its agent) is gone: the run's end removed it.
-    await until(async () => (await second.client.listContainers({ all: true, filters: ours() })).length === 0, 15_000);
+    await until(secondEngineEmpty, 'what the cut cell left to be gone', 15_000, 200);
     expect(await provider.removeRun(String(out.runId))).toEqual([]);
   });
 });
-
-async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

@@ -1,5 +1,6 @@
 // Real stats carry the cgroup's own memory peak: a short spike that 1 Hz readings usually miss is in
 // it, and a real cell stores it with its source and the CPU period count.
+import { localProvider } from '../../src-main/providers/local/provider.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
 import { docker, type EngineInfo } from '../../src-main/docker/client.ts';
@@ -43,7 +44,7 @@ describe('the memory peak', () => {
     });
     made.push(c);
     await c.start();
-    const sampler = new StatsSampler(containerTarget(await TargetContainer.attach(docker(), c.id, { host: '', port: 0 }), { remove: async () => {}, local: true }), 1000);
+    const sampler = new StatsSampler(containerTarget(await TargetContainer.attach(docker(), c.id, { host: '', port: 0 }), { launch: { mode: 'single', workers: 1, entry: 'x', name: 'x' } }, { remove: async () => {}, local: true }), 1000);
     await sampler.start();
     await readings(sampler, 5); // about 6 s of readings: before, across and after the spike
     sampler.stop();
@@ -60,7 +61,7 @@ describe('the memory peak', () => {
     const { app, image } = await imageFor('hello');
     const r = await runCell(
       { index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 192, load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 1, env: {} },
-      { app, image, engine, hostCores: engine.cpus, placement: true, timeoutSec: 10 },
+      { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 },
     );
     expect(r.status).toBe('ok');
     const s = r.stats!;

@@ -1,6 +1,7 @@
 // A real cell reads each of its processes' resident memory from this machine's /proc beside the
 // cgroup's peak: one reading per process with its role, and the sums the fresh-deployment figure
 // (analysis/memory.ts freshNeed) is made of.
+import { localProvider } from '../../src-main/providers/local/provider.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
@@ -20,7 +21,7 @@ async function helloCell(mode: LaunchMode, workers: number): Promise<CellResult>
   const { app, image } = await imageFor('hello');
   return runCell(
     { index: 0, repetition: 0, app: 'hello', mode, workers, cpuMillis: 1000, memoryMb: 256, load: { model: 'closed', connections: 4 }, durationSec: 3, warmupSec: 1, env: {} },
-    { app, image, engine, hostCores: engine.cpus, placement: true, timeoutSec: 10 },
+    { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 },
   );
 }
 

@@ -15,6 +15,7 @@ import { SwarmProvider } from '../../src-main/providers/swarm/provider.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 import { request } from '../helpers/http.ts';
+import { until } from '../helpers/wait.ts';
 import { formSwarm, HOST_SIDE, mainEngineState, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
 
 const run = promisify(execFile);
@@ -93,7 +94,7 @@ describe('a remote Docker engine as a target', () => {
     await provider.prepareImage(image.tag);
     const r = await runCell(
       { index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 128, load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 1, env: {} },
-      { app, image, engine, hostCores: engine.cpus, placement: true, timeoutSec: 10, provider },
+      { app, image, placement: true, timeoutSec: 10, provider },
     );
     expect(r.status, r.failure).toBe('ok');
     expect(r.ranOn).toEqual({ target: 'second', kind: 'docker', loadNode: ((await second.client.info()) as { Name: string }).Name });
@@ -150,7 +151,7 @@ describe('a remote Docker engine as a target', () => {
         expect([onWorker.HostConfig.NanoCpus, onWorker.HostConfig.Memory]).toEqual([250_000_000, 128 * 1024 * 1024]);
         const readings: StatsReading[] = [];
         const stop = await targets[0]!.stats((r) => readings.push(r));
-        await until(() => readings.length >= 2, 5000);
+        await until(() => readings.length >= 2, 'two stats readings', 5000);
         stop();
         expect(readings[0]!.memLimitBytes).toBe(128 * 1024 * 1024);
         expect(await targets[0]!.exitInfo()).toEqual({ oomKilled: false, exitCode: null, restarts: 0 });
@@ -166,7 +167,11 @@ describe('a remote Docker engine as a target', () => {
       const left = await provider.provision(spec('3', { node: swarm.worker }));
       expect(await provider.sweep(() => true)).toEqual([]);
       expect(await provider.sweep(() => false)).toEqual([expect.stringMatching(/^service rightsize-swarm-test-3-\w+ on pair$/)]);
-      await until(async () => (await second.client.listContainers({ all: true })).length === 0, 10_000);
+      await until(
+        async () => (await second.client.listContainers({ all: true })).length === 0,
+        "the swept service's containers to be gone",
+        10_000,
+      );
       await left.remove();
     } finally {
       await swarm.leave();
@@ -174,11 +179,3 @@ describe('a remote Docker engine as a target', () => {
     expect((await mainEngineState()).swarm).toBe('inactive');
   });
 });
-
-async function until(cond: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

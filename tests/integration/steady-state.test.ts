@@ -1,5 +1,6 @@
 // Steady state inside a real cell: a cold start is absorbed by the adaptive warm-up (or flagged), and
 // CPU hogs on the target's and the load's cores make the cell host-busy. Real Docker, real load generator.
+import { localProvider } from '../../src-main/providers/local/provider.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
@@ -22,7 +23,7 @@ const cell = (over: Partial<CellConfig>): CellConfig => ({
 
 async function run(cfg: CellConfig, extra: Partial<CellContext> = {}) {
   const { app, image } = await imageFor(cfg.app);
-  return runCell(cfg, { app, image, engine, hostCores: engine.cpus, placement: true, timeoutSec: 10, ...extra });
+  return runCell(cfg, { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10, ...extra });
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

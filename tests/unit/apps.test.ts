@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../helpers/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APPS = path.join(ROOT, 'apps');
@@ -38,7 +39,7 @@ class Proc {
   }
 
   waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-    return until(() => this.output.match(pattern), () => `${pattern} in output:\n${this.output}`, timeoutMs);
+    return until(() => this.output.match(pattern), () => `${pattern} in output:\n${this.output}`, timeoutMs, POLL_MS);
   }
 
   count(pattern: RegExp): number {
@@ -71,16 +72,8 @@ afterEach(() => {
 const EXIT_BOUND_MS = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(probe: () => T | null | undefined | false, what: () => string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await sleep(25);
-  }
-}
+/** How often `until` probes here: processes on the host answer within milliseconds. */
+const POLL_MS = 25;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -233,7 +226,7 @@ describe('cluster launcher', () => {
     const victim = Number([...pids][0]);
     process.kill(victim, 'SIGKILL');
     await proc.waitFor(new RegExp(`rightsize:worker-replaced pid=${victim} code=null signal=SIGKILL`));
-    await until(() => proc.count(/^rightsize:listening/) === 3, () => 'the replacement worker'); // 2 + 1
+    await until(() => proc.count(/^rightsize:listening/) === 3, 'the replacement worker', 10_000, POLL_MS); // 2 + 1
     const after = await distinctPids(port, 2);
     expect(after.size).toBe(2);
     expect(after.has(String(victim))).toBe(false);
@@ -264,7 +257,7 @@ describe('cluster launcher', () => {
     }
 
     // The old worker leaves gracefully (well within the 5 s grace period) and a new one answers.
-    await until(() => !isAlive(Number(first)), () => `recycled worker ${first} to exit`, 6000);
+    await until(() => !isAlive(Number(first)), `recycled worker ${first} to exit`, 6000, POLL_MS);
     const now = await distinctPids(port, 1);
     expect(now.has(first!)).toBe(false);
     expect(proc.output).not.toContain('worker-replaced');

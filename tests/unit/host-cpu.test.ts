@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { formatCpuList, parseCpuList } from '../../src-main/common/cpu-list.ts';
-import { contention, HostCpuRecorder, hostCpuSupported, otherShare, parseProcStat, parseTaskStat } from '../../src-main/engine/host-cpu.ts';
+import { contention, HostCpuRecorder, hostCpuSupported, otherShare, parseProcStat, parseTaskStat } from '../../src-main/load/host-cpu.ts';
 import { cumulativeAt } from '../../src-main/engine/stats-sampler.ts';
 
 const STAT = `cpu  17714 0 4481 58169 429 0 103 12 0 0

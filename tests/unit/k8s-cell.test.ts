@@ -285,10 +285,8 @@ async function runOneCell(p: KubernetesProvider, o: { signal?: AbortSignal; onEv
   const out = await runStoredCell(cell, {
     store,
     runId,
-    engine: { version: '27.3.1', cgroupVersion: '2', cpus: 2, memoryBytes: 8_589_934_592, os: 'Ubuntu 24.04', bridgeRoutable: true },
     app,
     image: { tag: APP_TAG, entry: '/srv/apps/hello/server.js', built: false },
-    hostCores: 2,
     placement: false,
     timeoutSec: 10,
     ...(o.signal ? { signal: o.signal } : {}),

@@ -170,7 +170,9 @@ async function saveOrCheck(
   const info = saved.info;
   say(
     o,
-    `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]${info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : ''}.`,
+    `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]` +
+      (info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : '') +
+      '.',
     info,
   );
   return o.build && cancel ? buildWithLog(lab, info.name, o, cancel) : EXIT.ok;

@@ -49,9 +49,8 @@ export function runsCommand(o: RunsOptions): Promise<number> {
       fmtNum(r.bestRps),
       fmtUs(r.bestP99Us),
     ]);
-    process.stdout.write(
-      `${table(['id', `started (${localZone()})`, 'name', 'status', 'cells', 'failed', 'duration', 'best req/s', 'best p99'], rows)}\n`,
-    );
+    const header = ['id', `started (${localZone()})`, 'name', 'status', 'cells', 'failed', 'duration'];
+    process.stdout.write(`${table([...header, 'best req/s', 'best p99'], rows)}\n`);
     if (list.total > list.runs.length)
       process.stdout.write(`(${list.runs.length} of ${list.total}; --limit to see more)\n`);
     return EXIT.ok;
@@ -71,10 +70,15 @@ export function showCommand(id: string, o: GlobalOptions): Promise<number> {
       return EXIT.ok;
     }
     const h = run.host;
+    const preset = run.preset ? ` (preset ${run.preset})` : '';
+    const error = run.error ? ` — ${run.error}` : '';
+    const gib = Math.round(h.memoryBytes / 2 ** 30);
     process.stdout.write(
-      `Run ${run.id} "${run.name}"${run.preset ? ` (preset ${run.preset})` : ''}: ${run.status}${run.error ? ` — ${run.error}` : ''}\n` +
-        `Started ${fmtLocalTime(run.startedAt)}, ${fmtDuration(run.durationSec)}; ${run.cells.length}/${run.cellsTotal} cells\n` +
-        `Host ${h.hostname}: ${h.cpuModel}, ${h.cores} cores, ${Math.round(h.memoryBytes / 2 ** 30)} GiB; Node ${h.nodeVersion}; Docker ${h.dockerVersion ?? '?'} (cgroup v${h.cgroupVersion ?? '?'})\n\n`,
+      `Run ${run.id} "${run.name}"${preset}: ${run.status}${error}\n` +
+        `Started ${fmtLocalTime(run.startedAt)}, ${fmtDuration(run.durationSec)}; ` +
+        `${run.cells.length}/${run.cellsTotal} cells\n` +
+        `Host ${h.hostname}: ${h.cpuModel}, ${h.cores} cores, ${gib} GiB; Node ${h.nodeVersion}; ` +
+        `Docker ${h.dockerVersion ?? '?'} (cgroup v${h.cgroupVersion ?? '?'})\n\n`,
     );
     const apps = appLines(run.apps);
     if (apps.length) process.stdout.write(`${apps.join('\n')}\n\n`);

@@ -153,7 +153,8 @@ export function deployStatusLine(runId: number, deploy: DeployInput | null): str
   });
   const how = verifyCommandOf(deploy);
   const unverified = SNIPPET_KINDS.some((k) => ['unverified', 'incomplete'].includes(snippetDeploy(k, deploy).state));
-  return `\nDeploy snippets (${rs} report ${runId} --emit pm2|kubernetes|compose): ${parts.join(', ')}.${unverified && how ? ` Verify them: ${how.replace(/^rightsize\b/, rs)}` : ''}\n`;
+  const verify = unverified && how ? ` Verify them: ${how.replace(/^rightsize\b/, rs)}` : '';
+  return `\nDeploy snippets (${rs} report ${runId} --emit pm2|kubernetes|compose): ${parts.join(', ')}.${verify}\n`;
 }
 
 /**
@@ -198,8 +199,10 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
       const d = snippetDeploy(emit, deploy);
       const how = verifyCommandOf(deploy);
       if ((d.state === 'unverified' || d.state === 'incomplete') && how !== null) {
+        const verify = how.replace(/^rightsize\b/, rightsizeCommand());
         process.stderr.write(
-          `Unverified: no cell has run this snippet exactly as emitted; it carries only the cap the matrix measured. Verify it: ${how.replace(/^rightsize\b/, rightsizeCommand())}\n`,
+          'Unverified: no cell has run this snippet exactly as emitted; ' +
+            `it carries only the cap the matrix measured. Verify it: ${verify}\n`,
         );
       } else if (d.state === 'fallback')
         process.stderr.write(

@@ -82,7 +82,8 @@ export function withRunPhases(matrix: unknown, settleBudget: string | undefined,
     const pct = Number(settleBudget.trim().replace(/%$/, ''));
     if (settleBudget.trim() === '' || !Number.isFinite(pct))
       throw new CliError(
-        `--settle-budget should be a percentage of the grid's measured time, e.g. 50 (0 turns settling off); got "${settleBudget}".`,
+        "--settle-budget should be a percentage of the grid's measured time, e.g. 50 (0 turns settling off); " +
+          `got "${settleBudget}".`,
         EXIT.usage,
       );
     out = { ...out, settleBudgetPct: pct };
@@ -191,12 +192,12 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
       };
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else if (recommendation) {
-      log.write(
-        `\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}${deployStatusLine(run.id, recommendedDeployOf(run, recommendation))}\n`,
-      );
+      const deployStatus = deployStatusLine(run.id, recommendedDeployOf(run, recommendation));
+      log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}${deployStatus}\n`);
       const rs = rightsizeCommand();
       log.write(
-        `See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   CSV: ${rs} export ${run.id} --csv cells.csv\n`,
+        `See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   ` +
+          `CSV: ${rs} export ${run.id} --csv cells.csv\n`,
       );
     }
     if (outcome.status === 'cancelled') return EXIT.cancelled;
@@ -208,7 +209,8 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
       log.write(
         judged
           ? `No configuration meets the objective "${o.slo}" (exit ${EXIT.sloNotMet}).\n`
-          : `No configuration could be judged against the objective "${o.slo}": every one was set aside (unstable, failed or over the error limit; see above). Exit ${EXIT.sloNotMet}.\n`,
+          : `No configuration could be judged against the objective "${o.slo}": every one was set aside ` +
+              `(unstable, failed or over the error limit; see above). Exit ${EXIT.sloNotMet}.\n`,
       );
       return EXIT.sloNotMet;
     }

@@ -36,7 +36,8 @@ export async function serveCommand(o: ServeCommandOptions): Promise<number> {
   // The API works without it, but the page would only say so: tell the person at the terminal now.
   if (!existsSync(path.join(staticDir, 'index.html')))
     process.stderr.write(
-      'warning: the UI is not built, so the page will only say so. Stop this and run `npm run serve` from the Rightsize folder: it builds first.\n',
+      'warning: the UI is not built, so the page will only say so. ' +
+        'Stop this and run `npm run serve` from the Rightsize folder: it builds first.\n',
     );
   const lab = await openLab(o, (line) => void process.stderr.write(`${line}\n`));
   let server;
@@ -48,7 +49,8 @@ export async function serveCommand(o: ServeCommandOptions): Promise<number> {
   }
   if (!isLoopback(host)) {
     process.stderr.write(
-      `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can start containers here.\n`,
+      `warning: listening on ${host}, not just this machine. ` +
+        'Anyone who can reach it and has the token can start containers here.\n',
     );
     // http://0.0.0.0:port works on no other machine: name the addresses others can use.
     if (host === '0.0.0.0' || host === '::')

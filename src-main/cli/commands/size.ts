@@ -4,7 +4,7 @@
 import type { BaseStrategy } from '../../docker/base-image.ts';
 import { cancelOnSignals, failureBeforeStart } from '../run-lifecycle.ts';
 import { targetProviderOption } from './targets.ts';
-import { runSearch, STEP_LOG_PREFIX } from '../../engine/auto-size/run-search.ts';
+import { runSearch } from '../../engine/auto-size/run-search.ts';
 import { SizeSpecInvalidError, type SizeSpecInput } from '../../engine/auto-size/spec.ts';
 import type { SearchTrace } from '../../model/search.ts';
 import { LAUNCH_MODES } from '../../model/types.ts';
@@ -23,7 +23,8 @@ export const SIZE_JSON_SCHEMA_VERSION = 1;
 /** The exit codes of `size`, for its --help. */
 export const SIZE_EXIT_HELP = [
   `  ${EXIT.ok}    found: the cheapest configuration meeting the objective, with confidence`,
-  `  ${EXIT.sloNotMet}   no configuration was shown to meet it: none within the bounds does, or the budget (--max-cells) ran out undecided (the answer says which)`,
+  `  ${EXIT.sloNotMet}   no configuration was shown to meet it: none within the bounds does, ` +
+    'or the budget (--max-cells) ran out undecided (the answer says which)',
   `  ${EXIT.usage}    bad arguments: nothing started`,
   `  ${EXIT.docker}    Docker unreachable`,
   `  ${EXIT.runFailed}    the search failed (e.g. the image would not build)`,
@@ -66,10 +67,10 @@ function num(flag: string, text: string | undefined): number | undefined {
 export function parseRange(flag: string, text: string | undefined): { min: number; max: number } | undefined {
   if (text === undefined) return undefined;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:[-–]\s*(\d+(?:\.\d+)?))?\s*$/.exec(text);
-  if (!m)
-    throw usage(
-      `${flag} takes a range "MIN-MAX" (e.g. ${flag} ${flag === '--cpu' ? '250-2000' : flag === '--memory' ? '128-1024' : '1-4'}), not "${text}".`,
-    );
+  if (!m) {
+    const example = flag === '--cpu' ? '250-2000' : flag === '--memory' ? '128-1024' : '1-4';
+    throw usage(`${flag} takes a range "MIN-MAX" (e.g. ${flag} ${example}), not "${text}".`);
+  }
   const min = Number(m[1]);
   return { min, max: m[2] === undefined ? min : Number(m[2]) };
 }
@@ -139,7 +140,8 @@ const OUTCOME_MARK: Record<string, string> = {
 export function formatTrace(t: SearchTrace): string {
   const lines = t.steps.map(
     (s, i) =>
-      `  ${String(i + 1).padStart(2)}. ${s.mode}×${s.workers} ${s.cpuMillis}m/${s.memoryMb}MB — ${s.reason}\n      → ${OUTCOME_MARK[s.outcome]}: ${s.detail}`,
+      `  ${String(i + 1).padStart(2)}. ${s.mode}×${s.workers} ${s.cpuMillis}m/${s.memoryMb}MB — ${s.reason}\n` +
+      `      → ${OUTCOME_MARK[s.outcome]}: ${s.detail}`,
   );
   return [
     `The path (${t.steps.length} cells; a full grid over the same bounds: ${t.gridCells}):`,
@@ -166,11 +168,9 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
       ...(o.base ? { base: o.base } : {}),
       signal: cancel.signal,
       onEvent: (e) => {
-        if (e.type === 'log' && e.message.startsWith(STEP_LOG_PREFIX)) {
+        if (e.type === 'search-step') {
           // The step just stored: why this cell was run and what it showed.
-          const steps = s.getRun(e.runId)?.search?.steps ?? [];
-          const step = steps[steps.length - 1];
-          if (step) log.write(`    why: ${step.reason}\n    → ${step.outcome}: ${step.detail}\n`);
+          log.write(`    why: ${e.step.reason}\n    → ${e.step.outcome}: ${e.step.detail}\n`);
           return;
         }
         printer(e);
@@ -181,9 +181,15 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
     const run = store.getRun(outcome.runId)!;
     const trace = run.search ?? outcome.trace;
     if (o.json) {
-      process.stdout.write(
-        `${JSON.stringify({ schemaVersion: SIZE_JSON_SCHEMA_VERSION, runId: run.id, status: run.status, error: run.error, search: trace, cells: run.cells }, null, 2)}\n`,
-      );
+      const doc = {
+        schemaVersion: SIZE_JSON_SCHEMA_VERSION,
+        runId: run.id,
+        status: run.status,
+        error: run.error,
+        search: trace,
+        cells: run.cells,
+      };
+      process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else {
       log.write(`\n${formatTrace(trace)}\n`);
       const rs = rightsizeCommand();

@@ -92,15 +92,14 @@ export function targetFromOptions(
     problems.push({
       path: 'kind',
       message:
-        'say what it is: --docker URL, --swarm MANAGER_URL --node NODE=URL…, or --kubernetes [--kubeconfig FILE] [--context CTX].',
+        'say what it is: --docker URL, --swarm MANAGER_URL --node NODE=URL…, ' +
+        'or --kubernetes [--kubeconfig FILE] [--context CTX].',
     });
   if (kind) {
+    const takes = KIND_FLAGS[kind].map((x) => OPTION_NAME[x]).join(', ');
     for (const [k, flag] of Object.entries(OPTION_NAME) as [keyof TargetAddOptions, string][]) {
       if (o[k] !== undefined && !KIND_FLAGS[kind].includes(k))
-        problems.push({
-          path: flag,
-          message: `is not used by a ${kind} target (it takes ${KIND_FLAGS[kind].map((x) => OPTION_NAME[x]).join(', ')}).`,
-        });
+        problems.push({ path: flag, message: `is not used by a ${kind} target (it takes ${takes}).` });
     }
   }
   const nodeEngines: Record<string, string> = {};
@@ -115,18 +114,19 @@ export function targetFromOptions(
   }
   const defined = (x: Record<string, unknown>): Record<string, unknown> =>
     Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined));
-  const settings =
-    kind === 'docker'
-      ? defined({ url: o.docker, tlsDir: o.tls, sshKeyFile: o.sshKey })
-      : kind === 'swarm'
-        ? defined({ managerUrl: o.swarm, tlsDir: o.tls, nodeEngines })
-        : defined({
-            kubeconfig: o.kubeconfig,
-            context: o.context,
-            namespacePrefix: o.namespacePrefix,
-            registry: o.registry,
-            registryAuth: o.registryAuth,
-          });
+  const settingsOf: Record<keyof typeof KIND_FLAGS, Record<string, unknown>> = {
+    docker: { url: o.docker, tlsDir: o.tls, sshKeyFile: o.sshKey },
+    swarm: { managerUrl: o.swarm, tlsDir: o.tls, nodeEngines },
+    kubernetes: {
+      kubeconfig: o.kubeconfig,
+      context: o.context,
+      namespacePrefix: o.namespacePrefix,
+      registry: o.registry,
+      registryAuth: o.registryAuth,
+    },
+  };
+  // No kind given (already a problem above): the Kubernetes settings.
+  const settings = defined(settingsOf[kind ?? 'kubernetes']);
   return { target: { name, ...(kind ? { kind } : {}), settings }, problems };
 }
 

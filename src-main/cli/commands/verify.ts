@@ -29,7 +29,8 @@ export const VERIFY_JSON_SCHEMA_VERSION = 1;
 
 export const VERIFY_EXIT_HELP = [
   `  ${EXIT.ok}    every snippet passed when run exactly as emitted`,
-  `  ${EXIT.verifyFailed}    a snippet passed at no limit tried: it falls back to the cap the matrix ran clean (report --emit says why)`,
+  `  ${EXIT.verifyFailed}    a snippet passed at no limit tried: ` +
+    'it falls back to the cap the matrix ran clean (report --emit says why)',
   `  ${EXIT.usage}    bad arguments, no such run or cell, a run still running, or nothing to verify: nothing started`,
   `  ${EXIT.docker}    Docker unreachable`,
   `  ${EXIT.runFailed}    the verification could not run (e.g. an image would not build), or stopped before a verdict`,
@@ -90,7 +91,8 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
       throw new CliError(`Run ${run.id} is still running: verify it when it has finished.`, EXIT.usage);
     if (run.search)
       throw new CliError(
-        `Run ${run.id} is an auto-size run: its search already ran its found configuration at the memory it deploys; verify runs on matrix runs.`,
+        `Run ${run.id} is an auto-size run: its search already ran its found configuration at the memory ` +
+          'it deploys; verify runs on matrix runs.',
         EXIT.usage,
       );
     // Everything that can be refused is refused before the lab is taken.
@@ -113,7 +115,8 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
       );
       if (answerKey(rec) === null)
         throw new CliError(
-          `${nothingToDeploy(rec)} There is nothing to verify; --cell N verifies a measured cell's configuration instead.`,
+          `${nothingToDeploy(rec)} There is nothing to verify; ` +
+            "--cell N verifies a measured cell's configuration instead.",
           EXIT.usage,
         );
     }
@@ -123,19 +126,23 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
     const target = o.target ?? measuredOn;
     if (target !== measuredOn)
       log.write(
-        `Note: run ${run.id} was measured on "${measuredOn}"; verifying on "${target}" compares goodput across targets.\n`,
+        `Note: run ${run.id} was measured on "${measuredOn}"; ` +
+          `verifying on "${target}" compares goodput across targets.\n`,
       );
     const provider = targetProviderOption(store, target);
     const onEvent = verifyPrinter(log, Boolean(o.verbose));
     const result = await runPhasesOnRun(
       run.id,
       [
-        async (ctx) => {
-          outcome = await verifyAnswer(ctx, {
-            ...(cellKey ? { cellKey } : {}),
-            ...(slo ? { slo } : {}),
-            ...(marginPct !== undefined ? { marginPct } : {}),
-          });
+        {
+          name: 'verify',
+          run: async (ctx) => {
+            outcome = await verifyAnswer(ctx, {
+              ...(cellKey ? { cellKey } : {}),
+              ...(slo ? { slo } : {}),
+              ...(marginPct !== undefined ? { marginPct } : {}),
+            });
+          },
         },
       ],
       {
@@ -150,9 +157,18 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
     );
     const v = outcome?.verification ?? null;
     if (o.json) {
-      process.stdout.write(
-        `${JSON.stringify({ schemaVersion: VERIFY_JSON_SCHEMA_VERSION, runId: run.id, status: result.status, error: result.error ?? null, key: outcome?.key ?? null, label: outcome?.label ?? null, skipped: outcome?.skipped ?? null, cells: outcome?.cells ?? 0, verification: v }, null, 2)}\n`,
-      );
+      const doc = {
+        schemaVersion: VERIFY_JSON_SCHEMA_VERSION,
+        runId: run.id,
+        status: result.status,
+        error: result.error ?? null,
+        key: outcome?.key ?? null,
+        label: outcome?.label ?? null,
+        skipped: outcome?.skipped ?? null,
+        cells: outcome?.cells ?? 0,
+        verification: v,
+      };
+      process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }
     if (result.status === 'cancelled' || cancel.signal.aborted) return EXIT.cancelled;
     if (!outcome || result.status === 'failed') {
@@ -165,9 +181,8 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
       log.write(`\nVerification of ${outcome.label} (run ${run.id}):\n`);
       for (const k of kinds) log.write(`  ${k}: ${v!.kinds[k]!.line}\n`);
       const rs = rightsizeCommand();
-      log.write(
-        `Snippets: ${rs} report ${run.id} --emit pm2|kubernetes|compose${cellNumber !== undefined ? ` --cell ${cellNumber}` : ''}\n`,
-      );
+      const cell = cellNumber !== undefined ? ` --cell ${cellNumber}` : '';
+      log.write(`Snippets: ${rs} report ${run.id} --emit pm2|kubernetes|compose${cell}\n`);
     }
     if (outcome.stopped || kinds.some((k) => v!.kinds[k]!.state === 'incomplete')) return EXIT.runFailed;
     return kinds.some((k) => v!.kinds[k]!.state === 'fallback') ? EXIT.verifyFailed : EXIT.ok;

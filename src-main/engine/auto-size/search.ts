@@ -16,7 +16,7 @@
 //     gets its memory from its measured peak by the memory rule (analysis/memory.ts), verified by
 //     one cell at that limit; if that misses, the answer keeps the memory it was measured with.
 import { fmtNum } from '../../common/format.ts';
-import { cpuLabel, memLabel } from '../../analysis/group.ts';
+import { exactCpu, memLabel } from '../../common/resource-labels.ts';
 import { limitFromPeak, MEMORY_HEADROOM } from '../../analysis/memory.ts';
 import { byCost } from '../../analysis/slo.ts';
 import type { LaunchMode } from '../../model/types.ts';
@@ -72,9 +72,7 @@ class BudgetSpent extends Error {}
 
 /** "cluster × 2 workers, 0.75 CPU, 256 MB". */
 export const configLabel = (c: Config): string =>
-  `${c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`}, ${cpuText(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
-/** Exact, as the caps are set: "625m CPU", "2 CPUs". */
-const cpuText = (millis: number): string => (millis % 1000 === 0 ? cpuLabel(millis) : `${millis}m CPU`);
+  `${c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
 
 /** The memory limit for a measured peak: the analysis rule, inside the bounds, on the search's memory steps. */
 export function memoryForPeak(peakBytes: number | null, spec: Pick<SizeSpec, 'bounds' | 'memoryStepMb'>): number {
@@ -177,7 +175,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       const j0 = await decide(
         top,
         best
-          ? `can ${shape.workers} worker(s) match ${cpuText(cpus[best.idx]!)}, the cheapest meeting so far, or do better?`
+          ? `can ${shape.workers} worker(s) match ${exactCpu(cpus[best.idx]!)}, the cheapest meeting so far, or do better?`
           : `the most CPU the bounds allow: can anything meet ${objective}?`,
       );
       if (j0.outcome !== 'meets') {
@@ -287,7 +285,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     }
   } else if (peak !== null) extra.push(`memory stays at the bounds' ${memLabel(memMax)} (${peakText} is not below it)`);
   const below = win.c.below
-    ? ` One step less CPU (${cpuText(win.c.below.cpuMillis)}) does not: ${win.c.below.judgement.detail}.`
+    ? ` One step less CPU (${exactCpu(win.c.below.cpuMillis)}) does not: ${win.c.below.judgement.detail}.`
     : win.c.idx === 0
       ? ` It meets even at the lowest CPU cap in the bounds: lower bounds may find a cheaper one.`
       : '';

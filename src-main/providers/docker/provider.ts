@@ -1,5 +1,5 @@
-// The Docker provider: this machine's engine ('local', today's behaviour) or a remote one reached by
-// URL ('docker'). Cells run as containers with real cgroup caps; images are shipped to a remote
+// The Docker provider: a remote engine reached by URL ('docker'; this machine's engine is
+// providers/local). Cells run as containers with real cgroup caps; images are shipped to the
 // engine with `docker save | docker load` when it lacks them (its own image cache).
 import type Docker from 'dockerode';
 import { withTimeout } from '../../docker/client.ts';
@@ -11,14 +11,15 @@ import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
 import type { LoadPlan } from '../../load/protocol.ts';
-import type {
-  Provider,
-  ProviderCheck,
-  ProvisionedTarget,
-  RemoteLoadOutcome,
-  RemoteLoadRequest,
-  TargetKind,
-  TargetSpec,
+import {
+  HOST_CPU_ELSEWHERE,
+  REMOTE_LOAD_SILENCE,
+  type Provider,
+  type ProviderCheck,
+  type ProvisionedTarget,
+  type RemoteLoadOutcome,
+  type RemoteLoadRequest,
+  type TargetSpec,
 } from '../provider.ts';
 import { connect, connectionProblem, engineHost, type DockerConnection } from './connection.ts';
 import { shipImage } from '../../docker/ship-image.ts';
@@ -29,31 +30,50 @@ const CHECK_TIMEOUT_MS = 5000;
 
 export interface DockerProviderOptions {
   name: string;
-  kind: Extract<TargetKind, 'local' | 'docker'>;
+  /** Always 'docker' (kept so saved settings and tests read as they did). */
+  kind?: 'docker';
   connection: DockerConnection;
   /** Where images come from when this engine lacks them (this machine's engine). */
   source?: Docker;
-  /** An existing client for the connection (this machine's engine: the process's one client). */
+  /** An existing client for the connection. */
   client?: Docker;
-  /** Local engine: publish ports on 127.0.0.1 instead of using bridge IPs (Docker Desktop's VM). */
-  publish?: boolean;
 }
 
-export class DockerProvider implements Provider {
-  readonly kind: 'local' | 'docker';
+/** What every engine reached through the Docker API shares: check, removal by run, sweep. */
+export abstract class EngineProvider {
+  abstract readonly name: string;
+  abstract readonly client: Docker;
+
+  async removeRun(runId: string): Promise<string[]> {
+    const ids = await listOwnContainers({ run: runId }, this.client);
+    await Promise.all(
+      ids.map((id) =>
+        this.client
+          .getContainer(id)
+          .remove({ force: true, v: true })
+          .catch(() => {}),
+      ),
+    );
+    return ids.map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
+  }
+
+  async sweep(): Promise<string[]> {
+    // sweepOrphans judges sessions with this machine's process table: every session label is ours.
+    return (await sweepOrphans(this.client)).map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
+  }
+}
+
+/**
+ * A remote engine reached by URL: its cells' load comes from an agent on that same engine, on
+ * cores the target does not use (as this machine's cells do from load threads here).
+ */
+export class DockerProvider extends EngineProvider implements Provider {
+  readonly kind = 'docker' as const;
   readonly name: string;
   readonly client: Docker;
+  readonly hostCpu = HOST_CPU_ELSEWHERE;
+  readonly loadSilence = REMOTE_LOAD_SILENCE;
   private readonly host: string;
-  /**
-   * A remote engine's cells get their load from an agent on that same engine, on cores the target
-   * does not use (as this machine's cells do from load threads here). Absent for this machine's engine.
-   */
-  readonly runLoad?: (
-    target: ProvisionedTarget,
-    plan: LoadPlan,
-    cb: LoadCallbacks,
-    opts: RemoteLoadRequest,
-  ) => Promise<RemoteLoadOutcome>;
   private readonly agentImages = new LoadAgentImages();
   /** The remote engine's name and cores, read once (for the cpuset split and "where the load ran"). */
   private engineFacts?: Promise<{ name: string; cpus: number }>;
@@ -61,11 +81,10 @@ export class DockerProvider implements Provider {
   private readonly loadCpus = new Map<string, string>();
 
   constructor(private readonly o: DockerProviderOptions) {
-    this.kind = o.kind;
+    super();
     this.name = o.name;
     this.client = o.client ?? connect(o.connection);
     this.host = engineHost(o.connection.url);
-    if (o.kind === 'docker') this.runLoad = (t, plan, cb, opts) => this.remoteLoad(t, plan, cb, opts);
   }
 
   private facts(): Promise<{ name: string; cpus: number }> {
@@ -77,7 +96,11 @@ export class DockerProvider implements Provider {
     return this.engineFacts;
   }
 
-  private async remoteLoad(
+  lostTarget(): string {
+    return `unreachable: lost the connection to ${this.name} while the target ran`;
+  }
+
+  async runLoad(
     target: ProvisionedTarget,
     plan: LoadPlan,
     cb: LoadCallbacks,
@@ -111,7 +134,8 @@ export class DockerProvider implements Provider {
         problems: free
           ? []
           : [
-              `no nodes free: ${running.length} Rightsize container(s) already run on ${info.Name} (${this.o.connection.url})`,
+              `no nodes free: ${running.length} Rightsize container(s) already run on ${info.Name} ` +
+                `(${this.o.connection.url})`,
             ],
         nodes: [{ name: info.Name, cpus: Number(info.NCPU), memoryBytes: Number(info.MemTotal), free }],
         version: String(info.ServerVersion),
@@ -127,10 +151,8 @@ export class DockerProvider implements Provider {
   }
 
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
-    const local = this.kind === 'local';
-    // A remote engine: the target on its first cores, its load agent on the next (that engine's own count).
-    const place = local ? {} : planPlacement(spec.cpuMillis, (await this.facts()).cpus, true);
-    const cpuset = local ? spec.cpuset : place.targetCpus;
+    // The target on the engine's first cores, its load agent on the next (that engine's own count).
+    const place = planPlacement(spec.cpuMillis, (await this.facts()).cpus, true);
     const c = await TargetContainer.start(
       {
         image: spec.image,
@@ -140,42 +162,26 @@ export class DockerProvider implements Provider {
         cpuMillis: spec.cpuMillis,
         memoryMb: spec.memoryMb,
         // A remote engine's bridge IPs are not routable from here: publish on its address.
-        ...(local ? { publish: Boolean(this.o.publish) } : { publish: true, publishOn: this.host }),
-        ...(cpuset ? { cpuset } : {}),
-        // Cells run outside a stored run (tests, benchmarks) carry no run or cell label.
-        labels: {
-          app: spec.labels.app,
-          ...(spec.labels.run ? { run: spec.labels.run } : {}),
-          ...(spec.labels.cell ? { cell: spec.labels.cell } : {}),
-        },
+        publish: true,
+        publishOn: this.host,
+        ...(place.targetCpus ? { cpuset: place.targetCpus } : {}),
+        labels: containerLabels(spec),
       },
       this.client,
     );
     if (place.loadCpus) this.loadCpus.set(c.id, place.loadCpus);
-    return containerTarget(c, {
+    return containerTarget(c, spec, {
       remove: async () => {
         this.loadCpus.delete(c.id);
         await c.remove();
       },
-      local,
     });
   }
-
-  async removeRun(runId: string): Promise<string[]> {
-    const ids = await listOwnContainers({ run: runId }, this.client);
-    await Promise.all(
-      ids.map((id) =>
-        this.client
-          .getContainer(id)
-          .remove({ force: true, v: true })
-          .catch(() => {}),
-      ),
-    );
-    return ids.map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
-  }
-
-  async sweep(): Promise<string[]> {
-    // sweepOrphans judges sessions with this machine's process table: every session label is ours.
-    return (await sweepOrphans(this.client)).map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
-  }
 }
+
+/** Cells run outside a stored run (tests, benchmarks) carry no run or cell label. */
+export const containerLabels = (spec: TargetSpec): { app: string; run?: string; cell?: string } => ({
+  app: spec.labels.app,
+  ...(spec.labels.run ? { run: spec.labels.run } : {}),
+  ...(spec.labels.cell ? { cell: spec.labels.cell } : {}),
+});

@@ -1,6 +1,8 @@
 import { cgroupV2PeakPaths, readPeakFile } from '../../docker/cgroup-peak.ts';
 import type { TargetContainer } from '../../docker/containers.ts';
-import type { ProvisionedTarget, StatsReading } from '../provider.ts';
+import { servingProcesses, WORKERS_LISTENING } from '../../docker/launch.ts';
+import { waitReady } from '../../docker/readiness.ts';
+import type { ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts';
 import { readContainerProcesses } from './process-memory.ts';
 import { dockerReading, type RawDockerStats } from './readings.ts';
 
@@ -10,10 +12,33 @@ import { dockerReading, type RawDockerStats } from './readings.ts';
  */
 export function containerTarget(
   c: TargetContainer,
-  o: { remove: () => Promise<void>; node?: string; local?: boolean },
+  spec: Pick<TargetSpec, 'launch' | 'health'>,
+  o: {
+    remove: () => Promise<void>;
+    node?: string;
+    local?: boolean;
+    cores?: number[];
+    placementWarning?: string;
+  },
 ): ProvisionedTarget {
+  const logTail = async (lines: number): Promise<string> => (await c.logTail(lines)).join('\n');
   return {
     id: c.id,
+    ...(o.cores ? { cores: o.cores } : {}),
+    ...(o.placementWarning ? { placementWarning: o.placementWarning } : {}),
+    // Reachable from here: the health path is asked until every worker answers.
+    waitReady: ({ workers, deadlineMs, signal }) =>
+      waitReady(c.address, {
+        path: spec.health ?? '/',
+        processes: servingProcesses(spec.launch.mode, workers),
+        // Apps without our pid header: the cluster launcher says when all N workers listen.
+        ...(spec.launch.mode === 'cluster'
+          ? { allListening: async () => (await logTail(200)).split('\n').some((l) => WORKERS_LISTENING.test(l)) }
+          : {}),
+        deadlineMs,
+        exited: c.exited,
+        ...(signal ? { signal } : {}),
+      }),
     address: { host: c.address.host, port: c.address.port },
     ...(o.node ? { node: o.node } : {}),
     exited: c.exited,
@@ -39,7 +64,7 @@ export function containerTarget(
     // This machine's engine: each process's resident memory from the host's /proc (a remote engine's are not visible
     // here).
     ...(o.local ? { processMemory: () => readContainerProcesses(c.id, c.container) } : {}),
-    logTail: async (lines: number) => (await c.logTail(lines)).join('\n'),
+    logTail,
     exitInfo: () => c.exitInfo(),
     remove: o.remove,
   };

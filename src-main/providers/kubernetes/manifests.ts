@@ -2,6 +2,7 @@
 // cell's load. Pure functions of their specs, so the exact manifests are asserted in tests without a cluster.
 import { createHash } from 'node:crypto';
 import type { V1Affinity, V1Deployment, V1Namespace, V1Pod, V1PodAffinityTerm, V1Probe } from '@kubernetes/client-node';
+import { k8sCpu, k8sMemory } from '../../common/k8s-quantity.ts';
 import { PRODUCT } from '../../docker/labels.ts';
 import { launchCommand } from '../../docker/launch.ts';
 import { AGENT_COMMAND } from '../../load-agent/image.ts';
@@ -178,7 +179,7 @@ export function deploymentManifest(
   opts: { spread: Spread; namespacePrefix?: string },
 ): V1Deployment {
   const { cmd, env } = launchCommand(spec.launch);
-  const quantity = { cpu: `${spec.cpuMillis}m`, memory: `${spec.memoryMb}Mi` };
+  const quantity = { cpu: k8sCpu(spec.cpuMillis), memory: k8sMemory(spec.memoryMb) };
   const labels = { ...objectLabels(spec.labels), ...cellSelector(spec) };
   const annotations = objectAnnotations(spec.labels);
   // The same precedence as the local container (docker/containers.ts): the launch mode's variables over the user's,
@@ -280,7 +281,7 @@ export interface LoadPodSpec {
  * memory for Node, autocannon's clients and two HDR histograms per thread per second.
  */
 export function loadResources(threads: number): { cpu: string; memory: string } {
-  return { cpu: `${threads * 1000}m`, memory: `${256 + 128 * threads}Mi` };
+  return { cpu: k8sCpu(threads * 1000), memory: k8sMemory(256 + 128 * threads) };
 }
 
 /** How long a stopped load agent has to print what it measured (SIGTERM) before the kubelet kills it. */

@@ -17,7 +17,15 @@ import { agentPlanFor } from '../../load-agent/agent-stream.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
 import type { LoadPlan } from '../../load/protocol.ts';
 import { threadCount } from '../../load/threads.ts';
-import type { Provider, ProviderCheck, ProvisionedTarget, RemoteLoadOutcome, RemoteLoadRequest } from '../provider.ts';
+import {
+  HOST_CPU_ELSEWHERE,
+  REMOTE_LOAD_SILENCE,
+  type Provider,
+  type ProviderCheck,
+  type ProvisionedTarget,
+  type RemoteLoadOutcome,
+  type RemoteLoadRequest,
+} from '../provider.ts';
 import { checkCluster, describeError, nodeBusyReason, unschedulableReason } from './check.ts';
 import { connect, httpStatus, ignore404, type Cluster, type ClusterRef } from './client.ts';
 import { LoadPod } from './load-pod.ts';
@@ -93,11 +101,16 @@ export interface KubernetesOptions extends ClusterRef {
 
 export class KubernetesProvider implements Provider {
   readonly kind = 'kubernetes' as const;
+  readonly hostCpu = HOST_CPU_ELSEWHERE;
   /**
    * A load pod is scheduled and its image pulled before its first second: as long as a target pod may take to start.
    */
-  get loadStartSec(): number {
-    return this.readyTimeoutMs / 1000;
+  get loadSilence(): Provider['loadSilence'] {
+    return { startSec: this.readyTimeoutMs / 1000, betweenSec: REMOTE_LOAD_SILENCE.betweenSec };
+  }
+
+  lostTarget(): string {
+    return `the target's pod went away while it ran (evicted, deleted or its node lost) on ${this.name}`;
   }
   readonly name: string;
   private cluster?: Promise<Cluster>;

@@ -17,14 +17,16 @@ import { removeLoadAgents } from '../../load-agent/leftovers.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
 import type { LoadPlan } from '../../load/protocol.ts';
-import type {
-  Provider,
-  ProviderCheck,
-  ProviderNode,
-  ProvisionedTarget,
-  RemoteLoadOutcome,
-  RemoteLoadRequest,
-  TargetSpec,
+import {
+  HOST_CPU_ELSEWHERE,
+  REMOTE_LOAD_SILENCE,
+  type Provider,
+  type ProviderCheck,
+  type ProviderNode,
+  type ProvisionedTarget,
+  type RemoteLoadOutcome,
+  type RemoteLoadRequest,
+  type TargetSpec,
 } from '../provider.ts';
 
 const CHECK_TIMEOUT_MS = 5000;
@@ -73,6 +75,8 @@ const usable = (n: SwarmNode): boolean => n.Status.State === 'ready' && n.Spec.A
 
 export class SwarmProvider implements Provider {
   readonly kind = 'swarm' as const;
+  readonly hostCpu = HOST_CPU_ELSEWHERE;
+  readonly loadSilence = REMOTE_LOAD_SILENCE;
   readonly name: string;
   readonly manager: Docker;
   private readonly engines = new Map<string, Docker>();
@@ -83,6 +87,10 @@ export class SwarmProvider implements Provider {
   constructor(private readonly o: SwarmProviderOptions) {
     this.name = o.name;
     this.manager = connect(o.manager);
+  }
+
+  lostTarget(): string {
+    return `unreachable: lost the connection to ${this.name} while the target ran`;
   }
 
   /** The node's own engine, by id first, then hostname. */
@@ -215,7 +223,7 @@ export class SwarmProvider implements Provider {
         host: node.Status.Addr,
         port: published,
       });
-      return containerTarget(c, {
+      return containerTarget(c, spec, {
         node: nodeName(node, all),
         remove: async () => {
           await removeService();

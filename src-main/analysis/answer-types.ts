@@ -1,0 +1,130 @@
+// The types of the whole answer (Recommendation) and of what it answers to: the options, the
+// service-level objective and its checks, and an auto-size run's search.
+import type { LaunchMode, RunStatus, Sample } from '../model/types.ts';
+import type { SearchStatus, Slo } from '../model/search.ts';
+import type { Headline } from './headline.ts';
+import type { Sizing } from './sizing-types.ts';
+import type { ConfigurationSummary, Exclusion, NoiseNote, ScopeDecision, UndecidedScope } from './types.ts';
+
+export interface RecommendOptions {
+  /**
+   * The knee: the fewest workers whose goodput is not significantly below the best minus this many percent. Default 5.
+   */
+  marginPct?: number;
+  slo?: Slo;
+  /**
+   * Stored per-second samples by cell id (Store.getRunSamples). Only needed for cells stored before
+   * LoadResult carried `perSecondGood`: their one-repetition interval comes from these seconds.
+   */
+  samples?: ReadonlyMap<number, readonly Sample[]>;
+}
+
+export type SloCriterion = 'p99' | 'rps' | 'errors';
+
+export interface SloCheck {
+  criterion: SloCriterion;
+  /** p99 in ms, req/s, or error percent. */
+  value: number;
+  limit: number;
+  ok: boolean;
+  /**
+   * How far past the limit, relative to it (0.21 = 21 % over); ≤ 0 when met. Errors against a 0 % limit: Infinity when
+   * any failed.
+   */
+  miss: number;
+  /**
+   * Whether the whole 95 % interval is on the right side of the limit; null without an interval (one repetition, or
+   * errors, which are pooled).
+   */
+  sure: boolean | null;
+}
+
+/** The SLO answer for one workload (app + request set). */
+export interface SloOutcome {
+  app: string;
+  requestSet: string | null;
+  /** The cheapest configuration meeting every limit (least CPU, then memory, then workers), or null. */
+  met: ConfigurationSummary | null;
+  /** When none meets it: the one that missed by the least on its worst criterion. */
+  closest: ConfigurationSummary | null;
+  /** The checks of `met`, or of `closest`. */
+  checks: SloCheck[];
+  /** How many configurations meet it. */
+  meeting: number;
+  considered: number;
+}
+
+/** A configuration an auto-size search names. */
+export interface SearchConfig {
+  mode: LaunchMode;
+  workers: number;
+  cpuMillis: number;
+  memoryMb: number;
+}
+
+/** The answer of an auto-size run (analysis/search-answer.ts): what its search found, not a knee over its cells. */
+export interface SearchAnswer {
+  status: SearchStatus;
+  app: string;
+  /** The search's objective; minRps is the constant rate it was measured at. */
+  slo: Slo;
+  rate: number;
+  /** "p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %". */
+  objective: string;
+  /** The cheapest configuration meeting the objective with confidence; null unless the search ended "found". */
+  found: SearchConfig | null;
+  /** Its configuration's key among the run's configurations (null when none of its cells finished). */
+  foundKey: string | null;
+  /** The judge's words on the last cell of it that met. */
+  evidence: string | null;
+  /** Where its memory came from: the measured peak by the memory rule (verified by a cell), or the bounds' maximum. */
+  memoryFrom: 'peak' | 'bounds' | null;
+  /** A stopped or undecided search's cheapest meeting configuration so far (cheaper ones not ruled out). */
+  bestSoFar: SearchConfig | null;
+  /** The search's own words. */
+  words: string;
+  cells: number;
+  gridCells: number;
+}
+
+export interface Recommendation {
+  /**
+   * An auto-size run's answer: present exactly when the run is a search; then it, not the knee, is what the answer
+   * names and deploys.
+   */
+  search?: SearchAnswer;
+  run: {
+    id: number;
+    name: string;
+    status: RunStatus;
+    cellsTotal: number;
+    cellsIncluded: number;
+    cellsExcluded: number;
+  };
+  marginPct: number;
+  slo: Slo | null;
+  configurations: ConfigurationSummary[];
+  scopes: ScopeDecision[];
+  /** Scopes with results where every configuration was disqualified (errors, OOM). */
+  undecided: UndecidedScope[];
+  /** One per workload when an SLO was given; empty otherwise. */
+  sloOutcomes: SloOutcome[];
+  exclusions: Exclusion[];
+  noise: NoiseNote[];
+  /**
+   * Memory and CPU sizing of every configuration with a finished repetition (recommended ones first); the words speak
+   * of the recommended ones. Absent in answers made before it existed.
+   */
+  sizing?: Sizing[];
+  /** How the answer was decided, in one paragraph (also the last sentence of `words` when anything was decided). */
+  method: string;
+  /**
+   * The pick and how it stands (confident / equivalent / undecided): the answer's first sentence; null when nothing can
+   * be deployed.
+   */
+  headline?: Headline | null;
+  /** The answer in plain words, most important first. */
+  words: string[];
+  /** Those of `words` that size memory and CPU (a UI may show them apart, with the sizing evidence). */
+  sizingWords: string[];
+}

@@ -1,0 +1,153 @@
+// The types of the memory and CPU sizing of a configuration (analysis/sizing.ts, memory.ts,
+// cpu-sizing.ts): the peak, memory per worker, the limit, and how each memory and CPU cap went.
+import type { FreshNeed } from './fresh-need.ts';
+
+/**
+ * Where a peak came from: the cgroup's own high-water mark, the highest 1 Hz reading, older cells' highest reading
+ * after warmup without page cache, or a mix of these over repetitions.
+ */
+export type PeakSource = 'cgroup' | 'samples' | 'legacy' | 'mixed';
+
+/** Memory per worker: least-squares slope of peak memory against the worker count. */
+export interface WorkerSlope {
+  bytesPerWorker: number;
+  /**
+   * Half-width of the slope's 95 % interval (Student's t, n − 2 degrees of freedom); null with two points, where a line
+   * fits exactly.
+   */
+  halfWidth: number | null;
+  /** The intercept: memory that does not grow with workers (the primary, the runtime, page cache). */
+  baseBytes: number;
+  /** Points fitted (one per repetition with a peak) and the distinct worker counts among them. */
+  points: number;
+  workerCounts: number[];
+  /** The caps shared by the points: same mode, CPU and memory cap, workload and load. */
+  memoryMb: number;
+  cpuMillis: number;
+}
+
+/**
+ * How one memory cap went for a configuration (same workload, load, mode, workers and CPU):
+ * 'ok' ran clean; 'oom' a process was OOM-killed; 'restarts' workers were replaced; 'errors' failed
+ * requests above the limit; 'gc-pressure' goodput significantly more than the margin below the
+ * largest clean cap with no OOM kill or restart; 'latency' p99 significantly more than the margin
+ * above it; 'no-result' nothing finished (failed, cancelled).
+ */
+export type MemoryOutcome = 'ok' | 'oom' | 'restarts' | 'errors' | 'gc-pressure' | 'latency' | 'no-result';
+
+export interface MemoryCap {
+  memoryMb: number;
+  outcome: MemoryOutcome;
+  /** "OOM-killed in 2 of 2 repetitions", "goodput 18 % below 512 MB (Holm-adjusted p 0.003)". */
+  detail: string;
+  peakBytes: number | null;
+  /** Goodput and p99 relative to the reference cap (0.82 = 18 % lower); null for the reference or without a result. */
+  rpsRatio: number | null;
+  p99Ratio: number | null;
+  /**
+   * Holm-adjusted one-sided p of the penalty tests against the reference; null without a test (no interval, or the
+   * reference itself).
+   */
+  pRps: number | null;
+  pP99: number | null;
+}
+
+export interface MemorySizing {
+  /** Highest peak over the configuration's finished repetitions (bytes); null when none recorded one. */
+  peakBytes: number | null;
+  /** Mean of the repetitions' peaks and its 95 % interval half-width (null below two repetitions). */
+  peakMeanBytes: number | null;
+  peakHalfWidthBytes: number | null;
+  peakSource: PeakSource | null;
+  /** Repetitions the peak is over. */
+  repetitions: number;
+  /** Share of the configuration's own cap the peak reached (0.71 = 71 %). */
+  peakShareOfCap: number | null;
+  perWorker: WorkerSlope | null;
+  /** Why there is no slope ("a single process", "only 2 workers were tried at this mode, CPU and memory"). */
+  perWorkerNote: string | null;
+  /** The recommended memory limit in MB (MiB, as Docker and Kubernetes count them); null without a peak. */
+  limitMb: number | null;
+  /**
+   * 'peak': by MEMORY_LIMIT_RULE; 'matrix': raised to the smallest clean cap because a cap at or above the rule's value
+   * failed in the matrix.
+   */
+  limitFrom: 'peak' | 'matrix' | null;
+  /** Every memory cap the matrix tried for this configuration, smallest first. */
+  caps: MemoryCap[];
+  /**
+   * What a fresh deployment needs (the larger of the cgroup peak and the processes' resident memory,
+   * file-backed pages counted once) and which measure it was; the limit is based on it. Absent in
+   * answers made before it existed; null without a peak or process readings.
+   */
+  fresh?: FreshNeed | null;
+  /** The cap the penalty tests compare with: the largest that ran clean; null when none did. */
+  referenceMb: number | null;
+  /** Smallest cap that ran clean with every larger cap clean too; null when none did. */
+  smallestCleanMb: number | null;
+  /**
+   * The largest cap below that which did not (or the largest cap, when none ran clean); null when every cap tried was
+   * clean.
+   */
+  failedAtMb: number | null;
+  failedOutcome: MemoryOutcome | null;
+}
+
+/** How one CPU cap went for a configuration (same workload, load, mode, workers and memory). */
+export interface CpuCap {
+  cpuMillis: number;
+  /** Meets the SLO (every limit, on the means); null without an SLO or a result. */
+  meetsSlo: boolean | null;
+  /**
+   * Not significantly below (1 − margin) × the best goodput over the CPU caps (one-sided Welch); null without a result.
+   */
+  holdsThroughput: boolean | null;
+  rps: number | null;
+  p99Us: number | null;
+  /** Why it misses ("p99 31 ms, 55 % over the 20 ms limit"), or null. */
+  miss: string | null;
+}
+
+export interface CpuSizing {
+  /**
+   * The smallest CPU cap (millicores) that meets the objective (with an SLO) or holds the throughput; null when none in
+   * the matrix does.
+   */
+  requestMillis: number | null;
+  basis: 'slo' | 'throughput';
+  /** How the throughput is judged: 'test' (one-sided Welch) or 'means' when a side had no interval. */
+  evidence: 'test' | 'means' | null;
+  /** Every CPU cap tried for this configuration, smallest first. */
+  caps: CpuCap[];
+  /** The largest cap below the request that did not do it; null when there was none below. */
+  failedAtMillis: number | null;
+  /**
+   * At the configuration's own cap, over its finished repetitions (mean): CPU use as a share of the cap (100 = all of
+   * it), throttled ms per measured second, and the share of CFS periods throttled (null for older cells that lack the
+   * period count).
+   */
+  cpuPctOfCap: number | null;
+  throttledMsPerSec: number | null;
+  throttledShare: number | null;
+}
+
+/** Memory and CPU sizing of one configuration, from its own cells and its neighbours in the matrix. */
+export interface Sizing {
+  /** The configuration's key. */
+  key: string;
+  label: string;
+  app: string;
+  requestSet: string | null;
+  /**
+   * "the recommended configuration", "knee of 1 CPU / 256 MB", "cheapest meeting the SLO"; empty for every other
+   * configuration.
+   */
+  roles: string[];
+  /**
+   * The one per workload the answer recommends: the configuration meeting the SLO, else the knee of the workload's
+   * first CPU / memory pair (the one the deploy snippets use).
+   */
+  recommended: boolean;
+  memory: MemorySizing;
+  cpu: CpuSizing;
+}

@@ -1,0 +1,185 @@
+// The measuring phase of a cell: the provider's load against a ready target (warmup, then the
+// measured seconds), the target's cgroup readings beside every second, its processes' memory a few
+// times, and this host's CPU where it says something. Ends with the load; never removes the target.
+import { contention, HostCpuRecorder } from '../load/host-cpu.ts';
+import type { LoadCallbacks } from '../load/runner.ts';
+import type { LoadPlan } from '../load/protocol.ts';
+import { isWarm, warmupCapSec } from '../load/steady-state.ts';
+import type { CellConfig, LoadResult, LoadSecond, Sample, StatsSummary } from '../model/types.ts';
+import type { Provider, ProvisionedTarget, RemoteLoadRequest } from '../providers/provider.ts';
+import { PROCESS_READ_EVERY_SEC, ProcessMemoryRecorder } from './process-memory.ts';
+import { StatsSampler } from './stats-sampler.ts';
+
+/** The target's side stopped answering: the cell fails with these words, and its teardown does not wait long. */
+export class TargetUnreachable extends Error {}
+
+/** Once a load elsewhere is stopped, how long it has to give its result (the agent's grace and its removal). */
+const STOPPED_LOAD_GRACE_MS = 12_000;
+
+export interface LoadPhaseInput {
+  cfg: CellConfig;
+  provider: Provider;
+  target: ProvisionedTarget;
+  /** The app's request set, where the cell does not name its own. */
+  requests: LoadPlan['requests'];
+  timeoutSec: number;
+  labels: RemoteLoadRequest['labels'];
+  signal?: AbortSignal;
+  onSample?: (s: Sample) => void;
+  onWarning?: (message: string) => void;
+  onMeasuring?: () => void;
+}
+
+export interface LoadPhaseOutcome {
+  load: LoadResult;
+  stats?: StatsSummary;
+  loadNode?: string;
+  /** Set when the load's far side went silent: the cell fails with it. */
+  unreachable?: string;
+}
+
+export function toSample(s: LoadSecond, stats: StatsSampler | undefined): Sample {
+  const latest = stats?.latest();
+  const { requests, ...rest } = s;
+  return {
+    ...rest,
+    rps: requests,
+    cpuPct: latest ? latest.cpuPct : null,
+    memBytes: latest ? latest.memBytes : null,
+    throttledPeriods: latest ? latest.throttledPeriods : null,
+  };
+}
+
+/** `p`, or a rejection once `signal` has been aborted for `graceMs` (a request to a vanished engine never settles). */
+function untilStopped<T>(p: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let giveUp: (e: Error) => void = () => {};
+  const gaveUp = new Promise<never>((_, reject) => (giveUp = reject));
+  const onAbort = (): void =>
+    void (timer = setTimeout(
+      () => giveUp(new Error(`the load did not end within ${graceMs / 1000} s of being stopped`)),
+      graceMs,
+    ));
+  p.catch(() => {}); // given up on: its late rejection is no one's concern
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return Promise.race([p, gaveUp]).finally(() => {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  });
+}
+
+/** Silence from a load elsewhere longer than the provider allows stops it, with the reason. */
+function silenceWatch(p: LoadPhaseInput, stop: AbortController): { heard(): void; said?: string; end(): void } {
+  const silence = p.provider.loadSilence;
+  const startedAt = Date.now();
+  let lastAt = 0;
+  const watch: { heard(): void; said?: string; end(): void } = {
+    heard: () => void (lastAt = Date.now()),
+    end: () => clearInterval(timer),
+  };
+  const timer = silence
+    ? setInterval(() => {
+        const silentSec = (Date.now() - (lastAt || startedAt)) / 1000;
+        if (silentSec <= (lastAt ? silence.betweenSec : silence.startSec)) return;
+        const node = p.target.node ? ` (node ${p.target.node})` : '';
+        watch.said ??= `unreachable: no second of load came from ${p.provider.name}${node} for ${Math.round(silentSec)} s`;
+        stop.abort();
+      }, 1000)
+    : undefined;
+  return watch;
+}
+
+/**
+ * Warmup and measurement. A target that dies mid-load (PID 1 OOM-killed, a crash) stops the load
+ * at once; so does the run's cancel. The caller reads how the target ended.
+ */
+export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> {
+  const { cfg, target } = p;
+  const stats = new StatsSampler(target, cfg.cpuMillis);
+  await stats.start();
+  try {
+    // Each process's resident memory: once now, as measurement begins, every few measured seconds, at the end.
+    const procMem = new ProcessMemoryRecorder(target);
+    void procMem.read();
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort();
+    p.signal?.addEventListener('abort', onAbort, { once: true });
+    void target.exited.then(() => stop.abort());
+    // Host contention: a reading at the start and at every second the load reports; the one just
+    // before the first measured second is where measurement began.
+    const hostCpu = p.provider.hostCpu;
+    if (!hostCpu.ok) p.onWarning?.(`${hostCpu.why}: no cell can be flagged host-busy`); // the run says it once
+    const host = hostCpu.ok ? new HostCpuRecorder(target.cores) : undefined;
+    host?.mark();
+    let hostFrom = -1;
+    let measureFrom = Date.now() + cfg.warmupSec * 1000;
+    const warmupRps: number[] = [];
+    let measuring = false;
+    const watch = silenceWatch(p, stop);
+    const callbacks: LoadCallbacks = {
+      signal: stop.signal,
+      isWarm,
+      onSecond: (s, warmup) => {
+        watch.heard();
+        if (warmup) {
+          warmupRps.push(s.requests);
+          host?.mark();
+          return;
+        }
+        if (!measuring) {
+          measuring = true;
+          measureFrom = Date.now() - 1000;
+          hostFrom = host ? host.snapshots.length - 1 : -1;
+          p.onMeasuring?.();
+          void procMem.read();
+        } else if (s.t > 0 && s.t % PROCESS_READ_EVERY_SEC === 0) void procMem.read();
+        host?.mark();
+        p.onSample?.(toSample(s, stats));
+      },
+    };
+    const plan: LoadPlan = {
+      host: target.address.host,
+      port: target.address.port,
+      requests: cfg.requests?.requests ?? p.requests,
+      load: cfg.load,
+      durationSec: cfg.durationSec,
+      warmupSec: cfg.warmupSec,
+      maxWarmupSec: warmupCapSec(cfg.warmupSec),
+      timeoutSec: p.timeoutSec,
+    };
+    let out: Awaited<ReturnType<Provider['runLoad']>>;
+    try {
+      const request = { labels: p.labels, ...(target.node ? { targetNode: target.node } : {}) };
+      out = await untilStopped(
+        p.provider.runLoad(target, plan, callbacks, request),
+        stop.signal,
+        STOPPED_LOAD_GRACE_MS,
+      );
+    } catch (e) {
+      throw watch.said ? new TargetUnreachable(watch.said) : e; // the silence is the reason, not what it broke
+    } finally {
+      watch.end();
+      p.signal?.removeEventListener('abort', onAbort);
+    }
+    // The processes as the load left them (bounded: local files, or Docker's top within seconds).
+    await procMem.read();
+    stats.stop();
+    const load = { ...out.result, warmupPerSecondRps: warmupRps }; // the runner keeps only the measured seconds
+    let summary = stats.summary(measureFrom);
+    if (summary) summary = { ...summary, ...procMem.summary() };
+    const hostUse =
+      host && stats.usage.length >= 2
+        ? contention(host.snapshots, hostFrom, host.cores, (a, b) => stats.cpuSecBetween(a, b) ?? 0)
+        : undefined;
+    if (summary && hostUse) summary = { ...summary, host: hostUse };
+    return {
+      load,
+      ...(summary ? { stats: summary } : {}),
+      ...(out.node ? { loadNode: out.node } : {}),
+      ...(watch.said ? { unreachable: watch.said } : {}),
+    };
+  } finally {
+    stats.stop();
+  }
+}

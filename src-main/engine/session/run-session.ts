@@ -1,0 +1,228 @@
+// The one run lifecycle. A matrix, an auto-size search and the phases added to a stored run are
+// cell sources; the session does what every run does, once: the engine checked, the target readied
+// and its limits read, the source validated against *those* limits, the lab entered (reaper, base
+// image, lock), the run recorded, images built here and shipped there, the cells stored as they
+// run, and at the end — whatever happened — the target cleaned of the run, the lab given back,
+// the run finished in the store and `run-finished` said.
+import type { AppDefinition } from '../../apps/catalog.ts';
+import { appLibrary, type AppLibrary } from '../../apps/library.ts';
+import { ensureAppImage, type AppImage } from '../../docker/app-image.ts';
+import type { BaseImage, BaseStrategy } from '../../docker/base-image.ts';
+import { checkEngine, withTimeout, type EngineInfo } from '../../docker/client.ts';
+import { withBuildSignal } from '../../docker/image-build.ts';
+import { enterLab } from '../../lab-lock/enter-lab.ts';
+import type { LabHolder } from '../../lab-lock/lab-lock.ts';
+import type { RunEvent, RunListener } from '../../model/events.ts';
+import type { NewRun } from '../../model/stored.ts';
+import type { CellConfig, CellResult, RunStatus } from '../../model/types.ts';
+import { localProvider } from '../../providers/local/provider.ts';
+import type { Provider, TargetSpec } from '../../providers/provider.ts';
+import { currentSession } from '../../session/session.ts';
+import type { Store } from '../../store/index.ts';
+import { hostFacts } from '../host.ts';
+import type { HostLimits } from '../matrix.ts';
+import { limitsWhereCellsRun } from './limits.ts';
+import { runStoredCell } from './stored-cell.ts';
+
+export interface SessionOptions {
+  store: Store;
+  signal?: AbortSignal;
+  onEvent?: RunListener;
+  base?: BaseStrategy;
+  /** Called once the run row exists (or is claimed), before images are built: a UI shows the run at once. */
+  onRunId?: (runId: number) => void;
+  /** When another process holds the lab: queue until it is free (true) or throw LabBusyError (default). */
+  waitForLab?: boolean;
+  /** Called when the run starts waiting for the lab, and whenever its holder changes. */
+  onLabWait?: (holder: LabHolder) => void;
+  /** Where cells run: a saved target's provider (default: this machine's engine, a provider like any other). */
+  provider?: Provider;
+}
+
+/** What a source's cells run with, unless a cell says otherwise. */
+export interface CellDefaults {
+  /** Separate cores for the target and its load where they share a machine. */
+  placement: boolean;
+  timeoutSec: number;
+}
+
+/** A run's cells, planned: what the session needs before it starts, and the cells themselves. */
+export interface SourcePlan {
+  /** What holds the lab, in words ("run \"quick\""). */
+  what: string;
+  apps: AppDefinition[];
+  /** A new run's row (host and owner are the session's), or the stored run the cells are added to. */
+  record: { create: Omit<NewRun, 'host' | 'ownerSession'> } | { claim: number };
+  cellDefaults: CellDefaults;
+  /**
+   * Runs the cells through the session. Throws for the run's own failure (the session says it);
+   * returns an error the outcome carries without having thrown (a phase that stopped), if any.
+   */
+  run(s: Session): Promise<string | void>;
+  /** The run's error in words for what `run` threw (a stopped search names its reason). */
+  errorOf?(e: unknown): string;
+  /** The run is over, any outcome: the source's last words into the store (a search's trace). */
+  end?(s: Session, status: RunStatus, error: string | undefined): void;
+}
+
+/** Where a run's cells come from. Validation is the source's: it gets the limits where the cells run. */
+export interface CellSource {
+  plan(limits: HostLimits, lib: AppLibrary): Promise<SourcePlan>;
+}
+
+/** What a source gets: the run, its target, and a way to run one stored cell of it. */
+export interface Session {
+  readonly runId: number;
+  readonly store: Store;
+  readonly provider: Provider;
+  readonly limits: HostLimits;
+  readonly signal?: AbortSignal;
+  emit: RunListener;
+  log(level: 'info' | 'warn', message: string): void;
+  /** Says the run has started (run-started), then what the session noticed on the way (a sweep, no reaper). */
+  started(e: Omit<Extract<RunEvent, { type: 'run-started' }>, 'type' | 'runId'>): void;
+  /** One cell of the run, stored as it happens (row, samples, result, events). */
+  runCell(cell: CellConfig, o: CellRunOptions): Promise<{ cellId: number; result: CellResult }>;
+}
+
+export interface CellRunOptions {
+  /** Cells planned, for the progress events. */
+  total: number;
+  /** The ETA for the events: before the cell (no argument), and after it given its wall time in seconds. */
+  etaSec: (wallSec?: number) => number;
+  placementHint?: TargetSpec['placement'];
+}
+
+export interface SessionOutcome {
+  runId: number;
+  status: RunStatus;
+  error?: string;
+}
+
+/** The end-of-run cleanup on a target must not hold the run's end when the target stopped answering. */
+const REMOVE_RUN_TIMEOUT_MS = 15_000;
+
+/**
+ * Runs a source's cells as one run. Throws only before anything started (Docker unreachable, the
+ * target not ready, an invalid request, the lab busy); after that, problems become cell or run
+ * statuses and the outcome says what happened.
+ */
+export async function runSession(source: CellSource, o: SessionOptions): Promise<SessionOutcome> {
+  const engine = await checkEngine();
+  const provider = o.provider ?? localProvider(engine);
+  const lib = appLibrary(o.store);
+  const { limits, swept } = await limitsWhereCellsRun(engine, lib, provider);
+  const plan = await source.plan(limits, lib);
+  const { base, lease, noReaper } = await enterLab(engine, {
+    what: `${plan.what} (history: ${o.store.path})`,
+    ...(o.base ? { strategy: o.base } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    wait: Boolean(o.waitForLab),
+    ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
+  });
+  let runId: number;
+  try {
+    runId = record(o.store, plan, engine);
+  } catch (e) {
+    await lease.release().catch(() => {});
+    throw e;
+  }
+  o.onRunId?.(runId);
+  const emit: RunListener = (e) => {
+    try {
+      o.onEvent?.(e);
+    } catch {
+      /* a listener's bug (a UI socket, the progress line) must not end the run: the store has it all */
+    }
+  };
+  const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
+  const notes = [
+    ...(swept.length ? [`removed what stopped Rightsize processes left on ${provider.name}: ${swept.join(', ')}`] : []),
+    ...(noReaper ? [`${noReaper}. If this process dies, the next Rightsize start removes its containers.`] : []),
+  ];
+  let images = new Map<string, AppImage>();
+  const warned = new Set<string>();
+  const session: Session = {
+    runId,
+    store: o.store,
+    provider,
+    limits,
+    ...(o.signal ? { signal: o.signal } : {}),
+    emit,
+    log,
+    started: (e) => {
+      emit({ type: 'run-started', runId, ...e });
+      for (const n of notes.splice(0)) log(n.startsWith('removed') ? 'info' : 'warn', n);
+    },
+    runCell: (cell, c) =>
+      runStoredCell(cell, {
+        store: o.store,
+        runId,
+        app: plan.apps.find((a) => a.name === cell.app)!,
+        image: images.get(cell.app)!,
+        provider,
+        ...plan.cellDefaults,
+        ...(o.signal ? { signal: o.signal } : {}),
+        ...(c.placementHint ? { placementHint: c.placementHint } : {}),
+        emit,
+        warned,
+        total: c.total,
+        etaSec: c.etaSec,
+      }),
+  };
+  let status: RunStatus = 'completed';
+  let error: string | undefined;
+  try {
+    images = await withBuildSignal(o.signal, () => buildImages(plan.apps, base, (line) => log('info', line)));
+    for (const image of images.values()) await provider.prepareImage(image.tag); // built here, shipped there
+    error = (await plan.run(session)) ?? undefined;
+    if (error) status = 'failed';
+  } catch (e) {
+    status = 'failed';
+    error = plan.errorOf ? plan.errorOf(e) : (e as Error).message;
+  }
+  if (o.signal?.aborted) [status, error] = ['cancelled', undefined];
+  // Whatever a cell could not remove (its engine stopped answering mid-cell) goes now.
+  await withTimeout(provider.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').then(
+    (gone) => gone.length && log('info', `removed what the run left on ${provider.name}: ${gone.join(', ')}`),
+    (e: Error) =>
+      log('warn', `could not remove what the run left on ${provider.name} (${e.message}); the next sweep removes it`),
+  );
+  await lease.release().catch(() => {}); // the reaper removes it if this fails
+  try {
+    plan.end?.(session, status, error);
+    if ('create' in plan.record) o.store.finishRun(runId, status, error ?? null);
+  } catch (e) {
+    // The store itself is failing: say so in the outcome; the next start marks the run interrupted.
+    status = 'failed';
+    error = `${error ? `${error}; ` : ''}the run's end could not be stored: ${(e as Error).message}`;
+  }
+  emit({ type: 'run-finished', runId, status, ...(error ? { error } : {}) });
+  return { runId, status, ...(error ? { error } : {}) };
+}
+
+/** The run row, new or claimed: a claimed run's owner becomes this process. */
+function record(store: Store, plan: SourcePlan, engine: EngineInfo): number {
+  if ('create' in plan.record) {
+    return store.createRun({
+      ...plan.record.create,
+      host: hostFacts(engine, plan.apps),
+      ownerSession: currentSession(),
+    });
+  }
+  const runId = plan.record.claim;
+  if (!store.claimRun(runId, currentSession()))
+    throw new Error(`Run ${runId} could not be taken: another process is running it, or it was deleted.`);
+  return runId;
+}
+
+export async function buildImages(
+  apps: AppDefinition[],
+  base: BaseImage,
+  onLog: (line: string) => void,
+): Promise<Map<string, AppImage>> {
+  const images = new Map<string, AppImage>();
+  // One per name, in the source's order.
+  for (const app of apps) images.set(app.name, await ensureAppImage(app, () => Promise.resolve(base), onLog));
+  return images;
+}

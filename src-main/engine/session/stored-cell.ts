@@ -1,0 +1,104 @@
+// One cell of a run, stored as it happens: shared by every source of cells (the grid, settling,
+// verification, an auto-size search), so a cell is recorded and announced the same way everywhere.
+import type { AppDefinition } from '../../apps/catalog.ts';
+import type { AppImage } from '../../docker/app-image.ts';
+import type { RunListener } from '../../model/events.ts';
+import type { CellConfig, CellResult } from '../../model/types.ts';
+import type { Provider, TargetSpec } from '../../providers/provider.ts';
+import type { Store } from '../../store/index.ts';
+import { runCell } from '../cell-runner.ts';
+
+export interface StoredCellContext {
+  store: Store;
+  runId: number;
+  app: AppDefinition;
+  image: AppImage;
+  placement: boolean;
+  timeoutSec: number;
+  signal?: AbortSignal;
+  /** Where the cell runs. */
+  provider: Provider;
+  /** The node the pool's slot gave this cell (or avoids), where the provider places by node. */
+  placementHint?: TargetSpec['placement'];
+  emit: RunListener;
+  /** Warnings already logged in this run (placement warnings would repeat for every cell). */
+  warned: Set<string>;
+  /** Cells planned, for the progress events. */
+  total: number;
+  /** The ETA for the events: before the cell (no argument), and after it given its wall time in seconds. */
+  etaSec: (wallSec?: number) => number;
+}
+
+/**
+ * One cell of a run, stored as it happens: the cell row, every sample, the result, and the events
+ * (cell-started, phases, samples, cell-finished). Shared by the matrix run and the auto-size search.
+ * Any error inside the cell (the store refusing a sample: disk full, a lock held past the busy
+ * timeout) stops this cell alone: its own signal aborts it, the cell runner tears its container
+ * down, and the cancel becomes a failure with the reason. Throws only when the run itself is gone.
+ */
+export async function runStoredCell(
+  cell: CellConfig,
+  c: StoredCellContext,
+): Promise<{ cellId: number; result: CellResult }> {
+  const { store, runId, emit } = c;
+  const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
+  const cellId = store.startCell(runId, cell);
+  emit({ type: 'cell-started', runId, cellId, index: cell.index, total: c.total, cell, etaSec: c.etaSec() });
+  const t0 = performance.now();
+  const cellAbort = new AbortController();
+  let cellError: string | undefined;
+  const failCell = (what: string, e: unknown): void => {
+    if (cellError) return;
+    cellError = `${what}: ${(e as Error)?.message ?? String(e)}`;
+    cellAbort.abort();
+  };
+  const startedAt = new Date().toISOString();
+  let result: CellResult;
+  try {
+    result = await runCell(cell, {
+      app: c.app,
+      image: c.image,
+      placement: c.placement,
+      timeoutSec: c.timeoutSec,
+      runId,
+      cellId,
+      provider: c.provider,
+      ...(c.placementHint ? { placementHint: c.placementHint } : {}),
+      signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
+      onSample: (sample) => {
+        if (cellError) return;
+        try {
+          store.addSamples(cellId, [sample]);
+        } catch (e) {
+          failCell('storing a sample failed', e);
+          return;
+        }
+        emit({ type: 'sample', runId, cellId, index: cell.index, sample });
+      },
+      onWarning: (w) => {
+        if (!c.warned.has(w)) log('warn', w);
+        c.warned.add(w);
+      },
+      onPhase: (phase) => emit({ type: 'cell-phase', runId, cellId, index: cell.index, phase }),
+    });
+  } catch (e) {
+    // The cell runner never throws for a cell's own problems; anything else is still this cell's failure.
+    result = {
+      config: cell,
+      status: 'failed',
+      failure: `engine error: ${(e as Error).message}`,
+      flags: [],
+      startedAt,
+      finishedAt: new Date().toISOString(),
+    };
+  }
+  if (cellError && !c.signal?.aborted) {
+    const { load: _partial, ...rest } = result; // a cut-short measurement is not a result
+    result = { ...rest, status: 'failed', failure: cellError };
+  }
+  if (!store.finishCell(cellId, result))
+    throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
+  const etaSec = c.etaSec((performance.now() - t0) / 1000);
+  emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: c.total, result, etaSec });
+  return { cellId, result };
+}

@@ -1,0 +1,54 @@
+// The pieces every table and section of the HTML report is built from. Everything that comes from
+// data goes through esc (names are user input).
+import { p99Short } from '../analysis/index.ts';
+import type { ConfigurationSummary, Verdict } from '../analysis/index.ts';
+import { fmtNum } from '../common/format.ts';
+import { escapeXml as esc } from './svg-chart.ts';
+
+export { esc };
+
+export const td = (s: string, num = false): string => `<td${num ? ' class="num"' : ''}>${s}</td>`;
+export const th = (s: string, num = false): string => `<th${num ? ' class="num"' : ''}>${s}</th>`;
+
+/** A table with its head row; `cls` its class, where it has one. */
+export const table = (head: string[], rows: string[], cls?: string): string =>
+  `<table${cls ? ` class="${cls}"` : ''}><thead><tr>${head.join('')}</tr></thead>` +
+  `<tbody>${rows.join('')}</tbody></table>`;
+
+export const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
+  kinds.map((f) => `<span class="flag" title="${esc(f.title)}">${esc(f.kind)}</span>`).join(' ');
+
+/** A line in grey under a cell's value. */
+export const muted = (s: string): string => `<span class="muted">${s}</span>`;
+
+// One repetition can still have an interval (batch means of its own seconds): say which kind it is.
+export function rpsCell(c: ConfigurationSummary): string {
+  const r = c.rps!;
+  if (!r.ci) return `${fmtNum(r.mean)} (n = 1)`;
+  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}${r.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}`;
+}
+
+export const p99Cell = (c: ConfigurationSummary): string => p99Short(c);
+
+export function verdictText(v: Verdict, others: number): string {
+  switch (v) {
+    case 'clear':
+      return 'clear (Welch’s t-test, Holm-corrected)';
+    case 'not-distinguishable':
+      return `not distinguishable from ${others} other${others === 1 ? '' : 's'}`;
+    case 'single-sample':
+      return 'no interval: means only';
+    case 'bottlenecked':
+      return 'not confident: the load generator or the host set the pace';
+    case 'only-one':
+      return 'only configuration';
+  }
+}
+
+/** A winner in one cell: who, the value with its interval, and how sure. */
+export const pickCell = (who: string, value: string, verdict: string): string =>
+  td(`${esc(who)}<br><span class="value">${value}</span><br>${muted(esc(verdict))}`);
+
+/** `<section id="…"><h2>title</h2>…</section>`; `attrs` (with its leading space) go on the section. */
+export const section = (id: string, title: string, body: string, attrs = ''): string =>
+  `<section id="${id}"${attrs}><h2>${title}</h2>${body}</section>`;

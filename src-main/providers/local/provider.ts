@@ -1,0 +1,121 @@
+// This machine's engine as a provider, like any other target: containers with real cgroup caps,
+// the target and its load threads on separate cores (planned here), the load in this process's
+// threads, readiness polled from here, and this host's CPU read for contention (host-busy flags).
+import os from 'node:os';
+import type Docker from 'dockerode';
+import { checkEngine, docker, type EngineInfo } from '../../docker/client.ts';
+import { TargetContainer } from '../../docker/containers.ts';
+import { planPlacement } from '../../docker/placement.ts';
+import { parseCpuList } from '../../common/cpu-list.ts';
+import { hostCpuSupported } from '../../load/host-cpu.ts';
+import { runLoad, type LoadCallbacks } from '../../load/runner.ts';
+import type { LoadPlan } from '../../load/protocol.ts';
+import { containerLabels, EngineProvider } from '../docker/provider.ts';
+import { containerTarget } from '../docker/target.ts';
+import type { LoadOutcome, Provider, ProviderCheck, ProvisionedTarget, TargetSpec } from '../provider.ts';
+
+/** The engine facts the provider needs: its cores and memory, and whether its bridge IPs route here. */
+export type LocalEngine = Pick<EngineInfo, 'bridgeRoutable' | 'cpus' | 'memoryBytes' | 'version'>;
+
+/** Cores and memory both this machine and its engine can give (Docker Desktop's VM may have fewer). */
+export function localCapacity(engine: Pick<EngineInfo, 'cpus' | 'memoryBytes'> | null): {
+  cores: number;
+  memoryBytes: number;
+} {
+  return {
+    cores: Math.min(os.cpus().length, engine?.cpus || Infinity),
+    memoryBytes: Math.min(os.totalmem(), engine?.memoryBytes || Infinity),
+  };
+}
+
+export class LocalEngineProvider extends EngineProvider implements Provider {
+  readonly kind = 'local' as const;
+  readonly name = 'local';
+  readonly client: Docker = docker();
+  /** Each target's load cores, by target id: its load threads run there. */
+  private readonly loadCpus = new Map<string, string>();
+  private engine?: LocalEngine;
+
+  /** `engine`: the facts when the caller has them; otherwise the engine is asked on first need. */
+  constructor(engine?: LocalEngine) {
+    super();
+    if (engine) this.engine = engine;
+  }
+
+  private async facts(): Promise<LocalEngine> {
+    return (this.engine ??= await checkEngine());
+  }
+
+  /** Read after a target was provisioned (the engine's facts are known by then). */
+  get hostCpu(): Provider['hostCpu'] {
+    return hostCpuSupported(Boolean(this.engine?.bridgeRoutable));
+  }
+
+  /** Always free: the lab lock, not this check, keeps two runs off this machine. */
+  async check(): Promise<ProviderCheck> {
+    let engine: LocalEngine;
+    try {
+      engine = await this.facts();
+    } catch (e) {
+      return { ok: false, problems: [(e as Error).message], nodes: [] };
+    }
+    const { cores, memoryBytes } = localCapacity(engine);
+    return {
+      ok: true,
+      problems: [],
+      nodes: [{ name: os.hostname(), cpus: cores, memoryBytes, free: true }],
+      version: engine.version,
+    };
+  }
+
+  /** Images are built on this engine: nothing to ship. */
+  async prepareImage(localTag: string): Promise<string> {
+    return localTag;
+  }
+
+  async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
+    const engine = await this.facts();
+    // Cores are pinned only here, where the load shares the machine with the target.
+    const place = planPlacement(spec.cpuMillis, localCapacity(engine).cores, Boolean(spec.pinCores));
+    const c = await TargetContainer.start(
+      {
+        image: spec.image,
+        launch: spec.launch,
+        port: spec.port,
+        env: spec.env,
+        cpuMillis: spec.cpuMillis,
+        memoryMb: spec.memoryMb,
+        // Docker Desktop: bridge IPs are behind its VM, so ports are published on 127.0.0.1.
+        publish: !engine.bridgeRoutable,
+        ...(place.targetCpus ? { cpuset: place.targetCpus } : {}),
+        labels: containerLabels(spec),
+      },
+      this.client,
+    );
+    if (place.loadCpus) this.loadCpus.set(c.id, place.loadCpus);
+    const cores = place.targetCpus
+      ? [...new Set([...parseCpuList(place.targetCpus), ...(place.loadCpus ? parseCpuList(place.loadCpus) : [])])]
+      : undefined;
+    return containerTarget(c, spec, {
+      local: true,
+      ...(cores ? { cores } : {}),
+      ...(place.warning ? { placementWarning: place.warning } : {}),
+      remove: async () => {
+        this.loadCpus.delete(c.id);
+        await c.remove();
+      },
+    });
+  }
+
+  /** The load in this process's threads, on the cores provision left it. */
+  async runLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks): Promise<LoadOutcome> {
+    const cpus = this.loadCpus.get(target.id);
+    return { result: await runLoad({ ...plan, ...(cpus ? { cpus } : {}) }, cb) };
+  }
+}
+
+/**
+ * This machine's engine as a provider: the process's one Docker client (DOCKER_HOST honoured, the
+ * one address rule of docker/client.ts). Given the engine's facts, or asks the engine for them.
+ */
+export const localProvider = (engine?: LocalEngine): LocalEngineProvider => new LocalEngineProvider(engine);
