@@ -39,8 +39,6 @@ export const scopeKey = (c: CellConfig): string =>
 export const configurationKey = (c: CellConfig): string =>
   JSON.stringify([c.app, c.requests?.name ?? null, c.mode, c.workers, c.cpuMillis, c.memoryMb, ...loadParts(c.load)]);
 
-// CPU and memory are said the same way everywhere (common/resource-labels.ts).
-export { cpuLabel, memLabel, pairLabel } from '../common/resource-labels.ts';
 export const loadLabel = (l: CellLoad): string =>
   l.model === 'closed'
     ? `${l.connections} connections`

@@ -5,7 +5,6 @@ export {
   groupBy,
   failedAndAttempts,
   workloadKey,
-  pairLabel,
   loadLabel,
   workloadLabel,
   cellGoodput,
@@ -15,6 +14,7 @@ export {
   NO_INTERVAL_NOTE,
   MAX_ERROR_PCT,
 } from './group.ts';
+export { cpuLabel, exactCpu, memLabel, pairLabel } from '../common/resource-labels.ts';
 export { candidatesOf, comparePick, withinMargin } from './decide.ts';
 export {
   who,

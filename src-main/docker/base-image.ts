@@ -57,7 +57,8 @@ export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage
   if (pulled === true) return ensureOfficial(nodeImage, opts.onLog);
   if (strategy === 'official') {
     throw new Error(
-      `The official image ${nodeImage} is not present and could not be pulled (${pulled}). Use --base offline or pull it first.`,
+      `The official image ${nodeImage} is not present and could not be pulled (${pulled}). ` +
+        'Use --base offline or pull it first.',
     );
   }
   opts.onLog?.(`${nodeImage} unavailable (${pulled}); building an offline base from this machine's Node.js`);
@@ -132,7 +133,8 @@ function offlineContext(): Promise<BuildContext> {
 async function makeOfflineContext(): Promise<BuildContext> {
   if (process.platform !== 'linux') {
     throw new Error(
-      `An offline base image needs a Linux host (its node binary goes into the image). Pull ${defaultNodeImage()} first, or set RIGHTSIZE_NODE_IMAGE to a Node.js image you have.`,
+      'An offline base image needs a Linux host (its node binary goes into the image). ' +
+        `Pull ${defaultNodeImage()} first, or set RIGHTSIZE_NODE_IMAGE to a Node.js image you have.`,
     );
   }
   const node = hostNodeBinary();

@@ -10,7 +10,8 @@ export class DockerUnavailableError extends Error {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(
       `Cannot reach the Docker engine at ${target} (${why}). ` +
-        'Start Docker (Linux: `sudo systemctl start docker` or `sudo dockerd &`; macOS/Windows: open Docker Desktop), ' +
+        'Start Docker (Linux: `sudo systemctl start docker` or `sudo dockerd &`; ' +
+        'macOS/Windows: open Docker Desktop), ' +
         'or point DOCKER_HOST at a running engine, then try again.',
     );
     this.name = 'DockerUnavailableError';

@@ -30,7 +30,9 @@ export function planPlacement(cpuMillis: number, hostCores: number, enabled: boo
   const need = Math.ceil(cpuMillis / 1000);
   if (need + 1 > hostCores) {
     return {
-      warning: `core placement off: the target needs ${need} core(s) and the load generator one more, but this host has ${hostCores}; both share cores and results are pessimistic`,
+      warning:
+        `core placement off: the target needs ${need} core(s) and the load generator one more, ` +
+        `but this host has ${hostCores}; both share cores and results are pessimistic`,
     };
   }
   const free = hostCores - need;

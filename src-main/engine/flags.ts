@@ -42,14 +42,18 @@ export function cellFlags(
       const pct = all > 0 ? (failed / all) * 100 : 100;
       flags.push({
         kind: 'errors',
-        reason: `${failed} failed requests (${pct.toFixed(2)} %): ${load.errors} errors, ${load.timeouts} timeouts, ${load.non2xx} with an unexpected status`,
+        reason:
+          `${failed} failed requests (${pct.toFixed(2)} %): ` +
+          `${load.errors} errors, ${load.timeouts} timeouts, ${load.non2xx} with an unexpected status`,
       });
     }
   }
   if (stats && load && load.measuredSec > 0 && stats.throttledMs / (load.measuredSec * 1000) > THROTTLE_SHARE) {
     flags.push({
       kind: 'throttled',
-      reason: `CPU throttled for ${Math.round(stats.throttledMs)} ms of ${Math.round(load.measuredSec * 1000)} ms by its cap`,
+      reason:
+        `CPU throttled for ${Math.round(stats.throttledMs)} ms ` +
+        `of ${Math.round(load.measuredSec * 1000)} ms by its cap`,
     });
   }
   const steady = load?.perSecondRps ? stationarity(load.perSecondRps) : undefined;
@@ -63,11 +67,16 @@ export function cellFlags(
 
 function hostBusyReason(h: HostContention): string | undefined {
   const burst = h.perSecondOtherPct.filter((p) => p > 2 * HOST_BUSY_PCT);
-  const where = `core${h.cores.includes('-') || h.cores.includes(',') ? 's' : ''} ${h.cores} (the target's and the load's)`;
+  const plural = h.cores.includes('-') || h.cores.includes(',') ? 's' : '';
+  const where = `core${plural} ${h.cores} (the target's and the load's)`;
   if (h.otherPct > HOST_BUSY_PCT)
     return `other processes took ${Math.round(h.otherPct)} % of ${where} while it measured`;
   if (burst.length >= HOST_BUSY_BURST_SEC) {
-    return `other processes took over ${2 * HOST_BUSY_PCT} % of ${where} in ${burst.length} of ${h.perSecondOtherPct.length} measured seconds (up to ${Math.round(Math.max(...burst))} %)`;
+    return (
+      `other processes took over ${2 * HOST_BUSY_PCT} % of ${where} ` +
+      `in ${burst.length} of ${h.perSecondOtherPct.length} measured seconds ` +
+      `(up to ${Math.round(Math.max(...burst))} %)`
+    );
   }
   return undefined;
 }

@@ -134,7 +134,9 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
       problems: [
         {
           path: '(matrix)',
-          message: `should be an object ({"apps": […], "cpuMillicores": […], "memoryMb": […], "workers": […], "modes": […]}), not ${describeValue(input)}.`,
+          message:
+            'should be an object ({"apps": […], "cpuMillicores": […], "memoryMb": […], ' +
+            `"workers": […], "modes": […]}), not ${describeValue(input)}.`,
         },
       ],
     };
@@ -151,7 +153,9 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
         problems: [
           {
             path: '(matrix)',
-            message: `${cells} cells is more than ${LARGE_MATRIX_CELLS}: confirm to run it (CLI --yes, JSON "confirmLarge": true)`,
+            message:
+              `${cells} cells is more than ${LARGE_MATRIX_CELLS}: ` +
+              'confirm to run it (CLI --yes, JSON "confirmLarge": true)',
           },
         ],
       };
@@ -236,12 +240,14 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
     else if (threads > host.cores)
       bad(
         'load.threads',
-        `${threads} load threads is more than this host's ${host.cores} cores: each thread needs a core of its own to keep up`,
+        `${threads} load threads is more than this host's ${host.cores} cores: ` +
+          'each thread needs a core of its own to keep up',
       );
     else if (threads > fewest)
       bad(
         'load.threads',
-        `${threads} load threads is more than the ${fewest} connection${fewest === 1 ? '' : 's'} to share among them: every thread needs at least one connection`,
+        `${threads} load threads is more than the ${fewest} connection${fewest === 1 ? '' : 's'} ` +
+          'to share among them: every thread needs at least one connection',
       );
   }
   const { durationSec: d, warmupSec: w, repetitions: r, timeoutSec: t, recycleRssMb: rss } = m;

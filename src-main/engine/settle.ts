@@ -73,7 +73,8 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
     if (!s.settleable) {
       ctx.log(
         'info',
-        `the answer is undecided between ${names} on ${s.label}, and more repetitions cannot decide it (a lower bound is in the way): ${s.decideBy.join('; ')}`,
+        `the answer is undecided between ${names} on ${s.label}, ` +
+          `and more repetitions cannot decide it (a lower bound is in the way): ${s.decideBy.join('; ')}`,
       );
       return { ...out, result: 'bound' };
     }
@@ -82,14 +83,18 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
     if (round.length === 0 || out.usedSec + roundSec > budgetSec + 1e-9) {
       ctx.log(
         'info',
-        `still undecided between ${names} on ${s.label}: the settling budget (${fmtDuration(budgetSec)}, ${ctx.matrix.settleBudgetPct} % of the grid) ${out.rounds ? 'is spent' : 'is smaller than one round'} (${fmtDuration(roundSec)} a round)`,
+        `still undecided between ${names} on ${s.label}: ` +
+          `the settling budget (${fmtDuration(budgetSec)}, ${ctx.matrix.settleBudgetPct} % of the grid) ` +
+          `${out.rounds ? 'is spent' : 'is smaller than one round'} (${fmtDuration(roundSec)} a round)`,
       );
       return { ...out, result: 'budget' };
     }
     out.rounds++;
     ctx.announce(
       'settle',
-      `undecided between ${names} on ${s.label}: settling round ${out.rounds}, one more repetition of each in a shuffled order (${fmtDuration(out.usedSec + roundSec)} of a ${fmtDuration(budgetSec)} budget)`,
+      `undecided between ${names} on ${s.label}: settling round ${out.rounds}, ` +
+        'one more repetition of each in a shuffled order ' +
+        `(${fmtDuration(out.usedSec + roundSec)} of a ${fmtDuration(budgetSec)} budget)`,
       round.length,
     );
     // Interleaved and shuffled, seeded so the run can be repeated exactly.

@@ -169,10 +169,12 @@ export function planVerification(
   const sizing = rec.sizing?.find((s) => s.key === key);
   const ceilingMb = Math.max(c.memoryMb, sizing?.memory.referenceMb ?? c.memoryMb);
   const rule = recommendedMemoryLimitMb(rec, key);
+  const limitBasis =
+    sizing?.memory.limitFrom === 'matrix' ? 'the smallest clean cap' : 'peak × 1.25, rounded up to 32 MB';
   const ruleBasis =
     rule === null
       ? `the ${c.memoryMb} MB cap it was measured under (no peak recorded)`
-      : `the answer's memory limit for it (${sizing?.memory.limitFrom === 'matrix' ? 'the smallest clean cap' : 'peak × 1.25, rounded up to 32 MB'})`;
+      : `the answer's memory limit for it (${limitBasis})`;
   const ruleMb = rule ?? c.memoryMb;
   const kinds = SNIPPET_KINDS.filter((k) => canVerify(k, c));
   const start: VerifyPlan['start'] = {};
@@ -188,7 +190,8 @@ export function planVerification(
       memoryMb: mb,
       basis:
         extra !== null
-          ? `${ruleBasis} plus PM2's own memory measured in PM2 mode (its PM2 twin peaked ${Math.round(extra)} MB higher)`
+          ? `${ruleBasis} plus PM2's own memory measured in PM2 mode ` +
+            `(its PM2 twin peaked ${Math.round(extra)} MB higher)`
           : `${ruleBasis} plus one more process's share for PM2's daemon (the matrix ran no PM2 twin to measure it)`,
     };
   }

@@ -72,7 +72,10 @@ function verdictWords(j: VerifyJudgement): string {
   if (j.pass === null) return `did not finish (${j.reasons.join(', ')})`;
   if (!j.pass) return `failed: ${j.reasons.join('; ')}`;
   const mb = j.peakBytes !== null ? `, peak ${Math.round(j.peakBytes / 2 ** 20)} MB` : '';
-  return `passed: no OOM kill, no restart, goodput ${Math.round(j.goodput ?? 0).toLocaleString('en-US')} req/s (matrix ${Math.round(j.goodputCheck?.expected ?? 0).toLocaleString('en-US')}), p99 ${((j.p99Us ?? 0) / 1000).toFixed(2)} ms${mb}`;
+  const goodput = Math.round(j.goodput ?? 0).toLocaleString('en-US');
+  const expected = Math.round(j.goodputCheck?.expected ?? 0).toLocaleString('en-US');
+  const p99 = ((j.p99Us ?? 0) / 1000).toFixed(2);
+  return `passed: no OOM kill, no restart, goodput ${goodput} req/s (matrix ${expected}), p99 ${p99} ms${mb}`;
 }
 
 /**
@@ -118,9 +121,11 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
     if (!pending.length) break;
     const groups = groupKinds(pending.map((s) => ({ kind: s.kind, settings: settingsOf(s) })));
     const first = ran === 0;
+    const asDeployed = groups.map((g) => `${kindsWords(g.kinds)} as ${settingsWords(g.settings)}`).join('; ');
     ctx.announce(
       'verify',
-      `${plan.label} ${first ? '' : 'again, '}exactly as the snippets deploy it: ${groups.map((g) => `${kindsWords(g.kinds)} as ${settingsWords(g.settings)}`).join('; ')} (${plan.durationSec} s each)`,
+      `${plan.label} ${first ? '' : 'again, '}exactly as the snippets deploy it: ` +
+        `${asDeployed} (${plan.durationSec} s each)`,
       groups.length,
     );
     for (const g of groups) {
@@ -135,7 +140,9 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
       const result = await ctx.runCell(cell);
       ran++;
       const j = judgeVerifyCell(result, cell.verify!);
-      const line = `verify: ${kindsWords(g.kinds)} attempt ${attempt}${final ? ' (last)' : ''}, ${settingsWords(g.settings)}: ${verdictWords(j)}`;
+      const line =
+        `verify: ${kindsWords(g.kinds)} attempt ${attempt}${final ? ' (last)' : ''}, ` +
+        `${settingsWords(g.settings)}: ${verdictWords(j)}`;
       ctx.log(j.pass ? 'info' : 'warn', line);
       if (j.pass === null) {
         stopped = true;
@@ -160,7 +167,14 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
   const summary = plan.kinds
     .map((k) => {
       const v = verification?.kinds[k];
-      return `${KIND_NAMES[k]} ${v ? (v.state === 'verified' ? `verified at ${v.settings!.memoryMb} MB` : v.state === 'fallback' ? `not verified, falls back to the ${v.settings!.memoryMb} MB cap` : 'unfinished') : 'not run'}`;
+      const state = !v
+        ? 'not run'
+        : v.state === 'verified'
+          ? `verified at ${v.settings!.memoryMb} MB`
+          : v.state === 'fallback'
+            ? `not verified, falls back to the ${v.settings!.memoryMb} MB cap`
+            : 'unfinished';
+      return `${KIND_NAMES[k]} ${state}`;
     })
     .join(', ');
   ctx.announce('verify', `${plan.label} done: ${summary}`, 0);

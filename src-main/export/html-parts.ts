@@ -25,7 +25,8 @@ export const muted = (s: string): string => `<span class="muted">${s}</span>`;
 export function rpsCell(c: ConfigurationSummary): string {
   const r = c.rps!;
   if (!r.ci) return `${fmtNum(r.mean)} (n = 1)`;
-  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}${r.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : ''}`;
+  const batch = r.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : '';
+  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}${batch}`;
 }
 
 export const p99Cell = (c: ConfigurationSummary): string => p99Short(c);

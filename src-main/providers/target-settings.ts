@@ -56,7 +56,10 @@ export function registryProblem(registry: string): string | undefined {
   if (registry.includes('@'))
     return `has a login in it. ${SECRET_ADVICE} Give the login in a Docker config.json (--registry-auth FILE).`;
   if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/.test(registry)) {
-    return `"${registry}" is not a registry an image can be tagged under: give host[:port][/path] in lower case, e.g. registry.example.com/rightsize or localhost:5000.`;
+    return (
+      `"${registry}" is not a registry an image can be tagged under: ` +
+      'give host[:port][/path] in lower case, e.g. registry.example.com/rightsize or localhost:5000.'
+    );
   }
   return undefined;
 }
@@ -77,7 +80,8 @@ export function secretIn(text: string): string | undefined {
 }
 
 export const SECRET_ADVICE =
-  'Rightsize never stores keys, certificates or tokens in its database, only the path of the file that holds them: save it to a file (readable only by you) and give that path.';
+  'Rightsize never stores keys, certificates or tokens in its database, only the path of the file that holds them: ' +
+  'save it to a file (readable only by you) and give that path.';
 
 // ---- URLs and files ------------------------------------------------------------------------------
 
@@ -89,7 +93,10 @@ export function engineUrlProblem(url: string, o: { tls?: boolean; sshKey?: boole
   try {
     u = new URL(url);
   } catch {
-    return `"${url}" is not an engine URL: give tcp://host:2375, tcp://host:2376 with a TLS folder, ssh://user@host or unix:///path/to/docker.sock.`;
+    return (
+      `"${url}" is not an engine URL: ` +
+      'give tcp://host:2375, tcp://host:2376 with a TLS folder, ssh://user@host or unix:///path/to/docker.sock.'
+    );
   }
   const proto = u.protocol.replace(/:$/, '');
   if (!PROTOCOLS.includes(proto)) {
@@ -97,7 +104,8 @@ export function engineUrlProblem(url: string, o: { tls?: boolean; sshKey?: boole
     const near = PROTOCOLS.map((p) => ({ p, d: distance(proto, p) })).sort((a, b) => a.d - b.d)[0]!;
     const guess =
       proto === 'http' || proto === 'https' ? 'tcp' : (closest(proto, PROTOCOLS) ?? (near.d <= 2 ? near.p : undefined));
-    return `"${proto}://" engines are not supported: use unix://, tcp:// or ssh://.${guess ? ` Did you mean "${url.replace(/^[^:]+:/, `${guess}:`)}"?` : ''}`;
+    const suggestion = guess ? ` Did you mean "${url.replace(/^[^:]+:/, `${guess}:`)}"?` : '';
+    return `"${proto}://" engines are not supported: use unix://, tcp:// or ssh://.${suggestion}`;
   }
   if (u.password)
     return `has a password in it. ${SECRET_ADVICE} For ssh, give a key file (--ssh-key) or use the ssh agent.`;

@@ -26,7 +26,8 @@ export class UnknownTargetError extends Error {
     readonly known: readonly string[],
   ) {
     super(
-      `There is no target named "${target}".${didYouMean(target, known)} Targets: ${known.join(', ')}. Add one with \`rightsize targets add\`.`,
+      `There is no target named "${target}".${didYouMean(target, known)} Targets: ${known.join(', ')}. ` +
+        'Add one with `rightsize targets add`.',
     );
     this.name = 'UnknownTargetError';
   }
@@ -50,7 +51,8 @@ export function resolveTarget(store: Store, name: string | undefined): ResolvedT
   const parsed = TargetInputSchema.safeParse({ name: stored.name, kind: stored.kind, settings: stored.settings });
   if (!parsed.success)
     throw new UnreadableTargetError(
-      `The saved target "${name}" cannot be read by this Rightsize (${parsed.error.issues[0]?.message ?? 'unknown settings'}): remove it and add it again.`,
+      `The saved target "${name}" cannot be read by this Rightsize ` +
+        `(${parsed.error.issues[0]?.message ?? 'unknown settings'}): remove it and add it again.`,
     );
   return parsed.data;
 }
@@ -71,7 +73,8 @@ export function checkLines(c: TargetCheck): string[] {
 function summarize(c: ProviderCheck): string {
   const free = c.nodes.filter((n) => n.free).length;
   const facts = c.nodes.length
-    ? `${c.nodes.length} node${c.nodes.length === 1 ? '' : 's'}, ${free} free${c.version ? ` (version ${c.version})` : ''}`
+    ? `${c.nodes.length} node${c.nodes.length === 1 ? '' : 's'}, ` +
+      `${free} free${c.version ? ` (version ${c.version})` : ''}`
     : 'no node answered';
   const n = c.problems.length;
   return c.ok ? `ok: ${facts}` : `not ready: ${facts}; ${n || 'a'} problem${n > 1 ? 's' : ''}`;

@@ -130,7 +130,9 @@ export async function validateTarget(input: unknown, o: ValidateOptions): Promis
     else if (o.taken.includes(name))
       problems.push({
         path: 'name',
-        message: `a target named "${name}" is saved already: remove it first (rightsize targets rm ${name}) or choose another name.`,
+        message:
+          `a target named "${name}" is saved already: ` +
+          `remove it first (rightsize targets rm ${name}) or choose another name.`,
       });
   }
   if (!parsed.success || problems.length) return { ok: false, problems };

@@ -118,7 +118,7 @@ describe('the Builder’s Auto-size mode', () => {
   it('keeps a CPU or memory range in order when one end is dragged or typed past the other', async () => {
     await openAutoSize();
     await input('size-cpu-min', '1500');
-    expect(screen.getByTestId('size-cpu-max-value').textContent).toBe('1.50 CPU');
+    expect(screen.getByTestId('size-cpu-max-value').textContent).toBe('1.5 CPUs');
     await input('size-memory-max', '64');
     expect((screen.getByTestId('size-memory-min-input') as HTMLInputElement).value).toBe('64');
     await vi.waitFor(() => expect(lastSpec()).toMatchObject({ bounds: { cpuMillis: { min: 1500, max: 1500 }, memoryMb: { min: 64, max: 64 } } }));

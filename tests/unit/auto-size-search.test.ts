@@ -66,7 +66,7 @@ describe('auto-size search', () => {
     expect(gridCellsOf(s)).toBe(15 * 29 * 2);
     expect(probes.length).toBeLessThanOrEqual(12);
     expect(result.words).toMatch(/cluster × 1 worker, 625m CPU, 128 MB is the cheapest configuration that meets p99 ≤ 50 ms at 200 req\/s/);
-    expect(result.words).toMatch(/One step less CPU \(500m CPU\) does not/);
+    expect(result.words).toMatch(/One step less CPU \(0\.5 CPU\) does not/);
     expect(result.words).toMatch(new RegExp(`${probes.length} cells instead of the 870`));
   });
 
@@ -127,7 +127,7 @@ describe('auto-size search', () => {
     const { result, steps } = await run(s, world);
     expect(result.found).toMatchObject({ workers: 2, cpuMillis: 500 });
     expect(steps.filter((x) => x.workers === 2 && x.cpuMillis === 2000)).toHaveLength(MAX_TRIES);
-    expect(steps.find((x) => x.workers === 2 && x.cpuMillis === 625)!.reason).toMatch(/can 2 worker\(s\) match 750m CPU, the cheapest meeting so far/);
+    expect(steps.find((x) => x.workers === 2 && x.cpuMillis === 625)!.reason).toMatch(/can 2 worker\(s\) match 0\.75 CPU, the cheapest meeting so far/);
   });
 
   it('a repeat that decides ends the repeats', async () => {

@@ -177,7 +177,7 @@ describe('an auto-size run answers and deploys what its search found', () => {
 
   it('names the found configuration with the objective and rate; no knee in the words', () => {
     expect(rec.search).toMatchObject({ status: 'found', found: FOUND, objective: 'p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %' });
-    expect(rec.words[0]).toBe('Auto-size answer: cluster × 2 workers, 750m CPU, 160 MB (hello) is the cheapest configuration the search found meeting p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 % (5 cells instead of the 64 of a full grid).');
+    expect(rec.words[0]).toBe('Auto-size answer: cluster × 2 workers, 0.75 CPU, 160 MB (hello) is the cheapest configuration the search found meeting p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 % (5 cells instead of the 64 of a full grid).');
     expect(rec.words[1]).toBe(r.search!.words);
     expect(rec.words.join(' ')).not.toMatch(/fewest workers|the knee of|knee \(/i);
     expect(rec.sizing!.filter((s) => s.recommended).map((s) => s.label)).toEqual([rec.configurations.find((c) => c.key === rec.search!.foundKey)!.label]);
@@ -211,7 +211,7 @@ describe('an auto-size run answers and deploys what its search found', () => {
     const d = recommendedDeploy(rec)!;
     expect(html).toContain('<section id="search" data-status="found">');
     expect(html).toContain('Objective of the auto-size search: p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %.');
-    expect(html).toContain('Found: <b>cluster × 2 workers, 750m CPU, 160 MB</b>.');
+    expect(html).toContain('Found: <b>cluster × 2 workers, 0.75 CPU, 160 MB</b>.');
     expect(html).not.toContain('id="winners"');
     for (const k of SNIPPET_KINDS) expect(html).toContain(`<pre class="snippet" data-kind="${k}">${escapeXml(deploySnippet(k, d))}</pre>`);
   });
@@ -232,7 +232,7 @@ describe('an auto-size run answers and deploys what its search found', () => {
 
   it('an undecided search deploys nothing either, and says so', () => {
     const u = recommend({ ...searchRun('undecided', null), search: { ...searchRun('undecided', null).search!, bestSoFar: FOUND } });
-    expect(u.words[0]).toMatch(/^Auto-size answer: undecided — .*; cluster × 2 workers, 750m CPU, 160 MB met it, but cheaper ones were not ruled out\. There is no answer to deploy\.$/);
+    expect(u.words[0]).toMatch(/^Auto-size answer: undecided — .*; cluster × 2 workers, 0\.75 CPU, 160 MB met it, but cheaper ones were not ruled out\. There is no answer to deploy\.$/);
     expect(recommendedDeploy(u)).toBeNull();
     expect(nothingToDeploy(u)).toMatch(/the search could not decide/);
   });
@@ -288,7 +288,7 @@ describe('rightsize report RUN --emit on an auto-size run', () => {
     expect(spec.resources).toEqual({ requests: { cpu: '750m', memory: '160Mi' }, limits: { cpu: '750m', memory: '160Mi' } });
     expect(kubernetesContainerProblems(spec as unknown as Record<string, unknown>)).toEqual([]);
     const text = await cli(['--db', db, 'report', '1']);
-    expect(text.stdout).toContain('Auto-size answer: cluster × 2 workers, 750m CPU, 160 MB (hello) is the cheapest configuration the search found');
+    expect(text.stdout).toContain('Auto-size answer: cluster × 2 workers, 0.75 CPU, 160 MB (hello) is the cheapest configuration the search found');
 
     const none = dbWithSearch('none', null, PATH.slice(0, 3).map((p) => ({ ...p, outcome: 'misses' })));
     const bad = await cli(['--db', none, 'report', '1', '--emit', 'compose']);

@@ -472,7 +472,7 @@ describe('verifyAnswer (engine/verify.ts) with a fake cell runner', () => {
       expect(ran[2]!.verify!.basis).toMatch(/^stepped up from 96 MB \(3 restarts/);
       expect(out.verification!.kinds.pm2).toMatchObject({ state: 'verified', settings: { memoryMb: 160 } });
       expect(out.verification!.kinds.compose).toMatchObject({ state: 'verified', settings: { memoryMb: 64 } });
-      expect(said.filter((l) => l.startsWith('warn: verify: PM2 attempt 1, pm2 × 1, 1000m CPU, 96 MB'))).toHaveLength(1);
+      expect(said.filter((l) => l.startsWith('warn: verify: PM2 attempt 1, pm2 × 1, 1 CPU, 96 MB'))).toHaveLength(1);
       expect(said[said.length - 1]).toBe('announce: hello cluster×1 1000m/256MB c20 done: PM2 verified at 160 MB, Kubernetes verified at 64 MB, Compose verified at 64 MB');
       // The stored run reads back the same: the report's snippets carry it.
       const back = store.getRun(runId)!;

@@ -103,7 +103,8 @@ export function judge(cells: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo'
   const clean = finished.filter((c) => taintOf(c) === null);
   const setAside = finished.length - clean.length;
   const asideNote = setAside
-    ? `; ${setAside} cell(s) set aside: ${[...new Set(finished.map(taintOf).filter(Boolean))].join(', ')} — not ranked as clean`
+    ? `; ${setAside} cell(s) set aside: ` +
+      `${[...new Set(finished.map(taintOf).filter(Boolean))].join(', ')} — not ranked as clean`
     : '';
 
   if (finished.length === 0) {
@@ -136,13 +137,15 @@ export function judge(cells: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo'
   if (v.outcome === 'meets' && !unstable)
     return {
       ...v,
-      detail: `${v.detail}; measured under ${taints}: contention can only have raised latency, so it meets all the same`,
+      detail:
+        `${v.detail}; measured under ${taints}: ` + 'contention can only have raised latency, so it meets all the same',
     };
+  const seems = v.outcome === 'meets' ? 'would meet' : v.outcome === 'misses' ? 'seems to miss' : 'undecided';
   return {
     ...v,
     outcome: 'undecided',
     repeat: true,
-    detail: `${v.outcome === 'meets' ? 'would meet' : v.outcome === 'misses' ? 'seems to miss' : 'undecided'} (${v.detail}), but under ${taints}: not judged as the server's; repeating`,
+    detail: `${seems} (${v.detail}), but under ${taints}: not judged as the server's; repeating`,
   };
 }
 
@@ -163,11 +166,13 @@ function verdict(
   const goodMean = mean(clean.map((c) => c.goodput ?? 0));
   const floor = RATE_SHORTFALL * spec.rate;
   const limitUs = spec.slo.p99Ms * 1000;
+  const limitText = fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2);
   const p99Ms = p99 ? { mean: p99.mean / 1000, low: p99.low / 1000, high: p99.high / 1000 } : null;
   const j = { p99Ms, peakBytes };
   const n = clean.length > 1 ? ` over ${clean.length} cells` : '';
   const p99Text = p99
-    ? `per-second p99 ${ms(p99.low)}–${ms(p99.high)} (95 % interval of their geometric mean, ${p99.batches} batches${n}), whole-cell p99 ${ms(wholeP99Us)}`
+    ? `per-second p99 ${ms(p99.low)}–${ms(p99.high)} ` +
+      `(95 % interval of their geometric mean, ${p99.batches} batches${n}), whole-cell p99 ${ms(wholeP99Us)}`
     : `p99 ${ms(wholeP99Us)} (too few seconds for an interval)`;
   const rateText = `${fmtNum(goodMean)} of ${fmtNum(spec.rate)} req/s`;
   const shortBy = clean.some((c) => c.shortfallBy === 'server')
@@ -205,27 +210,27 @@ function verdict(
       ...j,
       outcome: 'misses',
       repeat: false,
-      detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}`,
+      detail: `${p99Text} > ${limitText} ms limit; ${rateText}`,
     };
   if (!p99 && wholeP99Us > limitUs)
     return {
       ...j,
       outcome: 'misses',
       repeat: false,
-      detail: `${p99Text} > ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit; ${rateText}`,
+      detail: `${p99Text} > ${limitText} ms limit; ${rateText}`,
     };
   if (p99 && p99.high <= limitUs && wholeP99Us <= limitUs && goodMean >= floor) {
     return {
       ...j,
       outcome: 'meets',
       repeat: false,
-      detail: `${p99Text} ≤ ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms; ${rateText}, ${pct(errorPct)} failed`,
+      detail: `${p99Text} ≤ ${limitText} ms; ${rateText}, ${pct(errorPct)} failed`,
     };
   }
   const why =
     goodMean < floor
       ? `the rate interval straddles ${fmtNum(floor)} req/s (${rateText})`
-      : `${p99Text}: the interval reaches across the ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms limit`;
+      : `${p99Text}: the interval reaches across the ${limitText} ms limit`;
   return { ...j, outcome: 'undecided', repeat: true, detail: `${why}` };
 }
 

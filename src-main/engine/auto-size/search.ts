@@ -71,8 +71,10 @@ export class SearchStopped extends Error {
 class BudgetSpent extends Error {}
 
 /** "cluster × 2 workers, 0.75 CPU, 256 MB". */
-export const configLabel = (c: Config): string =>
-  `${c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
+export const configLabel = (c: Config): string => {
+  const shape = c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`;
+  return `${shape}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
+};
 
 /** The memory limit for a measured peak: the analysis rule, inside the bounds, on the search's memory steps. */
 export function memoryForPeak(peakBytes: number | null, spec: Pick<SizeSpec, 'bounds' | 'memoryStepMb'>): number {
@@ -120,7 +122,9 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
   const cpus = steps(spec.bounds.cpuMillis.min, spec.bounds.cpuMillis.max, spec.cpuStepMillis);
   const memMax = spec.bounds.memoryMb.max;
   const { shapes, skipped } = shapesOf(spec);
-  const objective = `p99 ≤ ${fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2)} ms at ${fmtNum(spec.rate)} req/s with ≤ ${fmtNum(spec.slo.maxErrorPct, spec.slo.maxErrorPct % 1 === 0 ? 0 : 2)} % errors`;
+  const p99Limit = fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2);
+  const errorLimit = fmtNum(spec.slo.maxErrorPct, spec.slo.maxErrorPct % 1 === 0 ? 0 : 2);
+  const objective = `p99 ≤ ${p99Limit} ms at ${fmtNum(spec.rate)} req/s with ≤ ${errorLimit} % errors`;
   let cells = 0;
   const undecided: Config[] = [];
   const candidates: Candidate[] = [];
@@ -175,7 +179,8 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       const j0 = await decide(
         top,
         best
-          ? `can ${shape.workers} worker(s) match ${exactCpu(cpus[best.idx]!)}, the cheapest meeting so far, or do better?`
+          ? `can ${shape.workers} worker(s) match ${exactCpu(cpus[best.idx]!)}, ` +
+              'the cheapest meeting so far, or do better?'
           : `the most CPU the bounds allow: can anything meet ${objective}?`,
       );
       if (j0.outcome !== 'meets') {
@@ -188,10 +193,8 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       let below: Candidate['below'] = null;
       while (hi - lo > 1) {
         const mid = Math.floor((lo + hi) / 2);
-        const j = await decide(
-          at(shape, mid),
-          `bisect the CPU cap: ${lo < 0 ? `nothing below ${cpus[hi]}m tried yet` : `${cpus[lo]}m does not meet`}, ${cpus[hi]}m meets`,
-        );
+        const under = lo < 0 ? `nothing below ${cpus[hi]}m tried yet` : `${cpus[lo]}m does not meet`;
+        const j = await decide(at(shape, mid), `bisect the CPU cap: ${under}, ${cpus[hi]}m meets`);
         if (j.outcome === 'meets') [hi, hiJ] = [mid, j];
         else [lo, below] = [mid, { cpuMillis: cpus[mid]!, judgement: j }];
       }
@@ -214,18 +217,25 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
   } catch (e) {
     if (!(e instanceof BudgetSpent)) throw e;
     const so = metSoFar;
+    const soFar = so
+      ? `The cheapest configuration meeting ${objective} so far is ${configLabel(so)}; ` +
+        'cheaper ones were not ruled out.'
+      : `No configuration met ${objective} so far.`;
     return {
       status: 'undecided',
       found: null,
       bestSoFar: so,
-      words: `Stopped after ${cells} cells (the budget, maxCells ${spec.maxCells}) before the search could finish. ${so ? `The cheapest configuration meeting ${objective} so far is ${configLabel(so)}; cheaper ones were not ruled out.` : `No configuration met ${objective} so far.`} Raise maxCells, or narrow the bounds.`,
+      words:
+        `Stopped after ${cells} cells (the budget, maxCells ${spec.maxCells}) before the search could finish. ` +
+        `${soFar} Raise maxCells, or narrow the bounds.`,
     };
   }
 
   const notes: string[] = [];
   if (undecided.length)
     notes.push(
-      `${undecided.length} configuration(s) stayed undecided after ${MAX_TRIES} cells and were counted as not meeting (${undecided.map(configLabel).join('; ')})`,
+      `${undecided.length} configuration(s) stayed undecided after ${MAX_TRIES} cells ` +
+        `and were counted as not meeting (${undecided.map(configLabel).join('; ')})`,
     );
   if (skipped.length) notes.push(`worker counts ${skipped.join(', ')} (more than the CPUs + 1) were not tried`);
   const tail = (extra: string[] = []): string => {
@@ -275,12 +285,14 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       if (jm.outcome === 'meets') found = at(win.c.shape, win.c.idx, win.mem);
       else
         extra.push(
-          `at ${memLabel(win.mem)} (from the peak) it did not meet (${jm.outcome}), so the answer keeps the ${memLabel(memMax)} it was measured with`,
+          `at ${memLabel(win.mem)} (from the peak) it did not meet (${jm.outcome}), ` +
+            `so the answer keeps the ${memLabel(memMax)} it was measured with`,
         );
     } catch (e) {
       if (!(e instanceof BudgetSpent)) throw e;
       extra.push(
-        `the budget ran out before ${memLabel(win.mem)} (from the peak) could be verified, so the answer keeps the ${memLabel(memMax)} it was measured with`,
+        `the budget ran out before ${memLabel(win.mem)} (from the peak) could be verified, ` +
+          `so the answer keeps the ${memLabel(memMax)} it was measured with`,
       );
     }
   } else if (peak !== null) extra.push(`memory stays at the bounds' ${memLabel(memMax)} (${peakText} is not below it)`);
@@ -293,6 +305,10 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     status: 'found',
     found,
     bestSoFar: null,
-    words: `${configLabel(found)} is the cheapest configuration that meets ${objective}: ${win.c.judgement.detail}.${below} ${cells} cells instead of the ${fmtNum(gridCellsOf(spec))} a full grid over the same bounds would need.${tail(extra)}`,
+    words:
+      `${configLabel(found)} is the cheapest configuration that meets ${objective}: ` +
+      `${win.c.judgement.detail}.${below} ` +
+      `${cells} cells instead of the ${fmtNum(gridCellsOf(spec))} a full grid over the same bounds would need.` +
+      tail(extra),
   };
 }

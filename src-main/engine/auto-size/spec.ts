@@ -82,7 +82,8 @@ export class SizeSpecInvalidError extends Error {
   readonly code = 'SIZE_INVALID';
   constructor(readonly problems: Problem[]) {
     super(
-      `The auto-size request is not valid; nothing was started:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`,
+      'The auto-size request is not valid; nothing was started:\n' +
+        problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n'),
     );
     this.name = 'SizeSpecInvalidError';
   }
@@ -127,7 +128,9 @@ export function validateSizeSpec(input: unknown, host: HostLimits): SizeValidati
       problems: [
         {
           path: '(spec)',
-          message: `should be an object ({"app": "hello", "slo": {"p99Ms": 50}, "rate": 2000}), not ${describeValue(input)}.`,
+          message:
+            'should be an object ({"app": "hello", "slo": {"p99Ms": 50}, "rate": 2000}), ' +
+            `not ${describeValue(input)}.`,
         },
       ],
     };
@@ -227,7 +230,8 @@ function rangeProblems(
   if (d !== undefined && (!whole(d) || d < MIN_SIZE_DURATION_SEC || d > 3600))
     bad(
       'durationSec',
-      `${d} is not a whole number of seconds from ${MIN_SIZE_DURATION_SEC} (two batches of seconds for an interval) to 3600`,
+      `${d} is not a whole number of seconds from ${MIN_SIZE_DURATION_SEC} ` +
+        '(two batches of seconds for an interval) to 3600',
     );
   if (w !== undefined && (!whole(w) || w < 0 || w > 600))
     bad('warmupSec', `${w} is not a whole number of seconds from 0 to 600`);

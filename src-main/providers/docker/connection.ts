@@ -35,7 +35,8 @@ export function connect(c: DockerConnection): Docker {
     u = new URL(c.url);
   } catch {
     throw new ConnectionInputError(
-      `"${c.url}" is not a Docker engine URL: give unix:///path/to/docker.sock, tcp://host:2375, tcp://host:2376 with a TLS folder, or ssh://user@host`,
+      `"${c.url}" is not a Docker engine URL: ` +
+        'give unix:///path/to/docker.sock, tcp://host:2375, tcp://host:2376 with a TLS folder, or ssh://user@host',
     );
   }
   switch (u.protocol) {
@@ -57,7 +58,9 @@ export function connect(c: DockerConnection): Docker {
           return readFileSync(path.join(c.tlsDir!, f));
         } catch (e) {
           throw new ConnectionInputError(
-            `TLS: cannot read ${path.join(c.tlsDir!, f)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the folder must hold ca.pem, cert.pem and key.pem`,
+            `TLS: cannot read ${path.join(c.tlsDir!, f)} ` +
+              `(${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); ` +
+              'the folder must hold ca.pem, cert.pem and key.pem',
           );
         }
       };

@@ -149,7 +149,9 @@ export async function readContainerProcesses(
   if (pids === undefined) {
     return {
       ok: false,
-      why: "the target's processes are not visible from this process (its cgroup is not in this machine's cgroup tree, or its pids are in another pid namespace)",
+      why:
+        "the target's processes are not visible from this process " +
+        "(its cgroup is not in this machine's cgroup tree, or its pids are in another pid namespace)",
     };
   }
   // An empty cgroup is a target that has stopped: nothing to read now, which is not a failure to read.

@@ -34,24 +34,44 @@ export function describeError(e: unknown, where: { server: string; context: stri
   const status = httpStatus(e);
   const body = (e as { body?: unknown })?.body;
   if (status === 401) {
-    return `The API server at ${where.server} did not accept the credentials of context "${where.context}" (401 Unauthorized): the token or client certificate is wrong or has expired; log in again or refresh the kubeconfig.`;
+    return (
+      `The API server at ${where.server} did not accept the credentials of context "${where.context}" ` +
+      '(401 Unauthorized): the token or client certificate is wrong or has expired; ' +
+      'log in again or refresh the kubeconfig.'
+    );
   }
   if (status === 403) {
-    return `Forbidden by the cluster's RBAC (403): ${statusMessage(body) ?? 'no reason given'}. Ask a cluster admin for the permissions listed by \`rightsize targets check\`.`;
+    return (
+      `Forbidden by the cluster's RBAC (403): ${statusMessage(body) ?? 'no reason given'}. ` +
+      'Ask a cluster admin for the permissions listed by `rightsize targets check`.'
+    );
   }
   if (status !== undefined) {
-    return `The API server at ${where.server} answered HTTP ${status}${statusMessage(body) ? `: ${statusMessage(body)}` : ''}.`;
+    return (
+      `The API server at ${where.server} answered HTTP ${status}` +
+      `${statusMessage(body) ? `: ${statusMessage(body)}` : ''}.`
+    );
   }
   const code = String((e as { code?: unknown })?.code ?? (e as { errno?: unknown })?.errno ?? '');
   const reason = (e as Error)?.message?.replace(/^request to \S+ failed, reason: /, '') ?? String(e);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return `The API server at ${where.server} is unreachable: its host name does not resolve (${code}). Is the kubeconfig's server address right, and is the VPN up?`;
+    return (
+      `The API server at ${where.server} is unreachable: its host name does not resolve (${code}). ` +
+      "Is the kubeconfig's server address right, and is the VPN up?"
+    );
   }
   if (UNREACHABLE.has(code)) {
-    return `The API server at ${where.server} is unreachable (${code}: ${reason}): is the cluster running, and is the kubeconfig's server address right (VPN, port-forward, firewall)?`;
+    return (
+      `The API server at ${where.server} is unreachable (${code}: ${reason}): ` +
+      "is the cluster running, and is the kubeconfig's server address right (VPN, port-forward, firewall)?"
+    );
   }
   if (isTls(code)) {
-    return `TLS with the API server at ${where.server} failed (${code}: ${reason}): the kubeconfig's certificate-authority does not match the server's certificate, or the address is not the API server's.`;
+    return (
+      `TLS with the API server at ${where.server} failed (${code}: ${reason}): ` +
+      "the kubeconfig's certificate-authority does not match the server's certificate, " +
+      "or the address is not the API server's."
+    );
   }
   // No status and no system code: not a transport failure but a message of its own (ours, or the client's).
   return code ? `The API server at ${where.server} could not be used (${code}): ${reason}` : reason;

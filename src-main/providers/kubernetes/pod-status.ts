@@ -67,7 +67,9 @@ export function podView(pod: V1Pod | undefined, container = CONTAINER): PodView 
     return {
       state: 'failed',
       ...where,
-      reason: `the app exited with code ${ended.exitCode}${ended.reason ? ` (${ended.reason})` : ''} before it was ready`,
+      reason:
+        `the app exited with code ${ended.exitCode}` +
+        `${ended.reason ? ` (${ended.reason})` : ''} before it was ready`,
     };
   }
   const ready = pod.status?.conditions?.find((cond) => cond.type === 'Ready')?.status === 'True';

@@ -9,7 +9,7 @@
 // reachable from inside the cluster (pod network), which is where the load agent runs, so no
 // Service is made. A load generator outside the cluster would need a Service (NodePort /
 // LoadBalancer) or a port-forward, whose extra hop would be measured too.
-import type { V1Namespace, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import type Docker from 'dockerode';
 import { docker } from '../../docker/client.ts';
 import { PRODUCT } from '../../docker/labels.ts';
@@ -27,24 +27,25 @@ import {
   type RemoteLoadRequest,
 } from '../provider.ts';
 import { checkCluster, describeError, nodeBusyReason, unschedulableReason } from './check.ts';
-import { connect, httpStatus, ignore404, type Cluster, type ClusterRef } from './client.ts';
+import { connect, httpStatus, type Cluster, type ClusterRef } from './client.ts';
 import { LoadPod } from './load-pod.ts';
 import {
-  K8S_ANNOTATION,
   K8S_LABEL,
-  ROLE,
   deploymentFor,
   deploymentManifest,
-  loadSelector,
   namespaceFor,
-  namespaceManifest,
-  selectorText,
   type KubernetesTargetSpec,
   type Spread,
 } from './manifests.ts';
 import { pushToRegistry, type RegistryRef } from './registry-push.ts';
 import { KubernetesTarget } from './target.ts';
-import { until } from './wait.ts';
+import {
+  deleteDeployment,
+  ensureNamespace,
+  removeRunNamespace,
+  sweepNamespaces,
+  type NamespaceTiming,
+} from './namespaces.ts';
 
 /** Load threads per load pod when the plan names none (a core each: loadResources). */
 const DEFAULT_LOAD_THREADS = 2;
@@ -206,14 +207,14 @@ export class KubernetesProvider implements Provider {
     const namespace = namespaceFor(spec.labels.run, prefix);
     const name = deploymentFor(spec.labels.cell);
     try {
-      await this.ensureNamespace(c, spec);
+      await ensureNamespace(c, this.timing(), spec);
       const body = deploymentManifest(spec, { spread: this.spread, ...(prefix ? { namespacePrefix: prefix } : {}) });
       try {
         await c.apps.createNamespacedDeployment({ namespace, body });
       } catch (e) {
         if (httpStatus(e) !== 409) throw e;
         // Left by an attempt of the same cell that did not clean up: replace it.
-        await this.deleteDeployment(c, namespace, name);
+        await deleteDeployment(c, this.timing(), namespace, name);
         await c.apps.createNamespacedDeployment({ namespace, body });
       }
     } catch (e) {
@@ -300,46 +301,8 @@ export class KubernetesProvider implements Provider {
     return Math.max(1, Math.floor(free / 2));
   }
 
-  /**
-   * The run's namespace, made by its first cell. One being deleted (the same run id, cancelled just now) is waited out
-   * first.
-   */
-  private async ensureNamespace(c: Cluster, spec: KubernetesTargetSpec): Promise<void> {
-    const body = namespaceManifest(spec.labels.run, spec.labels.session, this.opts.namespacePrefix);
-    const name = body.metadata!.name!;
-    const create = async (): Promise<boolean> => {
-      try {
-        await c.core.createNamespace({ body });
-        return true;
-      } catch (e) {
-        if (httpStatus(e) !== 409) throw e;
-        return false;
-      }
-    };
-    if (await create()) return;
-    const existing = await ignore404(() => c.core.readNamespace({ name }));
-    if (existing && existing.metadata?.labels?.[K8S_LABEL.product] !== PRODUCT) {
-      throw new Error(`namespace ${name} exists and is not Rightsize's: it is left alone`);
-    }
-    if (existing?.status?.phase !== 'Terminating') return;
-    const gone = await until(
-      async () => (await ignore404(() => c.core.readNamespace({ name }))) === undefined,
-      this.pollMs,
-      this.removeTimeoutMs,
-    );
-    if (!gone) throw new Error(`namespace ${name} is still being deleted after ${this.removeTimeoutMs / 1000} s`);
-    await create();
-  }
-
-  private async deleteDeployment(c: Cluster, namespace: string, name: string): Promise<void> {
-    await ignore404(() =>
-      c.apps.deleteNamespacedDeployment({ name, namespace, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }),
-    );
-    await until(
-      async () => (await ignore404(() => c.apps.readNamespacedDeployment({ name, namespace }))) === undefined,
-      this.pollMs,
-      this.removeTimeoutMs,
-    );
+  private timing(): NamespaceTiming {
+    return { pollMs: this.pollMs, removeTimeoutMs: this.removeTimeoutMs, namespacePrefix: this.opts.namespacePrefix };
   }
 
   /**
@@ -347,44 +310,7 @@ export class KubernetesProvider implements Provider {
    * waits, bounded, until it is gone, so that the nodes are free for what comes next.
    */
   async removeRun(runId: string): Promise<string[]> {
-    const c = await this.conn();
-    const name = namespaceFor(runId, this.opts.namespacePrefix);
-    // Load pods first, at once: deleted with the namespace they would get their grace and go on loading.
-    const agents =
-      (
-        await ignore404(() =>
-          c.core.listNamespacedPod({ namespace: name, labelSelector: selectorText(loadSelector(runId)) }),
-        )
-      )?.items ?? [];
-    const removed: string[] = [];
-    for (const p of agents) if (await this.deletePod(c, p)) removed.push(`load pod ${name}/${p.metadata?.name}`);
-    const deleted = await this.deleteNamespace(c, name);
-    if (!deleted) return removed;
-    const gone = await until(
-      async () => (await ignore404(() => c.core.readNamespace({ name }))) === undefined,
-      this.pollMs,
-      this.removeTimeoutMs,
-    );
-    return [
-      ...removed,
-      gone
-        ? `namespace ${name}`
-        : `namespace ${name} (deleted, still terminating after ${this.removeTimeoutMs / 1000} s)`,
-    ];
-  }
-
-  /** Deletes a pod now (grace 0); whether it was there. */
-  private async deletePod(c: Cluster, p: V1Pod): Promise<boolean> {
-    const ref = { name: p.metadata!.name!, namespace: p.metadata!.namespace! };
-    return (await ignore404(() => c.core.deleteNamespacedPod({ ...ref, gracePeriodSeconds: 0 }))) !== undefined;
-  }
-
-  /** Whether there was a namespace to delete. */
-  private async deleteNamespace(c: Cluster, name: string): Promise<boolean> {
-    const r = await ignore404(() =>
-      c.core.deleteNamespace({ name, propagationPolicy: 'Foreground', gracePeriodSeconds: 0 }),
-    );
-    return r !== undefined;
+    return removeRunNamespace(await this.conn(), this.timing(), runId);
   }
 
   /**
@@ -393,26 +319,6 @@ export class KubernetesProvider implements Provider {
    * (isSessionAlive), so a shared cluster's other users are never swept.
    */
   async sweep(isAlive: (session: string) => boolean): Promise<string[]> {
-    const c = await this.conn();
-    const removed: string[] = [];
-    // Dead sessions' load agents, wherever they are (also in a namespace already terminating, where
-    // they would otherwise load their node for their whole grace), deleted at once.
-    const agents = await c.core.listPodForAllNamespaces({
-      labelSelector: `${K8S_LABEL.product}=${PRODUCT},${K8S_LABEL.role}=${ROLE.load}`,
-    });
-    for (const p of agents.items) {
-      if (isAlive(p.metadata?.annotations?.[K8S_ANNOTATION.session] ?? '')) continue;
-      if (await this.deletePod(c, p)) removed.push(`load pod ${p.metadata?.namespace}/${p.metadata?.name}`);
-    }
-    const list = await c.core.listNamespace({ labelSelector: `${K8S_LABEL.product}=${PRODUCT}` });
-    const dead = list.items.filter(
-      (ns: V1Namespace) =>
-        ns.status?.phase !== 'Terminating' && !isAlive(ns.metadata?.annotations?.[K8S_ANNOTATION.session] ?? ''),
-    );
-    for (const ns of dead) {
-      const name = ns.metadata!.name!;
-      if (await this.deleteNamespace(c, name)) removed.push(`namespace ${name}`);
-    }
-    return removed;
+    return sweepNamespaces(await this.conn(), isAlive);
   }
 }

@@ -56,7 +56,8 @@ export function registryAuth(r: RegistryRef): Record<string, string> {
     throw new Error(
       `The registry auth file ${r.authFile} has no "auths" entry for ${serveraddress}` +
         (helper
-          ? ` (it names the credential helper "${helper}", which Rightsize does not run: give a file with the entry itself, e.g. from \`docker login --config DIR ${serveraddress}\`)`
+          ? ` (it names the credential helper "${helper}", which Rightsize does not run: ` +
+            `give a file with the entry itself, e.g. from \`docker login --config DIR ${serveraddress}\`)`
           : '') +
         '.',
     );
@@ -68,7 +69,8 @@ export function registryAuth(r: RegistryRef): Record<string, string> {
   const colon = decoded.indexOf(':');
   if (colon < 0)
     throw new Error(
-      `The registry auth file ${r.authFile} has an "auths" entry for ${serveraddress} without a usable "auth" (base64 of user:password).`,
+      `The registry auth file ${r.authFile} has an "auths" entry for ${serveraddress} ` +
+        'without a usable "auth" (base64 of user:password).',
     );
   return { serveraddress, username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

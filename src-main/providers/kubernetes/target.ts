@@ -214,7 +214,8 @@ export class KubernetesTarget implements ProvisionedTarget {
   async stats(onReading: (r: StatsReading) => void): Promise<() => void> {
     const carry = new CounterCarry();
     const capBytes = this.spec.memoryMb * 1024 * 1024;
-    const summaryPath = `/api/v1/nodes/${encodeURIComponent(this.node ?? '')}/proxy/stats/summary?only_cpu_and_memory=true`;
+    const summaryPath =
+      `/api/v1/nodes/${encodeURIComponent(this.node ?? '')}` + '/proxy/stats/summary?only_cpu_and_memory=true';
     let lastAt = 0;
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;

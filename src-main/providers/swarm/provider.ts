@@ -99,7 +99,8 @@ export class SwarmProvider implements Provider {
     const conn = this.o.nodeEngines[key];
     if (!conn)
       throw new Error(
-        `no engine URL is given for Swarm node ${node.Description.Hostname} (${node.ID.slice(0, 12)}): add it to the target's node engines`,
+        `no engine URL is given for Swarm node ${node.Description.Hostname} (${node.ID.slice(0, 12)}): ` +
+          "add it to the target's node engines",
       );
     let d = this.engines.get(key);
     if (!d) this.engines.set(key, (d = connect(conn)));
@@ -120,7 +121,8 @@ export class SwarmProvider implements Provider {
         return {
           ok: false,
           problems: [
-            `not a Swarm: the engine at ${this.o.manager.url} is not in a Swarm (${info.Swarm?.LocalNodeState ?? 'inactive'})`,
+            `not a Swarm: the engine at ${this.o.manager.url} ` +
+              `is not in a Swarm (${info.Swarm?.LocalNodeState ?? 'inactive'})`,
           ],
           nodes: [],
         };
