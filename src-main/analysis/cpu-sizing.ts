@@ -3,18 +3,13 @@
 import { fmtNum, fmtUs } from '../common/format.ts';
 import type { StoredCell } from '../model/stored.ts';
 import { withinMargin } from './decide.ts';
+import { sameBut } from './group.ts';
 import { checkSlo } from './slo.ts';
 import { mean } from './stats.ts';
 import type { ConfigurationSummary, CpuCap, CpuSizing, Slo, SloCheck } from './types.ts';
 
 /** …only in the CPU cap (same workload, load, mode, workers and memory cap). */
-export const sameButCpu = (a: ConfigurationSummary, c: ConfigurationSummary): boolean =>
-  a.app === c.app &&
-  a.requestSet === c.requestSet &&
-  JSON.stringify(a.load) === JSON.stringify(c.load) &&
-  a.mode === c.mode &&
-  a.workers === c.workers &&
-  a.memoryMb === c.memoryMb;
+export const sameButCpu = (a: ConfigurationSummary, c: ConfigurationSummary): boolean => sameBut('cpuMillis', a, c);
 
 function missText(k: SloCheck): string {
   switch (k.criterion) {

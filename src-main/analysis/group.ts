@@ -39,6 +39,22 @@ export const scopeKey = (c: CellConfig): string =>
 export const configurationKey = (c: CellConfig): string =>
   JSON.stringify([c.app, c.requests?.name ?? null, c.mode, c.workers, c.cpuMillis, c.memoryMb, ...loadParts(c.load)]);
 
+/**
+ * Whether two configurations differ at most in one cap (`free`): the same workload, load, mode and
+ * workers, and the same other cap. The memory and CPU dimensions of the matrix are read this way.
+ */
+export function sameBut(free: 'cpuMillis' | 'memoryMb', a: ConfigurationSummary, c: ConfigurationSummary): boolean {
+  const fixed = free === 'cpuMillis' ? 'memoryMb' : 'cpuMillis';
+  return (
+    a.app === c.app &&
+    a.requestSet === c.requestSet &&
+    JSON.stringify(a.load) === JSON.stringify(c.load) &&
+    a.mode === c.mode &&
+    a.workers === c.workers &&
+    a[fixed] === c[fixed]
+  );
+}
+
 export const loadLabel = (l: CellLoad): string =>
   l.model === 'closed'
     ? `${l.connections} connections`

@@ -4,18 +4,12 @@ import { fmtNum } from '../common/format.ts';
 import { memLabel } from '../common/resource-labels.ts';
 import type { StoredCell } from '../model/stored.ts';
 import { cellPeak } from './fresh-need.ts';
-import { MAX_ERROR_PCT } from './group.ts';
+import { MAX_ERROR_PCT, sameBut } from './group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, MemoryCap, MemoryOutcome } from './types.ts';
 
-/** …only in the memory cap. */
-export const sameButMemory = (a: ConfigurationSummary, c: ConfigurationSummary): boolean =>
-  a.app === c.app &&
-  a.requestSet === c.requestSet &&
-  JSON.stringify(a.load) === JSON.stringify(c.load) &&
-  a.mode === c.mode &&
-  a.workers === c.workers &&
-  a.cpuMillis === c.cpuMillis;
+/** Configurations that differ only in the memory cap (same workload, load, mode, workers and CPU cap). */
+export const sameButMemory = (a: ConfigurationSummary, c: ConfigurationSummary): boolean => sameBut('memoryMb', a, c);
 
 /** "in 2 of 3 repetitions", "in its one repetition". */
 const inReps = (k: number, n: number): string => (n === 1 ? 'in its one repetition' : `in ${k} of ${n} repetitions`);

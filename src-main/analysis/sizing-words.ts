@@ -171,9 +171,8 @@ export function sizingMethodText(marginPct: number): string {
   );
 }
 
-/** The memory and CPU sentences of the recommended configurations (part of `explain`'s words). */ export function recommendedSizingSentences(
-  rec: Omit<Recommendation, 'words' | 'sizingWords'>,
-): string[] {
+/** The memory and CPU sentences of the recommended configurations (part of `explain`'s words). */
+export function recommendedSizingSentences(rec: Omit<Recommendation, 'words' | 'sizingWords'>): string[] {
   const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
   const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1;
   const sized = (rec.sizing ?? []).filter((x) => x.recommended);

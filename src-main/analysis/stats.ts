@@ -1,9 +1,7 @@
 // Small-sample statistics for repetitions of one configuration (typically 2–10 values) and for one
 // cell's seconds by batch means, so the Student's t distribution, not the normal, sets the width of
-// an interval; Welch's t-test and Holm's correction make the decisions. The t distribution is
-// computed here (regularised incomplete beta), checked against published tables in the unit tests:
-// the npm alternatives were ~230 packages (@stdlib) or unmaintained and untyped (jstat), and this
-// module is bundled into the renderer too.
+// an interval; Welch's t-test and Holm's correction make the decisions. The t distribution itself
+// comes from common/t-distribution.ts (stdlib's, checked against published tables in the unit tests).
 
 import { studentTCdf, tQuantile } from '../common/t-distribution.ts';
 

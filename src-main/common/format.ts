@@ -63,8 +63,7 @@ export function fmtPct(x: number): string {
 export const fmtMargin = (m: number): string => fmtNum(m, Number.isInteger(m) ? 0 : 1);
 
 /** A ratio with as few decimals as it needs, up to two: "2", "1.5", "0.75". */
-export const fmtRatio = (r: number): string =>
-  fmtNum(r, Number.isInteger(r) ? 0 : Number.isInteger(r * 10) ? 1 : 2);
+export const fmtRatio = (r: number): string => fmtNum(r, Number.isInteger(r) ? 0 : Number.isInteger(r * 10) ? 1 : 2);
 
 /** "1.79 ms ± 0.12": the half-width in the unit and precision fmtUs chose for the mean. */
 export function fmtUsPm(meanUs: number, halfUs: number): string {

@@ -30,6 +30,39 @@ export interface CellContext {
   onWarning?: (message: string) => void;
   /** Phase changes, for progress displays. */
   onPhase?: (phase: 'starting' | 'ready' | 'warmup' | 'measuring' | 'teardown') => void;
+  /** This cell's target, already being started (prepared while the cell before it was torn down). */
+  prepared?: Promise<ProvisionedTarget>;
+  /** Called once the load is over (measured or not), before the target is inspected and removed. */
+  onLoadEnd?: () => void;
+}
+
+/** What the provider is asked to start for a cell: the app's image and launcher under the cell's caps. */
+export function targetSpecOf(
+  cfg: CellConfig,
+  ctx: Pick<CellContext, 'app' | 'image' | 'placement' | 'placementHint'>,
+  labels: TargetSpec['labels'],
+): TargetSpec {
+  const source = ctx.app.source;
+  return {
+    image: ctx.image.tag,
+    launch: {
+      mode: cfg.mode,
+      workers: cfg.workers,
+      entry: ctx.image.entry,
+      name: cfg.app,
+      ...(source.kind === 'folder' ? { args: source.args } : {}),
+      ...(source.kind === 'image' ? { workersEnv: source.workersEnv } : {}),
+      ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
+    },
+    port: ctx.app.port,
+    health: ctx.app.health,
+    env: { ...ctx.app.env, ...cfg.env },
+    cpuMillis: cfg.cpuMillis,
+    memoryMb: cfg.memoryMb,
+    pinCores: ctx.placement,
+    ...(ctx.placementHint ? { placement: ctx.placementHint } : {}),
+    labels,
+  };
 }
 
 /** Silence from a load elsewhere after its first second (kept for the tests that time it). */
@@ -99,7 +132,9 @@ class CellRun {
   async run(): Promise<Outcome> {
     try {
       const target = await this.start();
-      return (await this.ready(target)) ?? (await this.measure(target)) ?? (await this.ended(target));
+      const early = (await this.ready(target)) ?? (await this.measure(target));
+      this.ctx.onLoadEnd?.();
+      return early ?? (await this.ended(target));
     } catch (e) {
       if (this.ctx.signal?.aborted) return this.finish('cancelled');
       if (e instanceof TargetUnreachable) this.unreachable ??= e.message;
@@ -136,27 +171,8 @@ class CellRun {
   private async start(): Promise<ProvisionedTarget> {
     const { cfg, ctx } = this;
     ctx.onPhase?.('starting');
-    const source = ctx.app.source;
-    const target = await this.provider.provision({
-      image: ctx.image.tag,
-      launch: {
-        mode: cfg.mode,
-        workers: cfg.workers,
-        entry: ctx.image.entry,
-        name: cfg.app,
-        ...(source.kind === 'folder' ? { args: source.args } : {}),
-        ...(source.kind === 'image' ? { workersEnv: source.workersEnv } : {}),
-        ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
-      },
-      port: ctx.app.port,
-      health: ctx.app.health,
-      env: { ...ctx.app.env, ...cfg.env },
-      cpuMillis: cfg.cpuMillis,
-      memoryMb: cfg.memoryMb,
-      pinCores: ctx.placement,
-      ...(ctx.placementHint ? { placement: ctx.placementHint } : {}),
-      labels: this.labels,
-    });
+    // Started while the cell before it was torn down, where the provider prepares ahead; else now.
+    const target = await (ctx.prepared ?? this.provider.provision(targetSpecOf(cfg, ctx, this.labels)));
     this.target = target;
     if (target.placementWarning) ctx.onWarning?.(target.placementWarning);
     void target.exited.then((code) => {
@@ -261,7 +277,8 @@ class CellRun {
     const ms = this.unreachable ? UNREACHABLE_TEARDOWN_TIMEOUT_MS : TEARDOWN_TIMEOUT_MS;
     await withTimeout(c.remove(), ms, 'no answer').catch((e: Error) =>
       this.ctx.onWarning?.(
-        `could not remove ${c.id} on ${this.provider.name} (${e.message}): the end of the run or the next sweep removes it`,
+        `could not remove ${c.id} on ${this.provider.name} (${e.message}): ` +
+          'the end of the run or the next sweep removes it',
       ),
     );
   }

@@ -266,13 +266,15 @@ export function forecastMessage(f: Pick<ClientForecast, 'cells' | 'likely' | 'gr
   if (f.likely === 0 || f.groups.length === 0) return null;
   const sameThreads = f.groups.every((g) => g.threads === f.groups[0]!.threads);
   const what = (g: ForecastGroup): string =>
-    `${g.app}${g.requestSet ? ` [${g.requestSet}]` : ''} at ${g.cpuMillis}m: ~${approxRate(g.predictedRps)} req/s${g.boundBefore ? ', client-bound there before' : ''}`;
+    `${g.app}${g.requestSet ? ` [${g.requestSet}]` : ''} at ${g.cpuMillis}m: ` +
+    `~${approxRate(g.predictedRps)} req/s${g.boundBefore ? ', client-bound there before' : ''}`;
   const parts = sameThreads
     ? `${f.groups.map(what).join('; ')}, ${threadsTopOut(f.groups[0]!.threads, f.groups[0]!.ceilingRps)}`
     : f.groups.map((g) => `${what(g)}, ${threadsTopOut(g.threads, g.ceilingRps)}`).join('; ');
   const cells = `${f.cells} cell${f.cells === 1 ? '' : 's'} ${f.likely === 1 ? 'is' : 'are'}`;
   return (
-    `${f.likely} of ${cells} likely client-bound on this host (${parts}): ${f.likely === 1 ? 'its' : 'their'} goodput will be a lower bound. ` +
+    `${f.likely} of ${cells} likely client-bound on this host (${parts}): ` +
+    `${f.likely === 1 ? 'its' : 'their'} goodput will be a lower bound. ` +
     'To measure the server: a smaller CPU cap, a heavier app, more load threads, or a target with more cores.'
   );
 }

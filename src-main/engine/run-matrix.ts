@@ -69,6 +69,7 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
   // K cells at once where the target has the nodes (each target alone on its node, its load on another).
   const k = await poolSize(s.provider, cells.length);
   const finished = new Set<number>();
+  const position = new Map(cells.map((c, i) => [c.index, i]));
   const eta = (): number => etaSec(cells.filter((c) => !finished.has(c.index)).map(perCell), overhead, k);
   s.started({ name, total: cells.length, cells, etaSec: eta() });
   if (k > 1)
@@ -78,8 +79,11 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
     k,
     async (cell, slot) => {
       const hint = slotPlacement(s.provider, slot, k);
+      // One cell at a time: the next one is known, and its target can be started as this one ends.
+      const next = k === 1 ? cells[position.get(cell.index)! + 1] : undefined;
       const { result } = await s.runCell(cell, {
         ...(hint ? { placementHint: hint } : {}),
+        ...(next ? { next } : {}),
         total: cells.length,
         etaSec: (after) => {
           if (after !== undefined) {

@@ -176,6 +176,11 @@ export interface Provider {
    * away): the cell fails as unreachable with them. Absent: the provider reports no such loss.
    */
   lostTarget?(): string;
+  /**
+   * Whether the next cell's target may be started while the cell before it is inspected and torn
+   * down (no measurement runs then): where the machine has a core to spare for it. Absent: no.
+   */
+  readonly prepareAhead?: boolean;
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */
   concurrency?(): Promise<number>;
   /**

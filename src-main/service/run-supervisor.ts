@@ -44,6 +44,8 @@ export class RunSupervisor {
   private active?: ActiveRun;
   /** A start between its reservation and its run id (its checks, the engine's start). */
   private starting = false;
+  /** Set by close(): a start still being checked then starts nothing. */
+  private closed = false;
 
   constructor(private readonly o: SupervisorOptions) {}
 
@@ -83,6 +85,7 @@ export class RunSupervisor {
 
   /** Cancels the run in progress and waits for its teardown. */
   async close(): Promise<void> {
+    this.closed = true;
     if (!this.active) return;
     this.active.abort.abort();
     await this.active.done.catch(() => {});
@@ -108,6 +111,7 @@ export class RunSupervisor {
     this.starting = true;
     try {
       await check();
+      if (this.closed) throw conflict('Rightsize is closing: nothing was started.');
       return await this.begin(apps(), go);
     } finally {
       this.starting = false;

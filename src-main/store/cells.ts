@@ -3,7 +3,6 @@ import type {
   CellConfig,
   CellResult,
   CellStatus,
-  ExitInfo,
   Flag,
   LoadResult,
   RanOn,

@@ -187,7 +187,7 @@ describe('the answer page deploys what the answer names', () => {
     expect(pre.textContent).toBe(deploySnippet('pm2', recommendedDeploy(recF)!));
     expect(screen.getByTestId('search-objective').textContent).toContain('p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %');
     expect(screen.queryAllByTestId('deploy-row')).toHaveLength(0);
-    expect(screen.getByTestId('answer').textContent).toContain('Auto-size answer: cluster × 2 workers, 750m CPU, 1 GB (hello) is the cheapest configuration the search found');
+    expect(screen.getByTestId('answer').textContent).toContain('Auto-size answer: cluster × 2 workers, 0.75 CPU, 1 GB (hello) is the cheapest configuration the search found');
     expect(screen.getByText('The configuration the search found', { exact: false })).toBeTruthy();
     view.unmount();
 

@@ -52,6 +52,14 @@ describe('the contract is complete', () => {
     expect(Object.keys(STREAM_INPUTS).sort()).toEqual([...STREAM_NAMES].sort());
   });
 
+  it('matrix and size checks take an optional saved target, as their runs do', () => {
+    for (const [check, key] of [['matrix.validate', 'matrix'], ['size.validate', 'spec']] as const) {
+      expect(CALL_INPUTS[check].safeParse({ [key]: {}, target: 'lab-k8s' }).success).toBe(true);
+      expect(CALL_INPUTS[check].safeParse({ [key]: {} }).success).toBe(true);
+      expect(CALL_INPUTS[check].safeParse({ [key]: {}, target: '' }).success).toBe(false);
+    }
+  });
+
   it('IPC registers exactly one handler per call, on channels derived from the names', () => {
     expect([...ipc.handlers.keys()].sort()).toEqual(CALL_NAMES.map(callChannel).sort());
     expect([...ipc.listeners.keys()].sort()).toEqual([STREAM_CHANNELS.subscribe, STREAM_CHANNELS.unsubscribe].sort());

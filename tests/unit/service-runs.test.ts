@@ -2,10 +2,9 @@
 // checked), runs.cancel, the active run in the engine status and its events on the streams, apps in
 // use kept; and the service's one error translation (sync handlers stay sync). No Docker: the run
 // is a stand-in that lives until it is cancelled.
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ContractError } from '../../src-main/contract/api.ts';
+import { ContractError, type EngineStatus } from '../../src-main/contract/api.ts';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { SizeSpecInvalidError } from '../../src-main/engine/auto-size/spec.ts';
 import { MatrixInvalidError } from '../../src-main/engine/matrix.ts';
@@ -35,14 +34,8 @@ vi.mock('../../src-main/engine/run-matrix.ts', async (importOriginal) => ({
   },
 }));
 
-const ENGINE: EngineInfo = {
-  version: '27.0.0',
-  cgroupVersion: '2',
-  cpus: os.cpus().length,
-  memoryBytes: os.totalmem(),
-  os: 'linux',
-  bridgeRoutable: true,
-};
+/** Docker as start-up found it: one core and 4 GiB are all the one-run rule needs (no Docker is asked). */
+const ENGINE = { version: '27.0.0', cpus: 1, memoryBytes: 2 ** 32 } as EngineInfo;
 const matrix = {
   apps: ['hello'],
   modes: ['cluster'],
@@ -74,7 +67,7 @@ describe('one run at a time', () => {
     const stopStatus = lab.subscribe('engine.status', {}, (s) => statuses.push(s.activeRunId));
     const stopProgress = lab.subscribe('run.progress', { runId: 1 }, (e) => progress.push(e));
     expect(await call('runs.start', { matrix })).toEqual({ ok: true, value: { runId: 1 } });
-    expect(lab.handlers['engine.status']({}).activeRunId).toBe(1); // answered at once, not a promise
+    expect((lab.handlers['engine.status']({}) as EngineStatus).activeRunId).toBe(1); // answered at once, not a promise
     expect(await call('runs.start', { matrix })).toMatchObject({
       ok: false,
       error: { code: 'CONFLICT', message: 'Run 1 is in progress: wait for it or cancel it first.' },
@@ -83,7 +76,7 @@ describe('one run at a time', () => {
     expect(await call('runs.delete', { runId: 1 })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
     expect(await call('runs.cancel', { runId: 2 })).toEqual({ ok: true, value: { cancelled: false } });
     expect(await call('runs.cancel', { runId: 1 })).toEqual({ ok: true, value: { cancelled: true } });
-    await vi.waitFor(() => expect(lab.handlers['engine.status']({}).activeRunId).toBeNull());
+    await vi.waitFor(() => expect((lab.handlers['engine.status']({}) as EngineStatus).activeRunId).toBeNull());
     expect(await call('runs.start', { matrix })).toEqual({ ok: true, value: { runId: 2 } });
     expect(statuses).toEqual([null, 1, null, 2]);
     expect(progress).toEqual([{ type: 'log', runId: 1, level: 'info', message: 'going' }]);

@@ -22,12 +22,11 @@ export const limitsOnNode = (local: HostLimits, node: ProviderNode | null): Host
   node ? { ...local, cores: node.cpus, memoryMb: Math.floor(node.memoryBytes / 2 ** 20) } : local;
 
 /**
- * Before a run on a saved target: what a dead session of ours left there is swept (as the local
- * engine is at start-up), then its connection check must pass, else every problem in words.
- * Returns what was swept and the largest free node (null for this machine's engine).
+ * Before a run: what a dead session of ours left where the cells run is swept, then the target's
+ * connection check must pass, else every problem in words. The same for every provider, this
+ * machine's engine included. Returns what was swept and the largest free node.
  */
 export async function readyTarget(p: Provider): Promise<{ swept: string[]; node: ProviderNode | null }> {
-  if (p.kind === 'local') return { swept: [], node: null };
   // Swept first: a dead session's leftover cell would make a node look busy. A sweep that cannot
   // reach the target is not the answer the user needs: the check says what is wrong, in words.
   const swept = await p.sweep(isSessionAlive).catch(() => [] as string[]);

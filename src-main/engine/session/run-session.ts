@@ -21,7 +21,9 @@ import { currentSession } from '../../session/session.ts';
 import type { Store } from '../../store/index.ts';
 import { hostFacts } from '../host.ts';
 import type { HostLimits } from '../matrix.ts';
+import { targetSpecOf } from '../cell-runner.ts';
 import { limitsWhereCellsRun } from './limits.ts';
+import { PrepareAhead } from './prepare-ahead.ts';
 import { runStoredCell } from './stored-cell.ts';
 
 export interface SessionOptions {
@@ -91,6 +93,8 @@ export interface CellRunOptions {
   /** The ETA for the events: before the cell (no argument), and after it given its wall time in seconds. */
   etaSec: (wallSec?: number) => number;
   placementHint?: TargetSpec['placement'];
+  /** The cell that runs right after this one, when known: its target may be prepared ahead. */
+  next?: CellConfig;
 }
 
 export interface SessionOutcome {
@@ -142,6 +146,20 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   ];
   let images = new Map<string, AppImage>();
   const warned = new Set<string>();
+  const ahead = new PrepareAhead();
+  const appOf = (cell: CellConfig): AppDefinition => plan.apps.find((a) => a.name === cell.app)!;
+  // The next cell's target, started as this one's load ends, where the provider has a core to spare.
+  const prepareNext = (next: CellConfig | undefined, hint: TargetSpec['placement']): (() => void) | undefined =>
+    next && provider.prepareAhead
+      ? () => {
+          if (o.signal?.aborted) return;
+          const labels = { run: String(runId), cell: '', app: next.app, session: currentSession() };
+          const ctx = { app: appOf(next), image: images.get(next.app)!, ...plan.cellDefaults };
+          ahead.prepare(next.index, () =>
+            provider.provision(targetSpecOf(next, { ...ctx, ...(hint ? { placementHint: hint } : {}) }, labels)),
+          );
+        }
+      : undefined;
   const session: Session = {
     runId,
     store: o.store,
@@ -154,13 +172,17 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
       emit({ type: 'run-started', runId, ...e });
       for (const n of notes.splice(0)) log(n.startsWith('removed') ? 'info' : 'warn', n);
     },
-    runCell: (cell, c) =>
-      runStoredCell(cell, {
+    runCell: (cell, c) => {
+      const prepared = ahead.take(cell.index);
+      const onLoadEnd = prepareNext(c.next, c.placementHint);
+      return runStoredCell(cell, {
         store: o.store,
         runId,
-        app: plan.apps.find((a) => a.name === cell.app)!,
+        app: appOf(cell),
         image: images.get(cell.app)!,
         provider,
+        ...(prepared ? { prepared } : {}),
+        ...(onLoadEnd ? { onLoadEnd } : {}),
         ...plan.cellDefaults,
         ...(o.signal ? { signal: o.signal } : {}),
         ...(c.placementHint ? { placementHint: c.placementHint } : {}),
@@ -168,7 +190,8 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
         warned,
         total: c.total,
         etaSec: c.etaSec,
-      }),
+      });
+    },
   };
   let status: RunStatus = 'completed';
   let error: string | undefined;
@@ -182,6 +205,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
     error = plan.errorOf ? plan.errorOf(e) : (e as Error).message;
   }
   if (o.signal?.aborted) [status, error] = ['cancelled', undefined];
+  await ahead.discard(); // a target prepared for a cell that never came
   // Whatever a cell could not remove (its engine stopped answering mid-cell) goes now.
   await withTimeout(provider.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').then(
     (gone) => gone.length && log('info', `removed what the run left on ${provider.name}: ${gone.join(', ')}`),

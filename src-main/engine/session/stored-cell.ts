@@ -4,7 +4,7 @@ import type { AppDefinition } from '../../apps/catalog.ts';
 import type { AppImage } from '../../docker/app-image.ts';
 import type { RunListener } from '../../model/events.ts';
 import type { CellConfig, CellResult } from '../../model/types.ts';
-import type { Provider, TargetSpec } from '../../providers/provider.ts';
+import type { Provider, ProvisionedTarget, TargetSpec } from '../../providers/provider.ts';
 import type { Store } from '../../store/index.ts';
 import { runCell } from '../cell-runner.ts';
 
@@ -18,6 +18,10 @@ export interface StoredCellContext {
   signal?: AbortSignal;
   /** Where the cell runs. */
   provider: Provider;
+  /** This cell's target, already being started (prepared while the cell before it was torn down). */
+  prepared?: Promise<ProvisionedTarget>;
+  /** Called once the cell's load is over, before its target is inspected and removed. */
+  onLoadEnd?: () => void;
   /** The node the pool's slot gave this cell (or avoids), where the provider places by node. */
   placementHint?: TargetSpec['placement'];
   emit: RunListener;
@@ -63,6 +67,8 @@ export async function runStoredCell(
       runId,
       cellId,
       provider: c.provider,
+      ...(c.prepared ? { prepared: c.prepared } : {}),
+      ...(c.onLoadEnd ? { onLoadEnd: c.onLoadEnd } : {}),
       ...(c.placementHint ? { placementHint: c.placementHint } : {}),
       signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
       onSample: (sample) => {

@@ -169,7 +169,10 @@ export class KubernetesProvider implements Provider {
   private registry(): RegistryRef {
     if (!this.opts.registry) {
       throw new Error(
-        `The Kubernetes target "${this.name}" has no registry: its nodes pull images (the app's and the load agent's) from one, and Rightsize pushes them there. Set the target's \`registry\` setting (e.g. registry.example.com/rightsize, and \`registryAuth\`: the path of a Docker config.json, if it needs a login): remove the target and add it again with it.`,
+        `The Kubernetes target "${this.name}" has no registry: its nodes pull images ` +
+          "(the app's and the load agent's) from one, and Rightsize pushes them there. " +
+          "Set the target's `registry` setting (e.g. registry.example.com/rightsize, and `registryAuth`: " +
+          'the path of a Docker config.json, if it needs a login): remove the target and add it again with it.',
       );
     }
     return this.opts.registry;

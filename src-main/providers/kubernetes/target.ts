@@ -4,7 +4,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ExitInfo } from '../../model/types.ts';
 import { RESTART_LINE } from '../../docker/launch.ts';
-import type { ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts';
+import type { ProvisionedTarget, StatsReading } from '../provider.ts';
 import { describeError } from './check.ts';
 import { httpStatus, ignore404, rawGet, type Cluster } from './client.ts';
 import {

@@ -46,6 +46,11 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
     return (this.engine ??= await checkEngine());
   }
 
+  /** A spare core: the next container starts while the one before it is inspected and removed. */
+  get prepareAhead(): boolean {
+    return localCapacity(this.engine ?? null).cores >= 2;
+  }
+
   /** Read after a target was provisioned (the engine's facts are known by then). */
   get hostCpu(): Provider['hostCpu'] {
     return hostCpuSupported(Boolean(this.engine?.bridgeRoutable));
