@@ -6,7 +6,7 @@ const store = Store.open(`${dir}/h.db`);
 const t0 = performance.now();
 const marks: string[] = [];
 const at = () => (performance.now() - t0).toFixed(0);
-const out = await runMatrix({ apps: ['hello'], modes: ['single', 'cluster'], workers: [2], cpuMillicores: [500, 1000], memoryMb: [256], load: { model: 'closed', connections: [10] }, durationSec: 2, warmupSec: 1, repetitions: 2, settleBudgetPct: 0, verify: false }, {
+const out = await runMatrix({ apps: ['hello'], modes: ['single', 'cluster'], workers: [2], cpuMillicores: [500, 1000], memoryMb: [256], load: { model: 'closed', connections: [10] }, durationSec: 2, warmupSec: 1, repetitions: 1, settleBudgetPct: 0, verify: false }, {
   store,
   onEvent: (e) => {
     if (e.type === 'cell-started') marks.push(`${at()} start ${e.index}`);

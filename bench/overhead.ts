@@ -32,6 +32,12 @@ export function benchOverhead(): Row[] {
     const over = (c: CellOut): number => Date.parse(c.finishedAt) - Date.parse(c.startedAt) - ((c.load?.warmupUsedSec ?? c.config.warmupSec) + c.config.durationSec) * 1000;
     if (cells.some((c) => c.status !== 'ok')) throw new Error('a cell failed; overhead would be meaningless');
     const rows = [row(`overhead per cell, all modes (${cells.length} cells)`, cells.map(over), 1000)];
+    // The run's own view: from the first cell's start to the last one's end, less every measured
+    // second, per cell. Work moved between cells (a target prepared ahead) cannot hide here.
+    const first = Math.min(...cells.map((c) => Date.parse(c.startedAt)));
+    const last = Math.max(...cells.map((c) => Date.parse(c.finishedAt)));
+    const measured = cells.reduce((a, c) => a + ((c.load?.warmupUsedSec ?? c.config.warmupSec) + c.config.durationSec) * 1000, 0);
+    rows.push(row('run wall time per cell, less measured seconds', [(last - first - measured) / cells.length]));
     for (const mode of ['single', 'cluster', 'pm2']) rows.push(row(`overhead per cell, ${mode}`, cells.filter((c) => c.config.mode === mode).map(over)));
     printRows('overhead per cell (hello, 1 s minimum warmup + 2 s, built CLI)', rows);
     const warm = cells.map((c) => c.load?.warmupUsedSec ?? c.config.warmupSec);

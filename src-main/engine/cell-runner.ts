@@ -34,6 +34,10 @@ export interface CellContext {
   prepared?: Promise<ProvisionedTarget>;
   /** Called once the load is over (measured or not), before the target is inspected and removed. */
   onLoadEnd?: () => void;
+  /** Takes the target's removal instead of waiting for it (the run awaits it before the next load). */
+  deferRemoval?: (removal: Promise<void>) => void;
+  /** Awaited just before the load starts: what must be over first (the cell before it removed). */
+  beforeLoad?: () => Promise<void>;
 }
 
 /** What the provider is asked to start for a cell: the app's image and launcher under the cell's caps. */
@@ -218,6 +222,7 @@ class CellRun {
   /** Undefined once the load ran its course; otherwise the cell's outcome (its far side went silent). */
   private async measure(target: ProvisionedTarget): Promise<Outcome | undefined> {
     const { cfg, ctx } = this;
+    await ctx.beforeLoad?.(); // nothing of the cell before it still being removed while this one measures
     ctx.onPhase?.(cfg.warmupSec > 0 ? 'warmup' : 'measuring');
     const out = await measureLoad({
       cfg,
@@ -275,11 +280,15 @@ class CellRun {
     const c = this.target;
     if (!c) return;
     const ms = this.unreachable ? UNREACHABLE_TEARDOWN_TIMEOUT_MS : TEARDOWN_TIMEOUT_MS;
-    await withTimeout(c.remove(), ms, 'no answer').catch((e: Error) =>
+    const removal = withTimeout(c.remove(), ms, 'no answer').catch((e: Error) =>
       this.ctx.onWarning?.(
         `could not remove ${c.id} on ${this.provider.name} (${e.message}): ` +
           'the end of the run or the next sweep removes it',
       ),
     );
+    // Measured and inspected: the removal may finish while the next cell starts (the run waits for
+    // it before any load runs again, and before it ends).
+    if (this.ctx.deferRemoval) this.ctx.deferRemoval(removal);
+    else await removal;
   }
 }

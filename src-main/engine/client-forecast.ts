@@ -31,16 +31,6 @@ import {
   type PastCell,
 } from './client-ceiling.ts';
 
-export {
-  ceilingOf,
-  mergeCeiling,
-  pastCell,
-  storedCeiling,
-  thisHost,
-  type HostKey,
-  type LoadCeiling,
-  type PastCell,
-} from './client-ceiling.ts';
 
 /** The settings key of the stored ceiling (a LoadCeiling as JSON). */
 export const CEILING_SETTING = 'loadThreadCeiling';

@@ -68,4 +68,7 @@ export type WorkerMessage =
 
 export type ParentMessage =
   /** Start now: `t0` is the common start as epoch ms (performance.timeOrigin + performance.now()). */
-  { type: 'start'; t0: number } | { type: 'stop' };
+  | { type: 'start'; t0: number }
+  | { type: 'stop' }
+  /** A thread spawned ahead (without workerData) gets its share of the load this way. */
+  | { type: 'plan'; plan: ThreadPlan };

@@ -12,7 +12,8 @@ import { encodeHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
 import type { ParentMessage, ThreadPlan, ThreadSecond, WorkerMessage } from './protocol.ts';
 
-const plan = workerData as ThreadPlan;
+// A thread spawned ahead has no plan yet: it waits for one (a 'plan' message), then says it is ready.
+let plan = workerData as ThreadPlan;
 const post = (m: WorkerMessage): void => parentPort!.postMessage(m);
 
 /** Pins this thread (not the whole process) to its cores: Linux threads have their own affinity. */
@@ -159,8 +160,13 @@ function finish(): void {
   for (const c of clients) c.destroy(); // autocannon notices at its next tick; the engine does not wait for it
 }
 
-post({ type: 'ready', pinned: pin(plan.cpus) });
+const planned = (p: ThreadPlan): void => {
+  plan = p;
+  post({ type: 'ready', pinned: pin(p.cpus) });
+};
+if (plan) planned(plan);
 parentPort!.on('message', (m: ParentMessage) => {
-  if (m.type === 'start' && !started && !stopped) start(m.t0);
+  if (m.type === 'plan' && !started) planned(m.plan);
+  else if (m.type === 'start' && !started && !stopped) start(m.t0);
   else if (m.type === 'stop') finish();
 });

@@ -6,31 +6,23 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Docker from 'dockerode';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runSearch } from '../../src-main/engine/auto-size/run-search.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
-import type { CellConfig, HostFacts } from '../../src-main/model/types.ts';
 import { KubernetesProvider } from '../../src-main/providers/kubernetes/provider.ts';
-import { currentSession } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { FakeApi, fixture, listOf } from '../unit/k8s-fake-api.ts';
-import { AGENT_TAG, FakeCluster, fakeEngine, NAMESPACES, NS, RUN_NS } from '../unit/k8s-fake-cluster.ts';
+import {
+  FakeCluster,
+  fakeEngine,
+  historyBeforeTheScene,
+  NAMESPACES,
+  NS,
+  RUN_NS,
+  sceneProvider,
+} from '../unit/k8s-fake-cluster.ts';
 
-const host: HostFacts = {
-  hostname: 'laptop',
-  platform: 'linux',
-  arch: 'x64',
-  cpuModel: 'test',
-  cores: 2,
-  memoryBytes: 8_589_934_592,
-  nodeVersion: 'v20.19.0',
-  dockerVersion: '27.3.1',
-  cgroupVersion: '2',
-  appVersions: {},
-  rightsizeVersion: '0.1.0',
-};
 
 let api: FakeApi;
 let engine: FakeApi;
@@ -56,29 +48,7 @@ beforeEach(async () => {
   api.on('GET', NAMESPACES, listOf('NamespaceList', []));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-k8s-session-'));
   store = Store.open(path.join(dir, 'rightsize.db'));
-  // Runs 1–6 and two cells exist, so the run is run 7 and its first cell is cell 3: the recorded scene.
-  const cell: CellConfig = {
-    index: 0,
-    repetition: 0,
-    app: 'hello',
-    mode: 'cluster',
-    workers: 2,
-    cpuMillis: 500,
-    memoryMb: 512,
-    load: { model: 'closed', connections: 16 },
-    durationSec: 2,
-    warmupSec: 1,
-    env: {},
-  };
-  for (let i = 1; i <= 6; i++) {
-    const id = store.createRun({ name: `earlier ${i}`, preset: null, matrix: {}, host, ownerSession: currentSession(), cellsTotal: 1 });
-    store.finishRun(id, 'completed');
-  }
-  for (let i = 0; i < 2; i++) {
-    const at = new Date().toISOString();
-    const id = store.startCell(6, { ...cell, index: i });
-    store.finishCell(id, { config: { ...cell, index: i }, status: 'failed', failure: 'earlier', flags: [], startedAt: at, finishedAt: at });
-  }
+  historyBeforeTheScene(store); // the run is run 7 and its first cell is cell 3: the recorded scene
 });
 
 afterEach(async () => {
@@ -88,22 +58,7 @@ afterEach(async () => {
   await engine.close();
 });
 
-function provider(): KubernetesProvider {
-  const u = new URL(engine.url);
-  return new KubernetesProvider({
-    name: 'lab',
-    kubeConfig: api.kubeConfig(),
-    pollMs: 10,
-    statsEveryMs: 20,
-    readyTimeoutMs: 5_000,
-    removeTimeoutMs: 2_000,
-    registry: { registry: 'registry.example.com/rightsize' },
-    images: {
-      engine: () => new Docker({ host: u.hostname, port: Number(u.port), protocol: 'http' }),
-      loadAgentImage: async () => AGENT_TAG,
-    },
-  });
-}
+const provider = (): KubernetesProvider => sceneProvider(api, engine);
 
 const deletedNamespace = (): boolean => api.requests.some((r) => r.method === 'DELETE' && r.url.startsWith(RUN_NS));
 

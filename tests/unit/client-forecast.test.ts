@@ -7,9 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  approxRate, CEILING_SETTING, ceilingOf, forecastCells, forecastMatrix, forecastMessage, hostHistory, mergeCeiling, pastCell, plannedCells,
-  predict, predictedRate, serverRatePerCpu, storedCeiling, usableCpus, type HostKey, type LoadCeiling, type PastCell, type PlannedCell,
+  approxRate, CEILING_SETTING, forecastCells, forecastMatrix, forecastMessage, hostHistory, plannedCells,
+  predict, predictedRate, serverRatePerCpu, usableCpus, type PlannedCell,
 } from '../../src-main/engine/client-forecast.ts';
+import {
+  ceilingOf, mergeCeiling, pastCell, storedCeiling, type HostKey, type LoadCeiling, type PastCell,
+} from '../../src-main/engine/client-ceiling.ts';
 import { validateMatrix, type Matrix } from '../../src-main/engine/matrix.ts';
 import type { CellConfig, CellResult, Flag, HostFacts, LoadResult } from '../../src-main/model/types.ts';
 import { Store } from '../../src-main/store/index.ts';

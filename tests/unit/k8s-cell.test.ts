@@ -10,48 +10,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import Docker from 'dockerode';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { builtInApps } from '../../src-main/apps/catalog.ts';
 import type { RunEvent } from '../../src-main/model/events.ts';
 import { runStoredCell } from '../../src-main/engine/run-matrix.ts';
 import { warmupCapSec } from '../../src-main/load/steady-state.ts';
-import type { CellConfig, HostFacts } from '../../src-main/model/types.ts';
 import { deploymentManifest } from '../../src-main/providers/kubernetes/manifests.ts';
 import { KubernetesProvider } from '../../src-main/providers/kubernetes/provider.ts';
 import type { TargetSpec } from '../../src-main/providers/provider.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { FakeApi, type Recorded } from './k8s-fake-api.ts';
-import { AGENT_REF, AGENT_TAG, APP_REF, APP_TAG, DEPLOYMENT, DEPLOYMENTS, FakeCluster, fakeEngine, LOAD_POD, NAMESPACES, NS, okLog, PODS, resultOf, RUN_NS, stoppedLog, TARGET_LOG } from './k8s-fake-cluster.ts';
+import { AGENT_REF, APP_REF, historyBeforeTheScene, SCENE_CELL, sceneProvider, APP_TAG, DEPLOYMENT, DEPLOYMENTS, FakeCluster, fakeEngine, LOAD_POD, NAMESPACES, NS, okLog, PODS, resultOf, RUN_NS, stoppedLog, TARGET_LOG } from './k8s-fake-cluster.ts';
 
-const host: HostFacts = {
-  hostname: 'laptop',
-  platform: 'linux',
-  arch: 'x64',
-  cpuModel: 'Intel Xeon E5-2680',
-  cores: 2,
-  memoryBytes: 8_589_934_592,
-  nodeVersion: 'v20.19.0',
-  dockerVersion: '27.3.1',
-  cgroupVersion: '2',
-  appVersions: {},
-  rightsizeVersion: '0.1.0',
-};
 
-const cell: CellConfig = {
-  index: 0,
-  repetition: 0,
-  app: 'hello',
-  mode: 'cluster',
-  workers: 2,
-  cpuMillis: 500,
-  memoryMb: 512,
-  load: { model: 'closed', connections: 16 },
-  durationSec: 2,
-  warmupSec: 1,
-  env: {},
-};
+const cell = SCENE_CELL;
 
 const mutating = (rs: Recorded[]): string[] => rs.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.url}`);
 
@@ -65,13 +38,7 @@ beforeEach(async () => {
   engine = await fakeEngine();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-k8s-cell-'));
   store = Store.open(path.join(dir, 'rightsize.db'));
-  // The history already holds runs 1–6 and two cells, so this run is run 7 and its cell is cell 3: the recorded scene.
-  const run = (name: string): number => store.createRun({ name, preset: null, matrix: { apps: ['hello'] }, host, ownerSession: currentSession(), cellsTotal: 1 });
-  for (let i = 1; i <= 6; i++) store.finishRun(run(`earlier ${i}`), 'completed');
-  for (let i = 0; i < 2; i++) {
-    const id = store.startCell(6, { ...cell, index: i });
-    store.finishCell(id, { config: { ...cell, index: i }, status: 'failed', failure: 'an earlier cell', flags: [], startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() });
-  }
+  const run = historyBeforeTheScene(store);
   runId = run('k8s cell');
   expect(runId).toBe(7);
 });
@@ -82,19 +49,7 @@ afterEach(async () => {
   await engine.close();
 });
 
-function provider(): KubernetesProvider {
-  const u = new URL(engine.url);
-  return new KubernetesProvider({
-    name: 'lab',
-    kubeConfig: api.kubeConfig(),
-    pollMs: 10,
-    statsEveryMs: 20,
-    readyTimeoutMs: 5_000,
-    removeTimeoutMs: 2_000,
-    registry: { registry: 'registry.example.com/rightsize' },
-    images: { engine: () => new Docker({ host: u.hostname, port: Number(u.port), protocol: 'http' }), loadAgentImage: async () => AGENT_TAG },
-  });
-}
+const provider = (): KubernetesProvider => sceneProvider(api, engine);
 
 /** The run as runMatrix does it for one cell: images pushed, the cell stored, the run finished, what it left removed. */
 async function runOneCell(p: KubernetesProvider, o: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void } = {}) {

@@ -3,6 +3,11 @@
 // Shared by the unit test of one cell (k8s-cell.test.ts) and the integration test of a whole run.
 import type { ServerResponse } from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
+import Docker from 'dockerode';
+import type { CellConfig, HostFacts } from '../../src-main/model/types.ts';
+import { KubernetesProvider } from '../../src-main/providers/kubernetes/provider.ts';
+import { currentSession } from '../../src-main/session/session.ts';
+import type { Store } from '../../src-main/store/index.ts';
 import { FakeApi, fixture, fixtureText, listOf, status } from './k8s-fake-api.ts';
 
 // The recorded scene: run 7, cell 3 (hello, cluster mode with 2 workers, 500m / 512Mi).
@@ -187,3 +192,62 @@ export async function fakeEngine(): Promise<FakeApi> {
   return e;
 }
 
+
+/** The host the scene's history was recorded on. */
+export const host: HostFacts = {
+  hostname: 'laptop',
+  platform: 'linux',
+  arch: 'x64',
+  cpuModel: 'Intel Xeon E5-2680',
+  cores: 2,
+  memoryBytes: 8_589_934_592,
+  nodeVersion: 'v20.19.0',
+  dockerVersion: '27.3.1',
+  cgroupVersion: '2',
+  appVersions: {},
+  rightsizeVersion: '0.1.0',
+};
+
+/** The scene's cell: hello, cluster mode with 2 workers, 500m / 512Mi. */
+export const SCENE_CELL: CellConfig = {
+  index: 0,
+  repetition: 0,
+  app: 'hello',
+  mode: 'cluster',
+  workers: 2,
+  cpuMillis: 500,
+  memoryMb: 512,
+  load: { model: 'closed', connections: 16 },
+  durationSec: 2,
+  warmupSec: 1,
+  env: {},
+};
+
+/**
+ * The history before the scene: runs 1–6 and two cells, so that the next run is run 7 and its first
+ * cell is cell 3. Returns a maker of more runs.
+ */
+export function historyBeforeTheScene(store: Store): (name: string) => number {
+  const run = (name: string): number => store.createRun({ name, preset: null, matrix: { apps: ['hello'] }, host, ownerSession: currentSession(), cellsTotal: 1 });
+  for (let i = 1; i <= 6; i++) store.finishRun(run(`earlier ${i}`), 'completed');
+  for (let i = 0; i < 2; i++) {
+    const id = store.startCell(6, { ...SCENE_CELL, index: i });
+    store.finishCell(id, { config: { ...SCENE_CELL, index: i }, status: 'failed', failure: 'an earlier cell', flags: [], startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() });
+  }
+  return run;
+}
+
+/** The target the scene plays: the fake API server's cluster, images pushed through the fake engine. */
+export function sceneProvider(api: FakeApi, engine: FakeApi): KubernetesProvider {
+  const u = new URL(engine.url);
+  return new KubernetesProvider({
+    name: 'lab',
+    kubeConfig: api.kubeConfig(),
+    pollMs: 10,
+    statsEveryMs: 20,
+    readyTimeoutMs: 5_000,
+    removeTimeoutMs: 2_000,
+    registry: { registry: 'registry.example.com/rightsize' },
+    images: { engine: () => new Docker({ host: u.hostname, port: Number(u.port), protocol: 'http' }), loadAgentImage: async () => AGENT_TAG },
+  });
+}

@@ -147,6 +147,13 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   let images = new Map<string, AppImage>();
   const warned = new Set<string>();
   const ahead = new PrepareAhead();
+  // Targets being removed while the next cell starts: every load waits for them, and so does the end.
+  const removals = new Set<Promise<void>>();
+  const deferRemoval = (r: Promise<void>): void => {
+    removals.add(r);
+    void r.finally(() => removals.delete(r));
+  };
+  const removed = async (): Promise<void> => void (await Promise.all([...removals]));
   const appOf = (cell: CellConfig): AppDefinition => plan.apps.find((a) => a.name === cell.app)!;
   // The next cell's target, started as this one's load ends, where the provider has a core to spare.
   const prepareNext = (next: CellConfig | undefined, hint: TargetSpec['placement']): (() => void) | undefined =>
@@ -183,6 +190,8 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
         provider,
         ...(prepared ? { prepared } : {}),
         ...(onLoadEnd ? { onLoadEnd } : {}),
+        // Where a core is spare, a target's removal overlaps the next cell's start.
+        ...(provider.prepareAhead ? { deferRemoval, beforeLoad: removed } : {}),
         ...plan.cellDefaults,
         ...(o.signal ? { signal: o.signal } : {}),
         ...(c.placementHint ? { placementHint: c.placementHint } : {}),
@@ -206,6 +215,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   }
   if (o.signal?.aborted) [status, error] = ['cancelled', undefined];
   await ahead.discard(); // a target prepared for a cell that never came
+  await removed();
   // Whatever a cell could not remove (its engine stopped answering mid-cell) goes now.
   await withTimeout(provider.removeRun(String(runId)), REMOVE_RUN_TIMEOUT_MS, 'no answer').then(
     (gone) => gone.length && log('info', `removed what the run left on ${provider.name}: ${gone.join(', ')}`),

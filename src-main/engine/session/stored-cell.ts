@@ -22,6 +22,8 @@ export interface StoredCellContext {
   prepared?: Promise<ProvisionedTarget>;
   /** Called once the cell's load is over, before its target is inspected and removed. */
   onLoadEnd?: () => void;
+  deferRemoval?: (removal: Promise<void>) => void;
+  beforeLoad?: () => Promise<void>;
   /** The node the pool's slot gave this cell (or avoids), where the provider places by node. */
   placementHint?: TargetSpec['placement'];
   emit: RunListener;
@@ -69,6 +71,8 @@ export async function runStoredCell(
       provider: c.provider,
       ...(c.prepared ? { prepared: c.prepared } : {}),
       ...(c.onLoadEnd ? { onLoadEnd: c.onLoadEnd } : {}),
+      ...(c.deferRemoval ? { deferRemoval: c.deferRemoval } : {}),
+      ...(c.beforeLoad ? { beforeLoad: c.beforeLoad } : {}),
       ...(c.placementHint ? { placementHint: c.placementHint } : {}),
       signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
       onSample: (sample) => {

@@ -6,7 +6,7 @@ import { withTimeout } from '../../docker/client.ts';
 import { TargetContainer } from '../../docker/containers.ts';
 import { LABEL, PRODUCT } from '../../docker/labels.ts';
 import { listOwnContainers, sweepOrphans } from '../../docker/sweep.ts';
-import { planPlacement } from '../../docker/placement.ts';
+import { planPlacement, type Placement } from '../../docker/placement.ts';
 import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
@@ -39,10 +39,48 @@ export interface DockerProviderOptions {
   client?: Docker;
 }
 
-/** What every engine reached through the Docker API shares: check, removal by run, sweep. */
+/** Where a container is started on an engine: its ports, its cores, and its load's cores. */
+interface ContainerPlace {
+  publish: boolean;
+  publishOn?: string;
+  place: Placement;
+  /** What the provisioned target carries besides the container (this machine's readings). */
+  extra?: Pick<Parameters<typeof containerTarget>[2], 'local' | 'cores' | 'placementWarning'>;
+}
+
+/** What every engine reached through the Docker API shares: starting a target, removal by run, sweep. */
 export abstract class EngineProvider {
   abstract readonly name: string;
   abstract readonly client: Docker;
+  /** Each target's load cores, by target id: its load runs there. */
+  protected readonly loadCpus = new Map<string, string>();
+
+  /** A cell's container under its caps, on the cores the placement gave it, as a provisioned target. */
+  protected async startContainer(spec: TargetSpec, at: ContainerPlace): Promise<ProvisionedTarget> {
+    const c = await TargetContainer.start(
+      {
+        image: spec.image,
+        launch: spec.launch,
+        port: spec.port,
+        env: spec.env,
+        cpuMillis: spec.cpuMillis,
+        memoryMb: spec.memoryMb,
+        publish: at.publish,
+        ...(at.publishOn ? { publishOn: at.publishOn } : {}),
+        ...(at.place.targetCpus ? { cpuset: at.place.targetCpus } : {}),
+        labels: containerLabels(spec),
+      },
+      this.client,
+    );
+    if (at.place.loadCpus) this.loadCpus.set(c.id, at.place.loadCpus);
+    return containerTarget(c, spec, {
+      ...at.extra,
+      remove: async () => {
+        this.loadCpus.delete(c.id);
+        await c.remove();
+      },
+    });
+  }
 
   async removeRun(runId: string): Promise<string[]> {
     const ids = await listOwnContainers({ run: runId }, this.client);
@@ -77,8 +115,6 @@ export class DockerProvider extends EngineProvider implements Provider {
   private readonly agentImages = new LoadAgentImages();
   /** The remote engine's name and cores, read once (for the cpuset split and "where the load ran"). */
   private engineFacts?: Promise<{ name: string; cpus: number }>;
-  /** Each remote target's load cores, by target id. */
-  private readonly loadCpus = new Map<string, string>();
 
   constructor(private readonly o: DockerProviderOptions) {
     super();
@@ -153,29 +189,8 @@ export class DockerProvider extends EngineProvider implements Provider {
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
     // The target on the engine's first cores, its load agent on the next (that engine's own count).
     const place = planPlacement(spec.cpuMillis, (await this.facts()).cpus, true);
-    const c = await TargetContainer.start(
-      {
-        image: spec.image,
-        launch: spec.launch,
-        port: spec.port,
-        env: spec.env,
-        cpuMillis: spec.cpuMillis,
-        memoryMb: spec.memoryMb,
-        // A remote engine's bridge IPs are not routable from here: publish on its address.
-        publish: true,
-        publishOn: this.host,
-        ...(place.targetCpus ? { cpuset: place.targetCpus } : {}),
-        labels: containerLabels(spec),
-      },
-      this.client,
-    );
-    if (place.loadCpus) this.loadCpus.set(c.id, place.loadCpus);
-    return containerTarget(c, spec, {
-      remove: async () => {
-        this.loadCpus.delete(c.id);
-        await c.remove();
-      },
-    });
+    // A remote engine's bridge IPs are not routable from here: publish on its address.
+    return this.startContainer(spec, { publish: true, publishOn: this.host, place });
   }
 }
 

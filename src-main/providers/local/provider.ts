@@ -4,14 +4,12 @@
 import os from 'node:os';
 import type Docker from 'dockerode';
 import { checkEngine, docker, type EngineInfo } from '../../docker/client.ts';
-import { TargetContainer } from '../../docker/containers.ts';
 import { planPlacement } from '../../docker/placement.ts';
 import { parseCpuList } from '../../common/cpu-list.ts';
 import { hostCpuSupported } from '../../load/host-cpu.ts';
 import { runLoad, type LoadCallbacks } from '../../load/runner.ts';
 import type { LoadPlan } from '../../load/protocol.ts';
-import { containerLabels, EngineProvider } from '../docker/provider.ts';
-import { containerTarget } from '../docker/target.ts';
+import { EngineProvider } from '../docker/provider.ts';
 import type { LoadOutcome, Provider, ProviderCheck, ProvisionedTarget, TargetSpec } from '../provider.ts';
 
 /** The engine facts the provider needs: its cores and memory, and whether its bridge IPs route here. */
@@ -32,8 +30,6 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
   readonly kind = 'local' as const;
   readonly name = 'local';
   readonly client: Docker = docker();
-  /** Each target's load cores, by target id: its load threads run there. */
-  private readonly loadCpus = new Map<string, string>();
   private engine?: LocalEngine;
 
   /** `engine`: the facts when the caller has them; otherwise the engine is asked on first need. */
@@ -82,32 +78,17 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
     const engine = await this.facts();
     // Cores are pinned only here, where the load shares the machine with the target.
     const place = planPlacement(spec.cpuMillis, localCapacity(engine).cores, Boolean(spec.pinCores));
-    const c = await TargetContainer.start(
-      {
-        image: spec.image,
-        launch: spec.launch,
-        port: spec.port,
-        env: spec.env,
-        cpuMillis: spec.cpuMillis,
-        memoryMb: spec.memoryMb,
-        // Docker Desktop: bridge IPs are behind its VM, so ports are published on 127.0.0.1.
-        publish: !engine.bridgeRoutable,
-        ...(place.targetCpus ? { cpuset: place.targetCpus } : {}),
-        labels: containerLabels(spec),
-      },
-      this.client,
-    );
-    if (place.loadCpus) this.loadCpus.set(c.id, place.loadCpus);
     const cores = place.targetCpus
       ? [...new Set([...parseCpuList(place.targetCpus), ...(place.loadCpus ? parseCpuList(place.loadCpus) : [])])]
       : undefined;
-    return containerTarget(c, spec, {
-      local: true,
-      ...(cores ? { cores } : {}),
-      ...(place.warning ? { placementWarning: place.warning } : {}),
-      remove: async () => {
-        this.loadCpus.delete(c.id);
-        await c.remove();
+    return this.startContainer(spec, {
+      // Docker Desktop: bridge IPs are behind its VM, so ports are published on 127.0.0.1.
+      publish: !engine.bridgeRoutable,
+      place,
+      extra: {
+        local: true,
+        ...(cores ? { cores } : {}),
+        ...(place.warning ? { placementWarning: place.warning } : {}),
       },
     });
   }
@@ -115,7 +96,8 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
   /** The load in this process's threads, on the cores provision left it. */
   async runLoad(target: ProvisionedTarget, plan: LoadPlan, cb: LoadCallbacks): Promise<LoadOutcome> {
     const cpus = this.loadCpus.get(target.id);
-    return { result: await runLoad({ ...plan, ...(cpus ? { cpus } : {}) }, cb) };
+    // Where a core is spare, the next load's threads are spawned as this one ends.
+    return { result: await runLoad({ ...plan, ...(cpus ? { cpus } : {}) }, { ...cb, spareAfter: this.prepareAhead }) };
   }
 }
 
