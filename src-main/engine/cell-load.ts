@@ -83,7 +83,8 @@ function silenceWatch(p: LoadPhaseInput, stop: AbortController): { heard(): void
         const silentSec = (Date.now() - (lastAt || startedAt)) / 1000;
         if (silentSec <= (lastAt ? silence.betweenSec : silence.startSec)) return;
         const node = p.target.node ? ` (node ${p.target.node})` : '';
-        watch.said ??= `unreachable: no second of load came from ${p.provider.name}${node} for ${Math.round(silentSec)} s`;
+        const silent = `for ${Math.round(silentSec)} s`;
+        watch.said ??= `unreachable: no second of load came from ${p.provider.name}${node} ${silent}`;
         stop.abort();
       }, 1000)
     : undefined;

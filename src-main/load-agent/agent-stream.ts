@@ -2,7 +2,7 @@
 // in a cluster): the plan it is given, and its output turned back into runLoad's callbacks and
 // result. The transport (Docker attach, a pod's log stream) only feeds bytes in and says how the
 // agent ended; everything the cell runner sees is decided here, once, for every kind of target.
-import { isWarm as steadyStateIsWarm } from '../load/steady-state.ts';
+import { isWarm as steadyStateIsWarm } from '../load/warmup.ts';
 import type { LoadResult } from '../model/types.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';

@@ -3,7 +3,7 @@
 // from $RIGHTSIZE_LOAD_PLAN (or argv[2]), prints every second and then the result as JSON lines on
 // stdout (line-protocol.ts), and exits 0; on failure one error line and exit 1. SIGTERM stops the
 // load at once and still prints the result so far, as a cancelled local load returns one.
-import { isWarm } from '../load/steady-state.ts';
+import { isWarm } from '../load/warmup.ts';
 import { runLoadDetailed } from '../load/runner.ts';
 import { agentLine, PLAN_ENV, readPlan, type AgentLine } from './line-protocol.ts';
 

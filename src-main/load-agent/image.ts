@@ -13,8 +13,13 @@ import { projectRoot, resourcesDir } from '../util/paths.ts';
 /** Where the agent lives in its image; the command runs `${AGENT_DIR}/load-agent.js`. */
 export const AGENT_DIR = '/opt/rightsize/load-agent';
 export const AGENT_COMMAND = ['node', `${AGENT_DIR}/load-agent.js`];
-/** The packages the bundles import (everything else is bundled in). */
-const EXTERNAL_PACKAGES = ['autocannon', 'hdr-histogram-js'];
+/**
+ * The packages the bundles import and the image carries in its node_modules; everything else
+ * (statistics included) is bundled in. One list, read by scripts/build.mjs too.
+ */
+const EXTERNAL_PACKAGES = JSON.parse(
+  readFileSync(path.join(resourcesDir(), 'base-image', 'load-agent-packages.json'), 'utf8'),
+) as string[];
 
 /**
  * The agent's two bundles: dist/load-agent.js and dist/load-worker.js (scripts/build.mjs) when the
@@ -34,7 +39,7 @@ async function agentBundles(): Promise<{ agent: Buffer | string; worker: Buffer 
     bundle: true,
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    external: EXTERNAL_PACKAGES,
     format: 'esm',
     write: false,
     logLevel: 'warning',

@@ -96,9 +96,10 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
     const processes: Record<number, number> = {};
     const stop = lab.subscribe('run.progress', {}, (e) => {
       if (e.type !== 'cell-phase' || e.phase !== 'measuring') return;
-      // While it is under load: count the node processes inside the cell's container.
+      // While it is under load: count the node processes inside the cell's container, the run's only
+      // one then (a target started ahead carries the run's label, not yet its cell's).
       void (async () => {
-        const [c] = await docker().listContainers({ filters: JSON.stringify({ label: [`${LABEL.cell}=${e.cellId}`] }) });
+        const [c] = await docker().listContainers({ filters: JSON.stringify({ label: [`${LABEL.run}=${e.runId}`] }) });
         const top = (await docker().getContainer(c!.Id).top()) as { Processes: string[][] };
         processes[e.index] = top.Processes.filter((p) => p.some((f) => f.includes('server.js'))).length;
       })();
