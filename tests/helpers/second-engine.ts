@@ -76,8 +76,14 @@ const quiet = async (cmd: string, args: string[]): Promise<void> => {
 };
 
 async function alive(pidfile: string): Promise<number | null> {
-  if (!existsSync(pidfile)) return null;
-  const pid = Number(readFileSync(pidfile, 'utf8').trim());
+  let pid: number;
+  try {
+    // Read at once, not after an exists check: a stopping dockerd removes its pidfile in between.
+    pid = Number(readFileSync(pidfile, 'utf8').trim());
+  } catch {
+    return null;
+  }
+  if (!(pid > 0)) return null; // a pidfile being written (empty) names no process yet
   try {
     process.kill(pid, 0);
     return pid;
