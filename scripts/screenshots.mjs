@@ -55,7 +55,7 @@ try {
     await page.close();
   }
   for (const scheme of ['light', 'dark']) {
-    if (only.size && !['builder', 'live-start', 'live', 'run', 'answer', 'history', 'compare', 'run-dark'].some(want)) break;
+    if (only.size && !['builder', 'live-start', 'live', 'live-end', 'run', 'answer', 'report', 'history', 'compare', 'run-dark'].some(want)) break;
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
     await page.goto(loginUrl);
     if (scheme === 'dark') {
@@ -83,6 +83,10 @@ try {
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=chart-latency]')?.getAttribute('data-points')) >= 6, null, { timeout: 60_000 });
     await shot(page, 'live');
     await page.getByTestId('open-run').waitFor({ timeout: 300_000 });
+    // The end of the run: its answer in place (headline, summary, chart).
+    await page.getByTestId('live-answer').getByTestId('answer-chart').waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(800);
+    await shot(page, 'live-end');
     // A second run of the same preset, to compare.
     await page.goto(`${url}/#/`);
     await page.getByTestId('preset').selectOption('pbkdf2-one-thread');
@@ -101,8 +105,21 @@ try {
     if (want('answer')) {
       await page.getByTestId('open-report').click();
       await page.getByTestId('answer').waitFor();
-      await page.waitForTimeout(500);
+      await page.getByTestId('answer-chart').waitFor();
+      await page.waitForTimeout(800);
       await shot(page, 'answer');
+    }
+    if (want('report')) {
+      // The HTML report as a reader opens it: saved from the answer page, shown from its file.
+      if (!page.url().includes('/report')) await page.getByTestId('open-report').click();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-html').click()]);
+      const file = path.join(dataDir, 'report.html');
+      await download.saveAs(file);
+      const reader = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+      await reader.goto(`file://${file}`);
+      await reader.waitForTimeout(300);
+      await shot(reader, 'report');
+      await reader.close();
     }
     await page.goto(`${url}/#/history`);
     await page.getByTestId('history-row').nth(1).waitFor();

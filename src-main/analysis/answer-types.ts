@@ -87,6 +87,12 @@ export interface SearchAnswer {
   gridCells: number;
 }
 
+/** A method paragraph under its title. */
+export interface MethodNote {
+  title: string;
+  text: string;
+}
+
 export interface Recommendation {
   /**
    * An auto-size run's answer: present exactly when the run is a search; then it, not the knee, is what the answer
@@ -123,6 +129,13 @@ export interface Recommendation {
    * be deployed.
    */
   headline?: Headline | null;
+  /**
+   * At most four short sentences under the headline (analysis/summary.ts): the pick's numbers, how it stands against
+   * the rest, what to give it, what was left out. Each is said at length in `words`.
+   */
+  summary: string[];
+  /** The methods under their titles, for a reader to show collapsed ("How this was decided"…). */
+  methods: MethodNote[];
   /** The answer in plain words, most important first. */
   words: string[];
   /** Those of `words` that size memory and CPU (a UI may show them apart, with the sizing evidence). */

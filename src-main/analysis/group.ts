@@ -1,5 +1,6 @@
 import { cellLabel } from '../common/labels.ts';
 import { fmtNum } from '../common/format.ts';
+import { skippedAfter } from '../common/skipped-cells.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import type { CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../model/types.ts';
 import type { StoredCell } from '../model/stored.ts';
@@ -76,6 +77,8 @@ function exclusionReason(c: StoredCell): string | null {
       return 'OOM-killed';
     case 'failed': {
       const first = c.failure?.split('\n')[0]?.trim();
+      // Never started: its app's first cell failed at start in a way every cell of it would repeat.
+      if (skippedAfter(first) !== undefined) return first!;
       return first ? `failed (${first.length > 120 ? `${first.slice(0, 119)}…` : first})` : 'failed';
     }
     case 'cancelled':
@@ -288,5 +291,38 @@ export function groupCells(
   }
   configurations.sort(compareConfigs);
   exclusions.sort((a, b) => a.cellIndex - b.cellIndex);
-  return { configurations, exclusions };
+  return { configurations, exclusions: foldSkipped(exclusions, cells) };
+}
+
+/**
+ * The cells skipped after their app's first cell failed at start, said once per app: folded into
+ * that cell's exclusion (or, if it is not among them, one line for them all). Each configuration
+ * still lists its own excluded cells.
+ */
+function foldSkipped(exclusions: Exclusion[], cells: StoredCell[]): Exclusion[] {
+  const failure = new Map(cells.map((c) => [c.config.index, c.failure]));
+  const appOf = new Map(cells.map((c) => [c.config.index, c.config.app]));
+  const skipped = groupBy(
+    exclusions.filter((e) => skippedAfter(failure.get(e.cellIndex)) !== undefined),
+    (e) => skippedAfter(failure.get(e.cellIndex))!,
+  );
+  if (skipped.size === 0) return exclusions;
+  const out: Exclusion[] = [];
+  for (const e of exclusions) {
+    const after = skippedAfter(failure.get(e.cellIndex));
+    const group = skipped.get(after ?? e.cellIndex + 1);
+    if (!group) {
+      out.push(e);
+      continue;
+    }
+    const n = group.length;
+    const others = `${n} other cell${n === 1 ? '' : 's'} of ${appOf.get(e.cellIndex)}`;
+    if (after === undefined) {
+      // The first cell: it says what happened to the others.
+      out.push({ ...e, text: `${e.text}; its ${others} skipped at once (the same failure expected), excluded too` });
+    } else if (group[0] === e && !exclusions.some((x) => x.cellIndex === after - 1)) {
+      out.push({ ...e, text: `${others.replace(/^\d+ other/, String(n))} ${e.reason}, excluded` });
+    }
+  }
+  return out;
 }

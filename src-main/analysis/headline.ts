@@ -29,7 +29,9 @@ export const STATE_WORDS: Record<AnswerState, string> = {
 const goodput = (c: ConfigurationSummary): string => `${isCensored(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
 
 /** The headline of a matrix answer; null when nothing can be deployed (an auto-size run speaks for itself). */
-export function headlineOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'headline'>): Headline | null {
+export function headlineOf(
+  rec: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods' | 'headline'>,
+): Headline | null {
   const p = answerPick(rec);
   if (!p) return null;
   const c = p.configuration;

@@ -1,5 +1,6 @@
 // The sizing answer: what a run says, how sure it is, and why. Pure functions of a stored run.
 export { recommend, DEFAULT_MARGIN_PCT } from './recommend.ts';
+export { MAX_SUMMARY, methodsOf, reasoningOf, summaryOf } from './summary.ts';
 export { parseSlo, describeSlo, sloOutcomes } from './slo.ts';
 export {
   groupBy,

@@ -147,7 +147,18 @@ export function memoryCaps(
       detail: `no significant loss against ${refName} beyond ${fmtNum(marginPct, marginPct % 1 ? 1 : 0)} %`,
     };
   });
-  // Walk down from the largest cap while it ran clean: the boundary is where it first did not.
+  return { caps, referenceMb: ref?.memoryMb ?? null, ...capBoundary(caps) };
+}
+
+/**
+ * Walk down from the largest cap while it ran clean: the smallest clean cap, and the boundary where
+ * it first did not (an undecided check counts as not clean: nothing showed it was).
+ */
+export function capBoundary(caps: readonly MemoryCap[]): {
+  smallestCleanMb: number | null;
+  failedAtMb: number | null;
+  failedOutcome: MemoryOutcome | null;
+} {
   let smallestCleanMb: number | null = null;
   let failed: MemoryCap | null = null;
   for (const cap of [...caps].reverse()) {
@@ -159,11 +170,5 @@ export function memoryCaps(
       break;
     }
   }
-  return {
-    caps,
-    referenceMb: ref?.memoryMb ?? null,
-    smallestCleanMb,
-    failedAtMb: failed?.memoryMb ?? null,
-    failedOutcome: failed?.outcome ?? null,
-  };
+  return { smallestCleanMb, failedAtMb: failed?.memoryMb ?? null, failedOutcome: failed?.outcome ?? null };
 }

@@ -44,6 +44,18 @@ export function limitFromPeak(peakBytes: number): number {
 }
 
 /**
+ * The memory an auto-size search gives a configuration for a need (bytes): limitFromPeak, then the
+ * first of its memory steps (min, min + step, …, max) at or above that; the bounds' maximum without a
+ * need or when no step is. The search (engine/auto-size/search.ts) and the answer's words both use it.
+ */
+export function memoryStepFor(needBytes: number | null, bounds: { min: number; max: number }, stepMb: number): number {
+  if (needBytes === null) return bounds.max;
+  const want = limitFromPeak(needBytes);
+  for (let m = bounds.min; m < bounds.max; m += stepMb) if (m >= want) return m;
+  return bounds.max;
+}
+
+/**
  * Cells whose memory counts: every one that finished 'ok' (an unstable repetition's memory is still real), by
  * configuration key.
  */

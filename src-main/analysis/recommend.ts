@@ -6,6 +6,7 @@ import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './sizing.ts';
 import { sloOutcomes } from './slo.ts';
 import type { ConfigurationSummary, NoiseNote, Recommendation, RecommendOptions } from './types.ts';
+import { methodsOf, summaryOf } from './summary.ts';
 import { explain, methodText, sizingWordsOf } from './words.ts';
 
 export const DEFAULT_MARGIN_PCT = 5;
@@ -58,14 +59,15 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   // An auto-size run answers with what its search found (analysis/search-answer.ts).
   const search = run.search ? searchAnswer(run.search, configurations) : null;
   const sizingSlo = options.slo ?? (search ? searchSizingSlo(search) : null);
-  const base: Omit<Recommendation, 'words' | 'sizingWords'> = {
+  const base: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'> = {
     run: {
       id: run.id,
       name: run.name,
       status: run.status,
       cellsTotal: run.cellsTotal,
       cellsIncluded,
-      cellsExcluded: exclusions.length,
+      // Per cell: the answer's list says skipped cells once per app (group.ts foldSkipped).
+      cellsExcluded: configurations.reduce((a, c) => a + c.excluded.length, 0),
     },
     marginPct,
     slo: options.slo ?? null,
@@ -78,8 +80,15 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search),
     method: methodText(marginPct),
   };
-  if (search) return { search, ...base, headline: headlineOf(base), ...searchWords(base, search) };
+  const methods = methodsOf({ ...base, ...(search ? { search } : {}) });
+  if (search) {
+    const w = searchWords(base, search);
+    const withSearch = { search, ...base };
+    // A search's headline is its found configuration's; a search that found none has no pick to head with.
+    return { ...withSearch, headline: headlineOf(withSearch), ...w, summary: summaryOf(withSearch, w.words), methods };
+  }
   const headline = headlineOf(base);
-  // The headline stands apart from the words: every reader shows it first (CLI, UI, HTML, --json).
-  return { ...base, headline, words: explain(base), sizingWords: sizingWordsOf(base) };
+  const words = explain(base);
+  // The headline stands apart from the words: every reader shows it first (CLI, UI, HTML, --json), then the summary.
+  return { ...base, headline, summary: summaryOf(base, words), methods, words, sizingWords: sizingWordsOf(base) };
 }

@@ -1,12 +1,12 @@
 // The answer of an auto-size run (run.search): the configuration the search found, or plainly that
 // none met the objective or that it could not decide — never a knee over the scattered cells the
 // search happened to run. recommend() builds it; the words, the report and the deploy snippets take it.
-import { fmtMb, fmtNum } from '../common/format.ts';
+import { fmtNum } from '../common/format.ts';
 import { exactCpu, memLabel } from '../common/resource-labels.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import type { SearchTrace } from '../model/search.ts';
-import { MEMORY_HEADROOM } from './memory.ts';
-import { PEAK_SOURCE_WORDS, perWorkerText } from './sizing-words.ts';
+import { withoutProgress } from './search-memory.ts';
+import { searchMemoryWords } from './sizing-words.ts';
 import type { ConfigurationSummary, Recommendation, SearchAnswer, SearchConfig, Slo } from './types.ts';
 
 /** "p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %": the objective with the rate it is measured at. */
@@ -47,10 +47,10 @@ export function searchAnswer(trace: SearchTrace, configurations: readonly Config
     objective: searchObjective(slo, spec.rate),
     found,
     foundKey,
-    evidence: met?.detail ?? null,
+    evidence: met ? withoutProgress(met.detail) : null,
     memoryFrom: found ? (found.memoryMb < spec.bounds.memoryMb.max ? 'peak' : 'bounds') : null,
     bestSoFar: trace.bestSoFar ?? null,
-    words: trace.words,
+    words: withoutProgress(trace.words),
     cells: trace.steps.length,
     gridCells: trace.gridCells,
   };
@@ -66,6 +66,13 @@ export const searchSizingSlo = (s: SearchAnswer): Slo => ({
   maxErrorPct: s.slo.maxErrorPct,
 });
 
+/**
+ * How the search's cells compare with a full grid's, said only when it saved cells: a search that repeated
+ * undecided configurations can run more cells than the grid has configurations.
+ */
+export const gridWords = (cells: number, grid: number): string =>
+  cells < grid ? ` instead of the ${fmtNum(grid)} of a full grid` : '';
+
 /** The first sentence of a search run's answer: what it found, or plainly that it found nothing to deploy. */
 export function searchHeadline(s: SearchAnswer): string {
   const n = `${s.cells} cell${s.cells === 1 ? '' : 's'}`;
@@ -73,7 +80,7 @@ export function searchHeadline(s: SearchAnswer): string {
     case 'found':
       return s.found
         ? `Auto-size answer: ${searchConfigLabel(s.found)} (${s.app}) is the cheapest configuration the ` +
-            `search found meeting ${s.objective} (${n} instead of the ${fmtNum(s.gridCells)} of a full grid).`
+            `search found meeting ${s.objective} (${n}${gridWords(s.cells, s.gridCells)}).`
         : `Auto-size answer: the search ended "found" but stored no configuration.`;
     case 'none':
       return (
@@ -123,30 +130,15 @@ export function searchNothingToDeploy(runId: number, s: SearchAnswer): string | 
  * search happened to run says nothing about the objective.
  */
 export function searchWords(
-  rec: Omit<Recommendation, 'words' | 'sizingWords'>,
+  rec: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>,
   s: SearchAnswer,
 ): { words: string[]; sizingWords: string[] } {
   const head = [searchHeadline(s), s.words];
   head.push('The cells the search ran are its evidence, not another answer: no knee is drawn over them.');
-  // Memory of the found configuration: its peak (the sizing's) and the limit the search set. The CPU
-  // is the search's too (bisected against the objective with intervals), said above.
+  // Memory of the found configuration: its peak and the limit the search set, from the sizing's one
+  // account of it (limitText). The CPU is the search's too (bisected against the objective), said above.
   const sized = (rec.sizing ?? []).find((x) => x.key === s.foundKey);
-  const m = sized?.memory;
-  const peak =
-    sized && m && m.peakBytes !== null
-      ? `peak ${fmtMb(m.peakBytes)} (${PEAK_SOURCE_WORDS[m.peakSource!]}); ${perWorkerText(sized)}. `
-      : '';
-  const sizing = s.found
-    ? [
-        `Memory for it: ${peak}${
-          s.memoryFrom === 'peak'
-            ? `The search's limit, ${memLabel(s.found.memoryMb)}, is the smallest memory step within the ` +
-              `bounds at or above the peak × ${MEMORY_HEADROOM}, verified by a cell at that limit.`
-            : `The search kept the bounds' ${memLabel(s.found.memoryMb)}, the most it was measured with (the ` +
-              'peak with headroom was not below it, or a cell at less did not meet the objective).'
-        }`,
-      ]
-    : [];
+  const sizing = s.found ? [searchMemoryWords(s.found, s.memoryFrom, sized)] : [];
   const rest = [
     ...rec.noise.map((n) => `${n.label} is noisy: its req/s varied over ${n.n} repetitions; ${n.suggestion}.`),
     ...rec.exclusions.slice(0, 5).map((e) => `${e.text}.`),

@@ -1,6 +1,7 @@
 // The types of the memory and CPU sizing of a configuration (analysis/sizing.ts, memory.ts,
 // cpu-sizing.ts): the peak, memory per worker, the limit, and how each memory and CPU cap went.
-import type { FreshNeed } from './fresh-need.ts';
+import type { StepOutcome } from '../model/search.ts';
+import type { FreshMeasure, FreshNeed } from './fresh-need.ts';
 
 /**
  * Where a peak came from: the cgroup's own high-water mark, the highest 1 Hz reading, older cells' highest reading
@@ -31,9 +32,38 @@ export interface WorkerSlope {
  * 'ok' ran clean; 'oom' a process was OOM-killed; 'restarts' workers were replaced; 'errors' failed
  * requests above the limit; 'gc-pressure' goodput significantly more than the margin below the
  * largest clean cap with no OOM kill or restart; 'latency' p99 significantly more than the margin
- * above it; 'no-result' nothing finished (failed, cancelled).
+ * above it; 'no-result' nothing finished (failed, cancelled). In an auto-size run the search's judge
+ * has the last word on a cap it checked against the objective: 'undecided' it could not tell,
+ * 'misses' it missed the objective with no OOM kill or restart.
  */
-export type MemoryOutcome = 'ok' | 'oom' | 'restarts' | 'errors' | 'gc-pressure' | 'latency' | 'no-result';
+export type MemoryOutcome =
+  'ok' | 'oom' | 'restarts' | 'errors' | 'gc-pressure' | 'latency' | 'no-result' | 'undecided' | 'misses';
+
+/**
+ * Why an auto-size run's found configuration has the memory limit it has: 'verified' the rule's
+ * step met the objective in a cell of its own; 'check-undecided' / 'check-missed' that check could
+ * not tell / missed, so the bounds' maximum was kept; 'not-below' the rule's step is not below the
+ * maximum; 'not-checked' the budget ran out before the check; 'no-peak' no peak was recorded.
+ */
+export type SearchMemoryReason =
+  'verified' | 'check-undecided' | 'check-missed' | 'not-below' | 'not-checked' | 'no-peak';
+
+/** How an auto-size search set the memory limit of the configuration it found (analysis/search-memory.ts). */
+export interface SearchMemory {
+  reason: SearchMemoryReason;
+  /** What the rule multiplied: what a fresh deployment needed at the bounds' maximum memory, bytes; null without. */
+  basisBytes: number | null;
+  basisMeasure: FreshMeasure | null;
+  /** basis × MEMORY_HEADROOM rounded up to MEMORY_ROUND_MB, MB; null without a basis. */
+  ruleMb: number | null;
+  /** The search's memory step at or above the rule's value (inside the bounds): the limit it checked; null without. */
+  stepMb: number | null;
+  memoryStepMb: number;
+  boundsMinMb: number;
+  boundsMaxMb: number;
+  /** The cell(s) at stepMb the search ran: the judge's final word on them; null when none ran. */
+  check: { memoryMb: number; outcome: StepOutcome; detail: string; cells: number } | null;
+}
 
 export interface MemoryCap {
   memoryMb: number;
@@ -70,9 +100,11 @@ export interface MemorySizing {
   limitMb: number | null;
   /**
    * 'peak': by MEMORY_LIMIT_RULE; 'matrix': raised to the smallest clean cap because a cap at or above the rule's value
-   * failed in the matrix.
+   * failed in the matrix; 'search': set by an auto-size search (`search` says how).
    */
-  limitFrom: 'peak' | 'matrix' | null;
+  limitFrom: 'peak' | 'matrix' | 'search' | null;
+  /** For an auto-size run's found configuration: how the search set the limit. */
+  search?: SearchMemory | null;
   /** Every memory cap the matrix tried for this configuration, smallest first. */
   caps: MemoryCap[];
   /**
@@ -121,6 +153,8 @@ export interface CpuSizing {
   caps: CpuCap[];
   /** The largest cap below the request that did not do it; null when there was none below. */
   failedAtMillis: number | null;
+  /** An auto-size run's found configuration: the caps and the request are the search's (analysis/search-memory.ts). */
+  searched?: boolean;
   /**
    * At the configuration's own cap, over its finished repetitions (mean): CPU use as a share of the cap (100 = all of
    * it), throttled ms per measured second, and the share of CFS periods throttled (null for older cells that lack the

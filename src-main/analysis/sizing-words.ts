@@ -8,7 +8,18 @@ import { loadLabel, MAX_ERROR_PCT, workloadLabel } from './group.ts';
 import { limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } from './memory.ts';
 import { who } from './phrases.ts';
 import { describeSlo } from './slo.ts';
-import type { ConfigurationSummary, MemoryCap, PeakSource, Recommendation, Sizing, Slo } from './types.ts';
+import type {
+  ConfigurationSummary,
+  MemoryCap,
+  MemoryOutcome,
+  PeakSource,
+  Recommendation,
+  SearchAnswer,
+  SearchConfig,
+  SearchMemory,
+  Sizing,
+  Slo,
+} from './types.ts';
 
 /** Where a peak came from, in words. */
 export const PEAK_SOURCE_WORDS: Record<PeakSource, string> = {
@@ -31,10 +42,24 @@ export function perWorkerText(s: Sizing): string {
         'repetitions, 95 % CI)';
 }
 
+/** How each memory cap went, in a word or two (the UI's and the HTML report's labels). */
+export const MEMORY_OUTCOME_WORDS: Record<MemoryOutcome, string> = {
+  ok: 'clean',
+  oom: 'OOM-killed',
+  restarts: 'restarts',
+  errors: 'errors',
+  'gc-pressure': 'GC pressure',
+  latency: 'latency penalty',
+  'no-result': 'no result',
+  undecided: 'undecided',
+  misses: 'misses the objective',
+};
+
 /** "limit = peak × 1.25, rounded up to 32 MB" and what raised it, in words. */
 export function limitText(s: Sizing): string {
   const m = s.memory;
   if (m.limitMb === null) return 'no memory limit: no peak was recorded';
+  if (m.limitFrom === 'search' && m.search) return searchLimitText(m.limitMb, m.search);
   // What the rule multiplied: the fresh need where the run measured the processes, else the peak.
   const rss = m.fresh?.measure === 'rss';
   const basis = rss ? m.fresh!.bytes : m.peakBytes!;
@@ -45,6 +70,48 @@ export function limitText(s: Sizing): string {
     ? `${memLabel(m.limitMb)}: ${rule} would be ${memLabel(limitFromPeak(basis))}, but ` +
         `${memLabel(m.failedAtMb!)} failed in the matrix, so the smallest clean cap above it`
     : `${memLabel(m.limitMb)} (${rule})`;
+}
+
+/**
+ * How an auto-size search came to the limit: the rule's number from the need it measured, and the
+ * check at that number — the one source of every memory number the search's answer states.
+ */
+export function searchLimitText(limitMb: number, x: SearchMemory): string {
+  const limit = memLabel(limitMb);
+  const max = memLabel(x.boundsMaxMb);
+  if (x.basisBytes === null || x.ruleMb === null)
+    return `${limit}, the bounds' maximum: no peak was recorded at ${max}, so no smaller limit could be derived`;
+  const basis =
+    x.basisMeasure === 'rss'
+      ? `what a fresh deployment needs at ${max} (the processes' resident memory), ${fmtMb(x.basisBytes)},`
+      : `the peak at ${max}, ${fmtMb(x.basisBytes)},`;
+  const step = x.stepMb ?? x.ruleMb;
+  const rule =
+    `${basis} × ${MEMORY_HEADROOM}, rounded up to a multiple of ${MEMORY_ROUND_MB} MB, is ${memLabel(x.ruleMb)}` +
+    (step === x.ruleMb ? '' : `; the search's memory step at or above that is ${memLabel(step)}`);
+  const cells = x.check ? `${x.check.cells} cell${x.check.cells === 1 ? '' : 's'}` : '';
+  switch (x.reason) {
+    case 'verified':
+      return `${limit}: ${rule}, and ${cells} at ${limit} met the objective`;
+    case 'check-undecided':
+      return (
+        `${limit}, the bounds' maximum: ${rule}, but the check at ${memLabel(step)} was undecided after ${cells}, ` +
+        `so the search kept the ${max} it measured with`
+      );
+    case 'check-missed':
+      return (
+        `${limit}, the bounds' maximum: ${rule}, but at ${memLabel(step)} it did not meet the objective ` +
+        `(${x.check!.outcome}), so the search kept the ${max} it measured with`
+      );
+    case 'not-below':
+      return `${limit}, the bounds' maximum: ${rule}, not below it`;
+    case 'not-checked':
+    case 'no-peak':
+      return (
+        `${limit}, the bounds' maximum: ${rule}, but the budget ran out before ${memLabel(step)} could be ` +
+        `checked, so the search kept the ${max} it measured with`
+      );
+  }
 }
 
 const capPhrase = (c: MemoryCap): string => `at ${memLabel(c.memoryMb)}: ${c.detail}`;
@@ -58,6 +125,11 @@ export function sizingSentences(
   withContext: boolean,
 ): string[] {
   const c = byKey.get(s.key)!;
+  return [...memorySentences(s, c, withContext), cpuSentence(s, c, slo, marginPct)];
+}
+
+/** The memory sentences of one recommended configuration of a matrix run: peak, limit, the caps' evidence. */
+function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolean): string[] {
   const context = withContext ? ` (${workloadLabel(c.app, c.requestSet)}, ${loadLabel(c.load)})` : '';
   const name = `${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}${context}`;
   const m = s.memory;
@@ -114,7 +186,6 @@ export function sizingSentences(
         'the generous side.',
     );
   }
-  out.push(cpuSentence(s, c, slo, marginPct));
   return out;
 }
 
@@ -172,7 +243,9 @@ export function sizingMethodText(marginPct: number): string {
 }
 
 /** The memory and CPU sentences of the recommended configurations (part of `explain`'s words). */
-export function recommendedSizingSentences(rec: Omit<Recommendation, 'words' | 'sizingWords'>): string[] {
+export function recommendedSizingSentences(
+  rec: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>,
+): string[] {
   const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
   const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1;
   const sized = (rec.sizing ?? []).filter((x) => x.recommended);
@@ -183,8 +256,85 @@ export function recommendedSizingSentences(rec: Omit<Recommendation, 'words' | '
  * Which of the words are about memory and CPU (the sizing sentences and how they were judged): the
  * UI shows them with the sizing evidence, below the table, so that the answer's first screen stays short.
  */
-export function sizingWordsOf(rec: Omit<Recommendation, 'words' | 'sizingWords'>): string[] {
+export function sizingWordsOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>): string[] {
   if (rec.run.cellsIncluded === 0) return [];
   const method = (rec.sizing ?? []).some((x) => x.recommended) ? [sizingMethodText(rec.marginPct)] : [];
   return [...recommendedSizingSentences(rec), ...method];
+}
+
+/** What the answer's sizing words are made from (recommend()'s Recommendation before its words). */
+type SizingInput = Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>;
+
+/** The memory of an auto-size run's found configuration: its peak and the limit the search set, in one sentence. */
+export function searchMemoryWords(found: SearchConfig, memoryFrom: SearchAnswer['memoryFrom'], sized?: Sizing): string {
+  const m = sized?.memory;
+  if (!sized || !m || m.limitFrom !== 'search' || !m.search) {
+    // No cell of it finished, so nothing was sized: the search's memory as it set it.
+    return memoryFrom === 'peak'
+      ? `Memory for it: limit ${memLabel(found.memoryMb)}, from the measured peak by the memory rule, verified by a ` +
+          'cell at that limit.'
+      : `Memory for it: limit ${memLabel(found.memoryMb)}, the bounds' maximum, the most it was measured with.`;
+  }
+  const peak =
+    m.peakBytes === null
+      ? ''
+      : `peak ${fmtMb(m.peakBytes)} at ${memLabel(found.memoryMb)} (${PEAK_SOURCE_WORDS[m.peakSource!]}); ` +
+        `${perWorkerText(sized)}. `;
+  return `Memory for it: ${peak}Recommended memory limit: ${limitText(sized)}.`;
+}
+
+/** One sizing statement, short, and how its number was derived (a reader shows the statement, folds the method). */
+export interface SizingPart {
+  /** "Memory: limit 256 MB per container". */
+  statement: string;
+  /** How the number was derived, in full. */
+  method: string;
+}
+
+/** Each recommended configuration's memory and CPU as {statement, method}: the same numbers as the words. */
+export function sizingParts(rec: SizingInput): SizingPart[] {
+  if (rec.run.cellsIncluded === 0) return [];
+  const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
+  const sized = (rec.sizing ?? []).filter((x) => x.recommended);
+  const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1 || sized.length > 1;
+  return sized.flatMap((x) => {
+    const c = byKey.get(x.key)!;
+    const of = sized.length > 1 ? ` (${x.label})` : '';
+    const limit = x.memory.limitMb;
+    const s = rec.search?.found && rec.search.foundKey === x.key ? rec.search : null;
+    const memory: SizingPart = {
+      statement:
+        limit === null
+          ? `Memory${of}: no limit (no peak was recorded)`
+          : `Memory${of}: limit ${memLabel(limit)} per container`,
+      method: s ? searchMemoryWords(s.found!, s.memoryFrom, x) : memorySentences(x, c, withContext).join(' '),
+    };
+    return [memory, cpuPart(x, c, of, rec, s)];
+  });
+}
+
+function cpuPart(x: Sizing, c: ConfigurationSummary, of: string, rec: SizingInput, s: SearchAnswer | null): SizingPart {
+  const u = x.cpu;
+  if (s && u.searched) {
+    const failed = u.caps.find((k) => k.cpuMillis === u.failedAtMillis);
+    const lowest = u.caps[0]?.cpuMillis === u.requestMillis;
+    return {
+      statement: `CPU${of}: request = limit = ${cpuLabel(u.requestMillis!)} per container`,
+      method:
+        `CPU: ${cpuLabel(u.requestMillis!)} is the smallest CPU cap the search found meeting ${s.objective} for ` +
+        `${who(c)}${s.evidence ? ` (${s.evidence})` : ''}` +
+        (failed
+          ? `; at ${cpuLabel(failed.cpuMillis)}: ${failed.miss}.`
+          : lowest
+            ? '; it was the lowest cap tried.'
+            : '.'),
+    };
+  }
+  const statement =
+    u.caps.length <= 1
+      ? `CPU${of}: only ${cpuLabel(c.cpuMillis)} was tried`
+      : u.requestMillis === null
+        ? `CPU${of}: no request (no CPU cap tried ${rec.slo ? 'meets the objective' : 'holds the throughput'})`
+        : `CPU${of}: request ${cpuLabel(u.requestMillis)} per container`;
+  return { statement, method: cpuSentence(x, c, rec.slo, rec.marginPct) };
 }

@@ -4,9 +4,11 @@ import type { RunDetail } from '../model/stored.ts';
 import { cpuSizing } from './cpu-sizing.ts';
 import { workloadKey } from './group.ts';
 import { finishedCellsByKey, memorySizing } from './memory.ts';
+import { searchCaps, searchCpu, searchMemory } from './search-memory.ts';
 import type {
   AnswerState,
   ConfigurationSummary,
+  CpuSizing,
   MemorySizing,
   Recommendation,
   ScopeDecision,
@@ -116,7 +118,7 @@ export const answerKey = (
  * rest.
  */
 export function sizeConfigurations(
-  run: Pick<RunDetail, 'cells'>,
+  run: Pick<RunDetail, 'cells'> & Partial<Pick<RunDetail, 'search'>>,
   configurations: readonly ConfigurationSummary[],
   scopes: readonly ScopeDecision[],
   sloOutcomes: readonly SloOutcome[],
@@ -130,8 +132,9 @@ export function sizeConfigurations(
   const add = (key: string, role: string): void => void roles.set(key, [...(roles.get(key) ?? []), role]);
   for (const k of recommended) add(k, 'the recommended configuration');
   if (search?.foundKey) add(search.foundKey, 'found by the auto-size search');
-  for (const o of sloOutcomes) if (o.met) add(o.met.key, 'cheapest meeting the SLO');
-  for (const s of scopes) add(s.knee.key, `knee of ${s.label}`);
+  // A search run's answer is its search: no knee or SLO pick is drawn over the cells it happened to run.
+  if (!search) for (const o of sloOutcomes) if (o.met) add(o.met.key, 'cheapest meeting the SLO');
+  if (!search) for (const s of scopes) add(s.knee.key, `knee of ${s.label}`);
   const rank = (c: ConfigurationSummary): number => (recommended.has(c.key) ? 0 : roles.has(c.key) ? 1 : 2);
   return configurations
     .filter((c) => c.n > 0)
@@ -144,16 +147,44 @@ export function sizeConfigurations(
       requestSet: c.requestSet,
       roles: roles.get(c.key) ?? [],
       recommended: recommended.has(c.key),
-      memory: foundMemory(memorySizing(c, configurations, cells, marginPct), c.key, search),
-      cpu: cpuSizing(c, configurations, cells, marginPct, slo),
+      memory: searchMemorySizing(memorySizing(c, configurations, cells, marginPct), c, run, search),
+      cpu: foundCpu(cpuSizing(c, configurations, cells, marginPct, slo), c, run, search, configurations),
     }));
 }
 
 /**
- * An auto-size run's found configuration is deployed with the memory its search set: the sizing says the same number.
+ * In an auto-size run, each memory cap the search checked carries the search's verdict, and the
+ * found configuration is deployed with the memory its search set: the sizing says the same number
+ * and how the search came to it.
  */
-function foundMemory(m: MemorySizing, key: string, search: SearchAnswer | null | undefined): MemorySizing {
-  return search?.found && key === search.foundKey ? { ...m, limitMb: search.found.memoryMb } : m;
+function searchMemorySizing(
+  m: MemorySizing,
+  c: ConfigurationSummary,
+  run: Pick<RunDetail, 'cells'> & Partial<Pick<RunDetail, 'search'>>,
+  search: SearchAnswer | null | undefined,
+): MemorySizing {
+  const trace = run.search;
+  if (!search || !trace) return m;
+  const checked = searchCaps(m, c, trace.steps);
+  if (!search.found || c.key !== search.foundKey) return checked;
+  return {
+    ...checked,
+    limitMb: search.found.memoryMb,
+    limitFrom: 'search',
+    search: searchMemory(trace, search.found, run.cells),
+  };
+}
+
+/** An auto-size run's found configuration has the CPU its search bisected to: the sizing says so. */
+function foundCpu(
+  u: CpuSizing,
+  c: ConfigurationSummary,
+  run: Partial<Pick<RunDetail, 'search'>>,
+  search: SearchAnswer | null | undefined,
+  configurations: readonly ConfigurationSummary[],
+): CpuSizing {
+  if (!search?.found || !run.search || c.key !== search.foundKey) return u;
+  return searchCpu(u, run.search, search.found, configurations);
 }
 
 /**

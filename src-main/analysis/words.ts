@@ -57,7 +57,7 @@ export function methodText(marginPct: number): string {
 }
 
 /** The answer in plain sentences, most decisive first. */
-export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords'>): string[] {
+export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>): string[] {
   const out: string[] = [];
   const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
   const { run } = rec;

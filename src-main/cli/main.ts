@@ -3,14 +3,7 @@ import { BASE_STRATEGIES } from '../docker/base-image.ts';
 import { DockerUnavailableError } from '../docker/client.ts';
 import { listPresets } from '../presets/presets.ts';
 import { rightsizeVersion } from '../util/paths.ts';
-import {
-  appsAddCommand,
-  appsBuildCommand,
-  appsEditCommand,
-  appsListCommand,
-  appsRemoveCommand,
-  type AppOptions,
-} from './commands/apps.ts';
+import { appsCommands } from './apps-program.ts';
 import { doctorCommand } from './commands/doctor.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { reportCommand } from './commands/report.ts';
@@ -78,10 +71,15 @@ function program(): Command {
       'when the answer is undecided after the grid, repeat only the contenders ' +
         "for up to this % of the grid's measured time (default 50; 0 turns settling off)",
     )
+    .option('--explain', 'print every sentence of the answer and how it was decided, not only its summary')
     .option(
       '--no-verify',
       'do not run the picked configuration exactly as its deploy snippets deploy it ' +
         '(rightsize verify RUN does it later)',
+    )
+    .option(
+      '--probe',
+      "the runtime probe in the cells' Node.js processes (event loop, GC and heap per second; costs goodput)",
     )
     .addOption(
       new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(
@@ -167,6 +165,7 @@ function program(): Command {
     .option('--slo <objective>', 'service-level objective, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
     .option('--margin <pct>', 'knee: the fewest workers within this % of the best req/s (default 5)')
     .option('--emit <kind>', 'print a deploy snippet of the recommended configuration: pm2, kubernetes or compose')
+    .option('--explain', 'every sentence of the answer and how it was decided (default: the headline and 4 bullets)')
     .option(
       '--cell <n>',
       'with --emit: the snippet of this cell (its # in `rightsize show RUN`) instead of the recommendation',
@@ -235,67 +234,7 @@ function program(): Command {
         );
     });
 
-  const apps = p.command('apps').description('the target apps: the built-in ones and your own (add, edit, rm, build)');
-  apps
-    .command('list', { isDefault: true })
-    .description('list the built-in apps and yours')
-    .action(async () => {
-      process.exitCode = await appsListCommand(globals());
-    });
-  const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
-  const appOptions = (c: Command): Command =>
-    c
-      .option('--folder <dir>', 'a Node.js project folder (built into an image; .dockerignore respected)')
-      .option(
-        '--entry <file>',
-        'the file that starts the server, relative to the folder (default: from ecosystem.config.js)',
-      )
-      .option('--arg <value>', 'a start argument for the entry file (repeat for several)', collect)
-      .option('--ecosystem <file>', 'a PM2 ecosystem file in the folder to read entry, args and env from')
-      .option('--ecosystem-app <name>', 'which app of the ecosystem file (default: the first)')
-      .option('--image <name>', 'an existing image (local, or pulled) that starts the server itself')
-      .option('--workers-env <VAR>', 'the variable the image reads its worker count from, e.g. WEB_CONCURRENCY')
-      .option('--fixed', 'the image has a fixed worker count: the workers dimension does not apply')
-      .option('--port <n>', 'the port the server listens on')
-      .option('--health <path>', 'readiness path answering 2xx (default /)')
-      .option('--env <NAME=value>', 'environment for the server (repeat)', collect)
-      .option(
-        '--request <spec>',
-        'a request to send: "METHOD /path [status] [body]" (repeat: sent in sequence)',
-        collect,
-      )
-      .option('--requests <file>', 'requests as a JSON array of {method, path, headers, body, status}')
-      .option('--description <text>', 'what the app is')
-      .option('--from <file>', 'the whole definition as JSON (options given as well override it)')
-      .option('--check', 'only check: report problems, save nothing')
-      .option('--build', 'build the image right after saving, showing the build log');
-  appOptions(
-    apps
-      .command('add <name>')
-      .description(
-        'add your own app (a project folder or an image); every problem is reported, nothing saved until all are fixed',
-      ),
-  ).action(async (name: string, o: AppOptions) => {
-    process.exitCode = await appsAddCommand(name, { ...globals(), ...o });
-  });
-  appOptions(apps.command('edit <name>').description('change your app: only the options given change'))
-    .option('--rename <new-name>', 'give it a new name')
-    .action(async (name: string, o: AppOptions) => {
-      process.exitCode = await appsEditCommand(name, { ...globals(), ...o });
-    });
-  apps
-    .command('rm <name>')
-    .description('remove your app (runs that used it keep a copy of its definition)')
-    .option('-y, --yes', 'confirm')
-    .action(async (name: string, o: AppOptions) => {
-      process.exitCode = await appsRemoveCommand(name, { ...globals(), ...o });
-    });
-  apps
-    .command('build <name>')
-    .description("build (or find up to date) an app's image now, with its build log")
-    .action(async (name: string) => {
-      process.exitCode = await appsBuildCommand(name, globals());
-    });
+  appsCommands(p, globals);
 
   const targets = p
     .command('targets')

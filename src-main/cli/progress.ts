@@ -80,6 +80,7 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
         break;
       }
       case 'sample': {
+        if (e.sample.warmup) break; // the line shows measured seconds; warm-up is its phase
         const c = running.get(e.index);
         if (c) Object.assign(c, { t: e.sample.t, rps: e.sample.rps, p99: e.sample.p99Us });
         draw();

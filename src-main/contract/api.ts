@@ -36,6 +36,8 @@ export type { UserApp, UserAppInput } from '../apps/user-apps.ts';
 /** An app as listed: built-in, or the user's own (then `user` is its definition as entered, for editing). */
 import type { AppInfo } from '../apps/app-info.ts';
 export type { AppInfo };
+import type { TryOutResult } from '../apps/try-out.ts';
+export type { ProbeAnswer, TryOutResult, TryProbe, TrySuggestion } from '../apps/try-out.ts';
 
 /** The verdict on an app definition: every problem with what to fix, or what Rightsize read from it. */
 export interface AppCheck {
@@ -131,6 +133,8 @@ export interface Calls {
   'apps.remove': { input: { name: string }; output: { removed: boolean } };
   /** Builds (or finds) the app's image now; its log arrives on the apps.buildLog stream. */
   'apps.build': { input: { name: string }; output: { tag: string; built: boolean; seconds: number } };
+  /** Builds the app, starts it once and asks its health path and each request: what answered, and what to change. */
+  'apps.tryOut': { input: { name: string }; output: TryOutResult };
   'presets.list': { input: Record<string, never>; output: Preset[] };
   /**
    * `target`: checked against that saved target's largest free node (its connection check) and
@@ -216,6 +220,7 @@ const callNames: { [K in CallName]: true } = {
   'apps.update': true,
   'apps.remove': true,
   'apps.build': true,
+  'apps.tryOut': true,
   'runs.start': true,
   'size.validate': true,
   'runs.size': true,

@@ -37,6 +37,7 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'apps.update': z.object({ name: appName, app: z.unknown() }).strict(),
   'apps.remove': z.object({ name: appName }).strict(),
   'apps.build': z.object({ name: appName }).strict(),
+  'apps.tryOut': z.object({ name: appName }).strict(),
   // The matrix is checked by the engine (validateMatrix: every problem at once, in words); a preset
   // named here must exist, matched as the CLI matches it.
   'runs.start': z

@@ -12,6 +12,14 @@ export interface LaunchSpec {
   /** Image mode: the variable the image reads its worker count from (null: the image has a fixed count). */
   workersEnv?: string | null;
   recycleRssMb?: number;
+  /**
+   * Preload the runtime probe (launchers/probe.js) into every Node.js process through NODE_OPTIONS,
+   * appended to `nodeOptions` (what the app's environment already sets). Never for an image: it
+   * does not hold the probe's file, and a --require of a missing file stops node at start.
+   */
+  probe?: boolean;
+  /** The app's own NODE_OPTIONS (its environment's), which the probe's flag is appended to. */
+  nodeOptions?: string;
 }
 
 /**
@@ -20,11 +28,29 @@ export interface LaunchSpec {
  */
 export const PM2_LAUNCHER = path.posix.join(path.posix.dirname(IN_IMAGE.clusterLauncher), 'pm2.js');
 
+/** The runtime probe, in the same launchers folder of every base image. */
+export const PROBE_SCRIPT = path.posix.join(path.posix.dirname(IN_IMAGE.clusterLauncher), 'probe.js');
+
+/** NODE_OPTIONS with the probe's preload appended to what the app sets (never replacing it). */
+export function withProbeOption(nodeOptions: string | undefined): string {
+  const flag = `--require ${PROBE_SCRIPT}`;
+  const before = (nodeOptions ?? '').trim();
+  if (before.includes(flag)) return before;
+  return before ? `${before} ${flag}` : flag;
+}
+
 /**
  * The container command for a launch mode. N is always explicit: inside a container capped with
  * --cpus, os.cpus() still reports every host core, so "max" would over-fork.
  */
 export function launchCommand(s: LaunchSpec): { cmd?: string[]; env: Record<string, string> } {
+  const base = modeCommand(s);
+  if (!s.probe || s.mode === 'image') return base;
+  // Inherited by every process the command starts: cluster workers, PM2's instances, the app's children.
+  return { ...base, env: { ...base.env, NODE_OPTIONS: withProbeOption(s.nodeOptions) } };
+}
+
+function modeCommand(s: LaunchSpec): { cmd?: string[]; env: Record<string, string> } {
   const args = s.args ?? [];
   switch (s.mode) {
     case 'image': // the image's own command; only the worker count is ours to set

@@ -26,6 +26,8 @@ export interface LoadPhaseInput {
   labels: RemoteLoadRequest['labels'];
   signal?: AbortSignal;
   onSample?: (s: Sample) => void;
+  /** One per warm-up second, for live views only (not a result). */
+  onWarmupSample?: (s: Sample) => void;
   onWarning?: (message: string) => void;
   onMeasuring?: () => void;
 }
@@ -36,6 +38,8 @@ export interface LoadPhaseOutcome {
   loadNode?: string;
   /** Set when the load's far side went silent: the cell fails with it. */
   unreachable?: string;
+  /** When the load and its measurement began (this machine's clock): where the probe's reports are placed. */
+  clock: { loadFromMs: number; measureFromMs: number; measuredSec: number };
 }
 
 export function toSample(s: LoadSecond, stats: StatsSampler | undefined): Sample {
@@ -125,6 +129,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
         watch.heard();
         if (warmup) {
           warmupRps.push(s.requests);
+          p.onWarmupSample?.({ ...toSample(s, stats), t: warmupRps.length - 1, warmup: true });
           host?.mark();
           return;
         }
@@ -150,6 +155,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       timeoutSec: p.timeoutSec,
     };
     let out: Awaited<ReturnType<Provider['runLoad']>>;
+    const loadFromMs = Date.now();
     try {
       const request = { labels: p.labels, ...(target.node ? { targetNode: target.node } : {}) };
       out = await untilStopped(
@@ -176,6 +182,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     if (summary && hostUse) summary = { ...summary, host: hostUse };
     return {
       load,
+      clock: { loadFromMs, measureFromMs: measureFrom, measuredSec: load.measuredSec },
       ...(summary ? { stats: summary } : {}),
       ...(out.node ? { loadNode: out.node } : {}),
       ...(watch.said ? { unreachable: watch.said } : {}),

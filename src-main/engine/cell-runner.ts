@@ -7,6 +7,9 @@ import type { AppImage } from '../docker/app-image.ts';
 import type { CellConfig, CellResult, ExitInfo, LoadResult, Sample, StatsSummary } from '../model/types.ts';
 import { REMOTE_LOAD_SILENCE, type Provider, type ProvisionedTarget, type TargetSpec } from '../providers/provider.ts';
 import { currentSession } from '../session/session.ts';
+import type { CellProbe } from '../model/probe.ts';
+import { appLogTail, collectProbe, noProbeReason } from '../probe/collect.ts';
+import type { CellClock } from '../probe/place.ts';
 import { measureLoad, TargetUnreachable } from './cell-load.ts';
 import { cellFlags } from './flags.ts';
 
@@ -27,6 +30,8 @@ export interface CellContext {
   signal?: AbortSignal;
   /** One per measured second: load and the container's latest stats together. */
   onSample?: (s: Sample) => void;
+  /** One per warm-up second, for live views (never stored). */
+  onWarmupSample?: (s: Sample) => void;
   onWarning?: (message: string) => void;
   /** Phase changes, for progress displays. */
   onPhase?: (phase: 'starting' | 'ready' | 'warmup' | 'measuring' | 'teardown') => void;
@@ -47,6 +52,8 @@ export function targetSpecOf(
   labels: TargetSpec['labels'],
 ): TargetSpec {
   const source = ctx.app.source;
+  const env = { ...ctx.app.env, ...cfg.env };
+  const probe = cfg.probe === true && cfg.mode !== 'image';
   return {
     image: ctx.image.tag,
     launch: {
@@ -57,10 +64,11 @@ export function targetSpecOf(
       ...(source.kind === 'folder' ? { args: source.args } : {}),
       ...(source.kind === 'image' ? { workersEnv: source.workersEnv } : {}),
       ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
+      ...(probe ? { probe, ...(env.NODE_OPTIONS ? { nodeOptions: env.NODE_OPTIONS } : {}) } : {}),
     },
     port: ctx.app.port,
     health: ctx.app.health,
-    env: { ...ctx.app.env, ...cfg.env },
+    env,
     cpuMillis: cfg.cpuMillis,
     memoryMb: cfg.memoryMb,
     pinCores: ctx.placement,
@@ -119,6 +127,9 @@ class CellRun {
   /** Set when the target's side stopped answering: the cell fails with it and teardown does not wait long. */
   private unreachable?: string;
   private loadNode?: string;
+  /** When the load and its measurement began, for placing the probe's reports. */
+  private clock?: CellClock;
+  private probe?: CellProbe;
 
   constructor(
     private readonly cfg: CellConfig,
@@ -167,6 +178,7 @@ class CellRun {
         ...(target?.node ? { node: target.node } : {}),
         ...(this.loadNode ? { loadNode: this.loadNode } : {}),
       },
+      ...(this.probe ? { probe: this.probe } : {}),
       startedAt: this.startedAt,
     };
   }
@@ -203,7 +215,7 @@ class CellRun {
       // Bounded: an engine that stopped answering must not hold the run (its silence is the reason).
       let tail: string;
       try {
-        tail = await withTimeout(target.logTail(20), TEARDOWN_TIMEOUT_MS, 'no answer');
+        tail = await withTimeout(appLogTail(target, 20), TEARDOWN_TIMEOUT_MS, 'no answer');
         this.exit = await withTimeout(target.exitInfo(), TEARDOWN_TIMEOUT_MS, 'no answer');
       } catch (le) {
         this.unreachable =
@@ -233,6 +245,7 @@ class CellRun {
       labels: this.labels,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.onSample ? { onSample: ctx.onSample } : {}),
+      ...(ctx.onWarmupSample ? { onWarmupSample: ctx.onWarmupSample } : {}),
       ...(ctx.onWarning ? { onWarning: ctx.onWarning } : {}),
       onMeasuring: () => ctx.onPhase?.('measuring'),
     });
@@ -244,13 +257,37 @@ class CellRun {
     }
     ctx.onPhase?.('teardown');
     this.load = out.load;
+    this.clock = out.clock;
     if (out.stats) this.stats = out.stats;
     return undefined;
+  }
+
+  /** What the runtime probe heard while the load ran (bounded: a slow log read costs a note, not the cell). */
+  private async readProbe(target: ProvisionedTarget): Promise<void> {
+    const { cfg } = this;
+    if (cfg.probe !== true || !this.clock) return;
+    const none = noProbeReason(cfg.mode);
+    if (none) {
+      this.probe = { attached: 0, expected: null, processes: [], note: none };
+      return;
+    }
+    const launch = { mode: cfg.mode, workers: cfg.workers };
+    this.probe = await withTimeout(
+      collectProbe(target, launch, this.clock, Date.parse(this.startedAt)),
+      TEARDOWN_TIMEOUT_MS,
+      'no answer',
+    ).catch((e: Error) => ({
+      attached: 0,
+      expected: null,
+      processes: [],
+      note: `no probe data on this target: its log was not read in time (${e.message})`,
+    }));
   }
 
   /** How the target ended: OOM kill, a crash during the load, or fine. */
   private async ended(target: ProvisionedTarget): Promise<Outcome> {
     const { cfg, ctx } = this;
+    await this.readProbe(target);
     try {
       this.exit = await withTimeout(target.exitInfo(), TEARDOWN_TIMEOUT_MS, 'no answer');
     } catch (e) {
@@ -268,7 +305,7 @@ class CellRun {
       return this.finish('oom');
     }
     if (this.died !== undefined) {
-      const tail = await target.logTail(20);
+      const tail = await appLogTail(target, 20);
       this.failure = `the container exited with code ${this.died} during the load${tail ? `\n${tail}` : ''}`;
       return this.finish('failed');
     }

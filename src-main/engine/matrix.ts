@@ -7,6 +7,13 @@ import { describeValue, didYouMean, plainProblems, schemaKeysAt, type Problem } 
 
 /** Below this a Node.js process cannot even start reliably. */
 export const MIN_MEMORY_MB = 32;
+
+/** The one rule for a connection count, whichever the load model (and auto-size's): the same words everywhere. */
+export const MAX_CONNECTIONS = 10_000;
+export const connectionCountProblem = (c: number): string | undefined =>
+  Number.isInteger(c) && c >= 1 && c <= MAX_CONNECTIONS
+    ? undefined
+    : `${c} is not a connection count from 1 to ${MAX_CONNECTIONS}`;
 /** A matrix larger than this needs `confirmLarge: true` (CLI: --yes): it would run for hours. */
 export const LARGE_MATRIX_CELLS = 500;
 
@@ -67,6 +74,11 @@ export const MatrixSchema = z.strictObject({
   settleBudgetPct: z.number().default(DEFAULT_SETTLE_BUDGET_PCT),
   /** After the decision, run the picked configuration exactly as its deploy snippets deploy it. */
   verify: z.boolean().default(true),
+  /**
+   * The runtime probe in every Node.js process of a cell (event loop, GC, heap, per second). Off by default: its
+   * cost on goodput was measured above its 1 % target (BENCHMARKS.md), so it is for explaining, not for sizing.
+   */
+  probe: z.boolean().default(false),
   confirmLarge: z.boolean().default(false),
 });
 export type MatrixInput = z.input<typeof MatrixSchema>;
@@ -96,6 +108,7 @@ const HINTS: Record<string, string> = {
   confirmLarge: 'true or false',
   settleBudgetPct: "a percentage of the grid's measured time settling may add, e.g. 50 (0 turns it off)",
   verify: 'true or false',
+  probe: "true or false (true: the runtime probe in the cells' processes; it costs goodput, see BENCHMARKS.md)",
   seed: 'a whole number',
   name: 'text',
 };
@@ -215,15 +228,16 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
   }
   if (m.load?.model === 'closed') {
     dimension('load.connections', m.load.connections);
-    for (const c of m.load.connections)
-      if (!Number.isInteger(c) || c < 1 || c > 10_000)
-        bad('load.connections', `${c} is not a connection count from 1 to 10000`);
+    for (const c of m.load.connections) {
+      const wrong = connectionCountProblem(c);
+      if (wrong) bad('load.connections', wrong);
+    }
   } else if (m.load?.model === 'rate') {
     dimension('load.rates', m.load.rates);
     for (const r of m.load.rates)
       if (!(r > 0) || r > 1_000_000) bad('load.rates', `${r} is not a rate from 1 to 1000000 req/s`);
-    if (!Number.isInteger(m.load.connections) || m.load.connections < 1)
-      bad('load.connections', `${m.load.connections} is not a connection count ≥ 1`);
+    const wrong = connectionCountProblem(m.load.connections);
+    if (wrong) bad('load.connections', wrong);
     for (const r of m.load.rates)
       if (r > 0 && r < m.load.connections)
         bad(
@@ -328,6 +342,7 @@ export function expandMatrix(m: Matrix, imageApps?: ImageApps): CellConfig[] {
                     env: m.env,
                     ...(m.recycleRssMb ? { recycleRssMb: m.recycleRssMb } : {}),
                     ...(requests ? { requests } : {}),
+                    ...(m.probe ? { probe: true as const } : {}),
                   });
   if (m.order === 'shuffle') shuffle(cells, m.seed ?? 1);
   return cells.map((c, index) => ({ index, ...c }));

@@ -9,6 +9,7 @@ import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import { afterGrid, runPhases, type RunPhaseStep } from './phase-run.ts';
 import { runSession, type CellSource, type Session, type SessionOptions } from './session/run-session.ts';
+import { sameFailureReason, skippedFailure } from './session/same-failure.ts';
 
 export { limitsWhereCellsRun, readyTarget, TargetNotReadyError } from './session/limits.ts';
 export { runStoredCell } from './session/stored-cell.ts';
@@ -71,6 +72,10 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
   const finished = new Set<number>();
   const position = new Map(cells.map((c, i) => [c.index, i]));
   const eta = (): number => etaSec(cells.filter((c) => !finished.has(c.index)).map(perCell), overhead, k);
+  // Each app's first cell in run order; once it fails at start in a way every cell of the app would
+  // repeat, the app's cells not yet started are skipped (session/same-failure.ts).
+  const firstOf = new Map<string, number>();
+  const skipping = new Map<string, string>();
   s.started({ name, total: cells.length, cells, etaSec: eta() });
   if (k > 1)
     s.log('info', `${k} cells at once on ${s.provider.name}: each target alone on its node, its load on another node`);
@@ -78,6 +83,12 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
     cells,
     k,
     async (cell, slot) => {
+      const skip = skipping.get(cell.app);
+      if (skip !== undefined && s.skipCell) {
+        finished.add(cell.index); // took no time: the overhead estimate is not touched
+        return (await s.skipCell(cell, skip, { total: cells.length, etaSec: () => eta() })).result;
+      }
+      if (!firstOf.has(cell.app)) firstOf.set(cell.app, cell.index);
       const hint = slotPlacement(s.provider, slot, k);
       // One cell at a time: the next one is known, and its target can be started as this one ends.
       const next = k === 1 ? cells[position.get(cell.index)! + 1] : undefined;
@@ -94,6 +105,20 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
           return eta();
         },
       });
+      const reason = firstOf.get(cell.app) === cell.index ? sameFailureReason(result) : undefined;
+      if (reason !== undefined) {
+        skipping.set(cell.app, skippedFailure(cell.index + 1, reason));
+        // In run order (a shuffled matrix too): the app's cells not finished yet, this one aside.
+        const rest = cells.filter((c) => c.app === cell.app && c.index !== cell.index && !finished.has(c.index)).length;
+        if (rest)
+          s.log(
+            'warn',
+            `${cell.app}: cell ${cell.index + 1} failed at start (${reason}), as every cell of it would: ` +
+              `its ${rest} other cell${rest === 1 ? '' : 's'} ${rest === 1 ? 'is' : 'are'} skipped; ` +
+              'the run goes on with the other apps. Try the app (Apps page, or `rightsize apps try ' +
+              `${cell.app}\`) to see what answered.`,
+          );
+      }
       return result;
     },
     s.signal,

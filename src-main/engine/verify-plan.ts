@@ -13,6 +13,7 @@
  *   the last of VERIFY_MAX_ATTEMPTS attempts is the ceiling itself. A failure there ends in the
  *   fallback: the cap the matrix ran the configuration clean at, with no threshold or heap flag.
  */
+import { limitText } from '../analysis/sizing-words.ts';
 import { cellPeak, MEMORY_ROUND_MB } from '../analysis/memory.ts';
 import { configurationKey, MAX_ERROR_PCT } from '../analysis/group.ts';
 import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
@@ -169,12 +170,12 @@ export function planVerification(
   const sizing = rec.sizing?.find((s) => s.key === key);
   const ceilingMb = Math.max(c.memoryMb, sizing?.memory.referenceMb ?? c.memoryMb);
   const rule = recommendedMemoryLimitMb(rec, key);
-  const limitBasis =
-    sizing?.memory.limitFrom === 'matrix' ? 'the smallest clean cap' : 'peak × 1.25, rounded up to 32 MB';
+  // The basis in the words the answer uses for it (analysis/sizing-words.ts): one source per statement.
+  const limitBasis = sizing ? limitText(sizing) : 'no memory limit: no peak was recorded';
   const ruleBasis =
     rule === null
       ? `the ${c.memoryMb} MB cap it was measured under (no peak recorded)`
-      : `the answer's memory limit for it (${limitBasis})`;
+      : `the answer's memory limit for it, ${limitBasis}`;
   const ruleMb = rule ?? c.memoryMb;
   const kinds = SNIPPET_KINDS.filter((k) => canVerify(k, c));
   const start: VerifyPlan['start'] = {};

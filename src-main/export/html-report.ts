@@ -10,6 +10,7 @@ import { recommendedDeployOf } from '../deploy/from-cell.ts';
 import { deploySnippet, nothingToDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
 import type { RunDetail } from '../model/stored.ts';
 import type { Sample } from '../model/types.ts';
+import { answerChartHtml } from './html-answer-chart.ts';
 import { stabilityCharts, summaryCharts } from './html-charts.ts';
 import { methodSection } from './html-method.ts';
 import { esc, section, table, td, th } from './html-parts.ts';
@@ -94,15 +95,31 @@ function searchSection(run: RunDetail, rec: Recommendation): string {
   );
 }
 
-/** The answer: the objective, the headline and every sentence of the words. */
-function answerSection(rec: Recommendation): string {
+/**
+ * The answer: the objective, the headline, the answer as a chart, at most four short bullets, and the
+ * reasoning and methods collapsed behind "How this was decided" (every sentence of the words is there).
+ */
+function answerSection(rec: Recommendation, run: RunDetail): string {
   const slo = rec.search
     ? `<p>Objective of the auto-size search: ${esc(rec.search.objective)}.</p>`
     : rec.slo
       ? `<p>Service-level objective: ${esc(describeSlo(rec.slo))}.</p>`
       : '';
-  const words = `<ul class="answer">${rec.words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`;
-  return section('answer', 'The answer', `${slo}${headlineHtml(rec)}${words}`);
+  const li = (w: string): string => `<li>${esc(w)}</li>`;
+  const summary = rec.summary.length ? `<ul class="answer summary">${rec.summary.map(li).join('')}</ul>` : '';
+  // A method the words do not already end with (memory and CPU) is said under its own title.
+  const methods = rec.methods
+    .filter((m) => !rec.words.some((w) => w.endsWith(m.text)))
+    .map((m) => `<p><b>${esc(m.title)}.</b> ${esc(m.text)}</p>`)
+    .join('');
+  const details =
+    '<details class="how"><summary>How this was decided</summary>' +
+    `<ul class="reasoning">${rec.words.map(li).join('')}</ul>${methods}</details>`;
+  return section(
+    'answer',
+    'The answer',
+    `${slo}${headlineHtml(rec)}${answerChartHtml(rec, run.cells)}${summary}${details}`,
+  );
 }
 
 /** What ± means in the winners table. */
@@ -126,7 +143,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
   const error = run.error ? `<p class="meta">Error: ${esc(run.error)}</p>` : '';
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${error}</header>`,
-    answerSection(rec),
+    answerSection(rec, run),
     searchSection(run, rec),
     // An auto-size run's answer is its search's: a knee table over the cells it ran would contradict it.
     rec.scopes.length && !rec.search

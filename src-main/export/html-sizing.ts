@@ -5,16 +5,10 @@ import type { Recommendation, Sizing } from '../analysis/index.ts';
 import { fmtNum } from '../common/format.ts';
 import { exactCpu } from '../common/resource-labels.ts';
 import { esc, muted, section, table, td, th } from './html-parts.ts';
+import { MEMORY_OUTCOME_WORDS } from '../analysis/sizing-words.ts';
 
-const OUTCOME_WORDS: Record<Sizing['memory']['caps'][number]['outcome'], string> = {
-  ok: 'clean',
-  oom: 'OOM-killed',
-  restarts: 'restarts',
-  errors: 'errors',
-  'gc-pressure': 'GC pressure',
-  latency: 'latency penalty',
-  'no-result': 'no result',
-};
+// The outcome labels the answer's words use (one source).
+const OUTCOME_WORDS = MEMORY_OUTCOME_WORDS;
 
 const PEAK_SOURCE_SHORT: Record<NonNullable<Sizing['memory']['peakSource']>, string> = {
   cgroup: 'cgroup peak',
@@ -89,6 +83,10 @@ export function sizingSection(rec: Recommendation): string {
     th(rec.slo ? 'CPU that meets the objective' : 'CPU that holds the throughput'),
     th('throttling at its cap', true),
   ];
-  const method = `<p class="muted">${esc(sizingMethodText(rec.marginPct))}</p>`;
+  // The method folded away, as on the answer page: the table is the answer, this is how it was made.
+  const text = sizingMethodText(rec.marginPct).replace(/^How memory and CPU were sized: /, '');
+  const method =
+    '<details class="how"><summary>How memory and CPU were sized</summary>' +
+    `<p class="muted">${esc(text)}</p></details>`;
   return section('sizing', 'Memory and CPU', `${table(head, rows, 'sizing')}${method}`);
 }

@@ -14,6 +14,9 @@ export const CSS = [
   '.meta { color: #555; margin: 0; }',
   '.answer { background: #f4f8fc; border-left: 4px solid #0072B2; padding: 10px 16px 10px 32px; margin: 12px 0; }',
   '.answer li { margin: 3px 0; }',
+  'details.how { margin: 8px 0 0; } details.how > summary { cursor: pointer; font-weight: 600; color: #0b4f7a; }',
+  'details.how p, .reasoning li { margin: 4px 0; }',
+  '.answer-charts { margin: 8px 0; }',
   '.headline { font-size: 1.1em; margin: 12px 0; }',
   '.state { display: inline-block; border-radius: 4px; padding: 1px 8px; font-weight: 600; color: #fff; }',
   '.state-confident { background: #007a4d; } .state-equivalent { background: #0072B2; } ' +
@@ -44,5 +47,6 @@ export const CSS = [
   '  table.cells td, table.cells th { white-space: normal; padding: 2px 3px; }',
   '  tr { break-inside: avoid; page-break-inside: avoid; }',
   '  .answer { background: none; }',
+  '  details.how > :not(summary) { display: block; }',
   '}',
 ].join('\n');

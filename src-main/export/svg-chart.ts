@@ -43,9 +43,38 @@ const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9'
 /** Past the palette, lines also differ by dash so they stay apart in print. */
 const DASHES = ['', '6 3', '2 3'];
 const FONT = 'system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif';
-const LEGEND_WIDTH = 190;
 const LEGEND_ROW = 20;
-const MAX_NAME = 28;
+/** Wider than the average glyph of 12 px system-ui, so an estimated width never clips a name. */
+const CHAR_PX = 7;
+const SWATCH = 30;
+
+/** One legend entry: its name and its swatch, drawn centred on (x + 15, y). */
+export interface LegendEntry {
+  name: string;
+  swatch: (x: number, y: number) => string;
+}
+
+/**
+ * The legend under a chart, entries flowing left to right in rows that wrap at `width`: a name is
+ * never cut (a long one takes a row of its own). Returns the markup and the height it takes.
+ */
+export function svgLegend(
+  entries: LegendEntry[],
+  left: number,
+  top: number,
+  width: number,
+): { svg: string; height: number } {
+  const parts: string[] = [];
+  let [x, row] = [left, 0];
+  for (const e of entries) {
+    const w = SWATCH + 6 + e.name.length * CHAR_PX + 18;
+    if (x > left && x + w > left + width) [x, row] = [left, row + 1];
+    const y = top + row * LEGEND_ROW + 8;
+    parts.push(e.swatch(x, y), `<text x="${x + SWATCH + 6}" y="${y}" dy="4" fill="#111">${escapeXml(e.name)}</text>`);
+    x += w;
+  }
+  return { svg: `<g class="legend">${parts.join('')}</g>`, height: entries.length ? (row + 1) * LEGEND_ROW + 4 : 0 };
+}
 
 /** Round tick values from 0 to at least `max`: steps of 1, 2 or 5 × 10^k. */
 export function niceTicks(max: number, count = 5): number[] {
@@ -67,10 +96,29 @@ export function lineChart(o: LineChartOptions): string {
   const width = o.width ?? 720;
   const series = o.series.filter((s) => s.points.length > 0);
   const top = 44;
-  const height = Math.max(o.height ?? 360, top + series.length * LEGEND_ROW + 30);
   const left = 76;
-  const right = width - LEGEND_WIDTH - 16;
-  const bottom = height - 56;
+  const right = width - 24;
+  // The legend goes under the x-axis title, as many rows as its names need: nothing is clipped.
+  const legend = svgLegend(
+    series.map((s, i) => {
+      const color = COLORS[i % COLORS.length]!;
+      const dash = DASHES[Math.floor(i / COLORS.length) % DASHES.length]!;
+      return {
+        name: s.name,
+        swatch: (x: number, y: number): string =>
+          `<line x1="${x}" y1="${y}" x2="${x + SWATCH}" y2="${y}" stroke="${color}" stroke-width="2"` +
+          `${dash ? ` stroke-dasharray="${dash}"` : ''}/>` +
+          `<circle cx="${x + SWATCH / 2}" cy="${y}" r="3.5" fill="${color}"/>`,
+      };
+    }),
+    left,
+    0,
+    right - left,
+  );
+  // The chart keeps its height; the plot gives the legend its rows (down to a readable minimum).
+  const height = Math.max(o.height ?? 360, 240 + legend.height);
+  const plotHeight = height - legend.height;
+  const bottom = plotHeight - 56;
   const plotW = right - left;
   const parts: string[] = [
     `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" ` +
@@ -134,7 +182,7 @@ export function lineChart(o: LineChartOptions): string {
     );
   }
   parts.push(
-    `<text x="${n1((left + right) / 2)}" y="${height - 14}" text-anchor="middle" ` +
+    `<text x="${n1((left + right) / 2)}" y="${plotHeight - 14}" text-anchor="middle" ` +
       `fill="#111">${escapeXml(o.xLabel)}</text>`,
   );
   parts.push(
@@ -166,16 +214,7 @@ export function lineChart(o: LineChartOptions): string {
       if (pts.length <= 60) parts.push(`<circle cx="${n1(px)}" cy="${n1(yPos(p.y))}" r="3.5" fill="${color}"/>`);
     }
     parts.push('</g>');
-    // Legend entry.
-    const ly = top + i * LEGEND_ROW + 8;
-    const lx = right + 20;
-    const name = s.name.length > MAX_NAME ? `${s.name.slice(0, MAX_NAME - 1)}…` : s.name;
-    parts.push(
-      `<line x1="${lx}" y1="${ly}" x2="${lx + 24}" y2="${ly}" stroke="${color}" stroke-width="2"${dashAttr}/>`,
-    );
-    parts.push(`<circle cx="${lx + 12}" cy="${ly}" r="3.5" fill="${color}"/>`);
-    parts.push(`<text x="${lx + 32}" y="${ly}" dy="4" fill="#111">${escapeXml(name)}</text>`);
   });
-  parts.push('</svg>');
+  parts.push(`<g transform="translate(0 ${plotHeight - 4})">${legend.svg}</g>`, '</svg>');
   return parts.join('');
 }

@@ -6,6 +6,7 @@ import type {
   ExitInfo,
   Flag,
   HostFacts,
+  LaunchMode,
   LoadResult,
   RanOn,
   RunStatus,
@@ -85,6 +86,27 @@ export interface RunSummary {
   bestRps: number | null;
   /** Lowest p99 latency (µs) among the run's ok cells. */
   bestP99Us: number | null;
+  /** The answer's pick (or, undecided, its leading contender); null while running or when nothing can be deployed. */
+  pick: RunPick | null;
+}
+
+/** The configuration a finished run's answer names, as the run list shows it. */
+export interface RunPick {
+  /** As the headline says it: an undecided answer names a leading contender, never a pick. */
+  state: 'confident' | 'equivalent' | 'undecided';
+  /** "cluster×1 on 1 CPU / 256 MB" (the app first when the run measured more than one). */
+  configuration: string;
+  app: string;
+  mode: LaunchMode;
+  workers: number;
+  cpuMillis: number;
+  memoryMb: number;
+  /** Mean goodput (req/s with the expected status); only a lower bound when `lowerBound`. */
+  goodputRps: number | null;
+  /** The load generator or the host set the pace: the server was at least this fast. */
+  lowerBound: boolean;
+  /** Mean p99 latency over the repetitions, µs. */
+  p99Us: number | null;
 }
 
 export interface RunDetail {

@@ -46,6 +46,11 @@ export interface CellConfig {
    * (deploy/verification.ts).
    */
   verify?: import('./verify.ts').VerifyDescriptor;
+  /**
+   * true: the runtime probe in the cell's processes (matrix `"probe": true`, `--probe`); absent: not probed. Off by
+   * default until its measured cost meets its target (BENCHMARKS.md, runtime probe).
+   */
+  probe?: true;
 }
 
 export type RunPhase = 'matrix' | 'settle' | 'verify';
@@ -261,6 +266,8 @@ export interface CellResult {
   imageTag?: string;
   /** Where the target ran: the target ('local' for this machine's engine) and, on a Swarm or cluster, its node. */
   ranOn?: RanOn;
+  /** What the runtime probe heard from the cell's processes (absent: the probe was off, or the cell never measured). */
+  probe?: import('./probe.ts').CellProbe;
   startedAt: string; // ISO
   finishedAt: string; // ISO
 }
@@ -280,6 +287,11 @@ export interface Sample extends Omit<LoadSecond, 'requests'> {
   cpuPct: number | null;
   memBytes: number | null;
   throttledPeriods: number | null;
+  /**
+   * A warm-up second, streamed live so a chart can draw it shaded (its `t` counts warm-up seconds from 0): never
+   * stored, never part of a result.
+   */
+  warmup?: true;
 }
 
 export interface HostFacts {

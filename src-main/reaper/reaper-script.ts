@@ -94,7 +94,9 @@ const api = (method, path, data) => new Promise((resolve, reject) => {
   req.end();
 });
 (async () => {
-  const c = await api('POST', '/containers/create', process.env.RIGHTSIZE_REAPER_SPEC);
+  const name = process.env.RIGHTSIZE_REAPER_NAME;
+  const query = name ? '?name=' + encodeURIComponent(name) : '';
+  const c = await api('POST', '/containers/create' + query, process.env.RIGHTSIZE_REAPER_SPEC);
   if (c.code !== 201) throw new Error('create: HTTP ' + c.code + ' ' + c.body.trim());
   const id = JSON.parse(c.body).Id;
   const s = await api('POST', '/containers/' + id + '/start');

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type Docker from 'dockerode';
 import { docker, localEngineSocket, type EngineInfo } from '../docker/client.ts';
@@ -39,8 +40,34 @@ export async function reaperId(): Promise<string | undefined> {
   );
 }
 
-/** Creates and starts the reaper; through the detached launcher when the engine is on a local socket. */
+/**
+ * A name to recognise the reaper by in `docker ps`: the owner's pid, and a random part so that two
+ * sessions with the same pid (two machines on one engine, a container's pid 1) or a dead session's
+ * reaper still being removed never take the same name.
+ */
+export function reaperName(): string {
+  return `rightsize-reaper-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Docker refused the name: a container already has it. */
+function isNameConflict(e: unknown): boolean {
+  const err = e as { statusCode?: number; message?: string };
+  return err.statusCode === 409 || /HTTP 409|Conflict/i.test(err.message ?? '');
+}
+
+/** Creates and starts the reaper under a fresh name; a name already taken is tried again with another one. */
 async function launch(spec: Docker.ContainerCreateOptions): Promise<Docker.Container> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchNamed({ ...spec, name: reaperName() });
+    } catch (e) {
+      if (attempt >= 3 || !isNameConflict(e)) throw e;
+    }
+  }
+}
+
+/** Creates and starts the reaper; through the detached launcher when the engine is on a local socket. */
+async function launchNamed(spec: Docker.ContainerCreateOptions & { name: string }): Promise<Docker.Container> {
   const socket = localEngineSocket();
   if (!socket) {
     // A remote engine (tcp/TLS): create and start from here. A kill between the two leaves a created
@@ -55,7 +82,11 @@ async function launch(spec: Docker.ContainerCreateOptions): Promise<Docker.Conta
   const child = spawn(hostNodeBinary(), ['-e', REAPER_LAUNCHER], {
     detached: true, // its own process group: a Ctrl-C or a kill of this process does not reach it
     stdio: ['ignore', 'pipe', 'ignore'],
-    env: { RIGHTSIZE_DOCKER_SOCKET: socket, RIGHTSIZE_REAPER_SPEC: JSON.stringify(spec) },
+    env: {
+      RIGHTSIZE_DOCKER_SOCKET: socket,
+      RIGHTSIZE_REAPER_NAME: spec.name,
+      RIGHTSIZE_REAPER_SPEC: JSON.stringify({ ...spec, name: undefined }),
+    },
   });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));

@@ -6,11 +6,14 @@ import { userAppInfo } from '../apps/app-info.ts';
 import { builtInApps } from '../apps/catalog.ts';
 import { appLibrary } from '../apps/library.ts';
 import { resolveUserApp, UserAppSchema, type Resolved, type UserApp } from '../apps/user-apps.ts';
+import type { AppDefinition } from '../apps/catalog.ts';
+import type { TryOutResult } from '../apps/try-out.ts';
 import { ensureAppImage } from '../docker/app-image.ts';
 import type { BaseStrategy } from '../docker/base-image.ts';
 import type { EngineInfo } from '../docker/client.ts';
 import { withBuildSignal } from '../docker/image-build.ts';
 import { findImage } from '../docker/image-lookup.ts';
+import { tryOutApp } from '../engine/app-try-out.ts';
 import { enterLab } from '../lab-lock/enter-lab.ts';
 import { LabBusyError } from '../lab-lock/lab-lock.ts';
 import type { Store } from '../store/index.ts';
@@ -177,6 +180,53 @@ export class AppService {
     } finally {
       this.lines.delete(name);
     }
+  }
+
+  /**
+   * Tries an app once: its image built, one container started, the health path and each request
+   * asked (engine/app-try-out.ts). Refused during a run, as a build is: it would take CPU the run is
+   * measuring. Its build log goes on the bus like a build's.
+   */
+  async tryOut(name: string): Promise<TryOutResult> {
+    const runId = this.o.activeRunId();
+    if (runId !== null)
+      throw conflict(
+        `Run ${runId} is in progress: trying "${name}" now would disturb its measurements. ` +
+          'Try it when the run is done.',
+      );
+    if (this.lines.has(name)) throw conflict(`"${name}" is being built or tried already.`);
+    const engine = this.o.engine();
+    if (!engine) throw dockerUnavailable(this.o.unavailable() ?? 'Docker is not available');
+    const def = await this.definition(name);
+    const lines: string[] = [];
+    const log = (line: string): void => {
+      if (lines.push(line) > MAX_BUILD_LINES) lines.shift();
+      this.o.bus.emit('build', { name, line });
+    };
+    this.lines.set(name, lines);
+    const job = tryOutApp(def, {
+      engine,
+      what: `a try-out of "${name}" (history: ${this.o.store.path})`,
+      strategy: this.o.base(),
+      signal: this.builds.signal,
+      onLog: log,
+    });
+    this.jobs.add(job);
+    void job.catch(() => {}).finally(() => this.jobs.delete(job));
+    try {
+      return await job;
+    } finally {
+      this.lines.delete(name);
+    }
+  }
+
+  /** A built-in app as it is, or a user's app resolved now (its folder or image checked again). */
+  private async definition(name: string): Promise<AppDefinition> {
+    const builtIn = builtInApps().find((a) => a.name === name);
+    if (builtIn) return builtIn;
+    const r = await resolveUserApp(this.userApp(name), { taken: [], findImage: (image) => findImage(image) });
+    if (!r.ok) throw appInvalid(r.problems);
+    return r.definition;
   }
 
   private userApp(name: string): UserApp {

@@ -13,6 +13,7 @@ import { resolveTarget, type TargetRegistry } from '../targets/registry.ts';
 import { LOCAL_TARGET } from '../targets/settings.ts';
 import type { AppService } from './apps.ts';
 import { conflict, guard, invalid, notFound } from './errors.ts';
+import { listRunsWithPicks } from './run-list.ts';
 import type { RunSupervisor } from './run-supervisor.ts';
 import type { StatusPoller } from './status-poller.ts';
 import type { Validation } from './validation.ts';
@@ -71,6 +72,7 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'apps.update': async ({ name, app }) => (await apps.save(app, name)).info,
     'apps.remove': ({ name }) => apps.remove(name),
     'apps.build': ({ name }) => apps.build(name),
+    'apps.tryOut': ({ name }) => apps.tryOut(name),
     'presets.list': () => listPresets(),
     'matrix.validate': ({ matrix, target }) => validation.matrix(matrix, target),
     'runs.start': (input) =>
@@ -81,7 +83,7 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'runs.size': (input) =>
       runs.search(input, providerFor(targets, input.target), () => validation.requireSize(input.spec, input.target)),
     'runs.cancel': ({ runId }) => ({ cancelled: runs.cancel(runId) }),
-    'runs.list': (q) => store.listRuns(q),
+    'runs.list': (q) => listRunsWithPicks(store, q),
     'runs.get': ({ runId }) => runOf(store, runId),
     'runs.delete': ({ runId }) => {
       if (runs.activeRunId === runId) throw conflict(`Run ${runId} is in progress: cancel it before deleting it.`);

@@ -138,6 +138,54 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE cells ADD COLUMN ran_on TEXT;
   `,
+  // 7: the run list's cache of each finished run's pick (RunPick as JSON, 'null' when it has none) and
+  // what it was worked out from (store/run-picks.ts PICK_BASIS_SQL); recomputed when that changes.
+  `
+  CREATE TABLE run_picks (
+    run_id    INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    basis     TEXT NOT NULL,
+    pick_json TEXT NOT NULL
+  );
+  `,
+  // 8: the runtime probe (store/probe.ts): what it heard per cell (processes heard against expected,
+  // a note for the missing), and per cell, second (t < 0: warm-up) and process what it measured.
+  `
+  CREATE TABLE probe_cells (
+    cell_id         INTEGER PRIMARY KEY REFERENCES cells(id) ON DELETE CASCADE,
+    attached        INTEGER NOT NULL,
+    expected        INTEGER,
+    processes_json  TEXT NOT NULL,
+    note            TEXT
+  );
+  CREATE TABLE probe_seconds (
+    cell_id           INTEGER NOT NULL REFERENCES cells(id) ON DELETE CASCADE,
+    t                 INTEGER NOT NULL,
+    pid               INTEGER NOT NULL,
+    ppid              INTEGER NOT NULL,
+    role              TEXT NOT NULL,
+    elu               REAL NOT NULL,
+    delay_p50_ms      REAL NOT NULL,
+    delay_p99_ms      REAL NOT NULL,
+    delay_max_ms      REAL NOT NULL,
+    gc_ms             REAL NOT NULL,
+    gc_scavenge       INTEGER NOT NULL,
+    gc_mark_sweep     INTEGER NOT NULL,
+    gc_incremental    INTEGER NOT NULL,
+    gc_weak           INTEGER NOT NULL,
+    gc_max_ms         REAL NOT NULL,
+    heap_used         INTEGER NOT NULL,
+    heap_total        INTEGER NOT NULL,
+    heap_limit        INTEGER NOT NULL,
+    rss               INTEGER NOT NULL,
+    external          INTEGER NOT NULL,
+    array_buffers     INTEGER NOT NULL,
+    active_resources  INTEGER,
+    vol_switches      INTEGER,
+    invol_switches    INTEGER,
+    ms                INTEGER,
+    PRIMARY KEY (cell_id, t, pid)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,11 +7,22 @@ import {
   type NewRun,
   type RunDetail,
   type RunList,
+  type RunPick,
   type RunSort,
   type RunSummary,
   type StoredCell,
 } from '../model/stored.ts';
-export { RUN_SORTS, type ListRunsQuery, type NewRun, type RunDetail, type RunList, type RunSort, type RunSummary };
+import { PICK_BASIS_SQL } from './run-picks.ts';
+export {
+  RUN_SORTS,
+  type ListRunsQuery,
+  type NewRun,
+  type RunDetail,
+  type RunList,
+  type RunPick,
+  type RunSort,
+  type RunSummary,
+};
 
 interface RunRow {
   id: number;
@@ -41,6 +52,16 @@ interface SummaryRow {
   cells_failed: number;
   best_rps: number | null;
   best_p99_us: number | null;
+  /** What the pick would be worked out from now, and what the cached one was (null: none cached). */
+  pick_basis: string;
+  cached_basis: string | null;
+  pick_json: string | null;
+}
+
+/** A page of the run list, and its finished runs whose pick is not cached or out of date. */
+export interface RunListPage {
+  list: RunList;
+  stale: { run: RunSummary; basis: string }[];
 }
 
 // Whitelisted SQL for each sort: these are pasted into the query, so never take them from the caller.
@@ -62,6 +83,22 @@ const durationSec = (startedAt: string, finishedAt: string | null): number | nul
  * neither a failed cell of the experiment nor its best.
  */
 const NOT_VERIFY = `json_extract(c.config_json, '$.phase') IS NOT 'verify'`;
+
+const summaryOf = (r: SummaryRow): RunSummary => ({
+  id: r.id,
+  name: r.name,
+  preset: r.preset,
+  status: r.status,
+  cellsTotal: r.cells_total,
+  cellsDone: r.cells_done,
+  cellsFailed: r.cells_failed,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  durationSec: durationSec(r.started_at, r.finished_at),
+  bestRps: r.best_rps,
+  bestP99Us: r.best_p99_us,
+  pick: null,
+});
 
 export class RunQueries {
   private readonly insert: Database.Statement<[string, string | null, string, string, string, number, string, string]>;
@@ -177,7 +214,7 @@ export class RunQueries {
     return this.deleteStmt.run(runId).changes > 0;
   }
 
-  list(q: ListRunsQuery): RunList {
+  list(q: ListRunsQuery): RunListPage {
     const sort = q.sort ?? 'started_at';
     if (!RUN_SORTS.includes(sort))
       throw new Error(`Unknown run sort "${String(sort)}" (expected one of ${RUN_SORTS.join(', ')})`);
@@ -195,23 +232,15 @@ export class RunQueries {
     if (q.status !== undefined) filters.status = q.status;
     if (search !== undefined) filters.search = search;
     const rows = page.all({ ...filters, limit, offset });
-    return {
-      total: count.get(filters)?.n ?? 0,
-      runs: rows.map((r) => ({
-        id: r.id,
-        name: r.name,
-        preset: r.preset,
-        status: r.status,
-        cellsTotal: r.cells_total,
-        cellsDone: r.cells_done,
-        cellsFailed: r.cells_failed,
-        startedAt: r.started_at,
-        finishedAt: r.finished_at,
-        durationSec: durationSec(r.started_at, r.finished_at),
-        bestRps: r.best_rps,
-        bestP99Us: r.best_p99_us,
-      })),
-    };
+    const stale: RunListPage['stale'] = [];
+    const runs = rows.map((r) => {
+      const run = summaryOf(r);
+      if (r.status === 'running') return run; // no answer yet
+      if (r.cached_basis === r.pick_basis) run.pick = JSON.parse(r.pick_json!) as RunPick | null;
+      else stale.push({ run, basis: r.pick_basis });
+      return run;
+    });
+    return { list: { total: count.get(filters)?.n ?? 0, runs }, stale };
   }
 
   private listStatements(sort: RunSort, order: 'asc' | 'desc', byStatus: boolean, bySearch: boolean) {
@@ -236,8 +265,9 @@ export class RunQueries {
         count(c.status) FILTER (WHERE c.status <> 'running') AS cells_done,
         count(c.status) FILTER (WHERE c.status IN ('failed', 'oom') AND ${NOT_VERIFY}) AS cells_failed,
         max(c.rps_mean) FILTER (WHERE c.status = 'ok' AND ${NOT_VERIFY}) AS best_rps,
-        min(c.p99_us) FILTER (WHERE c.status = 'ok' AND ${NOT_VERIFY}) AS best_p99_us
-      FROM page LEFT JOIN cells c ON c.run_id = page.id
+        min(c.p99_us) FILTER (WHERE c.status = 'ok' AND ${NOT_VERIFY}) AS best_p99_us,
+        ${PICK_BASIS_SQL} AS pick_basis, p.basis AS cached_basis, p.pick_json
+      FROM page LEFT JOIN cells c ON c.run_id = page.id LEFT JOIN run_picks p ON p.run_id = page.id
       GROUP BY page.id
       ORDER BY ${orderBy('page.')}`);
     const count = this.db.prepare<[ListParams], { n: number }>(`SELECT count(*) AS n FROM runs ${whereSql}`);

@@ -1,11 +1,15 @@
 import Database from 'better-sqlite3';
 import type { CellConfig, CellResult, RunStatus, Sample } from '../model/types.ts';
 import type { SearchTrace } from '../model/search.ts';
+import type { RunPick } from '../model/stored.ts';
 import { CellQueries } from './cells.ts';
 import { migrate } from './migrations.ts';
 import { ensureParentDir } from './paths.ts';
 import { RunQueries, type ListRunsQuery, type NewRun, type RunDetail, type RunList } from './runs.ts';
+import { RunPickQueries } from './run-picks.ts';
 import { SampleQueries } from './samples.ts';
+import { ProbeQueries, type StoredCellProbe } from './probe.ts';
+import type { CellProbe, ProbeSecond } from '../model/probe.ts';
 import { UserAppQueries, type StoredUserApp } from './user-apps.ts';
 import { TargetQueries } from './targets.ts';
 import { describeSession } from '../session/session.ts';
@@ -35,7 +39,9 @@ export class Store {
   private readonly runs: RunQueries;
   private readonly cells: CellQueries;
   private readonly samples: SampleQueries;
+  private readonly probe: ProbeQueries;
   private readonly userApps: UserAppQueries;
+  private readonly picks: RunPickQueries;
   /** Saved targets (where cells run): URLs and file paths, never key material. */
   readonly targets: TargetQueries;
   private readonly settingsAll: Database.Statement<[], { key: string; value: string }>;
@@ -49,7 +55,9 @@ export class Store {
     this.runs = new RunQueries(db);
     this.cells = new CellQueries(db);
     this.samples = new SampleQueries(db);
+    this.probe = new ProbeQueries(db);
     this.userApps = new UserAppQueries(db);
+    this.picks = new RunPickQueries(db);
     this.targets = new TargetQueries(db);
     this.settingsAll = db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings');
     this.settingsPut = db.prepare<[string, string]>(
@@ -165,8 +173,22 @@ export class Store {
       .immediate();
   }
 
-  listRuns(q: ListRunsQuery = {}): RunList {
-    return this.read(() => this.runs.list(q));
+  /**
+   * A page of runs. With `pickOf` (the service's answer of a stored run), each finished run's pick is
+   * given back too: from the cache while the run's cells are as they were, else worked out and cached.
+   */
+  listRuns(q: ListRunsQuery = {}, pickOf?: (runId: number) => RunPick | null): RunList {
+    const { list, stale } = this.read(() => this.runs.list(q));
+    if (!pickOf) return list;
+    for (const { run, basis } of stale) {
+      run.pick = pickOf(run.id);
+      try {
+        this.picks.put(run.id, basis, run.pick);
+      } catch {
+        // a busy or read-only file: the pick is still shown, and worked out again next time
+      }
+    }
+    return list;
   }
 
   /** The run with its cells (ordered by idx), or undefined. */
@@ -176,6 +198,26 @@ export class Store {
 
   getSamples(cellId: number): Sample[] {
     return this.samples.forCell(cellId);
+  }
+
+  /** A cell's runtime probe: what it heard, and its seconds (t < 0: warm-up), in one transaction. */
+  addProbe(cellId: number, probe: CellProbe): void {
+    this.probe.add(cellId, probe);
+  }
+
+  /** A cell's probe seconds, per process, ordered by second then pid. */
+  getProbeSeconds(cellId: number): ProbeSecond[] {
+    return this.probe.seconds(cellId);
+  }
+
+  /** Every probe second of a run in one query, keyed by cell id (cells without any are absent). */
+  getRunProbeSeconds(runId: number): Map<number, ProbeSecond[]> {
+    return this.probe.runSeconds(runId);
+  }
+
+  /** What a cell's probe heard (processes against expected, a note), or undefined: the probe was off. */
+  getProbe(cellId: number): StoredCellProbe | undefined {
+    return this.probe.summary(cellId);
   }
 
   /** Every sample of a run in one query, keyed by cell id (cells without samples are absent). */

@@ -58,7 +58,8 @@ export function lineConfig(title: string, xTitle: string, yTitle: string, datase
       parsing: false,
       normalized: true,
       interaction: { mode: 'nearest', intersect: false },
-      plugins: { title: { display: true, text: title }, legend: { display: true, position: 'bottom' } },
+      // A line swatch keeps a dashed series dashed in the legend (a dashed box border read as a zigzag).
+      plugins: { title: { display: true, text: title }, legend: { display: true, position: 'bottom', labels: { usePointStyle: true, pointStyle: 'line', pointStyleWidth: 32 } } },
       scales: {
         // Seconds and worker counts are whole numbers: no "1.10 s" ticks.
         x: { type: 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 }, ...(opts.xMin !== undefined ? { min: opts.xMin } : {}) },
@@ -71,7 +72,7 @@ export function lineConfig(title: string, xTitle: string, yTitle: string, datase
   };
 }
 
-type LineOptions = NonNullable<ChartConfiguration<'line', XY[]>['options']>;
+export type LineOptions = NonNullable<ChartConfiguration<'line', XY[]>['options']>;
 
 /**
  * Our plain options with text and grid colours for a theme. Works on the options we built, never
@@ -100,6 +101,32 @@ export function chartPng(chart: Chart<'line', XY[]>, options: LineOptions, dark:
   ctx.drawImage(src, 0, 0);
   chart.options = themed(options, dark);
   chart.update('none');
+  return out.toDataURL('image/png').replace(/^data:image\/png;base64,/, '');
+}
+
+/**
+ * Several charts side by side as one PNG (base64, no prefix): each drawn light on an opaque white
+ * background, whatever the theme, then put back as it was. `options` are the plain options each was built from.
+ */
+export function chartsPng(charts: { chart: Chart<'line', XY[]>; options: LineOptions }[], dark: boolean): string {
+  for (const c of charts) {
+    c.chart.options = themed(c.options, false);
+    c.chart.update('none');
+  }
+  const gap = 16;
+  const out = document.createElement('canvas');
+  out.width = charts.reduce((w, c) => w + c.chart.canvas.width, 0) + gap * Math.max(0, charts.length - 1);
+  out.height = Math.max(1, ...charts.map((c) => c.chart.canvas.height));
+  const ctx = out.getContext('2d')!;
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, out.width, out.height);
+  let x = 0;
+  for (const c of charts) {
+    ctx.drawImage(c.chart.canvas, x, 0);
+    x += c.chart.canvas.width + gap;
+    c.chart.options = themed(c.options, dark);
+    c.chart.update('none');
+  }
   return out.toDataURL('image/png').replace(/^data:image\/png;base64,/, '');
 }
 

@@ -64,6 +64,22 @@ export const SIZE_FIELDS = {
 } as const;
 export type SizeField = keyof typeof SIZE_FIELDS;
 
+/** Where each field sits (its data-testid) and how the Start bar names it, in form order. */
+export const SIZE_PLACES = (
+  [
+    ['p99Ms', 'p99', 'size-objective'],
+    ['maxErrorPct', 'errors', 'size-objective'],
+    ['rate', 'target rate', 'size-objective'],
+    ['app', 'App', 'size-app-field'],
+    ['cpu', 'CPU cap', 'size-cpu'],
+    ['memory', 'Memory cap', 'size-memory'],
+    ['workers', 'Workers', 'size-workers'],
+    ['modes', 'Launch modes', 'size-modes-field'],
+    ['maxCells', 'cells at most', 'size-budget-field'],
+    ['timing', 'duration / warmup', 'size-budget-field'],
+  ] as const
+).map(([field, label, testid]) => ({ label, testid, paths: SIZE_FIELDS[field] }));
+
 /** One field's problems, joined; undefined when it has none. The same message twice (rate and slo.minRps) is said once. */
 export function fieldProblem(problems: readonly Problem[], field: SizeField): string | undefined {
   const msgs = problems.filter((p) => SIZE_FIELDS[field].some((prefix) => under(p.path, prefix))).map((p) => p.message);

@@ -78,16 +78,20 @@ describe('the live view', () => {
     expect(screen.getByTestId('eta').textContent).toMatch(/ETA about (29|30)s/);
     fakeEngine.emit('run.progress', { type: 'cell-phase', runId: 5, cellId: 1, index: 0, phase: 'warmup' });
     await vi.waitFor(() => expect(screen.getByTestId('phase').textContent).toContain('Warming up'));
-    expect(screen.queryByTestId('chart-latency')).toBeNull();
+    // Warm-up: the charts are in place (no jump when measuring starts), its seconds drawn under a shaded band.
+    expect(screen.getByTestId('chart-latency').getAttribute('data-points')).toBe('0');
+    fakeEngine.emit('run.samples', { runId: 5, cellId: 1, index: 0, sample: { ...sample(0), warmup: true } });
+    await vi.waitFor(() => expect(screen.getByTestId('chart-latency').getAttribute('data-points')).toBe('3'));
+    expect(screen.getByTestId('chart-latency').getAttribute('data-warmup-until')).toBe('1.5');
 
     fakeEngine.emit('run.progress', { type: 'cell-phase', runId: 5, cellId: 1, index: 0, phase: 'measuring' });
     fakeEngine.emit('run.samples', { runId: 5, cellId: 1, index: 0, sample: sample(0) });
-    await vi.waitFor(() => expect(screen.getByTestId('chart-latency').getAttribute('data-points')).toBe('3'));
+    await vi.waitFor(() => expect(screen.getByTestId('chart-latency').getAttribute('data-points')).toBe('6'));
     expect(screen.getByTestId('phase').textContent).toContain('Measuring (5 s)');
     // Later seconds are drawn in batches, not one redraw per second.
     fakeEngine.emit('run.samples', { runId: 5, cellId: 1, index: 0, sample: sample(1) });
     await new Promise((r) => setTimeout(r, 50));
-    expect(screen.getByTestId('chart-rps').getAttribute('data-points')).toBe('1');
+    expect(screen.getByTestId('chart-rps').getAttribute('data-points')).toBe('2'); // one warm-up, one measured
     expect(screen.getByTestId('current-cell').textContent).toContain('1,001 req/s'); // the words follow every second
     expect(screen.getByTestId('summary-waiting').textContent).toContain('Each cell that finishes with a result adds a point here');
   });

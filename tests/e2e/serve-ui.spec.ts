@@ -68,6 +68,10 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   // …and the summary fills in as cells finish.
   await expect(page.getByTestId('open-run')).toBeVisible({ timeout: 90_000 });
   await expect(page.getByTestId('run-status')).toContainText('completed');
+  // The end of the run shows its answer in place: the headline with its state, and a way to the whole answer.
+  await expect(page.getByTestId('live-answer').getByTestId('headline')).toHaveAttribute('data-state', /^(confident|equivalent|undecided)$/);
+  await expect(page.getByTestId('live-answer').getByTestId('answer-chart-pair')).toHaveCount(2); // one per pair
+  await expect(page.getByTestId('live-answer').getByTestId('open-answer')).toHaveAttribute('href', `#/runs/${runId}/report`);
   await expect.poll(async () => Number(await page.getByTestId('chart-summary').getAttribute('data-points'))).toBe(2);
 
   // History lists it; its page has the cells.
@@ -116,15 +120,27 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   // The headline first, with its state: one configuration per pair, nothing to separate it from.
   await expect(page.getByTestId('headline')).toHaveAttribute('data-state', 'confident');
   await expect(page.getByTestId('headline')).toContainText('Pick: 1 cluster worker on 0.5 CPU / 128 MB — confident');
-  await expect(page.getByTestId('answer')).toContainText('On 0.5 CPU / 128 MB, only 1 cluster worker (2 per CPU) was measured');
-  await expect(page.getByTestId('answer')).toContainText('On 1 CPU / 128 MB');
+  await expect(page.getByTestId('answer-chart-pair')).toHaveCount(2);
+  // Then a few bullets; the full sentences and the methods are folded away until asked for.
+  await expect(page.getByTestId('answer')).toContainText('1 cluster worker on 0.5 CPU / 128 MB:');
+  expect(await page.getByTestId('answer').locator('li').count()).toBeLessThanOrEqual(4);
+  const fullSentence = page.getByTestId('reasoning').getByText('On 0.5 CPU / 128 MB, only 1 cluster worker (2 per CPU) was measured');
+  await expect(fullSentence).toBeHidden();
+  await expect(page.getByTestId('method').first()).not.toHaveAttribute('open');
+  await expect(page.getByTestId('method').filter({ hasText: 'How this was decided' }).getByText('throughput is goodput')).toBeHidden();
+  await page.getByTestId('reasoning').locator('summary').click();
+  await expect(fullSentence).toBeVisible();
+  await expect(page.getByTestId('reasoning')).toContainText('On 1 CPU / 128 MB');
   await expect(page.getByTestId('scopes').locator('tbody tr')).toHaveCount(2); // one per CPU / memory pair
   // Each sentence once ("1 cluster worker", not "1 cluster worker (cluster)"), and the table fits 1280 px.
   await expect(page.getByTestId('scopes')).not.toContainText('(cluster)');
   const fit = await page.getByTestId('scopes').evaluate((t) => ({ table: t.getBoundingClientRect().right, box: t.parentElement!.clientWidth, scroll: t.parentElement!.scrollWidth, page: t.ownerDocument.documentElement.clientWidth }));
   expect(fit.scroll).toBeLessThanOrEqual(fit.box);
   expect(fit.table).toBeLessThanOrEqual(fit.page);
-  await expect(page.getByRole('columnheader', { name: 'flags of best' })).toBeInViewport({ ratio: 1 });
+  // Horizontally whole: scrolled to (the answer above it may push it below the fold), it shows entire.
+  const lastHeader = page.getByRole('columnheader', { name: 'flags of best' });
+  await lastHeader.scrollIntoViewIfNeeded();
+  await expect(lastHeader).toBeInViewport({ ratio: 1 });
   const [html] = await Promise.all([page.waitForEvent('download'), page.getByTestId('save-html').click()]);
   expect(html.suggestedFilename()).toBe(`rightsize-run-${runId}-report.html`);
   const report = readFileSync((await html.path())!, 'utf8');

@@ -339,16 +339,16 @@ describe('recommend: several workloads and loads', () => {
 });
 
 describe('formatRecommendation', () => {
-  it('prints the sentences and one row per CPU / memory pair', () => {
+  it('prints the headline, the summary and one row per CPU / memory pair', () => {
     const rec = recommend(run([...reps({ workers: 1 }, [10000, 10100, 9900], [900, 950, 850]), ...reps({ workers: 2 }, [20000, 20200, 19800])], { name: 'hello sizing' }));
     const text = formatRecommendation(rec);
     const lines = text.split('\n');
-    expect(lines[0]).toBe('Recommendation for run 1 "hello sizing" (knee within 5 % of the best):');
-    // The headline first, with its state; then the words.
+    expect(lines[0]).toBe('Answer for run 1 "hello sizing" (knee within 5 % of the best):');
+    // The headline first, with its state; then the summary (the words are behind --explain).
     expect(lines[1]).toBe(`  ▶ CONFIDENT — ${rec.headline!.text}`);
-    expect(lines[2]).toBe(`  • ${rec.words[0]}`);
-    expect(text).toContain('1 CPU / 256 MB  2 cluster workers  20,000 ± 497');
-    expect(text).toContain('900 µs ± 124');
+    expect(lines[2]).toBe(`  • ${rec.summary[0]}`);
+    expect(text).toContain('1 CPU / 256 MB  confident  2 cluster workers  20,000 ± 497');
+    expect(text).toMatch(/2 cluster workers +2 +1 cluster worker\n/); // the lowest p99 is named in its column
     expect(text.endsWith('\n')).toBe(true);
   });
 });

@@ -18,6 +18,7 @@ export const FLOORS: Record<string, number> = {
   presets: 2,
   container: 3,
   docker: 3,
+  probe: 3,
   load: 3,
   reaper: 3,
   'lab-lock': 4,

@@ -103,7 +103,7 @@ describe('rightsize size: the command line', () => {
     expect(usage(() => sizeSpecFromOptions({ slo: 'p99<=50ms,errors<=1%', rate: '1' }))).toMatch(/--app NAME/);
     expect(usage(() => sizeSpecFromOptions({ app: 'hello', rate: '1' }))).toMatch(/--slo/);
     expect(usage(() => sizeSpecFromOptions({ app: 'hello', slo: 'p99<=50ms,errors<=1%' }))).toMatch(/--rate/);
-    expect(usage(() => sizeSpecFromOptions({ app: 'hello', slo: 'p99<=50ms,errors<=1%', rate: 'fast' }))).toMatch(/--rate takes a number/);
+    expect(usage(() => sizeSpecFromOptions({ app: 'hello', slo: 'p99<=50ms,errors<=1%', rate: 'fast' }))).toMatch(/--rate: takes a number/);
     expect(usage(() => sizeSpecFromOptions({ app: 'hello', slo: 'p99<=50ms,errors<=1%', rate: '10', modes: 'clustre' }))).toMatch(/unknown launch mode "clustre"\. Did you mean "cluster"/);
   });
 });

@@ -204,7 +204,7 @@ describe('the plan on a constructed run (engine/verify-plan.ts)', () => {
     expect(p.ceilingMb).toBe(512);
     expect(p.fallbackMb).toBe(256);
     expect(p.kinds).toEqual(['pm2', 'kubernetes', 'compose']);
-    expect(p.start.kubernetes).toEqual({ memoryMb: 64, basis: "the answer's memory limit for it (peak × 1.25, rounded up to 32 MB)" });
+    expect(p.start.kubernetes).toEqual({ memoryMb: 64, basis: "the answer's memory limit for it, 64 MB (peak × 1.25, rounded up to a multiple of 32 MB)" });
     expect(p.start.compose!.memoryMb).toBe(64);
     // cluster × 1 is two processes (primary + worker): PM2's daemon is counted as one more share, 64 / 2 = 32 → 96.
     expect(p.start.pm2!.memoryMb).toBe(96);
@@ -222,7 +222,7 @@ describe('the plan on a constructed run (engine/verify-plan.ts)', () => {
     expect(knee.mode).toBe('cluster');
     expect(pm2ExtraMb(r.cells, knee, rec.configurations)).toBe(20);
     const p = planOf(r);
-    expect(p.start.pm2).toEqual({ memoryMb: 96, basis: "the answer's memory limit for it (peak × 1.25, rounded up to 32 MB) plus PM2's own memory measured in PM2 mode (its PM2 twin peaked 20 MB higher)" });
+    expect(p.start.pm2).toEqual({ memoryMb: 96, basis: "the answer's memory limit for it, 64 MB (peak × 1.25, rounded up to a multiple of 32 MB) plus PM2's own memory measured in PM2 mode (its PM2 twin peaked 20 MB higher)" });
   });
 
   it('a verification cell runs exactly the settings: limits, mode, workers, restart threshold, NODE_OPTIONS, the worker variable', () => {

@@ -122,7 +122,10 @@ describe('one cell on Kubernetes, start to finish', () => {
       expect(s.memBytes).toBe(98_304_000);
       expect(s.throttledPeriods).toBe(0);
     }
-    expect(events.filter((e) => e.type === 'sample')).toHaveLength(2);
+    // Measured seconds are stored and streamed; warm-up seconds are streamed only (live charts shade them).
+    const streamed = events.filter((e) => e.type === 'sample');
+    expect(streamed.filter((e) => !e.sample.warmup)).toHaveLength(2);
+    expect(streamed.filter((e) => e.sample.warmup).length).toBe(result.load!.warmupPerSecondRps!.length);
     expect(events.filter((e) => e.type === 'cell-phase').map((e) => (e as { phase: string }).phase)).toEqual(['starting', 'ready', 'warmup', 'measuring', 'teardown']);
 
     // Stats from worker-b's kubelet: 0.4 cores of a 500m cap; working set, limit and peak from the summary and cAdvisor.
@@ -172,7 +175,7 @@ describe('one cell on Kubernetes, start to finish', () => {
   it('is oom when the target is OOM-killed mid-load (restartCount 1, lastState OOMKilled), the load stopped and everything deleted', async () => {
     const cluster = new FakeCluster(api, { mode: 'hold' });
     // Killed once its first measured second is in: the kubelet restarts the container in place.
-    const { result, stored, samples, cellRequests, removed } = await runOneCell(provider(), { onEvent: (e) => e.type === 'sample' && (cluster.oom = true) });
+    const { result, stored, samples, cellRequests, removed } = await runOneCell(provider(), { onEvent: (e) => e.type === 'sample' && !e.sample.warmup && (cluster.oom = true) });
 
     expect(result.status).toBe('oom');
     expect(stored.status).toBe('oom');
@@ -197,7 +200,7 @@ describe('one cell on Kubernetes, start to finish', () => {
     const cluster = new FakeCluster(api, { mode: 'hold' });
     const { result, stored, samples, cellRequests, removed } = await runOneCell(provider(), {
       signal: ctl.signal,
-      onEvent: (e) => e.type === 'sample' && ctl.abort(),
+      onEvent: (e) => e.type === 'sample' && !e.sample.warmup && ctl.abort(),
     });
 
     expect(result.status).toBe('cancelled');

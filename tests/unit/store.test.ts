@@ -158,7 +158,7 @@ describe('Store.open', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
       const tables = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name`).pluck().all();
-      expect(tables).toEqual(['cells', 'runs', 'samples', 'settings', 'targets', 'user_apps']);
+      expect(tables).toEqual(['cells', 'probe_cells', 'probe_seconds', 'run_picks', 'runs', 'samples', 'settings', 'targets', 'user_apps']);
     });
   });
 
@@ -400,6 +400,7 @@ describe('listRuns', () => {
       durationSec: 600,
       bestRps: 7000,
       bestP99Us: 9000,
+      pick: null, // the store alone works no answer out (service/run-list.ts does)
     });
     expect(runs[2]).toMatchObject({ name: 'Gamma', status: 'running', cellsDone: 0, cellsFailed: 0, durationSec: null, bestRps: null, bestP99Us: null });
     expect(runs[1]).toMatchObject({ name: 'delta', cellsDone: 1, cellsFailed: 0, durationSec: 3600, bestRps: null });

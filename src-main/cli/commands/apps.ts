@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ContractError, type AppInfo, type UserApp } from '../../contract/api.ts';
+import { optionOf } from '../../apps/option-words.ts';
+import { answeredWith } from '../../apps/try-out.ts';
+import { ContractError, type AppInfo, type TryOutResult, type UserApp } from '../../contract/api.ts';
 import type { Lab } from '../../service/lab.ts';
 import { withLab as withLabAs, type GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -27,6 +29,8 @@ export interface AppOptions extends GlobalOptions {
   rename?: string;
   check?: boolean;
   build?: boolean;
+  /** Try the app once after saving: true (--try), false (--no-try), undefined (when a person is at the terminal). */
+  try?: boolean;
   yes?: boolean;
 }
 
@@ -36,7 +40,10 @@ export interface AppOptions extends GlobalOptions {
  */
 const withLab = <T>(g: GlobalOptions, fn: (lab: Lab) => Promise<T>): Promise<T> =>
   withLabAs(g, fn, (e) => {
-    const problems = e.fields.length ? `\n${e.fields.map((f) => `  - ${f.path}: ${f.message}`).join('\n')}` : '';
+    // The options the user typed, not the definition's fields: `--folder`, not `source.dir`.
+    const problems = e.fields.length
+      ? `\n${e.fields.map((f) => `  - ${optionOf(f.path)}: ${f.message}`).join('\n')}`
+      : '';
     const head = e.code === 'APP_INVALID' ? 'The app is not valid; nothing was saved:' : e.message;
     const code =
       e.code === 'BUILD_FAILED' ? EXIT.runFailed : e.code === 'DOCKER_UNAVAILABLE' ? EXIT.docker : EXIT.usage;
@@ -67,9 +74,14 @@ export function appsListCommand(o: GlobalOptions): Promise<number> {
   });
 }
 
-/** withLab, with the build's signal handling when --build asks for a build after saving. */
+/** Whether to try the app after saving: as asked, else when a person reads the output (a terminal, not --json). */
+const wantsTry = (o: AppOptions): boolean => !o.check && (o.try ?? (Boolean(process.stdout.isTTY) && !o.json));
+
+/** withLab, with the build's signal handling when --build or a try-out builds after saving. */
 const withLabFor = (o: AppOptions, fn: (lab: Lab, cancel?: Cancel) => Promise<number>): Promise<number> =>
-  o.build && !o.check ? cancellable((cancel) => withLab(o, (lab) => fn(lab, cancel))) : withLab(o, (lab) => fn(lab));
+  (o.build || wantsTry(o)) && !o.check
+    ? cancellable((cancel) => withLab(o, (lab) => fn(lab, cancel)))
+    : withLab(o, (lab) => fn(lab));
 
 export function appsAddCommand(name: string, o: AppOptions): Promise<number> {
   return withLabFor(o, async (lab, cancel) => {
@@ -104,6 +116,67 @@ export function appsRemoveCommand(name: string, o: AppOptions): Promise<number> 
     say(o, `Removed ${name}. Runs that used it keep their copy of its definition.`, r);
     return EXIT.ok;
   });
+}
+
+/** `apps try NAME`: build it, start it once, ask its health path and each request; exit 5 when something is wrong. */
+export function appsTryCommand(name: string, o: GlobalOptions): Promise<number> {
+  return cancellable((cancel) =>
+    withLab(o, async (lab) => {
+      const r = await tryWithLog(lab, name, cancel);
+      if (r === undefined) return EXIT.cancelled;
+      say(o, tryOutText(r, name), r);
+      return r.ok ? EXIT.ok : EXIT.runFailed;
+    }),
+  );
+}
+
+/** The try-out, its build lines on stderr; undefined when a signal stopped it. */
+async function tryWithLog(lab: Lab, name: string, cancel: Cancel): Promise<TryOutResult | undefined> {
+  const cancelled = (): undefined => void process.stderr.write(CANCELLED_TRY);
+  if (cancel.signal.aborted) return cancelled();
+  const onAbort = (): void => lab.cancelBuilds();
+  cancel.signal.addEventListener('abort', onAbort, { once: true });
+  const stop = lab.subscribe('apps.buildLog', { name }, (e) => void process.stderr.write(`  ${e.line}\n`));
+  try {
+    return await lab.handlers['apps.tryOut']({ name });
+  } catch (e) {
+    if (!cancel.signal.aborted) throw e;
+    return cancelled();
+  } finally {
+    cancel.signal.removeEventListener('abort', onAbort);
+    stop();
+  }
+}
+
+const CANCELLED_TRY = 'Cancelled: the try-out was stopped; its container is removed and the lab is free.\n';
+
+/** What answered, a line a path, then what to change (as options of `apps edit`). */
+export function tryOutText(r: TryOutResult, name: string): string {
+  if (r.failed) return `Tried ${name}: ${r.failed}.`;
+  const out: string[] = [];
+  const image = `${r.image}${r.built ? ', built now' : ''}`;
+  out.push(
+    r.answered
+      ? `Tried ${name} (${image}): it answered after ${r.startSec!.toFixed(1)} s.`
+      : `Tried ${name} (${image}): nothing answered within ${Math.round(r.waitedSec)} s.`,
+  );
+  const width = Math.max(0, ...r.probes.map((p) => `${p.method} ${p.path}`.length));
+  for (const p of r.probes) {
+    const mark = p.ok ? '✓' : '✗';
+    const role = p.kind === 'health' ? 'health  ' : p.kind === 'request' ? 'request ' : 'guess   ';
+    const ms = p.answers.filter((a) => a.ms !== undefined).map((a) => a.ms!);
+    const time = ms.length ? `, ${Math.round(ms.reduce((a, b) => a + b, 0) / ms.length)} ms` : '';
+    const expected = p.ok ? '' : ` (expected ${p.expected})`;
+    out.push(`  ${mark} ${role}${`${p.method} ${p.path}`.padEnd(width)}  ${answeredWith(p)}${time}${expected}`);
+  }
+  for (const s of r.suggestions) {
+    if (s.kind === 'health')
+      out.push(`Change: ${s.because}; use it as the health path:`, `  rightsize apps edit ${name} --health ${s.path}`);
+    else out.push(`Check: ${s.text}.`);
+  }
+  if (r.logTail.length) out.push("The app's last log lines:", ...r.logTail.map((l) => `  | ${l}`));
+  if (r.ok) out.push('Everything answered as expected.');
+  return out.join('\n');
 }
 
 export function appsBuildCommand(name: string, o: GlobalOptions): Promise<number> {
@@ -168,14 +241,28 @@ async function saveOrCheck(
   const saved = await lab.saveApp(app, replacing);
   notes(saved.notes);
   const info = saved.info;
-  say(
-    o,
+  const trying = wantsTry(o) && cancel !== undefined;
+  const added =
     `${verb} ${info.name}. Use it in a matrix: "apps": ["${info.name}"]` +
-      (info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : '') +
-      '.',
-    info,
-  );
-  return o.build && cancel ? buildWithLog(lab, info.name, o, cancel) : EXIT.ok;
+    (info.fixedWorkers ? ' (fixed worker count: one cell per CPU/memory pair)' : '') +
+    '.' +
+    (trying
+      ? ''
+      : `\nTry it before a run: rightsize apps try ${info.name} (builds it, starts it once, asks each path).`);
+  if (!(trying && o.json)) say(o, added, info);
+  if (o.build && cancel) {
+    const built = await buildWithLog(lab, info.name, o, cancel);
+    if (built !== EXIT.ok || !trying) return built;
+  }
+  if (!trying) return EXIT.ok;
+  const r = await tryWithLog(lab, info.name, cancel);
+  if (r === undefined) return EXIT.cancelled;
+  // The app stays saved either way: the try-out says what to change.
+  say(o, `${tryOutText(r, info.name)}${r.ok ? '' : `\n${info.name} is saved; fix it with \`rightsize apps edit\`.`}`, {
+    app: info,
+    tryOut: r,
+  });
+  return r.ok ? EXIT.ok : EXIT.runFailed;
 }
 
 /** A definition from the command line (or a JSON file given with --from, which the other options then override). */

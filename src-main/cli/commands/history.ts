@@ -6,7 +6,9 @@ import type { GlobalOptions } from '../context.ts';
 import { appLines } from '../../apps/describe.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { fmtDuration, fmtLocalTime, fmtNum, fmtUs } from '../../common/format.ts';
+import { fmtDuration, fmtLocalTime } from '../../common/format.ts';
+import { pickGoodput, pickP99, pickText } from '../../common/pick-words.ts';
+import { listRunsWithPicks } from '../../service/run-list.ts';
 import { rightsizeCommand } from '../invocation.ts';
 import { table } from '../format.ts';
 import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
@@ -24,7 +26,7 @@ export function runsCommand(o: RunsOptions): Promise<number> {
   const limit = o.limit ? Number(o.limit) : 50;
   if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit takes a whole number ≥ 1.', EXIT.usage);
   return withStore(o, (store) => {
-    const list = store.listRuns({
+    const list = listRunsWithPicks(store, {
       limit,
       ...(o.status ? { status: o.status } : {}),
       ...(o.search ? { search: o.search } : {}),
@@ -46,16 +48,30 @@ export function runsCommand(o: RunsOptions): Promise<number> {
       `${r.cellsDone}/${r.cellsTotal}`,
       String(r.cellsFailed),
       fmtDuration(r.durationSec),
-      fmtNum(r.bestRps),
-      fmtUs(r.bestP99Us),
+      pickText(r.pick),
+      pickGoodput(r.pick),
+      pickP99(r.pick),
     ]);
-    const header = ['id', `started (${localZone()})`, 'name', 'status', 'cells', 'failed', 'duration'];
-    process.stdout.write(`${table([...header, 'best req/s', 'best p99'], rows)}\n`);
+    process.stdout.write(`${table(runsHeader(localZone()), rows)}\n`);
     if (list.total > list.runs.length)
       process.stdout.write(`(${list.runs.length} of ${list.total}; --limit to see more)\n`);
     return EXIT.ok;
   });
 }
+
+/** The run list's columns: the answer's pick, its goodput ("≥" a lower bound) and p99 — not the fastest cell. */
+export const runsHeader = (zone: string): string[] => [
+  'id',
+  `started (${zone})`,
+  'name',
+  'status',
+  'cells',
+  'failed',
+  'duration',
+  'answer',
+  'goodput req/s',
+  'p99',
+];
 
 /** The local offset from UTC now, for a table's header ("UTC+01:00"); each time in `show` carries its own. */
 function localZone(): string {

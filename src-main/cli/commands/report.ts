@@ -6,6 +6,7 @@ import {
   parseSlo,
   recommend,
   who,
+  reasoningOf,
   type ConfigurationSummary,
   type Recommendation,
   type Slo,
@@ -23,6 +24,7 @@ import {
 } from '../../deploy/snippets.ts';
 import { gridCells } from '../../deploy/verification.ts';
 import { rightsizeCommand } from '../invocation.ts';
+import { closest } from '../../common/issues.ts';
 import { htmlReport } from '../../export/html-report.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -39,6 +41,8 @@ export interface ReportOptions extends GlobalOptions {
   margin?: string;
   /** Print a deploy snippet of the recommended configuration: pm2 | kubernetes | compose. */
   emit?: string;
+  /** Every sentence of the answer and its methods, not only the headline and four bullets. */
+  explain?: boolean;
   /**
    * With --emit: the snippet of this cell (its # in the run, as `rightsize show` lists it) instead of the
    * recommendation.
@@ -55,11 +59,24 @@ export function parseMarginOption(text: string | undefined): number {
   return m;
 }
 
+/** What people type for a snippet kind: suggested, never taken silently (the snippet kinds stay three words). */
+const EMIT_ALIASES: Record<string, SnippetKind> = {
+  k8s: 'kubernetes',
+  kube: 'kubernetes',
+  kubectl: 'kubernetes',
+  'docker-compose': 'compose',
+  docker: 'compose',
+  pm2s: 'pm2',
+};
+
 export function parseEmitOption(text: string | undefined): SnippetKind | undefined {
   if (text === undefined) return undefined;
   const k = text.trim().toLowerCase();
-  if (!isSnippetKind(k))
-    throw new CliError(`--emit takes one of ${SNIPPET_KINDS.join(', ')}, not "${text}".`, EXIT.usage);
+  if (!isSnippetKind(k)) {
+    const guess = EMIT_ALIASES[k] ?? closest(k, SNIPPET_KINDS);
+    const hint = guess ? ` Did you mean --emit ${guess}?` : '';
+    throw new CliError(`--emit takes one of ${SNIPPET_KINDS.join(', ')}, not "${text}".${hint}`, EXIT.usage);
+  }
   return k;
 }
 
@@ -90,46 +107,69 @@ const p99Short = (c: ConfigurationSummary): string =>
   c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n=1)`;
 
 /**
- * The recommendation as the terminal shows it: the sentences, then one table row per CPU / memory
- * pair. An auto-size run's answer is its search's (no knee table: `rightsize show` prints its path).
+ * The answer as the terminal shows it: the headline, at most four bullets and one table row per
+ * CPU / memory pair. `explain` adds every sentence and the methods (how it was decided). An
+ * auto-size run's answer is its search's (no knee table: `rightsize show` prints its path).
  */
-export function formatRecommendation(rec: Recommendation): string {
+export function formatRecommendation(rec: Recommendation, explain = false): string {
   const margin = fmtMargin(rec.marginPct);
   const head = rec.search
     ? `Answer for auto-size run ${rec.run.id} "${rec.run.name}" (objective: ${rec.search.objective}):`
-    : `Recommendation for run ${rec.run.id} "${rec.run.name}" (knee within ${margin} % of the best):`;
+    : `Answer for run ${rec.run.id} "${rec.run.name}" (knee within ${margin} % of the best):`;
   // The headline first: the pick and its state (confident / equivalent / undecided).
   const headline = rec.headline ? [`  ▶ ${rec.headline.state.toUpperCase()} — ${rec.headline.text}`] : [];
-  const lines = [head, ...headline, ...rec.words.map((w) => `  • ${w}`)];
+  const bullets = explain ? reasoningOf(rec.words, rec.methods) : rec.summary;
+  const lines = [head, ...headline, ...bullets.map((w) => `  • ${w}`)];
+  if (explain) for (const m of rec.methods) lines.push('', `${m.title}:`, ...wrap(m.text, 100).map((l) => `  ${l}`));
   if (rec.search) lines.push('', `The path the search took: rightsize show ${rec.run.id}`);
   else if (rec.scopes.length) {
     const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
     const rows = rec.scopes.map((s) => [
       s.label,
       ...(multi ? [s.context] : []),
-      who(s.bestRps),
-      rpsShort(s.bestRps),
-      fmtRatio(s.bestRps.workersPerCpu),
+      s.state,
       who(s.knee),
+      rpsShort(s.knee),
+      p99Short(s.knee),
+      who(s.bestRps),
+      fmtRatio(s.bestRps.workersPerCpu),
       who(s.lowestP99),
-      p99Short(s.lowestP99),
       [...new Set(s.bestRps.flags.map((f) => f.kind))].join(' '),
     ]);
     const head = [
       'CPU / memory',
       ...(multi ? ['workload, load'] : []),
-      'best req/s',
+      'state',
+      `pick (knee ${margin}%)`,
       'req/s (95% CI)',
-      'workers/CPU',
-      `knee (${margin}%)`,
-      'lowest p99',
       'p99 (95% CI)',
+      'best req/s',
+      'workers/CPU',
+      'lowest p99',
       'flags of best',
     ];
     lines.push('', table(head, rows));
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** Words wrapped to a width for the terminal (a method paragraph is one long line otherwise). */
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line);
+  return out;
+}
+
+/** Where the rest of the answer is: every sentence and the methods. */
+export const explainHint = (runId: number): string =>
+  `Why, in full (every sentence and the method): ${rightsizeCommand()} report ${runId} --explain\n`;
 
 const KIND_TITLES: Record<SnippetKind, string> = { pm2: 'PM2', kubernetes: 'Kubernetes', compose: 'Compose' };
 
@@ -212,7 +252,10 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
     }
     if (o.json) process.stdout.write(`${JSON.stringify(rec, null, 2)}\n`);
     else if (!o.html)
-      process.stdout.write(`${formatRecommendation(rec)}${deployStatusLine(run.id, recommendedDeployOf(run, rec))}`);
+      process.stdout.write(
+        `${formatRecommendation(rec, Boolean(o.explain))}${deployStatusLine(run.id, recommendedDeployOf(run, rec))}` +
+          (o.explain ? '' : explainHint(run.id)),
+      );
     return EXIT.ok;
   });
 }

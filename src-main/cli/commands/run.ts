@@ -19,7 +19,8 @@ import { recommend } from '../../analysis/index.ts';
 import type { Recommendation } from '../../analysis/types.ts';
 import { describeHolder } from '../../lab-lock/lab-lock.ts';
 import { stopReaper } from '../../reaper/reaper.ts';
-import { deployStatusLine, formatRecommendation, parseSloOption } from './report.ts';
+import { deployStatusLine, explainHint, formatRecommendation, parseSloOption } from './report.ts';
+import { cancelledSummary } from '../cancelled-summary.ts';
 import { recommendedDeployOf } from '../../deploy/from-cell.ts';
 
 /**
@@ -51,6 +52,10 @@ export interface RunCommandOptions extends GlobalOptions {
   settleBudget?: string;
   /** false with --no-verify, over the matrix's verify. */
   verify?: boolean;
+  /** true with --probe, over the matrix's probe. */
+  probe?: boolean;
+  /** Print every sentence of the answer and its methods, not only the headline and summary. */
+  explain?: boolean;
 }
 
 /**
@@ -90,6 +95,12 @@ export function withRunPhases(matrix: unknown, settleBudget: string | undefined,
   }
   if (verify === false) out = { ...out, verify: false };
   return out;
+}
+
+/** The matrix with --probe applied as its `probe`: the runtime probe in the cells' processes. */
+export function withProbeSwitch(matrix: unknown, probe: boolean | undefined): unknown {
+  if (probe !== true || matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix;
+  return { ...matrix, probe: true };
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } {
@@ -146,7 +157,8 @@ function refreshCeiling(store: Store): void {
 export async function runCommand(o: RunCommandOptions): Promise<number> {
   const loaded = loadMatrix(o);
   const { preset } = loaded;
-  const matrix = withRunPhases(withLoadThreads(loaded.matrix, o.loadThreads), o.settleBudget, o.verify);
+  const phased = withRunPhases(withLoadThreads(loaded.matrix, o.loadThreads), o.settleBudget, o.verify);
+  const matrix = withProbeSwitch(phased, o.probe);
   const slo = o.slo ? parseSloOption(o.slo) : undefined; // a bad objective fails before anything starts
   const log = o.json ? process.stderr : process.stdout;
   const cancel = cancelOnSignals(log);
@@ -191,9 +203,12 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
         recommendation,
       };
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    } else if (outcome.status === 'cancelled') {
+      log.write(`\n${cancelledSummary(run)}\n`);
     } else if (recommendation) {
       const deployStatus = deployStatusLine(run.id, recommendedDeployOf(run, recommendation));
-      log.write(`\n${cellsTable(run.cells)}\n\n${formatRecommendation(recommendation)}${deployStatus}\n`);
+      const answer = formatRecommendation(recommendation, Boolean(o.explain));
+      log.write(`\n${cellsTable(run.cells)}\n\n${answer}${deployStatus}${o.explain ? '' : explainHint(run.id)}\n`);
       const rs = rightsizeCommand();
       log.write(
         `See it again: ${rs} show ${run.id}   Report: ${rs} report ${run.id} --html report.html   ` +

@@ -5,10 +5,11 @@ import type { BaseStrategy } from '../../docker/base-image.ts';
 import { cancelOnSignals, failureBeforeStart } from '../run-lifecycle.ts';
 import { targetProviderOption } from './targets.ts';
 import { runSearch } from '../../engine/auto-size/run-search.ts';
-import { SizeSpecInvalidError, type SizeSpecInput } from '../../engine/auto-size/spec.ts';
+import { SizeSpecInvalidError, validateSizeSpec, type SizeSpecInput } from '../../engine/auto-size/spec.ts';
+import type { HostLimits } from '../../engine/matrix.ts';
 import type { SearchTrace } from '../../model/search.ts';
 import { LAUNCH_MODES } from '../../model/types.ts';
-import { didYouMean } from '../../common/issues.ts';
+import { didYouMean, type Problem } from '../../common/issues.ts';
 import { describeHolder } from '../../lab-lock/lab-lock.ts';
 import { stopReaper } from '../../reaper/reaper.ts';
 import { openStore, type GlobalOptions } from '../context.ts';
@@ -56,10 +57,21 @@ export interface SizeCommandOptions extends GlobalOptions {
 
 const usage = (message: string): CliError => new CliError(message, EXIT.usage);
 
+/** A problem with one option, named as the user typed it ("--rate"), not as the engine stores it. */
+class OptionProblem extends CliError {
+  constructor(
+    readonly flag: string,
+    /** What is wrong, without the option's name. */
+    readonly detail: string,
+  ) {
+    super(`${flag}${detail.startsWith('takes') ? ' ' : ': '}${detail}`, EXIT.usage);
+  }
+}
+
 function num(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(n)) throw usage(`${flag} takes a number, not "${text}".`);
+  if (text.trim() === '' || !Number.isFinite(n)) throw new OptionProblem(flag, `takes a number, not "${text}".`);
   return n;
 }
 
@@ -69,64 +81,140 @@ export function parseRange(flag: string, text: string | undefined): { min: numbe
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:[-–]\s*(\d+(?:\.\d+)?))?\s*$/.exec(text);
   if (!m) {
     const example = flag === '--cpu' ? '250-2000' : flag === '--memory' ? '128-1024' : '1-4';
-    throw usage(`${flag} takes a range "MIN-MAX" (e.g. ${flag} ${example}), not "${text}".`);
+    throw new OptionProblem(flag, `takes a range "MIN-MAX" (e.g. ${flag} ${example}), not "${text}".`);
   }
   const min = Number(m[1]);
   return { min, max: m[2] === undefined ? min : Number(m[2]) };
 }
 
 /** The objective: p99 and errors; the rate comes from --rate (an rps clause, if any, must say the same). */
-export function parseSizeSlo(text: string, rate: number): { p99Ms: number; maxErrorPct: number } {
+export function parseSizeSlo(text: string, rate: number | undefined): { p99Ms: number; maxErrorPct: number } {
   const hasRps = /(^|,)\s*(rps|req\/s)\s*(>=|≥|>|=|<=|<)/i.test(text);
   const hasErrors = /(^|,)\s*(errors?|err)\s*(<=|≤|<|=|>=|>)/i.test(text);
-  const slo = parseSloOption([text, hasRps ? '' : 'rps>=0', hasErrors ? '' : 'errors<=100%'].filter(Boolean).join(','));
-  if (hasRps && slo.minRps !== rate)
-    throw usage(`--slo: the rate is --rate ${rate}; leave rps out of the objective (it says ${slo.minRps}).`);
-  if (!hasErrors) throw usage(`--slo needs an error limit too, e.g. "p99<=50ms,errors<=0.1%" (errors<=100% for none).`);
+  let slo;
+  try {
+    slo = parseSloOption([text, hasRps ? '' : 'rps>=0', hasErrors ? '' : 'errors<=100%'].filter(Boolean).join(','));
+  } catch (e) {
+    throw new OptionProblem('--slo', (e as Error).message.replace(/^--slo: /, ''));
+  }
+  if (hasRps && rate !== undefined && slo.minRps !== rate)
+    throw new OptionProblem(
+      '--slo',
+      `the rate is --rate ${rate}; leave rps out of the objective (it says ${slo.minRps}).`,
+    );
+  if (!hasErrors)
+    throw new OptionProblem(
+      '--slo',
+      'needs an error limit too, e.g. "p99<=50ms,errors<=0.1%" (errors<=100% for none).',
+    );
   return { p99Ms: slo.p99Ms, maxErrorPct: slo.maxErrorPct };
 }
 
+/** The option each field of the search request comes from: the engine's problems are said with these names. */
+export const SIZE_FLAGS: Record<string, string> = {
+  app: '--app',
+  slo: '--slo',
+  'slo.p99Ms': '--slo',
+  'slo.maxErrorPct': '--slo',
+  'slo.minRps': '--slo',
+  rate: '--rate',
+  bounds: '--cpu/--memory/--workers/--modes',
+  'bounds.cpuMillis': '--cpu',
+  'bounds.memoryMb': '--memory',
+  'bounds.workers': '--workers',
+  'bounds.modes': '--modes',
+  durationSec: '--duration',
+  warmupSec: '--warmup',
+  maxCells: '--max-cells',
+  cpuStepMillis: '--cpu-step',
+  memoryStepMb: '--memory-step',
+};
+
+/** An engine problem ("bounds.cpuMillis: …") said with the option it came from ("--cpu: …"). */
+export function asOptionProblem(p: Problem): Problem {
+  const key = Object.keys(SIZE_FLAGS)
+    .filter((k) => p.path === k || p.path.startsWith(`${k}.`))
+    .sort((a, b) => b.length - a.length)[0];
+  return key ? { path: SIZE_FLAGS[key]!, message: p.message } : p;
+}
+
+/** Every problem, one line each, the way `run` lists a matrix's. */
+export function optionsInvalid(problems: Problem[]): CliError {
+  const lines = problems.map((p) => `  - ${p.path}: ${p.message}`);
+  return usage(`The options are not valid; nothing was started:\n${lines.join('\n')}`);
+}
+
 /**
- * The search request from the command line; ranges and host limits are checked by the engine (all problems at once).
+ * What the search request needs from this machine's limits: none, so that with options already wrong
+ * the ranges of the right ones are named too (the real limits are checked when the search starts).
+ */
+const ANY_HOST = (app: string | undefined): HostLimits => ({
+  cores: 1024,
+  memoryMb: 1024 * 1024,
+  apps: app === undefined ? [] : [app],
+});
+
+/**
+ * The search request from the command line. Every problem of the options at once: those of reading
+ * them, and the engine's own range checks of the ones that read (host limits come later).
  */
 export function sizeSpecFromOptions(o: SizeCommandOptions): SizeSpecInput {
-  if (!o.app) throw usage('Give the app to size: --app NAME (see `rightsize apps`).');
-  if (!o.slo) throw usage('Give the objective: --slo "p99<=50ms,errors<=0.1%".');
-  const rate = num('--rate', o.rate);
-  if (rate === undefined) throw usage('Give the rate to hold: --rate REQ_PER_SEC (e.g. --rate 2000).');
+  const problems: Problem[] = [];
+  const read = <T>(f: () => T): T | undefined => {
+    try {
+      return f();
+    } catch (e) {
+      if (!(e instanceof OptionProblem)) throw e;
+      problems.push({ path: e.flag, message: e.detail });
+      return undefined;
+    }
+  };
+  if (!o.app) problems.push({ path: '--app', message: 'give the app to size: --app NAME (see `rightsize apps`).' });
+  const rate = read(() => num('--rate', o.rate));
+  if (o.rate === undefined)
+    problems.push({ path: '--rate', message: 'give the rate to hold: --rate REQ_PER_SEC (e.g. --rate 2000).' });
+  if (!o.slo) problems.push({ path: '--slo', message: 'give the objective: --slo "p99<=50ms,errors<=0.1%".' });
+  const slo = o.slo ? read(() => parseSizeSlo(o.slo!, rate)) : undefined;
   const modes = o.modes
     ?.split(',')
     .map((m) => m.trim())
     .filter(Boolean);
-  for (const m of modes ?? [])
-    if (!(LAUNCH_MODES as readonly string[]).includes(m))
-      throw usage(
-        `--modes: unknown launch mode "${m}".${didYouMean(m, LAUNCH_MODES)} Choose from ${LAUNCH_MODES.join(', ')}.`,
-      );
-  const cpu = parseRange('--cpu', o.cpu);
-  const memory = parseRange('--memory', o.memory);
-  const workers = parseRange('--workers', o.workers);
+  const unknown = (modes ?? []).filter((m) => !(LAUNCH_MODES as readonly string[]).includes(m));
+  for (const m of unknown)
+    problems.push({
+      path: '--modes',
+      message: `unknown launch mode "${m}".${didYouMean(m, LAUNCH_MODES)} Choose from ${LAUNCH_MODES.join(', ')}.`,
+    });
+  const cpu = read(() => parseRange('--cpu', o.cpu));
+  const memory = read(() => parseRange('--memory', o.memory));
+  const workers = read(() => parseRange('--workers', o.workers));
   const bounds = {
     ...(cpu ? { cpuMillis: cpu } : {}),
     ...(memory ? { memoryMb: memory } : {}),
     ...(workers ? { workers } : {}),
-    ...(modes ? { modes: modes as (typeof LAUNCH_MODES)[number][] } : {}),
+    ...(modes && !unknown.length ? { modes: modes as (typeof LAUNCH_MODES)[number][] } : {}),
   };
   const opt = (key: keyof SizeSpecInput, flag: string, text: string | undefined): Partial<SizeSpecInput> => {
-    const n = num(flag, text);
+    const n = read(() => num(flag, text));
     return n === undefined ? {} : { [key]: n };
   };
-  return {
-    app: o.app,
-    slo: parseSizeSlo(o.slo, rate),
-    rate,
+  const spec = {
+    ...(o.app ? { app: o.app } : {}),
+    ...(slo ? { slo } : {}),
+    ...(rate !== undefined ? { rate } : {}),
     ...(Object.keys(bounds).length ? { bounds } : {}),
     ...opt('maxCells', '--max-cells', o.maxCells),
     ...opt('durationSec', '--duration', o.duration),
     ...opt('warmupSec', '--warmup', o.warmup),
     ...opt('cpuStepMillis', '--cpu-step', o.cpuStep),
     ...opt('memoryStepMb', '--memory-step', o.memoryStep),
-  };
+  } as SizeSpecInput;
+  if (!problems.length) return spec;
+  // The engine's range checks of the options that read, minus what is already said about the same option.
+  const v = validateSizeSpec(spec, ANY_HOST(o.app));
+  const said = new Set(problems.map((p) => p.path));
+  const more = v.ok ? [] : v.problems.filter((p) => p.path !== '(spec)').map(asOptionProblem);
+  throw optionsInvalid([...problems, ...more.filter((p) => !said.has(p.path))]);
 }
 
 const OUTCOME_MARK: Record<string, string> = {
@@ -203,7 +291,7 @@ export async function sizeCommand(o: SizeCommandOptions): Promise<number> {
     log.write(`No configuration was shown to meet the objective (${trace.status}; exit ${EXIT.sloNotMet}).\n`);
     return EXIT.sloNotMet;
   } catch (e) {
-    if (e instanceof SizeSpecInvalidError) throw usage(e.message);
+    if (e instanceof SizeSpecInvalidError) throw optionsInvalid(e.problems.map(asOptionProblem));
     return failureBeforeStart(e, cancel.signal.aborted, log, 'search');
   } finally {
     store?.close();

@@ -140,12 +140,14 @@ export function judge(cells: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo'
       detail:
         `${v.detail}; measured under ${taints}: ` + 'contention can only have raised latency, so it meets all the same',
     };
-  const seems = v.outcome === 'meets' ? 'would meet' : v.outcome === 'misses' ? 'seems to miss' : 'undecided';
+  const seems = v.outcome === 'meets' ? 'would meet' : v.outcome === 'misses' ? 'seems to miss' : 'unclear';
+  // The detail says what was measured; whether the search repeats it is the search's step to say
+  // (its reason), never a progress verb in the verdict, which ends up in the answer's words.
   return {
     ...v,
     outcome: 'undecided',
     repeat: true,
-    detail: `${seems} (${v.detail}), but under ${taints}: not judged as the server's; repeating`,
+    detail: `${seems} (${v.detail}), but under ${taints}: not judged as the server's`,
   };
 }
 

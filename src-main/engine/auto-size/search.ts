@@ -15,9 +15,9 @@
 //  4. The cheapest meeting configuration (analysis/slo.ts byCost: CPU, then memory, then workers)
 //     gets its memory from its measured peak by the memory rule (analysis/memory.ts), verified by
 //     one cell at that limit; if that misses, the answer keeps the memory it was measured with.
-import { fmtNum } from '../../common/format.ts';
+import { fmtMb, fmtNum } from '../../common/format.ts';
 import { exactCpu, memLabel } from '../../common/resource-labels.ts';
-import { limitFromPeak, MEMORY_HEADROOM } from '../../analysis/memory.ts';
+import { limitFromPeak, MEMORY_HEADROOM, memoryStepFor } from '../../analysis/memory.ts';
 import { byCost } from '../../analysis/slo.ts';
 import type { LaunchMode } from '../../model/types.ts';
 import type { Judgement } from './judge.ts';
@@ -78,10 +78,7 @@ export const configLabel = (c: Config): string => {
 
 /** The memory limit for a measured peak: the analysis rule, inside the bounds, on the search's memory steps. */
 export function memoryForPeak(peakBytes: number | null, spec: Pick<SizeSpec, 'bounds' | 'memoryStepMb'>): number {
-  const { min, max } = spec.bounds.memoryMb;
-  if (peakBytes === null) return max;
-  const want = limitFromPeak(peakBytes);
-  return steps(min, max, spec.memoryStepMb).find((m) => m >= want) ?? max;
+  return memoryStepFor(peakBytes, spec.bounds.memoryMb, spec.memoryStepMb);
 }
 
 interface Shape {
@@ -274,13 +271,17 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
   let found = at(win.c.shape, win.c.idx);
   const extra: string[] = [];
   const peak = win.c.judgement.peakBytes;
+  // The judge's peak is what a fresh deployment needs (the larger of the cgroup peak and the processes' RSS).
   const peakText =
-    peak === null ? 'no peak recorded' : `peak ${fmtNum(peak / 2 ** 20)} MB × ${MEMORY_HEADROOM}, rounded up`;
+    peak === null
+      ? 'no peak recorded'
+      : `the need at ${memLabel(memMax)}, ${fmtMb(peak)}, × ${MEMORY_HEADROOM} rounded up is ` +
+        `${memLabel(limitFromPeak(peak))}`;
   if (win.mem < memMax) {
     try {
       const jm = await decide(
         at(win.c.shape, win.c.idx, win.mem),
-        `memory from the measured peak (${peakText} → ${memLabel(win.mem)}): verify`,
+        `memory from the measured peak (${peakText}; the memory step at or above it: ${memLabel(win.mem)}): verify`,
       );
       if (jm.outcome === 'meets') found = at(win.c.shape, win.c.idx, win.mem);
       else
@@ -307,8 +308,11 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     bestSoFar: null,
     words:
       `${configLabel(found)} is the cheapest configuration that meets ${objective}: ` +
-      `${win.c.judgement.detail}.${below} ` +
-      `${cells} cells instead of the ${fmtNum(gridCellsOf(spec))} a full grid over the same bounds would need.` +
+      `${win.c.judgement.detail}.${below}` +
+      // Said only when the search saved cells: repeating undecided ones can take more than a grid has configurations.
+      (cells < gridCellsOf(spec)
+        ? ` ${cells} cells instead of the ${fmtNum(gridCellsOf(spec))} a full grid over the same bounds would need.`
+        : ` ${cells} cells.`) +
       tail(extra),
   };
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CELL_OVERHEAD_SEC } from '../../common/thresholds.ts';
 import { MEMORY_ROUND_MB } from '../../analysis/memory.ts';
 import { describeValue, didYouMean, plainProblems, schemaKeysAt, type Problem } from '../../common/issues.ts';
-import { MIN_MEMORY_MB, type HostLimits } from '../matrix.ts';
+import { connectionCountProblem, MIN_MEMORY_MB, type HostLimits } from '../matrix.ts';
 import { LAUNCH_MODES, type LaunchMode } from '../../model/types.ts';
 import type { SizeSpec } from '../../model/search.ts';
 
@@ -241,8 +241,8 @@ function rangeProblems(
     bad('cpuStepMillis', `${cs} is not a whole number of millicores from 25 to 4000`);
   if (ms !== undefined && (!whole(ms) || ms < 16 || ms > 4096))
     bad('memoryStepMb', `${ms} is not a whole number of MB from 16 to 4096`);
-  if (s.connections !== undefined && (!whole(s.connections) || s.connections < 1 || s.connections > 10_000))
-    bad('connections', `${s.connections} is not a connection count from 1 to 10000`);
+  const wrongConnections = s.connections === undefined ? undefined : connectionCountProblem(s.connections);
+  if (wrongConnections) bad('connections', wrongConnections);
   if (
     problems.length ||
     !s.app ||

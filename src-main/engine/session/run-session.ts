@@ -24,7 +24,7 @@ import type { HostLimits } from '../matrix.ts';
 import { targetSpecOf } from '../cell-runner.ts';
 import { limitsWhereCellsRun } from './limits.ts';
 import { PrepareAhead } from './prepare-ahead.ts';
-import { runStoredCell } from './stored-cell.ts';
+import { runStoredCell, storeSkippedCell } from './stored-cell.ts';
 
 export interface SessionOptions {
   store: Store;
@@ -85,6 +85,11 @@ export interface Session {
   started(e: Omit<Extract<RunEvent, { type: 'run-started' }>, 'type' | 'runId'>): void;
   /** One cell of the run, stored as it happens (row, samples, result, events). */
   runCell(cell: CellConfig, o: CellRunOptions): Promise<{ cellId: number; result: CellResult }>;
+  /**
+   * One cell of the run recorded as failed without starting anything (`failure` says why it was
+   * skipped); a target prepared ahead for it is removed. Absent: the source runs the cell instead.
+   */
+  skipCell?(cell: CellConfig, failure: string, o: CellRunOptions): Promise<{ cellId: number; result: CellResult }>;
 }
 
 export interface CellRunOptions {
@@ -200,6 +205,11 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
         total: c.total,
         etaSec: c.etaSec,
       });
+    },
+    skipCell: async (cell, failure, c) => {
+      const prepared = ahead.take(cell.index);
+      if (prepared) await prepared.then((t) => t.remove()).catch(() => {});
+      return storeSkippedCell(cell, failure, { store: o.store, runId, emit, total: c.total, etaSec: c.etaSec });
     },
   };
   let status: RunStatus = 'completed';

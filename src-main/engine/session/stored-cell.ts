@@ -85,6 +85,10 @@ export async function runStoredCell(
         }
         emit({ type: 'sample', runId, cellId, index: cell.index, sample });
       },
+      // Warm-up seconds go to live views only: not stored, not a result.
+      onWarmupSample: (sample) => {
+        if (!cellError) emit({ type: 'sample', runId, cellId, index: cell.index, sample });
+      },
       onWarning: (w) => {
         if (!c.warned.has(w)) log('warn', w);
         c.warned.add(w);
@@ -106,9 +110,53 @@ export async function runStoredCell(
     const { load: _partial, ...rest } = result; // a cut-short measurement is not a result
     result = { ...rest, status: 'failed', failure: cellError };
   }
-  if (!store.finishCell(cellId, result))
-    throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
+  // The probe's seconds go to their own table with the result, in one transaction; the result and
+  // its event keep only what the probe heard (a stream message must stay small).
+  const probe = result.probe;
+  if (probe) result = { ...result, probe: withoutSeconds(probe) };
+  let finished = false;
+  try {
+    finished = store.transaction(() => {
+      if (!store.finishCell(cellId, result)) return false;
+      if (probe) store.addProbe(cellId, probe);
+      return true;
+    });
+  } catch (e) {
+    if (!probe) throw e;
+    // The probe is an explanation, not the measurement: a cell whose probe rows fail keeps its result.
+    if (!store.finishCell(cellId, result))
+      throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
+    log('warn', `cell ${cell.index}: its probe data was not stored (${(e as Error).message})`);
+    finished = true;
+  }
+  if (!finished) throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
   const etaSec = c.etaSec((performance.now() - t0) / 1000);
   emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: c.total, result, etaSec });
+  return { cellId, result };
+}
+
+function withoutSeconds(probe: NonNullable<CellResult['probe']>): NonNullable<CellResult['probe']> {
+  const { seconds: _seconds, ...rest } = probe;
+  return rest;
+}
+
+/**
+ * A cell recorded as skipped without starting anything (its app failed at start in a way no cap
+ * changes): a failed cell whose failure says so, with the same events as a cell that ran, so every
+ * reader (progress, Live page, answer) shows it where the cell would be.
+ */
+export function storeSkippedCell(
+  cell: CellConfig,
+  failure: string,
+  c: Pick<StoredCellContext, 'store' | 'runId' | 'emit' | 'total' | 'etaSec'>,
+): { cellId: number; result: CellResult } {
+  const { store, runId, emit } = c;
+  const cellId = store.startCell(runId, cell);
+  emit({ type: 'cell-started', runId, cellId, index: cell.index, total: c.total, cell, etaSec: c.etaSec() });
+  const now = new Date().toISOString();
+  const result: CellResult = { config: cell, status: 'failed', failure, flags: [], startedAt: now, finishedAt: now };
+  if (!store.finishCell(cellId, result))
+    throw new Error(`run ${runId} was deleted from the history by another process while it ran`);
+  emit({ type: 'cell-finished', runId, cellId, index: cell.index, total: c.total, result, etaSec: c.etaSec(0) });
   return { cellId, result };
 }

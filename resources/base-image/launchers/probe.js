@@ -1,0 +1,180 @@
+'use strict';
+// The runtime probe: preloaded into every Node.js process of a cell (NODE_OPTIONS=--require
+// /opt/rightsize/launchers/probe.js), it writes one line a second on the process's stdout:
+//   rightsize:probe {"at":…,"pid":…,"role":"worker","elu":0.42,…}
+// (src-main/model/probe.ts ProbeReport). The engine reads these lines from the container's log.
+// It must never disturb the app: an unref'd timer (it never keeps a process alive), one write(2)
+// per line (well under PIPE_BUF, so lines of several processes never interleave), and every step
+// in try/catch: a failure turns the probe off in that process, with one line saying why.
+(function probe() {
+  const KEY = Symbol.for('rightsize.probe');
+  if (global[KEY]) return; // required twice (NODE_OPTIONS and an inherited execArgv)
+  global[KEY] = true;
+  let fs;
+  try {
+    // Worker threads get the preload too: only the process's main thread is the server.
+    if (!require('node:worker_threads').isMainThread) return;
+    fs = require('node:fs');
+    const perf = require('node:perf_hooks');
+    const v8 = require('node:v8');
+    const cluster = require('node:cluster');
+    const path = require('node:path');
+    const { performance } = perf;
+
+    // Set by the first probed process and inherited: a descendant that is neither a cluster worker
+    // nor a PM2 instance is some other process the app started.
+    const PARENT_VAR = 'RIGHTSIZE_PROBE_PID';
+    const descendant = Boolean(process.env[PARENT_VAR]);
+    process.env[PARENT_VAR] = String(process.pid);
+    const script = path.basename(process.argv[1] || '');
+    let forked = false;
+    cluster.on('fork', () => (forked = true));
+    const role = () => {
+      if (process.env.pm_id !== undefined) return 'worker'; // a PM2 instance
+      if (/pm2|God|Daemon/i.test(script)) return 'pm2-daemon'; // pm2-runtime (launchers/pm2.js) or PM2's daemon
+      if (cluster.isWorker) return 'worker';
+      if (forked) return 'primary';
+      return descendant ? 'other' : 'single';
+    };
+
+    const RESOLUTION_MS = 10;
+    const delay = perf.monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+    delay.enable();
+    let lastElu = performance.eventLoopUtilization();
+
+    const KINDS = perf.constants;
+    const gc = { ms: 0, max: 0, scavenge: 0, markSweepCompact: 0, incremental: 0, weakCallbacks: 0 };
+    const observer = new perf.PerformanceObserver((list) => {
+      try {
+        for (const e of list.getEntries()) {
+          const kind = e.detail ? e.detail.kind : e.kind;
+          gc.ms += e.duration;
+          if (e.duration > gc.max) gc.max = e.duration;
+          if (kind === KINDS.NODE_PERFORMANCE_GC_MINOR) gc.scavenge++;
+          else if (kind === KINDS.NODE_PERFORMANCE_GC_MAJOR) gc.markSweepCompact++;
+          else if (kind === KINDS.NODE_PERFORMANCE_GC_INCREMENTAL) gc.incremental++;
+          else if (kind === KINDS.NODE_PERFORMANCE_GC_WEAKCB) gc.weakCallbacks++;
+        }
+      } catch (err) {
+        off(err);
+      }
+    });
+    observer.observe({ entryTypes: ['gc'] });
+
+    /** Context switches of the main thread so far (/proc/self/status); null where there is no /proc. */
+    let procOk = process.platform === 'linux';
+    const switches = () => {
+      if (!procOk) return null;
+      try {
+        const s = fs.readFileSync('/proc/self/status', 'latin1');
+        const v = /voluntary_ctxt_switches:\s+(\d+)/.exec(s);
+        const n = /nonvoluntary_ctxt_switches:\s+(\d+)/.exec(s);
+        return v && n ? { voluntary: Number(v[1]), involuntary: Number(n[1]) } : null;
+      } catch {
+        procOk = false;
+        return null;
+      }
+    };
+    let lastSwitches = switches();
+    let lastAt = Date.now();
+
+    const round = (x, d) => Math.round(x * d) / d;
+    // The histogram records each timer interval; what the loop added beyond the resolution is the delay.
+    const late = (ns) => (Number.isFinite(ns) && ns > 0 ? round(Math.max(0, ns / 1e6 - RESOLUTION_MS), 1000) : 0);
+
+    let timer;
+    function schedule() {
+      // At the next whole wall-clock second: every process reports at the same instants, and the
+      // engine places each report in its second without drift.
+      timer = setTimeout(tick, 1000 - (Date.now() % 1000) + 2);
+      timer.unref();
+    }
+
+    function tick() {
+      try {
+        const at = Date.now();
+        const elu = performance.eventLoopUtilization(lastElu);
+        lastElu = performance.eventLoopUtilization();
+        const heap = v8.getHeapStatistics();
+        const mem = process.memoryUsage();
+        const sw = switches();
+        const active = typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo().length : null;
+        const record = {
+          at,
+          pid: process.pid,
+          ppid: process.ppid,
+          role: role(),
+          elu: round(elu.utilization, 10000),
+          delayP50Ms: late(delay.percentile(50)),
+          delayP99Ms: late(delay.percentile(99)),
+          delayMaxMs: late(delay.max),
+          gcMs: round(gc.ms, 1000),
+          gcCounts: {
+            scavenge: gc.scavenge,
+            markSweepCompact: gc.markSweepCompact,
+            incremental: gc.incremental,
+            weakCallbacks: gc.weakCallbacks,
+          },
+          gcMaxPauseMs: round(gc.max, 1000),
+          heapUsedBytes: heap.used_heap_size,
+          heapTotalBytes: heap.total_heap_size,
+          heapLimitBytes: heap.heap_size_limit,
+          rssBytes: mem.rss,
+          externalBytes: mem.external,
+          arrayBuffersBytes: mem.arrayBuffers,
+          activeResources: active,
+          voluntaryCtxSwitches: sw && lastSwitches ? sw.voluntary - lastSwitches.voluntary : null,
+          involuntaryCtxSwitches: sw && lastSwitches ? sw.involuntary - lastSwitches.involuntary : null,
+          ms: at - lastAt,
+        };
+        lastSwitches = sw;
+        lastAt = at;
+        delay.reset();
+        gc.ms = gc.max = gc.scavenge = gc.markSweepCompact = gc.incremental = gc.weakCallbacks = 0;
+        write(`rightsize:probe ${JSON.stringify(record)}\n`);
+        schedule();
+      } catch (err) {
+        off(err);
+      }
+    }
+
+    let dropped = 0;
+    function write(line) {
+      try {
+        fs.writeSync(1, line); // one write(2): atomic on a pipe, and past any logger the app put on process.stdout
+      } catch (err) {
+        // A full pipe (EAGAIN) loses this second only; anything else (stdout closed) turns the probe off.
+        if (err && err.code === 'EAGAIN' && ++dropped < 60) return;
+        throw err;
+      }
+    }
+
+    let stopped = false;
+    function off(err) {
+      if (stopped) return;
+      stopped = true;
+      try {
+        clearTimeout(timer);
+        observer.disconnect();
+        delay.disable();
+      } catch {
+        // already half gone: nothing more to undo
+      }
+      const why = String((err && err.message) || err).replace(/\s+/g, ' ').slice(0, 200);
+      try {
+        fs.writeSync(2, `rightsize:probe-off pid=${process.pid} ${why}\n`);
+      } catch {
+        // no stderr either: stay silent
+      }
+    }
+
+    schedule();
+  } catch (err) {
+    try {
+      const why = String((err && err.message) || err).replace(/\s+/g, ' ').slice(0, 200);
+      (fs || require('node:fs')).writeSync(2, `rightsize:probe-off pid=${process.pid} ${why}\n`);
+    } catch {
+      // nothing to report with
+    }
+  }
+})();

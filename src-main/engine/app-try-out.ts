@@ -1,0 +1,171 @@
+// An app tried once before any matrix: its image built, one container started (one worker, modest
+// caps, no core pinning), the health path and each request asked a few times, and what answered
+// said with what to change. It takes the lab like a build (an image build and a running server
+// would disturb a measurement), and its container carries this session's labels, so the reaper or
+// the next sweep removes it if this process dies; otherwise it is removed here, whatever happened.
+import type { AppDefinition } from '../apps/catalog.ts';
+import { isExpected, trySuggestions, USUAL_HEALTH_PATHS, type TryOutResult, type TryProbe } from '../apps/try-out.ts';
+import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
+import type { BaseStrategy } from '../docker/base-image.ts';
+import { withTimeout, type EngineInfo } from '../docker/client.ts';
+import { withBuildSignal } from '../docker/image-build.ts';
+import { enterLab } from '../lab-lock/enter-lab.ts';
+import { localProvider } from '../providers/local/provider.ts';
+import type { Provider, ProvisionedTarget } from '../providers/provider.ts';
+import { currentSession } from '../session/session.ts';
+import { firstAnswer, probeOnce, type ProbeRequest } from './try-out-probe.ts';
+
+export interface TryOutOptions {
+  engine: EngineInfo;
+  /** Who holds the lab meanwhile, in words. */
+  what: string;
+  strategy?: BaseStrategy;
+  signal?: AbortSignal;
+  onLog?: (line: string) => void;
+  /** Where the container runs (default: this machine's engine). */
+  provider?: Provider;
+  /** How long to wait for a first answer (default 30 s, as a cell's readiness). */
+  startDeadlineMs?: number;
+  /** Attempts per path (default 3). */
+  attempts?: number;
+}
+
+/** Modest caps: enough for most servers to start; a try-out measures nothing. */
+const TRY_CPU_MILLIS = 1000;
+const TRY_MEMORY_MB = 1024;
+const PROBE_TIMEOUT_MS = 5000;
+
+export async function tryOutApp(app: AppDefinition, o: TryOutOptions): Promise<TryOutResult> {
+  const { base, lease, noReaper } = await enterLab(o.engine, {
+    what: o.what,
+    ...(o.strategy ? { strategy: o.strategy } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onLog ? { onLog: o.onLog } : {}),
+  });
+  if (noReaper) o.onLog?.(`warning: ${noReaper}; if this process dies, the next Rightsize start removes what it left`);
+  try {
+    let image: AppImage;
+    try {
+      image = await withBuildSignal(o.signal, () => ensureAppImage(app, () => Promise.resolve(base), o.onLog));
+    } catch (e) {
+      if (o.signal?.aborted) throw e;
+      return failed(app, '', false, `the image did not build: ${(e as Error).message.split('\n')[0]}`);
+    }
+    o.onLog?.(image.built ? `built ${image.tag}` : `${image.tag} is up to date`);
+    return await tryImage(app, image, o);
+  } finally {
+    await lease.release().catch(() => {});
+  }
+}
+
+function failed(app: AppDefinition, image: string, built: boolean, why: string): TryOutResult {
+  return {
+    app: app.name,
+    ok: false,
+    image,
+    built,
+    answered: false,
+    waitedSec: 0,
+    probes: [],
+    suggestions: [],
+    logTail: [],
+    failed: why,
+  };
+}
+
+async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): Promise<TryOutResult> {
+  const provider = o.provider ?? localProvider(o.engine);
+  const src = app.source;
+  let target: ProvisionedTarget;
+  try {
+    target = await provider.provision({
+      image: image.tag,
+      launch: {
+        mode: src.kind === 'image' ? 'image' : 'single',
+        workers: 1,
+        entry: image.entry,
+        name: app.name,
+        ...(src.kind === 'folder' ? { args: src.args } : {}),
+        ...(src.kind === 'image' ? { workersEnv: src.workersEnv } : {}),
+      },
+      port: app.port,
+      health: app.health,
+      env: { ...app.env },
+      cpuMillis: TRY_CPU_MILLIS,
+      memoryMb: TRY_MEMORY_MB,
+      pinCores: false,
+      labels: { run: '', cell: '', app: app.name, session: currentSession() },
+    });
+  } catch (e) {
+    return failed(app, image.tag, image.built, `the container did not start: ${(e as Error).message}`);
+  }
+  try {
+    return await askPaths(app, image, target, o);
+  } finally {
+    await withTimeout(target.remove(), 20_000, 'no answer').catch((e: Error) =>
+      o.onLog?.(`could not remove ${target.id.slice(0, 12)} (${e.message}): the next sweep removes it`),
+    );
+  }
+}
+
+async function askPaths(
+  app: AppDefinition,
+  image: AppImage,
+  target: ProvisionedTarget,
+  o: TryOutOptions,
+): Promise<TryOutResult> {
+  let exitCode: number | undefined;
+  void target.exited.then((c) => (exitCode = c >= 0 ? c : undefined));
+  const deadlineMs = o.startDeadlineMs ?? 30_000;
+  const t0 = performance.now();
+  const startMs = await firstAnswer(target.address, app.health, {
+    deadlineMs,
+    exited: target.exited,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  const waitedSec = (performance.now() - t0) / 1000;
+  const probes: TryProbe[] = [];
+  if (startMs !== undefined) {
+    const attempts = o.attempts ?? 3;
+    const ask = async (kind: TryProbe['kind'], r: ProbeRequest, expected: TryProbe['expected']): Promise<TryProbe> => {
+      const answers = [];
+      for (let i = 0; i < attempts && !o.signal?.aborted; i++)
+        answers.push(await probeOnce(target.address, r, PROBE_TIMEOUT_MS));
+      const ok = answers.length > 0 && answers.every((a) => isExpected(a.status, expected));
+      return { kind, method: r.method, path: r.path, expected, answers, ok };
+    };
+    probes.push(await ask('health', { method: 'GET', path: app.health }, '2xx'));
+    for (const r of app.requests) probes.push(await ask('request', r, r.status ?? '2xx'));
+    // A health path that is not right: the usual ones, once each, for a suggestion.
+    if (!probes[0]!.ok)
+      for (const p of USUAL_HEALTH_PATHS.filter((x) => x !== app.health)) {
+        const guess = await probeOnce(target.address, { method: 'GET', path: p }, PROBE_TIMEOUT_MS);
+        if (isExpected(guess.status, '2xx')) {
+          probes.push({ kind: 'guess', method: 'GET', path: p, expected: '2xx', answers: [guess], ok: true });
+          break;
+        }
+      }
+  }
+  if (o.signal?.aborted) throw new Error('cancelled');
+  const asked = probes.filter((p) => p.kind !== 'guess');
+  const ok = startMs !== undefined && asked.length > 0 && asked.every((p) => p.ok);
+  // Give an exit a moment to be seen: an app that died at start is why nothing answered.
+  if (startMs === undefined) await Promise.race([target.exited, new Promise((r) => setTimeout(r, 500))]);
+  const logTail = ok ? [] : (await target.logTail(20).catch(() => '')).split('\n').filter((l) => l.length > 0);
+  const found = {
+    answered: startMs !== undefined,
+    probes,
+    waitedSec,
+    ...(exitCode !== undefined ? { exitCode } : {}),
+  };
+  return {
+    app: app.name,
+    ok,
+    image: image.tag,
+    built: image.built,
+    ...found,
+    ...(startMs !== undefined ? { startSec: startMs / 1000 } : {}),
+    suggestions: trySuggestions(found, app),
+    logTail,
+  };
+}

@@ -1,0 +1,62 @@
+// The try-out's HTTP: one request at a time on a fresh connection, with a timeout, reporting the
+// status whatever it is (readiness wants a 2xx; a try-out wants to know what answered).
+import http from 'node:http';
+import type { ProbeAnswer } from '../apps/try-out.ts';
+
+export interface ProbeRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string> | undefined;
+  body?: string | undefined;
+}
+
+export function probeOnce(
+  addr: { host: string; port: number },
+  r: ProbeRequest,
+  timeoutMs: number,
+): Promise<ProbeAnswer> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: addr.host,
+        port: addr.port,
+        method: r.method,
+        path: r.path,
+        headers: { ...(r.body !== undefined ? { 'content-length': Buffer.byteLength(r.body) } : {}), ...r.headers },
+        agent: false,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.end(r.body);
+  });
+}
+
+/**
+ * Waits for the first answer of any status on `path` (the server is up), until `deadlineMs`, the
+ * container's exit, or the signal. Returns the milliseconds it took, or undefined.
+ */
+export async function firstAnswer(
+  addr: { host: string; port: number },
+  path: string,
+  o: { deadlineMs: number; exited: Promise<number>; signal?: AbortSignal },
+): Promise<number | undefined> {
+  const t0 = performance.now();
+  let stopped = false;
+  void o.exited.then(() => (stopped = true));
+  while (performance.now() - t0 < o.deadlineMs && !stopped && !o.signal?.aborted) {
+    if (addr.host) {
+      const a = await probeOnce(addr, { method: 'GET', path }, 1000);
+      if (a.status !== undefined) return performance.now() - t0;
+    }
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  return undefined;
+}

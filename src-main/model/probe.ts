@@ -1,0 +1,68 @@
+// What the runtime probe (resources/base-image/launchers/probe.js, preloaded into every Node.js
+// process of a cell) reports, one record per process and second, and what a cell keeps of it.
+// Plain data: the probe writes it, the engine reads and stores it, the analysis explains with it.
+
+/** Which process of the server: the cluster primary, a worker, a single process, PM2's daemon, or anything else. */
+export type ProcessRole = 'primary' | 'worker' | 'single' | 'pm2-daemon' | 'other';
+
+/** Pauses by kind of garbage collection, in one second. */
+export interface GcCounts {
+  scavenge: number;
+  markSweepCompact: number;
+  incremental: number;
+  weakCallbacks: number;
+}
+
+/** One second of one process, as the probe writes it (`at` is its wall clock, ms since the epoch). */
+export interface ProbeReport {
+  at: number;
+  pid: number;
+  /** The parent's pid: a cluster worker's primary, a PM2 instance's daemon. */
+  ppid: number;
+  role: ProcessRole;
+  /** Event-loop utilization over the second, 0–1 (performance.eventLoopUtilization). */
+  elu: number;
+  /** Event-loop delay over the second (monitorEventLoopDelay), ms. */
+  delayP50Ms: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+  /** Time spent in GC pauses during the second, ms, and the pauses by kind. */
+  gcMs: number;
+  gcCounts: GcCounts;
+  gcMaxPauseMs: number;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  /** V8's heap limit (what --max-old-space-size sets). */
+  heapLimitBytes: number;
+  rssBytes: number;
+  externalBytes: number;
+  arrayBuffersBytes: number;
+  /** Handles and requests keeping the loop alive; null where the runtime cannot say cheaply. */
+  activeResources: number | null;
+  /** Context switches during the second (/proc/self/status), null where not readable. */
+  voluntaryCtxSwitches: number | null;
+  involuntaryCtxSwitches: number | null;
+  /** How long the second actually was, ms (a late timer makes it longer; the first one is shorter). */
+  ms?: number;
+}
+
+/** A report placed in its cell's time: `t` counts seconds from the start of measurement, like Sample.t. */
+export interface ProbeSecond extends Omit<ProbeReport, 'at'> {
+  t: number;
+  /** A warm-up second (before measurement began): shown, never part of a result. */
+  warmup?: true;
+}
+
+/** What a cell's probe heard: which processes reported, against how many were expected, and their seconds. */
+export interface CellProbe {
+  /** Distinct processes (pids) that reported at least once while the load ran. */
+  attached: number;
+  /** Processes the launch mode starts: 1, or the primary / PM2 daemon plus N workers; null where unknown (an image). */
+  expected: number | null;
+  /** The processes heard, with their roles (a replaced worker is a new pid). */
+  processes: { pid: number; role: ProcessRole }[];
+  /** Why some or all processes are missing ("the probe could not attach to …"), or why there is no probe. */
+  note?: string;
+  /** Per process and second, warm-up included (t < 0); stored apart from the result, absent once stored. */
+  seconds?: ProbeSecond[];
+}

@@ -1,0 +1,72 @@
+// Which processes a cell's probe heard, against the ones its launch mode starts, in words: a
+// process that never reported is said so, never silently missing.
+import type { CellProbe, ProbeSecond, ProcessRole } from '../model/probe.ts';
+import type { LaunchMode } from '../model/types.ts';
+
+/** The processes a launch mode starts by role (an image's are unknown: null). */
+export function expectedRoles(mode: LaunchMode, workers: number): Partial<Record<ProcessRole, number>> | null {
+  switch (mode) {
+    case 'single':
+      return { single: 1 };
+    case 'cluster':
+      return { primary: 1, worker: workers };
+    case 'pm2':
+      return { 'pm2-daemon': 1, worker: workers };
+    case 'image':
+      return null;
+  }
+}
+
+const ROLE_WORDS: Record<ProcessRole, [string, string]> = {
+  primary: ['the cluster primary', 'cluster primaries'],
+  worker: ['worker', 'workers'],
+  single: ['the server process', 'server processes'],
+  'pm2-daemon': ["PM2's daemon", 'PM2 daemons'],
+  other: ['other process', 'other processes'],
+};
+
+function missingWords(role: ProcessRole, heard: number, want: number): string {
+  const [one, many] = ROLE_WORDS[role];
+  if (want === 1) return one;
+  return `${want - heard} of ${want} ${many}`;
+}
+
+/**
+ * The cell's probe from its placed seconds: every distinct pid heard (its role from its last
+ * second), the count expected, and a note naming whatever did not report or turned itself off.
+ */
+export function summarizeProbe(
+  seconds: ProbeSecond[],
+  launch: { mode: LaunchMode; workers: number },
+  off: ReadonlyMap<number, string> = new Map(),
+): CellProbe {
+  const roles = new Map<number, ProcessRole>();
+  for (const s of seconds) roles.set(s.pid, s.role);
+  const processes = [...roles].map(([pid, role]) => ({ pid, role }));
+  const want = expectedRoles(launch.mode, launch.workers);
+  const expected = want ? Object.values(want).reduce((a, b) => a + b, 0) : null;
+  const notes: string[] = [];
+  if (processes.length === 0) {
+    notes.push(
+      want
+        ? `the probe could not attach to any of the ${expected} processes: none reported while the load ran`
+        : 'the probe could not attach: no process of the image reported (does it run Node.js?)',
+    );
+  } else if (want) {
+    const missing: string[] = [];
+    for (const [role, n] of Object.entries(want) as [ProcessRole, number][]) {
+      // A single process may report as anything the app made of itself (a cluster of its own): count it.
+      const heard = role === 'single' ? processes.length : processes.filter((p) => p.role === role).length;
+      if (heard < n) missing.push(missingWords(role, heard, n));
+    }
+    if (missing.length) notes.push(`the probe could not attach to ${missing.join(' and ')}: no line came from them`);
+  }
+  for (const [pid, why] of off) notes.push(`the probe turned itself off in process ${pid}: ${why}`);
+  return {
+    attached: processes.length,
+    expected,
+    processes,
+    ...(notes.length ? { note: notes.join('; ') } : {}),
+    seconds,
+  };
+}
