@@ -22,7 +22,7 @@ if (!Number.isInteger(PAIRS) || PAIRS < 1)
 
 const matrix = (probe: boolean): Record<string, unknown> => ({
   name: `probe bench (${probe ? 'with' : 'without'} the probe)`,
-  apps: ['json'], // server-bound on one core here (hello is client-bound: a probe cost would hide under the client)
+  apps: ['json'], // server-bound on one core here; hello is client-bound, a cost would hide under the client
   modes: ['cluster'],
   workers: [2],
   cpuMillicores: [1000],
@@ -72,7 +72,7 @@ try {
   const f = (x: number): string => x.toFixed(3);
   const pct = (xs: number[]): string => (xs.length ? `${(median(xs) * 100).toFixed(1)} %` : 'n/a (one pair)');
   console.log(
-    `\n### runtime probe overhead (hello, cluster ×2, 1 CPU, 20 connections, ${SECONDS} s, ${PAIRS} pairs)\n`,
+    `\n### runtime probe overhead (json, cluster ×2, 1 CPU, 20 connections, ${SECONDS} s, ${PAIRS} pairs)\n`,
   );
   console.log('| measure | median | min | max | noise without the probe (median change between cells) | target | |');
   console.log('|---|---:|---:|---:|---:|---|---|');

@@ -151,11 +151,13 @@ export function answerPanelSvg(panel: AnswerChartPanel, metric: Metric): string 
       const e = estOf(p, metric)!;
       return [yPos(e.high ?? e.mean), yPos(e.low ?? e.mean)];
     });
-    const [l, r, t, b] = [Math.min(...xs) - 16, Math.max(...xs) + 16, Math.min(...ys) - 10, Math.max(...ys) + 10];
+    // Kept inside the plot: a wide interval would carry the band (and its words) over the axis.
+    const [l, r] = [Math.max(LEFT, Math.min(...xs) - 16), Math.min(right, Math.max(...xs) + 16)];
+    const [t, b] = [Math.max(TOP, Math.min(...ys) - 10), Math.min(bottom, Math.max(...ys) + 10)];
     parts.push(
       `<g class="group"><rect x="${n1(l)}" y="${n1(t)}" width="${n1(r - l)}" height="${n1(b - t)}" fill="${BAND}" ` +
         `fill-opacity="0.16" stroke="${BAND}" stroke-dasharray="4 3"/>` +
-        `<text x="${n1(l + 2)}" y="${n1(b + 13)}" font-size="11" fill="#7a4b00">${esc(groupWords(panel))}</text></g>`,
+        `<text x="${n1(l + 4)}" y="${n1(b - 5)}" font-size="11" fill="#7a4b00">${esc(groupWords(panel))}</text></g>`,
     );
   }
   panel.series.forEach((s, mi) => {

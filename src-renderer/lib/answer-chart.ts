@@ -45,7 +45,12 @@ function answerMarks(marks: Mark[], metric: AnswerMetric, group: Set<string>, gr
       const { x, y } = chart.scales as unknown as Record<'x' | 'y', { getPixelForValue(v: number): number }>;
       const xs = members.map((m) => x.getPixelForValue(m.x));
       const ys = members.flatMap((m) => [y.getPixelForValue(m.est.high ?? m.est.mean), y.getPixelForValue(m.est.low ?? m.est.mean)]);
-      const [left, right, top, bottom] = [Math.min(...xs) - 16, Math.max(...xs) + 16, Math.min(...ys) - 10, Math.max(...ys) + 10];
+      // Kept inside the plot: a wide interval would carry the band (and its words) over the axis and legend.
+      const area = chart.chartArea;
+      const left = Math.max(area.left, Math.min(...xs) - 16);
+      const right = Math.min(area.right, Math.max(...xs) + 16);
+      const top = Math.max(area.top, Math.min(...ys) - 10);
+      const bottom = Math.min(area.bottom, Math.max(...ys) + 10);
       const ctx = chart.ctx;
       ctx.save();
       ctx.fillStyle = BAND;
@@ -57,7 +62,7 @@ function answerMarks(marks: Mark[], metric: AnswerMetric, group: Set<string>, gr
       ctx.fillStyle = String(chart.options.color ?? '#1c1d21');
       ctx.font = '11px system-ui, sans-serif';
       ctx.textAlign = 'left';
-      ctx.fillText(groupWords, left + 2, bottom + 13); // under the band: the pick's label is above it
+      ctx.fillText(groupWords, left + 4, bottom - 5); // inside the band's foot: the pick's label is above it
       ctx.restore();
     },
     afterDatasetsDraw(chart) {
