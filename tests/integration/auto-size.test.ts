@@ -71,7 +71,7 @@ describe('rightsize size', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown app "pbkdf"\. Did you mean "pbkdf2"/);
     expect(r.stderr).toMatch(/64000m is more than this host's/);
-    expect(r.stderr).toMatch(/durationSec: 2 is not a whole number of seconds from 5/);
+    expect(r.stderr).toMatch(/--duration: 2 is not a whole number of seconds from 5/); // the option typed, not the field
     const store = Store.open(db);
     try {
       expect(store.listRuns().total).toBe(0);

@@ -41,16 +41,19 @@ describe('a bin script under node_modules with start arguments', () => {
     expect(await listOwnContainers({ run: out.runId })).toEqual([]);
   });
 
-  it('reports a start failure with the last lines the app printed, in pm2 mode too', async () => {
+  it('reports a start failure with the last lines the app printed, in pm2 mode, and skips the cells that would repeat it', async () => {
     // A stray argument: the app prints its usage and exits 2; PM2 restarts it until pm2-runtime gives up.
-    const { code, out, stderr } = await sizeIt(['db.json', 'extra', '--host', '0.0.0.0', '--port', '3000'], ['single', 'pm2']);
+    const { code, out, stderr } = await sizeIt(['db.json', 'extra', '--host', '0.0.0.0', '--port', '3000'], ['pm2', 'single']);
     expect(code, stderr).toBe(4);
-    for (const c of out.cells) {
-      expect(c.status).toBe('failed');
-      expect(c.failure).toMatch(/^not ready: /);
-      expect(c.failure).toContain('tiny-rest: expected one data file, got 2: db.json extra');
-    }
-    // The terminal shows the log lines too, not only the first line of the failure.
-    expect(stderr).toContain('tiny-rest: expected one data file, got 2: db.json extra');
+    const [first, second] = out.cells;
+    expect(first!.status).toBe('failed');
+    expect(first!.failure).toMatch(/^not ready: /);
+    expect(first!.failure).toContain('tiny-rest: expected one data file, got 2: db.json extra');
+    // The exit at start is the app's, whatever the mode: its other cell is not started to fail the same way.
+    expect(second!.status).toBe('failed');
+    expect(second!.failure).toMatch(/^skipped: same failure as cell 1 \(the app exited with code \d+ at start\)/);
+    // The terminal shows the container's last log lines too, not only the first line of the failure, and the skip.
+    expect(stderr).toMatch(/✗ 1\/2 rest pm2×2 [^\n]*not ready: the container exited with code 2[^\n]*\n {4}last lines of the container's log:\n {4}│ /);
+    expect(stderr).toContain('rest single×1 1000m/256MB c4: failed — skipped: same failure as cell 1');
   });
 });

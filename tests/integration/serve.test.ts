@@ -36,8 +36,14 @@ describe('the contract over serve, with the real engine', () => {
     expect(await httpCall(server, 'runs.delete', { runId })).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
     expect(await httpCall(server, 'engine.status', {})).toMatchObject({ ok: true, value: { activeRunId: runId } });
 
-    const withSamples = await s.until((m) => m.filter((x) => x.id === 1).length >= 2, 60_000);
-    const samples = withSamples.filter((x) => x.id === 1).map((x) => (x as { event: { runId: number; sample: { t: number; rps: number; cpuPct: number | null } } }).event);
+    // Warm-up seconds stream first (marked, for the live charts' shaded band; never stored); then measured ones.
+    type SampleMessage = { id: number; event: { runId: number; sample: { t: number; rps: number; cpuPct: number | null; warmup?: true } } };
+    const streamed = (m: unknown[]): SampleMessage['event'][] => (m as SampleMessage[]).filter((x) => x.id === 1).map((x) => x.event);
+    const withSamples = await s.until((m) => streamed(m).filter((e) => !e.sample.warmup).length >= 2, 60_000);
+    const warmup = streamed(withSamples).filter((e) => e.sample.warmup);
+    expect(warmup.length).toBeGreaterThan(0);
+    expect(warmup.map((e) => e.sample.t).slice(0, 2)).toEqual([0, 1].slice(0, Math.min(2, warmup.length)));
+    const samples = streamed(withSamples).filter((e) => !e.sample.warmup);
     expect(samples.every((e) => e.runId === runId)).toBe(true);
     expect(samples.map((e) => e.sample.t).slice(0, 2)).toEqual([0, 1]);
     expect(samples[0]!.sample.rps).toBeGreaterThan(0);
