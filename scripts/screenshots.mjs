@@ -100,6 +100,9 @@ try {
     await page.getByTestId('open-run').waitFor({ timeout: 400_000 });
     await page.getByTestId('open-run').click();
     await page.getByTestId('cells').locator('tbody tr').nth(2).click();
+    // The top of the run page: its answer chart (intervals, the pick, lower bounds) and the summary charts.
+    await page.getByTestId('answer-chart').waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(800);
     await shot(page, 'run');
     if (want('answer')) {
