@@ -12,6 +12,6 @@ export {
   type RunPick,
   type RunSort,
   type RunSummary,
-} from './runs.ts';
+} from '../model/stored.ts';
 export type { StoredUserApp } from './user-apps.ts';
 export type { SavedTargetKind, StoredTarget } from './targets.ts';

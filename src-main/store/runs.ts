@@ -13,17 +13,6 @@ import {
   type StoredCell,
 } from '../model/stored.ts';
 import { PICK_BASIS_SQL } from './run-picks.ts';
-export {
-  RUN_SORTS,
-  type ListRunsQuery,
-  type NewRun,
-  type RunDetail,
-  type RunList,
-  type RunPick,
-  type RunSort,
-  type RunSummary,
-};
-
 interface RunRow {
   id: number;
   name: string;
