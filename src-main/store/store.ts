@@ -5,6 +5,7 @@ import type { RunPick } from '../model/stored.ts';
 import { CellQueries } from './cells.ts';
 import { migrate } from './migrations.ts';
 import { ensureParentDir } from './paths.ts';
+import { retryWhileBusy } from './busy-retry.ts';
 import { RunQueries } from './runs.ts';
 import type { ListRunsQuery, NewRun, RunDetail, RunList } from '../model/stored.ts';
 import { RunPickQueries } from './run-picks.ts';
@@ -72,7 +73,9 @@ export class Store {
     let db: Database.Database | undefined;
     try {
       db = new Database(file);
-      db.pragma('journal_mode = WAL'); // also the first read of the file: a non-SQLite file fails here
+      const opened = db;
+      // also the first read of the file: a non-SQLite file fails here
+      retryWhileBusy(() => opened.pragma('journal_mode = WAL'));
       // with WAL: durable across app crashes, only a power cut may lose the last commits
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON'); // per connection, needed for ON DELETE CASCADE
