@@ -3,6 +3,7 @@
 // delay, GC share and memory; between workers, how even the work was; for the container, CPU,
 // throttling and context switches. The cause lines (causes-words.ts) are computed from these numbers
 // only: where the probe recorded nothing, every function here returns null, never a guess.
+import { gcShareOf } from '../common/probe-gc.ts';
 import { CLIENT_BOUND_ELU } from '../common/thresholds.ts';
 import type { ProbeSecond, ProcessRole } from '../model/probe.ts';
 import type { CellConfig, Flag, LaunchMode, LoadResult, Sample, StatsSummary } from '../model/types.ts';
@@ -43,7 +44,7 @@ export interface WorkerRuntime {
   elu: number;
   /** Mean of its per-second event-loop delay p99, ms. */
   delayP99Ms: number;
-  /** Share of its time in GC pauses: Σ gcMs ÷ (seconds × 1000). */
+  /** Share of its time in GC pauses: Σ gcMs ÷ Σ the time the probe listened for them (common/probe-gc.ts). */
   gcShare: number;
   heapUsedPeakBytes: number;
   /** V8's heap limit (--max-old-space-size or its default). */
@@ -108,7 +109,7 @@ function processRuntime(pid: number, secs: ProbeSecond[]): WorkerRuntime {
     seconds: secs.length,
     elu: mean(secs.map((s) => s.elu)),
     delayP99Ms: mean(secs.map((s) => s.delayP99Ms)),
-    gcShare: secs.reduce((a, s) => a + s.gcMs, 0) / (secs.length * 1000),
+    gcShare: gcShareOf(secs) ?? 0,
     heapUsedPeakBytes: maxOf(secs.map((s) => s.heapUsedBytes)),
     heapLimitBytes: maxOf(secs.map((s) => s.heapLimitBytes)),
     rssPeakBytes: maxOf(secs.map((s) => s.rssBytes)),

@@ -78,8 +78,8 @@ function program(): Command {
         '(rightsize verify RUN does it later)',
     )
     .option(
-      '--probe',
-      "the runtime probe in the cells' Node.js processes (event loop, GC and heap per second; costs goodput)",
+      '--no-probe',
+      "no runtime probe in the cells' Node.js processes (it records event loop, GC and heap per second; on by default)",
     )
     .addOption(
       new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(
@@ -108,6 +108,7 @@ function program(): Command {
     .option('--warmup <sec>', 'warm-up seconds per cell (default 2; extended until steady)')
     .option('--cpu-step <millicores>', 'CPU step of the bisection and of the grid it replaces (default 125)')
     .option('--memory-step <mb>', "memory step (default 32, the memory rule's rounding)")
+    .option('--no-probe', "no runtime probe in the cells' Node.js processes (on by default)")
     .option('-n, --name <name>', 'name the run')
     .option('-v, --verbose', 'also print image build output')
     .option(

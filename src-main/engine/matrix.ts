@@ -75,10 +75,10 @@ export const MatrixSchema = z.strictObject({
   /** After the decision, run the picked configuration exactly as its deploy snippets deploy it. */
   verify: z.boolean().default(true),
   /**
-   * The runtime probe in every Node.js process of a cell (event loop, GC, heap, per second). Off by default: its
-   * cost on goodput was measured above its 1 % target (BENCHMARKS.md), so it is for explaining, not for sizing.
+   * The runtime probe in every Node.js process of a cell (event loop, GC, heap, per second): on by default, its
+   * measured cost on goodput is within its 1 % target (BENCHMARKS.md, runtime probe). false: no probe.
    */
-  probe: z.boolean().default(false),
+  probe: z.boolean().default(true),
   confirmLarge: z.boolean().default(false),
 });
 export type MatrixInput = z.input<typeof MatrixSchema>;
@@ -108,7 +108,7 @@ const HINTS: Record<string, string> = {
   confirmLarge: 'true or false',
   settleBudgetPct: "a percentage of the grid's measured time settling may add, e.g. 50 (0 turns it off)",
   verify: 'true or false',
-  probe: "true or false (true: the runtime probe in the cells' processes; it costs goodput, see BENCHMARKS.md)",
+  probe: "true or false (false: no runtime probe in the cells' processes; it is on by default)",
   seed: 'a whole number',
   name: 'text',
 };

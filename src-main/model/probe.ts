@@ -30,6 +30,11 @@ export interface ProbeReport {
   gcMs: number;
   gcCounts: GcCounts;
   gcMaxPauseMs: number;
+  /**
+   * How long of the second the probe listened for GC pauses, ms: it stops after a few pauses (each one it hears
+   * costs the process a callback), so GC share = gcMs ÷ gcWindowMs. Absent: the whole second.
+   */
+  gcWindowMs?: number;
   heapUsedBytes: number;
   heapTotalBytes: number;
   /** V8's heap limit (what --max-old-space-size sets). */

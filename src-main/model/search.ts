@@ -38,6 +38,8 @@ export interface SizeSpec {
    * out).
    */
   connections: number;
+  /** false: no runtime probe in the cells (absent: probed, the default). */
+  probe?: false;
 }
 
 /** What one measured cell said about the objective. */

@@ -47,8 +47,8 @@ export interface CellConfig {
    */
   verify?: import('./verify.ts').VerifyDescriptor;
   /**
-   * true: the runtime probe in the cell's processes (matrix `"probe": true`, `--probe`); absent: not probed. Off by
-   * default until its measured cost meets its target (BENCHMARKS.md, runtime probe).
+   * true: the runtime probe in the cell's processes (the default; matrix `"probe": false` or `--no-probe` turn it
+   * off); absent: not probed (so runs stored before the probe read as unprobed).
    */
   probe?: true;
 }

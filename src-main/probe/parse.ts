@@ -40,6 +40,7 @@ export function parseProbeLine(line: string): ProbeReport | undefined {
   if (at === undefined || pid === undefined || elu === undefined) return undefined;
   const role = ROLES.includes(o['role'] as ProcessRole) ? (o['role'] as ProcessRole) : 'other';
   const ms = num(o['ms']);
+  const gcWindowMs = num(o['gcWindowMs']);
   return {
     at,
     pid,
@@ -62,6 +63,7 @@ export function parseProbeLine(line: string): ProbeReport | undefined {
     voluntaryCtxSwitches: numOrNull(o['voluntaryCtxSwitches']),
     involuntaryCtxSwitches: numOrNull(o['involuntaryCtxSwitches']),
     ...(ms !== undefined ? { ms } : {}),
+    ...(gcWindowMs !== undefined ? { gcWindowMs } : {}),
   };
 }
 

@@ -186,6 +186,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (cell_id, t, pid)
   ) WITHOUT ROWID;
   `,
+  // 9: the probe samples GC pauses (launchers/probe.js): how long it listened in the second (NULL: all of it).
+  `ALTER TABLE probe_seconds ADD COLUMN gc_window_ms REAL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

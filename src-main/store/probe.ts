@@ -6,7 +6,7 @@ import type { CellProbe, ProbeSecond, ProcessRole } from '../model/probe.ts';
 
 const COLUMNS = `t, pid, ppid, role, elu, delay_p50_ms, delay_p99_ms, delay_max_ms, gc_ms, gc_scavenge, gc_mark_sweep,
   gc_incremental, gc_weak, gc_max_ms, heap_used, heap_total, heap_limit, rss, external, array_buffers,
-  active_resources, vol_switches, invol_switches, ms`;
+  active_resources, vol_switches, invol_switches, ms, gc_window_ms`;
 type Row = [
   number, // t
   number, // pid
@@ -32,12 +32,14 @@ type Row = [
   number | null,
   number | null, // active, switches
   number | null, // ms
+  number | null, // gc_window_ms
 ];
 
 const toSecond = (r: readonly unknown[], o = 0): ProbeSecond => {
   const n = (i: number): number => r[o + i] as number;
   const t = n(0);
   const ms = r[o + 23] as number | null;
+  const gcWindowMs = r[o + 24] as number | null;
   return {
     t,
     pid: n(1),
@@ -60,6 +62,7 @@ const toSecond = (r: readonly unknown[], o = 0): ProbeSecond => {
     voluntaryCtxSwitches: r[o + 21] as number | null,
     involuntaryCtxSwitches: r[o + 22] as number | null,
     ...(ms !== null ? { ms } : {}),
+    ...(gcWindowMs !== null ? { gcWindowMs } : {}),
     ...(t < 0 ? { warmup: true as const } : {}),
   };
 };
@@ -90,6 +93,7 @@ const params = (cellId: number, s: ProbeSecond): unknown[] => [
   s.voluntaryCtxSwitches,
   s.involuntaryCtxSwitches,
   s.ms ?? null,
+  s.gcWindowMs ?? null,
 ];
 
 /** What a cell's probe heard, as stored (its seconds come from getProbeSeconds). */
@@ -115,7 +119,7 @@ export class ProbeQueries {
     // A retried write of the same second replaces it instead of failing the cell.
     this.putSecond = db.prepare(
       `INSERT OR REPLACE INTO probe_seconds (cell_id, ${COLUMNS})
-       VALUES (${Array.from({ length: 25 }, () => '?').join(', ')})`,
+       VALUES (${Array.from({ length: 26 }, () => '?').join(', ')})`,
     );
     this.byCell = db
       .prepare<[number], Row>(`SELECT ${COLUMNS} FROM probe_seconds WHERE cell_id = ? ORDER BY t, pid`)

@@ -140,11 +140,11 @@ describe('the probe in the launch', () => {
     expect(image.env).toEqual({ W: '2' });
   });
 
-  it('is off by default (its cost is above target) and on with "probe": true, down to the target spec', () => {
+  it('is on by default and off with "probe": false, down to the target spec', () => {
     const base = { apps: ['hello'], cpuMillicores: [1000], memoryMb: [256], workers: [2], modes: ['cluster'] };
     const limits = { cores: 8, memoryMb: 8192, apps: ['hello'] };
-    const on = validateMatrix({ ...base, probe: true }, limits);
-    const off = validateMatrix(base, limits);
+    const on = validateMatrix(base, limits);
+    const off = validateMatrix({ ...base, probe: false }, limits);
     if (!on.ok || !off.ok) throw new Error('valid matrices refused');
     const [cellOn] = expandMatrix(on.matrix);
     const [cellOff] = expandMatrix(off.matrix);
@@ -169,10 +169,11 @@ describe('the probe in the launch', () => {
     expect(targetSpecOf(cellOff as CellConfig, ctx, labels).launch.probe).toBeUndefined();
   });
 
-  it('is turned on by --probe over the matrix, and left as the matrix says without it', () => {
-    expect(withProbeSwitch({ apps: ['hello'] }, true)).toEqual({ apps: ['hello'], probe: true });
-    expect(withProbeSwitch({ apps: ['hello'], probe: true }, undefined)).toEqual({ apps: ['hello'], probe: true });
-    expect(withProbeSwitch({ apps: ['hello'] }, undefined)).toEqual({ apps: ['hello'] });
+  it('is turned off by --no-probe over the matrix, and left as the matrix says without it', () => {
+    expect(withProbeSwitch({ apps: ['hello'] }, false)).toEqual({ apps: ['hello'], probe: false });
+    expect(withProbeSwitch({ apps: ['hello'], probe: true }, false)).toEqual({ apps: ['hello'], probe: false });
+    expect(withProbeSwitch({ apps: ['hello'], probe: false }, true)).toEqual({ apps: ['hello'], probe: false });
+    expect(withProbeSwitch({ apps: ['hello'] }, true)).toEqual({ apps: ['hello'] });
   });
 });
 

@@ -42,8 +42,16 @@
     delay.enable();
     let lastElu = performance.eventLoopUtilization();
 
+    // GC pauses are sampled: every GC a PerformanceObserver hears costs the process a native-to-JS
+    // callback, a few % of a busy server's throughput at tens of GCs a second (BENCHMARKS.md, probe).
+    // So it listens from the start of each second until it has heard GC_EVENTS pauses, and reports how
+    // long it listened (gcWindowMs): the GC share is gcMs ÷ gcWindowMs, exact when GC is rare.
+    const GC_EVENTS = 8;
     const KINDS = perf.constants;
-    const gc = { ms: 0, max: 0, scavenge: 0, markSweepCompact: 0, incremental: 0, weakCallbacks: 0 };
+    const gc = { ms: 0, max: 0, scavenge: 0, markSweepCompact: 0, incremental: 0, weakCallbacks: 0, heard: 0 };
+    let listening = false;
+    let windowStart = Date.now();
+    let windowEnd = 0;
     const observer = new perf.PerformanceObserver((list) => {
       try {
         for (const e of list.getEntries()) {
@@ -54,12 +62,24 @@
           else if (kind === KINDS.NODE_PERFORMANCE_GC_MAJOR) gc.markSweepCompact++;
           else if (kind === KINDS.NODE_PERFORMANCE_GC_INCREMENTAL) gc.incremental++;
           else if (kind === KINDS.NODE_PERFORMANCE_GC_WEAKCB) gc.weakCallbacks++;
+          gc.heard++;
+        }
+        if (gc.heard >= GC_EVENTS && listening) {
+          observer.disconnect();
+          listening = false;
+          windowEnd = Date.now();
         }
       } catch (err) {
         off(err);
       }
     });
-    observer.observe({ entryTypes: ['gc'] });
+    const listen = (at) => {
+      windowStart = at;
+      if (listening) return;
+      observer.observe({ entryTypes: ['gc'] });
+      listening = true;
+    };
+    listen(Date.now());
 
     /** Context switches of the main thread so far (/proc/self/status); null where there is no /proc. */
     let procOk = process.platform === 'linux';
@@ -116,6 +136,7 @@
             weakCallbacks: gc.weakCallbacks,
           },
           gcMaxPauseMs: round(gc.max, 1000),
+          gcWindowMs: Math.max(0, (listening ? at : windowEnd) - windowStart),
           heapUsedBytes: heap.used_heap_size,
           heapTotalBytes: heap.total_heap_size,
           heapLimitBytes: heap.heap_size_limit,
@@ -130,7 +151,8 @@
         lastSwitches = sw;
         lastAt = at;
         delay.reset();
-        gc.ms = gc.max = gc.scavenge = gc.markSweepCompact = gc.incremental = gc.weakCallbacks = 0;
+        gc.ms = gc.max = gc.scavenge = gc.markSweepCompact = gc.incremental = gc.weakCallbacks = gc.heard = 0;
+        listen(at);
         write(`rightsize:probe ${JSON.stringify(record)}\n`);
         schedule();
       } catch (err) {

@@ -52,7 +52,7 @@ export interface RunCommandOptions extends GlobalOptions {
   settleBudget?: string;
   /** false with --no-verify, over the matrix's verify. */
   verify?: boolean;
-  /** true with --probe, over the matrix's probe. */
+  /** false with --no-probe, over the matrix's probe (commander sets true when the flag is absent). */
   probe?: boolean;
   /** Print every sentence of the answer and its methods, not only the headline and summary. */
   explain?: boolean;
@@ -97,10 +97,10 @@ export function withRunPhases(matrix: unknown, settleBudget: string | undefined,
   return out;
 }
 
-/** The matrix with --probe applied as its `probe`: the runtime probe in the cells' processes. */
+/** The matrix with --no-probe applied as its `probe: false`; without the flag the matrix's own choice stands. */
 export function withProbeSwitch(matrix: unknown, probe: boolean | undefined): unknown {
-  if (probe !== true || matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix;
-  return { ...matrix, probe: true };
+  if (probe !== false || matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix;
+  return { ...matrix, probe: false };
 }
 
 function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } {

@@ -47,6 +47,8 @@ export interface SizeCommandOptions extends GlobalOptions {
   warmup?: string;
   cpuStep?: string;
   memoryStep?: string;
+  /** false with --no-probe. */
+  probe?: boolean;
   name?: string;
   wait?: boolean;
   /** A saved target's name (default: this machine's engine). */
@@ -208,6 +210,7 @@ export function sizeSpecFromOptions(o: SizeCommandOptions): SizeSpecInput {
     ...opt('warmupSec', '--warmup', o.warmup),
     ...opt('cpuStepMillis', '--cpu-step', o.cpuStep),
     ...opt('memoryStepMb', '--memory-step', o.memoryStep),
+    ...(o.probe === false ? { probe: false } : {}),
   } as SizeSpecInput;
   if (!problems.length) return spec;
   // The engine's range checks of the options that read, minus what is already said about the same option.

@@ -112,6 +112,7 @@ async function search(s: Session, r: SearchRun): Promise<void> {
         durationSec: spec.durationSec,
         warmupSec: spec.warmupSec,
         env: {},
+        ...(spec.probe === false ? {} : { probe: true as const }),
       };
       const done = results.length;
       const { cellId, result: cr } = await s.runCell(cell, {

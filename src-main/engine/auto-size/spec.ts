@@ -51,6 +51,8 @@ export const SizeSpecSchema = z.strictObject({
   memoryStepMb: z.number().default(SIZE_DEFAULTS.memoryStepMb),
   /** Derived when absent (connectionsFor); accepted so a stored spec is valid input as it is. */
   connections: z.number().optional(),
+  /** The runtime probe in the cells' processes (on by default; false turns it off). */
+  probe: z.boolean().default(true),
 });
 export type SizeSpecInput = z.input<typeof SizeSpecSchema>;
 
@@ -72,6 +74,7 @@ const HINTS: Record<string, string> = {
   cpuStepMillis: 'the CPU step in millicores, e.g. 125',
   memoryStepMb: 'the memory step in MB, e.g. 32',
   connections: 'the connections the constant rate is spread over (default: from rate × p99 limit), e.g. 100',
+  probe: 'true or false (false: no runtime probe in the cells; it is on by default)',
 };
 const hintFor = (path: readonly PropertyKey[]): string | undefined =>
   path.every((k) => typeof k === 'string') ? HINTS[path.join('.')] : undefined;
@@ -266,6 +269,7 @@ function rangeProblems(
     cpuStepMillis: cs,
     memoryStepMb: ms,
     connections: s.connections ?? connectionsFor(s.rate, s.slo.p99Ms),
+    ...(s.probe === false ? { probe: false } : {}),
   };
   return { problems, spec };
 }
