@@ -105,6 +105,14 @@ try {
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(800);
     await shot(page, 'run');
+    if (want('run-probe')) {
+      // The selected cell's runtime per worker (the runtime probe): event-loop utilization, delay, GC share.
+      const probe = page.getByTestId('probe-charts');
+      await probe.scrollIntoViewIfNeeded();
+      await page.waitForTimeout(800);
+      await probe.screenshot({ path: 'docs/screenshots/run-probe.png' });
+      console.log('docs/screenshots/run-probe.png');
+    }
     if (want('answer')) {
       await page.getByTestId('open-report').click();
       await page.getByTestId('answer').waitFor();

@@ -2,6 +2,8 @@
 // service-level objective and its checks, and an auto-size run's search.
 import type { LaunchMode, RunStatus, Sample } from '../model/types.ts';
 import type { SearchStatus, Slo } from '../model/search.ts';
+import type { ProbeSecond } from '../model/probe.ts';
+import type { CauseNote } from './answer-causes.ts';
 import type { Headline } from './headline.ts';
 import type { Sizing } from './sizing-types.ts';
 import type { ConfigurationSummary, Exclusion, NoiseNote, ScopeDecision, UndecidedScope } from './types.ts';
@@ -17,6 +19,8 @@ export interface RecommendOptions {
    * LoadResult carried `perSecondGood`: their one-repetition interval comes from these seconds.
    */
   samples?: ReadonlyMap<number, readonly Sample[]>;
+  /** The runtime probe's seconds by cell id (Store.getRunProbeSeconds): the lines of cause come from them. */
+  probe?: ReadonlyMap<number, readonly ProbeSecond[]>;
 }
 
 export type SloCriterion = 'p99' | 'rps' | 'errors';
@@ -117,6 +121,8 @@ export interface Recommendation {
   sloOutcomes: SloOutcome[];
   exclusions: Exclusion[];
   noise: NoiseNote[];
+  /** Why, per CPU / memory pair, from the runtime probe (analysis/answer-causes.ts); empty without probe seconds. */
+  causes: CauseNote[];
   /**
    * Memory and CPU sizing of every configuration with a finished repetition (recommended ones first); the words speak
    * of the recommended ones. Absent in answers made before it existed.

@@ -35,7 +35,14 @@ export const IMBALANCE_RATIO = 2;
 export const IMBALANCE_MIN_ELU = 0.3;
 
 export type CauseKind =
-  'client-bound' | 'not-client-bound' | 'oversubscribed' | 'off-loop' | 'gc-pressure' | 'imbalance' | 'saturated';
+  | 'client-bound'
+  | 'not-client-bound'
+  | 'oversubscribed'
+  | 'off-loop'
+  | 'gc-pressure'
+  | 'imbalance'
+  | 'saturated'
+  | 'memory';
 
 /** One line of cause, about the configuration `key`. */
 export interface CauseLine {

@@ -1,4 +1,5 @@
 import type { RunDetail } from '../model/stored.ts';
+import { causesOf } from './answer-causes.ts';
 import { decideScopes } from './decide.ts';
 import { configurationKey, groupCells } from './group.ts';
 import { headlineOf } from './headline.ts';
@@ -77,6 +78,7 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     sloOutcomes: outcomes,
     exclusions,
     noise: noiseNotes(configurations, run),
+    causes: causesOf(run, scopes, options.probe, options.samples),
     sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search),
     method: methodText(marginPct),
   };

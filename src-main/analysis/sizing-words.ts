@@ -1,5 +1,6 @@
 // The sentences about memory and CPU: the peak and where it came from, memory per worker, the limit
 // and what raised it, the memory caps of the matrix, the CPU request and throttling, and the method.
+import { causeSentence } from './answer-causes.ts';
 import { fmtMargin, fmtMb, fmtNum, fmtPct } from '../common/format.ts';
 import { cpuLabel, memLabel, pairLabel } from '../common/resource-labels.ts';
 import { joinAnd } from '../common/text.ts';
@@ -259,7 +260,9 @@ export function recommendedSizingSentences(
 export function sizingWordsOf(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>): string[] {
   if (rec.run.cellsIncluded === 0) return [];
   const method = (rec.sizing ?? []).some((x) => x.recommended) ? [sizingMethodText(rec.marginPct)] : [];
-  return [...recommendedSizingSentences(rec), ...method];
+  // The runtime probe's memory readings of the picks stand with the sizing (they are also in the words).
+  const measured = rec.causes.filter((c) => c.kind === 'memory').map(causeSentence);
+  return [...recommendedSizingSentences(rec), ...measured, ...method];
 }
 
 /** What the answer's sizing words are made from (recommend()'s Recommendation before its words). */

@@ -4,6 +4,7 @@
 import { fmtMargin, fmtNum, fmtPct, fmtUs, fmtUsPm } from '../common/format.ts';
 import { cpuLabel, memLabel, pairLabel } from '../common/resource-labels.ts';
 import { capitalize, joinAnd } from '../common/text.ts';
+import { pickCause } from './answer-causes.ts';
 import { isCensored } from './contest.ts';
 import { who } from './phrases.ts';
 import { answerPick } from './sizing.ts';
@@ -111,7 +112,11 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
     out.push(
       `${p.outcome.meeting} of ${p.outcome.considered} configurations meet the objective; this is the cheapest.`,
     );
-  else if (p.scope) out.push(rivalsBullet(p.scope, byKey, rec.marginPct));
+  else if (p.scope) {
+    // Why, from the runtime probe, said with how the pick stands: the summary keeps its four bullets.
+    const why = pickCause(rec.causes, p.scope.key, c.key);
+    out.push(rivalsBullet(p.scope, byKey, rec.marginPct) + (why ? ` Why: ${why.text}.` : ''));
+  }
   const res = resourcesBullet(rec, c.key);
   if (res) out.push(res);
   const left = leftOutBullet(rec);

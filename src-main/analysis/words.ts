@@ -2,6 +2,7 @@
 // The sentences themselves live by what they say: phrases.ts (who, numbers, flags), scope-words.ts
 // (each CPU / memory pair), slo-words.ts (the objective) and sizing-words.ts (memory and CPU).
 import { fmtMargin, fmtPct } from '../common/format.ts';
+import { causeSentence } from './answer-causes.ts';
 import { loadLabel, MAX_ERROR_PCT } from './group.ts';
 import { singleRunWeakness } from './phrases.ts';
 import { cpuRuleSentence, scopeSentences, undecidedSentence } from './scope-words.ts';
@@ -81,6 +82,7 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'sum
     const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1;
     for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext));
     for (const u of rec.undecided) out.push(undecidedSentence(u, byKey, withContext));
+    for (const c of rec.causes) out.push(causeSentence(c));
     const rule = cpuRuleSentence(rec.scopes, byKey, rec.marginPct);
     if (rule) out.push(rule);
     out.push(...recommendedSizingSentences(rec));

@@ -10,8 +10,12 @@ import type { Recommendation, Slo } from '../analysis/types.ts';
 import type { ListRunsQuery, RunDetail, RunList } from '../store/index.ts';
 import type { DeployAnswer } from '../deploy/from-cell.ts';
 import type { ClientForecast } from '../engine/client-forecast.ts';
+import type { ProbeSecond } from '../model/probe.ts';
+import type { StoredCellProbe } from '../store/index.ts';
 
 export type { CellPhase, ClientForecast, Problem, Preset, Recommendation, RunDetail, RunList, Sample, Slo };
+export type { ProbeSecond, StoredCellProbe };
+export type { CellProbe, ProcessRole } from '../model/probe.ts';
 export type { ForecastGroup } from '../engine/client-forecast.ts';
 export type { RunSummary, StoredCell, ListRunsQuery } from '../store/index.ts';
 export type { CellConfig, CellResult, Flag, LaunchMode, RunStatus, HostFacts } from '../model/types.ts';
@@ -112,6 +116,19 @@ export interface SaveFile {
   encoding: 'utf8' | 'base64';
 }
 
+export interface RunProbeInput {
+  runId: number;
+  /** One cell of the run (a stored cell id), e.g. the one that just finished. */
+  cellId?: number;
+}
+
+/** One cell's runtime probe as stored: what it heard and its seconds. */
+export interface CellProbeSeconds {
+  cellId: number;
+  probe: StoredCellProbe | null;
+  seconds: ProbeSecond[];
+}
+
 export interface ExportFile {
   filename: string;
   mime: string;
@@ -160,7 +177,13 @@ export interface Calls {
   'runs.delete': { input: { runId: number }; output: { deleted: boolean } };
   'runs.samples': { input: { runId: number }; output: { cellId: number; samples: Sample[] }[] };
   'cells.samples': { input: { cellId: number }; output: Sample[] };
-  'export.csv': { input: { runId: number; kind: 'cells' | 'samples' }; output: ExportFile };
+  /**
+   * The runtime probe of a run's cells (or of its cell `cellId` alone): what it heard (null: the probe was off) and
+   * its seconds per process (t < 0: warm-up), each cell in run order.
+   */
+  'runs.probe': { input: RunProbeInput; output: CellProbeSeconds[] };
+  /** `probe`: the runtime probe's seconds, one row per process and second. */
+  'export.csv': { input: { runId: number; kind: 'cells' | 'samples' | 'probe' }; output: ExportFile };
   /** The sizing answer: winners per CPU / memory pair with 95 % intervals, the SLO pick, flags, plain words. */
   'runs.recommend': { input: AnswerInput; output: Recommendation };
   /** The same answer as one self-contained HTML report. */
@@ -230,6 +253,7 @@ const callNames: { [K in CallName]: true } = {
   'runs.delete': true,
   'runs.samples': true,
   'cells.samples': true,
+  'runs.probe': true,
   'export.csv': true,
   'runs.recommend': true,
   'export.html': true,

@@ -73,7 +73,8 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'runs.delete': runRef,
   'runs.samples': runRef,
   'cells.samples': z.object({ cellId: id }).strict(),
-  'export.csv': z.object({ runId: id, kind: z.enum(['cells', 'samples']) }).strict(),
+  'runs.probe': z.object({ runId: id, cellId: id.optional() }).strict(),
+  'export.csv': z.object({ runId: id, kind: z.enum(['cells', 'samples', 'probe']) }).strict(),
   'files.save': z
     .object({
       filename: z

@@ -11,6 +11,7 @@ import type { CellProbe } from '../model/probe.ts';
 import { appLogTail, collectProbe, noProbeReason } from '../probe/collect.ts';
 import type { CellClock } from '../probe/place.ts';
 import { measureLoad, TargetUnreachable } from './cell-load.ts';
+import { checkClientBound } from './client-check.ts';
 import { cellFlags } from './flags.ts';
 
 export { toSample } from './cell-load.ts';
@@ -288,6 +289,7 @@ class CellRun {
   private async ended(target: ProvisionedTarget): Promise<Outcome> {
     const { cfg, ctx } = this;
     await this.readProbe(target);
+    if (this.load) this.load = checkClientBound(cfg, this.load, this.probe, this.stats);
     try {
       this.exit = await withTimeout(target.exitInfo(), TEARDOWN_TIMEOUT_MS, 'no answer');
     } catch (e) {

@@ -1,5 +1,8 @@
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import type { Flag, Sample } from '../model/types.ts';
+import type { ProbeSecond } from '../model/probe.ts';
+import { probeBySecond, type ProbeSecondFigures } from '../common/probe-series.ts';
+import { gcWindowOf } from '../common/probe-gc.ts';
 
 type Cell = string | number | boolean | null | undefined;
 
@@ -106,17 +109,84 @@ const SAMPLE_COLUMNS: [string, keyof Sample][] = [
   ['throttled_periods', 'throttledPeriods'],
 ];
 
+/** The probe's figures of a cell-second, over its serving processes: empty where the probe has none. */
+const PROBE_COLUMNS: [string, (f: ProbeSecondFigures) => Cell][] = [
+  ['elu_mean', (f) => f.eluMean],
+  ['elu_max', (f) => f.eluMax],
+  ['delay_p99_max_ms', (f) => f.delayP99MaxMs],
+  ['gc_share_mean', (f) => f.gcShare],
+  ['heap_used_max_bytes', (f) => f.heapUsedMaxBytes],
+  ['rss_max_bytes', (f) => f.rssMaxBytes],
+];
+
 /**
  * The per-second series of every cell of a run, one row per cell-second. host_other_pct: the share
  * of the target's and the load's cores that other processes took in that second (empty where not measured).
+ * The probe's columns (`probe`: the run's probe seconds by cell id) are over the processes serving
+ * requests in that second: ELU 0–1, the highest event-loop delay p99, the GC share 0–1 (pauses over
+ * the time the probe listened), the highest heap used and RSS; empty where the cell has no probe.
  */
-export function samplesCsv(run: RunDetail, samples: Map<number, Sample[]>): string {
+export function samplesCsv(
+  run: RunDetail,
+  samples: Map<number, Sample[]>,
+  probe: Map<number, ProbeSecond[]> = new Map(),
+): string {
   const rows: Cell[][] = [];
   for (const c of run.cells) {
     const other = c.stats?.host?.perSecondOtherPct;
-    samples
-      .get(c.id)
-      ?.forEach((s, i) => rows.push([run.id, c.config.index, ...SAMPLE_COLUMNS.map(([, k]) => s[k]), other?.[i]]));
+    const figures = probeBySecond(probe.get(c.id) ?? [], c.config.mode);
+    samples.get(c.id)?.forEach((s, i) => {
+      const f = figures.get(s.t);
+      rows.push([
+        run.id,
+        c.config.index,
+        ...SAMPLE_COLUMNS.map(([, k]) => s[k]),
+        other?.[i],
+        ...PROBE_COLUMNS.map(([, get]) => (f ? get(f) : null)),
+      ]);
+    });
   }
-  return toCsv(['run_id', 'cell_index', ...SAMPLE_COLUMNS.map(([h]) => h), 'host_other_pct'], rows);
+  return toCsv(
+    ['run_id', 'cell_index', ...SAMPLE_COLUMNS.map(([h]) => h), 'host_other_pct', ...PROBE_COLUMNS.map(([h]) => h)],
+    rows,
+  );
+}
+
+const PROBE_SECOND_COLUMNS: [string, (s: ProbeSecond) => Cell][] = [
+  ['t_s', (s) => s.t],
+  ['warmup', (s) => Boolean(s.warmup)],
+  ['pid', (s) => s.pid],
+  ['ppid', (s) => s.ppid],
+  ['role', (s) => s.role],
+  ['elu', (s) => s.elu],
+  ['delay_p50_ms', (s) => s.delayP50Ms],
+  ['delay_p99_ms', (s) => s.delayP99Ms],
+  ['delay_max_ms', (s) => s.delayMaxMs],
+  ['gc_ms', (s) => s.gcMs],
+  // How long of the second the probe listened for GC: the GC share is gc_ms ÷ gc_window_ms.
+  ['gc_window_ms', (s) => gcWindowOf(s)],
+  ['gc_scavenge', (s) => s.gcCounts.scavenge],
+  ['gc_mark_sweep_compact', (s) => s.gcCounts.markSweepCompact],
+  ['gc_incremental', (s) => s.gcCounts.incremental],
+  ['gc_weak_callbacks', (s) => s.gcCounts.weakCallbacks],
+  ['gc_max_pause_ms', (s) => s.gcMaxPauseMs],
+  ['heap_used_bytes', (s) => s.heapUsedBytes],
+  ['heap_total_bytes', (s) => s.heapTotalBytes],
+  ['heap_limit_bytes', (s) => s.heapLimitBytes],
+  ['rss_bytes', (s) => s.rssBytes],
+  ['external_bytes', (s) => s.externalBytes],
+  ['array_buffers_bytes', (s) => s.arrayBuffersBytes],
+  ['active_resources', (s) => s.activeResources],
+  ['voluntary_ctx_switches', (s) => s.voluntaryCtxSwitches],
+  ['involuntary_ctx_switches', (s) => s.involuntaryCtxSwitches],
+  ['second_ms', (s) => s.ms],
+];
+
+/** The runtime probe's seconds of every cell of a run, one row per process and second (warm-up included, t < 0). */
+export function probeCsv(run: RunDetail, probe: Map<number, ProbeSecond[]>): string {
+  const rows: Cell[][] = [];
+  for (const c of run.cells)
+    for (const s of probe.get(c.id) ?? [])
+      rows.push([run.id, c.config.index, ...PROBE_SECOND_COLUMNS.map(([, get]) => get(s))]);
+  return toCsv(['run_id', 'cell_index', ...PROBE_SECOND_COLUMNS.map(([h]) => h)], rows);
 }

@@ -10,9 +10,11 @@ import { recommendedDeployOf } from '../deploy/from-cell.ts';
 import { deploySnippet, nothingToDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
 import type { RunDetail } from '../model/stored.ts';
 import type { Sample } from '../model/types.ts';
+import type { ProbeSecond } from '../model/probe.ts';
 import { answerChartHtml } from './html-answer-chart.ts';
 import { stabilityCharts, summaryCharts } from './html-charts.ts';
 import { methodSection } from './html-method.ts';
+import { runtimeSection } from './html-probe.ts';
 import { esc, section, table, td, th } from './html-parts.ts';
 import { sizingSection } from './html-sizing.ts';
 import { CSS } from './html-style.ts';
@@ -128,7 +130,13 @@ const WINNERS_NOTE =
   '(Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see ' +
   'run-to-run variation).</p>';
 
-export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: Recommendation): string {
+/** `probe`: the run's runtime probe seconds by cell id (store.getRunProbeSeconds); none: no runtime section. */
+export function htmlReport(
+  run: RunDetail,
+  samples: Map<number, Sample[]>,
+  rec: Recommendation,
+  probe: Map<number, ProbeSecond[]> = new Map(),
+): string {
   const title = `Rightsize report: ${run.name}`;
   const meta = [
     `Run ${run.id}`,
@@ -153,6 +161,7 @@ export function htmlReport(run: RunDetail, samples: Map<number, Sample[]>, rec: 
     deploySection(rec, run),
     rec.scopes.length ? section('charts', 'Throughput and p99 by worker count', summaryCharts(rec)) : '',
     stabilityCharts(run, samples, rec.scopes),
+    runtimeSection(run, samples, probe),
     rec.configurations.length
       ? section('configurations', 'Configurations (repetitions aggregated)', configurationsTable(rec))
       : '',

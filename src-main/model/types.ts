@@ -106,6 +106,11 @@ export interface LoadResult {
   clientElu: number;
   clientBound: boolean;
   clientBoundReason?: string;
+  /**
+   * Why a load thread at its ceiling was NOT read as client-bound: the runtime probe saw the server's event loops at
+   * their ceiling too (engine/client-check.ts), so the goodput is the server's, not a lower bound.
+   */
+  clientBoundOverruled?: string;
   // Optional: results stored before these existed lack them; readers fall back (rpsMean, warmupSec of the config, 1
   // thread).
   /** Completed responses per measured second, in order. */

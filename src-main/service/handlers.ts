@@ -3,7 +3,7 @@
 import { recommend } from '../analysis/index.ts';
 import type { AnswerInput, CallInput, CallName, CallOutput, SaveFile, Settings } from '../contract/api.ts';
 import { deployAnswer } from '../deploy/from-cell.ts';
-import { cellsCsv, samplesCsv } from '../export/csv.ts';
+import { cellsCsv, probeCsv, samplesCsv } from '../export/csv.ts';
 import { htmlReport } from '../export/html-report.ts';
 import { listPresets } from '../presets/presets.ts';
 import type { Provider } from '../providers/provider.ts';
@@ -14,6 +14,7 @@ import { LOCAL_TARGET } from '../targets/settings.ts';
 import type { AppService } from './apps.ts';
 import { conflict, guard, invalid, notFound } from './errors.ts';
 import { listRunsWithPicks } from './run-list.ts';
+import { runProbe } from './run-probe.ts';
 import type { RunSupervisor } from './run-supervisor.ts';
 import type { StatusPoller } from './status-poller.ts';
 import type { Validation } from './validation.ts';
@@ -54,7 +55,14 @@ function runOf(store: Store, runId: number) {
 function answerOf(store: Store, { runId, marginPct, slo }: AnswerInput) {
   const run = runOf(store, runId);
   const samples = store.getRunSamples(runId);
-  const rec = recommend(run, { samples, ...(marginPct !== undefined ? { marginPct } : {}), ...(slo ? { slo } : {}) });
+  // The probe's seconds give each decision its cause line, as the CLI's report does.
+  const probe = store.getRunProbeSeconds(runId);
+  const rec = recommend(run, {
+    samples,
+    probe,
+    ...(marginPct !== undefined ? { marginPct } : {}),
+    ...(slo ? { slo } : {}),
+  });
   return { run, samples, rec };
 }
 
@@ -94,9 +102,15 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'runs.samples': ({ runId }) =>
       [...store.getRunSamples(runOf(store, runId).id)].map(([cellId, samples]) => ({ cellId, samples })),
     'cells.samples': ({ cellId }) => store.getSamples(cellId),
+    'runs.probe': (input) => runProbe(store, runOf(store, input.runId), input),
     'export.csv': ({ runId, kind }) => {
       const run = runOf(store, runId);
-      const content = kind === 'cells' ? cellsCsv(run) : samplesCsv(run, store.getRunSamples(runId));
+      const content =
+        kind === 'cells'
+          ? cellsCsv(run)
+          : kind === 'probe'
+            ? probeCsv(run, store.getRunProbeSeconds(runId))
+            : samplesCsv(run, store.getRunSamples(runId), store.getRunProbeSeconds(runId));
       return { filename: `rightsize-run-${runId}-${kind}.csv`, mime: 'text/csv', content };
     },
     'files.save': (file) =>
@@ -107,7 +121,7 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'runs.recommend': (input) => answerOf(store, input).rec,
     'export.html': (input) => {
       const { run, samples, rec } = answerOf(store, input);
-      const content = htmlReport(run, samples, rec);
+      const content = htmlReport(run, samples, rec, store.getRunProbeSeconds(input.runId));
       return { filename: `rightsize-run-${input.runId}-report.html`, mime: 'text/html', content };
     },
     'deploy.snippets': ({ cellId, ...input }) => {

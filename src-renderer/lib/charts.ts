@@ -15,7 +15,7 @@ export function lineSet(label: string, data: XY[], i: number, extra: Partial<Lin
 }
 
 /** The per-second datasets of one cell (x = second, from 1, after `offset` warm-up seconds), with fixed labels and colours; views pick and title them. */
-export function sampleSets(samples: Sample[], offset = 0): { p50: LineSet; p99: LineSet; max: LineSet; rps: LineSet; cpu: LineSet; memory: LineSet } {
+export function sampleSets(samples: Sample[], offset = 0): { p50: LineSet; p99: LineSet; max: LineSet; rps: LineSet; cpu: LineSet; memory: LineSet; throttled: LineSet } {
   const points = (f: (s: Sample) => number | null): XY[] => samples.map((s) => ({ x: offset + s.t + 1, y: f(s) }));
   return {
     p50: lineSet('p50', points((s) => s.p50Us / 1000), 0),
@@ -24,6 +24,8 @@ export function sampleSets(samples: Sample[], offset = 0): { p50: LineSet; p99: 
     rps: lineSet('req/s', points((s) => s.rps), 0),
     cpu: lineSet('CPU % of cap', points((s) => s.cpuPct), 2),
     memory: lineSet('memory', points((s) => (s.memBytes === null ? null : s.memBytes / 2 ** 20)), 4),
+    // CFS periods in which the cap stopped the container: beside CPU, on an axis of its own (a count, not a %).
+    throttled: lineSet('throttled periods', points((s) => s.throttledPeriods), 3, { yAxisID: 'y2', borderDash: [4, 3] }),
   };
 }
 
@@ -38,12 +40,17 @@ export function cellThroughputConfig(title: string, samples: Sample[], warmupRps
   const rps = lineSet('req/s', samples.map((s) => ({ x: w + s.t + 1, y: s.rps })), 0, { yAxisID: 'y' });
   const cpu = lineSet('CPU % of cap', samples.map((s) => ({ x: w + s.t + 1, y: s.cpuPct })), 2, { yAxisID: 'y2' });
   const sets: LineSet[] = [rps, cpu];
+  // Throttling beside CPU, where the cap held the container back in some second (a third axis: a count of periods).
+  const throttled = samples.some((s) => (s.throttledPeriods ?? 0) > 0);
+  if (throttled) sets.push(lineSet('throttled periods', samples.map((s) => ({ x: w + s.t + 1, y: s.throttledPeriods })), 3, { yAxisID: 'y3', borderDash: [4, 3] }));
   if (w > 0) {
     sets.push(lineSet('req/s during warm-up', warmupRps.map((y, i) => ({ x: i + 1, y })), 7, { yAxisID: 'y', borderColor: '#9a9aa3', backgroundColor: '#9a9aa3', borderDash: [3, 3] }));
     const top = Math.max(1, ...warmupRps, ...samples.map((s) => s.rps));
     sets.push(lineSet('warm-up ended', [{ x: w + 0.5, y: 0 }, { x: w + 0.5, y: top }], 3, { yAxisID: 'y', pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4] }));
   }
-  return lineConfig(title, w > 0 ? 'time (s, from the end of start-up)' : 'time (s)', 'requests per second', sets, { yMin: 0, xMin: 0, y2: { title: 'CPU (% of its cap)', min: 0 } });
+  const config = lineConfig(title, w > 0 ? 'time (s, from the end of start-up)' : 'time (s)', 'requests per second', sets, { yMin: 0, xMin: 0, y2: { title: 'CPU (% of its cap)', min: 0 } });
+  if (throttled) config.options!.scales!['y3'] = { type: 'linear', position: 'right', min: 0, title: { display: true, text: 'throttled CFS periods' }, grid: { drawOnChartArea: false }, ticks: { precision: 0 } };
+  return config;
 }
 
 /** A line chart with a title, a legend and both axes labelled with units: readable on its own, also as a PNG. */

@@ -21,10 +21,12 @@ export interface SizeDraft {
   durationSec: number;
   warmupSec: number;
   name: string;
+  /** The runtime probe in the cells' processes (absent or true: on, the engine's default; false: off). */
+  probe?: boolean;
 }
 
 export function defaultDraft(): SizeDraft {
-  return { app: 'hello', p99Ms: 50, maxErrorPct: 0.1, rate: 1000, cpuMin: 250, cpuMax: 1000, memMin: 128, memMax: 512, workersMin: 1, workersMax: 4, modes: ['cluster'], maxCells: 12, durationSec: 8, warmupSec: 2, name: '' };
+  return { app: 'hello', p99Ms: 50, maxErrorPct: 0.1, rate: 1000, cpuMin: 250, cpuMax: 1000, memMin: 128, memMax: 512, workersMin: 1, workersMax: 4, modes: ['cluster'], maxCells: 12, durationSec: 8, warmupSec: 2, name: '', probe: true };
 }
 
 /** The SizeSpec the engine receives (`size.validate`, `runs.size`). A cleared number field goes as null, for the engine to name. */
@@ -43,6 +45,7 @@ export function toSpec(d: SizeDraft): unknown {
     durationSec: n(d.durationSec),
     warmupSec: n(d.warmupSec),
     maxCells: n(d.maxCells),
+    ...(d.probe === false ? { probe: false } : {}),
   };
 }
 

@@ -121,7 +121,12 @@ export function exportCommand(id: string, o: ExportOptions): Promise<number> {
       process.stderr.write(`Wrote ${what} of run ${run.id} to ${file}\n`);
     };
     if (o.csv) write(o.csv, cellsCsv(run), `${run.cells.length} cell(s)`);
-    if (o.samples) write(o.samples, samplesCsv(run, store.getRunSamples(run.id)), 'the per-second samples');
+    if (o.samples)
+      write(
+        o.samples,
+        samplesCsv(run, store.getRunSamples(run.id), store.getRunProbeSeconds(run.id)),
+        'the per-second samples',
+      );
     return EXIT.ok;
   });
 }

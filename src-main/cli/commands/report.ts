@@ -212,7 +212,10 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
     const run = getRunOrFail(store, id);
     const samples = store.getRunSamples(run.id);
     // The answer comes from the grid: verification cells (phase 'verify') only say how its snippets ran.
-    const rec = recommend({ ...run, cells: gridCells(run.cells) }, { marginPct, samples, ...(slo ? { slo } : {}) });
+    const rec = recommend(
+      { ...run, cells: gridCells(run.cells) },
+      { marginPct, samples, probe: store.getRunProbeSeconds(run.id), ...(slo ? { slo } : {}) },
+    );
     // Checked before anything is written: a run with nothing to deploy, or a cell without a measurement, changes
     // nothing.
     let deploy: DeployInput | null | undefined;
@@ -230,7 +233,7 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
         EXIT.usage,
       );
     if (o.html) {
-      writeFileOrFail(o.html, htmlReport(run, samples, rec));
+      writeFileOrFail(o.html, htmlReport(run, samples, rec, store.getRunProbeSeconds(run.id)));
       process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);
     }
     if (emit !== undefined && deploy) {

@@ -189,7 +189,11 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
     refreshCeiling(store);
     const run = store.getRun(outcome.runId)!;
     const recommendation = run.cells.length
-      ? recommend(run, { samples: store.getRunSamples(run.id), ...(slo ? { slo } : {}) })
+      ? recommend(run, {
+          samples: store.getRunSamples(run.id),
+          probe: store.getRunProbeSeconds(run.id),
+          ...(slo ? { slo } : {}),
+        })
       : null;
     const met = slo ? sloMet(recommendation) : null;
     if (o.json) {

@@ -109,6 +109,7 @@ export async function verifyCommand(id: string, o: VerifyCommandOptions): Promis
         { ...run, cells: gridCells(run.cells) },
         {
           samples: store.getRunSamples(run.id),
+          probe: store.getRunProbeSeconds(run.id),
           ...(slo ? { slo } : {}),
           ...(marginPct !== undefined ? { marginPct } : {}),
         },
