@@ -4,6 +4,7 @@
 // throttling and context switches. The cause lines (causes-words.ts) are computed from these numbers
 // only: where the probe recorded nothing, every function here returns null, never a guess.
 import { gcShareOf } from '../common/probe-gc.ts';
+import { servingOf } from '../common/probe-series.ts';
 import { CLIENT_BOUND_ELU } from '../common/thresholds.ts';
 import type { ProbeSecond, ProcessRole } from '../model/probe.ts';
 import type { CellConfig, Flag, LaunchMode, LoadResult, Sample, StatsSummary } from '../model/types.ts';
@@ -128,11 +129,8 @@ function processesOf(probe: readonly ProbeSecond[]): WorkerRuntime[] {
  * may be its only server (reported as primary or other), so there, without either, every process but
  * PM2's daemon. A cluster's primary alone is never taken for its workers: no workers reported, none.
  */
-function serving(ps: WorkerRuntime[], mode: LaunchMode): WorkerRuntime[] {
-  const servers = ps.filter((p) => p.role === 'worker' || p.role === 'single');
-  const fallback = mode === 'image' && !servers.length ? ps.filter((p) => p.role !== 'pm2-daemon') : servers;
-  return fallback.sort((a, b) => b.elu - a.elu);
-}
+const serving = (ps: WorkerRuntime[], mode: LaunchMode): WorkerRuntime[] =>
+  servingOf(ps, mode).sort((a, b) => b.elu - a.elu);
 
 /** Rank i over the repetitions: the i-th busiest worker of each, averaged (memory: the highest). */
 function mergeRank(ws: WorkerRuntime[]): WorkerRuntime {

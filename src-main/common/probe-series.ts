@@ -21,6 +21,12 @@ const SERVES: readonly ProcessRole[] = ['worker', 'single'];
  * a child process). An image's command may be its only server, reported as primary or other: there,
  * with neither workers nor a single process, every process but PM2's daemon serves.
  */
+export function servingOf<T extends { role: ProcessRole }>(ps: readonly T[], mode?: LaunchMode): T[] {
+  const servers = ps.filter((p) => SERVES.includes(p.role));
+  return !servers.length && mode === 'image' ? ps.filter((p) => p.role !== 'pm2-daemon') : servers;
+}
+
+/** The processes of a cell's seconds, serving ones (servingOf) and the others, each with its legend name. */
 export function probeProcesses(
   seconds: readonly ProbeSecond[],
   mode?: LaunchMode,
@@ -33,8 +39,7 @@ export function probeProcesses(
   }
   // In order of first report, so worker 1 is the one that reported first (a replaced worker comes last).
   const all = [...byPid].map(([pid, secs]) => ({ pid, role: secs[0]!.role, seconds: secs }));
-  let serves = all.filter((p) => SERVES.includes(p.role));
-  if (!serves.length && mode === 'image') serves = all.filter((p) => p.role !== 'pm2-daemon');
+  const serves = servingOf(all, mode);
   const others = all.filter((p) => !serves.includes(p));
   let n = 0;
   const numbered = serves.filter((p) => p.role === 'worker').length > 1;
