@@ -5,8 +5,14 @@ import type { ProbeSecond } from '../model/probe.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import type { Sample } from '../model/types.ts';
 import { fmtMb, fmtPct } from '../common/format.ts';
-import { memoryFromProbe, runtimeSummaries, type CauseCell, type RuntimeSummary } from './causes.ts';
-import { memoryCapCause, pairCause, type CauseKind } from './causes-words.ts';
+import {
+  memoryFromProbe,
+  runtimeSummaries,
+  serverAgreesClientBound,
+  type CauseCell,
+  type RuntimeSummary,
+} from './causes.ts';
+import { memoryCapCause, pairCause, type CauseKind, type CauseLine } from './causes-words.ts';
 import { configurationKey } from './group.ts';
 import type { ScopeDecision } from './types.ts';
 
@@ -34,10 +40,25 @@ const causeCell = (
   flags: c.flags,
 });
 
-/** A load thread at its ceiling that the probe overruled (engine/client-check.ts), said for the pick. */
-function overruled(cells: readonly StoredCell[], key: string): string | null {
-  const c = cells.find((x) => configurationKey(x.config) === key && x.load?.clientBoundOverruled);
-  return c?.load?.clientBoundOverruled ? `not client-bound: ${c.load.clientBoundOverruled}` : null;
+/**
+ * The client-bound side of a pick, agreeing with how the decision used it: a pick the answer reads as a
+ * lower bound is never said to be "not a lower bound". Cells the probe overruled (engine/client-check.ts)
+ * are said as such; null when no cell of the pick met a load thread's ceiling.
+ */
+function clientLine(cells: readonly StoredCell[], key: string, censored: boolean): CauseLine | null {
+  const mine = cells.filter((c) => configurationKey(c.config) === key);
+  const over = mine.filter((c) => c.load?.clientBoundOverruled);
+  if (!over.length) return null;
+  if (!censored)
+    return { kind: 'not-client-bound', key, text: `not client-bound: ${over[0]!.load!.clientBoundOverruled}` };
+  const bound = mine.filter((c) => c.flags.some((f) => f.kind === 'client-bound')).length;
+  return {
+    kind: 'client-bound',
+    key,
+    text:
+      `a lower bound: in ${bound} of its ${mine.length} repetitions a load thread was at its ceiling while the ` +
+      `server had headroom; in ${over.length} the probe saw the server at its ceiling too (those count as measured)`,
+  };
 }
 
 /** Every line of cause of a run's decisions; empty when no cell was probed. */
@@ -52,21 +73,27 @@ export function causesOf(
   const byKey = runtimeSummaries(cells.map((c) => causeCell(c, probe, samples)));
   if (byKey.size === 0) return [];
   const out: CauseNote[] = [];
+  // With several workloads, a pair's label names its workload too ("1 CPU / 512 MB, hello, 100 connections").
+  const contexts = new Set(scopes.map((s) => s.context)).size > 1;
+  const labelOf = (s: ScopeDecision): string => (contexts ? `${s.label}, ${s.context}` : s.label);
   for (const s of scopes) {
     const pick = s.knee.key;
-    const said = overruled(cells, pick);
-    const line = said
-      ? { kind: 'not-client-bound' as const, key: pick, text: said }
-      : pairCause(
-          byKey.get(pick) ?? null,
-          s.configurations.map((k) => byKey.get(k) ?? null),
-        );
-    if (line) out.push({ ...line, scope: s.key, scopeLabel: s.label });
+    const censored = s.lowerBounds.includes(pick);
+    const own = byKey.get(pick) ?? null;
+    // A lower-bound pick is never explained as "not client-bound": that line is left to the cells that earned it.
+    const summary = own && censored && serverAgreesClientBound(own) === false ? { ...own, clientBound: false } : own;
+    const line =
+      clientLine(cells, pick, censored) ??
+      pairCause(
+        summary,
+        s.configurations.map((k) => byKey.get(k) ?? null),
+      );
+    if (line) out.push({ ...line, scope: s.key, scopeLabel: labelOf(s) });
   }
   for (const s of scopes) {
     const pick = s.knee.key;
     const text = memoryWords(cells.filter((c) => configurationKey(c.config) === pick).map((c) => causeCell(c, probe)));
-    if (text) out.push({ kind: 'memory', key: pick, scope: s.key, scopeLabel: s.label, text });
+    if (text) out.push({ kind: 'memory', key: pick, scope: s.key, scopeLabel: labelOf(s), text });
   }
   // Across memory caps: the same configuration otherwise, its GC at the tighter caps.
   const families = new Map<string, RuntimeSummary[]>();

@@ -116,4 +116,26 @@ describe('the client-bound rule, checked from the server side', () => {
     const rec = recommend({ ...detail, cells }, { probe });
     expect(rec.causes[0]).toMatchObject({ kind: 'not-client-bound', text: 'not client-bound: X: both sides were saturated' });
   });
+
+  it('a pick still read as a lower bound is never said to be "not a lower bound": its cells are counted instead', () => {
+    const { detail, probe } = oversubscribed();
+    const flag = { kind: 'client-bound' as const, reason: 'load thread busy 97 %' };
+    let seen = 0;
+    const cells: StoredCell[] = detail.cells.map((c) => {
+      if (c.config.workers !== 1) return c;
+      // two repetitions stay client-bound, the third was overruled by the probe
+      return seen++ < 2
+        ? { ...c, flags: [flag], clientBound: true }
+        : { ...c, load: { clientBound: false, clientBoundOverruled: 'X: both sides were saturated' } as LoadResult };
+    });
+    const rec = recommend({ ...detail, cells }, { probe });
+    expect(rec.scopes[0]!.lowerBounds).toContain(rec.scopes[0]!.knee.key);
+    const line = rec.causes.find((c) => c.scope === rec.scopes[0]!.key && c.kind !== 'memory')!;
+    expect(line.kind).toBe('client-bound');
+    expect(line.text).toBe(
+      'a lower bound: in 2 of its 3 repetitions a load thread was at its ceiling while the server had headroom; ' +
+        'in 1 the probe saw the server at its ceiling too (those count as measured)',
+    );
+    expect(rec.summary.join(' ')).not.toContain('not a lower bound');
+  });
 });
