@@ -8,6 +8,7 @@ import { doctorCommand } from './commands/doctor.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { reportCommand } from './commands/report.ts';
 import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
+import { DRY_RUN_JSON_SCHEMA_VERSION, dryRunCommand } from './commands/run-dry.ts';
 import { serveCommand } from './commands/serve.ts';
 import {
   targetsAddCommand,
@@ -25,6 +26,14 @@ import { table } from './format.ts';
 const jsonAndExitHelp = (schemaVersion: number, exitCodes: string): string =>
   `With --json, stdout is one JSON document with "schemaVersion": ${schemaVersion} (progress goes to stderr).\n\n` +
   `Exit codes:\n${exitCodes}\n`;
+
+/** What `run --dry-run` prints and exits with (its --json document has its own version). */
+const DRY_RUN_HELP =
+  "With --dry-run nothing is started or stored: the matrix is checked where it would run (this machine's " +
+  'cores and memory when Docker does not answer, said so) and its cells, counts and estimate are listed; exit ' +
+  `${EXIT.ok} when valid, else the run's own refusal (${EXIT.usage}, or ${EXIT.targetNotReady} for --target). ` +
+  `With --json: one document {"schemaVersion": ${DRY_RUN_JSON_SCHEMA_VERSION}, "dryRun": true, "valid", ` +
+  '"problems", "cells", "counts", "phases", "estimateSec", "cellsAtOnce", "notes", "forecast", …}.\n\n';
 
 function program(): Command {
   const p = new Command('rightsize')
@@ -81,14 +90,20 @@ function program(): Command {
       '--no-probe',
       "no runtime probe in the cells' Node.js processes (it records event loop, GC and heap per second; on by default)",
     )
+    .option(
+      '--dry-run',
+      'check the matrix where it would run (every problem at once) and list its cells and the estimate; ' +
+        'start and store nothing',
+    )
     .addOption(
       new Option('--base <strategy>', 'base image: official Node image, offline (from this machine), or auto').choices(
         BASE_STRATEGIES,
       ),
     )
-    .addHelpText('after', `\n${jsonAndExitHelp(RUN_JSON_SCHEMA_VERSION, EXIT_HELP)}`)
-    .action(async (o) => {
-      process.exitCode = await runCommand({ ...globals(), ...o });
+    .addHelpText('after', `\n${DRY_RUN_HELP}${jsonAndExitHelp(RUN_JSON_SCHEMA_VERSION, EXIT_HELP)}`)
+    .action(async (o: { dryRun?: boolean }) => {
+      const options = { ...globals(), ...o };
+      process.exitCode = o.dryRun ? await dryRunCommand(options) : await runCommand(options);
     });
 
   p.command('size')

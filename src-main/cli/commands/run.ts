@@ -56,6 +56,8 @@ export interface RunCommandOptions extends GlobalOptions {
   probe?: boolean;
   /** Print every sentence of the answer and its methods, not only the headline and summary. */
   explain?: boolean;
+  /** --dry-run: check and list the matrix where it would run, start nothing (commands/run-dry.ts). */
+  dryRun?: boolean;
 }
 
 /**
@@ -125,6 +127,22 @@ function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } 
 }
 
 /**
+ * The matrix a run gets from its options: the preset or file with every option that shapes it applied
+ * (--load-threads, --settle-budget, --no-verify, --no-probe, --yes). `run --dry-run` checks the same.
+ */
+export function runInput(o: RunCommandOptions): { input: unknown; preset?: string } {
+  const loaded = loadMatrix(o);
+  const phased = withRunPhases(withLoadThreads(loaded.matrix, o.loadThreads), o.settleBudget, o.verify);
+  const matrix = withProbeSwitch(phased, o.probe);
+  // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
+  const input =
+    o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix)
+      ? { ...matrix, confirmLarge: true }
+      : matrix;
+  return { input, ...(loaded.preset ? { preset: loaded.preset } : {}) };
+}
+
+/**
  * Before anything starts: the cells likely client-bound on this machine, with the remedy, from this
  * host's history and its load thread's stored ceiling (engine/client-forecast.ts). Undefined when
  * none is likely, when nothing client-bound has been measured here yet (the first such cell
@@ -155,10 +173,7 @@ function refreshCeiling(store: Store): void {
 }
 
 export async function runCommand(o: RunCommandOptions): Promise<number> {
-  const loaded = loadMatrix(o);
-  const { preset } = loaded;
-  const phased = withRunPhases(withLoadThreads(loaded.matrix, o.loadThreads), o.settleBudget, o.verify);
-  const matrix = withProbeSwitch(phased, o.probe);
+  const { input, preset } = runInput(o);
   const slo = o.slo ? parseSloOption(o.slo) : undefined; // a bad objective fails before anything starts
   const log = o.json ? process.stderr : process.stdout;
   const cancel = cancelOnSignals(log);
@@ -166,11 +181,6 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
     const provider = targetProviderOption(store, o.target);
-    // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
-    const input =
-      o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix)
-        ? { ...matrix, confirmLarge: true }
-        : matrix;
     if (!provider) {
       const warning = await clientForecastLine(store, input);
       if (warning) log.write(`${warning}\n`);

@@ -1,0 +1,195 @@
+// One pair of the probe benchmark: two containers of the same cell, started together on the same
+// core by the product's own provider (its labels, so the reaper and the sweep know them), each under
+// its own closed autocannon load from this process at the same time. Host noise then hits both at
+// once, and the ratio of their goodputs over the same seconds is what the probe costs (or, with the
+// probe on neither, the noise floor). Used by bench/probe.ts.
+import autocannon from 'autocannon';
+import type { AppDefinition } from '../src-main/apps/catalog.ts';
+import type { AppImage } from '../src-main/docker/app-image.ts';
+import { targetSpecOf } from '../src-main/engine/cell-runner.ts';
+import { instrumentClient, type AcClient, type TimingSink } from '../src-main/load/client-timing.ts';
+import { newHistogram, recordUs, summarize } from '../src-main/load/histogram.ts';
+import type { CellConfig } from '../src-main/model/types.ts';
+import { collectProbe } from '../src-main/probe/collect.ts';
+import type { LocalEngineProvider } from '../src-main/providers/local/provider.ts';
+import type { ProvisionedTarget } from '../src-main/providers/provider.ts';
+import { currentSession } from '../src-main/session/session.ts';
+
+/** The cell both containers run: json (server-bound on one core here; hello would be client-bound). */
+export const CELL = { app: 'json', mode: 'cluster', workers: 2, cpuMillis: 1000, memoryMb: 256 } as const;
+/** Connections per container (closed load): enough to keep a shared core busy with both. */
+export const CONNECTIONS = 10;
+/** Every container of the benchmark carries this run label: removeRun(RUN_LABEL) finds any left. */
+export const RUN_LABEL = `bench-probe-${process.pid}`;
+const READY_DEADLINE_MS = 30_000;
+
+export interface PairContext {
+  provider: LocalEngineProvider;
+  app: AppDefinition;
+  image: AppImage;
+  warmupSec: number;
+  measureSec: number;
+  signal: AbortSignal;
+  /** Targets alive now: the caller removes what is left if this process is interrupted. */
+  live: Set<ProvisionedTarget>;
+  /** Another file in the probe's place (bench/probe-variant.ts): its reports are not required. */
+  variant: boolean;
+  /** Environment for both containers (a probe variant's switches). */
+  env: Record<string, string>;
+  /** Load instances running now, stopped on an interrupt. */
+  loads: Set<{ stop(): void }>;
+}
+
+/** One side's measured seconds. */
+export interface Side {
+  probe: boolean;
+  /** 2xx responses a second over the measured seconds. */
+  goodput: number;
+  p99Ms: number;
+  errors: number;
+  /** Processes the probe heard from during the load (3 with the probe: the primary and 2 workers; 0 without). */
+  attached: number;
+  cpuset: string;
+}
+
+/** What one container's load counted inside the shared measured window. */
+interface Counted {
+  good: number;
+  bad: number;
+  p99Us: number;
+}
+
+function cellConfig(probe: boolean, ctx: PairContext): CellConfig {
+  return {
+    index: 0,
+    repetition: 0,
+    ...CELL,
+    load: { model: 'closed', connections: CONNECTIONS },
+    durationSec: ctx.measureSec,
+    warmupSec: ctx.warmupSec,
+    env: ctx.env,
+    ...(probe ? { probe: true as const } : {}),
+  };
+}
+
+/**
+ * One container's closed load from warm-up to the end of `window` (performance.now() ms), timed by
+ * the product's own client timing (load/client-timing.ts, µs histograms): only responses inside the
+ * window count, so both containers are measured over exactly the same seconds.
+ */
+function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: PairContext): Promise<Counted> {
+  const h = newHistogram();
+  let good = 0;
+  let bad = 0;
+  let stopped = false;
+  const inside = (now: number): boolean => now >= window.from && now < window.to;
+  const sink: TimingSink = {
+    response: (status, _bytes, latencyMs, _serviceMs, now) => {
+      if (!inside(now)) return;
+      if (status >= 200 && status < 300) {
+        good++;
+        recordUs(h, latencyMs * 1000);
+      } else bad++;
+    },
+    failed: (_kind, count, _busyMs, now) => void (inside(now) && (bad += count)),
+    sent: () => {},
+  };
+  return new Promise((resolve, reject) => {
+    const inst = autocannon(
+      {
+        url: `http://${t.address.host}:${t.address.port}`,
+        connections: CONNECTIONS,
+        pipelining: 1,
+        // A safety bound only: the load is stopped at the window's end.
+        duration: Math.ceil((window.to - performance.now()) / 1000) + 5,
+        timeout: 10,
+        requests: ctx.app.requests.map((r) => ({ method: r.method, path: r.path })),
+        setupClient: (client) => instrumentClient(client as AcClient, sink, { stopped: () => stopped }),
+      },
+      (err) => {
+        clearTimeout(timer);
+        ctx.loads.delete(handle);
+        if (err) reject(err);
+        else if (ctx.signal.aborted) reject(new Error('interrupted'));
+        else if (!stopped) reject(new Error('the load ended before its measured seconds did'));
+        else resolve({ good, bad, p99Us: summarize(h).p99 });
+      },
+    );
+    const handle = { stop: () => ((stopped = true), inst.stop()) };
+    ctx.loads.add(handle);
+    const timer = setTimeout(handle.stop, window.to - performance.now());
+  });
+}
+
+/** Both loads at once over the same window; `order` says which is created first (alternated by the caller). */
+function loadBoth(ts: ProvisionedTarget[], order: number[], ctx: PairContext): Promise<Counted[]> {
+  // A moment for both loads to be made before the warm-up counts down.
+  const from = performance.now() + 50 + ctx.warmupSec * 1000;
+  const window = { from, to: from + ctx.measureSec * 1000 };
+  const out: Promise<Counted>[] = [];
+  for (const i of order) out[i] = load(ts[i]!, window, ctx);
+  return Promise.all(out);
+}
+
+async function cpusetOf(ctx: PairContext, t: ProvisionedTarget): Promise<string> {
+  const info = await ctx.provider.client.getContainer(t.id).inspect();
+  return info.HostConfig.CpusetCpus || 'any core';
+}
+
+/**
+ * Runs one pair: `probes[i]` says whether container i has the probe; `flip` starts (and loads)
+ * container 1 first. Returns both sides in the order of `probes`. Throws when a container does not
+ * start, the probe did not report from every process (or reported where it should not), or the
+ * two containers are not on the same cores; the containers are removed in every case.
+ */
+export async function runPair(probes: [boolean, boolean], flip: boolean, ctx: PairContext): Promise<[Side, Side]> {
+  const order = flip ? [1, 0] : [0, 1];
+  const started: Promise<ProvisionedTarget>[] = [];
+  for (const i of order) {
+    const labels = { run: RUN_LABEL, cell: `${i}`, app: ctx.app.name, session: currentSession() };
+    const spec = targetSpecOf(cellConfig(probes[i]!, ctx), { app: ctx.app, image: ctx.image, placement: true }, labels);
+    started[i] = ctx.provider.provision(spec).then((t) => (ctx.live.add(t), t));
+  }
+  const settled = await Promise.allSettled(started);
+  const ts = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  try {
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw new Error(`a container did not start: ${(failed.reason as Error).message}`);
+    await Promise.all(
+      ts.map((t) => t.waitReady({ workers: CELL.workers, deadlineMs: READY_DEADLINE_MS, signal: ctx.signal })),
+    );
+    const cpusets = await Promise.all(ts.map((t) => cpusetOf(ctx, t)));
+    if (cpusets[0] !== cpusets[1])
+      throw new Error(`the two containers are on different cores: ${cpusets.join(' and ')}`);
+    const loadFromMs = Date.now();
+    const measureFromMs = loadFromMs + 50 + ctx.warmupSec * 1000;
+    const results = await loadBoth(ts, order, ctx);
+    const clock = { loadFromMs, measureFromMs, measuredSec: ctx.measureSec };
+    const launch = { mode: CELL.mode, workers: CELL.workers };
+    const heard = await Promise.all(ts.map((t) => collectProbe(t, launch, clock, loadFromMs)));
+    const sides = results.map((r, i): Side => ({
+      probe: probes[i]!,
+      goodput: r.good / ctx.measureSec,
+      p99Ms: r.p99Us / 1000,
+      errors: r.bad,
+      attached: heard[i]!.attached,
+      cpuset: cpusets[i]!,
+    }));
+    for (const s of sides) {
+      const want = s.probe ? CELL.workers + 1 : 0;
+      // A variant under study may report nothing on purpose (its reports switched off).
+      if (s.attached !== want && !(s.probe && ctx.variant))
+        throw new Error(
+          `the probe reported from ${s.attached} processes of a container ${s.probe ? 'with' : 'without'} it (expected ${want})`,
+        );
+    }
+    return [sides[0]!, sides[1]!];
+  } finally {
+    await Promise.all(
+      ts.map(async (t) => {
+        await t.remove().catch(() => {});
+        ctx.live.delete(t);
+      }),
+    );
+  }
+}

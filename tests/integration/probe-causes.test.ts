@@ -1,0 +1,151 @@
+// What the runtime probe says about real cells on this machine's Docker, read the way the answer
+// reads it (analysis/causes.ts runtimeSummary): a CPU-bound event loop is busy; pbkdf2's loops stay
+// mostly idle while its requests wait in the libuv pool, with one pool thread or four; an
+// over-subscribed cluster is throttled and its processes are switched out more often; a small memory
+// cap makes `alloc` spend more of its time in GC. Every threshold below has a margin taken from
+// repeated runs on a 2-core host shared with other work (numbers in each comment), never a timing.
+// RIGHTSIZE_PROBE_NUMBERS=1 prints each configuration's summary, to re-measure those margins.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saturation, type RuntimeSummary } from '../../src-main/analysis/causes.ts';
+import { runMatrix } from '../../src-main/engine/run-matrix.ts';
+import { Store } from '../../src-main/store/index.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { twoCellMatrix, withBaseImageAndReaper } from '../helpers/docker.ts';
+import { describeRuntime, runtimesOf } from '../helpers/probe-cells.ts';
+
+withBaseImageAndReaper();
+
+let store: Store;
+beforeAll(() => {
+  store = Store.open(path.join(tempDir(), 'h.db'));
+});
+afterAll(() => store?.close());
+
+/** Short cells: 1 s of warm-up (extended until steady), 5 measured seconds. */
+const matrix = (over: Record<string, unknown>): Record<string, unknown> =>
+  twoCellMatrix({ name: 'probe causes', durationSec: 5, warmupSec: 1, memoryMb: [256], ...over });
+
+/** Runs a matrix whose cells must all succeed, and gives each configuration's runtime by "app mode×workers memory". */
+async function runtimes(m: Record<string, unknown>): Promise<Map<string, RuntimeSummary>> {
+  const outcome = await runMatrix(m, { store });
+  expect(outcome.cells.map((c) => [c.config.app, c.status, c.failure])).toEqual(
+    outcome.cells.map((c) => [c.config.app, 'ok', undefined]),
+  );
+  for (const c of outcome.cells) expect(c.probe?.note, `${c.config.app}: ${c.probe?.note}`).toBeUndefined();
+  const out = new Map<string, RuntimeSummary>();
+  for (const s of runtimesOf(store, outcome.runId)) {
+    if (process.env.RIGHTSIZE_PROBE_NUMBERS) console.log(describeRuntime(s));
+    out.set(`${s.app} ${s.mode}×${s.workers} ${s.memoryMb}`, s);
+  }
+  return out;
+}
+
+const get = (m: Map<string, RuntimeSummary>, key: string): RuntimeSummary => {
+  const s = m.get(key);
+  if (!s) throw new Error(`no runtime for ${key}; have ${[...m.keys()].join(', ')}`);
+  return s;
+};
+
+describe('the causes the probe measures, on half a core', () => {
+  // json and pbkdf2 (one libuv thread), each alone (cluster ×1) on 500 millicores.
+  let grid: Map<string, RuntimeSummary>;
+  beforeAll(async () => {
+    grid = await runtimes(
+      matrix({
+        apps: ['json', 'pbkdf2'],
+        modes: ['cluster'],
+        workers: [1],
+        cpuMillicores: [500],
+        env: { UV_THREADPOOL_SIZE: '1' },
+        load: { model: 'closed', connections: [16] },
+      }),
+    );
+  });
+
+  it('a CPU-bound event loop (json) is busy; pbkdf2 with one pool thread is mostly idle while its requests wait', () => {
+    const json = get(grid, 'json cluster×1 256');
+    // Measured ELU 0.80–1.00 (json single 0.92–0.98), throttled in 18–100 % of periods.
+    expect(json.elu, describeRuntime(json)).toBeGreaterThanOrEqual(0.7);
+    expect(saturation(json).saturated, describeRuntime(json)).toBe(true);
+
+    const pbkdf2 = get(grid, 'pbkdf2 cluster×1 256');
+    expect(pbkdf2.threadpool).toBe(1);
+    // Measured ELU 0.08–0.14: the hashing runs on the pool's thread, not on the loop.
+    expect(pbkdf2.elu, describeRuntime(pbkdf2)).toBeLessThanOrEqual(0.3);
+    // Saturated by its CPU cap (throttled in 35–100 % of periods), not by a busy loop.
+    expect(saturation(pbkdf2), describeRuntime(pbkdf2)).toMatchObject({ busyLoops: false, throttled: true });
+    // The requests wait outside the loop: their p99 is above the longest the loop itself delayed
+    // anything (measured 1.9–8×; the loop's delay includes the periods the cap throttled it).
+    expect(pbkdf2.p99Us! / 1000, describeRuntime(pbkdf2)).toBeGreaterThan(1.3 * pbkdf2.delayP99Ms);
+  });
+
+  it('pbkdf2 with four pool threads on the same half core: the CPU is saturated, the loop still is not busy', async () => {
+    const four = get(
+      await runtimes(
+        matrix({
+          apps: ['pbkdf2'],
+          modes: ['cluster'],
+          workers: [1],
+          cpuMillicores: [500],
+          env: { UV_THREADPOOL_SIZE: '4' },
+          load: { model: 'closed', connections: [16] },
+        }),
+      ),
+      'pbkdf2 cluster×1 256',
+    );
+    const one = get(grid, 'pbkdf2 cluster×1 256');
+    expect(four.threadpool).toBe(4);
+    // Measured ELU 0.22–0.34 with four threads: "enough threads" saturate the cap, not the event loop.
+    expect(four.elu, describeRuntime(four)).toBeLessThan(0.5);
+    expect(saturation(four), describeRuntime(four)).toMatchObject({ busyLoops: false, throttled: true });
+    // Four threads share half a core with the loop, so its callbacks wait for the CPU and its ELU rises
+    // above one thread's (0.22–0.34 against 0.08–0.14, 7 runs).
+    expect(four.elu, `${describeRuntime(four)}\n${describeRuntime(one)}`).toBeGreaterThan(one.elu);
+  });
+
+  it('an over-subscribed cluster (hello ×4 on half a core) is throttled, each of its four loops far from busy', async () => {
+    const m = await runtimes(
+      matrix({
+        apps: ['hello'],
+        modes: ['cluster'],
+        workers: [4],
+        cpuMillicores: [500],
+        load: { model: 'closed', connections: [16] },
+      }),
+    );
+    const four = get(m, 'hello cluster×4 256');
+    // Measured: throttled in 82–100 % of its CFS periods; four loops each 0.31–0.59 busy (7 runs).
+    // Involuntary context switches are not asserted: on this 2-core host other work preempts a busy loop
+    // about as often as its siblings do (×4 against ×1: 1.08–2.0×, too close to hold on every host).
+    expect(four.perWorker).toHaveLength(4);
+    expect(four.throttledShare, describeRuntime(four)).toBeGreaterThanOrEqual(0.1);
+    expect(four.throttled).toBe(true);
+    for (const w of four.perWorker) expect(w.elu, describeRuntime(four)).toBeLessThan(0.8);
+  });
+});
+
+describe('GC pressure from a memory cap', () => {
+  it('alloc at 64 MB spends a larger share of its time in GC than at 4 GB', async () => {
+    // 1 MB of short-lived objects per request, nothing kept: no cap here is ever reached, but V8 sizes
+    // its heap (and young generation) from the cap, so the small one collects far more often.
+    const m = await runtimes(
+      matrix({
+        apps: ['alloc'],
+        modes: ['single'],
+        workers: [1],
+        cpuMillicores: [1000],
+        memoryMb: [64, 4096],
+        env: { ALLOC_KB: '1024', ALLOC_RETAIN: '0' },
+        load: { model: 'closed', connections: [8] },
+      }),
+    );
+    const small = get(m, 'alloc single×1 64');
+    const large = get(m, 'alloc single×1 4096');
+    const both = `${describeRuntime(small)}\n${describeRuntime(large)}`;
+    // The cap reached V8: heap limit ~259 MB against ~2096 MB.
+    expect(small.perWorker[0]!.heapLimitBytes, both).toBeLessThan(large.perWorker[0]!.heapLimitBytes / 2);
+    // Measured GC share 0.38–0.48 against 0.10–0.17 (2.8–4.4× over 5 runs).
+    expect(small.gcShare, both).toBeGreaterThan(1.5 * large.gcShare);
+  });
+});
