@@ -55,7 +55,7 @@ try {
     await page.close();
   }
   for (const scheme of ['light', 'dark']) {
-    if (only.size && !['builder', 'live-start', 'live', 'live-end', 'run', 'answer', 'report', 'history', 'compare', 'run-dark'].some(want)) break;
+    if (only.size && !['builder', 'live-start', 'live', 'live-end', 'run', 'answer', 'report', 'history', 'compare', 'run-dark', 'run-probe'].some(want)) break;
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
     await page.goto(loginUrl);
     if (scheme === 'dark') {
