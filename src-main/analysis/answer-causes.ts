@@ -27,7 +27,8 @@ export interface CauseNote {
   text: string;
 }
 
-const causeCell = (
+/** A stored cell as the causes read it: its measured seconds and probe records (warm-up left out). */
+export const causeCell = (
   c: StoredCell,
   probe: ReadonlyMap<number, readonly ProbeSecond[]>,
   samples?: ReadonlyMap<number, readonly Sample[]>,
@@ -70,7 +71,8 @@ export function causesOf(
 ): CauseNote[] {
   if (!probe || probe.size === 0) return [];
   const cells = run.cells.filter((c) => c.status === 'ok' && c.config.phase !== 'verify');
-  const byKey = runtimeSummaries(cells.map((c) => causeCell(c, probe, samples)));
+  const read = cells.map((c) => causeCell(c, probe, samples)); // once: the pairs and the memory read the same cells
+  const byKey = runtimeSummaries(read);
   if (byKey.size === 0) return [];
   const out: CauseNote[] = [];
   // With several workloads, a pair's label names its workload too ("1 CPU / 512 MB, hello, 100 connections").
@@ -92,7 +94,7 @@ export function causesOf(
   }
   for (const s of scopes) {
     const pick = s.knee.key;
-    const text = memoryWords(cells.filter((c) => configurationKey(c.config) === pick).map((c) => causeCell(c, probe)));
+    const text = memoryWords(read.filter((c) => configurationKey(c.config) === pick));
     if (text) out.push({ kind: 'memory', key: pick, scope: s.key, scopeLabel: labelOf(s), text });
   }
   // Across memory caps: the same configuration otherwise, its GC at the tighter caps.

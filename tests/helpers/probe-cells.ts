@@ -1,19 +1,14 @@
 // A stored run's cells as the causes read them (analysis/causes.ts), from the history alone: what the
 // answer will say about each configuration's runtime is what the probe tests assert.
+import { causeCell } from '../../src-main/analysis/answer-causes.ts';
 import { runtimeSummaries, type CauseCell, type RuntimeSummary } from '../../src-main/analysis/causes.ts';
 import type { Store } from '../../src-main/store/index.ts';
 
 export function causeCells(store: Store, runId: number): CauseCell[] {
   const run = store.getRun(runId);
   if (!run) throw new Error(`no run ${runId}`);
-  return run.cells.map((c) => ({
-    config: c.config,
-    samples: store.getSamples(c.id),
-    probe: store.getProbeSeconds(c.id).filter((s) => !s.warmup),
-    stats: c.stats,
-    load: c.load,
-    flags: c.flags,
-  }));
+  const [probe, samples] = [store.getRunProbeSeconds(runId), store.getRunSamples(runId)];
+  return run.cells.map((c) => causeCell(c, probe, samples));
 }
 
 /** The runtime of each configuration of a run, in the run's cell order. */
