@@ -51,6 +51,18 @@ export interface CellConfig {
    * off); absent: not probed (so runs stored before the probe read as unprobed).
    */
   probe?: true;
+  /**
+   * Identical containers of the app in this cell (absent = 1). cpuMillis, memoryMb and workers are per replica; the
+   * load is spread over the replicas per connection, evenly, as a Kubernetes Service spreads it.
+   */
+  replicas?: number;
+  /**
+   * The Node.js the cell runs (absent: the default base image's): a major ("22") or an exact version ("22.11.0") as
+   * the matrix named it. The exact version it ran is CellResult.nodeVersion.
+   */
+  node?: string;
+  /** Node.js flags for every process of the cell in every mode (absent or empty: none), e.g. ["--max-semi-space-size=32"]. */
+  nodeFlags?: string[];
 }
 
 export type RunPhase = 'matrix' | 'settle' | 'verify';
@@ -273,6 +285,10 @@ export interface CellResult {
   ranOn?: RanOn;
   /** What the runtime probe heard from the cell's processes (absent: the probe was off, or the cell never measured). */
   probe?: import('./probe.ts').CellProbe;
+  /** The exact Node.js version the cell's processes ran (process.version without the "v"), where known. */
+  nodeVersion?: string;
+  /** Per replica, when the cell ran several (CellConfig.replicas ≥ 2); load, stats and exit above are their totals. */
+  replicas?: import('./replicas.ts').ReplicaReading[];
   startedAt: string; // ISO
   finishedAt: string; // ISO
 }
