@@ -53,6 +53,14 @@ export interface ConfigurationSummary {
   cpuMillis: number;
   memoryMb: number;
   load: CellLoad;
+  /** Containers of the app (CellConfig.replicas; absent = 1): cpuMillis, memoryMb and workers are per replica. */
+  replicas?: number;
+  /** The Node.js version the matrix named (CellConfig.node; absent: the default base image's). */
+  node?: string;
+  /** The Node.js flags of every process (CellConfig.nodeFlags; absent: none). */
+  nodeFlags?: string[];
+  /** The exact Node.js versions its cells ran (CellResult.nodeVersion), where recorded. */
+  nodeVersions?: string[];
   /** Repetitions included (status ok). */
   n: number;
   /** Execution indexes of the included cells. */
