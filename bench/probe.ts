@@ -57,7 +57,14 @@ interface Round {
 
 const ratio = (p: [Side, Side], k: 'goodput' | 'p99Ms'): number => p[0][k] / p[1][k];
 
-function report(rounds: Round[], where: string): void {
+/** A round counts only when all four containers served: a side with no goodput (a host hiccup) says nothing. */
+const served = (r: Round): boolean => [...r.ab, ...r.aa].every((s) => s.goodput > 0 && s.p99Ms > 0);
+
+function report(all: Round[], where: string): void {
+  const rounds = all.filter(served);
+  if (rounds.length < all.length)
+    console.log(`\n${all.length - rounds.length} of ${all.length} rounds left out: a container in them served nothing`);
+  if (rounds.length === 0) throw new Error('no round had all four containers serving');
   const f = (x: number): string => x.toFixed(3);
   const g = rounds.map((r) => ratio(r.ab, 'goodput'));
   const gAA = rounds.map((r) => ratio(r.aa, 'goodput'));

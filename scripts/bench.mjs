@@ -1,16 +1,16 @@
-// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] (only when named). Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] and baseline [--runs N] (only when named). Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
 const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app', 'caps'];
 // Long ones (minutes of measurement) run only when named.
-const named = ['repeatability', 'auto-size', 'targets', 'probe'];
+const named = ['repeatability', 'auto-size', 'targets', 'probe', 'baseline', 'node-image'];
 // Options are forwarded to every benchmark chosen (e.g. `fidelity --threads 2`); the rest are names.
 const options = [];
 const names = [];
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
-  if (a === '--threads' || a === '--runs' || a === '--app') options.push(a, process.argv[++i] ?? '');
+  if (a === '--threads' || a === '--runs' || a === '--app' || a === '--node') options.push(a, process.argv[++i] ?? '');
   else if (a.startsWith('--threads=') || a.startsWith('--runs=') || a.startsWith('--app=')) options.push(a);
   else names.push(a);
 }

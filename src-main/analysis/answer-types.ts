@@ -4,8 +4,11 @@ import type { LaunchMode, RunStatus, Sample } from '../model/types.ts';
 import type { SearchStatus, Slo } from '../model/search.ts';
 import type { ProbeSecond } from '../model/probe.ts';
 import type { CauseNote } from './answer-causes.ts';
+import type { ComparisonNote } from './side-by-side.ts';
 import type { Headline } from './headline.ts';
 import type { Sizing } from './sizing-types.ts';
+import type { CostAnswer } from './cost.ts';
+import type { Prices } from '../common/cost.ts';
 import type { ConfigurationSummary, Exclusion, NoiseNote, ScopeDecision, UndecidedScope } from './types.ts';
 
 export interface RecommendOptions {
@@ -21,6 +24,8 @@ export interface RecommendOptions {
   samples?: ReadonlyMap<number, readonly Sample[]>;
   /** The runtime probe's seconds by cell id (Store.getRunProbeSeconds): the lines of cause come from them. */
   probe?: ReadonlyMap<number, readonly ProbeSecond[]>;
+  /** Prices given now (report --cpu-price …), over those stored with the run, over the example defaults. */
+  prices?: Partial<Prices>;
 }
 
 export type SloCriterion = 'p99' | 'rps' | 'errors';
@@ -119,10 +124,17 @@ export interface Recommendation {
   undecided: UndecidedScope[];
   /** One per workload when an SLO was given; empty otherwise. */
   sloOutcomes: SloOutcome[];
+  /** What each configuration costs at the run's prices, and the cheapest against its runner-up (analysis/cost.ts). */
+  costs?: CostAnswer;
   exclusions: Exclusion[];
   noise: NoiseNote[];
   /** Why, per CPU / memory pair, from the runtime probe (analysis/answer-causes.ts); empty without probe seconds. */
   causes: CauseNote[];
+  /**
+   * Configurations that differ only in topology (containers × workers at equal total resources), Node.js version or
+   * flags, compared by the same contest (analysis/topology.ts, versions.ts). Absent in answers made before it existed.
+   */
+  comparisons?: ComparisonNote[];
   /**
    * Memory and CPU sizing of every configuration with a finished repetition (recommended ones first); the words speak
    * of the recommended ones. Absent in answers made before it existed.

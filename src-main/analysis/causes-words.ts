@@ -130,13 +130,20 @@ function heapWords(s: RuntimeSummary): string {
     : `heap up to ${fmtMb(w.heapUsedPeakBytes)}`;
 }
 
+/**
+ * GC pauses are timed on the wall clock: a pause the CFS quota cut into counts its throttled time too, so a
+ * throttled configuration's GC share reads high, and the line says so.
+ */
+const gcClock = (s: RuntimeSummary): string =>
+  s.throttled ? '; the container was throttled, and a pause counts the time it was held off the CPU too' : '';
+
 /** A configuration's own GC share, when notable: "at 256 MB, GC took 12 % of the time (heap up to …)". */
 export function gcCause(s: RuntimeSummary): CauseLine | null {
   if (s.gcShare < GC_NOTABLE) return null;
   return {
     kind: 'gc-pressure',
     key: s.key,
-    text: `at ${memLabel(s.memoryMb)}, GC took ${pct(s.gcShare)} of the time (${heapWords(s)})`,
+    text: `at ${memLabel(s.memoryMb)}, GC took ${pct(s.gcShare)} of the time (${heapWords(s)}${gcClock(s)})`,
   };
 }
 
@@ -155,7 +162,7 @@ export function memoryCapCause(caps: readonly (RuntimeSummary | null)[]): CauseL
     key: worst.key,
     text:
       `at ${memLabel(worst.memoryMb)}, GC took ${pct(worst.gcShare)} of the time against ` +
-      `${pct(largest.gcShare)} at ${memLabel(largest.memoryMb)} (${heapWords(worst)})`,
+      `${pct(largest.gcShare)} at ${memLabel(largest.memoryMb)} (${heapWords(worst)}${gcClock(worst)})`,
   };
 }
 

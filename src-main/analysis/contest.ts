@@ -7,12 +7,28 @@ import { ALPHA, estimateOf, holm, welch, type Estimate } from './stats.ts';
 import { MODE_ORDER } from './group.ts';
 import type { AnswerState, ConfigurationSummary, RivalRelation, RivalTest } from './types.ts';
 
-/** Cheaper first: fewer workers, then less CPU, then less memory, then the simpler launcher. */
+const replicasOf = (c: ConfigurationSummary): number => Math.max(1, c.replicas ?? 1);
+
+/**
+ * Cheaper first: fewer containers, then fewer workers in total, then less CPU in total, then less
+ * memory in total, then the simpler launcher. A scope holds equal totals (group.ts scopeKey), so
+ * within one the containers decide first: each container carries its own runtime, launcher and
+ * image pages (per-container overhead the caps do not show), and fewer are fewer things to run and
+ * to balance load over; "1 × 1000m × 2 workers" is cheaper than "2 × 500m × 1 worker". Without
+ * replicas this is the rule it always was: fewer workers, less CPU, less memory, the simpler launcher.
+ * It decides which rival of the contest gets a non-inferiority test and which TOST, and which of an
+ * equivalent set the answer picks.
+ */
 export const cheaper = (a: ConfigurationSummary, b: ConfigurationSummary): number =>
-  a.workers - b.workers ||
-  a.cpuMillis - b.cpuMillis ||
-  a.memoryMb - b.memoryMb ||
+  replicasOf(a) - replicasOf(b) ||
+  a.workers * replicasOf(a) - b.workers * replicasOf(b) ||
+  a.cpuMillis * replicasOf(a) - b.cpuMillis * replicasOf(b) ||
+  a.memoryMb * replicasOf(a) - b.memoryMb * replicasOf(b) ||
   MODE_ORDER[a.mode] - MODE_ORDER[b.mode];
+
+/** The cheaper rule in words (the method paragraph and the topology lines say it the same way). */
+export const CHEAPER_RULE_WORDS =
+  'fewer containers, then fewer workers in total, then less CPU, then less memory, then the simpler launcher';
 
 /** Its goodput is only a lower bound: the load generator or the host set the pace of a repetition. */
 export const isCensored = (c: ConfigurationSummary): boolean => c.bottleneck !== null;

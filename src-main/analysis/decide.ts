@@ -3,7 +3,7 @@
 // by point means or by overlapping intervals.
 import { cheaper, contest, isCensored, whatWouldDecide } from './contest.ts';
 import { pairLabel } from '../common/resource-labels.ts';
-import { groupBy, loadLabel, workloadLabel } from './group.ts';
+import { groupBy, loadLabel, totalResources, workloadLabel } from './group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope, Verdict } from './types.ts';
 
@@ -200,7 +200,8 @@ export function decideScopes(
     const d = decideScope(
       cs,
       marginPct,
-      pairLabel(f.cpuMillis, f.memoryMb),
+      // A scope holds equal totals (group.ts scopeKey): with replicas, the label says the total.
+      pairLabel(...totalResources(f)) + (cs.some((x) => (x.replicas ?? 1) > 1) ? ' in total' : ''),
       `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`,
     );
     if ('bestRps' in d) scopes.push(d);

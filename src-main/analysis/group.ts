@@ -33,16 +33,58 @@ const loadParts = (l: CellLoad): (string | number)[] =>
 /** What is being served: the app and, when the matrix named request sets, which one. */
 export const workloadKey = (w: { app: string; requestSet: string | null }): string =>
   JSON.stringify([w.app, w.requestSet]);
-/** Configurations with the same scope differ only in mode and workers, so they are compared with each other. */
+/**
+ * What a configuration's replicas take in total: its caps are per replica, so R replicas take R times
+ * each. One replica's totals are its caps.
+ */
+export const totalResources = (c: Pick<CellConfig, 'cpuMillis' | 'memoryMb' | 'replicas'>): [number, number] => [
+  c.cpuMillis * (c.replicas ?? 1),
+  c.memoryMb * (c.replicas ?? 1),
+];
+/**
+ * Configurations with the same scope compete with each other: they serve the same workload under the
+ * same load with the same TOTAL CPU and memory (caps × replicas), so "1 × 2000m / 1024 MB" and
+ * "2 × 1000m / 512 MB" are compared like for like. Mode, workers, replicas, the Node.js version and
+ * its flags are what differs within a scope. Without replicas the totals are the caps: old scopes keep
+ * their keys.
+ */
 export const scopeKey = (c: CellConfig): string =>
-  JSON.stringify([c.app, c.requests?.name ?? null, ...loadParts(c.load), c.cpuMillis, c.memoryMb]);
-/** Repetitions of one configuration share this key. */
+  JSON.stringify([c.app, c.requests?.name ?? null, ...loadParts(c.load), ...totalResources(c)]);
+/** The parts a configuration has only when its matrix named them (replicas ≥ 2, a Node.js version, flags). */
+const runtimeParts = (c: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags'>): object[] => {
+  const r = {
+    ...((c.replicas ?? 1) >= 2 ? { replicas: c.replicas } : {}),
+    ...(c.node !== undefined ? { node: c.node } : {}),
+    ...(c.nodeFlags?.length ? { nodeFlags: c.nodeFlags } : {}),
+  };
+  return Object.keys(r).length ? [r] : [];
+};
+/**
+ * Repetitions of one configuration share this key. Replicas, the Node.js version and flags are in it
+ * only when present, so a configuration stored before them keeps its key.
+ */
 export const configurationKey = (c: CellConfig): string =>
-  JSON.stringify([c.app, c.requests?.name ?? null, c.mode, c.workers, c.cpuMillis, c.memoryMb, ...loadParts(c.load)]);
+  JSON.stringify([
+    c.app,
+    c.requests?.name ?? null,
+    c.mode,
+    c.workers,
+    c.cpuMillis,
+    c.memoryMb,
+    ...loadParts(c.load),
+    ...runtimeParts(c),
+  ]);
+
+/** Whether two configurations run the same topology and runtime: replicas, Node.js version and flags. */
+export const sameRuntime = (
+  a: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags'>,
+  c: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags'>,
+): boolean => JSON.stringify(runtimeParts(a)) === JSON.stringify(runtimeParts(c));
 
 /**
- * Whether two configurations differ at most in one cap (`free`): the same workload, load, mode and
- * workers, and the same other cap. The memory and CPU dimensions of the matrix are read this way.
+ * Whether two configurations differ at most in one cap (`free`): the same workload, load, mode,
+ * workers, replicas, Node.js version and flags, and the same other cap. The memory and CPU
+ * dimensions of the matrix are read this way.
  */
 export function sameBut(free: 'cpuMillis' | 'memoryMb', a: ConfigurationSummary, c: ConfigurationSummary): boolean {
   const fixed = free === 'cpuMillis' ? 'memoryMb' : 'cpuMillis';
@@ -52,6 +94,7 @@ export function sameBut(free: 'cpuMillis' | 'memoryMb', a: ConfigurationSummary,
     JSON.stringify(a.load) === JSON.stringify(c.load) &&
     a.mode === c.mode &&
     a.workers === c.workers &&
+    sameRuntime(a, c) &&
     a[fixed] === c[fixed]
   );
 }
@@ -178,8 +221,25 @@ function compareConfigs(a: ConfigurationSummary, b: ConfigurationSummary): numbe
     a.cpuMillis - b.cpuMillis ||
     a.memoryMb - b.memoryMb ||
     MODE_ORDER[a.mode] - MODE_ORDER[b.mode] ||
-    a.workers - b.workers
+    a.workers - b.workers ||
+    (a.replicas ?? 1) - (b.replicas ?? 1) ||
+    (a.node ?? '').localeCompare(b.node ?? '', undefined, { numeric: true }) ||
+    (a.nodeFlags ?? []).join(' ').localeCompare((b.nodeFlags ?? []).join(' '))
   );
+}
+
+/** A summary's replicas, Node.js version and flags (only those present), and the exact versions its cells ran. */
+function runtimeFields(
+  first: CellConfig,
+  included: StoredCell[],
+): Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'nodeVersions'> {
+  // CellResult.nodeVersion as the store gives it back (cells stored before it have none).
+  const ran = (c: StoredCell): string | undefined => (c as StoredCell & { nodeVersion?: string }).nodeVersion;
+  const versions = [...new Set(included.flatMap((c) => (ran(c) ? [ran(c)!] : [])))];
+  return {
+    ...(runtimeParts(first)[0] as Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags'> | undefined),
+    ...(versions.length ? { nodeVersions: versions } : {}),
+  };
 }
 
 /** The items by key, in first-seen order of the keys (each group in input order). */
@@ -263,6 +323,7 @@ export function groupCells(
       cpuMillis: first.cpuMillis,
       memoryMb: first.memoryMb,
       load: first.load,
+      ...runtimeFields(first, included),
       n: included.length,
       cellIndexes: included.map((c) => c.config.index),
       rps,

@@ -2,11 +2,10 @@
 // source for the CLI, the UI, the HTML report, --json and the snippets' opening comment.
 import { fmtNum } from '../common/format.ts';
 import { isCensored } from './contest.ts';
-import { pairLabel } from '../common/resource-labels.ts';
 import { joinAnd as listOf } from '../common/text.ts';
 import { answerPick } from './sizing.ts';
 import type { AnswerState, ConfigurationSummary, Recommendation } from './types.ts';
-import { who } from './phrases.ts';
+import { onWhat, who, whoContext } from './phrases.ts';
 
 export interface Headline {
   state: AnswerState;
@@ -36,9 +35,13 @@ export function headlineOf(
   if (!p) return null;
   const c = p.configuration;
   const byKey = new Map(rec.configurations.map((x) => [x.key, x]));
-  const where = pairLabel(c.cpuMillis, c.memoryMb);
+  // With replicas the pick's caps are per container, said with the totals its scope holds (its label).
+  const where = (c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope ? p.scope.label : onWhat(c);
   const decideBy = p.basis === 'knee' && p.scope ? p.scope.decideBy : [];
   const base = { state: p.state, key: c.key, contenders: p.contenders, decideBy };
+  // Configurations of one scope named together say what they differ in: containers, Node.js version, flags.
+  const ctx = whoContext(p.scope ? [c, ...p.scope.candidates.map((k) => byKey.get(k)!).filter(Boolean)] : [c]);
+  const named = (x: ConfigurationSummary): string => who(x, ctx);
   if (p.basis === 'search')
     return { ...base, text: `Pick: ${who(c)} on ${where}, found by the auto-size search — confident.` };
   if (p.basis === 'slo') {
@@ -46,9 +49,9 @@ export function headlineOf(
       ...base,
       text:
         p.state === 'confident'
-          ? `Pick: ${who(c)} on ${where}, the cheapest configuration meeting the objective on its whole 95 % ` +
+          ? `Pick: ${named(c)} on ${where}, the cheapest configuration meeting the objective on its whole 95 % ` +
             'interval — confident.'
-          : `Undecided: ${who(c)} on ${where} meets the objective on its mean only (its interval crosses a ` +
+          : `Undecided: ${named(c)} on ${where} meets the objective on its mean only (its interval crosses a ` +
             'limit); more repetitions would decide it.',
     };
   }
@@ -61,7 +64,7 @@ export function headlineOf(
         ? 'the only configuration that qualified'
         : `its goodput (${goodput(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 ` +
           `%${s.lowerBounds.includes(c.key) ? '; a lower bound, the server was at least that fast' : ''})`;
-    return { ...base, text: `Pick: ${who(c)} on ${where} — confident: ${how}.` };
+    return { ...base, text: `Pick: ${named(c)} on ${where} — confident: ${how}.` };
   }
   if (p.state === 'equivalent') {
     const within = s.contenders
@@ -71,20 +74,20 @@ export function headlineOf(
     return {
       ...base,
       text:
-        `Pick: ${who(c)} on ${where} — equivalent: ${listOf([who(c), ...within.map(who)])} are shown within ` +
+        `Pick: ${named(c)} on ${where} — equivalent: ${listOf([named(c), ...within.map(named)])} are shown within ` +
         `${fmtNum(m, 0)} % of the best goodput (one-sided tests), so the cheapest (${goodput(c)}).`,
     };
   }
   const names = s.contenders
     .map((k) => byKey.get(k)!)
     .filter(Boolean)
-    .map((x) => `${who(x)} (${goodput(x)})`);
+    .map((x) => `${named(x)} (${goodput(x)})`);
   const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
   const why = bound
     ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them'
     : `the tests separate them neither beyond nor within the ${fmtNum(m, 0)} % margin`;
   return {
     ...base,
-    text: `Undecided on ${where} between ${listOf(names)}: ${why}. What would decide it: ${listOf(decideBy)}.`,
+    text: `Undecided on ${s.label} between ${listOf(names)}: ${why}. What would decide it: ${listOf(decideBy)}.`,
   };
 }

@@ -4,8 +4,9 @@
 import { fitLine } from '../common/least-squares.ts';
 import type { StoredCell } from '../model/stored.ts';
 import { cellPeak, freshNeed, type FreshNeed } from './fresh-need.ts';
-import { configurationKey } from './group.ts';
+import { configurationKey, sameRuntime } from './group.ts';
 import { memoryCaps } from './memory-caps.ts';
+import { oneReplicaCells, totalPeakBytes } from './memory-replicas.ts';
 import { summarize, tQuantile } from './stats.ts';
 import type { ConfigurationSummary, MemorySizing, WorkerSlope } from './types.ts';
 
@@ -88,7 +89,7 @@ export function leastSquares(
 
 /** Configurations that differ from `c` only in the worker count (same workload, load, mode, CPU and memory cap). */
 const sameButWorkers = (a: ConfigurationSummary, c: ConfigurationSummary): boolean =>
-  a.scopeKey === c.scopeKey && a.mode === c.mode;
+  a.scopeKey === c.scopeKey && a.mode === c.mode && sameRuntime(a, c);
 
 /**
  * Memory per worker for `c`: the slope of every repetition's peak against its worker count, at c's mode, CPU and memory
@@ -142,9 +143,13 @@ export type MemorySizingWithFresh = MemorySizing & { fresh: FreshNeed | null };
 export function memorySizing(
   c: ConfigurationSummary,
   all: readonly ConfigurationSummary[],
-  cells: Map<string, StoredCell[]>,
+  finished: Map<string, StoredCell[]>,
   marginPct: number,
 ): MemorySizingWithFresh {
+  // Replicas: the limit is per container, from one replica's memory (the largest), never the total.
+  const raw = finished.get(c.key) ?? [];
+  const view = oneReplicaCells(finished);
+  const cells = view.cells;
   const own = cells.get(c.key) ?? [];
   const peaks = own.map(cellPeak).filter((p) => p !== null);
   const fresh = freshNeed(own);
@@ -161,7 +166,14 @@ export function memorySizing(
     limitMb = caps.smallestCleanMb;
     limitFrom = 'matrix';
   }
+  const count = Math.max(1, c.replicas ?? 1);
+  const from = view.from.get(c.key);
+  const replicas =
+    count >= 2 && from
+      ? { count, from, totalPeakBytes: totalPeakBytes(raw), limitTotalMb: limitMb === null ? null : limitMb * count }
+      : null;
   return {
+    ...(replicas ? { replicas } : {}),
     peakBytes,
     peakMeanBytes: summary?.mean ?? null,
     peakHalfWidthBytes: summary?.ci?.halfWidth ?? null,

@@ -1,6 +1,7 @@
 // The phrases every sentence of the answer shares: who ran ("2 cluster workers"), its numbers with
 // their intervals, its flags and caveats, and how sure a pick is in a few words.
 import { fmtNum, fmtPct, fmtUs, fmtUsPm } from '../common/format.ts';
+import { pairLabel } from '../common/resource-labels.ts';
 import { joinAnd } from '../common/text.ts';
 import type { FlagKind } from '../model/types.ts';
 import { RUN_TO_RUN_SPREAD } from './stats.ts';
@@ -13,20 +14,75 @@ const NOUN: Record<Exclude<ConfigurationSummary['mode'], 'single'>, string> = {
   image: 'image worker',
 };
 
-/** "a single process", "1 cluster worker", "4 PM2 instances", "3 image workers". */
-export function who(c: Pick<ConfigurationSummary, 'mode' | 'workers'>): string {
-  if (c.mode === 'single') return 'a single process';
-  return `${c.workers} ${NOUN[c.mode]}${c.workers === 1 ? '' : 's'}`;
+/** What a label may name: the mode and workers, and where present the replicas, Node.js version and flags. */
+export type Named = Pick<ConfigurationSummary, 'mode' | 'workers'> &
+  Partial<Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags'>>;
+
+/**
+ * What the configurations named together differ in, so each label says it even where its own value is
+ * the default: "1 container ×" beside "2 containers ×", "the default Node.js" beside "Node 22", "no
+ * flags" beside a flag.
+ */
+export interface WhoContext {
+  containers: boolean;
+  node: boolean;
+  flags: boolean;
 }
 
-/** "2, 4 and 8 cluster workers" when the modes agree, else each named in full. */
-export function whoList(cs: ConfigurationSummary[]): string {
+/** The context of a set of configurations named side by side (whoContext of the scope, of the contenders). */
+export function whoContext(cs: readonly Named[]): WhoContext {
+  return {
+    containers: cs.some((c) => (c.replicas ?? 1) >= 2),
+    node: new Set(cs.map((c) => c.node ?? null)).size > 1,
+    flags: new Set(cs.map((c) => (c.nodeFlags ?? []).join(' '))).size > 1,
+  };
+}
+
+/** "a single process", "1 cluster worker", "4 PM2 instances": the mode and workers alone. */
+const workersOf = (c: Named): string =>
+  c.mode === 'single' ? 'a single process' : `${c.workers} ${NOUN[c.mode]}${c.workers === 1 ? '' : 's'}`;
+
+/**
+ * The one label of a configuration: "a single process", "1 cluster worker", "4 PM2 instances"; with
+ * replicas "2 containers × 1 cluster worker" (workers are per container); with a Node.js version or
+ * flags "2 cluster workers (Node 22, --max-semi-space-size=32)". A caller that names the containers
+ * or the version itself passes only {mode, workers}.
+ */
+export function who(c: Named, ctx?: WhoContext): string {
+  const r = Math.max(1, c.replicas ?? 1);
+  const topology = r >= 2 || ctx?.containers ? `${r} container${r === 1 ? '' : 's'} × ${workersOf(c)}` : workersOf(c);
+  const node = c.node !== undefined ? `Node ${c.node}` : ctx?.node ? 'the default Node.js' : null;
+  const flags = c.nodeFlags?.length ? c.nodeFlags.join(' ') : ctx?.flags ? 'no flags' : null;
+  const runtime = [node, flags].filter((x): x is string => x !== null);
+  return runtime.length ? `${topology} (${runtime.join(', ')})` : topology;
+}
+
+/**
+ * Where a configuration ran: "1 CPU / 256 MB"; with replicas its caps each and the totals, "0.5 CPU /
+ * 256 MB each (1 CPU / 512 MB in total)" (a scope holds equal totals: analysis/group.ts scopeKey).
+ */
+export function onWhat(c: Pick<ConfigurationSummary, 'cpuMillis' | 'memoryMb' | 'replicas'>): string {
+  const r = Math.max(1, c.replicas ?? 1);
+  const each = pairLabel(c.cpuMillis, c.memoryMb);
+  return r >= 2 ? `${each} each (${pairLabel(c.cpuMillis * r, c.memoryMb * r)} in total)` : each;
+}
+
+/** "2, 4 and 8 cluster workers" when the modes, replicas, version and flags agree, else each named in full. */
+export function whoList(cs: ConfigurationSummary[], ctx?: WhoContext): string {
   const sorted = [...cs].sort((a, b) => a.workers - b.workers);
-  const mode = sorted[0]?.mode;
-  if (sorted.length > 1 && mode !== 'single' && sorted.every((c) => c.mode === mode)) {
-    return `${joinAnd(sorted.map((c) => String(c.workers)))} ${NOUN[mode as keyof typeof NOUN]}s`;
+  const first = sorted[0];
+  const runtime = (c: Named): string => JSON.stringify([c.replicas ?? 1, c.node ?? null, c.nodeFlags ?? []]);
+  const alike =
+    first !== undefined &&
+    first.mode !== 'single' &&
+    sorted.every((c) => c.mode === first.mode && runtime(c) === runtime(first));
+  if (sorted.length > 1 && alike) {
+    // The shared parts said once around the counts: "2 containers × 1 and 2 cluster workers (Node 22)".
+    const one = who({ ...first, workers: 2 }, ctx);
+    const counts = `${joinAnd(sorted.map((c) => String(c.workers)))} ${NOUN[first.mode as keyof typeof NOUN]}s`;
+    return one.replace(`2 ${NOUN[first.mode as keyof typeof NOUN]}s`, counts);
   }
-  return joinAnd(sorted.map(who));
+  return joinAnd(sorted.map((c) => who(c, ctx)));
 }
 
 /** "was" for one process or worker, "were" for more. */
@@ -105,6 +161,7 @@ const FLAG_WORDS: Record<FlagKind, string> = {
   restarts: 'worker processes were replaced',
   unstable: 'throughput drifted or stepped during the measured seconds, so its mean is not a steady state',
   'host-busy': 'other processes on the host took CPU from the target or the load generator',
+  'uneven-share': 'the replicas did not get an even share of the load, so the cell is not the topology it names',
 };
 
 /** Said instead of "the server may be faster" where every connection was waiting on the server. */

@@ -1,8 +1,11 @@
 import type { RunDetail } from '../model/stored.ts';
 import { causesOf } from './answer-causes.ts';
+import { costsOf, pricesFor, searchCostLine } from './cost.ts';
 import { decideScopes } from './decide.ts';
 import { configurationKey, groupCells } from './group.ts';
 import { headlineOf } from './headline.ts';
+import { topologyNotes } from './topology.ts';
+import { flagNotes, versionNotes } from './versions.ts';
 import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './sizing.ts';
 import { sloOutcomes } from './slo.ts';
@@ -60,6 +63,11 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   // An auto-size run answers with what its search found (analysis/search-answer.ts).
   const search = run.search ? searchAnswer(run.search, configurations) : null;
   const sizingSlo = options.slo ?? (search ? searchSizingSlo(search) : null);
+  // Prices given now, else the run's own (its matrix or search spec), else the example defaults.
+  const priced = pricesFor(run.matrix, options.prices);
+  const costs = costsOf(configurations, sizingSlo, priced.prices, priced.source);
+  // An auto-size run is priced by what its search found, not by a contest over its cells.
+  if (search) costs.cheapest = [searchCostLine(search, priced.prices)];
   const base: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'> = {
     run: {
       id: run.id,
@@ -76,9 +84,16 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     scopes,
     undecided,
     sloOutcomes: outcomes,
+    costs,
     exclusions,
     noise: noiseNotes(configurations, run),
     causes: causesOf(run, scopes, options.probe, options.samples),
+    // Topologies, Node.js versions and flags of a scope, each compared by the same contest as the pick.
+    comparisons: [
+      ...topologyNotes(configurations, scopes, run.cells, marginPct),
+      ...versionNotes(configurations, scopes, marginPct),
+      ...flagNotes(configurations, scopes, marginPct),
+    ],
     sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search),
     method: methodText(marginPct),
   };

@@ -1,7 +1,7 @@
 // The answer's pick in a few fields, for the run list (which caches it per run: store/run-picks.ts).
 import type { RunPick } from '../model/stored.ts';
-import { pairLabel } from '../common/resource-labels.ts';
 import { isCensored } from './contest.ts';
+import { onWhat } from './phrases.ts';
 import type { Recommendation } from './answer-types.ts';
 
 /** What the headline names (for an undecided answer its leading contender); null when nothing can be deployed. */
@@ -11,9 +11,13 @@ export function runPickOf(rec: Pick<Recommendation, 'headline' | 'configurations
   if (!h || !c) return null;
   const manyApps = new Set(rec.configurations.map((x) => x.app)).size > 1;
   const who = c.mode === 'single' ? 'single' : `${c.mode}×${c.workers}`;
+  // Replicas ("2 × cluster×1 on 0.5 CPU / 256 MB each (1 CPU / 512 MB in total)"), the version and flags, as cellLabel.
+  const r = Math.max(1, c.replicas ?? 1);
+  const node = c.node !== undefined ? ` Node ${c.node}` : '';
+  const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}`;
   return {
     state: h.state,
-    configuration: `${manyApps ? `${c.app} ` : ''}${who} on ${pairLabel(c.cpuMillis, c.memoryMb)}`,
+    configuration: `${manyApps ? `${c.app} ` : ''}${r >= 2 ? `${r} × ` : ''}${who} on ${onWhat(c)}${runtime}`,
     app: c.app,
     mode: c.mode,
     workers: c.workers,

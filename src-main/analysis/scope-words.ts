@@ -4,11 +4,11 @@ import { fmtMargin, fmtNum, fmtPct, fmtRatio } from '../common/format.ts';
 import { capitalize } from '../common/text.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import { withinMargin } from './decide.ts';
-import { be, caveats, p99Text, rpsText, who, whoList } from './phrases.ts';
+import { be, caveats, p99Text, rpsText, who, whoContext, whoList, type WhoContext } from './phrases.ts';
 import type { ConfigurationSummary, ScopeDecision, UndecidedScope } from './types.ts';
 
 /** How a constant rate that was missed is explained, by the side that was the bottleneck. */
-function shortfallSentences(short: ConfigurationSummary[]): string[] {
+function shortfallSentences(short: ConfigurationSummary[], ctx?: WhoContext): string[] {
   const by = (side: ConfigurationSummary['shortfallBy']): ConfigurationSummary[] =>
     short.filter((c) => c.shortfallBy === side);
   const out: string[] = [];
@@ -17,17 +17,18 @@ function shortfallSentences(short: ConfigurationSummary[]): string[] {
   const unknown = by(null);
   if (server.length)
     out.push(
-      `${capitalize(whoList(server))} fell short of the rate with every connection waiting on the server: ` +
+      `${capitalize(whoList(server, ctx))} fell short of the rate with every connection waiting on the server: ` +
         'the server was saturated.',
     );
   if (client.length)
     out.push(
-      `${capitalize(whoList(client))} fell short of the rate because a load thread was saturated: the load ` +
+      `${capitalize(whoList(client, ctx))} fell short of the rate because a load thread was saturated: the load ` +
         'generator fell behind, so the server may be faster than measured.',
     );
   if (unknown.length)
     out.push(
-      `${capitalize(whoList(unknown))} fell short of the rate; the run did not record which side was the bottleneck.`,
+      `${capitalize(whoList(unknown, ctx))} fell short of the rate; the run did not record which side was the ` +
+        'bottleneck.',
     );
   return out;
 }
@@ -35,10 +36,10 @@ function shortfallSentences(short: ConfigurationSummary[]): string[] {
 /**
  * The lower bounds of a pair, said once: used as bounds (contest.ts), they may beat an estimate, nothing beats them.
  */
-function boundsSentence(s: ScopeDecision, pick: (keys: string[]) => ConfigurationSummary[]): string {
+function boundsSentence(s: ScopeDecision, pick: (keys: string[]) => ConfigurationSummary[], ctx?: WhoContext): string {
   const held = pick(s.lowerBounds);
   return (
-    `${capitalize(whoList(held))} ${be(held)} client-bound or host-busy: ` +
+    `${capitalize(whoList(held, ctx))} ${be(held)} client-bound or host-busy: ` +
     `${held.length === 1 ? 'its' : 'their'} goodput ` +
     `(${held.map((c) => `≥ ${fmtNum(c.rps!.mean)} req/s`).join(', ')}) is a lower bound — the server was at ` +
     'least that fast — and counts as one: it can beat a measured estimate, but nothing is shown faster than it ' +
@@ -51,24 +52,25 @@ function verdictSentence(
   best: ConfigurationSummary,
   pick: (keys: string[]) => ConfigurationSummary[],
   marginPct = 5,
+  ctx?: WhoContext,
 ): string {
   if (s.state === 'equivalent') {
     const tied = pick(s.contenders);
     return (
-      `${capitalize(whoList(tied))} are shown within ${fmtMargin(marginPct)} % of the best throughput ` +
+      `${capitalize(whoList(tied, ctx))} are shown within ${fmtMargin(marginPct)} % of the best throughput ` +
       `(one-sided Welch's t-tests, Holm-corrected, 5 %): equivalent, so the cheapest is the pick.`
     );
   }
   switch (s.rpsVerdict) {
     case 'not-distinguishable':
       return (
-        `${capitalize(whoList([best, ...pick(s.notDistinguishableRps)]))} are not distinguishable on ` +
+        `${capitalize(whoList([best, ...pick(s.notDistinguishableRps)], ctx))} are not distinguishable on ` +
         `throughput (Welch's t-test, Holm-corrected, 5 %).`
       );
     case 'clear':
       return "Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).";
     case 'bottlenecked':
-      return boundsSentence(s, pick);
+      return boundsSentence(s, pick, ctx);
     default:
       return best.rps!.ci
         ? 'Some configurations here have no interval: against those, only means were compared.'
@@ -84,6 +86,8 @@ export function scopeSentences(
 ): string[] {
   const cs = s.candidates.map((k) => byKey.get(k)!);
   const pick = (keys: string[]): ConfigurationSummary[] => keys.map((k) => byKey.get(k)!);
+  // What the configurations of the pair differ in (containers, Node.js, flags) is said in every name.
+  const ctx = whoContext(cs);
   const where = `On ${s.label}${withContext ? ` (${s.context})` : ''}`;
   const out: string[] = [];
   const { bestRps: best, knee, lowestP99: low } = s;
@@ -91,10 +95,10 @@ export function scopeSentences(
 
   if (only) {
     out.push(
-      `${where}, only ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} ` +
+      `${where}, only ${who(best, ctx)} (${fmtRatio(best.workersPerCpu)} per CPU) ${be([best])} ` +
         `${s.setAside.length ? 'a candidate' : 'measured'}: ${rpsText(best)}; p99 ${p99Text(best)}.`,
     );
-    if (s.lowerBounds.length) out.push(boundsSentence(s, pick));
+    if (s.lowerBounds.length) out.push(boundsSentence(s, pick, ctx));
   } else if (s.load.model === 'rate') {
     // At a constant rate req/s is what was asked for; what differs is whether it was delivered, and latency.
     const rate = s.load.rate;
@@ -103,15 +107,15 @@ export function scopeSentences(
       `${where}, the load was a constant ${fmtNum(rate)} req/s: ${cs.length - short.length} of ${cs.length} ` +
         `configurations delivered at least ${fmtPct(RATE_SHORTFALL * 100)} of it.`,
     );
-    out.push(...shortfallSentences(short));
+    out.push(...shortfallSentences(short, ctx));
   } else {
     const bound = s.lowerBounds.includes(best.key) ? ', a lower bound: the server was at least that fast' : '';
     out.push(
-      `${where}, ${who(best)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput ` +
+      `${where}, ${who(best, ctx)} (${fmtRatio(best.workersPerCpu)} per CPU) gave the best throughput ` +
         `(${rpsText(best)}${bound}).`,
     );
     if (knee !== best) {
-      const head = `${capitalize(who(knee))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])}`;
+      const head = `${capitalize(who(knee, ctx))} (${fmtRatio(knee.workersPerCpu)} per CPU) ${be([knee])}`;
       const value = `${s.lowerBounds.includes(knee.key) ? '≥ ' : ''}${fmtNum(knee.rps!.mean)} req/s`;
       const m = fmtMargin(marginPct);
       out.push(
@@ -127,16 +131,16 @@ export function scopeSentences(
         `Fewer workers were significantly more than ${fmtMargin(marginPct)} % below it, so it is also the knee.`,
       );
     }
-    out.push(verdictSentence(s, best, pick, marginPct));
-    if (s.lowerBounds.length && s.rpsVerdict !== 'bottlenecked') out.push(boundsSentence(s, pick));
+    out.push(verdictSentence(s, best, pick, marginPct, ctx));
+    if (s.lowerBounds.length && s.rpsVerdict !== 'bottlenecked') out.push(boundsSentence(s, pick, ctx));
     const tied = new Set(s.notDistinguishableRps);
     const more = cs.filter((c) => c.workers > best.workers && !tied.has(c.key));
     if (more.length) {
       const clearly = new Set(s.clearlyBelowRps);
       out.push(
         more.every((c) => clearly.has(c.key))
-          ? `More workers only cost throughput: ${whoList(more)} ${be(more)} significantly slower.`
-          : `More workers were no better (${whoList(more)}).`,
+          ? `More workers only cost throughput: ${whoList(more, ctx)} ${be(more)} significantly slower.`
+          : `More workers were no better (${whoList(more, ctx)}).`,
       );
     }
   }
@@ -153,17 +157,17 @@ export function scopeSentences(
   }
   if (s.setAside.length) {
     out.push(
-      `Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!)} (${x.reason})`).join('; ')}.`,
+      `Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!, ctx)} (${x.reason})`).join('; ')}.`,
     );
   }
   if (!only) {
-    out.push(`Lowest p99: ${who(low)} (${p99Text(low)}).`);
+    out.push(`Lowest p99: ${who(low, ctx)} (${p99Text(low)}).`);
     if (s.p99Verdict === 'not-distinguishable')
-      out.push(`${capitalize(whoList([low, ...pick(s.notDistinguishableP99)]))} are not distinguishable on p99.`);
+      out.push(`${capitalize(whoList([low, ...pick(s.notDistinguishableP99)], ctx))} are not distinguishable on p99.`);
   }
   for (const c of [...new Set([best, knee, low])]) {
     const cav = caveats(c);
-    if (cav.length) out.push(`Caveat for ${who(c)} on ${s.label}: ${cav.join('; ')}.`);
+    if (cav.length) out.push(`Caveat for ${who(c, ctx)} on ${s.label}: ${cav.join('; ')}.`);
   }
   return out;
 }

@@ -82,6 +82,17 @@ export interface MemoryCap {
   pP99: number | null;
 }
 
+/** Memory of a configuration's replicas together, beside its per-container MemorySizing. */
+export interface ReplicaMemory {
+  count: number;
+  /** 'replicas': each replica's own cgroup peak (the largest taken); 'even-split': the cell's total ÷ count. */
+  from: import('./memory-replicas.ts').ReplicaMemoryFrom;
+  /** The replicas' peak together (the cell's total), the highest over the repetitions; null when none was recorded. */
+  totalPeakBytes: number | null;
+  /** The limit for all of them: limitMb × count; null without a limit. */
+  limitTotalMb: number | null;
+}
+
 export interface MemorySizing {
   /** Highest peak over the configuration's finished repetitions (bytes); null when none recorded one. */
   peakBytes: number | null;
@@ -113,6 +124,12 @@ export interface MemorySizing {
    * answers made before it existed; null without a peak or process readings.
    */
   fresh?: FreshNeed | null;
+  /**
+   * A configuration of R ≥ 2 containers: peakBytes, fresh and limitMb are per container (every replica
+   * gets the same limit, so it rests on the largest replica's peak); here the totals and how a
+   * replica's memory was read (memory-replicas.ts). Absent for one container.
+   */
+  replicas?: ReplicaMemory;
   /** The cap the penalty tests compare with: the largest that ran clean; null when none did. */
   referenceMb: number | null;
   /** Smallest cap that ran clean with every larger cap clean too; null when none did. */

@@ -7,7 +7,7 @@ import { joinAnd } from '../common/text.ts';
 import { freshNeedText } from './fresh-need.ts';
 import { loadLabel, MAX_ERROR_PCT, workloadLabel } from './group.ts';
 import { limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } from './memory.ts';
-import { who } from './phrases.ts';
+import { onWhat, who, whoContext, type WhoContext } from './phrases.ts';
 import { describeSlo } from './slo.ts';
 import type {
   ConfigurationSummary,
@@ -115,6 +115,23 @@ export function searchLimitText(limitMb: number, x: SearchMemory): string {
   }
 }
 
+/** What the configurations of c's scope differ in, so its name says it ("1 container × …" beside replicas). */
+const scopeContext = (c: ConfigurationSummary, byKey: Map<string, ConfigurationSummary>): WhoContext =>
+  whoContext([...byKey.values()].filter((x) => x.scopeKey === c.scopeKey));
+
+const PER_CONTAINER = 'per container';
+const SPLIT_PROCESSES =
+  " (the containers' processes are read together: one container's even share, the image's files counted in each)";
+
+/** How a replica's peak was had: "the largest replica's: " or "the total ÷ 2, no reading per replica: ". */
+function replicaPeakFrom(s: Sizing): string {
+  const r = s.memory.replicas;
+  if (!r) return '';
+  return r.from === 'replicas'
+    ? "the largest replica's: "
+    : `the ${r.count} containers' total ÷ ${r.count}, as no reading per replica was recorded: `;
+}
+
 const capPhrase = (c: MemoryCap): string => `at ${memLabel(c.memoryMb)}: ${c.detail}`;
 
 /** The memory and CPU sentences of one recommended configuration. */
@@ -126,22 +143,29 @@ export function sizingSentences(
   withContext: boolean,
 ): string[] {
   const c = byKey.get(s.key)!;
-  return [...memorySentences(s, c, withContext), cpuSentence(s, c, slo, marginPct)];
+  const ctx = scopeContext(c, byKey);
+  return [...memorySentences(s, c, withContext, ctx), cpuSentence(s, c, slo, marginPct, ctx)];
 }
 
 /** The memory sentences of one recommended configuration of a matrix run: peak, limit, the caps' evidence. */
-function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolean): string[] {
+function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolean, ctx?: WhoContext): string[] {
   const context = withContext ? ` (${workloadLabel(c.app, c.requestSet)}, ${loadLabel(c.load)})` : '';
-  const name = `${who(c)} on ${pairLabel(c.cpuMillis, c.memoryMb)}${context}`;
+  const name = `${who(c, ctx)} on ${onWhat(c)}${context}`;
   const m = s.memory;
+  const r = m.replicas;
   const out: string[] = [];
   if (m.peakBytes !== null) {
     const reps = m.repetitions > 1 ? `, the highest of ${m.repetitions} repetitions` : '';
-    const fresh = m.fresh?.measure === 'rss' ? ` A fresh deployment needs ${freshNeedText(m.fresh)}.` : '';
+    const fresh =
+      m.fresh?.measure === 'rss'
+        ? ` A fresh deployment needs ${freshNeedText(m.fresh)}${r ? ` ${PER_CONTAINER}${SPLIT_PROCESSES}` : ''}.`
+        : '';
     out.push(
-      `Memory for ${name}: peak ${fmtMb(m.peakBytes)} (${PEAK_SOURCE_WORDS[m.peakSource!]}${reps}; ` +
-        `${fmtPct(m.peakShareOfCap! * 100)} of its cap); ${perWorkerText(s)}.${fresh} Recommended memory ` +
-        `limit: ${limitText(s)}.`,
+      `Memory for ${name}: peak ${fmtMb(m.peakBytes)}${r ? ` ${PER_CONTAINER}` : ''} (${replicaPeakFrom(s)}` +
+        `${PEAK_SOURCE_WORDS[m.peakSource!]}${reps}; ${fmtPct(m.peakShareOfCap! * 100)} of its cap)` +
+        `${r?.totalPeakBytes ? `, ${fmtMb(r.totalPeakBytes)} for the ${r.count} together` : ''}; ` +
+        `${perWorkerText(s)}.${fresh} Recommended memory limit: ${limitText(s)}` +
+        `${r?.limitTotalMb ? ` ${PER_CONTAINER}, ${memLabel(r.limitTotalMb)} for the ${r.count} in total` : ''}.`,
     );
   } else {
     out.push(`Memory for ${name}: no peak was recorded, so there is no recommended limit.`);
@@ -167,7 +191,7 @@ function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolea
   if (tooSmall.length)
     out.push(
       `${joinAnd(tooSmall.map((x) => memLabel(x.memoryMb)))} ${tooSmall.length === 1 ? 'is' : 'are'} ` +
-        `clearly too small for ${who(c)}.`,
+        `clearly too small for ${who(c, ctx)}.`,
     );
   const gc = m.caps.filter((x) => x.outcome === 'gc-pressure');
   if (gc.length)
@@ -190,22 +214,22 @@ function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolea
   return out;
 }
 
-function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, marginPct: number): string {
+function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, marginPct: number, ctx?: WhoContext): string {
   const u = s.cpu;
   const failed = u.failedAtMillis === null ? null : u.caps.find((x) => x.cpuMillis === u.failedAtMillis)!;
   let head: string;
   if (u.caps.length <= 1)
     head =
-      `CPU: the matrix tried only ${cpuLabel(c.cpuMillis)} for ${who(c)} at ${memLabel(c.memoryMb)}, so ` +
+      `CPU: the matrix tried only ${cpuLabel(c.cpuMillis)} for ${who(c, ctx)} at ${memLabel(c.memoryMb)}, so ` +
       'nothing shows whether less would do.';
   else if (u.requestMillis === null) {
     head = slo
-      ? `CPU: no CPU cap tried meets ${describeSlo(slo)} for ${who(c)} at ${memLabel(c.memoryMb)}.`
-      : `CPU: no CPU cap tried holds the throughput for ${who(c)} at ${memLabel(c.memoryMb)}.`;
+      ? `CPU: no CPU cap tried meets ${describeSlo(slo)} for ${who(c, ctx)} at ${memLabel(c.memoryMb)}.`
+      : `CPU: no CPU cap tried holds the throughput for ${who(c, ctx)} at ${memLabel(c.memoryMb)}.`;
   } else {
     const what = slo
-      ? `that meets ${describeSlo(slo)} for ${who(c)} at ${memLabel(c.memoryMb)} (on the means)`
-      : `that holds the throughput of ${who(c)} at ${memLabel(c.memoryMb)}: not significantly more than ` +
+      ? `that meets ${describeSlo(slo)} for ${who(c, ctx)} at ${memLabel(c.memoryMb)} (on the means)`
+      : `that holds the throughput of ${who(c, ctx)} at ${memLabel(c.memoryMb)}: not significantly more than ` +
         `${fmtMargin(marginPct)} % below the best over the CPU caps ` +
         `tried${u.evidence === 'means' ? ' (on the means, no interval)' : ''}`;
     head =
@@ -309,20 +333,32 @@ export function sizingParts(rec: SizingInput): SizingPart[] {
       statement:
         limit === null
           ? `Memory${of}: no limit (no peak was recorded)`
-          : `Memory${of}: limit ${memLabel(limit)} per container`,
-      method: s ? searchMemoryWords(s.found!, s.memoryFrom, x) : memorySentences(x, c, withContext).join(' '),
+          : `Memory${of}: limit ${memLabel(limit)} per container` +
+            (x.memory.replicas ? `, ${memLabel(limit * x.memory.replicas.count)} for ${x.memory.replicas.count}` : ''),
+      method: s
+        ? searchMemoryWords(s.found!, s.memoryFrom, x)
+        : memorySentences(x, c, withContext, scopeContext(c, byKey)).join(' '),
     };
-    return [memory, cpuPart(x, c, of, rec, s)];
+    return [memory, cpuPart(x, c, of, rec, s, scopeContext(c, byKey))];
   });
 }
 
-function cpuPart(x: Sizing, c: ConfigurationSummary, of: string, rec: SizingInput, s: SearchAnswer | null): SizingPart {
+function cpuPart(
+  x: Sizing,
+  c: ConfigurationSummary,
+  of: string,
+  rec: SizingInput,
+  s: SearchAnswer | null,
+  ctx: WhoContext,
+): SizingPart {
+  const r = Math.max(1, c.replicas ?? 1);
+  const forAll = (m: number): string => (r >= 2 ? `, ${cpuLabel(m * r)} for ${r}` : '');
   const u = x.cpu;
   if (s && u.searched) {
     const failed = u.caps.find((k) => k.cpuMillis === u.failedAtMillis);
     const lowest = u.caps[0]?.cpuMillis === u.requestMillis;
     return {
-      statement: `CPU${of}: request = limit = ${cpuLabel(u.requestMillis!)} per container`,
+      statement: `CPU${of}: request = limit = ${cpuLabel(u.requestMillis!)} per container${forAll(u.requestMillis!)}`,
       method:
         `CPU: ${cpuLabel(u.requestMillis!)} is the smallest CPU cap the search found meeting ${s.objective} for ` +
         `${who(c)}${s.evidence ? ` (${s.evidence})` : ''}` +
@@ -338,6 +374,6 @@ function cpuPart(x: Sizing, c: ConfigurationSummary, of: string, rec: SizingInpu
       ? `CPU${of}: only ${cpuLabel(c.cpuMillis)} was tried`
       : u.requestMillis === null
         ? `CPU${of}: no request (no CPU cap tried ${rec.slo ? 'meets the objective' : 'holds the throughput'})`
-        : `CPU${of}: request ${cpuLabel(u.requestMillis)} per container`;
-  return { statement, method: cpuSentence(x, c, rec.slo, rec.marginPct) };
+        : `CPU${of}: request ${cpuLabel(u.requestMillis)} per container${forAll(u.requestMillis)}`;
+  return { statement, method: cpuSentence(x, c, rec.slo, rec.marginPct, ctx) };
 }

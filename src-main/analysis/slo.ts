@@ -114,14 +114,21 @@ export function checkSlo(c: ConfigurationSummary, s: Slo): SloCheck[] {
 /** What cost is ranked on (a configuration summary, or an auto-size candidate). */
 export type Costed = Pick<ConfigurationSummary, 'cpuMillis' | 'memoryMb' | 'workers' | 'mode'> & {
   p99Us: { mean: number } | null;
+  replicas?: number;
 };
 
-/** Cheapest first: least CPU, then memory, then workers; then the lighter launcher and the lower p99. */
+/**
+ * Cheapest first: least CPU, then memory, then workers — all in total over the replicas (caps and
+ * workers are per replica) —; at equal totals fewer containers (contest.ts cheaper); then the lighter
+ * launcher and the lower p99.
+ */
 export function byCost(a: Costed, b: Costed): number {
+  const [ra, rb] = [Math.max(1, a.replicas ?? 1), Math.max(1, b.replicas ?? 1)];
   return (
-    a.cpuMillis - b.cpuMillis ||
-    a.memoryMb - b.memoryMb ||
-    a.workers - b.workers ||
+    a.cpuMillis * ra - b.cpuMillis * rb ||
+    a.memoryMb * ra - b.memoryMb * rb ||
+    ra - rb ||
+    a.workers * ra - b.workers * rb ||
     MODE_ORDER[a.mode] - MODE_ORDER[b.mode] ||
     (a.p99Us?.mean ?? 0) - (b.p99Us?.mean ?? 0)
   );

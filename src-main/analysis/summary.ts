@@ -2,11 +2,11 @@
 // stands against the rest, what to give it, what was left out), and the methods apart, so every
 // reader can show the answer first and fold the reasoning away. The full sentences stay in `words`.
 import { fmtMargin, fmtNum, fmtPct, fmtUs, fmtUsPm } from '../common/format.ts';
-import { cpuLabel, memLabel, pairLabel } from '../common/resource-labels.ts';
+import { cpuLabel, memLabel } from '../common/resource-labels.ts';
 import { capitalize, joinAnd } from '../common/text.ts';
 import { pickCause } from './answer-causes.ts';
 import { isCensored } from './contest.ts';
-import { who } from './phrases.ts';
+import { onWhat, who, whoContext, type WhoContext } from './phrases.ts';
 import { answerPick } from './sizing.ts';
 import { sizingMethodText } from './sizing-words.ts';
 import type { ConfigurationSummary, MethodNote, Recommendation, ScopeDecision } from './types.ts';
@@ -17,8 +17,8 @@ export const MAX_SUMMARY = 4;
 type Base = Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>;
 
 const goodput = (c: ConfigurationSummary): string => `${isCensored(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
-const named = (cs: ConfigurationSummary[], max = 3): string => {
-  const shown = cs.slice(0, max).map((c) => `${who(c)} (${goodput(c)})`);
+const named = (cs: ConfigurationSummary[], ctx?: WhoContext, max = 3): string => {
+  const shown = cs.slice(0, max).map((c) => `${who(c, ctx)} (${goodput(c)})`);
   return joinAnd(cs.length > max ? [...shown, `${cs.length - max} more`] : shown);
 };
 
@@ -45,6 +45,7 @@ function numbers(c: ConfigurationSummary): string {
 function rivalsBullet(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>, marginPct: number): string {
   const m = fmtMargin(marginPct);
   const others = s.candidates.filter((k) => k !== s.knee.key).map((k) => byKey.get(k)!);
+  const ctx = whoContext([s.knee, ...others]);
   // The pick's own bound is said with its numbers; a rival's shows as "≥" where it is named.
   const boundNote = s.lowerBounds.some((k) => k !== s.knee.key)
     ? ' (≥: a lower bound, the load generator or the host set the pace.)'
@@ -53,34 +54,50 @@ function rivalsBullet(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>
   if (s.state === 'undecided') {
     const rest = s.contenders.filter((k) => k !== s.knee.key).map((k) => byKey.get(k)!);
     // What would decide it is in the headline.
-    return `Not yet separable from ${named(rest)}.${boundNote}`;
+    return `Not yet separable from ${named(rest, ctx)}.${boundNote}`;
   }
   if (s.state === 'equivalent') {
     const tied = s.contenders.filter((k) => k !== s.knee.key).map((k) => byKey.get(k)!);
     return (
-      `${capitalize(named(tied))} ${tied.length === 1 ? 'is' : 'are'} within ${m} % of the best by two ` +
+      `${capitalize(named(tied, ctx))} ${tied.length === 1 ? 'is' : 'are'} within ${m} % of the best by two ` +
       `one-sided tests: equivalent, so the cheapest is the pick.${boundNote}`
     );
   }
   const kneeNote =
     s.knee !== s.bestRps
-      ? ` It is the knee: within ${m} % of the best, ${who(s.bestRps)} (${goodput(s.bestRps)}).`
+      ? ` It is the knee: within ${m} % of the best, ${who(s.bestRps, ctx)} (${goodput(s.bestRps)}).`
       : '';
   const below = others.filter((c) => c !== s.bestRps);
-  return ((below.length ? `Significantly slower on ${s.label}: ${named(below)}.` : '') + kneeNote + boundNote).trim();
+  return (
+    (below.length ? `Significantly slower on ${s.label}: ${named(below, ctx)}.` : '') +
+    kneeNote +
+    boundNote
+  ).trim();
 }
 
-/** What to give the pick: its memory limit and CPU request, in one sentence (the method is in `methods`). */
-function resourcesBullet(rec: Base, key: string): string | null {
-  const s = (rec.sizing ?? []).find((x) => x.key === key);
+/**
+ * What to give the pick: its memory limit and CPU request, in one sentence (the method is in `methods`);
+ * with replicas, per container and in total.
+ */
+function resourcesBullet(rec: Base, c: ConfigurationSummary): string | null {
+  const s = (rec.sizing ?? []).find((x) => x.key === c.key);
   if (!s) return null;
-  const mem = s.memory.limitMb !== null ? `a memory limit of ${memLabel(s.memory.limitMb)}` : null;
+  const r = Math.max(1, c.replicas ?? 1);
+  const { limitMb } = s.memory;
+  const { requestMillis } = s.cpu;
+  const mem = limitMb !== null ? `a memory limit of ${memLabel(limitMb)}` : null;
   const cpu =
-    s.cpu.requestMillis !== null
-      ? `${cpuLabel(s.cpu.requestMillis)}${s.cpu.caps.length <= 1 ? ' (the only CPU cap tried: less may do)' : ''}`
+    requestMillis !== null
+      ? `${cpuLabel(requestMillis)}${s.cpu.caps.length <= 1 ? ' (the only CPU cap tried: less may do)' : ''}`
       : null;
   const parts = [mem, cpu].filter((x): x is string => x !== null);
-  return parts.length ? `Give it ${joinAnd(parts)}.` : null;
+  if (!parts.length) return null;
+  if (r < 2) return `Give it ${joinAnd(parts)}.`;
+  const total = [
+    limitMb !== null ? memLabel(limitMb * r) : null,
+    requestMillis !== null ? cpuLabel(requestMillis * r) : null,
+  ].filter((x): x is string => x !== null);
+  return `Give each of its ${r} containers ${joinAnd(parts)} (${joinAnd(total)} in total).`;
 }
 
 /** What the answer rests on less than all of the run: unfinished cells and the repetitions left out. */
@@ -107,7 +124,10 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   const c = p.configuration;
   const byKey = new Map(rec.configurations.map((x) => [x.key, x]));
   const out: string[] = [];
-  out.push(`${capitalize(who(c))} on ${pairLabel(c.cpuMillis, c.memoryMb)}: ${numbers(c)}.`);
+  const ctx = p.scope ? whoContext(p.scope.candidates.map((k) => byKey.get(k)!).filter(Boolean)) : undefined;
+  // One container in a scope of replicas: its caps are the scope's totals, said as such.
+  const where = (c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope ? p.scope.label : onWhat(c);
+  out.push(`${capitalize(who(c, ctx))} on ${where}: ${numbers(c)}.`);
   if (p.basis === 'slo' && p.outcome)
     out.push(
       `${p.outcome.meeting} of ${p.outcome.considered} configurations meet the objective; this is the cheapest.`,
@@ -116,11 +136,17 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
     // Why, from the runtime probe, said with how the pick stands: the summary keeps its four bullets.
     const why = pickCause(rec.causes, p.scope.key, c.key);
     out.push(rivalsBullet(p.scope, byKey, rec.marginPct) + (why ? ` Why: ${why.text}.` : ''));
+    // The question the run asked of the pick's scope (containers or workers, which Node.js): its first line.
+    const asked = rec.comparisons?.find((n) => n.scopeKey === p.scope!.key && n.keys.includes(c.key));
+    if (asked) out.push(asked.text);
   }
-  const res = resourcesBullet(rec, c.key);
+  const res = resourcesBullet(rec, c);
   if (res) out.push(res);
   const left = leftOutBullet(rec);
   if (left) out.push(left);
+  // The cost line of the pick's workload (analysis/cost.ts), when there is room for it.
+  const cost = rec.costs?.cheapest.find((k) => k.app === c.app && k.requestSet === c.requestSet);
+  if (cost && cost.state !== 'none' && out.length < MAX_SUMMARY) out.push(cost.text);
   const more = rec.scopes.length - 1;
   if (more > 0 && out.length < MAX_SUMMARY)
     out.push(`${more} other CPU / memory pair${more === 1 ? '' : 's'}: in the chart and the table.`);

@@ -3,6 +3,7 @@
 // (each CPU / memory pair), slo-words.ts (the objective) and sizing-words.ts (memory and CPU).
 import { fmtMargin, fmtPct } from '../common/format.ts';
 import { causeSentence } from './answer-causes.ts';
+import { CHEAPER_RULE_WORDS } from './contest.ts';
 import { loadLabel, MAX_ERROR_PCT } from './group.ts';
 import { singleRunWeakness } from './phrases.ts';
 import { cpuRuleSentence, scopeSentences, undecidedSentence } from './scope-words.ts';
@@ -43,8 +44,8 @@ export function methodText(marginPct: number): string {
     'Holm-corrected at 5 % across those comparisons: ' +
     `a cheaper configuration is picked instead when it is shown within ${fmtMargin(marginPct)} % of the ` +
     'best, a costlier one is ruled out when it is shown below the best, and two within ' +
-    `±${fmtMargin(marginPct)} % by two one-sided tests are equivalent, where the cheaper wins (fewer ` +
-    'workers, then less CPU, then less memory, then the simpler launcher). ' +
+    `±${fmtMargin(marginPct)} % by two one-sided tests are equivalent, where the cheaper wins (` +
+    `${CHEAPER_RULE_WORDS}). ` +
     'The answer is confident when a test separates the pick from every rival, equivalent when the rest are ' +
     'shown within the margin, and undecided otherwise: then it names the contenders, runs more repetitions ' +
     'of only them while its settling budget lasts, and says what would decide it. ' +
@@ -79,9 +80,13 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'sum
       const loads = new Set(rec.configurations.map((c) => loadLabel(c.load))).size > 1;
       for (const o of rec.sloOutcomes) out.push(...sloSentences(o, rec.slo, multi, loads));
     }
+    // What the cheapest costs against its runner-up: one line per workload (analysis/cost.ts).
+    for (const k of rec.costs?.cheapest ?? []) if (k.state !== 'none' || rec.slo) out.push(k.text);
     const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1;
     for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext));
     for (const u of rec.undecided) out.push(undecidedSentence(u, byKey, withContext));
+    // Containers or workers, which Node.js, which flags: each pair by the same contest (topology.ts, versions.ts).
+    for (const n of rec.comparisons ?? []) out.push(n.text);
     for (const c of rec.causes) out.push(causeSentence(c));
     const rule = cpuRuleSentence(rec.scopes, byKey, rec.marginPct);
     if (rule) out.push(rule);

@@ -43,7 +43,10 @@ export function cellsTable(cells: StoredCell[]): string {
     cells.map((c) => [
       // Cells after the grid say why they ran: a settling repetition (s), a verification (v).
       `${c.config.index + 1}${c.config.phase === 'settle' ? ' s' : c.config.phase === 'verify' ? ' v' : ''}`,
-      c.config.app + (c.config.requests ? ` [${c.config.requests.name}]` : ''),
+      c.config.app +
+        (c.config.requests ? ` [${c.config.requests.name}]` : '') +
+        // The exact version it ran, where the cell named one ("22" ran 22.11.0).
+        (c.config.node ? ` · node ${c.nodeVersion ?? c.config.node}` : ''),
       c.config.mode,
       String(c.config.workers),
       `${c.config.cpuMillis}m`,

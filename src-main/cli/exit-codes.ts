@@ -25,6 +25,11 @@ export const EXIT = {
    * clean cap.
    */
   verifyFailed: 8,
+  /**
+   * `run --baseline`: the run finished and some configuration regressed against the baseline (shown worse by more than
+   * the threshold). Not used when the runs are not comparable (another host, target or load settings): verdicts only.
+   */
+  regressed: 10,
   /** `run --slo`: the run finished, but no configuration met the objective (k6 uses 99 for failed thresholds too). */
   sloNotMet: 99,
   /** Cancelled with Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT). */
@@ -41,6 +46,7 @@ export const EXIT_HELP = [
   `  ${EXIT.labBusy}    another Rightsize run or build holds this Docker engine (use --wait to queue)`,
   `  ${EXIT.targetNotReady}    --target is not ready (unreachable, TLS, permissions, no node free): nothing started`,
   `  ${EXIT.sloNotMet}   --slo given and no configuration meets it (checked before failed cells)`,
+  `  ${EXIT.regressed}   --baseline given and something regressed (an unmet --slo takes precedence: ${EXIT.sloNotMet})`,
   `  ${EXIT.cancelled}  cancelled (Ctrl-C, SIGTERM, SIGHUP)`,
   `  ${EXIT.error}    unexpected error`,
 ].join('\n');

@@ -4,6 +4,7 @@ import { DockerUnavailableError } from '../docker/client.ts';
 import { listPresets } from '../presets/presets.ts';
 import { rightsizeVersion } from '../util/paths.ts';
 import { appsCommands } from './apps-program.ts';
+import { baselineCommands } from './baseline-program.ts';
 import { doctorCommand } from './commands/doctor.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { reportCommand } from './commands/report.ts';
@@ -20,6 +21,7 @@ import {
 import { SIZE_EXIT_HELP, SIZE_JSON_SCHEMA_VERSION, sizeCommand } from './commands/size.ts';
 import { VERIFY_EXIT_HELP, VERIFY_JSON_SCHEMA_VERSION, verifyCommand } from './commands/verify.ts';
 import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
+import { addPriceOptions } from './prices-option.ts';
 import { table } from './format.ts';
 
 /** The end of a command's --help: what --json prints, and the exit codes. */
@@ -48,7 +50,7 @@ function program(): Command {
     .exitOverride();
   const globals = () => p.opts<{ db?: string; dataDir?: string; json?: boolean }>();
 
-  p.command('run')
+  addPriceOptions(p.command('run'), 'to cost the answer at, stored with the run')
     .description('run a sizing matrix from a preset or a JSON file, with live progress')
     .option('-p, --preset <name>', 'a preset (see `rightsize presets`)')
     .option('-c, --config <file>', 'a matrix JSON file')
@@ -82,6 +84,16 @@ function program(): Command {
     )
     .option('--explain', 'print every sentence of the answer and how it was decided, not only its summary')
     .option(
+      '--baseline <run|name>',
+      'compare goodput, p99 and peak memory with a baseline run (its id, or a name saved with --save-baseline); ' +
+        `exits ${EXIT.regressed} when something regressed`,
+    )
+    .option(
+      '--threshold <pct>',
+      'with --baseline: the noise threshold, a change smaller than this never regresses (default 5)',
+    )
+    .option('--save-baseline <name>', "save this run as each of its apps' baseline under this name (when it completes)")
+    .option(
       '--no-verify',
       'do not run the picked configuration exactly as its deploy snippets deploy it ' +
         '(rightsize verify RUN does it later)',
@@ -106,7 +118,7 @@ function program(): Command {
       process.exitCode = o.dryRun ? await dryRunCommand(options) : await runCommand(options);
     });
 
-  p.command('size')
+  addPriceOptions(p.command('size'), 'to cost (and with --cheapest, search) at, stored with the run')
     .description(
       'auto-size: find the cheapest configuration (CPU, memory, workers) ' +
         'that meets an objective at a constant rate, adaptively',
@@ -114,6 +126,7 @@ function program(): Command {
     .option('--app <name>', 'the app to size (see `rightsize apps`)')
     .option('--slo <objective>', 'the objective, e.g. "p99<=50ms,errors<=0.1%"')
     .option('--rate <req/s>', 'the constant request rate it must hold, e.g. 2000')
+    .option('--cheapest', 'the lowest price per hour at the prices (--cpu-price …), not the smallest CPU')
     .option('--cpu <min-max>', 'CPU cap bounds in millicores (default 250-<cores×1000>)')
     .option('--memory <min-max>', 'memory cap bounds in MB (default 128-1024)')
     .option('--workers <min-max>', 'worker count bounds (default 1-<cores>)')
@@ -171,11 +184,12 @@ function program(): Command {
     .description("write a run's cells (and per-second samples) as CSV")
     .option('--csv <file>', 'cells CSV')
     .option('--samples <file>', 'per-second samples CSV')
+    .option('--configurations <file>', "one row per configuration: the answer's goodput and cost at the run's prices")
     .action(async (id: string, o) => {
       process.exitCode = await exportCommand(id, { ...globals(), ...o });
     });
 
-  p.command('report <run>')
+  addPriceOptions(p.command('report <run>'), "for this report, over the run's stored prices")
     .description('the sizing answer of a run: text, --json, or a self-contained HTML report')
     .option('--html <file>', 'write a self-contained HTML report (answer, charts, cells, host, method)')
     .option('--slo <objective>', 'service-level objective, e.g. "p99<=20ms,rps>=1000,errors<=1%"')
@@ -251,6 +265,7 @@ function program(): Command {
     });
 
   appsCommands(p, globals);
+  baselineCommands(p, globals);
 
   const targets = p
     .command('targets')

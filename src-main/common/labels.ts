@@ -1,14 +1,20 @@
 // Short names of cells, shared by every listing (CLI tables, the UI, the answer, the reports).
 import type { CellConfig } from '../model/types.ts';
 
-/** "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing. */
+/**
+ * "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing; with replicas, a
+ * Node.js version or flags: "hello cluster×2 2 × 1000m/256MB c20 Node 22 --max-semi-space-size=32".
+ */
 export function cellLabel(c: CellConfig): string {
   const load = c.load.model === 'closed' ? `c${c.load.connections}` : `${c.load.rate}rps/c${c.load.connections}`;
   const req = c.requests ? ` [${c.requests.name}]` : '';
   // Cells added after the grid say why they ran: settling an undecided answer, verifying a snippet.
   const why = c.phase === 'settle' ? ' (settle)' : c.phase === 'verify' ? ' (verify)' : '';
+  const replicas = (c.replicas ?? 1) >= 2 ? `${c.replicas} × ` : '';
+  const node = c.node !== undefined ? ` Node ${c.node}` : '';
+  const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}`;
   return (
-    `${c.app}${req} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB ` +
-    `${load}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`
+    `${c.app}${req} ${c.mode}×${c.workers} ${replicas}${c.cpuMillis}m/${c.memoryMb}MB ` +
+    `${load}${runtime}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`
   );
 }

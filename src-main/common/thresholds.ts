@@ -14,3 +14,11 @@ export const CLIENT_BOUND_ELU = 0.9;
  * (the first seconds of a fresh container are always cold).
  */
 export const CELL_OVERHEAD_SEC = 4;
+
+/**
+ * A replica whose measured share of the responses is off the even share (1 ÷ replicas) by more than
+ * this, relative to it, got an uneven share of the load: the cell is not the topology it names (one
+ * replica slower, or connections lost to one). 10 %: 2 replicas at 45 / 55 %. The engine's
+ * 'uneven-share' flag and the answer's topology caveat read it.
+ */
+export const UNEVEN_SHARE = 0.1;

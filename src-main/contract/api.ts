@@ -24,6 +24,10 @@ export type { DeployConfig, DeployProvenance, SnippetFile, SnippetKind } from '.
 export type { SearchStatus, SearchStep, SearchTrace, SizeSpec, StepOutcome } from '../model/search.ts';
 export type { ProviderNode, TargetCheck, TargetInfo, TargetKind } from '../targets/types.ts';
 import type { TargetCheck, TargetInfo } from '../targets/types.ts';
+import type { BaselineComparison } from '../analysis/baseline-types.ts';
+import type { RunBaselineSpec, SavedBaseline } from '../store/baselines.ts';
+export type * from '../analysis/baseline-types.ts';
+export type { RunBaselineSpec, SavedBaseline };
 
 export interface EngineStatus {
   docker:
@@ -107,6 +111,8 @@ export interface AnswerInput {
   /** The knee: fewest workers within this % of the best req/s (default 5). */
   marginPct?: number;
   slo?: Slo;
+  /** Prices to cost the answer at, over the run's stored ones (common/cost.ts); only those given. */
+  prices?: { cpuHour?: number; gbHour?: number; replicaHour?: number };
 }
 
 export interface SaveFile {
@@ -160,8 +166,16 @@ export interface Calls {
    */
   'matrix.validate': { input: { matrix: unknown; target?: string }; output: MatrixCheck };
   /** `target`: where to run ('local' when absent); a saved target's name. */
+  /** `baseline`: a run id or a saved baseline name to compare with when it is done (thresholdPct default 5). */
   'runs.start': {
-    input: { matrix: unknown; name?: string; preset?: string; target?: string };
+    input: {
+      matrix: unknown;
+      name?: string;
+      preset?: string;
+      target?: string;
+      baseline?: string;
+      thresholdPct?: number;
+    };
     output: { runId: number };
   };
   /** Checks an auto-size request (SizeSpec input) without starting it; `target` as for matrix.validate. */
@@ -183,7 +197,10 @@ export interface Calls {
    */
   'runs.probe': { input: RunProbeInput; output: CellProbeSeconds[] };
   /** `probe`: the runtime probe's seconds, one row per process and second. */
-  'export.csv': { input: { runId: number; kind: 'cells' | 'samples' | 'probe' }; output: ExportFile };
+  'export.csv': {
+    input: { runId: number; kind: 'cells' | 'samples' | 'probe' | 'configurations' };
+    output: ExportFile;
+  };
   /** The sizing answer: winners per CPU / memory pair with 95 % intervals, the SLO pick, flags, plain words. */
   'runs.recommend': { input: AnswerInput; output: Recommendation };
   /** The same answer as one self-contained HTML report. */
@@ -209,6 +226,17 @@ export interface Calls {
    * Connects and checks, in words: nodes, free ones, and what is wrong (unreachable, TLS, permissions, no nodes free).
    */
   'targets.check': { input: { name: string }; output: TargetCheck };
+  /**
+   * A run against a baseline (`baseline`: a run id or a saved name; absent: the one it was compared with when it ran):
+   * regressed / improved / unchanged / inconclusive per configuration and metric; comparison null: none asked or
+   * stored.
+   */
+  'runs.compare': {
+    input: { runId: number; baseline?: string; thresholdPct?: number };
+    output: { comparison: BaselineComparison | null; storedBaseline: RunBaselineSpec | null };
+  };
+  /** The saved baselines (a run per app under a name), for the Baseline picker. */
+  'baselines.list': { input: Record<string, never>; output: SavedBaseline[] };
 }
 
 export type RunProgressEvent = Exclude<RunEvent, { type: 'sample' }>;
@@ -265,6 +293,8 @@ const callNames: { [K in CallName]: true } = {
   'targets.add': true,
   'targets.remove': true,
   'targets.check': true,
+  'runs.compare': true,
+  'baselines.list': true,
 };
 const streamNames: { [K in StreamName]: true } = {
   'engine.status': true,

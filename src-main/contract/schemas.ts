@@ -20,6 +20,14 @@ const answer = z
       .object({ p99Ms: z.number().positive(), minRps: z.number().min(0), maxErrorPct: z.number().min(0).max(100) })
       .strict()
       .optional(),
+    prices: z
+      .object({
+        cpuHour: z.number().min(0).max(1000).optional(),
+        gbHour: z.number().min(0).max(1000).optional(),
+        replicaHour: z.number().min(0).max(1000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -51,6 +59,8 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
         .transform((p) => findPreset(p)?.name ?? p) // `Quick` is stored as `quick`
         .optional(),
       target: targetName.optional(),
+      baseline: z.string().min(1).max(100).optional(),
+      thresholdPct: z.number().gt(0).lt(100).optional(),
     })
     .strict(),
   // The spec is checked by the engine (validateSizeSpec: every problem at once, in words).
@@ -74,7 +84,7 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'runs.samples': runRef,
   'cells.samples': z.object({ cellId: id }).strict(),
   'runs.probe': z.object({ runId: id, cellId: id.optional() }).strict(),
-  'export.csv': z.object({ runId: id, kind: z.enum(['cells', 'samples', 'probe']) }).strict(),
+  'export.csv': z.object({ runId: id, kind: z.enum(['cells', 'samples', 'probe', 'configurations']) }).strict(),
   'files.save': z
     .object({
       filename: z
@@ -96,6 +106,14 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'targets.add': z.object({ target: z.unknown() }).strict(),
   'targets.remove': z.object({ name: targetName }).strict(),
   'targets.check': z.object({ name: targetName }).strict(),
+  'runs.compare': z
+    .object({
+      runId: id,
+      baseline: z.string().min(1).max(100).optional(),
+      thresholdPct: z.number().gt(0).lt(100).optional(),
+    })
+    .strict(),
+  'baselines.list': none,
 };
 
 export const STREAM_INPUTS: { [K in StreamName]: z.ZodType } = {

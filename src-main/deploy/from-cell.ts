@@ -27,6 +27,7 @@ import {
   type SnippetKind,
   type SnippetState,
 } from './snippets.ts';
+import { runtimeOf } from './settings.ts';
 import { verificationOf } from './verification.ts';
 
 /** What a cell is called to a person: its # in the run, as `rightsize show` and the run page list it. */
@@ -138,6 +139,8 @@ export function cellDeploy(
     cpuMillis: k.cpuMillis,
     memoryMb: k.memoryMb,
     ...(rule !== null ? { ruleMemoryMb: rule } : {}),
+    // The cell's own topology, flags and the exact Node.js it ran (else the one its matrix named).
+    ...runtimeOf({ replicas: k.replicas, node: c.nodeVersion ?? k.node, nodeFlags: k.nodeFlags }),
   };
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;

@@ -6,7 +6,8 @@ import { describeSlo } from '../analysis/slo.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome } from '../analysis/types.ts';
 import { fmtNum } from '../common/format.ts';
 import { recommendedCpu, recommendedMemoryLimit } from './resources.ts';
-import type { DeployInput } from './snippet-input.ts';
+import { runtimeOf } from './settings.ts';
+import type { DeployConfig, DeployInput } from './snippet-input.ts';
 import type { Verification } from './verification.ts';
 
 const STATE_CONFIDENCE: Record<ScopeDecision['state'], string> = {
@@ -80,6 +81,21 @@ function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confiden
 }
 
 /**
+ * What a configuration runs besides caps and workers, as its snippets deploy it: its replicas, its flags, and the
+ * Node.js version its cells ran — the exact one where they all ran one, else the matrix's name with every version.
+ */
+export function deployRuntime(
+  k: Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'nodeVersions'>,
+): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'nodeVersions'> {
+  const exact = k.nodeVersions ?? [];
+  const node = exact.length === 1 ? exact[0] : k.node;
+  return {
+    ...runtimeOf({ replicas: k.replicas, node, nodeFlags: k.nodeFlags }),
+    ...(exact.length > 1 ? { nodeVersions: [...exact] } : {}),
+  };
+}
+
+/**
  * The answer's recommended configuration (analysis/sizing.ts answerPick: an auto-size run's found
  * configuration; else the cheapest meeting the objective; else the first pair's knee), with the
  * resources of deploy/resources.ts. null when the answer has nothing to deploy (nothingToDeploy says why).
@@ -104,6 +120,7 @@ export function recommendedDeploy(rec: Recommendation, verification?: Verificati
       cpuRequestMillis: cpu.requestMillis,
       memoryMb: k.memoryMb,
       ruleMemoryMb: memory.mb,
+      ...deployRuntime(k),
     },
     provenance: {
       runId: rec.run.id,

@@ -10,6 +10,9 @@
  *   `recycleRssMb` = max_memory_restart and `NODE_OPTIONS` = the heap flag.
  * - Kubernetes and Compose: the configuration's own launch mode and worker count (the worker
  *   variable), CPU limit and memory limit, nothing else: the same cell for both.
+ * - Every kind: the cells' replicas (the caps and workers are per container), their Node.js version
+ *   (the exact one they ran, where recorded) and flags, each only where it is not the default — a
+ *   verification cell runs its grid cell's (engine/verify-plan.ts keeps them from the template).
  *
  * Pure: the renderer bundles it.
  */
@@ -47,10 +50,36 @@ export interface MeasuredConfig {
    * threshold below it restarts the process in a loop.
    */
   serverRssMb?: number;
+  /** Identical containers of the app (absent = 1): the caps and workers above are per container. */
+  replicas?: number;
+  /**
+   * The Node.js its cells ran: the exact version where one was recorded, else as the matrix named it ("22"); absent:
+   * the default base image's, and a snippet says nothing of it.
+   */
+  node?: string;
+  /** Node.js flags every process of its cells ran with (absent or empty: none). */
+  nodeFlags?: string[];
 }
 
+/** What a configuration runs besides its caps, only where it differs from the default: the runtime a snippet names. */
+export interface DeployRuntime {
+  /** Containers, when more than one. */
+  replicas?: number;
+  /** The Node.js version (exact where recorded). */
+  node?: string;
+  /** Node.js flags, when any. */
+  nodeFlags?: string[];
+}
+
+/** The replicas, Node.js and flags of `c`, each only where not the default (so older settings keep their keys). */
+export const runtimeOf = (c: DeployRuntime): DeployRuntime => ({
+  ...((c.replicas ?? 1) >= 2 ? { replicas: c.replicas } : {}),
+  ...(c.node ? { node: c.node } : {}),
+  ...(c.nodeFlags?.length ? { nodeFlags: [...c.nodeFlags] } : {}),
+});
+
 /** Exactly what one snippet deploys: what a verification cell runs, and what the snippet then carries. */
-export interface DeploySettings {
+export interface DeploySettings extends DeployRuntime {
   /**
    * The launch mode it runs in: 'pm2' for the PM2 snippet (an own image stays 'image'), the configuration's own for the
    * others.
@@ -114,6 +143,8 @@ export function deployedSettings(
   thresholds: boolean,
 ): DeploySettings {
   const cpuRequestMillis = Math.min(c.cpuRequestMillis ?? c.cpuMillis, c.cpuMillis);
+  // Every kind deploys the cells' topology and runtime: R containers, each as below, on their Node.js and flags.
+  const runtime = runtimeOf(c);
   if (kind === 'pm2') {
     if (c.mode === 'image')
       return {
@@ -124,6 +155,7 @@ export function deployedSettings(
         memoryMb,
         recycleRssMb: null,
         heapMb: null,
+        ...runtime,
       };
     const n = pm2Instances(c);
     return {
@@ -134,6 +166,7 @@ export function deployedSettings(
       memoryMb,
       recycleRssMb: thresholds ? maxMemoryRestartMb(memoryMb, n, c.serverRssMb) : null,
       heapMb: thresholds ? maxOldSpaceMb(memoryMb, n) : null,
+      ...runtime,
     };
   }
   return {
@@ -144,14 +177,25 @@ export function deployedSettings(
     memoryMb,
     recycleRssMb: null,
     heapMb: null,
+    ...runtime,
   };
 }
 
 /**
  * Settings that deploy the same container the same way share a verification cell (Kubernetes and Compose always do).
  */
-export const settingsKey = (s: DeploySettings): string =>
-  JSON.stringify([s.mode, s.workers, s.cpuMillis, s.memoryMb, s.recycleRssMb, s.heapMb]);
+export const settingsKey = (s: DeploySettings): string => {
+  const runtime = runtimeOf(s);
+  return JSON.stringify([
+    s.mode,
+    s.workers,
+    s.cpuMillis,
+    s.memoryMb,
+    s.recycleRssMb,
+    s.heapMb,
+    ...(Object.keys(runtime).length ? [runtime] : []),
+  ]);
+};
 
 /** The heap flag as NODE_OPTIONS carries it, appended to what the app's environment already has. */
 export function withHeapFlag(env: Record<string, string>, heapMb: number | null): Record<string, string> {

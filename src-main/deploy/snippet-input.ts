@@ -16,6 +16,8 @@ export interface DeployConfig extends MeasuredConfig {
    * smallest clean cap): where verification starts. A snippet carries it only once a cell ran it.
    */
   ruleMemoryMb?: number;
+  /** Every exact Node.js version its cells ran, when they ran more than one (`node` then is the matrix's name). */
+  nodeVersions?: string[];
 }
 
 export interface DeployProvenance {
@@ -52,7 +54,10 @@ export interface DeployInput {
 function describe(c: DeployConfig): string {
   const how =
     c.mode === 'single' ? 'a single process' : c.mode === 'image' ? 'its own image' : `${c.mode} × ${c.workers}`;
-  return `${c.app}, ${how}, ${exactCpu(c.cpuMillis)}, measured under a ${memLabel(c.memoryMb)} cap`;
+  const r = c.replicas ?? 1;
+  const each = r > 1 ? `${r} containers, each ` : '';
+  const cap = `${exactCpu(c.cpuMillis)}, measured under a ${memLabel(c.memoryMb)} cap${r > 1 ? ' each' : ''}`;
+  return `${c.app}, ${each}${how}, ${cap}`;
 }
 
 /**

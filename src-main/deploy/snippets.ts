@@ -11,7 +11,8 @@
  * size that no cell ran.
  */
 import { k8sCpu, k8sMemory } from '../common/k8s-quantity.ts';
-import { snippetDeploy, snippetLines, type DeployInput } from './snippet-input.ts';
+import { flagsLine, nodeLine, placedFlags, replicasLine } from './runtime-lines.ts';
+import { snippetDeploy, snippetLines, type DeployInput, type SnippetDeploy } from './snippet-input.ts';
 import {
   HEAP_SHARE,
   maxMemoryRestartMb,
@@ -57,6 +58,19 @@ const comment = (marker: string, lines: string[]): string =>
 /** A YAML/JS string literal that survives any name. */
 const quote = (s: string): string => JSON.stringify(s);
 
+/** The runtime lines a snippet's opening comment adds: replicas, Node.js, flags (each only where the cells had it). */
+function runtimeComment(
+  marker: string,
+  input: DeployInput,
+  d: SnippetDeploy,
+  what: string,
+  optionsWhere: string,
+): string[] {
+  const s = d.settings;
+  const lines = [replicasLine(s, what), nodeLine(s, input.config.nodeVersions), flagsLine(s, optionsWhere)];
+  return lines.filter((l): l is string => l !== null).map((l) => `${marker} ${l}`);
+}
+
 export function pm2Snippet(input: DeployInput): string {
   const c = input.config;
   const d = snippetDeploy('pm2', input);
@@ -81,11 +95,14 @@ export function pm2Snippet(input: DeployInput): string {
               'share, the rest is headroom for buffers, code and stacks.',
         ]
       : [
-          '// No max_memory_restart or node_args: ' +
+          `// No max_memory_restart or ${s.nodeFlags?.length ? 'heap flag' : 'node_args'}: ` +
             `${d.state === 'fallback' ? 'none that was run passed verification' : 'no cell has run them'}.`,
         ];
+  const { nodeOptions, argv } = placedFlags(s);
+  const nodeArgs = [...argv, ...(s.heapMb === null ? [] : [`--max-old-space-size=${s.heapMb}`])];
   const lines = [
     comment('//', snippetLines('pm2', input, d)),
+    ...runtimeComment('//', input, d, 'run this many containers, each running PM2 with this file', 'env below'),
     ...thresholds,
     ...(image ? ['// Measured as its own image: adjust script to what the image runs.'] : []),
     'module.exports = {',
@@ -97,7 +114,8 @@ export function pm2Snippet(input: DeployInput): string {
     // Cluster exec mode for every instance count: what `pm2 start -i N`, and so a verification cell, runs.
     `      exec_mode: ${quote(image ? 'fork' : 'cluster')},`,
     ...(s.recycleRssMb === null ? [] : [`      max_memory_restart: ${quote(`${s.recycleRssMb}M`)},`]),
-    ...(s.heapMb === null ? [] : [`      node_args: ${quote(`--max-old-space-size=${s.heapMb}`)},`]),
+    ...(nodeArgs.length ? [`      node_args: ${quote(nodeArgs.join(' '))},`] : []),
+    ...(nodeOptions ? [`      env: { NODE_OPTIONS: ${quote(nodeOptions)} },`] : []),
     '    },',
     '  ],',
     '};',
@@ -105,16 +123,21 @@ export function pm2Snippet(input: DeployInput): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A Kubernetes container name (a DNS label): lower case letters, digits and dashes, at most 63. */
+const containerName = (app: string): string =>
+  app
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '') || 'app';
+
 export function kubernetesSnippet(input: DeployInput): string {
   const d = snippetDeploy('kubernetes', input);
   const s = d.settings;
   const q = (x: string): string => quote(x);
-  const lines = [
-    comment('#', snippetLines('kubernetes', input, d)),
-    s.cpuRequestMillis === s.cpuMillis
-      ? '# Part of a container spec: requests = limits, so the pod gets exactly what was measured (Guaranteed QoS).'
-      : '# Part of a container spec: the CPU request is below the limit (Burstable QoS): the scheduler ' +
-        'reserves the request, the container may use up to the cap it was measured under; memory requests = limits.',
+  const { nodeOptions } = placedFlags(s);
+  const container = [
     'resources:',
     '  requests:',
     `    cpu: ${q(k8sCpu(s.cpuRequestMillis))}`,
@@ -125,6 +148,29 @@ export function kubernetesSnippet(input: DeployInput): string {
     'env:',
     `  - name: ${WORKERS_ENV}`,
     `    value: ${q(String(s.workers))}`,
+    ...(nodeOptions ? ['  - name: NODE_OPTIONS', `    value: ${q(nodeOptions)}`] : []),
+  ];
+  const qos =
+    s.cpuRequestMillis === s.cpuMillis
+      ? 'requests = limits, so each pod gets exactly what was measured (Guaranteed QoS).'
+      : 'the CPU request is below the limit (Burstable QoS): the scheduler reserves the request, the container ' +
+        'may use up to the cap it was measured under; memory requests = limits.';
+  // Several replicas: the Deployment's spec, so the replica count travels with the container it measured.
+  const body = s.replicas
+    ? [
+        `# Part of a Deployment's spec: ${s.replicas} replicas of this container; ${qos}`,
+        `replicas: ${s.replicas}`,
+        'template:',
+        '  spec:',
+        '    containers:',
+        `      - name: ${q(containerName(input.config.app))}`,
+        ...container.map((l) => `        ${l}`),
+      ]
+    : [`# Part of a container spec: ${qos}`, ...container];
+  const lines = [
+    comment('#', snippetLines('kubernetes', input, d)),
+    ...runtimeComment('#', input, d, 'the Deployment runs this many pods', 'env'),
+    ...body,
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -144,8 +190,10 @@ export function composeSnippet(input: DeployInput): string {
     `          cpus: ${quote(composeCpus(cpu))}`,
     `          memory: ${composeMemory(s.memoryMb)}`,
   ];
+  const { nodeOptions } = placedFlags(s);
   const lines = [
     comment('#', snippetLines('compose', input, d)),
+    ...runtimeComment('#', input, d, 'deploy.replicas runs this many containers of the service', 'environment'),
     s.cpuRequestMillis === s.cpuMillis
       ? '# Reservations = limits: the service gets exactly what was measured.'
       : '# CPU reservation = the request, CPU limit = the cap it was measured under; memory reservation = limit.',
@@ -153,7 +201,9 @@ export function composeSnippet(input: DeployInput): string {
     `  ${serviceName(c.app)}:`,
     '    environment:',
     `      ${WORKERS_ENV}: ${quote(String(s.workers))}`,
+    ...(nodeOptions ? [`      NODE_OPTIONS: ${quote(nodeOptions)}`] : []),
     '    deploy:',
+    ...(s.replicas ? [`      replicas: ${s.replicas}`] : []),
     '      resources:',
     '        limits:',
     ...res(s.cpuMillis),

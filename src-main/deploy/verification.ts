@@ -10,7 +10,7 @@ import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/stats.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import { exactCpu } from '../common/resource-labels.ts';
 import type { CellConfig, CellStatus, ExitInfo, Flag, LoadResult, StatsSummary } from '../model/types.ts';
-import { heapFlagOf, SNIPPET_KINDS, type DeploySettings, type SnippetKind } from './settings.ts';
+import { heapFlagOf, runtimeOf, SNIPPET_KINDS, type DeploySettings, type SnippetKind } from './settings.ts';
 import type { VerifyDescriptor } from '../model/verify.ts';
 export type { VerifyDescriptor };
 
@@ -30,6 +30,8 @@ export interface VerifyCellLike {
   exit?: ExitInfo | null;
   flags: Flag[];
   finishedAt?: string | null;
+  /** The exact Node.js version it ran, where recorded: what its snippets then name. */
+  nodeVersion?: string | null;
 }
 
 export interface VerifyJudgement {
@@ -131,8 +133,11 @@ export function judgeVerifyCell(c: VerifyCellLike, d: VerifyDescriptor): VerifyJ
   };
 }
 
-/** The settings a verification cell ran, read from the cell itself (so a snippet carries exactly what ran). */
-export function settingsOfCell(config: CellConfig): DeploySettings {
+/**
+ * The settings a verification cell ran, read from the cell itself (so a snippet carries exactly what ran): its
+ * replicas, flags and Node.js too — the exact version it ran where recorded, else the one its matrix named.
+ */
+export function settingsOfCell(config: CellConfig, nodeVersion?: string | null): DeploySettings {
   const d = config.verify;
   return {
     mode: config.mode,
@@ -142,18 +147,22 @@ export function settingsOfCell(config: CellConfig): DeploySettings {
     memoryMb: config.memoryMb,
     recycleRssMb: config.recycleRssMb ?? null,
     heapMb: heapFlagOf(config.env),
+    ...runtimeOf({ replicas: config.replicas, node: nodeVersion ?? config.node, nodeFlags: config.nodeFlags }),
   };
 }
 
-/** "pm2 × 1, 0.5 CPU, 128 MB, max_memory_restart 57M, --max-old-space-size=48". */
+/** "pm2 × 1, 0.5 CPU, 128 MB, max_memory_restart 57M, --max-old-space-size=48" ("2 containers, each …", Node.js). */
 export function settingsWords(s: DeploySettings): string {
   const how = s.mode === 'single' ? 'a single process' : `${s.mode} × ${s.workers}`;
   return [
+    ...(s.replicas ? [`${s.replicas} containers, each`] : []),
     how,
     exactCpu(Math.round(s.cpuMillis)),
     `${s.memoryMb} MB`,
     ...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []),
     ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
+    ...(s.node ? [`Node.js ${s.node}`] : []),
+    ...(s.nodeFlags ? [s.nodeFlags.join(' ')] : []),
   ].join(', ');
 }
 
@@ -209,7 +218,7 @@ function limitWords(s: DeploySettings): string {
 }
 
 function attemptOf(c: VerifyCellLike & { id?: number }, d: VerifyDescriptor): VerifyAttempt {
-  const settings = settingsOfCell(c.config);
+  const settings = settingsOfCell(c.config, c.nodeVersion);
   const judgement = judgeVerifyCell(c, d);
   const verdict =
     judgement.pass === null

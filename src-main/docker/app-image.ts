@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BuildContext } from './build-context.ts';
+import { docker } from './client.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { IN_IMAGE, type BaseImage } from './base-image.ts';
 import { ensureFolderImage } from './folder-image.ts';
@@ -13,6 +14,10 @@ export interface AppImage {
   entry: string;
   /** Whether this call had to build it. */
   built: boolean;
+  /** The exact Node.js version its processes run (its base's), where known; never for an image app. */
+  nodeVersion?: string;
+  /** An image app's own NODE_OPTIONS (its ENV): a cell's flags are appended to it, not put in its place. */
+  nodeOptions?: string;
 }
 
 /**
@@ -29,9 +34,16 @@ export async function ensureAppImage(
       return ensureBuiltInImage(app, await base(), onLog);
     case 'folder':
       return ensureFolderImage(app, await base(), onLog);
-    case 'image':
+    case 'image': {
       // resolveUserApp already found (or pulled) it when it resolved the definition.
-      return { tag: app.source.image, entry: '', built: false };
+      const info = await docker()
+        .getImage(app.source.image)
+        .inspect()
+        .catch(() => undefined); // known elsewhere only (a target's registry): its ENV is not ours to read
+      const env = info?.Config?.Env ?? [];
+      const own = env.find((e) => e.startsWith('NODE_OPTIONS='))?.slice('NODE_OPTIONS='.length);
+      return { tag: app.source.image, entry: '', built: false, ...(own ? { nodeOptions: own } : {}) };
+    }
   }
 }
 
@@ -49,7 +61,8 @@ export async function ensureBuiltInImage(app: AppDefinition, base: BaseImage, on
   await ctx.addTree(`${root}/${app.name}`, app.dir, (rel) => rel === 'node_modules' || rel.startsWith('.'));
   const tag = `rightsize/app-${app.name}:${(await ctx.digest()).slice(0, 16)}`;
   const entry = `${IN_IMAGE.appsRoot}/${app.name}/${app.entry}`;
-  if (await imageExists(tag)) return { tag, entry, built: false };
+  const version = base.nodeVersion ? { nodeVersion: base.nodeVersion } : {};
+  if (await imageExists(tag)) return { tag, entry, built: false, ...version };
   await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });
-  return { tag, entry, built: true };
+  return { tag, entry, built: true, ...version };
 }

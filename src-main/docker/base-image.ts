@@ -6,7 +6,7 @@ import { docker, withTimeout } from './client.ts';
 import { BuildContext } from './build-context.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { packageClosure } from './package-closure.ts';
-import { hostNodeBinary } from '../util/node-binary.ts';
+import { hostNodeBinary, hostNodeVersion } from '../util/node-binary.ts';
 import { projectRoot, resourcesDir } from '../util/paths.ts';
 
 export const BASE_STRATEGIES = ['auto', 'official', 'offline'] as const;
@@ -17,6 +17,10 @@ export interface BaseImage {
   strategy: 'official' | 'offline';
   /** The official image it was made from, when strategy is official. */
   from?: string;
+  /** The exact Node.js version in it (no "v"), where known: what its cells record. */
+  nodeVersion?: string;
+  /** The version a cell named (CellConfig.node) that it was made for; absent for the default base. */
+  named?: string;
 }
 
 /** Paths inside every base image; the launch-mode commands depend on them. */
@@ -51,7 +55,7 @@ export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage
   if (strategy === 'auto') {
     const offline = await offlineContext();
     const tag = `rightsize/base-offline:${(await offline.digest()).slice(0, 16)}`;
-    if (await imageExists(tag)) return { tag, strategy: 'offline' };
+    if (await imageExists(tag)) return { tag, strategy: 'offline', nodeVersion: hostNodeVersion() };
   }
   const pulled = await tryPull(nodeImage, opts.pullTimeoutMs ?? 30_000, opts.onLog);
   if (pulled === true) return ensureOfficial(nodeImage, opts.onLog);
@@ -87,12 +91,28 @@ async function addRightsizeTools(ctx: BuildContext): Promise<void> {
   ctx.addDir('rootfs/root', 0o755).addDir('rootfs/tmp', 0o1777);
 }
 
-async function ensureOfficial(nodeImage: string, onLog?: BuildLog): Promise<BaseImage> {
-  const id = (await docker().getImage(nodeImage).inspect()).Id;
-  const { ctx, tag } = await officialContext(id);
+/** A base from an official Node.js image already on the engine; `labels` go on a newly built one. */
+export async function ensureOfficial(
+  nodeImage: string,
+  onLog?: BuildLog,
+  labels?: Record<string, string>,
+): Promise<BaseImage> {
+  const info = await docker().getImage(nodeImage).inspect();
+  const { ctx, tag } = await officialContext(info.Id);
   if (!(await imageExists(tag)))
-    await buildImage(ctx, tag, { kind: 'base', buildargs: { NODE_IMAGE: nodeImage }, onLog });
-  return { tag, strategy: 'official', from: nodeImage };
+    await buildImage(ctx, tag, {
+      kind: 'base',
+      buildargs: { NODE_IMAGE: nodeImage },
+      onLog,
+      ...(labels ? { labels } : {}),
+    });
+  const nodeVersion = imageNodeVersion(info.Config?.Env);
+  return { tag, strategy: 'official', from: nodeImage, ...(nodeVersion ? { nodeVersion } : {}) };
+}
+
+/** The official images say their version in NODE_VERSION. */
+export function imageNodeVersion(env: string[] | undefined | null): string | undefined {
+  return env?.find((e) => e.startsWith('NODE_VERSION='))?.slice('NODE_VERSION='.length);
 }
 
 const officialCache = new Map<string, Promise<{ ctx: BuildContext; tag: string }>>();
@@ -120,7 +140,7 @@ async function ensureOffline(onLog?: BuildLog): Promise<BaseImage> {
   const ctx = await offlineContext();
   const tag = `rightsize/base-offline:${(await ctx.digest()).slice(0, 16)}`;
   if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', onLog });
-  return { tag, strategy: 'offline' };
+  return { tag, strategy: 'offline', nodeVersion: hostNodeVersion() };
 }
 
 let offlineCache: Promise<BuildContext> | undefined;
@@ -137,10 +157,17 @@ async function makeOfflineContext(): Promise<BuildContext> {
         `Pull ${defaultNodeImage()} first, or set RIGHTSIZE_NODE_IMAGE to a Node.js image you have.`,
     );
   }
-  const node = hostNodeBinary();
+  return offlineContextFor(hostNodeBinary());
+}
+
+/**
+ * An offline base around `node` (this host's, or a release from the registry): it and its libraries.
+ * `nodeId` stands for the binary in the tag (a download by its checksum), else its path, size and mtime.
+ */
+export async function offlineContextFor(node: string, nodeId?: string): Promise<BuildContext> {
   const ctx = new BuildContext();
   ctx.addText('Dockerfile', readFileSync(path.join(resourcesDir(), 'base-image', 'offline.Dockerfile'), 'utf8'));
-  ctx.addFile('rootfs/usr/local/bin/node', node, 0o755);
+  ctx.addFile('rootfs/usr/local/bin/node', node, 0o755, nodeId);
   for (const lib of await sharedLibraries(node)) ctx.addFile(`rootfs${lib}`, lib, 0o755);
   // Just enough of /etc for os.userInfo() (PM2 calls it) to find root.
   ctx.addText(
@@ -156,6 +183,11 @@ async function makeOfflineContext(): Promise<BuildContext> {
 export async function sharedLibraries(binary: string): Promise<string[]> {
   const { stdout: out } = await promisify(execFile)('ldd', [binary], { encoding: 'utf8' });
   const libs = new Set<string>();
+  const missing = out
+    .split('\n')
+    .map((l) => /^\s*(\S+)\s+=>\s+not found/.exec(l)?.[1])
+    .filter(Boolean);
+  if (missing.length) throw new Error(`${binary} needs libraries this machine does not have (${missing.join(', ')}).`);
   for (const line of out.split('\n')) {
     const m = /=>\s+(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line);
     if (m?.[1]) libs.add(m[1]);

@@ -16,6 +16,8 @@ interface Entry {
   mtimeMs?: number;
   /** Stands in the digest by size and mtime instead of content (files that change only with Rightsize itself). */
   byStat?: boolean;
+  /** Stands in the digest instead of the file (a download by its checksum: the same whenever it is fetched again). */
+  standsFor?: string;
 }
 
 /** Files read at once while hashing: one at a time, 3,000 small files took ~0.7 s. */
@@ -34,9 +36,10 @@ export class BuildContext {
     return this.put({ name, mode, content: Buffer.from(text) });
   }
 
-  addFile(name: string, source: string, mode?: number): this {
+  addFile(name: string, source: string, mode?: number, standsFor?: string): this {
     const st = statSync(source); // follows links: libraries are often symlinks
-    return this.put({ name, mode: mode ?? st.mode & 0o7777, source, size: st.size, mtimeMs: st.mtimeMs });
+    const e = { name, mode: mode ?? st.mode & 0o7777, source, size: st.size, mtimeMs: st.mtimeMs };
+    return this.put(standsFor ? { ...e, standsFor } : e);
   }
 
   addDir(name: string, mode = 0o755): this {
@@ -95,7 +98,8 @@ export class BuildContext {
         for (let i = next++; i < entries.length; i = next++) {
           const e = entries[i]!;
           if (e.content || !e.source) continue;
-          if (e.byStat) parts[i] = `${e.size}:${e.mtimeMs}`;
+          if (e.standsFor) parts[i] = `=${e.standsFor}`;
+          else if (e.byStat) parts[i] = `${e.size}:${e.mtimeMs}`;
           // Hashing 100 MB of node binary on every run would cost more than the build it saves.
           else parts[i] = e.size! > 4 * 1024 * 1024 ? `${e.source}:${e.size}:${e.mtimeMs}` : await readFile(e.source);
         }

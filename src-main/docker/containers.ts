@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { docker } from './client.ts';
 import { LABEL, PRODUCT } from './labels.ts';
+import { imageProbeEnv, putProbe } from './image-probe.ts';
 import { launchCommand, RESTART_LINE, type LaunchSpec } from './launch.ts';
 import { currentSession } from '../session/session.ts';
 import type { ExitInfo } from '../model/types.ts';
@@ -35,6 +36,10 @@ export class TargetContainer {
   private events?: NodeJS.ReadableStream;
   /** The log as it was when the container stopped by itself. */
   private finalLog?: Promise<string[] | null>;
+  /** Why a probed image runs without the probe (its file could not be copied in). */
+  probeNote?: string;
+  /** An image's container that was given the probe's file (docker/image-probe.ts). */
+  imageProbed = false;
   readonly exited: Promise<number>;
 
   private constructor(
@@ -64,10 +69,20 @@ export class TargetContainer {
     const { cmd, env } = launchCommand(spec.launch);
     const bytes = spec.memoryMb * 1024 * 1024;
     const portKey = `${spec.port}/tcp`;
+    // A user's image gets the probe's file copied in before it starts (docker/image-probe.ts).
+    const probeImage = spec.launch.mode === 'image' && spec.launch.probe === true;
+    // The cell's flags in NODE_OPTIONS (launch.ts) stay: the probe's preload is appended to them.
+    const cellOptions = env.NODE_OPTIONS ?? spec.env.NODE_OPTIONS;
+    const nodeOptions = probeImage ? await imageProbeEnv(client, spec.image, cellOptions) : undefined;
     const container = await client.createContainer({
       Image: spec.image,
       ...(cmd ? { Cmd: cmd } : {}), // none: the image's own command
-      Env: Object.entries({ ...spec.env, ...env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
+      Env: Object.entries({
+        ...spec.env,
+        ...env,
+        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+        PORT: String(spec.port),
+      }).map(([k, v]) => `${k}=${v}`),
       Labels: {
         [LABEL.product]: PRODUCT,
         [LABEL.session]: currentSession(),
@@ -91,6 +106,19 @@ export class TargetContainer {
       { host: '', port: spec.port, via: spec.publish ? 'published' : 'bridge' },
       client,
     );
+    if (probeImage) {
+      try {
+        await putProbe(container);
+        target.imageProbed = true;
+      } catch (e) {
+        // Without its file the preload would stop node at start: run the image unprobed, and say why.
+        await container.remove({ force: true }).catch(() => undefined);
+        const why = (e as Error)?.message?.split('\n')[0] ?? String(e);
+        const unprobed = await TargetContainer.start({ ...spec, launch: { ...spec.launch, probe: false } }, client);
+        unprobed.probeNote = `the probe's file could not be copied into the image's container (${why})`;
+        return unprobed;
+      }
+    }
     try {
       await target.watchOom();
       await container.start();

@@ -41,9 +41,12 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   const workdir = path.posix.join(FOLDER_ROOT, app.source.cwd);
   ctx.addText('Dockerfile', folderDockerfile(plan.install, workdir, npm?.cli ?? 'npm', Boolean(ca)));
   ctx.addText('base', base.tag);
-  const tag = `rightsize/app-user-${app.name}:${(await ctx.digest()).slice(0, 16)}`;
+  // One repository per Node.js version named: removeOlderTags keeps the newest of each, not of all.
+  const repo = `rightsize/app-user-${app.name}${base.named && base.nodeVersion ? `-node${base.nodeVersion}` : ''}`;
+  const tag = `${repo}:${(await ctx.digest()).slice(0, 16)}`;
   const entry = path.posix.join(FOLDER_ROOT, app.entry);
-  if (await imageExists(tag)) return { tag, entry, built: false };
+  const version = base.nodeVersion ? { nodeVersion: base.nodeVersion } : {};
+  if (await imageExists(tag)) return { tag, entry, built: false, ...version };
   if (npm?.hostDir) await ctx.addTree('npm', npm.hostDir, (rel) => /^(docs|man|tap-snapshots|test)(\/|$)/.test(rel));
   const installNote =
     plan.install.kind === 'lockfile'
@@ -54,7 +57,7 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
   onLog?.(`building ${app.name} from ${app.dir}${installNote}`);
   await buildImage(ctx, tag, { kind: 'app', buildargs: { BASE_IMAGE: base.tag }, onLog });
   await removeOlderTags(tag, onLog);
-  return { tag, entry, built: true };
+  return { tag, entry, built: true, ...version };
 }
 
 /**

@@ -64,7 +64,7 @@ interface BuildEvent {
 export async function buildImage(
   ctx: BuildContext,
   tag: string,
-  opts: { buildargs?: Record<string, string>; kind: string; onLog?: BuildLog },
+  opts: { buildargs?: Record<string, string>; kind: string; onLog?: BuildLog; labels?: Record<string, string> },
 ): Promise<void> {
   const log: string[] = [];
   const errors: string[] = [];
@@ -87,7 +87,7 @@ export async function buildImage(
       t: tag,
       forcerm: true,
       buildargs: opts.buildargs,
-      labels: { [LABEL.product]: PRODUCT, [LABEL.kind]: opts.kind },
+      labels: { ...opts.labels, [LABEL.product]: PRODUCT, [LABEL.kind]: opts.kind },
       ...(signal ? { abortSignal: signal } : {}),
     })
     .catch((e: Error) => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { IN_IMAGE } from './base-image.ts';
+import { placeNodeFlags } from './node-flags.ts';
 import type { LaunchMode } from '../model/types.ts';
 
 export interface LaunchSpec {
@@ -14,12 +15,14 @@ export interface LaunchSpec {
   recycleRssMb?: number;
   /**
    * Preload the runtime probe (launchers/probe.js) into every Node.js process through NODE_OPTIONS,
-   * appended to `nodeOptions` (what the app's environment already sets). Never for an image: it
-   * does not hold the probe's file, and a --require of a missing file stops node at start.
+   * appended to `nodeOptions` (what the app's environment already sets). An image does not hold the
+   * probe's file: its container gets it copied in and its NODE_OPTIONS there (docker/image-probe.ts).
    */
   probe?: boolean;
-  /** The app's own NODE_OPTIONS (its environment's), which the probe's flag is appended to. */
+  /** The app's own NODE_OPTIONS (its environment's), which the probe's and the cell's flags are appended to. */
   nodeOptions?: string;
+  /** The cell's Node.js flags (CellConfig.nodeFlags), for every process: see node-flags.ts for where each goes. */
+  nodeFlags?: string[];
 }
 
 /**
@@ -32,8 +35,8 @@ export const PM2_LAUNCHER = path.posix.join(path.posix.dirname(IN_IMAGE.clusterL
 export const PROBE_SCRIPT = path.posix.join(path.posix.dirname(IN_IMAGE.clusterLauncher), 'probe.js');
 
 /** NODE_OPTIONS with the probe's preload appended to what the app sets (never replacing it). */
-export function withProbeOption(nodeOptions: string | undefined): string {
-  const flag = `--require ${PROBE_SCRIPT}`;
+export function withProbeOption(nodeOptions: string | undefined, script: string = PROBE_SCRIPT): string {
+  const flag = `--require ${script}`;
   const before = (nodeOptions ?? '').trim();
   if (before.includes(flag)) return before;
   return before ? `${before} ${flag}` : flag;
@@ -44,22 +47,27 @@ export function withProbeOption(nodeOptions: string | undefined): string {
  * --cpus, os.cpus() still reports every host core, so "max" would over-fork.
  */
 export function launchCommand(s: LaunchSpec): { cmd?: string[]; env: Record<string, string> } {
-  const base = modeCommand(s);
-  if (!s.probe || s.mode === 'image') return base;
+  const flags = placeNodeFlags(s.nodeFlags ?? []);
+  const base = modeCommand(s, flags.argv);
+  // An image gets the probe's file and its NODE_OPTIONS when its container is created (docker/image-probe.ts).
+  const probe = s.probe === true && s.mode !== 'image';
+  if (!probe && !flags.env.length) return base;
   // Inherited by every process the command starts: cluster workers, PM2's instances, the app's children.
-  return { ...base, env: { ...base.env, NODE_OPTIONS: withProbeOption(s.nodeOptions) } };
+  const own = [s.nodeOptions?.trim(), ...flags.env].filter(Boolean).join(' ');
+  return { ...base, env: { ...base.env, NODE_OPTIONS: probe ? withProbeOption(own) : own } };
 }
 
-function modeCommand(s: LaunchSpec): { cmd?: string[]; env: Record<string, string> } {
+/** `argv`: the cell's flags NODE_OPTIONS refuses, on the first process's command line (none for an image). */
+function modeCommand(s: LaunchSpec, argv: string[]): { cmd?: string[]; env: Record<string, string> } {
   const args = s.args ?? [];
   switch (s.mode) {
     case 'image': // the image's own command; only the worker count is ours to set
       return { env: s.workersEnv ? { [s.workersEnv]: String(s.workers) } : {} };
     case 'single':
-      return { cmd: ['node', s.entry, ...args], env: {} };
+      return { cmd: ['node', ...argv, s.entry, ...args], env: {} };
     case 'cluster':
       return {
-        cmd: ['node', IN_IMAGE.clusterLauncher],
+        cmd: ['node', ...argv, IN_IMAGE.clusterLauncher], // the workers inherit the primary's execArgv
         env: {
           RS_ENTRY: s.entry,
           RS_WORKERS: String(s.workers),
@@ -71,6 +79,7 @@ function modeCommand(s: LaunchSpec): { cmd?: string[]; env: Record<string, strin
       return {
         cmd: [
           'node',
+          ...argv,
           PM2_LAUNCHER,
           'start',
           s.entry,
@@ -79,6 +88,8 @@ function modeCommand(s: LaunchSpec): { cmd?: string[]; env: Record<string, strin
           '-i',
           String(s.workers),
           ...(s.recycleRssMb ? ['--max-memory-restart', `${s.recycleRssMb}M`] : []),
+          // PM2 sets its instances' execArgv to its node_args (empty by default), not to its own.
+          ...(argv.length ? ['--node-args', argv.join(' ')] : []),
           ...(args.length ? ['--', ...args] : []),
         ],
         // PM2 checks memory every 30 s by default: too slow to recycle anything within a cell.

@@ -8,7 +8,8 @@ import { isWarm, warmupCapSec } from '../load/steady-state.ts';
 import type { CellConfig, LoadResult, LoadSecond, Sample, StatsSummary } from '../model/types.ts';
 import type { Provider, ProvisionedTarget, RemoteLoadRequest } from '../providers/provider.ts';
 import { PROCESS_READ_EVERY_SEC, ProcessMemoryRecorder } from './process-memory.ts';
-import { StatsSampler } from './stats-sampler.ts';
+import { samplersFor } from './replica-readings.ts';
+import type { StatsSampler } from './stats-sampler.ts';
 
 /** The target's side stopped answering: the cell fails with these words, and its teardown does not wait long. */
 export class TargetUnreachable extends Error {}
@@ -36,6 +37,8 @@ export interface LoadPhaseOutcome {
   load: LoadResult;
   stats?: StatsSummary;
   loadNode?: string;
+  /** A replicated target: each replica's readings over the measured seconds (its cap, its own CPU). */
+  replicaStats?: (StatsSummary | undefined)[];
   /** Set when the load's far side went silent: the cell fails with it. */
   unreachable?: string;
   /** When the load and its measurement began (this machine's clock): where the probe's reports are placed. */
@@ -101,7 +104,9 @@ function silenceWatch(p: LoadPhaseInput, stop: AbortController): { heard(): void
  */
 export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> {
   const { cfg, target } = p;
-  const stats = new StatsSampler(target, cfg.cpuMillis);
+  // A replicated target: the cell's totals (CPU against its whole cap) and each replica's own readings.
+  const samplers = samplersFor(target, cfg.cpuMillis);
+  const stats = samplers.total;
   await stats.start();
   try {
     // Each process's resident memory: once now, as measurement begins, every few measured seconds, at the end.
@@ -153,6 +158,8 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       warmupSec: cfg.warmupSec,
       maxWarmupSec: warmupCapSec(cfg.warmupSec),
       timeoutSec: p.timeoutSec,
+      // Replicas: connection c goes to replica c mod R, and each replica's responses are counted.
+      ...(target.addresses && target.addresses.length >= 2 ? { targets: [...target.addresses] } : {}),
     };
     let out: Awaited<ReturnType<Provider['runLoad']>>;
     const loadFromMs = Date.now();
@@ -180,8 +187,10 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
         ? contention(host.snapshots, hostFrom, host.cores, (a, b) => stats.cpuSecBetween(a, b) ?? 0)
         : undefined;
     if (summary && hostUse) summary = { ...summary, host: hostUse };
+    const replicaStats = samplers.parts?.map((part) => part.summary(measureFrom));
     return {
       load,
+      ...(replicaStats ? { replicaStats } : {}),
       clock: { loadFromMs, measureFromMs: measureFrom, measuredSec: load.measuredSec },
       ...(summary ? { stats: summary } : {}),
       ...(out.node ? { loadNode: out.node } : {}),

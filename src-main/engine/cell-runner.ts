@@ -8,11 +8,13 @@ import type { CellConfig, CellResult, ExitInfo, LoadResult, Sample, StatsSummary
 import { REMOTE_LOAD_SILENCE, type Provider, type ProvisionedTarget, type TargetSpec } from '../providers/provider.ts';
 import { currentSession } from '../session/session.ts';
 import type { CellProbe } from '../model/probe.ts';
-import { appLogTail, collectProbe, noProbeReason } from '../probe/collect.ts';
+import { appLogTail } from '../probe/collect.ts';
+import type { ReplicaReading } from '../model/replicas.ts';
 import type { CellClock } from '../probe/place.ts';
 import { measureLoad, TargetUnreachable } from './cell-load.ts';
 import { checkClientBound } from './client-check.ts';
 import { cellFlags } from './flags.ts';
+import { collectCellProbe, replicaReadings } from './replica-readings.ts';
 
 export { toSample } from './cell-load.ts';
 
@@ -54,7 +56,8 @@ export function targetSpecOf(
 ): TargetSpec {
   const source = ctx.app.source;
   const env = { ...ctx.app.env, ...cfg.env };
-  const probe = cfg.probe === true && cfg.mode !== 'image';
+  const probe = cfg.probe === true;
+  const nodeOptions = env.NODE_OPTIONS ?? ctx.image.nodeOptions; // an image's own, when the app sets none
   return {
     image: ctx.image.tag,
     launch: {
@@ -65,13 +68,16 @@ export function targetSpecOf(
       ...(source.kind === 'folder' ? { args: source.args } : {}),
       ...(source.kind === 'image' ? { workersEnv: source.workersEnv } : {}),
       ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
-      ...(probe ? { probe, ...(env.NODE_OPTIONS ? { nodeOptions: env.NODE_OPTIONS } : {}) } : {}),
+      ...(probe ? { probe } : {}),
+      ...(cfg.nodeFlags?.length ? { nodeFlags: cfg.nodeFlags } : {}),
+      ...(nodeOptions && (probe || cfg.nodeFlags?.length) ? { nodeOptions } : {}),
     },
     port: ctx.app.port,
     health: ctx.app.health,
     env,
     cpuMillis: cfg.cpuMillis,
     memoryMb: cfg.memoryMb,
+    ...(cfg.replicas !== undefined && cfg.replicas >= 2 ? { replicas: cfg.replicas } : {}),
     pinCores: ctx.placement,
     ...(ctx.placementHint ? { placement: ctx.placementHint } : {}),
     labels,
@@ -131,6 +137,10 @@ class CellRun {
   /** When the load and its measurement began, for placing the probe's reports. */
   private clock?: CellClock;
   private probe?: CellProbe;
+  /** A replicated cell: each replica's readings and probe, then what the cell keeps of each. */
+  private replicaStats?: (StatsSummary | undefined)[];
+  private replicaProbes?: CellProbe[];
+  private replicas?: ReplicaReading[];
 
   constructor(
     private readonly cfg: CellConfig,
@@ -173,6 +183,7 @@ class CellRun {
       ...(this.exit ? { exit: this.exit } : {}),
       flags: cellFlags(this.load, this.stats, this.exit, cfg.memoryMb),
       imageTag: this.ctx.image.tag,
+      ...(this.ctx.image.nodeVersion ? { nodeVersion: this.ctx.image.nodeVersion } : {}),
       ranOn: {
         target: provider.name,
         kind: provider.kind,
@@ -180,6 +191,7 @@ class CellRun {
         ...(this.loadNode ? { loadNode: this.loadNode } : {}),
       },
       ...(this.probe ? { probe: this.probe } : {}),
+      ...(this.replicas ? { replicas: this.replicas } : {}),
       startedAt: this.startedAt,
     };
   }
@@ -260,6 +272,7 @@ class CellRun {
     this.load = out.load;
     this.clock = out.clock;
     if (out.stats) this.stats = out.stats;
+    if (out.replicaStats) this.replicaStats = out.replicaStats;
     return undefined;
   }
 
@@ -267,28 +280,52 @@ class CellRun {
   private async readProbe(target: ProvisionedTarget): Promise<void> {
     const { cfg } = this;
     if (cfg.probe !== true || !this.clock) return;
-    const none = noProbeReason(cfg.mode);
+    const none = target.probeNote;
     if (none) {
       this.probe = { attached: 0, expected: null, processes: [], note: none };
       return;
     }
     const launch = { mode: cfg.mode, workers: cfg.workers };
-    this.probe = await withTimeout(
-      collectProbe(target, launch, this.clock, Date.parse(this.startedAt)),
+    const heard = await withTimeout(
+      collectCellProbe(target, launch, this.clock, Date.parse(this.startedAt)),
       TEARDOWN_TIMEOUT_MS,
       'no answer',
-    ).catch((e: Error) => ({
-      attached: 0,
-      expected: null,
-      processes: [],
-      note: `no probe data on this target: its log was not read in time (${e.message})`,
+    ).catch((e: Error): { probe: CellProbe; parts?: CellProbe[] } => ({
+      probe: {
+        attached: 0,
+        expected: null,
+        processes: [],
+        note: `no probe data on this target: its log was not read in time (${e.message})`,
+      },
     }));
+    this.probe = heard.probe;
+    if (heard.parts) this.replicaProbes = heard.parts;
+  }
+
+  /** A replicated cell: what each replica did (bounded: a replica that does not answer loses its exit only). */
+  private async readReplicas(target: ProvisionedTarget): Promise<void> {
+    const { cfg, provider } = this;
+    const ranOn = { target: provider.name, kind: provider.kind, ...(this.loadNode ? { loadNode: this.loadNode } : {}) };
+    const readings = await withTimeout(
+      replicaReadings({
+        cfg,
+        target,
+        ranOn,
+        ...(this.load ? { load: this.load } : {}),
+        ...(this.replicaStats ? { stats: this.replicaStats } : {}),
+        ...(this.replicaProbes ? { probes: this.replicaProbes } : {}),
+      }),
+      TEARDOWN_TIMEOUT_MS,
+      'no answer',
+    ).catch(() => undefined);
+    if (readings) this.replicas = readings;
   }
 
   /** How the target ended: OOM kill, a crash during the load, or fine. */
   private async ended(target: ProvisionedTarget): Promise<Outcome> {
     const { cfg, ctx } = this;
     await this.readProbe(target);
+    await this.readReplicas(target);
     if (this.load) this.load = checkClientBound(cfg, this.load, this.probe, this.stats);
     try {
       this.exit = await withTimeout(target.exitInfo(), TEARDOWN_TIMEOUT_MS, 'no answer');
@@ -303,7 +340,9 @@ class CellRun {
     if (this.exit.oomKilled) {
       const how =
         this.died !== undefined ? ` (container exited with code ${this.died})` : ' (a worker was killed and replaced)';
-      this.failure = `OOM-killed under the ${cfg.memoryMb} MB cap${how}`;
+      const killed = this.replicas?.filter((r) => r.exit?.oomKilled).map((r) => r.index + 1);
+      const where = killed?.length ? ` in replica ${killed.join(' and ')} of ${this.replicas!.length}` : '';
+      this.failure = `OOM-killed under the ${cfg.memoryMb} MB cap${where}${how}`;
       return this.finish('oom');
     }
     if (this.died !== undefined) {

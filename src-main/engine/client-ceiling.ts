@@ -30,6 +30,8 @@ export interface PastCell {
   mode: LaunchMode;
   workers: number;
   cpuMillis: number;
+  /** Containers of the app (CellConfig.replicas; absent = 1): cpuMillis and workers are per replica. */
+  replicas?: number;
   /** Mean goodput over the measured seconds (req/s). */
   goodput: number;
   /** Load threads that drove it. */
@@ -86,6 +88,7 @@ export function pastCell(
     mode: c.config.mode,
     workers: c.config.workers,
     cpuMillis: c.config.cpuMillis,
+    ...((c.config.replicas ?? 1) >= 2 ? { replicas: c.config.replicas } : {}),
     goodput,
     threads: Math.max(1, c.load.threads ?? 1),
     closedLoop: c.config.load.model === 'closed',

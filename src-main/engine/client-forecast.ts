@@ -14,7 +14,7 @@
 // reads the store and keeps the stored ceiling up to date.
 import { CLIENT_BOUND_ELU } from '../common/thresholds.ts';
 import { fmtNum } from '../common/format.ts';
-import { planPlacement } from '../docker/placement.ts';
+import { planReplicaPlacement } from '../docker/replica-placement.ts';
 import { threadCount } from '../load/threads.ts';
 import type { Store } from '../store/store.ts';
 import { expandMatrix, type ImageApps, type Matrix } from './matrix.ts';
@@ -30,7 +30,6 @@ import {
   type LoadCeiling,
   type PastCell,
 } from './client-ceiling.ts';
-
 
 /** The settings key of the stored ceiling (a LoadCeiling as JSON). */
 export const CEILING_SETTING = 'loadThreadCeiling';
@@ -49,7 +48,10 @@ export interface PlannedCell {
   requestSet?: string;
   mode: LaunchMode;
   workers: number;
+  /** Per replica, as CellConfig's. */
   cpuMillis: number;
+  /** Containers of the app (absent = 1): the load is spread over them, each with the cap and workers above. */
+  replicas?: number;
   load: CellLoad;
   threads: number;
 }
@@ -59,6 +61,8 @@ export interface ForecastGroup {
   app: string;
   requestSet?: string;
   cpuMillis: number;
+  /** Containers per cell (absent = 1). */
+  replicas?: number;
   threads: number;
   /** The highest predicted rate among the group's cells (req/s). */
   predictedRps: number;
@@ -91,11 +95,15 @@ export interface ClientForecast {
  * The CPUs a cell's server can use: the cap, but no more than one core per process (Node runs JavaScript on one
  * thread).
  */
-export function usableCpus(mode: LaunchMode, workers: number, cpuMillis: number): number {
+export function usableCpus(mode: LaunchMode, workers: number, cpuMillis: number, replicas = 1): number {
   const cap = cpuMillis / 1000;
-  if (mode === 'image') return cap; // its own command: how many processes it runs is not known
-  return Math.min(cap, mode === 'single' ? 1 : Math.max(1, workers));
+  // Each replica is a server of its own: its usable CPUs, times the replicas.
+  const r = Math.max(1, replicas);
+  if (mode === 'image') return r * cap; // its own command: how many processes it runs is not known
+  return r * Math.min(cap, mode === 'single' ? 1 : Math.max(1, workers));
 }
+
+const replicasOf = (c: { replicas?: number }): number => Math.max(1, c.replicas ?? 1);
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -132,15 +140,15 @@ const sameWorkload = (p: PastCell, cell: Pick<PlannedCell, 'app' | 'requestSet'>
  */
 export function serverRatePerCpu(
   past: readonly PastCell[],
-  cell: Pick<PlannedCell, 'app' | 'requestSet' | 'mode' | 'cpuMillis'>,
+  cell: Pick<PlannedCell, 'app' | 'requestSet' | 'mode' | 'cpuMillis' | 'replicas'>,
 ): number | undefined {
   const workload = past.filter((p) => sameWorkload(p, cell));
   const sameMode = workload.filter((p) => p.mode === cell.mode);
   const pool = sameMode.length ? sameMode : workload;
   return rateFrom(
     pool,
-    (p) => p.goodput / usableCpus(p.mode, p.workers, p.cpuMillis),
-    (p) => p.cpuMillis === cell.cpuMillis,
+    (p) => p.goodput / usableCpus(p.mode, p.workers, p.cpuMillis, replicasOf(p)),
+    (p) => p.cpuMillis === cell.cpuMillis && replicasOf(p) === replicasOf(cell),
   );
 }
 
@@ -164,7 +172,11 @@ export interface Prediction {
 export function predict(past: readonly PastCell[], cell: PlannedCell): Prediction | undefined {
   const same = past.filter(
     (p) =>
-      sameWorkload(p, cell) && p.mode === cell.mode && p.workers === cell.workers && p.cpuMillis === cell.cpuMillis,
+      sameWorkload(p, cell) &&
+      p.mode === cell.mode &&
+      p.workers === cell.workers &&
+      p.cpuMillis === cell.cpuMillis &&
+      replicasOf(p) === replicasOf(cell),
   );
   // Only constant-rate cells of this configuration say no more than "at least the rate": scale from the others too.
   const telling = same.some((p) => p.closedLoop && (p.clientBound || p.clean));
@@ -173,7 +185,7 @@ export function predict(past: readonly PastCell[], cell: PlannedCell): Predictio
     const perCpu = serverRatePerCpu(past, cell);
     if (perCpu === undefined) return undefined;
     server = Math.max(
-      perCpu * usableCpus(cell.mode, cell.workers, cell.cpuMillis),
+      perCpu * usableCpus(cell.mode, cell.workers, cell.cpuMillis, replicasOf(cell)),
       rateFrom(same, (p) => p.goodput) ?? 0,
     );
   }
@@ -205,7 +217,7 @@ export function forecastCells(
     const byRate = p.rate >= LIKELY_SHARE * ceilingRps;
     if (!byRate && !p.boundBefore) continue;
     likely++;
-    const key = JSON.stringify([cell.app, cell.requestSet ?? null, cell.cpuMillis, cell.threads]);
+    const key = JSON.stringify([cell.app, cell.requestSet ?? null, cell.cpuMillis, replicasOf(cell), cell.threads]);
     const g = groups.get(key);
     if (g) {
       g.cells++;
@@ -216,6 +228,7 @@ export function forecastCells(
         app: cell.app,
         ...(cell.requestSet ? { requestSet: cell.requestSet } : {}),
         cpuMillis: cell.cpuMillis,
+        ...(replicasOf(cell) >= 2 ? { replicas: replicasOf(cell) } : {}),
         threads: cell.threads,
         predictedRps: p.rate,
         ceilingRps,
@@ -256,7 +269,7 @@ export function forecastMessage(f: Pick<ClientForecast, 'cells' | 'likely' | 'gr
   if (f.likely === 0 || f.groups.length === 0) return null;
   const sameThreads = f.groups.every((g) => g.threads === f.groups[0]!.threads);
   const what = (g: ForecastGroup): string =>
-    `${g.app}${g.requestSet ? ` [${g.requestSet}]` : ''} at ${g.cpuMillis}m: ` +
+    `${g.app}${g.requestSet ? ` [${g.requestSet}]` : ''} at ${g.replicas ? `${g.replicas} × ` : ''}${g.cpuMillis}m: ` +
     `~${approxRate(g.predictedRps)} req/s${g.boundBefore ? ', client-bound there before' : ''}`;
   const parts = sameThreads
     ? `${f.groups.map(what).join('; ')}, ${threadsTopOut(f.groups[0]!.threads, f.groups[0]!.ceilingRps)}`
@@ -271,18 +284,21 @@ export function forecastMessage(f: Pick<ClientForecast, 'cells' | 'likely' | 'gr
 
 /**
  * The matrix's cells as a run on this machine would take them, each with its load threads: the
- * target's cores pinned first and one thread per remaining core (placement), or the matrix's
- * `load.threads` (threads.ts).
+ * target's cores pinned first — a replicated cell's replicas each on cores of their own where the
+ * host has them, by the replica placement rule (docker/replica-placement.ts) — and one thread per
+ * remaining core, or the matrix's `load.threads` (threads.ts).
  */
 export function plannedCells(matrix: Matrix, hostCores: number, imageApps?: ImageApps): PlannedCell[] {
   return expandMatrix(matrix, imageApps).map((c) => {
-    const place = planPlacement(c.cpuMillis, hostCores, matrix.placement === 'auto');
+    const replicas = replicasOf(c);
+    const place = planReplicaPlacement(c.cpuMillis, replicas, hostCores, matrix.placement === 'auto');
     return {
       app: c.app,
       ...(c.requests ? { requestSet: c.requests.name } : {}),
       mode: c.mode,
       workers: c.workers,
       cpuMillis: c.cpuMillis,
+      ...(replicas >= 2 ? { replicas } : {}),
       load: c.load,
       threads: threadCount({ load: c.load, ...(place.loadCpus ? { cpus: place.loadCpus } : {}) }),
     };

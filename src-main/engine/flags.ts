@@ -1,5 +1,6 @@
 import type { ExitInfo, Flag, HostContention, LoadResult, StatsSummary } from '../model/types.ts';
 import { stationarity } from '../load/steady-state.ts';
+import { UNEVEN_SHARE } from '../common/thresholds.ts';
 
 /** Throttled for more than this share of the measured time: the CPU cap, not the app, set the pace. */
 const THROTTLE_SHARE = 0.05;
@@ -48,12 +49,14 @@ export function cellFlags(
       });
     }
   }
-  if (stats && load && load.measuredSec > 0 && stats.throttledMs / (load.measuredSec * 1000) > THROTTLE_SHARE) {
+  // A replicated cell's throttling is summed over its replicas: its share is of their time together.
+  const replicas = load?.replicaRequests?.length ?? 1;
+  const containerMs = load ? load.measuredSec * 1000 * replicas : 0;
+  if (stats && load && containerMs > 0 && stats.throttledMs / containerMs > THROTTLE_SHARE) {
+    const of = replicas > 1 ? ` (${replicas} replicas × ${Math.round(load.measuredSec * 1000)} ms)` : '';
     flags.push({
       kind: 'throttled',
-      reason:
-        `CPU throttled for ${Math.round(stats.throttledMs)} ms ` +
-        `of ${Math.round(load.measuredSec * 1000)} ms by its cap`,
+      reason: `CPU throttled for ${Math.round(stats.throttledMs)} ms of ${Math.round(containerMs)} ms${of} by its cap`,
     });
   }
   const steady = load?.perSecondRps ? stationarity(load.perSecondRps) : undefined;
@@ -62,7 +65,23 @@ export function cellFlags(
   if (busy) flags.push({ kind: 'host-busy', reason: busy });
   if (exit && exit.restarts > 0)
     flags.push({ kind: 'restarts', reason: `${exit.restarts} worker process(es) replaced during the cell` });
+  const uneven = load?.replicaRequests ? unevenShareReason(load.replicaRequests) : undefined;
+  if (uneven) flags.push({ kind: 'uneven-share', reason: uneven });
   return flags;
+}
+
+/** Words for an uneven share of the load over the replicas (counted per replica by the load), or undefined. */
+export function unevenShareReason(requests: readonly number[]): string | undefined {
+  const total = requests.reduce((a, b) => a + b, 0);
+  if (requests.length < 2 || total <= 0) return undefined;
+  const even = 1 / requests.length;
+  const off = requests
+    .map((n, i) => ({ i, share: n / total }))
+    .filter((r) => Math.abs(r.share - even) / even > UNEVEN_SHARE);
+  if (off.length === 0) return undefined;
+  const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+  const which = off.map((r) => `replica ${r.i + 1} served ${pct(r.share)}`).join(', ');
+  return `${which} of the responses, against ${pct(even)} each if even (more than ${UNEVEN_SHARE * 100} % off)`;
 }
 
 function hostBusyReason(h: HostContention): string | undefined {

@@ -1,12 +1,23 @@
 import { z } from 'zod';
 import { LAUNCH_MODES, type CellConfig, type CellLoad, type LaunchMode } from '../model/types.ts';
 import { RequestSpecSchema } from '../apps/manifest.ts';
+import { PRICES_HINT, PricesSchema } from '../common/prices-schema.ts';
 import type { ImageApps } from '../model/types.ts';
 export type { ImageApps };
 import { describeValue, didYouMean, plainProblems, schemaKeysAt, type Problem } from '../common/issues.ts';
-
-/** Below this a Node.js process cannot even start reliably. */
-export const MIN_MEMORY_MB = 32;
+import {
+  cellDimensions,
+  DIMENSION_FIELDS,
+  DIMENSION_HINTS,
+  dimensionProblems,
+  flagSetsOf,
+  MIN_MEMORY_MB,
+  nodeVersionsOf,
+  topologies,
+} from './matrix-dimensions.ts';
+export { MIN_MEMORY_MB };
+import { shuffleInPlace } from './seeded-shuffle.ts';
+export { seededShuffle } from './seeded-shuffle.ts';
 
 /** The one rule for a connection count, whichever the load model (and auto-size's): the same words everywhere. */
 export const MAX_CONNECTIONS = 10_000;
@@ -42,10 +53,13 @@ export const DEFAULT_LOAD = { model: 'closed', connections: [20] } as const;
 export const MatrixSchema = z.strictObject({
   name: z.string().max(200).optional(),
   apps: z.array(z.string()),
-  cpuMillicores: nums,
-  memoryMb: nums,
+  /** Per replica; absent only with a `budget`, which gives the totals instead. */
+  cpuMillicores: nums.optional(),
+  memoryMb: nums.optional(),
   workers: nums,
   modes: z.array(z.enum(LAUNCH_MODES)),
+  /** replicas, budget, node, nodeFlags (engine/matrix-dimensions.ts). */
+  ...DIMENSION_FIELDS,
   load: z
     .discriminatedUnion('model', [ClosedLoad, RateLoad])
     .default({ ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] }),
@@ -79,6 +93,8 @@ export const MatrixSchema = z.strictObject({
    * measured cost on goodput is within its 1 % target (BENCHMARKS.md, runtime probe). false: no probe.
    */
   probe: z.boolean().default(true),
+  /** Prices the answer costs each configuration at (common/cost.ts); absent: the example defaults. */
+  prices: PricesSchema.optional(),
   confirmLarge: z.boolean().default(false),
 });
 export type MatrixInput = z.input<typeof MatrixSchema>;
@@ -106,11 +122,13 @@ const HINTS: Record<string, string> = {
   recycleRssMb: 'a memory size in MB, e.g. 96',
   timeoutSec: 'seconds to wait for the app to be ready, e.g. 10',
   confirmLarge: 'true or false',
+  prices: PRICES_HINT,
   settleBudgetPct: "a percentage of the grid's measured time settling may add, e.g. 50 (0 turns it off)",
   verify: 'true or false',
   probe: "true or false (false: no runtime probe in the cells' processes; it is on by default)",
   seed: 'a whole number',
   name: 'text',
+  ...DIMENSION_HINTS,
 };
 const hintFor = (path: readonly PropertyKey[]): string | undefined =>
   path.every((k) => typeof k === 'string') ? HINTS[path.join('.')] : undefined;
@@ -155,8 +173,9 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
     };
   }
   const parsed = MatrixSchema.safeParse(input);
+  const present = (key: string): boolean => (input as Record<string, unknown>)[key] !== undefined;
   if (parsed.success) {
-    const problems = rangeProblems(parsed.data, host);
+    const problems = rangeProblems(parsed.data, host, present);
     if (problems.length) return { ok: false, problems };
     const m = parsed.data;
     const cells = countCells(m, host.imageApps);
@@ -188,11 +207,11 @@ export function validateMatrix(input: unknown, host: HostLimits): ValidationResu
     const one = (schema as z.ZodType).safeParse((input as Record<string, unknown>)[key]);
     if (one.success && one.data !== undefined) (fields as Record<string, unknown>)[key] = one.data;
   }
-  return { ok: false, problems: [...shape, ...rangeProblems(fields, host)] };
+  return { ok: false, problems: [...shape, ...rangeProblems(fields, host, present)] };
 }
 
-/** Every range and host-limit problem of the fields present. */
-function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
+/** Every range and host-limit problem of the fields present (`present`: the keys the input had). */
+function rangeProblems(m: Partial<Matrix>, host: HostLimits, present: (key: string) => boolean): Problem[] {
   const problems: Problem[] = [];
   const bad = (path: string, message: string): void => void problems.push({ path, message });
   const dimension = (path: string, xs: unknown[] | undefined): void => {
@@ -277,7 +296,7 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits): Problem[] {
   const sb = m.settleBudgetPct;
   if (sb !== undefined && !(Number.isFinite(sb) && sb >= 0 && sb <= 1000))
     bad('settleBudgetPct', `${sb} is not a percentage from 0 to 1000`);
-  return problems;
+  return [...problems, ...dimensionProblems(m, host, present)];
 }
 
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
@@ -311,10 +330,13 @@ const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.req
 
 export function countCells(m: Matrix, imageApps?: ImageApps): number {
   const perRep = unique(m.apps).reduce(
-    (n, app) => n + shapes(m, app, imageApps).reduce((k, s) => k + s.workers.length, 0),
+    (n, app) =>
+      n +
+      shapes(m, app, imageApps).reduce((k, s) => k + s.workers.length, 0) *
+        nodeVersionsOf(m, Boolean(imageApps?.[app])).length,
     0,
   );
-  const rest = unique(m.cpuMillicores).length * unique(m.memoryMb).length * loads(m).length * requestSets(m).length;
+  const rest = topologies(m).length * flagSetsOf(m).length * loads(m).length * requestSets(m).length;
   return perRep * rest * m.repetitions;
 }
 
@@ -324,49 +346,28 @@ export function expandMatrix(m: Matrix, imageApps?: ImageApps): CellConfig[] {
   for (let repetition = 0; repetition < m.repetitions; repetition++)
     for (const app of unique(m.apps))
       for (const { mode, workers: counts } of shapes(m, app, imageApps))
-        for (const cpuMillis of unique(m.cpuMillicores))
-          for (const memoryMb of unique(m.memoryMb))
-            for (const workers of counts)
-              for (const load of loads(m))
-                for (const requests of requestSets(m))
-                  cells.push({
-                    repetition,
-                    app,
-                    mode,
-                    workers,
-                    cpuMillis,
-                    memoryMb,
-                    load,
-                    durationSec: m.durationSec,
-                    warmupSec: m.warmupSec,
-                    env: m.env,
-                    ...(m.recycleRssMb ? { recycleRssMb: m.recycleRssMb } : {}),
-                    ...(requests ? { requests } : {}),
-                    ...(m.probe ? { probe: true as const } : {}),
-                  });
-  if (m.order === 'shuffle') shuffle(cells, m.seed ?? 1);
+        for (const node of nodeVersionsOf(m, Boolean(imageApps?.[app])))
+          for (const flags of flagSetsOf(m))
+            for (const t of topologies(m))
+              for (const workers of counts)
+                for (const load of loads(m))
+                  for (const requests of requestSets(m))
+                    cells.push({
+                      repetition,
+                      app,
+                      mode,
+                      workers,
+                      cpuMillis: t.cpuMillis,
+                      memoryMb: t.memoryMb,
+                      load,
+                      durationSec: m.durationSec,
+                      warmupSec: m.warmupSec,
+                      env: m.env,
+                      ...(m.recycleRssMb ? { recycleRssMb: m.recycleRssMb } : {}),
+                      ...(requests ? { requests } : {}),
+                      ...(m.probe ? { probe: true as const } : {}),
+                      ...cellDimensions(t, node, flags),
+                    });
+  if (m.order === 'shuffle') shuffleInPlace(cells, m.seed ?? 1);
   return cells.map((c, index) => ({ index, ...c }));
-}
-
-/** A shuffled copy (seeded: the same seed gives the same order). */
-export function seededShuffle<T>(xs: readonly T[], seed: number): T[] {
-  const copy = [...xs];
-  shuffle(copy, seed);
-  return copy;
-}
-
-/** Fisher–Yates with a seeded generator (mulberry32): the same seed gives the same order. */
-function shuffle<T>(xs: T[], seed: number): void {
-  let a = seed >>> 0;
-  const rand = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
-  }
 }

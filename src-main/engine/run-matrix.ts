@@ -9,6 +9,7 @@ import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import { afterGrid, runPhases, type RunPhaseStep } from './phase-run.ts';
 import { runSession, type CellSource, type Session, type SessionOptions } from './session/run-session.ts';
+import { imageNeeds } from './session/images.ts';
 import { sameFailureReason, skippedFailure } from './session/same-failure.ts';
 
 export { limitsWhereCellsRun, readyTarget, TargetNotReadyError } from './session/limits.ts';
@@ -46,13 +47,15 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
           ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) }
           : v.matrix;
       const name = o.name ?? matrix.name ?? o.preset ?? 'matrix';
-      const cellsTotal = expandMatrix(matrix, limits.imageApps).length;
+      const cells = expandMatrix(matrix, limits.imageApps);
+      const cellsTotal = cells.length;
       return {
         what: `run "${name}"`,
         apps: resolved.apps,
         // A copy of the apps: the run stays explicable after they are edited or removed.
         record: { create: { name, preset: o.preset ?? null, matrix, cellsTotal, apps: resolved.apps } },
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
+        images: imageNeeds(cells), // each (app, Node.js version) built before any cell runs
         run: (s) => runGrid(s, matrix, name, results),
       };
     },
@@ -164,6 +167,7 @@ export async function runPhasesOnRun(
         apps: resolved.apps,
         record: { claim: runId },
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
+        images: imageNeeds(expandMatrix(matrix, limits.imageApps)), // the phases run the grid's configurations
         run: async (s) => {
           const out = await runPhases({ session: s, matrix, nextIndex, plannedBefore: stored.cellsTotal }, phases);
           results.push(...out.results);

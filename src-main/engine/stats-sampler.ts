@@ -26,10 +26,12 @@ export class StatsSampler {
     private readonly cpuMillis: number,
   ) {}
 
-  async start(onSample?: (s: StatsSecond) => void): Promise<void> {
+  /** `tap`: each raw reading too, as it comes (a replicated cell sums its replicas' readings from it). */
+  async start(onSample?: (s: StatsSecond) => void, tap?: (r: StatsReading) => void): Promise<void> {
     this.t0 = Date.now();
     this.stopStream = await this.target.stats((r) => {
       const s = this.add(r);
+      tap?.(r);
       if (s) onSample?.(s);
     });
   }

@@ -29,6 +29,7 @@ import {
   type SnippetKind,
 } from '../deploy/settings.ts';
 import { VERIFY_MAX_ATTEMPTS } from '../deploy/verification.ts';
+import { deployRuntime } from '../deploy/recommended-deploy.ts';
 import type { VerifyDescriptor } from '../model/verify.ts';
 import { WORKERS_ENV } from '../deploy/snippets.ts';
 import type { StoredCell } from '../store/index.ts';
@@ -166,6 +167,8 @@ export function planVerification(
     memoryMb: c.memoryMb,
     cpuRequestMillis: cpuRequest === null ? c.cpuMillis : Math.min(cpuRequest, c.cpuMillis),
     ...(rss !== undefined ? { serverRssMb: rss } : {}),
+    // Its containers, Node.js (the exact version its cells ran, where one) and flags, as its snippets deploy them.
+    ...deployRuntime(c),
   };
   const sizing = rec.sizing?.find((s) => s.key === key);
   const ceilingMb = Math.max(c.memoryMb, sizing?.memory.referenceMb ?? c.memoryMb);

@@ -3,6 +3,7 @@ import type { Flag, Sample } from '../model/types.ts';
 import type { ProbeSecond } from '../model/probe.ts';
 import { probeBySecond, type ProbeSecondFigures } from '../common/probe-series.ts';
 import { gcWindowOf } from '../common/probe-gc.ts';
+import { costColumns, COST_HEADER } from './cost-csv.ts';
 
 type Cell = string | number | boolean | null | undefined;
 
@@ -34,6 +35,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['workers', (c) => c.config.workers],
   ['cpu_millicores', (c) => c.config.cpuMillis],
   ['memory_mb', (c) => c.config.memoryMb],
+  // The exact Node.js version the cell ran (empty: not recorded — an image app, or a run stored before it was).
+  ['node_version', (c) => c.nodeVersion],
   ['load_model', (c) => c.config.load.model],
   ['connections', (c) => c.config.load.connections],
   ['target_rate_rps', (c) => (c.config.load.model === 'rate' ? c.config.load.rate : null)],
@@ -86,10 +89,12 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
 const reasonOf = (c: StoredCell, kind: Flag['kind']): string | undefined =>
   c.flags.find((f) => f.kind === kind)?.reason;
 
+/** One row per cell; the last columns are the run's prices and the cell's cost at them (export/cost-csv.ts). */
 export function cellsCsv(run: RunDetail): string {
+  const cost = costColumns(run);
   return toCsv(
-    ['run_id', ...CELL_COLUMNS.map(([h]) => h)],
-    run.cells.map((c) => [run.id, ...CELL_COLUMNS.map(([, f]) => f(c))]),
+    ['run_id', ...CELL_COLUMNS.map(([h]) => h), ...COST_HEADER],
+    run.cells.map((c) => [run.id, ...CELL_COLUMNS.map(([, f]) => f(c)), ...cost(c)]),
   );
 }
 

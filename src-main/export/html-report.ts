@@ -17,6 +17,8 @@ import { methodSection } from './html-method.ts';
 import { runtimeSection } from './html-probe.ts';
 import { esc, section, table, td, th } from './html-parts.ts';
 import { sizingSection } from './html-sizing.ts';
+import { costsSection } from './html-costs.ts';
+import { baselineSection, type ReportBaseline } from './html-baseline.ts';
 import { CSS } from './html-style.ts';
 import { cellsTable, configurationsTable, hostTable, winnersTable } from './html-tables.ts';
 
@@ -136,6 +138,8 @@ export function htmlReport(
   samples: Map<number, Sample[]>,
   rec: Recommendation,
   probe: Map<number, ProbeSecond[]> = new Map(),
+  /** The verdicts against the baseline the run was compared with (export/baseline-of.ts reportBaseline). */
+  baseline?: ReportBaseline,
 ): string {
   const title = `Rightsize report: ${run.name}`;
   const meta = [
@@ -152,12 +156,14 @@ export function htmlReport(
   const sections = [
     `<header><h1>${esc(title)}</h1><p class="meta">${meta}</p>${error}</header>`,
     answerSection(rec, run),
+    baselineSection(baseline),
     searchSection(run, rec),
     // An auto-size run's answer is its search's: a knee table over the cells it ran would contradict it.
     rec.scopes.length && !rec.search
       ? section('winners', 'Winners per CPU / memory pair', `${winnersTable(rec)}${WINNERS_NOTE}`)
       : '',
     sizingSection(rec),
+    costsSection(rec),
     deploySection(rec, run),
     rec.scopes.length ? section('charts', 'Throughput and p99 by worker count', summaryCharts(rec)) : '',
     stabilityCharts(run, samples, rec.scopes),

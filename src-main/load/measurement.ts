@@ -42,6 +42,10 @@ function addCounts(into: Counts, s: Counts): void {
   into.busyMs += s.busyMs;
   into.cpuMs += s.cpuMs;
   for (const [k, v] of Object.entries(s.statusCounts)) into.statusCounts[k] = (into.statusCounts[k] ?? 0) + v;
+  if (s.byReplica) {
+    const by = (into.byReplica ??= s.byReplica.map(() => 0));
+    s.byReplica.forEach((n, r) => (by[r] = (by[r] ?? 0) + n));
+  }
 }
 
 /** One second of all threads together, as the engine reports it. */

@@ -17,6 +17,19 @@ export interface LoadPlan {
   cpus?: string;
   /** Load threads; default: one per core in `cpus`, else 1. Never more than the connections. */
   threads?: number;
+  /**
+   * A replicated cell: every replica's address, in replica order (`host`/`port` are the first's). Connection c goes
+   * to replica c mod R (spread.ts) and the responses are counted per replica. Absent or one: a single target.
+   */
+  targets?: { host: string; port: number }[];
+}
+
+/** One replica a thread reaches, and which of the plan's connections (their global indexes) go to it. */
+export interface ThreadTarget {
+  host: string;
+  port: number;
+  replica: number;
+  connections: number[];
 }
 
 /** One thread's share of the load (structured-cloned into the thread as its workerData). */
@@ -35,6 +48,9 @@ export interface ThreadPlan {
   /** A stop the thread applies itself should the engine never send one (seconds after start). */
   maxSec: number;
   cpus?: string;
+  /** A replicated cell: the replicas this thread reaches (one HTTP client set each) and how many there are in all. */
+  targets?: ThreadTarget[];
+  replicas?: number;
 }
 
 /** One thread's counts for one second (index = whole seconds since the common start). */
@@ -57,6 +73,8 @@ export interface ThreadSecond {
   cpuMs: number;
   /** The second's latency histogram (µs), hdr-histogram-js compressed base64: merged losslessly. */
   histogram: string;
+  /** A replicated cell: responses completed per replica (index = replica). */
+  byReplica?: number[];
 }
 
 export type WorkerMessage =

@@ -281,5 +281,6 @@ function toResult(
     warmupUsedSec: m.measureFrom ?? 0,
     threads: threadElu.length,
     ...(verdict.shortfallBy ? { shortfallBy: verdict.shortfallBy } : {}),
+    ...(t.byReplica ? { replicaRequests: [...t.byReplica] } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // How a load plan is shared among load threads: how many, which cores, which connections.
 import { parseCpuList } from '../common/cpu-list.ts';
 import type { LoadPlan, ThreadPlan } from './protocol.ts';
+import { spreadProblem, threadTargets } from './spread.ts';
 
 /**
  * How many threads: as the plan says (`threads`, set by benchmarks and tests), else as the matrix
@@ -27,6 +28,10 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
   const cores = plan.cpus ? parseCpuList(plan.cpus) : [];
   const total = plan.load.connections;
   const maxSec = Math.max(plan.warmupSec, plan.maxWarmupSec ?? 0) + plan.durationSec + 30;
+  // A replicated cell: each thread reaches the replicas its connections go to (connection c → replica c mod R).
+  const spread = plan.targets && plan.targets.length >= 2 ? plan.targets : undefined;
+  const problem = spread ? spreadProblem(total, spread.length) : undefined;
+  if (problem) throw new Error(problem);
   const threads: ThreadPlan[] = [];
   let first = 0;
   for (let i = 0; i < n; i++) {
@@ -44,6 +49,7 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
       timeoutSec: plan.timeoutSec,
       maxSec,
       ...(cpus ? { cpus } : {}),
+      ...(spread ? { targets: threadTargets(first, connections, spread), replicas: spread.length } : {}),
     });
     first += connections;
   }

@@ -7,10 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { type AcClient, instrumentClient } from './client-timing.ts';
+import { type AcClient, instrumentClient, type TimingSink } from './client-timing.ts';
 import { encodeHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
-import type { ParentMessage, ThreadPlan, ThreadSecond, WorkerMessage } from './protocol.ts';
+import type { ParentMessage, ThreadPlan, ThreadSecond, ThreadTarget, WorkerMessage } from './protocol.ts';
 
 // A thread spawned ahead has no plan yet: it waits for one (a 'plan' message), then says it is ready.
 let plan = workerData as ThreadPlan;
@@ -54,7 +54,10 @@ let flushTimer: ReturnType<typeof setTimeout> | undefined;
 const clients: AcClient[] = [];
 
 function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
-  return { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, statusCounts: {} };
+  const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0 };
+  // A replicated cell counts each replica's responses (0 until its plan arrives: a spare thread has none yet).
+  const replicas = plan?.replicas ?? 0;
+  return { ...counts, statusCounts: {}, ...(replicas ? { byReplica: new Array<number>(replicas).fill(0) } : {}) };
 }
 
 function take(): ThreadSecond {
@@ -92,9 +95,11 @@ function armFlush(): void {
  */
 let expected: boolean | undefined;
 
-const sink = {
+/** Where a response, a failure or a send is counted; `replica`: the replica whose client it was, if replicated. */
+const sinkFor = (replica: number | undefined): TimingSink => ({
   response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number): void {
     if (now >= nextBoundary) flushUntil(now);
+    if (replica !== undefined && cur.byReplica) cur.byReplica[replica] = (cur.byReplica[replica] ?? 0) + 1;
     const ok = expected ?? (status >= 200 && status < 300);
     expected = undefined;
     recordUs(histogram, latencyMs * 1000);
@@ -113,18 +118,36 @@ const sink = {
   sent(): void {
     cur.sent++; // into the second being filled: a send right after a boundary may count a second early
   },
-};
+});
 
 function start(t0Epoch: number): void {
   started = true;
   t0 = t0Epoch - performance.timeOrigin;
   cpuAt = threadCpuMs();
   nextBoundary = t0 + 1000;
-  let next = plan.firstConnection;
+  cur = fresh(); // with this plan's replicas
+  // One client set per replica this thread reaches (autocannon takes one URL); a single target: one set.
+  const first = plan.firstConnection;
+  const sets: ThreadTarget[] = plan.targets ?? [
+    {
+      host: plan.host,
+      port: plan.port,
+      replica: -1,
+      connections: [...Array(plan.connections).keys()].map((i) => first + i),
+    },
+  ];
+  for (const set of sets) clientsFor(set);
+  armFlush();
+}
+
+/** autocannon for one replica's connections (or the one target's): each client keeps its connection's global index. */
+function clientsFor(set: ThreadTarget): void {
+  const sink = sinkFor(set.replica >= 0 ? set.replica : undefined);
+  let next = 0;
   autocannon(
     {
-      url: `http://${plan.host}:${plan.port}`,
-      connections: plan.connections,
+      url: `http://${set.host}:${set.port}`,
+      connections: set.connections.length,
       pipelining: 1,
       duration: plan.maxSec,
       timeout: plan.timeoutSec,
@@ -138,8 +161,9 @@ function start(t0Epoch: number): void {
       setupClient: (raw: unknown) => {
         const client = raw as AcClient;
         clients.push(client);
+        const index = set.connections[next++]!;
         const schedule =
-          plan.model === 'rate' ? new ConnectionSchedule(t0, next++, plan.totalConnections, plan.rate!) : undefined;
+          plan.model === 'rate' ? new ConnectionSchedule(t0, index, plan.totalConnections, plan.rate!) : undefined;
         instrumentClient(client, sink, { stopped: () => stopped, ...(schedule ? { schedule } : {}) });
       },
     },
@@ -148,7 +172,6 @@ function start(t0Epoch: number): void {
       else if (!stopped) finish(); // its safety duration ran out before the engine said stop
     },
   );
-  armFlush();
 }
 
 function finish(): void {

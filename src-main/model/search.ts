@@ -40,6 +40,13 @@ export interface SizeSpec {
   connections: number;
   /** false: no runtime probe in the cells (absent: probed, the default). */
   probe?: false;
+  /**
+   * true: search for the lowest price per hour (CPU × vCPU price + memory × GB price) instead of the
+   * smallest CPU (absent: the smallest CPU, then memory, then workers).
+   */
+  cheapest?: true;
+  /** Prices per vCPU-hour, GB-hour and replica-hour the run is costed at (absent: the example defaults). */
+  prices?: { cpuHour: number; gbHour: number; replicaHour: number };
 }
 
 /** What one measured cell said about the objective. */

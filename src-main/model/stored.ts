@@ -51,6 +51,10 @@ export interface StoredCell {
   imageTag: string | null;
   /** Where the target ran (null: this machine's engine, before it was recorded). */
   ranOn: RanOn | null;
+  /** The exact Node.js version the cell's processes ran (absent: not recorded — an image app, an older run). */
+  nodeVersion?: string;
+  /** Per replica, when the cell ran several (config.replicas ≥ 2); the columns above are their totals. */
+  replicas?: import('./replicas.ts').ReplicaReading[];
   startedAt: string;
   finishedAt: string | null;
 }

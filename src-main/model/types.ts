@@ -61,7 +61,7 @@ export interface CellConfig {
    * the matrix named it. The exact version it ran is CellResult.nodeVersion.
    */
   node?: string;
-  /** Node.js flags for every process of the cell in every mode (absent or empty: none), e.g. ["--max-semi-space-size=32"]. */
+  /** Node.js flags for every process of the cell in every mode (absent: none), e.g. ["--max-semi-space-size=32"]. */
   nodeFlags?: string[];
 }
 
@@ -142,6 +142,8 @@ export interface LoadResult {
    * thread was).
    */
   shortfallBy?: 'server' | 'client';
+  /** A replicated cell: responses each replica served over the measured seconds (index = replica), per connection. */
+  replicaRequests?: number[];
 }
 
 /** One second of container stats. cpuPct is a percentage of the cell's CPU cap (100 = the whole cap). */
@@ -262,7 +264,16 @@ export interface ExitInfo {
  * 'unstable': the measured seconds drift or step (not a steady state). 'host-busy': other processes took a significant
  * share of the cores the target or the load ran on.
  */
-export type FlagKind = 'client-bound' | 'oom-killed' | 'errors' | 'throttled' | 'restarts' | 'unstable' | 'host-busy';
+export type FlagKind =
+  | 'client-bound'
+  | 'oom-killed'
+  | 'errors'
+  | 'throttled'
+  | 'restarts'
+  | 'unstable'
+  | 'host-busy'
+  /** A replicated cell whose replicas did not get an even share of the responses (> 10 % off). */
+  | 'uneven-share';
 export interface Flag {
   kind: FlagKind;
   reason: string;

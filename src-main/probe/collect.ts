@@ -41,13 +41,6 @@ export async function collectProbe(
   return summarizeProbe(placeReports(reports, clock), launch, off);
 }
 
-/** Why a cell has no probe although it was asked for one (an image runs its own command without it). */
-export function noProbeReason(mode: LaunchMode): string | undefined {
-  return mode === 'image'
-    ? "no probe: an image app runs its own command and its image does not hold the probe's file"
-    : undefined;
-}
-
 /** The app's last `n` log lines without the probe's (what a failed cell shows): probe lines can outnumber the app's. */
 export async function appLogTail(target: LogSource, n: number): Promise<string> {
   const log = await target.logTail(n * 20 + 400);

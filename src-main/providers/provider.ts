@@ -32,6 +32,11 @@ export interface TargetSpec {
   pinCores?: boolean;
   /** Keep the target off (or on) a node: where its load agent runs is the other side of it. */
   placement?: { node?: string; avoidNode?: string };
+  /**
+   * Identical copies of the target (absent = 1), each under `cpuMillis` and `memoryMb`: the provider starts them all
+   * and gives back one target whose `addresses` the load spreads over (providers/replica-set.ts).
+   */
+  replicas?: number;
 }
 
 /** One cumulative reading of the target's cgroup, as the provider's stats source gives it. */
@@ -86,6 +91,16 @@ export interface ProvisionedTarget {
   readonly id: string;
   /** Where the load connects. */
   readonly address: { host: string; port: number };
+  /**
+   * A replicated target: each replica's address, in replica order (the load spreads over them per connection).
+   * Absent: `address` alone.
+   */
+  readonly addresses?: readonly { host: string; port: number }[];
+  /**
+   * A replicated target: each replica as a target of its own, for its own readings (stats, processes, log, exit).
+   * This target's own readings are their totals.
+   */
+  readonly replicas?: readonly ProvisionedTarget[];
   /** The node it was placed on (Swarm, Kubernetes), for "where each cell ran". */
   readonly node?: string;
   /** Resolves with the exit code when the target stops by itself (crash, OOM kill). */
@@ -113,6 +128,11 @@ export interface ProvisionedTarget {
    * ones whose contention by other processes matters. Absent: not pinned, or not this machine.
    */
   readonly cores?: number[];
+  /**
+   * Why the runtime probe is not in the target's processes although the cell asked for it (an image's container
+   * this provider cannot give the probe's file). Absent: it is there.
+   */
+  readonly probeNote?: string;
   /** Why the target could not be placed as asked (core placement off…), said once per run. */
   readonly placementWarning?: string;
   logTail(lines: number): Promise<string>;

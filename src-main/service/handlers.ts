@@ -4,6 +4,7 @@ import { recommend } from '../analysis/index.ts';
 import type { AnswerInput, CallInput, CallName, CallOutput, SaveFile, Settings } from '../contract/api.ts';
 import { deployAnswer } from '../deploy/from-cell.ts';
 import { cellsCsv, probeCsv, samplesCsv } from '../export/csv.ts';
+import { configurationsCsv } from '../export/cost-csv.ts';
 import { htmlReport } from '../export/html-report.ts';
 import { listPresets } from '../presets/presets.ts';
 import type { Provider } from '../providers/provider.ts';
@@ -15,6 +16,8 @@ import type { AppService } from './apps.ts';
 import { conflict, guard, invalid, notFound } from './errors.ts';
 import { listRunsWithPicks } from './run-list.ts';
 import { runProbe } from './run-probe.ts';
+import { baselineHandlers, startWithBaseline } from './baselines.ts';
+import { reportBaseline } from '../export/baseline-of.ts';
 import type { RunSupervisor } from './run-supervisor.ts';
 import type { StatusPoller } from './status-poller.ts';
 import type { Validation } from './validation.ts';
@@ -52,7 +55,7 @@ function runOf(store: Store, runId: number) {
 }
 
 /** A run's answer as asked (margin, SLO), with the samples it was read from. */
-function answerOf(store: Store, { runId, marginPct, slo }: AnswerInput) {
+function answerOf(store: Store, { runId, marginPct, slo, prices }: AnswerInput) {
   const run = runOf(store, runId);
   const samples = store.getRunSamples(runId);
   // The probe's seconds give each decision its cause line, as the CLI's report does.
@@ -62,6 +65,7 @@ function answerOf(store: Store, { runId, marginPct, slo }: AnswerInput) {
     probe,
     ...(marginPct !== undefined ? { marginPct } : {}),
     ...(slo ? { slo } : {}),
+    ...(prices ? { prices } : {}),
   });
   return { run, samples, rec };
 }
@@ -84,8 +88,8 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'presets.list': () => listPresets(),
     'matrix.validate': ({ matrix, target }) => validation.matrix(matrix, target),
     'runs.start': (input) =>
-      runs.matrix(input, providerFor(targets, input.target), () =>
-        validation.requireMatrix(input.matrix, input.target),
+      startWithBaseline(store, input, (i) =>
+        runs.matrix(i, providerFor(targets, i.target), () => validation.requireMatrix(i.matrix, i.target)),
       ),
     'size.validate': ({ spec, target }) => validation.size(spec, target),
     'runs.size': (input) =>
@@ -108,9 +112,11 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
       const content =
         kind === 'cells'
           ? cellsCsv(run)
-          : kind === 'probe'
-            ? probeCsv(run, store.getRunProbeSeconds(runId))
-            : samplesCsv(run, store.getRunSamples(runId), store.getRunProbeSeconds(runId));
+          : kind === 'configurations'
+            ? configurationsCsv(answerOf(store, { runId }).rec)
+            : kind === 'probe'
+              ? probeCsv(run, store.getRunProbeSeconds(runId))
+              : samplesCsv(run, store.getRunSamples(runId), store.getRunProbeSeconds(runId));
       return { filename: `rightsize-run-${runId}-${kind}.csv`, mime: 'text/csv', content };
     },
     'files.save': (file) =>
@@ -121,7 +127,8 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'runs.recommend': (input) => answerOf(store, input).rec,
     'export.html': (input) => {
       const { run, samples, rec } = answerOf(store, input);
-      const content = htmlReport(run, samples, rec, store.getRunProbeSeconds(input.runId));
+      const baseline = reportBaseline(store, input.runId);
+      const content = htmlReport(run, samples, rec, store.getRunProbeSeconds(input.runId), baseline);
       return { filename: `rightsize-run-${input.runId}-report.html`, mime: 'text/html', content };
     },
     'deploy.snippets': ({ cellId, ...input }) => {
@@ -148,6 +155,7 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
       resolveTarget(store, name); // an unknown name is NOT_FOUND, before any connection
       return targets.check(name);
     },
+    ...baselineHandlers(store),
   };
 }
 

@@ -54,8 +54,15 @@ export function uncapped(local: HostLimits, input: unknown): HostLimits {
     );
   const nums = (...vs: unknown[]): number[] =>
     vs.flat().filter((n): n is number => typeof n === 'number' && Number.isFinite(n));
-  const millis = nums(at('cpuMillicores'), at('bounds', 'cpuMillis', 'max'));
-  const mb = nums(at('memoryMb'), at('bounds', 'memoryMb', 'max'));
+  // Replicas take their caps R times; a budget's totals are what its cells take.
+  const r = Math.max(1, ...nums(at('replicas')));
+  const times = (xs: number[]): number[] => xs.map((x) => x * r);
+  const millis = nums(
+    times(nums(at('cpuMillicores'))),
+    at('budget', 'cpuMillicores'),
+    at('bounds', 'cpuMillis', 'max'),
+  );
+  const mb = nums(times(nums(at('memoryMb'))), at('budget', 'memoryMb'), at('bounds', 'memoryMb', 'max'));
   return {
     ...local,
     cores: Math.max(local.cores, ...millis.map((m) => Math.ceil(m / 1000)), ...nums(at('load', 'threads'))),

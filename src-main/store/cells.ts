@@ -1,14 +1,7 @@
 import type Database from 'better-sqlite3';
-import type {
-  CellConfig,
-  CellResult,
-  CellStatus,
-  Flag,
-  LoadResult,
-  RanOn,
-  StatsSummary,
-} from '../model/types.ts';
+import type { CellConfig, CellResult, CellStatus, Flag, LoadResult, RanOn, StatsSummary } from '../model/types.ts';
 import type { StoredCell } from '../model/stored.ts';
+import type { ReplicaReading } from '../model/replicas.ts';
 export type { StoredCell };
 
 /** The columns of `cells` as better-sqlite3 returns them. */
@@ -143,10 +136,11 @@ export class CellQueries {
       exit_code: exit?.exitCode ?? null,
       restarts: exit?.restarts ?? null,
       load_json: load ? JSON.stringify(load) : null,
-      stats_json: stats ? JSON.stringify(stats) : null,
+      stats_json: statsJson(stats, r.replicas),
       flags_json: JSON.stringify(r.flags),
       image_tag: r.imageTag ?? null,
-      ran_on: r.ranOn ? JSON.stringify(r.ranOn) : null,
+      // The exact Node.js version rides with where the cell ran (no index needs it, so no column of its own).
+      ran_on: r.ranOn ? JSON.stringify({ ...r.ranOn, ...(r.nodeVersion ? { nodeVersion: r.nodeVersion } : {}) }) : null,
       started_at: r.startedAt,
       finished_at: r.finishedAt,
     });
@@ -161,6 +155,31 @@ export class CellQueries {
   interrupt(runId: number, now: string): void {
     this.interruptRunning.run(now, runId);
   }
+}
+
+/**
+ * A cell's stats as stored: the summary, with a replicated cell's per-replica readings beside it under
+ * `replicas` (no index needs them, so no column of their own).
+ */
+function statsJson(stats: StatsSummary | undefined, replicas: ReplicaReading[] | undefined): string | null {
+  if (!replicas?.length) return stats ? JSON.stringify(stats) : null;
+  return JSON.stringify({ ...(stats ?? {}), replicas });
+}
+
+function readStats(json: string | null): Pick<StoredCell, 'stats' | 'replicas'> {
+  if (json === null) return { stats: null };
+  const { replicas, ...stats } = JSON.parse(json) as StatsSummary & { replicas?: ReplicaReading[] };
+  return {
+    // Only replicas stored (a cell measured without a stats reading): no summary.
+    stats: Object.keys(stats).length ? stats : null,
+    ...(replicas ? { replicas } : {}),
+  };
+}
+
+function readRanOn(json: string | null): Pick<StoredCell, 'ranOn' | 'nodeVersion'> {
+  if (json === null) return { ranOn: null };
+  const { nodeVersion, ...ranOn } = JSON.parse(json) as RanOn & { nodeVersion?: string };
+  return { ranOn, ...(nodeVersion ? { nodeVersion } : {}) };
 }
 
 function toStoredCell(r: CellRow): StoredCell {
@@ -193,7 +212,7 @@ function toStoredCell(r: CellRow): StoredCell {
     memLimitBytes: r.mem_limit_bytes,
     throttledMs: r.throttled_ms,
     load: r.load_json === null ? null : (JSON.parse(r.load_json) as LoadResult),
-    stats: r.stats_json === null ? null : (JSON.parse(r.stats_json) as StatsSummary),
+    ...readStats(r.stats_json),
     // oom_killed is always set when the result had exit info, so its NULL means "no exit info".
     exit:
       r.oom_killed === null
@@ -201,7 +220,7 @@ function toStoredCell(r: CellRow): StoredCell {
         : { oomKilled: r.oom_killed !== 0, exitCode: r.exit_code, restarts: r.restarts ?? 0 },
     flags: JSON.parse(r.flags_json) as Flag[],
     imageTag: r.image_tag,
-    ranOn: r.ran_on === null ? null : (JSON.parse(r.ran_on) as RanOn),
+    ...readRanOn(r.ran_on),
     startedAt: r.started_at,
     finishedAt: r.finished_at,
   };

@@ -188,6 +188,21 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 9: the probe samples GC pauses (launchers/probe.js): how long it listened in the second (NULL: all of it).
   `ALTER TABLE probe_seconds ADD COLUMN gc_window_ms REAL;`,
+  // baseline (store/baselines.ts): saved baselines by app and name, and the baseline a run was compared
+  // with (its runs and threshold, so the report can recompute the verdicts). Both go with their runs.
+  `
+  CREATE TABLE baselines (
+    app         TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    created_at  TEXT NOT NULL,
+    PRIMARY KEY (app, name)
+  );
+  CREATE TABLE run_baselines (
+    run_id      INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    spec_json   TEXT NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

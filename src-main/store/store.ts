@@ -14,6 +14,7 @@ import { ProbeQueries, type StoredCellProbe } from './probe.ts';
 import type { CellProbe, ProbeSecond } from '../model/probe.ts';
 import { UserAppQueries, type StoredUserApp } from './user-apps.ts';
 import { TargetQueries } from './targets.ts';
+import { BaselineQueries } from './baselines.ts';
 import { describeSession } from '../session/session.ts';
 
 export const INTERRUPTED_ERROR = 'interrupted: the process running it stopped';
@@ -46,6 +47,8 @@ export class Store {
   private readonly picks: RunPickQueries;
   /** Saved targets (where cells run): URLs and file paths, never key material. */
   readonly targets: TargetQueries;
+  /** Saved baselines by app and name, and what each run was compared with. */
+  readonly baselines: BaselineQueries;
   private readonly settingsAll: Database.Statement<[], { key: string; value: string }>;
   private readonly settingsPut: Database.Statement<[string, string]>;
 
@@ -61,6 +64,7 @@ export class Store {
     this.userApps = new UserAppQueries(db);
     this.picks = new RunPickQueries(db);
     this.targets = new TargetQueries(db);
+    this.baselines = new BaselineQueries(db);
     this.settingsAll = db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings');
     this.settingsPut = db.prepare<[string, string]>(
       'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',

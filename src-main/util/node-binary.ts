@@ -11,6 +11,22 @@ export function onPath(cmd: string): string | undefined {
 }
 
 let pathNode: string | null | undefined;
+const versions = new Map<string, string>();
+
+/**
+ * The exact version (no "v") of hostNodeBinary(): the offline base holds that binary, so its cells
+ * ran it. This process's own when it is that binary; else asked once.
+ */
+export function hostNodeVersion(): string {
+  const bin = hostNodeBinary();
+  if (!process.versions.electron && bin === realpathSync(process.execPath)) return process.versions.node;
+  let v = versions.get(bin);
+  if (v === undefined) {
+    v = execFileSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 10_000 }).trim();
+    versions.set(bin, v);
+  }
+  return v;
+}
 
 /**
  * A real node binary on this machine. Inside Electron, process.execPath is Electron, and the

@@ -28,11 +28,14 @@ export function reveal(testid: string): void {
 
 /** The matrix Builder's fields, in form order, and the matrix paths each shows the problems of. */
 export const MATRIX_PLACES = [
-  { label: 'CPU cap', testid: 'cpu', paths: ['cpuMillicores'] },
-  { label: 'Memory cap', testid: 'memory', paths: ['memoryMb'] },
+  { label: 'CPU cap', testid: 'cpu', paths: ['cpuMillicores', 'budget.cpuMillicores'] },
+  { label: 'Memory cap', testid: 'memory', paths: ['memoryMb', 'budget.memoryMb'] },
+  { label: 'Replicas', testid: 'replicas-field', paths: ['replicas', 'budget.maxReplicas'] },
   { label: 'Workers', testid: 'workers', paths: ['workers'] },
   { label: 'Launch modes', testid: 'modes-field', paths: ['modes'] },
   { label: 'Apps', testid: 'apps-field', paths: ['apps'] },
+  { label: 'Node.js', testid: 'node-field', paths: ['node', 'nodeFlags'] },
   { label: 'Load', testid: 'load-field', paths: ['load'] },
   { label: 'Timing', testid: 'timing-field', paths: ['durationSec', 'warmupSec', 'repetitions', 'settleBudgetPct'] },
+  { label: 'Cost', testid: 'cost-field', paths: ['prices'] },
 ] as const;

@@ -3,6 +3,7 @@
 // problems belongs to. The rules themselves are the engine's (`size.validate`), never repeated here.
 import type { LaunchMode, Problem, SizeSpec } from '../../src-main/contract/api.ts';
 import { under } from './app-form.ts';
+import { DEFAULT_PRICES } from '../../src-main/common/cost.ts';
 
 export interface SizeDraft {
   app: string;
@@ -23,6 +24,23 @@ export interface SizeDraft {
   name: string;
   /** The runtime probe in the cells' processes (absent or true: on, the engine's default; false: off). */
   probe?: boolean;
+  /** Search for the lowest price per hour instead of the smallest CPU (absent: the smallest CPU). */
+  cheapest?: boolean;
+  /** Prices per vCPU-hour, GB-hour and replica-hour; absent or cleared: the example defaults (common/cost.ts). */
+  cpuPrice?: number | null;
+  gbPrice?: number | null;
+  replicaPrice?: number | null;
+}
+
+/** The prices the draft gives, the rest from the defaults; undefined when it gives none (the run is costed at the defaults). */
+export function pricesOf(d: Pick<SizeDraft, 'cpuPrice' | 'gbPrice' | 'replicaPrice'>): { cpuHour: number; gbHour: number; replicaHour: number } | undefined {
+  const given = (v: number | null | undefined): v is number => typeof v === 'number' && !Number.isNaN(v);
+  if (!given(d.cpuPrice) && !given(d.gbPrice) && !given(d.replicaPrice)) return undefined;
+  return {
+    cpuHour: given(d.cpuPrice) ? d.cpuPrice : DEFAULT_PRICES.cpuHour,
+    gbHour: given(d.gbPrice) ? d.gbPrice : DEFAULT_PRICES.gbHour,
+    replicaHour: given(d.replicaPrice) ? d.replicaPrice : DEFAULT_PRICES.replicaHour,
+  };
 }
 
 export function defaultDraft(): SizeDraft {
@@ -46,6 +64,8 @@ export function toSpec(d: SizeDraft): unknown {
     warmupSec: n(d.warmupSec),
     maxCells: n(d.maxCells),
     ...(d.probe === false ? { probe: false } : {}),
+    ...(d.cheapest ? { cheapest: true } : {}),
+    ...(pricesOf(d) ? { prices: pricesOf(d) } : {}),
   };
 }
 
@@ -64,6 +84,7 @@ export const SIZE_FIELDS = {
   modes: ['bounds.modes'],
   maxCells: ['maxCells'],
   timing: ['durationSec', 'warmupSec'],
+  prices: ['prices', 'cheapest'],
 } as const;
 export type SizeField = keyof typeof SIZE_FIELDS;
 
@@ -80,6 +101,7 @@ export const SIZE_PLACES = (
     ['modes', 'Launch modes', 'size-modes-field'],
     ['maxCells', 'cells at most', 'size-budget-field'],
     ['timing', 'duration / warmup', 'size-budget-field'],
+    ['prices', 'prices', 'size-cost-field'],
   ] as const
 ).map(([field, label, testid]) => ({ label, testid, paths: SIZE_FIELDS[field] }));
 

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
@@ -43,7 +43,7 @@ describe('the matrix builder', () => {
 
   it('fills from a preset, keeping the settings it has no control for', async () => {
     render(Builder, { props: { status: up } });
-    await vi.waitFor(() => expect(screen.getAllByRole('option').length).toBe(2));
+    await vi.waitFor(() => expect(within(screen.getByTestId('preset')).getAllByRole('option').length).toBe(2));
     await fireEvent.change(screen.getByTestId('preset'), { target: { value: 'pbkdf2-one-thread' } });
     await vi.waitFor(() => expect(lastValidated()).toMatchObject({ workers: [1, 2, 4, 6], env: { UV_THREADPOOL_SIZE: '1' }, load: { connections: [6] } }));
     expect(screen.getByTestId('extras').textContent).toContain('UV_THREADPOOL_SIZE');

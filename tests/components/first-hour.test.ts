@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import Live from '../../src-renderer/routes/Live.svelte';
@@ -27,7 +27,7 @@ beforeEach(() => {
 describe('the builder', () => {
   it('shows the picked preset until the user changes something, then says it was changed', async () => {
     render(Builder, { props: { status: up } });
-    await vi.waitFor(() => expect(screen.getAllByRole('option').length).toBe(2));
+    await vi.waitFor(() => expect(within(screen.getByTestId('preset')).getAllByRole('option').length).toBe(2));
     const picker = screen.getByTestId('preset') as HTMLSelectElement;
     await fireEvent.change(picker, { target: { value: 'quick' } });
     await vi.waitFor(() => expect(screen.getByTestId('worker-2').getAttribute('aria-pressed')).toBe('true'));

@@ -1,7 +1,9 @@
 // A matrix run across distributed engines, for real: the main engine and a second dockerd in its
 // own network namespace (tests/helpers/second-engine.ts) joined as a two-node Swarm run two cells
 // at once, each target alone on its node and its load (the load agent) on the other node; results
-// and samples stored as a local run's are; nothing left on either engine. And a remote Docker
+// and samples stored as a local run's are; nothing left on either engine. A cell of 2 replicas on
+// that Swarm: one service of 2 tasks spread over both nodes, the load agent's connections spread
+// over both tasks, each task's share measured. And a remote Docker
 // engine whose link is cut mid-cell: that cell fails as "unreachable" within a bound, the run goes
 // on once the link is back, and what the cut cell left there is removed.
 import path from 'node:path';
@@ -103,6 +105,70 @@ describe('a matrix on distributed engines', () => {
     } finally {
       await swarm.leave();
     }
+  });
+
+  it('a Swarm cell of 2 replicas: one service of 2 tasks spread over both nodes, its load spread over both per connection; nothing left', async () => {
+    const swarm = await formSwarm(second);
+    try {
+      const provider = new SwarmProvider({
+        name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
+        nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
+      });
+      const warnings: string[] = [];
+      const out = await runMatrix(
+        { name: 'swarm replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, settleBudgetPct: 0, verify: false },
+        { store, provider, waitForLab: true, onEvent: (e) => e.type === 'log' && e.level === 'warn' && warnings.push(e.message) },
+      );
+      expect(out.status, out.error).toBe('completed');
+      const [cell] = out.cells;
+      expect([cell!.status, cell!.failure]).toEqual(['ok', undefined]);
+      const reps = cell!.replicas!;
+      console.log(
+        `Swarm hello ×2 replicas: ${cell!.load!.rpsMean.toFixed(0)} req/s, shares ` +
+          `${reps.map((r) => `${(r.share * 100).toFixed(1)} % on ${r.ranOn?.node}`).join(' / ')}, load on ${cell!.ranOn?.loadNode}`,
+      );
+      // Swarm spread the two tasks over both nodes; each got its connections and served its share.
+      expect(new Set(reps.map((r) => r.ranOn?.node)).size).toBe(2);
+      expect(reps.map((r) => r.connections)).toEqual([2, 2]);
+      expect(reps[0]!.requests + reps[1]!.requests).toBe(cell!.load!.requests);
+      for (const r of reps) {
+        expect(r.share).toBeGreaterThan(0.35); // both under the same 250m cap: near even (measured, logged above)
+        expect(r.stats!.memLimitBytes).toBe(128 * 2 ** 20);
+        expect(r.exit!.oomKilled).toBe(false);
+      }
+      expect(cell!.stats!.memLimitBytes).toBe(2 * 128 * 2 ** 20);
+      // Every node runs a replica: the load agent shares one, and the run says so.
+      expect(reps.map((r) => r.ranOn?.node)).toContain(cell!.ranOn!.loadNode);
+      expect(warnings.join('\n')).toContain('the load agent shares a node with a replica');
+      expect(store.getRun(out.runId)!.cells[0]!.replicas).toEqual(reps);
+
+      expect(await provider.manager.listServices({ filters: ours() })).toEqual([]);
+      await until(secondEngineEmpty, 'our containers on the second engine to be gone', 10_000, 200);
+      expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.run}=${out.runId}`]) })).toEqual([]);
+    } finally {
+      await swarm.leave();
+    }
+  });
+
+  it('a remote engine runs a cell of 2 replicas: both containers there, the agent beside them, each share measured; nothing left', async () => {
+    const provider = new DockerProvider({ name: 'far', kind: 'docker', connection: { url: second.url }, source: new Docker() });
+    const out = await runMatrix(
+      { name: 'remote replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, settleBudgetPct: 0, verify: false },
+      { store, provider, waitForLab: true },
+    );
+    expect(out.status, out.error).toBe('completed');
+    const [cell] = out.cells;
+    expect([cell!.status, cell!.failure]).toEqual(['ok', undefined]);
+    const reps = cell!.replicas!;
+    console.log(`remote hello ×2 replicas: ${cell!.load!.rpsMean.toFixed(0)} req/s, shares ${reps.map((r) => `${(r.share * 100).toFixed(1)} %`).join(' / ')}`);
+    expect(reps.map((r) => r.connections)).toEqual([2, 2]);
+    expect(reps[0]!.requests + reps[1]!.requests).toBe(cell!.load!.requests);
+    for (const r of reps) {
+      expect(Math.abs(r.share - 0.5) / 0.5).toBeLessThan(0.1); // one engine, one path: even
+      expect(r.stats!.memLimitBytes).toBe(128 * 2 ** 20);
+    }
+    expect(cell!.ranOn).toMatchObject({ target: 'far', kind: 'docker' });
+    await until(secondEngineEmpty, 'the replicas and the agent to be gone', 10_000, 200);
   });
 
   it('a remote engine cut off mid-cell: that cell fails as unreachable within a bound, the run goes on, leftovers removed once it is back', async () => {

@@ -113,6 +113,18 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
     expect(run.cells.map((c) => `${c.config.mode}×${c.config.workers}:${c.status}`)).toEqual(['image×1:ok', 'image×3:ok']);
     expect(processes).toEqual({ 0: 2, 1: 4 }); // primary + WEB_CONCURRENCY workers
     expect(await listOwnContainers({ run: runId })).toEqual([]);
+    // The runtime probe reached every Node.js process of the user's image (its file copied into the
+    // container), with the image's own NODE_OPTIONS kept: every heap limit is the image's 48 MB old
+    // space plus the young generation, far below the ~250 MB a 256 MB cap gives by default.
+    const probed = await lab.handlers['runs.probe']({ runId });
+    expect(probed.map((c) => [c.probe?.attached, c.probe?.note])).toEqual([
+      [2, undefined],
+      [4, undefined],
+    ]);
+    for (const c of probed) {
+      expect(new Set(c.seconds.filter((s) => s.t >= 0).map((s) => s.pid)).size).toBe(c.probe!.attached);
+      for (const s of c.seconds) expect(s.heapLimitBytes).toBeLessThan(100 * 2 ** 20);
+    }
   });
 
   it('collapses the workers dimension for a fixed image', async () => {

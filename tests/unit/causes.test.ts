@@ -13,6 +13,7 @@ import {
   clientBoundCause,
   imbalanceCause,
   memoryCapCause,
+  gcCause,
   offLoopCause,
   oversubscribedCause,
   pairCause,
@@ -308,6 +309,17 @@ describe('the cause lines', () => {
     expect(memoryCapCause([at(512, 30), at(128, 40)])).toBeNull();
     expect(memoryCapCause([at(512, 40), at(128, 60)])).toBeNull();
     expect(memoryCapCause([at(128, 180)])).toBeNull();
+  });
+
+  it('says a throttled configuration\'s GC share counts time held off the CPU (pauses are wall-clock)', () => {
+    const procs = workersOf([[0.7]], { gcMs: 150, heapUsedMb: 46, heapLimitMb: 50 });
+    expect(gcCause(sum({ procs, periods: 1000, throttledPeriods: 400 }))!.text).toBe(
+      'at 512 MB, GC took 15 % of the time (heap up to 92 % of its 50 MB limit; the container was throttled, ' +
+        'and a pause counts the time it was held off the CPU too)',
+    );
+    expect(gcCause(sum({ procs, periods: 1000, throttledPeriods: 0 }))!.text).toBe(
+      'at 512 MB, GC took 15 % of the time (heap up to 92 % of its 50 MB limit)',
+    );
   });
 
   it('names uneven workers with the busiest and least busy loops and the busiest share', () => {

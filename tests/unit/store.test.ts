@@ -158,7 +158,7 @@ describe('Store.open', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
       const tables = db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name`).pluck().all();
-      expect(tables).toEqual(['cells', 'probe_cells', 'probe_seconds', 'run_picks', 'runs', 'samples', 'settings', 'targets', 'user_apps']);
+      expect(tables).toEqual(['baselines', 'cells', 'probe_cells', 'probe_seconds', 'run_baselines', 'run_picks', 'runs', 'samples', 'settings', 'targets', 'user_apps']);
     });
   });
 

@@ -1,4 +1,6 @@
 import { cellsCsv, samplesCsv } from '../../export/csv.ts';
+import { configurationsCsv } from '../../export/cost-csv.ts';
+import { recommend } from '../../analysis/recommend.ts';
 import { formatTrace } from './size.ts';
 import { RUN_SORTS, type RunSort } from '../../store/index.ts';
 import type { RunStatus } from '../../model/types.ts';
@@ -109,11 +111,16 @@ export function showCommand(id: string, o: GlobalOptions): Promise<number> {
 export interface ExportOptions extends GlobalOptions {
   csv?: string;
   samples?: string;
+  /** One row per configuration: the answer's goodput and cost at the run's prices (export/cost-csv.ts). */
+  configurations?: string;
 }
 
 export function exportCommand(id: string, o: ExportOptions): Promise<number> {
-  if (!o.csv && !o.samples)
-    throw new CliError('Say what to write: --csv FILE (cells) and/or --samples FILE (per-second series).', EXIT.usage);
+  if (!o.csv && !o.samples && !o.configurations)
+    throw new CliError(
+      'Say what to write: --csv FILE (cells), --samples FILE (per-second series) and/or --configurations FILE.',
+      EXIT.usage,
+    );
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
     const write = (file: string, text: string, what: string): void => {
@@ -121,6 +128,10 @@ export function exportCommand(id: string, o: ExportOptions): Promise<number> {
       process.stderr.write(`Wrote ${what} of run ${run.id} to ${file}\n`);
     };
     if (o.csv) write(o.csv, cellsCsv(run), `${run.cells.length} cell(s)`);
+    if (o.configurations) {
+      const rec = recommend(run, { samples: store.getRunSamples(run.id) });
+      write(o.configurations, configurationsCsv(rec), `${rec.configurations.length} configuration(s) and their costs`);
+    }
     if (o.samples)
       write(
         o.samples,

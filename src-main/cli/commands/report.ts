@@ -26,13 +26,15 @@ import { gridCells } from '../../deploy/verification.ts';
 import { rightsizeCommand } from '../invocation.ts';
 import { closest } from '../../common/issues.ts';
 import { htmlReport } from '../../export/html-report.ts';
+import { reportBaseline } from '../../export/baseline-of.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { fmtNum, fmtUs } from '../../common/format.ts';
 import { table } from '../format.ts';
 import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
+import { givenPrices, type PriceOptions } from '../prices-option.ts';
 
-export interface ReportOptions extends GlobalOptions {
+export interface ReportOptions extends GlobalOptions, PriceOptions {
   /** Write the self-contained HTML report to this file. */
   html?: string;
   /** "p99<=20ms,rps>=1000,errors<=1%". */
@@ -120,6 +122,9 @@ export function formatRecommendation(rec: Recommendation, explain = false): stri
   const headline = rec.headline ? [`  ▶ ${rec.headline.state.toUpperCase()} — ${rec.headline.text}`] : [];
   const bullets = explain ? reasoningOf(rec.words, rec.methods) : rec.summary;
   const lines = [head, ...headline, ...bullets.map((w) => `  • ${w}`)];
+  // The cost line (analysis/cost.ts) when the four bullets had no room for it: what the pick costs is always said.
+  const cost = (rec.costs?.cheapest ?? []).filter((k) => k.state !== 'none' && !bullets.includes(k.text));
+  lines.push(...cost.map((k) => `  $ ${k.text}`));
   if (explain) for (const m of rec.methods) lines.push('', `${m.title}:`, ...wrap(m.text, 100).map((l) => `  ${l}`));
   if (rec.search) lines.push('', `The path the search took: rightsize show ${rec.run.id}`);
   else if (rec.scopes.length) {
@@ -208,13 +213,20 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
     throw new CliError('--html takes a file name, e.g. --html report.html.', EXIT.usage);
   const emit = parseEmitOption(o.emit);
   const cell = parseCellOption(o.cell, emit);
+  const prices = givenPrices(o); // costed at these for this report only; the run keeps its own
   return withStore(o, (store) => {
     const run = getRunOrFail(store, id);
     const samples = store.getRunSamples(run.id);
     // The answer comes from the grid: verification cells (phase 'verify') only say how its snippets ran.
     const rec = recommend(
       { ...run, cells: gridCells(run.cells) },
-      { marginPct, samples, probe: store.getRunProbeSeconds(run.id), ...(slo ? { slo } : {}) },
+      {
+        marginPct,
+        samples,
+        probe: store.getRunProbeSeconds(run.id),
+        ...(slo ? { slo } : {}),
+        ...(prices ? { prices } : {}),
+      },
     );
     // Checked before anything is written: a run with nothing to deploy, or a cell without a measurement, changes
     // nothing.
@@ -233,7 +245,8 @@ export function reportCommand(id: string, o: ReportOptions): Promise<number> {
         EXIT.usage,
       );
     if (o.html) {
-      writeFileOrFail(o.html, htmlReport(run, samples, rec, store.getRunProbeSeconds(run.id)));
+      const baseline = reportBaseline(store, run.id);
+      writeFileOrFail(o.html, htmlReport(run, samples, rec, store.getRunProbeSeconds(run.id), baseline));
       process.stderr.write(`Wrote the report of run ${run.id} to ${o.html}\n`);
     }
     if (emit !== undefined && deploy) {

@@ -10,6 +10,7 @@ import { appLibrary, resolveApps } from '../../apps/library.ts';
 import { fmtDuration, fmtNum } from '../../common/format.ts';
 import { checkEngine, docker, DockerUnavailableError, type EngineInfo } from '../../docker/client.ts';
 import { expandMatrix, MatrixInvalidError, MatrixSchema, type Matrix, type Problem } from '../../engine/matrix.ts';
+import { coresShortfall } from '../../engine/matrix-dimensions.ts';
 import { settleBudgetSec } from '../../engine/settle.ts';
 import type { CellConfig } from '../../model/types.ts';
 import { Validation } from '../../service/validation.ts';
@@ -101,15 +102,40 @@ function gridOf(m: Matrix, imageApps: Parameters<typeof expandMatrix>[1]): { cel
   };
 }
 
+/**
+ * The columns of a matrix's own dimensions: replicas, Node.js version and flags, each only when some
+ * cell has it (a matrix without them lists as before). CPU and memory are per replica.
+ */
+const DIMENSION_COLUMNS: { head: string; has: (c: CellConfig) => boolean; cell: (c: CellConfig) => string }[] = [
+  { head: 'replicas', has: (c) => (c.replicas ?? 1) >= 2, cell: (c) => String(c.replicas ?? 1) },
+  { head: 'node', has: (c) => c.node !== undefined, cell: (c) => c.node ?? 'default' },
+  { head: 'flags', has: (c) => Boolean(c.nodeFlags?.length), cell: (c) => c.nodeFlags?.join(' ') || 'none' },
+];
+
 /** A compact table of planned cells, in `rightsize show`'s words. */
 export function plannedCellsTable(cells: readonly CellConfig[]): string {
+  const extra = DIMENSION_COLUMNS.filter((d) => cells.some(d.has));
+  const perReplica = extra.some((d) => d.head === 'replicas') ? ' each' : '';
   return table(
-    ['#', 'app', 'mode', 'workers', 'cpu', 'memory', 'load', 'duration', 'warm-up', 'rep'],
+    [
+      '#',
+      'app',
+      'mode',
+      'workers',
+      ...extra.map((d) => d.head),
+      `cpu${perReplica}`,
+      `memory${perReplica}`,
+      'load',
+      'duration',
+      'warm-up',
+      'rep',
+    ],
     cells.map((c) => [
       String(c.index + 1),
       c.app + (c.requests ? ` [${c.requests.name}]` : ''),
       c.mode,
       String(c.workers),
+      ...extra.map((d) => d.cell(c)),
       `${c.cpuMillis}m`,
       `${c.memoryMb} MB`,
       (c.load.model === 'closed' ? `${c.load.connections} conn` : `${c.load.rate} rps`) +
@@ -119,6 +145,16 @@ export function plannedCellsTable(cells: readonly CellConfig[]): string {
       String(c.repetition + 1),
     ]),
   );
+}
+
+/** Where this machine cannot give the largest cell's replicas and its load cores of their own, in words. */
+function coresNote(m: Matrix, cores: number): string | undefined {
+  const short = m.placement === 'auto' ? coresShortfall(m, cores) : null;
+  if (!short) return undefined;
+  const lead = `the largest cell needs ${short.apart} cores to give its target and its load cores of their own`;
+  return short.together <= cores
+    ? `${lead}; this machine has ${short.have}, so its replicas share ${short.together - 1} (the load keeps its own)`
+    : `${lead}; this machine has ${short.have}, so they share cores and results are pessimistic`;
 }
 
 /** The phases after the grid, in words: what they may add and when. */
@@ -200,6 +236,8 @@ export async function dryRunCommand(o: RunCommandOptions): Promise<number> {
     };
     if (!doc.valid || !matrix) return refuse(doc, o);
     const grid = gridOf(matrix, limits.imageApps);
+    const cores = target === LOCAL_TARGET ? coresNote(matrix, limits.cores) : undefined;
+    if (cores) doc.notes.push(cores);
     Object.assign(doc, {
       cells: grid.cells,
       counts: {

@@ -21,7 +21,9 @@ import { describeHolder } from '../../lab-lock/lab-lock.ts';
 import { stopReaper } from '../../reaper/reaper.ts';
 import { deployStatusLine, explainHint, formatRecommendation, parseSloOption } from './report.ts';
 import { cancelledSummary } from '../cancelled-summary.ts';
+import { withPrices, type PriceOptions } from '../prices-option.ts';
 import { recommendedDeployOf } from '../../deploy/from-cell.ts';
+import { afterRun, checkBaselineOptions, gateText, type BaselineOptions } from '../baseline-gate.ts';
 
 /**
  * Version of the `run --json` document. Bump it when a field is removed or changes meaning (adding
@@ -34,7 +36,7 @@ export function sloMet(rec: Recommendation | null): boolean {
   return Boolean(rec && rec.sloOutcomes.length > 0 && rec.sloOutcomes.every((o) => o.met !== null));
 }
 
-export interface RunCommandOptions extends GlobalOptions {
+export interface RunCommandOptions extends GlobalOptions, BaselineOptions, PriceOptions {
   preset?: string;
   config?: string;
   name?: string;
@@ -133,7 +135,8 @@ function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } 
 export function runInput(o: RunCommandOptions): { input: unknown; preset?: string } {
   const loaded = loadMatrix(o);
   const phased = withRunPhases(withLoadThreads(loaded.matrix, o.loadThreads), o.settleBudget, o.verify);
-  const matrix = withProbeSwitch(phased, o.probe);
+  // --cpu-price / --memory-price / --replica-price: stored with the run as the matrix's "prices".
+  const matrix = withPrices(withProbeSwitch(phased, o.probe), o);
   // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
   const input =
     o.yes && matrix !== null && typeof matrix === 'object' && !Array.isArray(matrix)
@@ -180,6 +183,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
   let store: Awaited<ReturnType<typeof openStore>>['store'] | undefined;
   try {
     store = (await openStore(o, (l) => log.write(`${l}\n`))).store;
+    const baselineSpec = checkBaselineOptions(store, o); // a bad --baseline fails before anything starts
     const provider = targetProviderOption(store, o.target);
     if (!provider) {
       const warning = await clientForecastLine(store, input);
@@ -206,6 +210,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
         })
       : null;
     const met = slo ? sloMet(recommendation) : null;
+    const gate = afterRun(store, run, outcome.status === 'cancelled' ? null : baselineSpec, o);
     if (o.json) {
       const doc = {
         schemaVersion: RUN_JSON_SCHEMA_VERSION,
@@ -215,6 +220,7 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
         slo: slo ? { objective: o.slo, met } : null,
         cells: run.cells,
         recommendation,
+        baseline: gate.comparison,
       };
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else if (outcome.status === 'cancelled') {
@@ -229,6 +235,8 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
           `CSV: ${rs} export ${run.id} --csv cells.csv\n`,
       );
     }
+    // With --json the verdicts are in the document; stderr still says a missing baseline or the saved name.
+    log.write(gateText(o.json ? { ...gate, comparison: null } : gate));
     if (outcome.status === 'cancelled') return EXIT.cancelled;
     if (outcome.status === 'failed') return EXIT.runFailed;
     if (met === false) {
@@ -242,6 +250,10 @@ export async function runCommand(o: RunCommandOptions): Promise<number> {
               `(unstable, failed or over the error limit; see above). Exit ${EXIT.sloNotMet}.\n`,
       );
       return EXIT.sloNotMet;
+    }
+    if (gate.comparison?.gateFailed) {
+      log.write(`Regressed against the baseline (exit ${EXIT.regressed}).\n`);
+      return EXIT.regressed;
     }
     // A verification attempt that failed is how the step-up works, not a failed cell of the experiment.
     return outcome.cells.some((c) => c.status !== 'ok' && c.config.phase !== 'verify') ? EXIT.cellsFailed : EXIT.ok;

@@ -17,6 +17,7 @@ import { CliError, EXIT } from '../exit-codes.ts';
 import { rightsizeCommand } from '../invocation.ts';
 import { progressPrinter } from '../progress.ts';
 import { parseSloOption } from './report.ts';
+import { withPrices, type PriceOptions } from '../prices-option.ts';
 
 /** Version of the `size --json` document (bump when a field is removed or changes meaning). */
 export const SIZE_JSON_SCHEMA_VERSION = 1;
@@ -34,7 +35,9 @@ export const SIZE_EXIT_HELP = [
   `  ${EXIT.error}    unexpected error`,
 ].join('\n');
 
-export interface SizeCommandOptions extends GlobalOptions {
+export interface SizeCommandOptions extends GlobalOptions, PriceOptions {
+  /** --cheapest: the lowest price per hour at the prices, not the smallest CPU. */
+  cheapest?: boolean;
   app?: string;
   slo?: string;
   rate?: string;
@@ -211,8 +214,18 @@ export function sizeSpecFromOptions(o: SizeCommandOptions): SizeSpecInput {
     ...opt('cpuStepMillis', '--cpu-step', o.cpuStep),
     ...opt('memoryStepMb', '--memory-step', o.memoryStep),
     ...(o.probe === false ? { probe: false } : {}),
+    ...(o.cheapest ? { cheapest: true } : {}),
   } as SizeSpecInput;
-  if (!problems.length) return spec;
+  // The prices (stored with the run as the spec's "prices"); a bad one is named by its option.
+  const priced = read(() => {
+    try {
+      return withPrices(spec, o) as SizeSpecInput;
+    } catch (e) {
+      const flag = /^--[a-z-]+/.exec((e as Error).message)?.[0] ?? '--cpu-price';
+      throw new OptionProblem(flag, (e as Error).message.slice(flag.length).trim());
+    }
+  });
+  if (!problems.length && priced) return priced;
   // The engine's range checks of the options that read, minus what is already said about the same option.
   const v = validateSizeSpec(spec, ANY_HOST(o.app));
   const said = new Set(problems.map((p) => p.path));

@@ -12,13 +12,15 @@
 //     below, where the cheapest so far meets.
 //  3. A configuration is repeated while the judge is undecided, up to MAX_TRIES cells; still
 //     undecided, it counts as not meeting (the answer is then conservative) and the words say so.
-//  4. The cheapest meeting configuration (analysis/slo.ts byCost: CPU, then memory, then workers)
+//  4. The cheapest meeting configuration (analysis/slo.ts byCost: CPU, then memory, then workers;
+//     with spec.cheapest, the lowest price per hour at spec.prices, then byCost)
 //     gets its memory from its measured peak by the memory rule (analysis/memory.ts), verified by
 //     one cell at that limit; if that misses, the answer keeps the memory it was measured with.
 import { fmtMb, fmtNum } from '../../common/format.ts';
 import { exactCpu, memLabel } from '../../common/resource-labels.ts';
 import { limitFromPeak, MEMORY_HEADROOM, memoryStepFor } from '../../analysis/memory.ts';
 import { byCost } from '../../analysis/slo.ts';
+import { DEFAULT_PRICES, fmtMoney, hourlyCost } from '../../common/cost.ts';
 import type { LaunchMode } from '../../model/types.ts';
 import type { Judgement } from './judge.ts';
 import { gridCellsOf, steps, workerCounts } from './spec.ts';
@@ -115,9 +117,23 @@ export function shapesOf(spec: SizeSpec): { shapes: Shape[]; skipped: number[] }
   return { shapes, skipped: [...skipped].sort((a, b) => a - b) };
 }
 
+/** Dollars an hour for a configuration at the spec's prices (the example defaults when it has none). */
+export const priceOf = (spec: SizeSpec, c: { cpuMillis: number; memoryMb: number }): number =>
+  hourlyCost(c, spec.prices ?? DEFAULT_PRICES);
+
+type Ranked = Config & { p99Us?: { mean: number } | null };
+
+/** The search's order of cost: by price per hour first when it searches for the cheapest, else byCost. */
+export function searchOrder(spec: SizeSpec): (a: Ranked, b: Ranked) => number {
+  const plain = (a: Ranked, b: Ranked): number =>
+    byCost({ ...a, p99Us: a.p99Us ?? null }, { ...b, p99Us: b.p99Us ?? null });
+  return spec.cheapest ? (a, b) => priceOf(spec, a) - priceOf(spec, b) || plain(a, b) : plain;
+}
+
 export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<SearchResult> {
   const cpus = steps(spec.bounds.cpuMillis.min, spec.bounds.cpuMillis.max, spec.cpuStepMillis);
   const memMax = spec.bounds.memoryMb.max;
+  const order = searchOrder(spec);
   const { shapes, skipped } = shapesOf(spec);
   const p99Limit = fmtNum(spec.slo.p99Ms, spec.slo.p99Ms % 1 === 0 ? 0 : 2);
   const errorLimit = fmtNum(spec.slo.maxErrorPct, spec.slo.maxErrorPct % 1 === 0 ? 0 : 2);
@@ -147,8 +163,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       const final = j.outcome !== 'undecided' || !j.repeat || tries >= MAX_TRIES || cells >= spec.maxCells;
       const stillUndecided = final && j.outcome === 'undecided';
       if (stillUndecided) undecided.push(probe);
-      if (j.outcome === 'meets' && (!metSoFar || byCost({ ...probe, p99Us: null }, { ...metSoFar, p99Us: null }) < 0))
-        metSoFar = probe;
+      if (j.outcome === 'meets' && (!metSoFar || order(probe, metSoFar) < 0)) metSoFar = probe;
       const detail = stillUndecided
         ? `${j.detail}; undecided after ${tries} cell(s): counted as not meeting`
         : j.detail;
@@ -170,7 +185,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
             { ...best.shape, cpuMillis: 0, memoryMb: 0, p99Us: null },
           ) < 0
         : true;
-      const hi0 = best ? (cheaperShape ? best.idx : best.idx - 1) : cpus.length - 1;
+      const hi0 = best ? topFor(best, cheaperShape) : cpus.length - 1;
       if (hi0 < 0) return null;
       const top = at(shape, hi0);
       const j0 = await decide(
@@ -197,11 +212,26 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       }
       const c: Candidate = { shape, idx: hi, judgement: hiJ, below };
       candidates.push(c);
-      if (!best || hi < best.idx || (hi === best.idx && cheaperShape)) best = c;
+      if (!best || better(c, best, cheaperShape)) best = c;
       return { top: hi0, j: j0 };
     };
     // Only a clear miss says that less CPU misses too; a worker count whose top stayed undecided is
     // tried again where the cheapest so far meets, once there is one below that top.
+    // The top a later shape starts at: by CPU, where the cheapest so far meets (one step less for a
+    // costlier shape); by price, the most CPU whose price at the least memory still undercuts it.
+    function topFor(b: Candidate, cheaperShape: boolean): number {
+      if (!spec.cheapest) return cheaperShape ? b.idx : b.idx - 1;
+      const bestPrice = priceOf(spec, at(b.shape, b.idx, memoryForPeak(b.judgement.peakBytes, spec)));
+      const floor = spec.bounds.memoryMb.min;
+      let i = cpus.length - 1;
+      while (i >= 0 && priceOf(spec, { cpuMillis: cpus[i]!, memoryMb: floor }) > bestPrice) i--;
+      return i;
+    }
+    function better(c: Candidate, b: Candidate, cheaperShape: boolean): boolean {
+      if (!spec.cheapest) return c.idx < b.idx || (c.idx === b.idx && cheaperShape);
+      const withMem = (x: Candidate): Config => at(x.shape, x.idx, memoryForPeak(x.judgement.peakBytes, spec));
+      return order(withMem(c), withMem(b)) < 0;
+    }
     const revisit: { shape: Shape; top: number }[] = [];
     for (const shape of shapes) {
       const r = await tryShape(shape);
@@ -209,7 +239,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     }
     for (const { shape, top } of revisit) {
       const b = best as Candidate | null;
-      if (b && b.idx < top) await tryShape(shape);
+      if (b && topFor(b, true) < top) await tryShape(shape);
     }
   } catch (e) {
     if (!(e instanceof BudgetSpent)) throw e;
@@ -262,7 +292,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
   const ranked = candidates
     .map((c) => ({ c, mem: memoryForPeak(c.judgement.peakBytes, spec) }))
     .sort((a, b) =>
-      byCost(
+      order(
         { ...a.c.shape, cpuMillis: cpus[a.c.idx]!, memoryMb: a.mem, p99Us: a.c.judgement.p99Ms },
         { ...b.c.shape, cpuMillis: cpus[b.c.idx]!, memoryMb: b.mem, p99Us: b.c.judgement.p99Ms },
       ),
@@ -307,7 +337,9 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     found,
     bestSoFar: null,
     words:
-      `${configLabel(found)} is the cheapest configuration that meets ${objective}: ` +
+      `${configLabel(found)} is the cheapest configuration that meets ${objective}` +
+      (spec.cheapest ? ` by price, ${fmtMoney(priceOf(spec, found))} an hour` : '') +
+      ': ' +
       `${win.c.judgement.detail}.${below}` +
       // Said only when the search saved cells: repeating undecided ones can take more than a grid has configurations.
       (cells < gridCellsOf(spec)

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { CELL_OVERHEAD_SEC } from '../../common/thresholds.ts';
 import { MEMORY_ROUND_MB } from '../../analysis/memory.ts';
+import { PRICES_HINT, PricesSchema } from '../../common/prices-schema.ts';
 import { describeValue, didYouMean, plainProblems, schemaKeysAt, type Problem } from '../../common/issues.ts';
 import { connectionCountProblem, MIN_MEMORY_MB, type HostLimits } from '../matrix.ts';
 import { LAUNCH_MODES, type LaunchMode } from '../../model/types.ts';
@@ -53,6 +54,9 @@ export const SizeSpecSchema = z.strictObject({
   connections: z.number().optional(),
   /** The runtime probe in the cells' processes (on by default; false turns it off). */
   probe: z.boolean().default(true),
+  /** Search for the lowest price per hour at `prices` instead of the smallest CPU. */
+  cheapest: z.boolean().default(false),
+  prices: PricesSchema.optional(),
 });
 export type SizeSpecInput = z.input<typeof SizeSpecSchema>;
 
@@ -75,6 +79,8 @@ const HINTS: Record<string, string> = {
   memoryStepMb: 'the memory step in MB, e.g. 32',
   connections: 'the connections the constant rate is spread over (default: from rate × p99 limit), e.g. 100',
   probe: 'true or false (false: no runtime probe in the cells; it is on by default)',
+  cheapest: 'true or false (true: the lowest price per hour at "prices", not the smallest CPU)',
+  prices: PRICES_HINT,
 };
 const hintFor = (path: readonly PropertyKey[]): string | undefined =>
   path.every((k) => typeof k === 'string') ? HINTS[path.join('.')] : undefined;
@@ -270,6 +276,8 @@ function rangeProblems(
     memoryStepMb: ms,
     connections: s.connections ?? connectionsFor(s.rate, s.slo.p99Ms),
     ...(s.probe === false ? { probe: false } : {}),
+    ...(s.cheapest ? { cheapest: true as const } : {}),
+    ...(s.prices ? { prices: { ...s.prices } } : {}),
   };
   return { problems, spec };
 }

@@ -6,8 +6,8 @@
 // the run finished in the store and `run-finished` said.
 import type { AppDefinition } from '../../apps/catalog.ts';
 import { appLibrary, type AppLibrary } from '../../apps/library.ts';
-import { ensureAppImage, type AppImage } from '../../docker/app-image.ts';
-import type { BaseImage, BaseStrategy } from '../../docker/base-image.ts';
+import type { AppImage } from '../../docker/app-image.ts';
+import type { BaseStrategy } from '../../docker/base-image.ts';
 import { checkEngine, withTimeout, type EngineInfo } from '../../docker/client.ts';
 import { withBuildSignal } from '../../docker/image-build.ts';
 import { enterLab } from '../../lab-lock/enter-lab.ts';
@@ -23,6 +23,7 @@ import { hostFacts } from '../host.ts';
 import type { HostLimits } from '../matrix.ts';
 import { targetSpecOf } from '../cell-runner.ts';
 import { limitsWhereCellsRun } from './limits.ts';
+import { buildImages, imageKey, type ImageNeed, type RunImages } from './images.ts';
 import { PrepareAhead } from './prepare-ahead.ts';
 import { runStoredCell, storeSkippedCell } from './stored-cell.ts';
 
@@ -56,6 +57,11 @@ export interface SourcePlan {
   /** A new run's row (host and owner are the session's), or the stored run the cells are added to. */
   record: { create: Omit<NewRun, 'host' | 'ownerSession'> } | { claim: number };
   cellDefaults: CellDefaults;
+  /**
+   * The (app, Node.js version) pairs its cells name (CellConfig.node; `imageNeeds(cells)`), each
+   * built before any cell runs. Absent: every app on the default base.
+   */
+  images?: ImageNeed[];
   /**
    * Runs the cells through the session. Throws for the run's own failure (the session says it);
    * returns an error the outcome carries without having thrown (a phase that stopped), if any.
@@ -150,6 +156,16 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
     ...(noReaper ? [`${noReaper}. If this process dies, the next Rightsize start removes its containers.`] : []),
   ];
   let images = new Map<string, AppImage>();
+  let built: RunImages | undefined;
+  const imageOf = (cell: CellConfig): AppImage | undefined => images.get(imageKey(cell.app, cell.node));
+  // A cell whose image no need named (a phase's cell of another version) has it made, and shipped, first.
+  const imageFor = async (cell: CellConfig): Promise<AppImage> => {
+    const known = imageOf(cell);
+    if (known || !built) return known!;
+    const image = await withBuildSignal(o.signal, () => built!.imageFor(cell));
+    await provider.prepareImage(image.tag);
+    return image;
+  };
   const warned = new Set<string>();
   const ahead = new PrepareAhead();
   // Targets being removed while the next cell starts: every load waits for them, and so does the end.
@@ -162,11 +178,11 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   const appOf = (cell: CellConfig): AppDefinition => plan.apps.find((a) => a.name === cell.app)!;
   // The next cell's target, started as this one's load ends, where the provider has a core to spare.
   const prepareNext = (next: CellConfig | undefined, hint: TargetSpec['placement']): (() => void) | undefined =>
-    next && provider.prepareAhead
+    next && provider.prepareAhead && imageOf(next)
       ? () => {
           if (o.signal?.aborted) return;
           const labels = { run: String(runId), cell: '', app: next.app, session: currentSession() };
-          const ctx = { app: appOf(next), image: images.get(next.app)!, ...plan.cellDefaults };
+          const ctx = { app: appOf(next), image: imageOf(next)!, ...plan.cellDefaults };
           ahead.prepare(next.index, () =>
             provider.provision(targetSpecOf(next, { ...ctx, ...(hint ? { placementHint: hint } : {}) }, labels)),
           );
@@ -184,14 +200,14 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
       emit({ type: 'run-started', runId, ...e });
       for (const n of notes.splice(0)) log(n.startsWith('removed') ? 'info' : 'warn', n);
     },
-    runCell: (cell, c) => {
+    runCell: async (cell, c) => {
       const prepared = ahead.take(cell.index);
       const onLoadEnd = prepareNext(c.next, c.placementHint);
       return runStoredCell(cell, {
         store: o.store,
         runId,
         app: appOf(cell),
-        image: images.get(cell.app)!,
+        image: await imageFor(cell),
         provider,
         ...(prepared ? { prepared } : {}),
         ...(onLoadEnd ? { onLoadEnd } : {}),
@@ -215,7 +231,13 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   let status: RunStatus = 'completed';
   let error: string | undefined;
   try {
-    images = await withBuildSignal(o.signal, () => buildImages(plan.apps, base, (line) => log('info', line)));
+    built = await withBuildSignal(o.signal, () =>
+      buildImages(plan.apps, base, (line) => log('info', line), {
+        ...(plan.images ? { needs: plan.images } : {}),
+        ...(o.base ? { strategy: o.base } : {}),
+      }),
+    );
+    images = built.images;
     for (const image of images.values()) await provider.prepareImage(image.tag); // built here, shipped there
     error = (await plan.run(session)) ?? undefined;
     if (error) status = 'failed';
@@ -258,15 +280,4 @@ function record(store: Store, plan: SourcePlan, engine: EngineInfo): number {
   if (!store.claimRun(runId, currentSession()))
     throw new Error(`Run ${runId} could not be taken: another process is running it, or it was deleted.`);
   return runId;
-}
-
-export async function buildImages(
-  apps: AppDefinition[],
-  base: BaseImage,
-  onLog: (line: string) => void,
-): Promise<Map<string, AppImage>> {
-  const images = new Map<string, AppImage>();
-  // One per name, in the source's order.
-  for (const app of apps) images.set(app.name, await ensureAppImage(app, () => Promise.resolve(base), onLog));
-  return images;
 }

@@ -7,6 +7,8 @@ import { TargetContainer } from '../../docker/containers.ts';
 import { LABEL, PRODUCT } from '../../docker/labels.ts';
 import { listOwnContainers, sweepOrphans } from '../../docker/sweep.ts';
 import { planPlacement, type Placement } from '../../docker/placement.ts';
+import { planReplicaPlacement, type ReplicaPlacement } from '../../docker/replica-placement.ts';
+import { replicaSet, startReplicas } from '../replica-set.ts';
 import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
 import type { LoadCallbacks } from '../../load/runner.ts';
@@ -80,6 +82,33 @@ export abstract class EngineProvider {
         await c.remove();
       },
     });
+  }
+
+  /**
+   * A replicated cell's containers (spec.replicas ≥ 2), all under the cell's per-replica caps, each on
+   * the cores the placement gave it, as one target; its load goes on `place.loadCpus`.
+   */
+  protected async startReplicas(
+    spec: TargetSpec,
+    place: ReplicaPlacement,
+    at: Omit<ContainerPlace, 'place'>,
+  ): Promise<ProvisionedTarget> {
+    const parts = await startReplicas(spec.replicas ?? 1, (i) => {
+      const cpus = place.replicaCpus?.[i];
+      return this.startContainer(spec, { ...at, place: cpus ? { targetCpus: cpus } : {} });
+    });
+    const set = replicaSet(parts, {
+      ...(at.extra?.cores ? { cores: at.extra.cores } : {}),
+      ...(place.warning ? { placementWarning: place.warning } : {}),
+      remove: async () => {
+        this.loadCpus.delete(set.id);
+        const done = await Promise.allSettled(parts.map((p) => p.remove()));
+        const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+        if (failed) throw failed.reason;
+      },
+    });
+    if (place.loadCpus) this.loadCpus.set(set.id, place.loadCpus);
+    return set;
   }
 
   async removeRun(runId: string): Promise<string[]> {
@@ -187,8 +216,14 @@ export class DockerProvider extends EngineProvider implements Provider {
   }
 
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
+    const { cpus } = await this.facts();
+    // Replicas on cores of their own where that engine has them (else together), the agent on the next.
+    if ((spec.replicas ?? 1) >= 2) {
+      const place = planReplicaPlacement(spec.cpuMillis, spec.replicas!, cpus, true);
+      return this.startReplicas(spec, place, { publish: true, publishOn: this.host });
+    }
     // The target on the engine's first cores, its load agent on the next (that engine's own count).
-    const place = planPlacement(spec.cpuMillis, (await this.facts()).cpus, true);
+    const place = planPlacement(spec.cpuMillis, cpus, true);
     // A remote engine's bridge IPs are not routable from here: publish on its address.
     return this.startContainer(spec, { publish: true, publishOn: this.host, place });
   }

@@ -6,6 +6,12 @@ import type { ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts
 import { readContainerProcesses } from './process-memory.ts';
 import { dockerReading, type RawDockerStats } from './readings.ts';
 
+/** Why a probed image's container has no probe: its file could not be copied in, or this provider started it. */
+function imageProbeNote(c: TargetContainer, launch: TargetSpec['launch']): string | undefined {
+  if (launch.mode !== 'image' || launch.probe !== true || c.imageProbed) return undefined;
+  return c.probeNote ?? "no probe: an image app's task is started by the Swarm, which cannot be given the probe's file";
+}
+
 /**
  * A container as a provisioned target: readings from Docker's stats stream, its log and exit; `remove` as the provider
  * removes it.
@@ -22,8 +28,10 @@ export function containerTarget(
   },
 ): ProvisionedTarget {
   const logTail = async (lines: number): Promise<string> => (await c.logTail(lines)).join('\n');
+  const probeNote = imageProbeNote(c, spec.launch);
   return {
     id: c.id,
+    ...(probeNote ? { probeNote } : {}),
     ...(o.cores ? { cores: o.cores } : {}),
     ...(o.placementWarning ? { placementWarning: o.placementWarning } : {}),
     // Reachable from here: the health path is asked until every worker answers.

@@ -169,7 +169,7 @@ function affinity(spec: TargetSpec, spread: Spread): V1Affinity {
 }
 
 /**
- * One cell's Deployment (replicas 1). requests = limits for CPU and memory on the only container:
+ * One cell's Deployment (replicas 1, or the cell's). requests = limits for CPU and memory on the only container:
  * Guaranteed QoS, so the kubelet neither overcommits the node under it nor evicts it first.
  * The launch command is launchCommand()'s, as `args`: like Docker's Cmd it replaces the image's
  * CMD and keeps its ENTRYPOINT (`command` would replace the entrypoint too).
@@ -195,7 +195,8 @@ export function deploymentManifest(
       annotations,
     },
     spec: {
-      replicas: 1,
+      // Replicas: with the spread 'required' each lands on a node of its own (they keep off other targets).
+      replicas: Math.max(1, spec.replicas ?? 1),
       revisionHistoryLimit: 0,
       // Never two pods of a cell at once (the default RollingUpdate surges one more).
       strategy: { type: 'Recreate' },
@@ -266,8 +267,9 @@ export interface LoadPodSpec {
   plan: AgentPlan;
   /** Load threads: the pod's CPU is one core each (loadResources). */
   threads: number;
-  /** The target's node: the load goes elsewhere. */
+  /** The target's node (a replicated target's nodes): the load goes elsewhere. */
   targetNode?: string;
+  targetNodes?: string[];
   /**
    * Away from targetNode as a rule (the cluster has another schedulable node), or only preferably (a one-node cluster).
    */
@@ -301,8 +303,9 @@ export function loadPodManifest(p: LoadPodSpec): V1Pod {
     [K8S_LABEL.cell]: labelValue(p.labels.cell),
     [K8S_LABEL.role]: ROLE.load,
   };
-  const away = p.targetNode
-    ? { matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: [p.targetNode] }] }
+  const avoidNodes = p.targetNodes?.length ? p.targetNodes : p.targetNode ? [p.targetNode] : [];
+  const away = avoidNodes.length
+    ? { matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: avoidNodes }] }
     : undefined;
   const quantity = loadResources(p.threads);
   return {

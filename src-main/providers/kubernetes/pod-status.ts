@@ -100,6 +100,16 @@ export function podExitInfo(pod: V1Pod | undefined): ExitInfo {
   };
 }
 
+/**
+ * Replica `index` of a Deployment's `count` pods: its live pods ordered by name, once all of them
+ * exist (so each replica keeps to one pod of its own); undefined until then.
+ */
+export function replicaPod(pods: readonly V1Pod[], index: number, count: number): V1Pod | undefined {
+  const live = pods.filter((p) => !p.metadata?.deletionTimestamp);
+  if (live.length < count) return undefined;
+  return [...live].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))[index];
+}
+
 /** The newest pod that is not on its way out: a Deployment may briefly show the old one next to its replacement. */
 export function currentPod(pods: readonly V1Pod[]): V1Pod | undefined {
   const live = pods.filter((p) => !p.metadata?.deletionTimestamp);

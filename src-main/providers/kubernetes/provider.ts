@@ -38,6 +38,7 @@ import {
   type Spread,
 } from './manifests.ts';
 import { pushToRegistry, type RegistryRef } from './registry-push.ts';
+import { replicaSet } from '../replica-set.ts';
 import { KubernetesTarget } from './target.ts';
 import {
   deleteDeployment,
@@ -223,17 +224,23 @@ export class KubernetesProvider implements Provider {
     } catch (e) {
       throw new Error(`Could not start cell ${spec.labels.cell} on ${this.name}: ${describeError(e, where)}`);
     }
-    const target = new KubernetesTarget(c, spec, {
+    const timings = {
       pollMs: this.pollMs,
       statsEveryMs: this.statsEveryMs,
       removeTimeoutMs: this.removeTimeoutMs,
       ...(prefix ? { namespacePrefix: prefix } : {}),
-    });
+    };
+    // A replicated cell: one Deployment of R pods, each followed as a target of its own, the load over their IPs.
+    const of = Math.max(1, spec.replicas ?? 1);
+    const parts = Array.from(
+      { length: of },
+      (_, index) => new KubernetesTarget(c, spec, { ...timings, ...(of > 1 ? { replica: { index, of } } : {}) }),
+    );
     try {
-      await target.waitPodReady(this.readyTimeoutMs);
-      return target;
+      await Promise.all(parts.map((t) => t.waitPodReady(this.readyTimeoutMs)));
+      return of > 1 ? replicaSet(parts) : parts[0]!;
     } catch (e) {
-      await target.remove().catch(() => {});
+      await Promise.all(parts.map((t) => t.remove().catch(() => {})));
       throw e;
     }
   }
@@ -266,6 +273,8 @@ export class KubernetesProvider implements Provider {
       (n: V1Node) => unschedulableReason(n) === undefined,
     ).length;
     const targetNode = req.targetNode ?? target.node;
+    // A replicated target: away from every replica's node where the cluster has a node without one.
+    const targetNodes = target.replicas?.map((r) => r.node).filter((n): n is string => Boolean(n));
     const prefix = this.opts.namespacePrefix;
     const pod = new LoadPod(
       c,
@@ -274,8 +283,8 @@ export class KubernetesProvider implements Provider {
         image,
         plan: agentPlan,
         threads,
-        ...(targetNode ? { targetNode } : {}),
-        avoid: schedulable >= 2 ? 'required' : 'preferred',
+        ...(targetNodes?.length ? { targetNodes } : targetNode ? { targetNode } : {}),
+        avoid: schedulable > (targetNodes?.length || 1) ? 'required' : 'preferred',
         ...(prefix ? { namespacePrefix: prefix } : {}),
       },
       {

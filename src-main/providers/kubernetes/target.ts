@@ -15,7 +15,7 @@ import {
   selectorText,
   type KubernetesTargetSpec,
 } from './manifests.ts';
-import { currentPod, podExitInfo, podView } from './pod-status.ts';
+import { currentPod, podExitInfo, podView, replicaPod } from './pod-status.ts';
 import { CounterCarry, cadvisorContainer, summaryContainer, toReading, type ContainerRef } from './stats.ts';
 import { sleep, until } from './wait.ts';
 import { workersUp } from './workers.ts';
@@ -26,6 +26,8 @@ export interface TargetTimings {
   removeTimeoutMs: number;
   /** The saved target's prefix for run namespaces (default: rightsize). */
   namespacePrefix?: string;
+  /** A replicated cell: this target is replica `index` of the Deployment's `of` pods (pod-status.ts replicaPod). */
+  replica?: { index: number; of: number };
 }
 
 /** The start of a target's log read for its workers' lines (they come first; a chatty app cannot hide them). */
@@ -46,6 +48,8 @@ export class KubernetesTarget implements ProvisionedTarget {
   /** Set once the target stopped by itself (or was removed): readiness stops waiting. */
   private exitCode?: number;
   private readonly stops = new Set<() => void>();
+  /** A pod runs an image as it is: the probe's file cannot be copied into it before it starts. */
+  readonly probeNote?: string;
 
   constructor(
     private readonly c: Cluster,
@@ -54,8 +58,10 @@ export class KubernetesTarget implements ProvisionedTarget {
   ) {
     this.namespace = namespaceFor(spec.labels.run, t.namespacePrefix);
     this.deployment = deploymentFor(spec.labels.cell);
-    this.id = `${this.namespace}/${this.deployment}`;
+    this.id = `${this.namespace}/${this.deployment}${t.replica ? `#${t.replica.index + 1}` : ''}`;
     this.selector = selectorText(cellSelector(spec));
+    if (spec.launch.mode === 'image' && spec.launch.probe === true)
+      this.probeNote = "no probe: an image app's pod runs the image as it is, without the probe's file";
     this.address.port = spec.port;
     this.exited = new Promise((r) => (this.resolveExit = r));
     void this.exited.then((code) => (this.exitCode = code));
@@ -81,7 +87,8 @@ export class KubernetesTarget implements ProvisionedTarget {
       } catch (e) {
         throw new Error(`Cell ${this.spec.labels.cell}: ${describeError(e, where)}`);
       }
-      const v = podView(currentPod(pods));
+      const r = this.t.replica;
+      const v = podView(r ? replicaPod(pods, r.index, r.of) : currentPod(pods));
       if (v.state === 'ready') {
         Object.assign(this.address, { host: v.ip });
         this.node = v.node;

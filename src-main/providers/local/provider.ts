@@ -5,6 +5,7 @@ import os from 'node:os';
 import type Docker from 'dockerode';
 import { checkEngine, docker, type EngineInfo } from '../../docker/client.ts';
 import { planPlacement } from '../../docker/placement.ts';
+import { planReplicaPlacement } from '../../docker/replica-placement.ts';
 import { parseCpuList } from '../../common/cpu-list.ts';
 import { hostCpuSupported } from '../../load/host-cpu.ts';
 import { runLoad, type LoadCallbacks } from '../../load/runner.ts';
@@ -76,6 +77,7 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
 
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
     const engine = await this.facts();
+    if ((spec.replicas ?? 1) >= 2) return this.provisionReplicas(spec, engine);
     // Cores are pinned only here, where the load shares the machine with the target.
     const place = planPlacement(spec.cpuMillis, localCapacity(engine).cores, Boolean(spec.pinCores));
     const cores = place.targetCpus
@@ -90,6 +92,22 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
         ...(cores ? { cores } : {}),
         ...(place.warning ? { placementWarning: place.warning } : {}),
       },
+    });
+  }
+
+  /** R containers, each on cores of its own where this machine has them (else together, said in the warning). */
+  private provisionReplicas(spec: TargetSpec, engine: LocalEngine): Promise<ProvisionedTarget> {
+    const place = planReplicaPlacement(
+      spec.cpuMillis,
+      spec.replicas!,
+      localCapacity(engine).cores,
+      Boolean(spec.pinCores),
+    );
+    const pinned = [...(place.replicaCpus ?? []), ...(place.loadCpus ? [place.loadCpus] : [])];
+    const cores = place.replicaCpus ? [...new Set(pinned.flatMap(parseCpuList))].sort((a, b) => a - b) : undefined;
+    return this.startReplicas(spec, place, {
+      publish: !engine.bridgeRoutable,
+      extra: { local: true, ...(cores ? { cores } : {}) },
     });
   }
 

@@ -1,4 +1,4 @@
-// Docker Swarm: each cell a service (one replica) with CPU and memory limits equal to its
+// Docker Swarm: each cell a service (one replica, or the cell's replicas) with CPU and memory limits equal to its
 // reservations, placed by constraints, never restarted, its port published in host mode on the
 // node that runs it. Swarm places the work; this provider only asks and watches. Stats, logs and
 // exit come from the node's own engine (the Swarm API has no container stats).
@@ -12,6 +12,8 @@ import { isSessionAlive } from '../../session/session.ts';
 import { connect, connectionProblem, type DockerConnection } from '../docker/connection.ts';
 import { shipImage } from '../../docker/ship-image.ts';
 import { containerTarget } from '../docker/target.ts';
+import { replicaSet } from '../replica-set.ts';
+import { runningTasks, sharedAgentWords, untilGone, type SwarmTask } from './tasks.ts';
 import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { removeLoadAgents } from '../../load-agent/leftovers.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
@@ -30,8 +32,6 @@ import {
 } from '../provider.ts';
 
 const CHECK_TIMEOUT_MS = 5000;
-/** A task that is not running by then is reported with Swarm's own words (no resources, image missing…). */
-const TASK_DEADLINE_MS = 60_000;
 
 export interface SwarmProviderOptions {
   name: string;
@@ -48,19 +48,6 @@ interface SwarmNode {
   Description: { Hostname: string; Resources: { NanoCPUs: number; MemoryBytes: number } };
   Status: { State: string; Addr: string };
   Spec: { Availability: string };
-}
-
-interface SwarmTask {
-  ID: string;
-  NodeID?: string;
-  DesiredState: string;
-  Status: {
-    State: string;
-    Err?: string;
-    Message?: string;
-    ContainerStatus?: { ContainerID?: string };
-    PortStatus?: { Ports?: { TargetPort: number; PublishedPort: number }[] };
-  };
 }
 
 const labelFilter = (labels: string[]): string => JSON.stringify({ label: labels });
@@ -188,6 +175,7 @@ export class SwarmProvider implements Provider {
       ...(spec.placement?.node ? [`node.id==${spec.placement.node}`] : []),
       ...(spec.placement?.avoidNode ? [`node.id!=${spec.placement.avoidNode}`] : []),
     ];
+    const replicas = Math.max(1, spec.replicas ?? 1);
     const service = await this.manager.createService({
       Name: `rightsize-${spec.labels.run}-${spec.labels.cell}-${randomBytes(3).toString('hex')}`,
       Labels: labels,
@@ -206,6 +194,8 @@ export class SwarmProvider implements Provider {
         RestartPolicy: { Condition: 'none' },
         Placement: { Constraints: constraints },
       },
+      // R replicas: Swarm spreads them over the nodes; the load reaches each task at its own port, per connection.
+      Mode: { Replicated: { Replicas: replicas } },
       // Host mode: the port opens on the node that runs the task, without the routing mesh in the path.
       EndpointSpec: { Ports: [{ Protocol: 'tcp', TargetPort: spec.port, PublishMode: 'host' }] },
     });
@@ -215,32 +205,20 @@ export class SwarmProvider implements Provider {
       });
     };
     try {
-      const task = await this.runningTask(service.id);
+      const tasks = await runningTasks(this.manager, service.id, replicas);
       const all = await this.nodes();
-      const node = all.find((n) => n.ID === task.NodeID)!;
-      const published = task.Status.PortStatus?.Ports?.find((p) => p.TargetPort === spec.port)?.PublishedPort;
-      if (!published) throw new Error(`Swarm published no port for ${spec.port} on ${node.Description.Hostname}`);
-      const engine = this.engineOf(node);
-      const c = await TargetContainer.attach(engine, task.Status.ContainerStatus!.ContainerID!, {
-        host: node.Status.Addr,
-        port: published,
-      });
-      return containerTarget(c, spec, {
-        node: nodeName(node, all),
-        remove: async () => {
-          await removeService();
-          // The task's container goes with the service; wait (bounded) so the node is free for the next cell.
-          for (
-            let i = 0;
-            i < 100 &&
-            (await c.container.inspect().then(
-              () => true,
-              () => false,
-            ));
-            i++
-          )
-            await new Promise((r) => setTimeout(r, 100));
-        },
+      const containers = await Promise.all(tasks.map((task) => this.taskContainer(task, all, spec.port)));
+      // The tasks' containers go with the service; wait (bounded) so the nodes are free for the next cell.
+      const remove = async (): Promise<void> => {
+        await removeService();
+        await Promise.all(containers.map(({ c }) => untilGone(c)));
+      };
+      const parts = containers.map(({ c, node }) => containerTarget(c, spec, { node, remove }));
+      if (replicas === 1) return parts[0]!;
+      const free = all.filter(usable).some((n) => !tasks.some((t) => t.NodeID === n.ID));
+      return replicaSet(parts, {
+        remove,
+        ...(free ? {} : { placementWarning: sharedAgentWords(parts.map((p) => p.node ?? '')) }),
       });
     } catch (e) {
       await removeService();
@@ -248,21 +226,20 @@ export class SwarmProvider implements Provider {
     }
   }
 
-  /** The service's task once it runs, or Swarm's reason it does not. */
-  private async runningTask(serviceId: string): Promise<SwarmTask> {
-    const deadline = Date.now() + TASK_DEADLINE_MS;
-    let last: SwarmTask | undefined;
-    while (Date.now() < deadline) {
-      const tasks = (await this.manager.listTasks({
-        filters: JSON.stringify({ service: [serviceId] }),
-      })) as SwarmTask[];
-      last = tasks[0];
-      if (last?.Status.State === 'running' && last.Status.ContainerStatus?.ContainerID) return last;
-      if (last && ['failed', 'rejected', 'complete', 'shutdown', 'orphaned'].includes(last.Status.State)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const why = last ? `${last.Status.State}: ${last.Status.Err ?? last.Status.Message ?? ''}` : 'no task was created';
-    throw new Error(`the Swarm did not run the cell's service (${why.trim()})`);
+  /** A running task's container on its node's own engine, reached at its host-mode port. */
+  private async taskContainer(
+    task: SwarmTask,
+    all: SwarmNode[],
+    port: number,
+  ): Promise<{ c: TargetContainer; node: string }> {
+    const node = all.find((n) => n.ID === task.NodeID)!;
+    const published = task.Status.PortStatus?.Ports?.find((p) => p.TargetPort === port)?.PublishedPort;
+    if (!published) throw new Error(`Swarm published no port for ${port} on ${node.Description.Hostname}`);
+    const c = await TargetContainer.attach(this.engineOf(node), task.Status.ContainerStatus!.ContainerID!, {
+      host: node.Status.Addr,
+      port: published,
+    });
+    return { c, node: nodeName(node, all) };
   }
 
   /**
@@ -306,8 +283,11 @@ export class SwarmProvider implements Provider {
     const at = all.find((n) => nodeName(n, all) === (opts.targetNode ?? target.node));
     // The next node after the target's, so that with K targets on K nodes each node carries one load.
     const i = at ? candidates.findIndex((n) => n.ID === at.ID) : -1;
-    const others = candidates.filter((n) => n.ID !== at?.ID);
-    const node = others.length ? (i >= 0 ? candidates[(i + 1) % candidates.length]! : others[0]!) : candidates[0];
+    // Replicas: a node running none of them, where the Swarm has one.
+    const taken = new Set((target.replicas ?? [target]).map((t) => t.node));
+    const others = candidates.filter((n) => n.ID !== at?.ID && !taken.has(nodeName(n, all)));
+    const next = i >= 0 ? candidates[(i + 1) % candidates.length] : undefined;
+    const node = others.length ? (next && others.includes(next) ? next : others[0]!) : candidates[0];
     if (!node) throw new Error(`no usable Swarm node on ${this.name} for the load agent`);
     const engine = this.engineOf(node);
     const where = `Swarm node ${nodeName(node, all)}`;

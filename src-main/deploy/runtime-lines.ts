@@ -1,0 +1,60 @@
+// What a snippet sets and says of the runtime its cells ran, beyond caps and workers: the containers
+// (replicas), the exact Node.js version to build on, and the Node.js flags where the cells had them —
+// NODE_OPTIONS for the flags Node takes there, the command line for the others (docker/node-flags.ts,
+// the one rule the cells ran by). Nothing here is set that no cell ran.
+import { joinAnd } from '../common/text.ts';
+import { placeNodeFlags } from '../docker/node-flags.ts';
+import type { DeploySettings } from './settings.ts';
+
+/** The flags as the cells ran them: NODE_OPTIONS (null: none there) and those for node's command line. */
+export function placedFlags(s: Pick<DeploySettings, 'nodeFlags'>): { nodeOptions: string | null; argv: string[] } {
+  const placed = placeNodeFlags(s.nodeFlags ?? []);
+  return { nodeOptions: placed.env.length ? placed.env.join(' ') : null, argv: placed.argv };
+}
+
+const EXACT = /^\d+\.\d+\.\d+$/;
+
+/**
+ * The Node.js line (no comment marker): the exact version the cells ran and the base to build on; a
+ * version the matrix named without a recorded exact one says so; null on the default base image.
+ * `versions`: every exact version the configuration's cells ran, when more than one.
+ */
+export function nodeLine(s: Pick<DeploySettings, 'node'>, versions?: readonly string[]): string | null {
+  if (!s.node) return null;
+  if (versions && versions.length > 1)
+    return (
+      `Node.js: its cells ran ${joinAnd([...versions])} (as "${s.node}" resolved when each base image was built); ` +
+      `build on one of them, e.g. FROM node:${versions[versions.length - 1]}-slim.`
+    );
+  if (EXACT.test(s.node))
+    return (
+      `Node.js ${s.node}: the exact version its cells ran. Build the image on it: FROM node:${s.node}-slim ` +
+      '(or your own base at exactly this version).'
+    );
+  return (
+    `Node.js ${s.node}, as the matrix named it: the exact version was not recorded, and FROM node:${s.node}-slim ` +
+    `gives the newest ${s.node}.x, which may not be what ran.`
+  );
+}
+
+/** The flags line (no comment marker): where each flag goes, as the cells ran them; null without flags. */
+export function flagsLine(s: Pick<DeploySettings, 'nodeFlags'>, optionsWhere: string): string | null {
+  if (!s.nodeFlags?.length) return null;
+  const { nodeOptions, argv } = placedFlags(s);
+  const parts = [
+    ...(nodeOptions ? [`${nodeOptions} in NODE_OPTIONS (${optionsWhere})`] : []),
+    ...(argv.length
+      ? [`${argv.join(' ')} on node's command line (NODE_OPTIONS refuses it): node ${argv.join(' ')} server.js`]
+      : []),
+  ];
+  return `Node.js flags, as its cells ran them: ${parts.join('; ')}.`;
+}
+
+/** The replicas line (no comment marker): what to run several of; null for one container. */
+export function replicasLine(s: Pick<DeploySettings, 'replicas'>, what: string): string | null {
+  if (!s.replicas) return null;
+  return (
+    `${s.replicas} replicas: ${what}, each with the resources below — as measured, the load spread across them ` +
+    'per connection.'
+  );
+}

@@ -1,0 +1,103 @@
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import Builder from '../../src-renderer/routes/Builder.svelte';
+import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+
+// The Builder's replicas, total budget, Node.js versions and flag sets: the matrix it sends, the
+// cells the engine counts for it, and the engine's own words at the field that has the problem.
+
+const apps = [{ name: 'hello', description: 'plain text', stresses: 'HTTP', version: '1', entry: 'server.js', port: 3000, health: '/health', requests: [], env: {}, builtIn: true, kind: 'builtin', fixedWorkers: false }];
+const presets = [
+  {
+    name: 'topology',
+    title: 'containers or workers',
+    description: 'two CPUs, split',
+    seed: 'x',
+    matrix: { apps: ['hello'], modes: ['cluster'], workers: [1, 2], budget: { cpuMillicores: [2000], memoryMb: [512] }, node: ['22'], nodeFlags: [[], ['--max-semi-space-size=32']] },
+  },
+];
+
+beforeEach(() => {
+  window.location.hash = '';
+  fakeEngine.answers['apps.list'] = () => apps;
+  fakeEngine.answers['presets.list'] = () => presets;
+  fakeEngine.answers['matrix.validate'] = validateLikeTheEngine; // 2 cores, 8192 MB
+  fakeEngine.answers['runs.start'] = () => ({ runId: 42 });
+});
+
+const lastValidated = () => (fakeEngine.calls.filter((c) => c.name === 'matrix.validate').at(-1)!.input as { matrix: Record<string, unknown> }).matrix;
+const count = () => screen.getByTestId('cell-count').textContent ?? '';
+const addReplicas = (n: number) => fireEvent.click(screen.getByTestId(`replicas-${n}`));
+
+describe('the Builder’s replicas and budget', () => {
+  it('replicas multiply the cells; one replica sends the matrix as before', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));
+    expect(lastValidated()).not.toHaveProperty('replicas');
+    await addReplicas(2);
+    await vi.waitFor(() => expect(count()).toMatch(/^4 cells/));
+    expect(lastValidated()).toMatchObject({ replicas: [1, 2], cpuMillicores: [1000], memoryMb: [256] });
+    expect(screen.getByTestId('cpu').querySelector('legend')!.textContent).toBe('CPU cap per replica');
+  });
+
+  it('holding the total fixed sends a budget split over the replica counts', async () => {
+    render(Builder, { props: { status: up } });
+    await fireEvent.click(screen.getByTestId('budget-toggle'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ budget: { cpuMillicores: [1000], memoryMb: [256] }, replicas: [1, 2] }));
+    expect(lastValidated()).not.toHaveProperty('cpuMillicores');
+    // 1 CPU / 256 MB as 1 × 1000m and 2 × 500m, each with 1 and 2 workers
+    await vi.waitFor(() => expect(count()).toMatch(/^4 cells/));
+    expect(screen.getByTestId('cpu').querySelector('legend')!.textContent).toBe('Total CPU');
+    // Three replicas do not split 1000m into whole millicores: said at the Replicas field, named in the Start bar.
+    await addReplicas(3);
+    const field = screen.getByTestId('replicas-field');
+    await vi.waitFor(() => expect(within(field).getByRole('alert').textContent).toBe('1000m and 256 MB over 3 replicas is not whole millicores and MB each (333.33m, 85.33 MB)'));
+    expect(screen.getByTestId('problem-fields').textContent).toBe(' — in Replicas');
+    expect((screen.getByTestId('start') as HTMLButtonElement).disabled).toBe(true);
+  });
+});
+
+describe('the Builder’s Node.js versions and flags', () => {
+  it('versions as chips or typed, the engine’s words for a wrong one', async () => {
+    render(Builder, { props: { status: up } });
+    await fireEvent.click(screen.getByTestId('node-22'));
+    await fireEvent.click(screen.getByTestId('node-20'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ node: ['20', '22'] }));
+    await vi.waitFor(() => expect(count()).toMatch(/^4 cells/));
+    await fireEvent.input(screen.getByTestId('node-typed'), { target: { value: 'lts' } });
+    await fireEvent.click(screen.getByTestId('node-add'));
+    await vi.waitFor(() => expect(screen.getByTestId('node-error').textContent).toBe('"lts" is not a Node.js version; give a major such as "22" or an exact version such as "22.11.0"'));
+    expect(screen.getByTestId('problem-fields').textContent).toBe(' — in Node.js');
+    await fireEvent.click(screen.getByRole('button', { name: 'Remove Node.js lts' }));
+    await vi.waitFor(() => expect(screen.queryByTestId('node-error')).toBeNull());
+  });
+
+  it('a flag set is its own cells next to the baseline without flags; a profiler flag is refused at the field', async () => {
+    render(Builder, { props: { status: up } });
+    await fireEvent.click(screen.getByTestId('flags-add'));
+    await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));
+    expect(lastValidated()).not.toHaveProperty('nodeFlags'); // a blank set is still being typed
+    await fireEvent.input(screen.getByTestId('flags-0'), { target: { value: '--cpu-prof' } });
+    await vi.waitFor(() => expect(screen.getByTestId('flags-error').textContent).toBe('"--cpu-prof" is refused: a debugger, profiler or heap dump would be measured along with the server'));
+    await fireEvent.input(screen.getByTestId('flags-0'), { target: { value: '--max-semi-space-size=32  --max-old-space-size=192' } });
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ nodeFlags: [[], ['--max-semi-space-size=32', '--max-old-space-size=192']] }));
+    await vi.waitFor(() => expect(count()).toMatch(/^4 cells/));
+    await fireEvent.click(screen.getByTestId('flags-none'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ nodeFlags: [['--max-semi-space-size=32', '--max-old-space-size=192']] }));
+  });
+
+  it('a preset with a budget, versions and flags fills the controls and is sent back unchanged', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(within(screen.getByTestId('preset')).getAllByRole('option').length).toBe(2));
+    await fireEvent.change(screen.getByTestId('preset'), { target: { value: 'topology' } });
+    await vi.waitFor(() =>
+      expect(lastValidated()).toMatchObject({ budget: { cpuMillicores: [2000], memoryMb: [512] }, replicas: [1, 2], node: ['22'], nodeFlags: [[], ['--max-semi-space-size=32']] }),
+    );
+    expect((screen.getByTestId('budget-toggle') as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByTestId('node-22').getAttribute('aria-pressed')).toBe('true');
+    expect((screen.getByTestId('flags-0') as HTMLInputElement).value).toBe('--max-semi-space-size=32');
+    // 2 splits × 2 workers × 2 flag sets; the picker still shows the preset (nothing changed)
+    await vi.waitFor(() => expect(count()).toMatch(/^8 cells/));
+    expect((screen.getByTestId('preset') as HTMLSelectElement).value).toBe('topology');
+  });
+});
