@@ -8,11 +8,11 @@ import type { StoredCell } from '../model/stored.ts';
 import type { ReplicaReading } from '../model/replicas.ts';
 import type { StatsSummary } from '../model/types.ts';
 import { cellPeak } from './fresh-need.ts';
+import type { CellWithReplicas } from './topology-memory.ts';
 
 /** How a replica's memory was read: its own cgroup reading, or the cell's total ÷ replicas (no reading per replica). */
 export type ReplicaMemoryFrom = 'replicas' | 'even-split';
 
-type CellWithReplicas = StoredCell & { replicas?: readonly ReplicaReading[] | null };
 type Processes = NonNullable<StatsSummary['processes']>;
 
 const replicasOf = (c: StoredCell): number => Math.max(1, c.config.replicas ?? 1);

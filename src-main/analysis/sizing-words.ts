@@ -120,8 +120,9 @@ const scopeContext = (c: ConfigurationSummary, byKey: Map<string, ConfigurationS
   whoContext([...byKey.values()].filter((x) => x.scopeKey === c.scopeKey));
 
 const PER_CONTAINER = 'per container';
-const SPLIT_PROCESSES =
-  " (the containers' processes are read together: one container's even share, the image's files counted in each)";
+const SPLIT_PROCESSES = (n: number): string =>
+  `The processes' memory is read for the ${n} containers together: one container's is their even share, ` +
+  "the image's files counted in each.";
 
 /** How a replica's peak was had: "the largest replica's: " or "the total ÷ 2, no reading per replica: ". */
 function replicaPeakFrom(s: Sizing): string {
@@ -156,10 +157,10 @@ function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolea
   const out: string[] = [];
   if (m.peakBytes !== null) {
     const reps = m.repetitions > 1 ? `, the highest of ${m.repetitions} repetitions` : '';
+    // With replicas the fresh need is one container's: "67 MB per container, the processes' …".
+    const need = m.fresh ? freshNeedText(m.fresh).replace(/^([^,]+),/, r ? `$1 ${PER_CONTAINER},` : '$1,') : '';
     const fresh =
-      m.fresh?.measure === 'rss'
-        ? ` A fresh deployment needs ${freshNeedText(m.fresh)}${r ? ` ${PER_CONTAINER}${SPLIT_PROCESSES}` : ''}.`
-        : '';
+      m.fresh?.measure === 'rss' ? ` A fresh deployment needs ${need}.${r ? ` ${SPLIT_PROCESSES(r.count)}` : ''}` : '';
     out.push(
       `Memory for ${name}: peak ${fmtMb(m.peakBytes)}${r ? ` ${PER_CONTAINER}` : ''} (${replicaPeakFrom(s)}` +
         `${PEAK_SOURCE_WORDS[m.peakSource!]}${reps}; ${fmtPct(m.peakShareOfCap! * 100)} of its cap)` +

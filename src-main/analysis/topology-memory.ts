@@ -8,7 +8,6 @@ import type { StoredCell } from '../model/stored.ts';
 import { cellPeak } from './fresh-need.ts';
 import type { ConfigurationSummary } from './types.ts';
 
-
 /** A stored cell with what the replicas engine records for it (absent on cells of one container). */
 export type CellWithReplicas = StoredCell & { replicas?: readonly ReplicaReading[] | null };
 

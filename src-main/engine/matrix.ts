@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dimensionAppProblems } from './dimension-apps.ts';
 import { LAUNCH_MODES, type CellConfig, type CellLoad, type LaunchMode } from '../model/types.ts';
 import { RequestSpecSchema } from '../apps/manifest.ts';
 import { PRICES_HINT, PricesSchema } from '../common/prices-schema.ts';
@@ -296,7 +297,7 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits, present: (key: stri
   const sb = m.settleBudgetPct;
   if (sb !== undefined && !(Number.isFinite(sb) && sb >= 0 && sb <= 1000))
     bad('settleBudgetPct', `${sb} is not a percentage from 0 to 1000`);
-  return [...problems, ...dimensionProblems(m, host, present)];
+  return [...problems, ...dimensionProblems(m, host, present), ...dimensionAppProblems(m, host.imageApps)];
 }
 
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];

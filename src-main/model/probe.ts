@@ -32,7 +32,8 @@ export interface ProbeReport {
   gcMaxPauseMs: number;
   /**
    * How long of the second the probe listened for GC pauses, ms: it stops after a few pauses (each one it hears
-   * costs the process a callback), so GC share = gcMs ÷ gcWindowMs. Absent: the whole second.
+   * costs the process a callback), so GC share = gcMs ÷ gcWindowMs. Absent: the whole second. 0 in a process that
+   * serves no request (the cluster primary, PM2's daemon): it does not listen there.
    */
   gcWindowMs?: number;
   heapUsedBytes: number;
@@ -44,7 +45,10 @@ export interface ProbeReport {
   arrayBuffersBytes: number;
   /** Handles and requests keeping the loop alive; null where the runtime cannot say cheaply. */
   activeResources: number | null;
-  /** Context switches during the second (/proc/self/status), null where not readable. */
+  /**
+   * Context switches of the process during the second, all its threads (getrusage; probes before 2026-11-25 counted
+   * the main thread from /proc/self/status); null where the runtime cannot say.
+   */
   voluntaryCtxSwitches: number | null;
   involuntaryCtxSwitches: number | null;
   /** How long the second actually was, ms (a late timer makes it longer; the first one is shorter). */

@@ -141,11 +141,11 @@ describe('what a matrix with the new dimensions expands into', () => {
     expect(cells[0]).not.toHaveProperty('replicas');
   });
 
-  it('an image app brings its own Node.js: one cell for it, not one per version; replicas still apply', () => {
-    const v = valid({ ...base, apps: ['json', 'mine'], workers: [1], replicas: [2], node: ['20', '22'] }, {
-      ...host,
-      imageApps: { mine: { fixed: true } },
-    });
+  it('an image app brings its own Node.js: a "node" list is refused for it (tests/unit/dimension-apps.test.ts); expanded anyway, one cell for it, replicas still apply', () => {
+    const input = { ...base, apps: ['json', 'mine'], workers: [1], replicas: [2], node: ['20', '22'] };
+    const refused = validateMatrix(input, { ...host, imageApps: { mine: { fixed: true } } });
+    expect(refused.ok ? [] : refused.problems.map((p) => p.path)).toEqual(['node']);
+    const v = valid(input);
     const cells = expandMatrix(v.matrix, { mine: { fixed: true } });
     expect(cells.map((c) => [c.app, c.node ?? 'default', c.replicas])).toEqual([
       ['json', '20', 2],

@@ -121,7 +121,10 @@ describe('memory of a replicated configuration, per replica and in total', () =>
       'Memory for 2 containers × 1 cluster worker on 0.5 CPU / 256 MB each (1 CPU / 512 MB in total): peak 30 MB per container ' +
         "(the largest replica's: the cgroup's own peak, page cache included, the highest of 3 repetitions; 12 % of its cap), 59 MB for the 2 together;",
     );
-    expect(words).toContain("one container's even share, the image's files counted in each");
+    expect(words).toContain(
+      "A fresh deployment needs 65 MB per container, the processes' resident memory (RSS, file-backed pages counted once: 2 processes)",
+    );
+    expect(words).toContain("The processes' memory is read for the 2 containers together: one container's is their even share, the image's files counted in each.");
     expect(words).toContain('Recommended memory limit: 96 MB (the processes\' resident memory × 1.25, rounded up to a multiple of 32 MB) per container, 192 MB for the 2 in total.');
   });
 
