@@ -19,6 +19,8 @@ function threadsText(c: StoredCell): string {
   return n !== undefined && (n > 1 || c.config.load.threads !== undefined) ? `, ${n} thr` : '';
 }
 
+const replicasText = (c: StoredCell): string => ((c.config.replicas ?? 1) >= 2 ? `${c.config.replicas} × ` : '');
+
 export function cellsTable(cells: StoredCell[]): string {
   const partial = cells.some(isPartial) && cells.some((c) => isPartial(c) && c.rpsMean !== null);
   const t = table(
@@ -49,8 +51,9 @@ export function cellsTable(cells: StoredCell[]): string {
         (c.config.node ? ` · node ${c.nodeVersion ?? c.config.node}` : ''),
       c.config.mode,
       String(c.config.workers),
-      `${c.config.cpuMillis}m`,
-      `${c.config.memoryMb} MB`,
+      // Replicas: the caps are each container's, so the count leads them ("2 × 500m").
+      `${replicasText(c)}${c.config.cpuMillis}m`,
+      `${replicasText(c)}${c.config.memoryMb} MB`,
       (c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`) +
         threadsText(c),
       warmupText(c),

@@ -91,7 +91,7 @@ export const MatrixSchema = z.strictObject({
   verify: z.boolean().default(true),
   /**
    * The runtime probe in every Node.js process of a cell (event loop, GC, heap, per second): on by default, its
-   * measured cost on goodput is within its 1 % target (BENCHMARKS.md, runtime probe). false: no probe.
+   * measured cost is about 1.5 % of goodput (BENCHMARKS.md, runtime probe; target 1 %). false: no probe.
    */
   probe: z.boolean().default(true),
   /** Prices the answer costs each configuration at (common/cost.ts); absent: the example defaults. */
