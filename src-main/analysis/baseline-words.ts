@@ -49,7 +49,9 @@ export function blockedReason(metric: BaselineMetric, base: SideValue, cand: Sid
   if (test.blocked === 'no interval')
     return metric === 'memory'
       ? 'one peak per run on a side: add repetitions to test memory'
-      : 'no interval on a side (one repetition without per-second data): add repetitions';
+      : metric === 'p99'
+        ? "one repetition on a side: a run's p99 moves from run to run by more than its seconds show: add repetitions"
+        : 'no interval on a side (one repetition without per-second data): add repetitions';
   if (test.blocked === 'both bounds' && metric !== 'memory') {
     const same = base.bound === cand.bound;
     return same
@@ -77,8 +79,10 @@ export function baselineMethod(thresholdPct: number): string[] {
       `by more than it; unchanged: shown within ± ${t} % by two one-sided tests (TOST); otherwise inconclusive.`,
     "Holm's correction runs over every configuration × metric, so one regression among many comparisons is " +
       'not luck.',
-    `With one repetition on a side the threshold is raised to ${fmtPct(RUN_TO_RUN_SPREAD * 100)}: its interval ` +
-      'cannot see run-to-run variation, which the repeatability benchmark measured up to that.',
+    `With one repetition on a side its interval cannot see run-to-run variation, which the repeatability ` +
+      `benchmark measured up to ${fmtPct(RUN_TO_RUN_SPREAD * 100)} on goodput: the threshold is raised to that, ` +
+      "and that spread is added to a single run's goodput error; a single run's p99 is not tested (its " +
+      'run-to-run variation was never measured).',
     'A client-bound goodput is a lower bound: a bound in the baseline can only show this run worse, a bound in ' +
       'this run only better, and two bounds decide nothing. A host-busy goodput is bounded on both sides: at ' +
       'least as measured, at most as if every CPU-second other processes took on its cores had been the ' +

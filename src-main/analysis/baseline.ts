@@ -86,12 +86,25 @@ function sideConfigs(side: BaselineSide): Map<string, SideConfig> {
 function sideValue(s: SideConfig, metric: BaselineMetric): SideValue {
   const c = s.summary;
   if (metric === 'memory') return { stats: s.peaks.length ? summarize(s.peaks) : null, bound: null };
-  const stats: MetricStats | null = metric === 'goodput' ? c.rps : c.p99Us;
+  const measured: MetricStats | null = metric === 'goodput' ? c.rps : c.p99Us;
+  const stats = measured?.intervalFrom === 'batch-means' ? singleRun(measured, metric) : measured;
   // A client-bound or host-busy repetition: the server was at least this fast (goodput a lower bound,
   // its p99 counts the load generator's delays). The rule is the answer's (contest.ts isCensored).
   // A busy host's goodput is sized (busySlack); a load generator's ceiling is not.
   const slack = metric === 'goodput' && c.bottleneck === 'host' ? busySlack(s.cells) : null;
   return { stats, bound: c.bottleneck, slack };
+}
+
+/**
+ * One repetition: its interval (batch means of its own seconds) cannot see how far a whole run moves
+ * from the next. Goodput's run-to-run spread was measured (RUN_TO_RUN_SPREAD, the repeatability
+ * benchmark's largest): it is added to the error as one more independent term, so two single runs
+ * that differ by what identical runs differ by are never shown apart. Nobody measured p99's: a single
+ * repetition's p99 is not tested (no interval: inconclusive, "add repetitions").
+ */
+function singleRun(m: MetricStats, metric: 'goodput' | 'p99'): MetricStats {
+  if (metric === 'p99' || m.se === null) return { ...m, se: null };
+  return { ...m, se: Math.sqrt(m.se ** 2 + (RUN_TO_RUN_SPREAD * m.mean) ** 2) };
 }
 
 /**

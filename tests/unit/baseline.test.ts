@@ -166,6 +166,26 @@ describe('baseline verdicts', () => {
     expect(metric(six, 'memory').reason).toMatch(/one peak per run/);
   });
 
+  it('two single runs apart by what identical runs differ by on a busy host (17 %) are never a regression', () => {
+    // Very steady seconds on each side: a batch-means interval alone would call 17 % significant. The
+    // run-to-run spread (RUN_TO_RUN_SPREAD) is in the error of a single run, so it is not.
+    const series = (level: number): number[] => Array.from({ length: 3 }, (_, i) => level * (1 + (i - 1) / 500));
+    const one = (level: number, p99: number): StoredCell => {
+      const c = cell({ rps: level, p99Us: p99 });
+      return { ...c, load: { goodputMean: level, perSecondGood: series(level) } as unknown as StoredCell['load'] };
+    };
+    const moved = compare([one(1000, 2000)], [one(830, 2600)]);
+    expect(metric(moved, 'goodput').verdict).toBe('inconclusive');
+    // A single run's p99 is not tested at all: its run-to-run noise was never measured.
+    expect(metric(moved, 'p99').verdict).toBe('inconclusive');
+    expect(metric(moved, 'p99').reason).toMatch(/^one repetition on a side: .*add repetitions$/);
+    expect(moved.gateFailed).toBe(false);
+    // 8× slower (the integration test's change) is still caught.
+    const slow = compare([one(1000, 2000)], [one(125, 16000)]);
+    expect(metric(slow, 'goodput').verdict).toBe('regressed');
+    expect(slow.gateFailed).toBe(true);
+  });
+
   it('verification cells never count, and configurations in one run only are listed apart', () => {
     const verify = side([10, 11, 12], P99, PEAK).map((x) => ({ ...x, config: { ...x.config, phase: 'verify' as const } }));
     const b = [...side(STEADY, P99, PEAK), ...side(STEADY, P99, PEAK, [], 'json')];
