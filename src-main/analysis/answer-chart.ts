@@ -53,6 +53,11 @@ export interface AnswerChartPoint {
 
 export interface AnswerChartSeries {
   mode: LaunchMode;
+  /**
+   * The legend's name: the launch mode, and what else sets this series apart from the panel's others
+   * (containers, Node.js version, flags): "cluster, 2 containers".
+   */
+  name: string;
   points: AnswerChartPoint[];
 }
 
@@ -66,7 +71,7 @@ export interface AnswerChartPanel {
   marginPct: number;
   /** Worker counts measured, ascending (the x axis). */
   workers: number[];
-  /** One series per launch mode, lightest first. */
+  /** One series per launch mode (and per topology, Node.js version and flag set), lightest first. */
   series: AnswerChartSeries[];
   /** Keys of the grouped contenders (two or more; empty when the pair is confident). */
   group: string[];
@@ -137,6 +142,40 @@ function point(
   };
 }
 
+/** What sets a configuration's line apart besides its workers: mode, containers, Node.js version, flags. */
+const variantOf = (c: ConfigurationSummary) => ({
+  mode: c.mode,
+  replicas: c.replicas ?? 1,
+  node: c.node ?? null,
+  flags: (c.nodeFlags ?? []).join(' '),
+});
+
+/** One series per variant, lightest mode first; a name says only the parts that vary in this panel. */
+function seriesOf(
+  configs: ConfigurationSummary[],
+): { mode: LaunchMode; name: string; members: ConfigurationSummary[] }[] {
+  const groups = new Map<string, { v: ReturnType<typeof variantOf>; members: ConfigurationSummary[] }>();
+  for (const c of configs) {
+    const v = variantOf(c);
+    const k = JSON.stringify(v);
+    const g = groups.get(k);
+    if (g) g.members.push(c);
+    else groups.set(k, { v, members: [c] });
+  }
+  const all = [...groups.values()];
+  const varies = (f: 'replicas' | 'node' | 'flags'): boolean => new Set(all.map((g) => g.v[f])).size > 1;
+  const name = (v: ReturnType<typeof variantOf>): string =>
+    [
+      v.mode,
+      ...(varies('replicas') ? [`${v.replicas} container${v.replicas === 1 ? '' : 's'}`] : []),
+      ...(varies('node') ? [v.node === null ? 'default Node.js' : `Node ${v.node}`] : []),
+      ...(varies('flags') ? [v.flags || 'no flags'] : []),
+    ].join(', ');
+  return all
+    .sort((a, b) => MODE_ORDER[a.v.mode] - MODE_ORDER[b.v.mode] || a.v.replicas - b.v.replicas)
+    .map((g) => ({ mode: g.v.mode, name: name(g.v), members: g.members }));
+}
+
 /**
  * The answer's chart, one panel per CPU / memory pair (for an auto-size run, the found configuration's
  * pair). `cells` are the run's stored cells: an excluded repetition is drawn at what it measured.
@@ -150,13 +189,10 @@ export function answerChart(rec: Recommendation, cells: readonly StoredCell[]): 
       ...s.configurations.map((k) => byKey.get(k)!).filter(Boolean),
       ...rec.configurations.filter((c) => c.scopeKey === s.key && c.n === 0),
     ];
-    const modes = [...new Set(configs.map((c) => c.mode))].sort((a, b) => MODE_ORDER[a] - MODE_ORDER[b]);
-    const series = modes.map((mode) => ({
+    const series = seriesOf(configs).map(({ mode, name, members }) => ({
       mode,
-      points: configs
-        .filter((c) => c.mode === mode)
-        .sort((a, b) => a.workers - b.workers)
-        .map((c) => point(c, s, rec, cellsByIndex)),
+      name,
+      points: members.sort((a, b) => a.workers - b.workers).map((c) => point(c, s, rec, cellsByIndex)),
     }));
     const search = rec.search !== undefined;
     return {

@@ -43,13 +43,13 @@ function legendOf(panel: AnswerChartPanel, metric: Metric): LegendEntry[] {
     const c = MODE_COLOURS[i % MODE_COLOURS.length]!;
     return [
       {
-        name: `${s.mode}: mean, 95 % interval`,
+        name: `${s.name}: mean, 95 % interval`,
         swatch: (x: number, y: number) =>
           `<path d="M${x} ${y}H${x + 30}M${x + 15} ${y - 7}V${y + 7}" stroke="${c}" stroke-width="2"/>` +
           circle(x + 15, y, 3.5, `fill="${c}"`),
       },
       {
-        name: `${s.mode}: each repetition`,
+        name: `${s.name}: each repetition`,
         swatch: (x: number, y: number) => circle(x + 15, y, 2.5, `fill="${c}" fill-opacity="0.35"`),
       },
     ];

@@ -152,8 +152,8 @@ export function answerPanelConfig(panel: AnswerChartPanel, metric: AnswerMetric)
       for (const r of p.repetitions) if (rep(r) !== null) repetitions.push({ x: x - 0.05, y: rep(r) });
       for (const r of p.excluded) if (rep(r) !== null) excluded.push({ x: x + 0.05, y: rep(r) });
     }
-    sets.push(lineSet(`${s.mode}: mean, 95 % interval`, estimates, mi, { borderColor: colour, backgroundColor: colour, pointRadius: 4 }));
-    sets.push(lineSet(`${s.mode}: each repetition`, repetitions, mi, { showLine: false, borderColor: faint(colour), backgroundColor: faint(colour), pointRadius: 2.5 }));
+    sets.push(lineSet(`${s.name}: mean, 95 % interval`, estimates, mi, { borderColor: colour, backgroundColor: colour, pointRadius: 4 }));
+    sets.push(lineSet(`${s.name}: each repetition`, repetitions, mi, { showLine: false, borderColor: faint(colour), backgroundColor: faint(colour), pointRadius: 2.5 }));
   });
   if (excluded.length) sets.push(lineSet('excluded repetition', excluded, 0, { showLine: false, pointRadius: 4, borderWidth: 1.5, borderColor: '#8a8a8a', backgroundColor: 'rgba(0,0,0,0)' }));
   if (picks.length) sets.push(lineSet('the pick', picks, 0, { showLine: false, pointRadius: 10, borderWidth: 2.5, borderColor: '#111111', backgroundColor: 'rgba(0,0,0,0)' }));

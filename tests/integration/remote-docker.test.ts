@@ -11,12 +11,11 @@ import { runCell } from '../../src-main/engine/cell-runner.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
 import { DockerProvider } from '../../src-main/providers/docker/provider.ts';
 import type { StatsReading } from '../../src-main/providers/provider.ts';
-import { SwarmProvider } from '../../src-main/providers/swarm/provider.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 import { request } from '../helpers/http.ts';
 import { until } from '../helpers/wait.ts';
-import { formSwarm, HOST_SIDE, mainEngineState, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
+import { mainEngineState, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
 
 const run = promisify(execFile);
 
@@ -124,58 +123,4 @@ describe('a remote Docker engine as a target', () => {
     expect(check.problems).toEqual([expect.stringMatching(/^unreachable: nothing answers at tcp:\/\/10\.77\.0\.2:1/)]);
   });
 
-  it('a two-node Swarm runs one capped cell on each node at once (services with limits = reservations, host-mode ports), reached from here; removed on finish, swept when their session died', async () => {
-    const { app, image } = await imageFor('hello');
-    const swarm = await formSwarm(second);
-    try {
-      const provider = new SwarmProvider({
-        name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
-        nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
-      });
-      const check = await provider.check();
-      expect(check, JSON.stringify(check)).toMatchObject({ ok: true, problems: [] });
-      expect(check.nodes.map((n) => n.free)).toEqual([true, true]);
-      await provider.prepareImage(image.tag);
-      expect((await second.client.getImage(image.tag).inspect()).RepoTags).toContain(image.tag);
-
-      const spec = (cell: string, placement: { node?: string; avoidNode?: string }) => ({
-        image: image.tag, launch: { mode: 'cluster' as const, workers: 2, entry: image.entry, name: 'hello' }, port: app.port, env: app.env,
-        cpuMillis: 250, memoryMb: 128, labels: { run: 'swarm-test', cell, app: 'hello', session: currentSession() }, placement,
-      });
-      const targets = await Promise.all([provider.provision(spec('1', { node: swarm.worker })), provider.provision(spec('2', { avoidNode: swarm.worker }))]);
-      try {
-        // Each on its own node, each answering on its node's address with all of its workers.
-        expect(targets.map((t) => t.address.host)).toEqual([second.address, HOST_SIDE]);
-        for (const t of targets) await waitReady({ ...t.address, via: 'published' }, { path: app.health, processes: 2, deadlineMs: 30_000, exited: t.exited });
-        const onWorker = await second.client.getContainer(targets[0]!.id).inspect();
-        expect([onWorker.HostConfig.NanoCpus, onWorker.HostConfig.Memory]).toEqual([250_000_000, 128 * 1024 * 1024]);
-        const readings: StatsReading[] = [];
-        const stop = await targets[0]!.stats((r) => readings.push(r));
-        await until(() => readings.length >= 2, 'two stats readings', 5000);
-        stop();
-        expect(readings[0]!.memLimitBytes).toBe(128 * 1024 * 1024);
-        expect(await targets[0]!.exitInfo()).toEqual({ oomKilled: false, exitCode: null, restarts: 0 });
-        const busy = await provider.check();
-        expect(busy.problems).toEqual(['no nodes free: every node is down, drained or already running a Rightsize cell']);
-      } finally {
-        for (const t of targets) await t.remove();
-      }
-      expect(await provider.removeRun('swarm-test')).toEqual([]);
-      expect(await second.client.listContainers({ all: true })).toEqual([]);
-
-      // A dead session's service is swept; a live one's is not.
-      const left = await provider.provision(spec('3', { node: swarm.worker }));
-      expect(await provider.sweep(() => true)).toEqual([]);
-      expect(await provider.sweep(() => false)).toEqual([expect.stringMatching(/^service rightsize-swarm-test-3-\w+ on pair$/)]);
-      await until(
-        async () => (await second.client.listContainers({ all: true })).length === 0,
-        "the swept service's containers to be gone",
-        10_000,
-      );
-      await left.remove();
-    } finally {
-      await swarm.leave();
-    }
-    expect((await mainEngineState()).swarm).toBe('inactive');
-  });
 });

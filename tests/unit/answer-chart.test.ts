@@ -104,3 +104,27 @@ describe('answerChart', () => {
     expect(pts.some((p) => p.knee || p.leading || p.contender)).toBe(false);
   });
 });
+
+describe('answerChart with replicas', () => {
+  it('draws each topology as its own series, named by what sets it apart', () => {
+    const replicated = (rps: number[], workers: number) =>
+      reps({ workers, cpu: 500, mem: 128 }, rps).map((c) => ({ ...c, config: { ...c.config, replicas: 2 } }));
+    const r = run([
+      ...reps({ workers: 1, cpu: 1000, mem: 256 }, [11000, 11100, 10950]),
+      ...reps({ workers: 2, cpu: 1000, mem: 256 }, [10200, 10300, 10150]),
+      ...replicated([10100, 10050, 10150], 1),
+      ...replicated([9100, 9150, 9050], 2),
+    ]);
+    const panels = answerChart(recommend(r), r.cells);
+    expect(panels).toHaveLength(1); // equal totals: one scope
+    expect(panels[0]!.series.map((s) => [s.name, s.points.map((p) => p.workers)])).toEqual([
+      ['cluster, 1 container', [1, 2]],
+      ['cluster, 2 containers', [1, 2]],
+    ]);
+  });
+
+  it('names a series by its mode alone when nothing else varies', () => {
+    const r = fixture();
+    expect(answerChart(recommend(r), r.cells)[0]!.series.map((s) => s.name)).toEqual(['cluster']);
+  });
+});
