@@ -106,6 +106,16 @@ export const loadLabel = (l: CellLoad): string =>
 export const workloadLabel = (app: string, requestSet: string | null): string =>
   requestSet ? `${app} [${requestSet}]` : app;
 
+/** What capped these repetitions' goodput (a lower bound then): the load generator, other processes, or nothing. */
+type Bottleneck = { bottleneck: 'client' | 'host' | null; shortfallBy: 'server' | 'client' | null };
+export function bottleneckOf(cells: readonly StoredCell[]): Bottleneck {
+  const has = (kind: FlagKind): boolean => cells.some((c) => c.flags.some((f) => f.kind === kind));
+  const shortfalls = cells.map(cellShortfall);
+  const shortfallBy = shortfalls.includes('server') ? 'server' : shortfalls.includes('client') ? 'client' : null;
+  const bottleneck = has('client-bound') && shortfallBy !== 'server' ? 'client' : has('host-busy') ? 'host' : null;
+  return { bottleneck, shortfallBy };
+}
+
 /** Why a cell is left out, or null when it counts. */
 function exclusionReason(c: StoredCell): string | null {
   switch (c.status) {
@@ -309,9 +319,7 @@ export function groupCells(
     const notes: string[] = [];
     if (included.length === 0) notes.push('every repetition was excluded');
     if (included.length === 1) notes.push(rps?.ci ? ONE_REPETITION_NOTE : NO_INTERVAL_NOTE);
-    const has = (kind: FlagKind): boolean => included.some((c) => c.flags.some((f) => f.kind === kind));
-    const shortfalls = included.map(cellShortfall);
-    const shortfallBy = shortfalls.includes('server') ? 'server' : shortfalls.includes('client') ? 'client' : null;
+    const { bottleneck, shortfallBy } = bottleneckOf(included);
     configurations.push({
       key,
       scopeKey: scopeKey(first),
@@ -344,7 +352,7 @@ export function groupCells(
       noisy: rps?.cv != null && rps.cv > NOISY_CV,
       disqualified: disqualifications(included, excluded, errorPct),
       // A busy load thread did not set the pace where every connection was waiting on the server.
-      bottleneck: has('client-bound') && shortfallBy !== 'server' ? 'client' : has('host-busy') ? 'host' : null,
+      bottleneck,
       // Never claim the client was the bottleneck when a repetition saw the server saturated.
       shortfallBy,
       notes,

@@ -3,6 +3,7 @@
 // cost interval, the copies at the objective's rate). Money as exact decimals, not rounded to cents.
 import { hourlyCost, perMillion } from '../common/cost.ts';
 import { pricesFor } from '../analysis/cost.ts';
+import { bottleneckOf } from '../analysis/group.ts';
 import type { Recommendation } from '../analysis/types.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import { toCsv } from './csv.ts';
@@ -31,7 +32,7 @@ export function costColumns(run: RunDetail): (c: StoredCell) => (string | boolea
   return (c) => {
     const hourly = hourlyCost(c.config, prices);
     const goodput = c.load?.goodputMean ?? c.rpsMean;
-    const bounded = c.flags.some((f) => f.kind === 'client-bound' || f.kind === 'host-busy');
+    const bounded = bottleneckOf([c]).bottleneck !== null; // the answer's rule (analysis/group.ts)
     return [
       money(prices.cpuHour),
       money(prices.gbHour),
