@@ -3,6 +3,7 @@
 // its own closed autocannon load from this process at the same time. Host noise then hits both at
 // once, and the ratio of their goodputs over the same seconds is what the probe costs (or, with the
 // probe on neither, the noise floor). Used by bench/probe.ts.
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { AppDefinition } from '../src-main/apps/catalog.ts';
 import type { AppImage } from '../src-main/docker/app-image.ts';
@@ -50,6 +51,35 @@ export interface Side {
   /** Processes the probe heard from during the load (3 with the probe: the primary and 2 workers; 0 without). */
   attached: number;
   cpuset: string;
+  /** The container's CPU milliseconds per 2xx response over the measured seconds (null: its cgroup was not readable). */
+  cpuMsPerReq: number | null;
+  /** The container's CPU seconds per second over the measured seconds: its share of the core. */
+  cpuShare: number | null;
+}
+
+/**
+ * A container's CPU time so far (ns), read from its cgroup on this host: exact and instant (the
+ * stats API waits a second for its own sample). Null where neither cgroup layout is found.
+ */
+function cpuNs(id: string): number | null {
+  const v1 = [
+    `/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`,
+    `/sys/fs/cgroup/cpu,cpuacct/docker/${id}/cpuacct.usage`,
+  ];
+  for (const f of v1) {
+    try {
+      return Number(readFileSync(f, 'utf8').trim());
+    } catch {
+      // the other layout
+    }
+  }
+  try {
+    const stat = readFileSync(`/sys/fs/cgroup/system.slice/docker-${id}.scope/cpu.stat`, 'utf8');
+    const m = /^usage_usec (\d+)$/m.exec(stat);
+    return m ? Number(m[1]) * 1000 : null;
+  } catch {
+    return null;
+  }
 }
 
 /** What one container's load counted inside the shared measured window. */
@@ -57,6 +87,8 @@ interface Counted {
   good: number;
   bad: number;
   p99Us: number;
+  /** The container's CPU ns over the window (null: unreadable). */
+  cpuNs: number | null;
 }
 
 function cellConfig(probe: boolean, ctx: PairContext): CellConfig {
@@ -83,6 +115,8 @@ function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: P
   let bad = 0;
   let stopped = false;
   const inside = (now: number): boolean => now >= window.from && now < window.to;
+  let cpuFrom: number | null = null;
+  const cpuAtFrom = setTimeout(() => (cpuFrom = cpuNs(t.id)), window.from - performance.now());
   const sink: TimingSink = {
     response: (status, _bytes, latencyMs, _serviceMs, now) => {
       if (!inside(now)) return;
@@ -108,14 +142,23 @@ function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: P
       },
       (err) => {
         clearTimeout(timer);
+        clearTimeout(cpuAtFrom);
         ctx.loads.delete(handle);
         if (err) reject(err);
         else if (ctx.signal.aborted) reject(new Error('interrupted'));
         else if (!stopped) reject(new Error('the load ended before its measured seconds did'));
-        else resolve({ good, bad, p99Us: summarize(h).p99 });
+        else resolve({ good, bad, p99Us: summarize(h).p99, cpuNs: cpuSpent });
       },
     );
-    const handle = { stop: () => ((stopped = true), inst.stop()) };
+    let cpuSpent: number | null = null;
+    const handle = {
+      stop: () => {
+        const end = cpuNs(t.id);
+        if (!stopped && end !== null && cpuFrom !== null) cpuSpent = end - cpuFrom;
+        stopped = true;
+        inst.stop();
+      },
+    };
     ctx.loads.add(handle);
     const timer = setTimeout(handle.stop, window.to - performance.now());
   });
@@ -174,6 +217,8 @@ export async function runPair(probes: [boolean, boolean], flip: boolean, ctx: Pa
       errors: r.bad,
       attached: heard[i]!.attached,
       cpuset: cpusets[i]!,
+      cpuMsPerReq: r.cpuNs !== null && r.good > 0 ? r.cpuNs / 1e6 / r.good : null,
+      cpuShare: r.cpuNs !== null ? r.cpuNs / 1e9 / ctx.measureSec : null,
     }));
     for (const s of sides) {
       const want = s.probe ? CELL.workers + 1 : 0;

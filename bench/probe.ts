@@ -56,6 +56,11 @@ interface Round {
 }
 
 const ratio = (p: [Side, Side], k: 'goodput' | 'p99Ms'): number => p[0][k] / p[1][k];
+/** with ÷ without of a CPU measure, null when either container's cgroup was unreadable. */
+const cpuRatio = (p: [Side, Side], k: 'cpuMsPerReq' | 'cpuShare'): number | null => {
+  const [a, b] = [p[0][k], p[1][k]];
+  return a !== null && b !== null && b > 0 ? a / b : null;
+};
 
 /** A round counts only when all four containers served: a side with no goodput (a host hiccup) says nothing. */
 const served = (r: Round): boolean => [...r.ab, ...r.aa].every((s) => s.goodput > 0 && s.p99Ms > 0);
@@ -94,6 +99,19 @@ function report(all: Round[], where: string): void {
     `| p99 latency | ${f(median(p))} | ${f(Math.min(...p))} | ${f(Math.max(...p))} | ${f(median(pAA))} | ` +
       `${f(Math.min(...pAA))} | ${f(Math.max(...pAA))} | ≤ A/A max | ${pPass} |`,
   );
+  // Why goodput moved: the probe's own CPU per request, and the share of the core each container got.
+  for (const [k, label] of [
+    ['cpuMsPerReq', 'CPU per request'],
+    ['cpuShare', 'share of the core'],
+  ] as const) {
+    const c = rounds.map((r) => cpuRatio(r.ab, k)).filter((x): x is number => x !== null);
+    const cAA = rounds.map((r) => cpuRatio(r.aa, k)).filter((x): x is number => x !== null);
+    if (c.length === 0 || cAA.length === 0) continue;
+    console.log(
+      `| ${label} | ${f(median(c))} | ${f(Math.min(...c))} | ${f(Math.max(...c))} | ${f(median(cAA))} | ` +
+        `${f(Math.min(...cAA))} | ${f(Math.max(...cAA))} | (explains) | |`,
+    );
+  }
 }
 
 const line = (s: Side): string =>
@@ -147,7 +165,9 @@ async function main(ctl: AbortController, live: Set<ProvisionedTarget>, loads: S
       console.error(
         `round ${i + 1}/${ROUNDS} (containers on ${cores}, load on ${loadOn}): ` +
           `with ${line(r.ab[0])} ÷ without ${line(r.ab[1])} = ${ratio(r.ab, 'goodput').toFixed(3)}; ` +
-          `A/A ${ratio(r.aa, 'goodput').toFixed(3)} (p99 ${ratio(r.ab, 'p99Ms').toFixed(3)}, A/A ${ratio(r.aa, 'p99Ms').toFixed(3)})`,
+          `A/A ${ratio(r.aa, 'goodput').toFixed(3)} (p99 ${ratio(r.ab, 'p99Ms').toFixed(3)}, A/A ${ratio(r.aa, 'p99Ms').toFixed(3)}; ` +
+          `CPU/req ${cpuRatio(r.ab, 'cpuMsPerReq')?.toFixed(3)}, A/A ${cpuRatio(r.aa, 'cpuMsPerReq')?.toFixed(3)}; ` +
+          `share ${cpuRatio(r.ab, 'cpuShare')?.toFixed(3)}, A/A ${cpuRatio(r.aa, 'cpuShare')?.toFixed(3)})`,
       );
     }
     report(rounds, `${cores === 'any core' ? 'any core' : `core ${cores}`}, load on ${loadOn}`);

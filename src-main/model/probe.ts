@@ -22,7 +22,11 @@ export interface ProbeReport {
   role: ProcessRole;
   /** Event-loop utilization over the second, 0–1 (performance.eventLoopUtilization). */
   elu: number;
-  /** Event-loop delay over the second (monitorEventLoopDelay), ms. */
+  /**
+   * Event-loop delay over the second (monitorEventLoopDelay), ms. In a process that serves no request (the cluster
+   * primary, PM2's daemon) the monitor is off after its first second (its wake-ups were most of the probe's cost), and
+   * all three are the report timer's own lateness: one sample a second.
+   */
   delayP50Ms: number;
   delayP99Ms: number;
   delayMaxMs: number;
@@ -31,9 +35,10 @@ export interface ProbeReport {
   gcCounts: GcCounts;
   gcMaxPauseMs: number;
   /**
-   * How long of the second the probe listened for GC pauses, ms: it stops after a few pauses (each one it hears
-   * costs the process a callback), so GC share = gcMs ÷ gcWindowMs. Absent: the whole second. 0 in a process that
-   * serves no request (the cluster primary, PM2's daemon): it does not listen there.
+   * How long of the second the probe listened for GC pauses, ms: a fixed window at the start of each second (200 ms
+   * since 2026-11-25, closed by a timer, shorter after 8 pauses; each pause it hears costs the process a callback;
+   * until then: until it had heard 8 pauses); GC share = gcMs ÷ gcWindowMs. Absent: the whole second. 0 in a process
+   * that serves no request (the cluster primary, PM2's daemon): it does not listen there.
    */
   gcWindowMs?: number;
   heapUsedBytes: number;

@@ -4,7 +4,7 @@
 // HTML report and the CSV. Warm-up seconds (t < 0) come first under the shaded warm-up band.
 import type { ChartConfiguration } from 'chart.js';
 import type { LaunchMode, ProbeSecond } from '../../src-main/contract/api.ts';
-import { gcShareOfSecond, othersNote, probeProcesses } from '../../src-main/common/probe-series.ts';
+import { GC_POOL_SECONDS, gcSharePooled, othersNote, probeProcesses } from '../../src-main/common/probe-series.ts';
 import { lineConfig, lineSet, type LineSet, type XY } from './charts.ts';
 import { warmupBand, withBand } from './warmup-band.ts';
 
@@ -38,10 +38,17 @@ export function probePanels(seconds: readonly ProbeSecond[], o: ProbePanelOption
   const earliest = Math.min(0, ...seconds.map((s) => s.t));
   const warmup = Math.max(o.warmupSec ?? 0, -earliest);
   const x = (t: number): number => warmup + t + 1;
-  const sets = (value: (s: ProbeSecond) => number | null): LineSet[] =>
+  const sets = (value: (s: ProbeSecond, k: number, process: number) => number | null): LineSet[] =>
     serving.map((p, i) =>
-      lineSet(p.label, p.seconds.map((s) => ({ x: x(s.t), y: value(s) })), i, o.points === false ? { pointRadius: 0 } : {}),
+      lineSet(
+        p.label,
+        p.seconds.map((s, k) => ({ x: x(s.t), y: value(s, k, i) })),
+        i,
+        o.points === false ? { pointRadius: 0 } : {},
+      ),
     );
+  // Pooled once per process, not per point.
+  const pooled = serving.map((p) => gcSharePooled(p.seconds));
   const band = warmupBand(seconds.some((s) => s.t < 0) ? warmup : 0);
   const xTitle = band ? 'time (s, from the end of start-up; shaded: warm-up, not measured)' : 'time (s)';
   const panel = (title: string, yTitle: string, data: LineSet[], yMax?: number): ChartConfiguration<'line', XY[]> => {
@@ -50,12 +57,25 @@ export function probePanels(seconds: readonly ProbeSecond[], o: ProbePanelOption
     return withBand(c, band);
   };
   return {
-    elu: panel('Event-loop utilization per second', 'event-loop utilization (0–1, 1 = never idle)', sets((s) => s.elu), 1),
-    delay: panel('Event-loop delay p99 per second', 'event-loop delay p99 (ms)', sets((s) => s.delayP99Ms)),
-    gc: panel('Time in GC pauses per second', 'GC share (% of the time)', sets((s) => {
-      const share = gcShareOfSecond(s);
-      return share === null ? null : 100 * share;
-    })),
+    elu: panel(
+      'Event-loop utilization per second',
+      'event-loop utilization (0–1, 1 = never idle)',
+      sets((s) => s.elu),
+      1,
+    ),
+    delay: panel(
+      'Event-loop delay p99 per second',
+      'event-loop delay p99 (ms)',
+      sets((s) => s.delayP99Ms),
+    ),
+    gc: panel(
+      `Time in GC pauses (each second with the ${GC_POOL_SECONDS - 1} before it)`,
+      'GC share (% of the time)',
+      sets((_s, k, i) => {
+        const share = pooled[i]?.[k] ?? null;
+        return share === null ? null : 100 * share;
+      }),
+    ),
     lines: serving.length,
     warmup,
     othersNote: othersNote(others),
@@ -63,13 +83,21 @@ export function probePanels(seconds: readonly ProbeSecond[], o: ProbePanelOption
 }
 
 /** Why a cell shows no probe charts, in words: what the probe said, or that it was off. */
-export function noProbeText(probe: { note?: string } | null | undefined, asked: boolean, seconds: readonly ProbeSecond[], mode?: LaunchMode): string {
+export function noProbeText(
+  probe: { note?: string } | null | undefined,
+  asked: boolean,
+  seconds: readonly ProbeSecond[],
+  mode?: LaunchMode,
+): string {
   if (probe?.note) return sentence(probe.note);
-  if (!asked) return 'No runtime probe in this cell: it ran with the probe off ("probe": false, --no-probe) or before Rightsize had one.';
+  if (!asked)
+    return 'No runtime probe in this cell: it ran with the probe off ("probe": false, --no-probe) or before Rightsize had one.';
   const { others } = probeProcesses(seconds, mode);
-  if (others.length) return `No worker reported to the runtime probe; only ${others.map((p) => p.label).join(', ')}, which serve${others.length > 1 ? '' : 's'} no requests.`;
+  if (others.length)
+    return `No worker reported to the runtime probe; only ${others.map((p) => p.label).join(', ')}, which serve${others.length > 1 ? '' : 's'} no requests.`;
   return 'No runtime probe data: no process of this cell reported while it was measured.';
 }
 
 /** A probe's note as a sentence: "The probe could not attach to …." */
-export const sentence = (note: string): string => `${note.charAt(0).toUpperCase()}${note.slice(1)}${/[.!?]$/.test(note) ? '' : '.'}`;
+export const sentence = (note: string): string =>
+  `${note.charAt(0).toUpperCase()}${note.slice(1)}${/[.!?]$/.test(note) ? '' : '.'}`;

@@ -38,24 +38,43 @@
     };
 
     // 20 ms: p99 delay resolved well enough, at half the wake-ups of 10 ms (each one costs an idle process a switch).
+    // A process that serves no request (the cluster primary, PM2's daemon) turns it off once it knows its role:
+    // there, waking 50 times a second was most of the probe's cost (BENCHMARKS.md, probe), and its delay is then
+    // the report timer's own lateness, one sample a second.
     const RESOLUTION_MS = 20;
     const delay = perf.monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     delay.enable();
+    let delayOn = true;
+    // V8's heap limit is set at start (--max-old-space-size): read once, not every second.
+    const HEAP_LIMIT = v8.getHeapStatistics().heap_size_limit;
     let lastElu = performance.eventLoopUtilization();
 
-    // GC pauses are sampled: every GC a PerformanceObserver hears costs the process a native-to-JS
-    // callback, a few % of a busy server's throughput at tens of GCs a second (BENCHMARKS.md, probe).
-    // So it listens from the start of each second until it has heard GC_EVENTS pauses, and reports how
-    // long it listened (gcWindowMs): the GC share is gcMs ÷ gcWindowMs, exact when GC is rare.
+    // GC pauses are sampled. While a `gc` PerformanceObserver listens, every pause costs the process
+    // a native-to-JS callback (~0.2 ms each on this kind of VM), and listening half of each second cost
+    // a busy json server ~1.5 % of its throughput (BENCHMARKS.md, probe); v8.GCProfiler, which records
+    // natively, cost more (heap statistics before and after every pause). So it listens for a fixed
+    // window at the start of each second, GC_WINDOW_MS, closed by a timer (no extra pause heard to
+    // end it): a fixed window keeps gcMs ÷ gcWindowMs unbiased. Extreme GC (GC_EVENTS pauses inside
+    // the window) closes it early, where the last was heard.
+    const GC_WINDOW_MS = 200;
     const GC_EVENTS = 8;
-    const KINDS = perf.constants;
-    const gc = { ms: 0, max: 0, scavenge: 0, markSweepCompact: 0, incremental: 0, weakCallbacks: 0, heard: 0 };
-    let listening = false;
-    let windowStart = Date.now();
-    let windowEnd = 0;
-    const observer = new perf.PerformanceObserver((list) => {
-      try {
-        for (const e of list.getEntries()) {
+    const gcSource = sampledGc();
+    function emptyGc() {
+      return { ms: 0, max: 0, scavenge: 0, markSweepCompact: 0, incremental: 0, weakCallbacks: 0, windowMs: 0 };
+    }
+    function sampledGc() {
+      const KINDS = perf.constants;
+      let gc = emptyGc();
+      let heard = 0;
+      let listening = false;
+      let windowStart = Date.now();
+      let windowEnd = windowStart;
+      let closer;
+      let windowStartPerf = performance.now();
+      // Counts pauses up to GC_EVENTS; the one that reaches it ends the window where it ended.
+      const count = (entries) => {
+        for (const e of entries) {
+          if (heard >= GC_EVENTS) return;
           const kind = e.detail ? e.detail.kind : e.kind;
           gc.ms += e.duration;
           if (e.duration > gc.max) gc.max = e.duration;
@@ -63,24 +82,61 @@
           else if (kind === KINDS.NODE_PERFORMANCE_GC_MAJOR) gc.markSweepCompact++;
           else if (kind === KINDS.NODE_PERFORMANCE_GC_INCREMENTAL) gc.incremental++;
           else if (kind === KINDS.NODE_PERFORMANCE_GC_WEAKCB) gc.weakCallbacks++;
-          gc.heard++;
+          if (++heard >= GC_EVENTS) capEnd = windowStart + Math.max(0, e.startTime + e.duration - windowStartPerf);
         }
-        if (gc.heard >= GC_EVENTS && listening) {
+      };
+      let capEnd = 0;
+      const close = () => {
+        if (!listening) return;
+        clearTimeout(closer);
+        count(observer.takeRecords()); // pauses already queued belong to the window
+        observer.disconnect();
+        listening = false;
+        windowEnd = heard >= GC_EVENTS ? capEnd : Date.now();
+      };
+      const observer = new perf.PerformanceObserver((list) => {
+        try {
+          if (!listening) return;
+          count(list.getEntries());
+          if (heard >= GC_EVENTS) close();
+        } catch (err) {
+          off(err);
+        }
+      });
+      const listen = (at) => {
+        windowStart = at;
+        windowStartPerf = performance.now();
+        if (!listening) observer.observe({ entryTypes: ['gc'] });
+        listening = true;
+        clearTimeout(closer);
+        closer = setTimeout(() => {
+          try {
+            close();
+          } catch (err) {
+            off(err);
+          }
+        }, GC_WINDOW_MS);
+        closer.unref();
+      };
+      listen(Date.now());
+      return {
+        take(at, more) {
+          if (listening) close();
+          const out = gc;
+          out.windowMs = Math.max(0, Math.round(windowEnd - windowStart));
+          gc = emptyGc();
+          heard = 0;
+          if (more) listen(at);
+          else windowStart = windowEnd = at;
+          return out;
+        },
+        stop() {
+          clearTimeout(closer);
           observer.disconnect();
           listening = false;
-          windowEnd = Date.now();
-        }
-      } catch (err) {
-        off(err);
-      }
-    });
-    const listen = (at) => {
-      windowStart = at;
-      if (listening) return;
-      observer.observe({ entryTypes: ['gc'] });
-      listening = true;
-    };
-    listen(Date.now());
+        },
+      };
+    }
 
     /**
      * Context switches of the process (all its threads) so far: getrusage, one syscall instead of a
@@ -100,19 +156,22 @@
 
     let quietGc = false;
     let timer;
+    let due = 0;
     function schedule() {
       // At the next whole wall-clock second: every process reports at the same instants, and the
       // engine places each report in its second without drift.
-      timer = setTimeout(tick, 1000 - (Date.now() % 1000) + 2);
+      const wait = 1000 - (Date.now() % 1000) + 2;
+      due = performance.now() + wait;
+      timer = setTimeout(tick, wait);
       timer.unref();
     }
 
     function tick() {
       try {
         const at = Date.now();
+        const tardy = round(Math.max(0, performance.now() - due), 1000);
         const elu = performance.eventLoopUtilization(lastElu);
         lastElu = performance.eventLoopUtilization();
-        const heap = v8.getHeapStatistics();
         const mem = process.memoryUsage();
         const sw = switches();
         const active = typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo().length : null;
@@ -120,15 +179,21 @@
         // once it knows what it is: its GC share is then unknown (gcWindowMs 0), never a guess.
         const r = role();
         if (r === 'primary' || r === 'pm2-daemon') quietGc = true;
+        const gc = gcSource.take(at, !quietGc);
+        const monitored = delayOn;
+        if (quietGc && delayOn) {
+          delay.disable();
+          delayOn = false;
+        }
         const record = {
           at,
           pid: process.pid,
           ppid: process.ppid,
           role: r,
           elu: round(elu.utilization, 10000),
-          delayP50Ms: late(delay.percentile(50)),
-          delayP99Ms: late(delay.percentile(99)),
-          delayMaxMs: late(delay.max),
+          delayP50Ms: monitored ? late(delay.percentile(50)) : tardy,
+          delayP99Ms: monitored ? late(delay.percentile(99)) : tardy,
+          delayMaxMs: monitored ? late(delay.max) : tardy,
           gcMs: round(gc.ms, 1000),
           gcCounts: {
             scavenge: gc.scavenge,
@@ -137,10 +202,10 @@
             weakCallbacks: gc.weakCallbacks,
           },
           gcMaxPauseMs: round(gc.max, 1000),
-          gcWindowMs: Math.max(0, (listening ? at : windowEnd) - windowStart),
-          heapUsedBytes: heap.used_heap_size,
-          heapTotalBytes: heap.total_heap_size,
-          heapLimitBytes: heap.heap_size_limit,
+          gcWindowMs: gc.windowMs,
+          heapUsedBytes: mem.heapUsed,
+          heapTotalBytes: mem.heapTotal,
+          heapLimitBytes: HEAP_LIMIT,
           rssBytes: mem.rss,
           externalBytes: mem.external,
           arrayBuffersBytes: mem.arrayBuffers,
@@ -151,14 +216,7 @@
         };
         lastSwitches = sw;
         lastAt = at;
-        delay.reset();
-        gc.ms = gc.max = gc.scavenge = gc.markSweepCompact = gc.incremental = gc.weakCallbacks = gc.heard = 0;
-        if (!quietGc) listen(at);
-        else if (listening) {
-          observer.disconnect();
-          listening = false;
-          windowStart = windowEnd = at;
-        } else windowStart = windowEnd = at;
+        if (delayOn) delay.reset();
         write(`rightsize:probe ${JSON.stringify(record)}\n`);
         schedule();
       } catch (err) {
@@ -183,7 +241,7 @@
       stopped = true;
       try {
         clearTimeout(timer);
-        observer.disconnect();
+        gcSource.stop();
         delay.disable();
       } catch {
         // already half gone: nothing more to undo
