@@ -7,6 +7,8 @@
 // neither), the noise floor beside it. Which container starts and is loaded first alternates each
 // round, and so does whether the A/B or the A/A pair comes first.
 // Target (issue 24): median goodput with ÷ without ≥ 0.99; median p99 ratio within the A/A spread.
+// Beside them, from each container's cgroup over the same window: CPU per request (the probe's own
+// work) and share of the core (whether both containers got equal time), which say why goodput moved.
 // PROBE_BENCH_SEC sets the measured seconds per pair (default 8; warm-up 2). PROBE_BENCH_FILE puts
 // another file in the probe's place (bench/probe-variant.ts), to find which part of it costs.
 import { execFileSync } from 'node:child_process';

@@ -49,13 +49,13 @@
     const HEAP_LIMIT = v8.getHeapStatistics().heap_size_limit;
     let lastElu = performance.eventLoopUtilization();
 
-    // GC pauses are sampled. While a `gc` PerformanceObserver listens, every pause costs the process
-    // a native-to-JS callback (~0.2 ms each on this kind of VM), and listening half of each second cost
-    // a busy json server ~1.5 % of its throughput (BENCHMARKS.md, probe); v8.GCProfiler, which records
-    // natively, cost more (heap statistics before and after every pause). So it listens for a fixed
-    // window at the start of each second, GC_WINDOW_MS, closed by a timer (no extra pause heard to
-    // end it): a fixed window keeps gcMs ÷ gcWindowMs unbiased. Extreme GC (GC_EVENTS pauses inside
-    // the window) closes it early, where the last was heard.
+    // GC pauses are sampled. Listening with a `gc` PerformanceObserver is the probe's one measurable
+    // cost: ~1 % of a busy json server's throughput whether it listens half of each second, 200 ms of
+    // it, or even once (BENCHMARKS.md, probe); v8.GCProfiler, which records natively, cost more (heap
+    // statistics before and after every pause). It listens for a fixed window at the start of each
+    // second, GC_WINDOW_MS, closed by a timer: a fixed window keeps gcMs ÷ gcWindowMs unbiased (one
+    // that ended at the Nth pause read high). GC_EVENTS pauses inside the window end it early, where
+    // the last one ended.
     const GC_WINDOW_MS = 200;
     const GC_EVENTS = 8;
     const gcSource = sampledGc();
