@@ -49,13 +49,12 @@
     const HEAP_LIMIT = v8.getHeapStatistics().heap_size_limit;
     let lastElu = performance.eventLoopUtilization();
 
-    // GC pauses are sampled. Listening with a `gc` PerformanceObserver is the probe's one measurable
-    // cost: ~1 % of a busy json server's throughput whether it listens half of each second, 200 ms of
-    // it, or even once (BENCHMARKS.md, probe); v8.GCProfiler, which records natively, cost more (heap
-    // statistics before and after every pause). It listens for a fixed window at the start of each
-    // second, GC_WINDOW_MS, closed by a timer: a fixed window keeps gcMs ÷ gcWindowMs unbiased (one
-    // that ended at the Nth pause read high). GC_EVENTS pauses inside the window end it early, where
-    // the last one ended.
+    // GC pauses are sampled. Every pause a `gc` PerformanceObserver hears costs the process a
+    // native-to-JS callback, so it listens for a fixed window at the start of each second,
+    // GC_WINDOW_MS, closed by a timer: a fixed window keeps gcMs ÷ gcWindowMs unbiased (one that
+    // ended at the Nth pause read high). GC_EVENTS pauses inside the window end it early, where the
+    // last one ended. v8.GCProfiler, which records natively, cost more: it takes heap statistics
+    // before and after every pause (BENCHMARKS.md, probe).
     const GC_WINDOW_MS = 200;
     const GC_EVENTS = 8;
     const gcSource = sampledGc();
