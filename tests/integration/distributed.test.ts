@@ -68,146 +68,137 @@ describe('a matrix on distributed engines', () => {
       await swarm?.leave();
       expect((await mainEngineState()).swarm).toBe('inactive');
     });
+    // The Swarm's manager on this engine, its worker on the second: each node reached for its agent.
+    const pairProvider = (): SwarmProvider =>
+      new SwarmProvider({
+        name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
+        nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
+      });
 
     it('a two-node Swarm runs one capped cell on each node at once (services with limits = reservations, host-mode ports), reached from here; removed on finish, swept when their session died', async () => {
       const { app, image } = await imageFor('hello');
-      {
-        const provider = new SwarmProvider({
-          name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
-          nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
-        });
-        const check = await provider.check();
-        expect(check, JSON.stringify(check)).toMatchObject({ ok: true, problems: [] });
-        expect(check.nodes.map((n) => n.free)).toEqual([true, true]);
-        await provider.prepareImage(image.tag);
-        expect((await second.client.getImage(image.tag).inspect()).RepoTags).toContain(image.tag);
+      const provider = pairProvider();
+      const check = await provider.check();
+      expect(check, JSON.stringify(check)).toMatchObject({ ok: true, problems: [] });
+      expect(check.nodes.map((n) => n.free)).toEqual([true, true]);
+      await provider.prepareImage(image.tag);
+      expect((await second.client.getImage(image.tag).inspect()).RepoTags).toContain(image.tag);
 
-        const spec = (cell: string, placement: { node?: string; avoidNode?: string }) => ({
-          image: image.tag, launch: { mode: 'cluster' as const, workers: 2, entry: image.entry, name: 'hello' }, port: app.port, env: app.env,
-          cpuMillis: 250, memoryMb: 128, labels: { run: 'swarm-test', cell, app: 'hello', session: currentSession() }, placement,
-        });
-        const targets = await Promise.all([provider.provision(spec('1', { node: swarm.worker })), provider.provision(spec('2', { avoidNode: swarm.worker }))]);
-        try {
-          // Each on its own node, each answering on its node's address with all of its workers.
-          expect(targets.map((t) => t.address.host)).toEqual([second.address, HOST_SIDE]);
-          for (const t of targets) await waitReady({ ...t.address, via: 'published' }, { path: app.health, processes: 2, deadlineMs: 30_000, exited: t.exited });
-          const onWorker = await second.client.getContainer(targets[0]!.id).inspect();
-          expect([onWorker.HostConfig.NanoCpus, onWorker.HostConfig.Memory]).toEqual([250_000_000, 128 * 1024 * 1024]);
-          const readings: StatsReading[] = [];
-          const stop = await targets[0]!.stats((r) => readings.push(r));
-          await until(() => readings.length >= 2, 'two stats readings', 5000);
-          stop();
-          expect(readings[0]!.memLimitBytes).toBe(128 * 1024 * 1024);
-          expect(await targets[0]!.exitInfo()).toEqual({ oomKilled: false, exitCode: null, restarts: 0 });
-          const busy = await provider.check();
-          expect(busy.problems).toEqual(['no nodes free: every node is down, drained or already running a Rightsize cell']);
-        } finally {
-          for (const t of targets) await t.remove();
-        }
-        expect(await provider.removeRun('swarm-test')).toEqual([]);
-        expect(await second.client.listContainers({ all: true })).toEqual([]);
-
-        // A dead session's service is swept; a live one's is not.
-        const left = await provider.provision(spec('3', { node: swarm.worker }));
-        expect(await provider.sweep(() => true)).toEqual([]);
-        expect(await provider.sweep(() => false)).toEqual([expect.stringMatching(/^service rightsize-swarm-test-3-\w+ on pair$/)]);
-        await until(
-          async () => (await second.client.listContainers({ all: true })).length === 0,
-          "the swept service's containers to be gone",
-          10_000,
-        );
-        await left.remove();
+      const spec = (cell: string, placement: { node?: string; avoidNode?: string }) => ({
+        image: image.tag, launch: { mode: 'cluster' as const, workers: 2, entry: image.entry, name: 'hello' }, port: app.port, env: app.env,
+        cpuMillis: 250, memoryMb: 128, labels: { run: 'swarm-test', cell, app: 'hello', session: currentSession() }, placement,
+      });
+      const targets = await Promise.all([provider.provision(spec('1', { node: swarm.worker })), provider.provision(spec('2', { avoidNode: swarm.worker }))]);
+      try {
+        // Each on its own node, each answering on its node's address with all of its workers.
+        expect(targets.map((t) => t.address.host)).toEqual([second.address, HOST_SIDE]);
+        for (const t of targets) await waitReady({ ...t.address, via: 'published' }, { path: app.health, processes: 2, deadlineMs: 30_000, exited: t.exited });
+        const onWorker = await second.client.getContainer(targets[0]!.id).inspect();
+        expect([onWorker.HostConfig.NanoCpus, onWorker.HostConfig.Memory]).toEqual([250_000_000, 128 * 1024 * 1024]);
+        const readings: StatsReading[] = [];
+        const stop = await targets[0]!.stats((r) => readings.push(r));
+        await until(() => readings.length >= 2, 'two stats readings', 5000);
+        stop();
+        expect(readings[0]!.memLimitBytes).toBe(128 * 1024 * 1024);
+        expect(await targets[0]!.exitInfo()).toEqual({ oomKilled: false, exitCode: null, restarts: 0 });
+        const busy = await provider.check();
+        expect(busy.problems).toEqual(['no nodes free: every node is down, drained or already running a Rightsize cell']);
+      } finally {
+        for (const t of targets) await t.remove();
       }
+      expect(await provider.removeRun('swarm-test')).toEqual([]);
+      expect(await second.client.listContainers({ all: true })).toEqual([]);
+
+      // A dead session's service is swept; a live one's is not.
+      const left = await provider.provision(spec('3', { node: swarm.worker }));
+      expect(await provider.sweep(() => true)).toEqual([]);
+      expect(await provider.sweep(() => false)).toEqual([expect.stringMatching(/^service rightsize-swarm-test-3-\w+ on pair$/)]);
+      await until(
+        async () => (await second.client.listContainers({ all: true })).length === 0,
+        "the swept service's containers to be gone",
+        10_000,
+      );
+      await left.remove();
     });
 
     it('a two-node Swarm runs 4 cells two at once, each target on one node and its load on the other; stored like a local run; nothing left', async () => {
-      {
-        const provider = new SwarmProvider({
-          name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
-          nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
-        });
-        const events: RunEvent[] = [];
-        const out = await runMatrix(
-          { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4, settleBudgetPct: 0, verify: false },
-          { store, provider, waitForLab: true, onEvent: (e) => events.push(e) },
-        );
-        expect(out.status, out.error).toBe('completed');
-        expect(out.cells.map((c) => [c.status, c.failure])).toEqual(out.cells.map(() => ['ok', undefined]));
+      const provider = pairProvider();
+      const events: RunEvent[] = [];
+      const out = await runMatrix(
+        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4, settleBudgetPct: 0, verify: false },
+        { store, provider, waitForLab: true, onEvent: (e) => events.push(e) },
+      );
+      expect(out.status, out.error).toBe('completed');
+      expect(out.cells.map((c) => [c.status, c.failure])).toEqual(out.cells.map(() => ['ok', undefined]));
 
-        // Two at once, never more: the cells' spans overlap in pairs.
-        const spans = out.cells.map((c) => [Date.parse(c.startedAt), Date.parse(c.finishedAt)] as const);
-        const atOnce = (t: number): number => spans.filter(([a, b]) => a <= t && t < b).length;
-        expect(Math.max(...spans.map(([a]) => atOnce(a)))).toBe(2);
-        const started = events.filter((e) => e.type === 'run-started')[0] as Extract<RunEvent, { type: 'run-started' }>;
-        expect(started.etaSec).toBeCloseTo((4 * (1 + 3 + 4)) / 2); // the ETA knows two run at once
+      // Two at once, never more: the cells' spans overlap in pairs.
+      const spans = out.cells.map((c) => [Date.parse(c.startedAt), Date.parse(c.finishedAt)] as const);
+      const atOnce = (t: number): number => spans.filter(([a, b]) => a <= t && t < b).length;
+      expect(Math.max(...spans.map(([a]) => atOnce(a)))).toBe(2);
+      const started = events.filter((e) => e.type === 'run-started')[0] as Extract<RunEvent, { type: 'run-started' }>;
+      expect(started.etaSec).toBeCloseTo((4 * (1 + 3 + 4)) / 2); // the ETA knows two run at once
 
-        // Each target on a node, its load on the other; both nodes carried targets.
-        for (const c of out.cells) {
-          expect(c.ranOn?.kind).toBe('swarm');
-          expect(c.ranOn?.node).toBeTruthy();
-          expect(c.ranOn?.loadNode).toBeTruthy();
-          expect(c.ranOn!.loadNode).not.toBe(c.ranOn!.node);
-          expect(c.load!.rpsMean).toBeGreaterThan(50);
-          expect(c.stats!.memLimitBytes).toBe(128 * 2 ** 20);
-        }
-        expect(new Set(out.cells.map((c) => c.ranOn!.node)).size).toBe(2);
-
-        // Stored as a local run's cells are: every result, where it ran, and its measured seconds.
-        const stored = store.getRun(out.runId)!;
-        expect(stored.status).toBe('completed');
-        expect(stored.cells.map((c) => c.ranOn)).toEqual(out.cells.map((c) => c.ranOn));
-        const samples = store.getRunSamples(out.runId);
-        for (const c of stored.cells) expect(samples.get(c.id)?.length ?? 0).toBeGreaterThanOrEqual(2);
-        // Samples of both running cells arrived interleaved, each by its index.
-        const sampleIdx = events.filter((e) => e.type === 'sample').map((e) => (e as Extract<RunEvent, { type: 'sample' }>).index);
-        expect(new Set(sampleIdx)).toEqual(new Set([0, 1, 2, 3]));
-
-        // Nothing left: no services, no agents, no task containers, on either engine.
-        expect(await provider.manager.listServices({ filters: ours() })).toEqual([]);
-        await until(secondEngineEmpty, 'our containers on the second engine to be gone', 10_000, 200);
-        expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.run}=${out.runId}`]) })).toEqual([]);
-        expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.kind}=load-agent`]) })).toEqual([]);
+      // Each target on a node, its load on the other; both nodes carried targets.
+      for (const c of out.cells) {
+        expect(c.ranOn?.kind).toBe('swarm');
+        expect(c.ranOn?.node).toBeTruthy();
+        expect(c.ranOn?.loadNode).toBeTruthy();
+        expect(c.ranOn!.loadNode).not.toBe(c.ranOn!.node);
+        expect(c.load!.rpsMean).toBeGreaterThan(50);
+        expect(c.stats!.memLimitBytes).toBe(128 * 2 ** 20);
       }
+      expect(new Set(out.cells.map((c) => c.ranOn!.node)).size).toBe(2);
+
+      // Stored as a local run's cells are: every result, where it ran, and its measured seconds.
+      const stored = store.getRun(out.runId)!;
+      expect(stored.status).toBe('completed');
+      expect(stored.cells.map((c) => c.ranOn)).toEqual(out.cells.map((c) => c.ranOn));
+      const samples = store.getRunSamples(out.runId);
+      for (const c of stored.cells) expect(samples.get(c.id)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      // Samples of both running cells arrived interleaved, each by its index.
+      const sampleIdx = events.filter((e) => e.type === 'sample').map((e) => (e as Extract<RunEvent, { type: 'sample' }>).index);
+      expect(new Set(sampleIdx)).toEqual(new Set([0, 1, 2, 3]));
+
+      // Nothing left: no services, no agents, no task containers, on either engine.
+      expect(await provider.manager.listServices({ filters: ours() })).toEqual([]);
+      await until(secondEngineEmpty, 'our containers on the second engine to be gone', 10_000, 200);
+      expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.run}=${out.runId}`]) })).toEqual([]);
+      expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.kind}=load-agent`]) })).toEqual([]);
     });
 
     it('a Swarm cell of 2 replicas: one service of 2 tasks spread over both nodes, its load spread over both per connection; nothing left', async () => {
-      {
-        const provider = new SwarmProvider({
-          name: 'pair', manager: { url: 'unix:///var/run/docker.sock' }, source: new Docker(),
-          nodeEngines: { [swarm.manager]: { url: 'unix:///var/run/docker.sock' }, [swarm.worker]: { url: second.url } },
-        });
-        const warnings: string[] = [];
-        const out = await runMatrix(
-          { name: 'swarm replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, settleBudgetPct: 0, verify: false },
-          { store, provider, waitForLab: true, onEvent: (e) => e.type === 'log' && e.level === 'warn' && warnings.push(e.message) },
-        );
-        expect(out.status, out.error).toBe('completed');
-        const [cell] = out.cells;
-        expect([cell!.status, cell!.failure]).toEqual(['ok', undefined]);
-        const reps = cell!.replicas!;
-        console.log(
-          `Swarm hello ×2 replicas: ${cell!.load!.rpsMean.toFixed(0)} req/s, shares ` +
-            `${reps.map((r) => `${(r.share * 100).toFixed(1)} % on ${r.ranOn?.node}`).join(' / ')}, load on ${cell!.ranOn?.loadNode}`,
-        );
-        // Swarm spread the two tasks over both nodes; each got its connections and served its share.
-        expect(new Set(reps.map((r) => r.ranOn?.node)).size).toBe(2);
-        expect(reps.map((r) => r.connections)).toEqual([2, 2]);
-        expect(reps[0]!.requests + reps[1]!.requests).toBe(cell!.load!.requests);
-        for (const r of reps) {
-          expect(r.share).toBeGreaterThan(0.35); // both under the same 250m cap: near even (measured, logged above)
-          expect(r.stats!.memLimitBytes).toBe(128 * 2 ** 20);
-          expect(r.exit!.oomKilled).toBe(false);
-        }
-        expect(cell!.stats!.memLimitBytes).toBe(2 * 128 * 2 ** 20);
-        // Every node runs a replica: the load agent shares one, and the run says so.
-        expect(reps.map((r) => r.ranOn?.node)).toContain(cell!.ranOn!.loadNode);
-        expect(warnings.join('\n')).toContain('the load agent shares a node with a replica');
-        expect(store.getRun(out.runId)!.cells[0]!.replicas).toEqual(reps);
-
-        expect(await provider.manager.listServices({ filters: ours() })).toEqual([]);
-        await until(secondEngineEmpty, 'our containers on the second engine to be gone', 10_000, 200);
-        expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.run}=${out.runId}`]) })).toEqual([]);
+      const provider = pairProvider();
+      const warnings: string[] = [];
+      const out = await runMatrix(
+        { name: 'swarm replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, settleBudgetPct: 0, verify: false },
+        { store, provider, waitForLab: true, onEvent: (e) => e.type === 'log' && e.level === 'warn' && warnings.push(e.message) },
+      );
+      expect(out.status, out.error).toBe('completed');
+      const [cell] = out.cells;
+      expect([cell!.status, cell!.failure]).toEqual(['ok', undefined]);
+      const reps = cell!.replicas!;
+      console.log(
+        `Swarm hello ×2 replicas: ${cell!.load!.rpsMean.toFixed(0)} req/s, shares ` +
+          `${reps.map((r) => `${(r.share * 100).toFixed(1)} % on ${r.ranOn?.node}`).join(' / ')}, load on ${cell!.ranOn?.loadNode}`,
+      );
+      // Swarm spread the two tasks over both nodes; each got its connections and served its share.
+      expect(new Set(reps.map((r) => r.ranOn?.node)).size).toBe(2);
+      expect(reps.map((r) => r.connections)).toEqual([2, 2]);
+      expect(reps[0]!.requests + reps[1]!.requests).toBe(cell!.load!.requests);
+      for (const r of reps) {
+        expect(r.share).toBeGreaterThan(0.35); // both under the same 250m cap: near even (measured, logged above)
+        expect(r.stats!.memLimitBytes).toBe(128 * 2 ** 20);
+        expect(r.exit!.oomKilled).toBe(false);
       }
+      expect(cell!.stats!.memLimitBytes).toBe(2 * 128 * 2 ** 20);
+      // Every node runs a replica: the load agent shares one, and the run says so.
+      expect(reps.map((r) => r.ranOn?.node)).toContain(cell!.ranOn!.loadNode);
+      expect(warnings.join('\n')).toContain('the load agent shares a node with a replica');
+      expect(store.getRun(out.runId)!.cells[0]!.replicas).toEqual(reps);
+
+      expect(await provider.manager.listServices({ filters: ours() })).toEqual([]);
+      await until(secondEngineEmpty, 'our containers on the second engine to be gone', 10_000, 200);
+      expect(await new Docker().listContainers({ all: true, filters: ours([`${LABEL.run}=${out.runId}`]) })).toEqual([]);
     });
 
   });
