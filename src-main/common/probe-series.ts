@@ -70,12 +70,12 @@ export function othersNote(others: readonly ProcessSeries[]): string {
 /** One process's share of its second in GC pauses, 0–1 (over the time the probe listened); null: it did not listen. */
 export const gcShareOfSecond = (s: ProbeSecond): number | null => gcShareOf([s]);
 
-/** Seconds a per-second GC share pools: the probe hears ~200 ms of each second, often no pause or one. */
+/** Seconds a per-second GC share pools: the probe hears a short window of each second, sized to hold about one pause. */
 export const GC_POOL_SECONDS = 5;
 
 /**
  * One process's GC share at each of its seconds, pooled over that second and the GC_POOL_SECONDS − 1 before it
- * (Σ pauses ÷ Σ listening time, the one GC rule): a single second's 200 ms window jumps between 0 and a whole
+ * (Σ pauses ÷ Σ listening time, the one GC rule): a single second's window jumps between 0 and a whole
  * pause. Null where it listened to none of them.
  */
 export function gcSharePooled(seconds: readonly ProbeSecond[]): (number | null)[] {

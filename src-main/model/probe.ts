@@ -35,10 +35,12 @@ export interface ProbeReport {
   gcCounts: GcCounts;
   gcMaxPauseMs: number;
   /**
-   * How long of the second the probe listened for GC pauses, ms: a fixed window at the start of each second (200 ms
-   * since 2026-11-25, closed by a timer, shorter after 8 pauses; each pause it hears costs the process a callback;
-   * until then: until it had heard 8 pauses); GC share = gcMs ÷ gcWindowMs. Absent: the whole second. 0 in a process
-   * that serves no request (the cluster primary, PM2's daemon): it does not listen there.
+   * How long of the second the probe listened for GC pauses, ms: a window at the start of each second, fixed when
+   * it opens and closed by a timer (while it listens, each pause costs the process about a millisecond of CPU).
+   * Since 2026-11-27 sized from the pause rate heard so far to hold about one pause (20–200 ms; shorter after 3
+   * pauses); 2026-11-25: 200 ms, shorter after 8; before: until it had heard 8. GC share = gcMs ÷ gcWindowMs.
+   * Absent: the whole second. 0 in a process that serves no request (the cluster primary, PM2's daemon): it does
+   * not listen there.
    */
   gcWindowMs?: number;
   heapUsedBytes: number;

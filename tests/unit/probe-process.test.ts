@@ -157,20 +157,23 @@ describe('the runtime probe in real processes', () => {
     for (const r of reports) expect(r.gcMaxPauseMs).toBeLessThanOrEqual(r.gcMs + 1e-9);
   }, 20_000);
 
-  it('listens for GC pauses in a window of about 200 ms at the start of each second, not all second', async () => {
+  it('listens for GC pauses in a short window at the start of each second, sized to hear about one', async () => {
     const { child, out } = start([path.join(FIXTURES, 'alloc-heavy.js')], { RS_SECONDS: '3.5' });
     expect(await exited(child)).toBe(0);
     const whole = parseProbeLog(out()).reports.filter((r) => (r.ms ?? 0) >= 900);
     expect(whole.length).toBeGreaterThanOrEqual(2);
     for (const r of whole) {
       const heard = Object.values(r.gcCounts).reduce((a, b) => a + b, 0);
-      expect(heard).toBeLessThanOrEqual(8);
-      // A timer closes the window: at 200 ms, or later by what the loop was busy with then (one
-      // allocation slice here); 8 pauses close it early. Never the whole second.
-      if (heard < 8) expect(r.gcWindowMs).toBeGreaterThanOrEqual(200);
+      expect(heard).toBeLessThanOrEqual(3);
+      // A timer closes the window: 20–200 ms as the pause rate heard so far sizes it, or later by what
+      // the loop was busy with then (one allocation slice here); 3 pauses close it early. Never the whole second.
+      if (heard < 3) expect(r.gcWindowMs).toBeGreaterThanOrEqual(20);
       expect(r.gcWindowMs).toBeLessThan(800);
       expect(r.gcMs).toBeLessThanOrEqual(r.gcWindowMs! + r.gcMaxPauseMs);
     }
+    // This script collects dozens of times a second: once that rate is heard, the window shrinks
+    // below the first second's 200 ms (measured here: 36–75 ms), so each pause it hears costs less.
+    expect(Math.max(...whole.map((r) => r.gcWindowMs!))).toBeLessThan(200);
   }, 20_000);
 
   it("keeps the app's own NODE_OPTIONS and its stdout untouched", async () => {

@@ -37,11 +37,12 @@
       return descendant ? 'other' : 'single';
     };
 
-    // 20 ms: p99 delay resolved well enough, at half the wake-ups of 10 ms (each one costs an idle process a switch).
+    // 50 ms: 20 samples a second, each timed to the microsecond; every wake-up costs a process that was
+    // waiting a switch, and at 20 ms they were about a third of the probe's cost (BENCHMARKS.md, probe).
     // A process that serves no request (the cluster primary, PM2's daemon) turns it off once it knows its role:
     // there, waking 50 times a second was most of the probe's cost (BENCHMARKS.md, probe), and its delay is then
     // the report timer's own lateness, one sample a second.
-    const RESOLUTION_MS = 20;
+    const RESOLUTION_MS = 50;
     const delay = perf.monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     delay.enable();
     let delayOn = true;
@@ -49,14 +50,17 @@
     const HEAP_LIMIT = v8.getHeapStatistics().heap_size_limit;
     let lastElu = performance.eventLoopUtilization();
 
-    // GC pauses are sampled. Every pause a `gc` PerformanceObserver hears costs the process a
-    // native-to-JS callback, so it listens for a fixed window at the start of each second,
-    // GC_WINDOW_MS, closed by a timer: a fixed window keeps gcMs ÷ gcWindowMs unbiased (one that
-    // ended at the Nth pause read high). GC_EVENTS pauses inside the window end it early, where the
-    // last one ended. v8.GCProfiler, which records natively, cost more: it takes heap statistics
-    // before and after every pause (BENCHMARKS.md, probe).
+    // GC pauses are sampled. While a `gc` PerformanceObserver listens, every pause costs the process
+    // about a millisecond of CPU (measured side by side in Docker: listening whole seconds cost 8 % of
+    // goodput; BENCHMARKS.md, probe), so it listens at the start of each second, for a window fixed when
+    // it opens and sized from the pause rate heard so far to hold about GC_TARGET pauses (GC_WINDOW_MS at
+    // most, GC_MIN_WINDOW_MS at least): the old fixed 200 ms heard up to 8 pauses a second. A window fixed in advance keeps gcMs ÷ gcWindowMs unbiased (one
+    // that ended at its Nth pause read high); GC_EVENTS pauses end it early, where the last one ended.
+    // v8.GCProfiler, which records natively, cost more still: heap statistics before and after every pause.
     const GC_WINDOW_MS = 200;
-    const GC_EVENTS = 8;
+    const GC_MIN_WINDOW_MS = 20;
+    const GC_TARGET = 1;
+    const GC_EVENTS = 3;
     const gcSource = sampledGc();
     function emptyGc() {
       return { ms: 0, max: 0, scavenge: 0, markSweepCompact: 0, incremental: 0, weakCallbacks: 0, windowMs: 0 };
@@ -70,6 +74,10 @@
       let windowEnd = windowStart;
       let closer;
       let windowStartPerf = performance.now();
+      let windowLength = GC_WINDOW_MS;
+      // Pauses and listening time heard so far, halved each window: the rate the next window is sized by.
+      let rateHeard = 0;
+      let rateMs = 0;
       // Counts pauses up to GC_EVENTS; the one that reaches it ends the window where it ended.
       const count = (entries) => {
         for (const e of entries) {
@@ -103,6 +111,10 @@
         }
       });
       const listen = (at) => {
+        windowLength =
+          rateHeard > 0
+            ? Math.min(GC_WINDOW_MS, Math.max(GC_MIN_WINDOW_MS, Math.round((GC_TARGET * rateMs) / rateHeard)))
+            : GC_WINDOW_MS;
         windowStart = at;
         windowStartPerf = performance.now();
         if (!listening) observer.observe({ entryTypes: ['gc'] });
@@ -114,7 +126,7 @@
           } catch (err) {
             off(err);
           }
-        }, GC_WINDOW_MS);
+        }, windowLength);
         closer.unref();
       };
       listen(Date.now());
@@ -123,6 +135,10 @@
           if (listening) close();
           const out = gc;
           out.windowMs = Math.max(0, Math.round(windowEnd - windowStart));
+          if (out.windowMs > 0) {
+            rateHeard = rateHeard / 2 + heard;
+            rateMs = rateMs / 2 + out.windowMs;
+          }
           gc = emptyGc();
           heard = 0;
           if (more) listen(at);
