@@ -22,7 +22,7 @@ import type { ProvisionedTarget } from '../src-main/providers/provider.ts';
 import { stopReaper } from '../src-main/reaper/reaper.ts';
 import { CELL, CONNECTIONS, RUN_LABEL, runPair, type PairContext, type Side } from './probe-pair.ts';
 import { variantImage, variantEnv } from './probe-variant.ts';
-import { median } from './stats.ts';
+import { median, medianInterval } from './stats.ts';
 
 const WARMUP_SEC = 2;
 
@@ -114,6 +114,16 @@ function report(all: Round[], where: string): void {
         `${f(Math.min(...cAA))} | ${f(Math.max(...cAA))} | (explains) | |`,
     );
   }
+  // How far the median of this many rounds could be from the one measured: whether the cost is shown
+  // within 1 %, shown above it, or not decided yet (then more rounds, not a second look at the median).
+  const [lo, hi] = medianInterval(g);
+  const [aaLo, aaHi] = medianInterval(gAA);
+  const verdict =
+    lo >= 0.99 ? 'the cost is shown ≤ 1 %' : hi < 0.99 ? 'the cost is shown above 1 %' : 'not decided at this many rounds';
+  console.log(
+    `\ngoodput with ÷ without: median ${f(median(g))}, 95 % bootstrap interval of the median ${f(lo)}–${f(hi)} ` +
+      `(A/A ${f(aaLo)}–${f(aaHi)}): ${verdict}`,
+  );
 }
 
 const line = (s: Side): string =>

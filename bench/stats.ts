@@ -1,3 +1,5 @@
+import { seededRandom } from '../src-main/util/seeded-random.ts';
+
 /** Small helpers shared by the benchmarks: medians, not means, because this machine is noisy. */
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -29,3 +31,17 @@ export function printRows(title: string, rows: Row[], digits = 1): void {
 }
 
 export const isMain = (url: string): boolean => process.argv[1] !== undefined && url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
+
+/**
+ * A 95 % percentile-bootstrap interval of the median (seeded, so a report repeats exactly): how
+ * far the median of this many noisy rounds could sit from the one measured.
+ */
+export function medianInterval(xs: number[], seed = 1, draws = 10_000): [number, number] {
+  if (xs.length === 0) return [NaN, NaN];
+  const rand = seededRandom(seed);
+  const ms: number[] = [];
+  for (let d = 0; d < draws; d++) ms.push(median(Array.from(xs, () => xs[Math.floor(rand() * xs.length)]!)));
+  ms.sort((a, b) => a - b);
+  return [ms[Math.floor(0.025 * draws)]!, ms[Math.ceil(0.975 * draws) - 1]!];
+}
+

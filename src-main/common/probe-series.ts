@@ -70,7 +70,7 @@ export function othersNote(others: readonly ProcessSeries[]): string {
 /** One process's share of its second in GC pauses, 0–1 (over the time the probe listened); null: it did not listen. */
 export const gcShareOfSecond = (s: ProbeSecond): number | null => gcShareOf([s]);
 
-/** Seconds a per-second GC share pools: the probe hears a short window of each second, sized to hold about one pause. */
+/** Seconds a per-second GC share pools: the probe hears a short window of each second, sized to hold ~one pause. */
 export const GC_POOL_SECONDS = 5;
 
 /**

@@ -36,7 +36,7 @@ export interface ProbeReport {
   gcMaxPauseMs: number;
   /**
    * How long of the second the probe listened for GC pauses, ms: a window at the start of each second, fixed when
-   * it opens and closed by a timer (while it listens, each pause costs the process about a millisecond of CPU).
+   * it opens and closed by a timer (while it listens, each pause costs the process 1–2 ms of CPU).
    * Since 2026-11-27 sized from the pause rate heard so far to hold about one pause (20–200 ms; shorter after 3
    * pauses); 2026-11-25: 200 ms, shorter after 8; before: until it had heard 8. GC share = gcMs ÷ gcWindowMs.
    * Absent: the whole second. 0 in a process that serves no request (the cluster primary, PM2's daemon): it does

@@ -51,11 +51,11 @@
     let lastElu = performance.eventLoopUtilization();
 
     // GC pauses are sampled. While a `gc` PerformanceObserver listens, every pause costs the process
-    // about a millisecond of CPU (measured side by side in Docker: listening whole seconds cost 8 % of
-    // goodput; BENCHMARKS.md, probe), so it listens at the start of each second, for a window fixed when
-    // it opens and sized from the pause rate heard so far to hold about GC_TARGET pauses (GC_WINDOW_MS at
-    // most, GC_MIN_WINDOW_MS at least): the old fixed 200 ms heard up to 8 pauses a second. A window fixed in advance keeps gcMs ÷ gcWindowMs unbiased (one
-    // that ended at its Nth pause read high); GC_EVENTS pauses end it early, where the last one ended.
+    // 1–2 ms of CPU (side by side in Docker, listening whole seconds cost 8 % of goodput; BENCHMARKS.md,
+    // probe). So it listens at the start of each second for a window sized from the pause rate heard so
+    // far to hold about GC_TARGET pauses (GC_MIN_WINDOW_MS to GC_WINDOW_MS): a fixed 200 ms heard up to 8
+    // a second. The window is fixed when it opens, which keeps gcMs ÷ gcWindowMs unbiased (one that ended
+    // at its Nth pause read high); GC_EVENTS pauses end it early, where the last one ended.
     // v8.GCProfiler, which records natively, cost more still: heap statistics before and after every pause.
     const GC_WINDOW_MS = 200;
     const GC_MIN_WINDOW_MS = 20;
