@@ -44,4 +44,3 @@ export function medianInterval(xs: number[], seed = 1, draws = 10_000): [number,
   ms.sort((a, b) => a - b);
   return [ms[Math.floor(0.025 * draws)]!, ms[Math.ceil(0.975 * draws) - 1]!];
 }
-

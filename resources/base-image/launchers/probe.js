@@ -37,11 +37,11 @@
       return descendant ? 'other' : 'single';
     };
 
-    // 50 ms: 20 samples a second, each timed to the microsecond; every wake-up costs a process that was
-    // waiting a switch, and at 20 ms they were about a third of the probe's cost (BENCHMARKS.md, probe).
+    // 50 ms: 20 samples a second, each timed to the microsecond. Every wake-up costs a process that was
+    // waiting about 0.1 ms here (idle at 20 ms: 5–7 ms of CPU a second; BENCHMARKS.md, probe).
     // A process that serves no request (the cluster primary, PM2's daemon) turns it off once it knows its role:
-    // there, waking 50 times a second was most of the probe's cost (BENCHMARKS.md, probe), and its delay is then
-    // the report timer's own lateness, one sample a second.
+    // there these wake-ups were most of the probe's cost, and its delay is then the report timer's own
+    // lateness, one sample a second.
     const RESOLUTION_MS = 50;
     const delay = perf.monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     delay.enable();
@@ -74,7 +74,6 @@
       let windowEnd = windowStart;
       let closer;
       let windowStartPerf = performance.now();
-      let windowLength = GC_WINDOW_MS;
       // Pauses and listening time heard so far, halved each window: the rate the next window is sized by.
       let rateHeard = 0;
       let rateMs = 0;
@@ -111,7 +110,7 @@
         }
       });
       const listen = (at) => {
-        windowLength =
+        const windowLength =
           rateHeard > 0
             ? Math.min(GC_WINDOW_MS, Math.max(GC_MIN_WINDOW_MS, Math.round((GC_TARGET * rateMs) / rateHeard)))
             : GC_WINDOW_MS;
