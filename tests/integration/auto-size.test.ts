@@ -33,8 +33,10 @@ describe('rightsize size', () => {
     expect([500, 750, 1000]).toContain(t.found!.cpuMillis);
     expect(t.steps.filter((s) => s.cpuMillis < t.found!.cpuMillis).every((s) => s.outcome !== 'meets')).toBe(true);
     expect(t.gridCells).toBe(4);
-    // The path: the top first, then bisection; 250m never meets (it cannot hold 200 req/s).
-    expect(t.steps[0]).toMatchObject({ cpuMillis: 1000, outcome: 'meets' });
+    // The path: the top first, then bisection; 250m never meets (it cannot hold 200 req/s). A busy
+    // host can leave the top undecided (CI did once): the search repeats it, and it then meets.
+    expect(t.steps[0]!.cpuMillis).toBe(1000);
+    expect(t.steps.find((s) => s.cpuMillis === 1000 && s.outcome !== 'undecided')?.outcome).toBe('meets');
     expect(t.steps.filter((s) => s.cpuMillis === 250).every((s) => s.outcome !== 'meets')).toBe(true);
     expect(t.steps.find((s) => s.cpuMillis === t.found!.cpuMillis && s.outcome === 'meets')).toBeDefined();
     expect(r.stderr).toMatch(/why: the most CPU the bounds allow/); // steps printed as they happen
