@@ -14,7 +14,7 @@ import {
 } from './causes.ts';
 import { memoryCapCause, pairCause, type CauseKind, type CauseLine } from './causes-words.ts';
 import { configurationKey } from './group.ts';
-import type { ScopeDecision } from './types.ts';
+import type { Exclusion, ScopeDecision } from './types.ts';
 
 /** One line of cause; `scope` is the CPU / memory pair it explains (null: across pairs). */
 export interface CauseNote {
@@ -62,17 +62,24 @@ function clientLine(cells: readonly StoredCell[], key: string, censored: boolean
   };
 }
 
-/** Every line of cause of a run's decisions; empty when no cell was probed. */
+/**
+ * Every line of cause of a run's decisions; empty when no cell was probed. The lines of why read the
+ * repetitions the decision counted (`exclusions` left out: a host-busy repetition waited for the CPU
+ * because of the host, not the server); the memory lines read every repetition, since a disturbed
+ * one's peak is still memory the server used.
+ */
 export function causesOf(
   run: RunDetail,
   scopes: readonly ScopeDecision[],
   probe: ReadonlyMap<number, readonly ProbeSecond[]> | undefined,
   samples?: ReadonlyMap<number, readonly Sample[]>,
+  exclusions: readonly Pick<Exclusion, 'cellIndex' | 'repetition'>[] = [],
 ): CauseNote[] {
   if (!probe || probe.size === 0) return [];
   const cells = run.cells.filter((c) => c.status === 'ok' && c.config.phase !== 'verify');
   const read = cells.map((c) => causeCell(c, probe, samples)); // once: the pairs and the memory read the same cells
-  const byKey = runtimeSummaries(read);
+  const left = new Set(exclusions.map((e) => `${e.cellIndex}/${e.repetition}`));
+  const byKey = runtimeSummaries(read.filter((c) => !left.has(`${c.config.index}/${c.config.repetition}`)));
   if (byKey.size === 0) return [];
   const out: CauseNote[] = [];
   // With several workloads, a pair's label names its workload too ("1 CPU / 512 MB, hello, 100 connections").

@@ -14,6 +14,14 @@ import { who } from './phrases.ts';
 export const OVERSUBSCRIBED_ELU_DROP = 0.8;
 /** Involuntary context switches at least this many times the fewer-worker configuration's: the kernel preempts more. */
 export const SWITCH_RISE = 1.5;
+/**
+ * The loops busy at least this many times the CPU time they got (RuntimeSummary.busyPerCpu): a third of
+ * their busy time and more was waiting for the CPU. Over-subscribed loops keep their ELU up that way
+ * (json cluster ×2 on 1 CPU: 0.94 each against 0.99 alone, busy 2.1× the CPU they got, ×1 1.0×).
+ */
+export const WAIT_RATIO = 1.5;
+/** …and at least this many times the fewer-worker configuration's, so the added workers made them wait. */
+export const WAIT_RISE = 1.3;
 /** Throttled share of periods at least this much higher (absolute) than the fewer-worker configuration's. */
 export const THROTTLE_RISE = 0.05;
 /** The busiest event loop below this: the loops are mostly idle, so they are not what requests wait for. */
@@ -67,22 +75,31 @@ function addedWorkers(more: RuntimeSummary, fewer: RuntimeSummary): string {
 }
 
 /**
- * More workers than CPUs, against a configuration with fewer: each loop busy less, and throttling or
- * involuntary switches up. "2 cluster workers on 1 CPU: each event loop busy ~50 %, throttled in 30 %
- * of periods, 3× the involuntary context switches of a single process: the second worker adds
- * switching, not capacity".
+ * More workers than CPUs, against a configuration with fewer: the loops busy far longer than the CPU
+ * time they got (they waited their turn), or each loop busy less with throttling or involuntary
+ * switches up. "2 cluster workers on 1 CPU: each event loop busy ~94 %, together 2.1× the CPU time
+ * they got (1 cluster worker: 1×), so 52 % of their busy time was waiting for the CPU: the second
+ * worker adds switching, not capacity"; "…: each event loop busy ~50 %, throttled in 30 % of periods,
+ * 3× the involuntary context switches of 1 cluster worker: …".
  */
 export function oversubscribedCause(more: RuntimeSummary, fewer: RuntimeSummary): CauseLine | null {
   if (more.workers <= fewer.workers || more.workers * 1000 <= more.cpuMillis) return null;
-  if (more.elu > fewer.elu * OVERSUBSCRIBED_ELU_DROP) return null;
+  const [waited, alone] = [more.busyPerCpu, fewer.busyPerCpu];
+  const waits = waited !== null && alone !== null && waited >= WAIT_RATIO && waited >= alone * WAIT_RISE;
+  const fewerBusy = more.elu <= fewer.elu * OVERSUBSCRIBED_ELU_DROP;
   const throttle =
     more.throttledShare !== null &&
     more.throttledShare >= THROTTLED_SHARE &&
     more.throttledShare - (fewer.throttledShare ?? 0) >= THROTTLE_RISE;
   const [mine, theirs] = [more.involuntaryPerSec, fewer.involuntaryPerSec];
   const switches = mine !== null && theirs !== null && mine > 0 && mine >= theirs * SWITCH_RISE;
-  if (!throttle && !switches) return null;
+  if (!waits && !(fewerBusy && (throttle || switches))) return null;
   const parts = [`each event loop busy ~${pct(more.elu)}`];
+  if (waits)
+    parts.push(
+      `together ${times(waited!)} the CPU time they got (${who(fewer)}: ${times(alone!)}), so ` +
+        `${pct(1 - 1 / waited!)} of their busy time was waiting for the CPU`,
+    );
   if (throttle) parts.push(`throttled in ${pct(more.throttledShare!)} of periods`);
   if (switches)
     parts.push(

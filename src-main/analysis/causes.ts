@@ -82,6 +82,13 @@ export interface RuntimeSummary {
   imbalance: Imbalance | null;
   /** Mean container CPU, % of the cap (100 = the whole cap); null where not measured. */
   cpuPct: number | null;
+  /**
+   * The serving loops' busy time (Σ ELU) ÷ the CPU the container used, both per second; null where CPU
+   * was not measured. ELU is wall-clock time, so a loop preempted mid-callback counts its wait as busy:
+   * about 1 when the loops had the CPU whenever they were busy, 2 when they spent half of it waiting
+   * their turn (json cluster ×2 on 1 CPU measured 2.1, ×1 1.0).
+   */
+  busyPerCpu: number | null;
   /** Throttled periods ÷ CFS periods; null where the periods were not counted. */
   throttledShare: number | null;
   /** Throttled: by that share where known, else by the cells' own 'throttled' flag. */
@@ -216,6 +223,7 @@ export function runtimeSummary(cells: readonly CauseCell[]): RuntimeSummary | nu
     gcShare: mean(perWorker.map((w) => w.gcShare)),
     imbalance: imbalanceOf(perWorker),
     cpuPct: cpu.length ? mean(cpu) : null,
+    busyPerCpu: busyPerCpu(perWorker, cpu.length ? mean(cpu) : null, c0.cpuMillis),
     throttledShare,
     throttled:
       throttledShare !== null
@@ -231,6 +239,12 @@ export function runtimeSummary(cells: readonly CauseCell[]): RuntimeSummary | nu
     clientBound: probed.some((c) => c.load?.clientBound || c.flags?.some((f) => f.kind === 'client-bound')),
     clientElu: clientElu.length ? maxOf(clientElu) : null,
   };
+}
+
+/** Σ ELU of the serving loops ÷ the CPUs the container used (cpuPct of a cap of cpuMillis). */
+function busyPerCpu(perWorker: WorkerRuntime[], cpuPct: number | null, cpuMillis: number): number | null {
+  const used = cpuPct === null ? 0 : (cpuPct / 100) * (cpuMillis / 1000);
+  return used > 0 ? perWorker.reduce((a, w) => a + w.elu, 0) / used : null;
 }
 
 const sumOf = <K extends string>(xs: Record<K, number>[], k: K): number => xs.reduce((a, x) => a + x[k], 0);

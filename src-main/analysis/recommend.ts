@@ -87,7 +87,7 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     costs,
     exclusions,
     noise: noiseNotes(configurations, run),
-    causes: causesOf(run, scopes, options.probe, options.samples),
+    causes: causesOf(run, scopes, options.probe, options.samples, exclusions),
     // Topologies, Node.js versions and flags of a scope, each compared by the same contest as the pick.
     comparisons: [
       ...topologyNotes(configurations, scopes, run.cells, marginPct),

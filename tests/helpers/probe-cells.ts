@@ -23,6 +23,6 @@ export function describeRuntime(s: RuntimeSummary): string {
     `${s.app} ${s.mode}×${s.workers} ${s.cpuMillis}m ${s.memoryMb}MB pool=${s.threadpool ?? '-'}: ` +
     `elu ${s.perWorker.map((w) => f(w.elu)).join('/')} gc ${f(s.gcShare, 3)} delayP99 ${f(s.delayP99Ms, 1)}ms ` +
     `throttled ${f(s.throttledShare)} invol/s ${f(s.involuntaryPerSec, 0)} ctx/s ${f(s.ctxPerSec, 0)} ` +
-    `cpu ${f(s.cpuPct, 0)}% p99 ${f(s.p99Us === null ? null : s.p99Us / 1000, 1)}ms clientElu ${f(s.clientElu)}`
+    `cpu ${f(s.cpuPct, 0)}% busy/cpu ${f(s.busyPerCpu)} p99 ${f(s.p99Us === null ? null : s.p99Us / 1000, 1)}ms clientElu ${f(s.clientElu)}`
   );
 }

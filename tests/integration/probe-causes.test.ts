@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saturation, type RuntimeSummary } from '../../src-main/analysis/causes.ts';
+import { WAIT_RATIO } from '../../src-main/analysis/causes-words.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';
@@ -124,6 +125,9 @@ describe('the causes the probe measures, on half a core', () => {
     for (const w of four.perWorker) expect(w.elu, describeRuntime(four)).toBeGreaterThan(0);
     expect(four.throttledShare, describeRuntime(four)).toBeGreaterThanOrEqual(0.1);
     expect(four.throttled).toBe(true);
+    // What ELU does say: four loops busy far longer than the half core they shared, since each counts the
+    // time it waited for the CPU (Σ ELU ÷ CPU used; 1 when every loop had the CPU whenever it was busy).
+    expect(four.busyPerCpu, describeRuntime(four)).toBeGreaterThanOrEqual(WAIT_RATIO);
   });
 });
 

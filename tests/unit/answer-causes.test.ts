@@ -63,6 +63,19 @@ describe('the lines of cause in the answer', () => {
     expect(rec.words).toContain(`Why, on 1 CPU / 256 MB (runtime probe): ${why!.text}.`);
   });
 
+  it('reads only the repetitions the decision counted: a host-busy one left out is not in the line', () => {
+    const { detail, probe } = oversubscribed();
+    // The third ×2 repetition was disturbed by the host (two undisturbed remain, so the decision leaves it
+    // out); its loops read busier (they waited for the CPU the host took): 0.95 each instead of 0.5.
+    const busy = detail.cells.filter((c) => c.config.workers === 2).at(-1)!;
+    busy.flags = [...busy.flags, { kind: 'host-busy', reason: 'other processes took 30 % of core 0' }];
+    probe.set(busy.id, seconds([primary, ...[11, 12].map((pid) => ({ pid, role: 'worker' as const, elu: 0.95, involuntary: 60 }))]));
+    const rec = recommend(detail, { probe });
+    expect(rec.exclusions.map((e) => e.cellIndex)).toEqual([busy.config.index]);
+    const why = rec.causes.find((c) => c.kind === 'oversubscribed');
+    expect(why?.text, JSON.stringify(rec.causes)).toMatch(/^2 cluster workers on 1 CPU: each event loop busy ~50 %,/);
+  });
+
   it("says the pick's measured heap against its limit and its RSS, with the sizing words", () => {
     const { detail, probe } = oversubscribed();
     const rec = recommend(detail, { probe });

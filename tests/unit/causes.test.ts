@@ -246,17 +246,46 @@ describe('the cause lines', () => {
     expect(oversubscribedCause(four, one)!.text).toContain('the 3 more workers add switching');
   });
 
-  it('does not blame switching when per-worker ELU held up or nothing rose', () => {
+  it('says so from the loops waiting for the CPU when their ELU held up (as measured: json cluster ×2 on 1 CPU)', () => {
+    // The quick preset, 2026-11-27: ×2 each loop 0.94, container at 90 % of its 1 CPU; ×1 0.99 at 99 %.
+    // ELU is wall-clock: a loop preempted mid-callback counts the wait as busy, so it barely dropped, and
+    // involuntary switches fell (594 a second against 702) with throttling at 3 %: the old rule said nothing.
+    const alone = sum({ workers: 1, procs: [primary, ...workersOf([[0.99]], { involuntary: 700 })], cpuPct: 99 });
+    const two = sum({
+      workers: 2,
+      procs: [primary, ...workersOf([[0.94], [0.94]], { involuntary: 300 })],
+      cpuPct: 90,
+      periods: 1000,
+      throttledPeriods: 30,
+    });
+    expect(alone.busyPerCpu).toBeCloseTo(1, 10);
+    expect(two.busyPerCpu).toBeCloseTo(1.88 / 0.9, 10);
+    expect(pairCause(alone, [two])).toEqual({
+      kind: 'oversubscribed',
+      key: two.key,
+      text:
+        '2 cluster workers on 1 CPU: each event loop busy ~94 %, together 2.1× the CPU time they got ' +
+        '(1 cluster worker: 1×), so 52 % of their busy time was waiting for the CPU: the second worker adds ' +
+        'switching, not capacity',
+    });
+  });
+
+  it('does not blame switching when the added workers did not make the loops wait, or nothing rose', () => {
+    // Busy loops that waited as long with one worker (a busy host, not the added worker): 1.9× against 1.8×.
+    const crowded = sum({ workers: 1, procs: [primary, ...workersOf([[0.9]])], cpuPct: 50 });
     const busy = sum({
       workers: 2,
-      procs: workersOf([[0.9], [0.9]], { involuntary: 400 }),
+      procs: workersOf([[0.9], [0.9]], { involuntary: 10 }),
+      cpuPct: 95,
       periods: 1000,
-      throttledPeriods: 400,
+      throttledPeriods: 10,
     });
-    expect(oversubscribedCause(busy, one)).toBeNull();
+    expect(crowded.busyPerCpu).toBeCloseTo(1.8, 10);
+    expect(oversubscribedCause(busy, crowded)).toBeNull();
     const calm = sum({
       workers: 2,
       procs: workersOf([[0.5], [0.5]], { involuntary: 50 }),
+      cpuPct: 100, // the loops had the CPU whenever they were busy
       periods: 1000,
       throttledPeriods: 10,
     });
@@ -396,7 +425,8 @@ describe('the cause lines', () => {
       periods: 1000,
       throttledPeriods: 5,
     });
-    const rival = sum({ workers: 2, procs: workersOf([[0.55], [0.5]], { involuntary: 12 }), periods: 1000 });
+    // Its loops had the CPU whenever they were busy (1.05 of 1 CPU): they did not wait for it.
+    const rival = sum({ workers: 2, procs: workersOf([[0.55], [0.5]], { involuntary: 12 }), cpuPct: 100, periods: 1000 });
     expect(pairCause(pick, [rival, null])).toBeNull();
   });
 });
