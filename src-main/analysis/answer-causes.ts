@@ -73,13 +73,13 @@ export function causesOf(
   scopes: readonly ScopeDecision[],
   probe: ReadonlyMap<number, readonly ProbeSecond[]> | undefined,
   samples?: ReadonlyMap<number, readonly Sample[]>,
-  exclusions: readonly Pick<Exclusion, 'cellIndex' | 'repetition'>[] = [],
+  exclusions: readonly Pick<Exclusion, 'cellIndex'>[] = [],
 ): CauseNote[] {
   if (!probe || probe.size === 0) return [];
   const cells = run.cells.filter((c) => c.status === 'ok' && c.config.phase !== 'verify');
   const read = cells.map((c) => causeCell(c, probe, samples)); // once: the pairs and the memory read the same cells
-  const left = new Set(exclusions.map((e) => `${e.cellIndex}/${e.repetition}`));
-  const byKey = runtimeSummaries(read.filter((c) => !left.has(`${c.config.index}/${c.config.repetition}`)));
+  const left = new Set(exclusions.map((e) => e.cellIndex)); // a cell's index is unique in its run
+  const byKey = runtimeSummaries(read.filter((c) => !left.has(c.config.index)));
   if (byKey.size === 0) return [];
   const out: CauseNote[] = [];
   // With several workloads, a pair's label names its workload too ("1 CPU / 512 MB, hello, 100 connections").

@@ -86,14 +86,14 @@ export function oversubscribedCause(more: RuntimeSummary, fewer: RuntimeSummary)
   if (more.workers <= fewer.workers || more.workers * 1000 <= more.cpuMillis) return null;
   const [waited, alone] = [more.busyPerCpu, fewer.busyPerCpu];
   const waits = waited !== null && alone !== null && waited >= WAIT_RATIO && waited >= alone * WAIT_RISE;
-  const fewerBusy = more.elu <= fewer.elu * OVERSUBSCRIBED_ELU_DROP;
+  const eachLessBusy = more.elu <= fewer.elu * OVERSUBSCRIBED_ELU_DROP;
   const throttle =
     more.throttledShare !== null &&
     more.throttledShare >= THROTTLED_SHARE &&
     more.throttledShare - (fewer.throttledShare ?? 0) >= THROTTLE_RISE;
   const [mine, theirs] = [more.involuntaryPerSec, fewer.involuntaryPerSec];
   const switches = mine !== null && theirs !== null && mine > 0 && mine >= theirs * SWITCH_RISE;
-  if (!waits && !(fewerBusy && (throttle || switches))) return null;
+  if (!waits && !(eachLessBusy && (throttle || switches))) return null;
   const parts = [`each event loop busy ~${pct(more.elu)}`];
   if (waits)
     parts.push(

@@ -200,6 +200,7 @@ export function runtimeSummary(cells: readonly CauseCell[]): RuntimeSummary | nu
   const perWorker = Array.from({ length: ranks }, (_, i) => mergeRank(nonNull(ranked.map((r) => r[i]))));
   const samples = probed.flatMap((c) => measured(c.samples));
   const cpu = nonNull(samples.map((s) => s.cpuPct));
+  const cpuPct = cpu.length ? mean(cpu) : null;
   const periods = probed.filter((c) => c.stats?.cpuPeriods);
   const ctx = nonNull(probed.map((c) => contextSwitches(c.probe)));
   const thirds = nonNull(probed.map((c) => p99Thirds(measured(c.samples))));
@@ -222,8 +223,8 @@ export function runtimeSummary(cells: readonly CauseCell[]): RuntimeSummary | nu
     delayP99Ms: mean(perWorker.map((w) => w.delayP99Ms)),
     gcShare: mean(perWorker.map((w) => w.gcShare)),
     imbalance: imbalanceOf(perWorker),
-    cpuPct: cpu.length ? mean(cpu) : null,
-    busyPerCpu: busyPerCpu(perWorker, cpu.length ? mean(cpu) : null, c0.cpuMillis),
+    cpuPct,
+    busyPerCpu: busyPerCpu(perWorker, cpuPct, c0.cpuMillis),
     throttledShare,
     throttled:
       throttledShare !== null
