@@ -114,6 +114,17 @@ function report(all: Round[], where: string): void {
         `${f(Math.min(...cAA))} | ${f(Math.max(...cAA))} | (explains) | |`,
     );
   }
+  // The same in absolute terms: the probe's own CPU a second per container (what it would cost a cell
+  // with the whole core instead of the half each container gets here is this over 1,000 ms).
+  const ownMs = (p: [Side, Side]): number | null =>
+    p[0].cpuMsPerReq !== null && p[1].cpuMsPerReq !== null ? (p[0].cpuMsPerReq - p[1].cpuMsPerReq) * p[0].goodput : null;
+  const own = rounds.map((r) => ownMs(r.ab)).filter((x): x is number => x !== null);
+  const ownAA = rounds.map((r) => ownMs(r.aa)).filter((x): x is number => x !== null);
+  if (own.length && ownAA.length)
+    console.log(
+      `\nthe probe's own CPU (CPU per request with − without, × goodput with): median ${median(own).toFixed(1)} ms a ` +
+        `second per container of ${CELL.workers + 1} processes (A/A ${median(ownAA).toFixed(1)} ms)`,
+    );
   // How far the median of this many rounds could be from the one measured: whether the cost is shown
   // within 1 %, shown above it, or not decided yet (then more rounds, not a second look at the median).
   const [lo, hi] = medianInterval(g);

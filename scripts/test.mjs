@@ -22,8 +22,9 @@
 // For tests/runner (the runner's own tests), on fixture suites, without steps:
 //   node scripts/test.mjs --vitest-config FILE project…
 //   node scripts/test.mjs --playwright-config FILE
-// Suites run one after another: integration cells measure CPU and would disturb each other.
-import { spawnSync } from 'node:child_process';
+// Suites run one after another: integration cells measure CPU and would disturb each other. The
+// steps that only read the sources (type checks, the security scan) run at once.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,13 +75,46 @@ function fail(where, why) {
   problems.push(`✗ ${where}: ${why}`);
 }
 
-function step(name, cmd, args) {
-  const t0 = performance.now();
-  const code = run(cmd, args);
+/** Counts a step that ended with `code` after starting at `t0` (performance.now()). */
+function stepEnded(name, code, t0) {
   const took = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
   stepLines.push(`step ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} (${took})`);
   if (code !== 0) fail(`step ${name}`, `exited ${code}`);
   return code === 0;
+}
+
+function step(name, cmd, args) {
+  const t0 = performance.now();
+  return stepEnded(name, run(cmd, args), t0);
+}
+
+/**
+ * Steps that only read the sources, run at once (each is one process on one core; one after another
+ * they took about 30 s of the CI's time). Each one's output is printed whole when it ends, so the
+ * logs of two never interleave. Resolves to whether all passed.
+ */
+async function parallelSteps(steps) {
+  const one = ({ name, cmd, args }) =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      const child = spawn(cmd, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = [];
+      child.stdout.on('data', (b) => out.push(b));
+      child.stderr.on('data', (b) => out.push(b));
+      let ended = false;
+      const end = (code) => {
+        if (ended) return;
+        ended = true;
+        if (out.length) process.stdout.write(Buffer.concat(out));
+        resolve({ name, code, t0, t1: performance.now() });
+      };
+      child.on('error', (e) => (out.push(Buffer.from(`${e.message}\n`)), end(1)));
+      child.on('close', (code) => end(code ?? 1));
+    });
+  // Counted in the order given, whichever ended first.
+  const results = await Promise.all(steps.map(one));
+  // Each timed to its own end, not to the last one.
+  return results.map(({ name, code, t0, t1 }) => stepEnded(name, code, t0 + performance.now() - t1)).every(Boolean);
 }
 
 const clip = (s) => s.split('\n').slice(0, 3).join(' ⏎ ').slice(0, 400);
@@ -171,8 +205,15 @@ try {
   } else {
     const want = (s) => only.length === 0 || only.includes(s);
     if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
-    if (want('typecheck')) step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']) && step('typecheck renderer (svelte-check)', 'npx', ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings']);
-    if (want('security')) step('security scan (electronegativity)', 'node', ['scripts/security-scan.mjs']);
+    await parallelSteps([
+      ...(want('typecheck')
+        ? [
+            { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', 'tsconfig.json', '--noEmit'] },
+            { name: 'typecheck renderer (svelte-check)', cmd: 'npx', args: ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings'] },
+          ]
+        : []),
+      ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
+    ]);
     for (const p of ['runner', 'unit', 'components', 'integration']) if (want(p)) vitest(p);
     if (want('e2e')) playwright();
   }
