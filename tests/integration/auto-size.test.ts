@@ -19,9 +19,24 @@ beforeAll(async () => {
 describe('rightsize size', () => {
   it('finds the cheapest CPU cap of a CPU-bound app by bisection, stores every cell, and leaves nothing running', async () => {
     const db = path.join(tempDir(), 'history.db');
-    const r = await cli(['--db', db, '--json', 'size', '--app', 'pbkdf2', '--slo', 'p99<=1s,errors<=0.1%', '--rate', '200', '--cpu', '250-1000', '--cpu-step', '250', '--workers', '1-1', '--memory', '256-256', '--duration', '6', '--warmup', '1', '--max-cells', '6']);
+    const size = () => cli(['--db', db, '--json', 'size', '--app', 'pbkdf2', '--slo', 'p99<=1s,errors<=0.1%', '--rate', '200', '--cpu', '250-1000', '--cpu-step', '250', '--workers', '1-1', '--memory', '256-256', '--duration', '6', '--warmup', '1', '--max-cells', '6']);
+    type Out = { schemaVersion: number; runId: number; status: string; search: SearchTrace; cells: StoredCell[] };
+    let r = await size();
+    // A host stalled so hard that the load thread itself fell behind at the top (CI once: 155 req/s of
+    // 200, the thread saturated before its connections filled) leaves the top undecided twice, and
+    // the search then rightly answers "undecided" (exit 99). Only when the product said so — every top
+    // cell undecided and one of them flagged client-bound — is the search run once more.
+    if (r.code === 99) {
+      const first = JSON.parse(r.stdout) as Out;
+      const stalled =
+        first.search.steps.every((s) => s.cpuMillis !== 1000 || s.outcome === 'undecided') &&
+        first.cells.some((c) => c.config.cpuMillis === 1000 && c.load?.clientBound === true);
+      expect(stalled, `exit 99 without a flagged stall at the top:\n${r.stderr}`).toBe(true);
+      console.log(`note: the host stalled the load at the top (flagged client-bound); the search runs once more:\n${r.stderr}`);
+      r = await size();
+    }
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { schemaVersion: number; runId: number; status: string; search: SearchTrace; cells: StoredCell[] };
+    const out = JSON.parse(r.stdout) as Out;
     expect(out.schemaVersion).toBe(1);
     expect(out.status).toBe('completed');
     const t = out.search;
@@ -65,7 +80,7 @@ describe('rightsize size', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/\n1\s+pbkdf2\s+cluster\s+1\s+1000m\s+256 MB\s+200 rps\s+[\d →]+ s\s+ok/); // warm-up used, then status
     expect(shown.stdout).toContain(`The path (${t.steps.length} cells; a full grid over the same bounds: 4):`);
-  }, 150_000);
+  }, 300_000); // twice, if the host stalls the first search (above)
 
   it('refuses bad input with every problem named and starts nothing', async () => {
     const db = path.join(tempDir(), 'history.db');
