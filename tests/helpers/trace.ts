@@ -2,7 +2,7 @@
 // Only what the run made: images and containers are compared with a snapshot taken at its start,
 // and temporary files go into one folder of the run's own (TMPDIR points there for every process
 // the run starts), removed as a whole.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
@@ -54,8 +54,12 @@ export async function snapshot(opts: { docker: boolean }): Promise<Snapshot> {
 /** A folder of the run's own in the OS temp folder; TMPDIR points at it for this process and its children. */
 export function ownTmp(): { dir: string; restore: () => void } {
   const previous = process.env.TMPDIR;
-  const dir = mkdtempSync(path.join(tmpdir(), TEST_TMP_PREFIX));
-  writeFileSync(path.join(dir, OWNER), String(process.pid));
+  // Made under another name and renamed once its owner is written: another run ending at this moment
+  // removes a new prefixed folder with no live owner, and once took this one between the two steps.
+  const staging = mkdtempSync(path.join(tmpdir(), 'rightsize-staging-'));
+  writeFileSync(path.join(staging, OWNER), String(process.pid));
+  const dir = path.join(tmpdir(), `${TEST_TMP_PREFIX}${process.pid}-${path.basename(staging).slice('rightsize-staging-'.length)}`);
+  renameSync(staging, dir);
   process.env.TMPDIR = dir;
   process.env.RIGHTSIZE_TEST_TMP = dir;
   return {
