@@ -75,9 +75,9 @@ function fail(where, why) {
   problems.push(`✗ ${where}: ${why}`);
 }
 
-/** Counts a step that ended with `code` after starting at `t0` (performance.now()). */
-function stepEnded(name, code, t0) {
-  const took = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+/** Counts a step that ended with `code` after `ms` milliseconds. */
+function stepEnded(name, code, ms) {
+  const took = `${(ms / 1000).toFixed(1)} s`;
   stepLines.push(`step ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} (${took})`);
   if (code !== 0) fail(`step ${name}`, `exited ${code}`);
   return code === 0;
@@ -85,7 +85,8 @@ function stepEnded(name, code, t0) {
 
 function step(name, cmd, args) {
   const t0 = performance.now();
-  return stepEnded(name, run(cmd, args), t0);
+  const code = run(cmd, args);
+  return stepEnded(name, code, performance.now() - t0);
 }
 
 /**
@@ -106,15 +107,14 @@ async function parallelSteps(steps) {
         if (ended) return;
         ended = true;
         if (out.length) process.stdout.write(Buffer.concat(out));
-        resolve({ name, code, t0, t1: performance.now() });
+        resolve({ name, code, ms: performance.now() - t0 });
       };
       child.on('error', (e) => (out.push(Buffer.from(`${e.message}\n`)), end(1)));
       child.on('close', (code) => end(code ?? 1));
     });
   // Counted in the order given, whichever ended first.
   const results = await Promise.all(steps.map(one));
-  // Each timed to its own end, not to the last one.
-  return results.map(({ name, code, t0, t1 }) => stepEnded(name, code, t0 + performance.now() - t1)).every(Boolean);
+  return results.map(({ name, code, ms }) => stepEnded(name, code, ms)).every(Boolean);
 }
 
 const clip = (s) => s.split('\n').slice(0, 3).join(' ⏎ ').slice(0, 400);

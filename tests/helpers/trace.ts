@@ -56,9 +56,10 @@ export function ownTmp(): { dir: string; restore: () => void } {
   const previous = process.env.TMPDIR;
   // Made under another name and renamed once its owner is written: another run ending at this moment
   // removes a new prefixed folder with no live owner, and once took this one between the two steps.
-  const staging = mkdtempSync(path.join(tmpdir(), 'rightsize-staging-'));
+  const STAGING = 'rightsize-staging-';
+  const staging = mkdtempSync(path.join(tmpdir(), STAGING));
   writeFileSync(path.join(staging, OWNER), String(process.pid));
-  const dir = path.join(tmpdir(), `${TEST_TMP_PREFIX}${process.pid}-${path.basename(staging).slice('rightsize-staging-'.length)}`);
+  const dir = path.join(tmpdir(), `${TEST_TMP_PREFIX}${process.pid}-${path.basename(staging).slice(STAGING.length)}`);
   renameSync(staging, dir);
   process.env.TMPDIR = dir;
   process.env.RIGHTSIZE_TEST_TMP = dir;
