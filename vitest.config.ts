@@ -8,6 +8,9 @@ import { defineConfig } from 'vitest/config';
 // project here includes). Each removes what it made when it ends (tests/helpers/global-setup*.ts).
 // A skip gives its reason: `ctx.skip(reason)` or `ctx.skip(condition, reason)`; the runner prints
 // it, and fails a skip without one.
+/** Files at once in the suites without Docker: RIGHTSIZE_UNIT_WORKERS overrides it. */
+const UNIT_WORKERS = Number(process.env.RIGHTSIZE_UNIT_WORKERS ?? 2);
+
 export default defineConfig({
   test: {
     projects: [
@@ -17,6 +20,10 @@ export default defineConfig({
           include: ['tests/unit/**/*.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
+          // Vitest's default on 2 cores is one worker (cores − 1), which left a core idle half the time:
+          // these files wait on child processes and sockets as much as they compute.
+          maxWorkers: UNIT_WORKERS,
+          setupFiles: ['tests/helpers/worker-tmp.ts'],
           globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
@@ -27,7 +34,8 @@ export default defineConfig({
           name: 'components',
           include: ['tests/components/**/*.test.ts'],
           environment: 'jsdom',
-          setupFiles: ['tests/components/setup.ts'],
+          maxWorkers: UNIT_WORKERS,
+          setupFiles: ['tests/helpers/worker-tmp.ts', 'tests/components/setup.ts'],
           globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
