@@ -10,6 +10,8 @@ import { defineConfig } from 'vitest/config';
 // it, and fails a skip without one.
 /** Files at once in the suites without Docker: RIGHTSIZE_UNIT_WORKERS overrides it. */
 const UNIT_WORKERS = Number(process.env.RIGHTSIZE_UNIT_WORKERS ?? 2);
+if (!Number.isInteger(UNIT_WORKERS) || UNIT_WORKERS < 1)
+  throw new Error(`RIGHTSIZE_UNIT_WORKERS should be a whole number, 1 or more (got "${process.env.RIGHTSIZE_UNIT_WORKERS}")`);
 
 export default defineConfig({
   test: {
