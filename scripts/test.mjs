@@ -123,10 +123,14 @@ const clip = (s) => s.split('\n').slice(0, 3).join(' ⏎ ').slice(0, 400);
 // an integration run with Docker down needs only the files that use Docker, not the load tests that do not.
 const excluded = (process.env.RIGHTSIZE_TEST_EXCLUDE ?? '').split(',').filter(Boolean).flatMap((g) => ['--exclude', g]);
 
-/** Reads one vitest project's summary (tests/helpers/summary-reporter.ts) and counts it. */
+/** The suites of vitest.config.ts that are more than one project: unit files that mock a module run isolated. */
+const SUITE_PROJECTS = { unit: ['unit', 'unit-mocks'] };
+
+/** Runs one suite's vitest project(s), reads their summary (tests/helpers/summary-reporter.ts) and counts it. */
 function vitest(project, config) {
   const summaryFile = path.join(tmp.dir, `vitest-${project}.json`);
-  const code = run('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), '--project', project, ...excluded,
+  const projects = (!config && SUITE_PROJECTS[project]) || [project];
+  const code = run('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), ...projects.flatMap((p) => ['--project', p]), ...excluded,
     '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { RIGHTSIZE_SUMMARY: summaryFile });
   const failedBefore = totals.failed;
   const c = { passed: 0, failed: 0, skipped: 0 };

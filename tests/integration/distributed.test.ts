@@ -125,7 +125,7 @@ describe('a matrix on distributed engines', () => {
       const provider = pairProvider();
       const events: RunEvent[] = [];
       const out = await runMatrix(
-        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 4, settleBudgetPct: 0, verify: false },
+        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 0, repetitions: 4, settleBudgetPct: 0, verify: false },
         { store, provider, waitForLab: true, onEvent: (e) => events.push(e) },
       );
       expect(out.status, out.error).toBe('completed');
@@ -136,7 +136,7 @@ describe('a matrix on distributed engines', () => {
       const atOnce = (t: number): number => spans.filter(([a, b]) => a <= t && t < b).length;
       expect(Math.max(...spans.map(([a]) => atOnce(a)))).toBe(2);
       const started = events.filter((e) => e.type === 'run-started')[0] as Extract<RunEvent, { type: 'run-started' }>;
-      expect(started.etaSec).toBeCloseTo((4 * (1 + 3 + 4)) / 2); // the ETA knows two run at once
+      expect(started.etaSec).toBeCloseTo((4 * (0 + 3 + 4)) / 2); // the ETA knows two run at once: no warm-up, 3 s, 4 s of start and end
 
       // Each target on a node, its load on the other; both nodes carried targets.
       for (const c of out.cells) {
@@ -170,7 +170,7 @@ describe('a matrix on distributed engines', () => {
       const provider = pairProvider();
       const warnings: string[] = [];
       const out = await runMatrix(
-        { name: 'swarm replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, settleBudgetPct: 0, verify: false },
+        { name: 'swarm replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false },
         { store, provider, waitForLab: true, onEvent: (e) => e.type === 'log' && e.level === 'warn' && warnings.push(e.message) },
       );
       expect(out.status, out.error).toBe('completed');
@@ -206,7 +206,7 @@ describe('a matrix on distributed engines', () => {
   it('a remote engine runs a cell of 2 replicas: both containers there, the agent beside them, each share measured; nothing left', async () => {
     const provider = new DockerProvider({ name: 'far', kind: 'docker', connection: { url: second.url }, source: new Docker() });
     const out = await runMatrix(
-      { name: 'remote replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, settleBudgetPct: 0, verify: false },
+      { name: 'remote replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false },
       { store, provider, waitForLab: true },
     );
     expect(out.status, out.error).toBe('completed');
@@ -230,7 +230,7 @@ describe('a matrix on distributed engines', () => {
     let cutAt = 0;
     let failedAt = 0;
     const out = await runMatrix(
-      { name: 'cut', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 12, warmupSec: 1, repetitions: 2, settleBudgetPct: 0, verify: false },
+      { name: 'cut', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'closed', connections: [4] }, durationSec: 12, warmupSec: 0, repetitions: 2, settleBudgetPct: 0, verify: false },
       {
         store, provider, waitForLab: true,
         onEvent: (e) => {

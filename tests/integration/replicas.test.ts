@@ -35,7 +35,7 @@ const cfg: CellConfig = {
   replicas: 2,
   load: { model: 'closed', connections: 8 },
   durationSec: 3,
-  warmupSec: 1,
+  warmupSec: 0,
   env: {},
   probe: true,
 };

@@ -38,7 +38,7 @@ describe('a user project folder (Express, with its lockfile and ecosystem file)'
     expect(add.stderr).toMatch(/read ecosystem\.config\.js \(app "shop"\): entry server\.js, args --greeting hello/);
 
     const config = path.join(dir, 'matrix.json');
-    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single', 'cluster', 'pm2'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 1, load: { model: 'closed', connections: [8] }, settleBudgetPct: 0, verify: false }));
+    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single', 'cluster', 'pm2'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: { model: 'closed', connections: [8] }, settleBudgetPct: 0, verify: false }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { runId: number; cells: { config: { mode: string; workers: number }; status: string; rpsMean: number; non2xx: number; errors: number }[] };
