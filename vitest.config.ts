@@ -1,15 +1,15 @@
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Suites: `unit` (no Docker; with `unit-mocks`, its files that replace a module), `components`
 // (Svelte components in jsdom; chart.js gets a mocked canvas, as jsdom has none), `integration` (a
-// real Docker engine; one file at a time because
-// cells compete for the same two cores and their numbers would otherwise be noise) and `runner`
-// (scripts/test.mjs itself, run on the small fixture suites of tests/runner/fixtures, which no
-// project here includes). Each removes what it made when it ends (tests/helpers/global-setup*.ts).
-// A skip gives its reason: `ctx.skip(reason)` or `ctx.skip(condition, reason)`; the runner prints
-// it, and fails a skip without one.
+// real Docker engine; one file at a time because cells compete for the same two cores and their
+// numbers would otherwise be noise) and `runner` (scripts/test.mjs itself, run on the small fixture
+// suites of tests/runner/fixtures, which no project here includes). Each removes what it made when
+// it ends (tests/helpers/global-setup*.ts). A skip gives its reason: `ctx.skip(reason)` or
+// `ctx.skip(condition, reason)`; the runner prints it, and fails a skip without one.
 /** Files at once in the suites without Docker: RIGHTSIZE_UNIT_WORKERS overrides it. */
 const UNIT_WORKERS = Number(process.env.RIGHTSIZE_UNIT_WORKERS ?? 2);
 if (!Number.isInteger(UNIT_WORKERS) || UNIT_WORKERS < 1)
@@ -20,10 +20,10 @@ if (!Number.isInteger(UNIT_WORKERS) || UNIT_WORKERS < 1)
  * same worker cannot be replaced, so these run in the `unit-mocks` project, each file isolated.
  * Found by reading the files, so a new one cannot be forgotten.
  */
-const UNIT_MOCKS = readdirSync('tests/unit', { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => `tests/unit/${f}`)
-  .filter((f) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(f, 'utf8')));
+const UNIT_DIR = fileURLToPath(new URL('tests/unit/', import.meta.url));
+const UNIT_MOCKS = readdirSync(UNIT_DIR, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.test.ts') && /\bvi\.(do)?[mM]ock\(/.test(readFileSync(UNIT_DIR + f, 'utf8')))
+  .map((f) => `tests/unit/${f}`);
 
 export default defineConfig({
   test: {
@@ -45,17 +45,22 @@ export default defineConfig({
           globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
-      {
-        test: {
-          name: 'unit-mocks',
-          include: UNIT_MOCKS,
-          environment: 'node',
-          testTimeout: 30_000,
-          maxWorkers: UNIT_WORKERS,
-          setupFiles: ['tests/helpers/worker-tmp.ts'],
-          globalSetup: ['tests/helpers/global-setup-tmp.ts'],
-        },
-      },
+      // Only when there are such files: a project with none would fail the suite for running no test.
+      ...(UNIT_MOCKS.length === 0
+        ? []
+        : [
+            {
+              test: {
+                name: 'unit-mocks',
+                include: UNIT_MOCKS,
+                environment: 'node',
+                testTimeout: 30_000,
+                maxWorkers: UNIT_WORKERS,
+                setupFiles: ['tests/helpers/worker-tmp.ts'],
+                globalSetup: ['tests/helpers/global-setup-tmp.ts'],
+              },
+            },
+          ]),
       {
         plugins: [svelte()],
         resolve: { conditions: ['browser'] },

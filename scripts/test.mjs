@@ -123,8 +123,8 @@ const clip = (s) => s.split('\n').slice(0, 3).join(' ⏎ ').slice(0, 400);
 // an integration run with Docker down needs only the files that use Docker, not the load tests that do not.
 const excluded = (process.env.RIGHTSIZE_TEST_EXCLUDE ?? '').split(',').filter(Boolean).flatMap((g) => ['--exclude', g]);
 
-/** The suites of vitest.config.ts that are more than one project: unit files that mock a module run isolated. */
-const SUITE_PROJECTS = { unit: ['unit', 'unit-mocks'] };
+/** The suites of vitest.config.ts that are more than one project: unit files that mock a module run isolated (`unit-mocks`). */
+const SUITE_PROJECTS = { unit: ['unit*'] };
 
 /** Runs one suite's vitest project(s), reads their summary (tests/helpers/summary-reporter.ts) and counts it. */
 function vitest(project, config) {
