@@ -25,41 +25,36 @@ const UNIT_MOCKS = readdirSync(UNIT_DIR, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.test.ts') && /\bvi\.(do)?[mM]ock\(/.test(readFileSync(UNIT_DIR + f, 'utf8')))
   .map((f) => `tests/unit/${f}`);
 
+/** What the two unit projects share. */
+const UNIT = {
+  environment: 'node' as const,
+  testTimeout: 30_000,
+  // Vitest's default on 2 cores is one worker (cores − 1), which left a core idle half the time:
+  // these files wait on child processes and sockets as much as they compute.
+  maxWorkers: UNIT_WORKERS,
+  setupFiles: ['tests/helpers/worker-tmp.ts'],
+  globalSetup: ['tests/helpers/global-setup-tmp.ts'],
+};
+
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
+          ...UNIT,
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           exclude: UNIT_MOCKS,
-          environment: 'node',
-          testTimeout: 30_000,
-          // Vitest's default on 2 cores is one worker (cores − 1), which left a core idle half the time:
-          // these files wait on child processes and sockets as much as they compute.
-          maxWorkers: UNIT_WORKERS,
           // Files share a worker's loaded modules: importing the engine afresh for each file was half
-          // of this suite's time (80 → 40 s). The files that replace a module (vi.mock) run apart.
+          // of this suite's time (80 → 45 s). The files that replace a module (vi.mock) run apart.
           isolate: false,
-          setupFiles: ['tests/helpers/worker-tmp.ts'],
-          globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
       // Only when there are such files: a project with none would fail the suite for running no test.
       ...(UNIT_MOCKS.length === 0
         ? []
         : [
-            {
-              test: {
-                name: 'unit-mocks',
-                include: UNIT_MOCKS,
-                environment: 'node',
-                testTimeout: 30_000,
-                maxWorkers: UNIT_WORKERS,
-                setupFiles: ['tests/helpers/worker-tmp.ts'],
-                globalSetup: ['tests/helpers/global-setup-tmp.ts'],
-              },
-            },
+            { test: { ...UNIT, name: 'unit-mocks', include: UNIT_MOCKS } },
           ]),
       {
         plugins: [svelte()],
