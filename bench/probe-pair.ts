@@ -55,6 +55,8 @@ export interface Side {
   cpuMsPerReq: number | null;
   /** The container's CPU seconds per second over the measured seconds: its share of the core. */
   cpuShare: number | null;
+  /** 2xx responses in each second since the load began, warm-up included: where in a cell's life the cost falls. */
+  perSec: number[];
 }
 
 /**
@@ -89,6 +91,8 @@ interface Counted {
   p99Us: number;
   /** The container's CPU ns over the window (null: unreadable). */
   cpuNs: number | null;
+  /** 2xx responses in each second since the load began (warm-up included). */
+  perSec: number[];
 }
 
 function cellConfig(probe: boolean, ctx: PairContext): CellConfig {
@@ -115,10 +119,16 @@ function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: P
   let bad = 0;
   let stopped = false;
   const inside = (now: number): boolean => now >= window.from && now < window.to;
+  const perSec: number[] = [];
+  const loadFrom = window.from - ctx.warmupSec * 1000;
   let cpuFrom: number | null = null;
   const cpuAtFrom = setTimeout(() => (cpuFrom = cpuNs(t.id)), window.from - performance.now());
   const sink: TimingSink = {
     response: (status, _bytes, latencyMs, _serviceMs, now) => {
+      if (status >= 200 && status < 300 && now >= loadFrom && now < window.to) {
+        const k = Math.floor((now - loadFrom) / 1000);
+        perSec[k] = (perSec[k] ?? 0) + 1;
+      }
       if (!inside(now)) return;
       if (status >= 200 && status < 300) {
         good++;
@@ -147,7 +157,7 @@ function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: P
         if (err) reject(err);
         else if (ctx.signal.aborted) reject(new Error('interrupted'));
         else if (!stopped) reject(new Error('the load ended before its measured seconds did'));
-        else resolve({ good, bad, p99Us: summarize(h).p99, cpuNs: cpuSpent });
+        else resolve({ good, bad, p99Us: summarize(h).p99, cpuNs: cpuSpent, perSec });
       },
     );
     let cpuSpent: number | null = null;
@@ -219,6 +229,7 @@ export async function runPair(probes: [boolean, boolean], flip: boolean, ctx: Pa
       cpuset: cpusets[i]!,
       cpuMsPerReq: r.cpuNs !== null && r.good > 0 ? r.cpuNs / 1e6 / r.good : null,
       cpuShare: r.cpuNs !== null ? r.cpuNs / 1e9 / ctx.measureSec : null,
+      perSec: r.perSec,
     }));
     for (const s of sides) {
       const want = s.probe ? CELL.workers + 1 : 0;
