@@ -25,7 +25,6 @@ import { CELL, CONNECTIONS, RUN_LABEL, runPair, type PairContext, type Side } fr
 import { variantImage, variantEnv } from './probe-variant.ts';
 import { median, medianInterval } from './stats.ts';
 
-
 function wholeNumber(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
