@@ -125,12 +125,13 @@ function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: P
   const cpuAtFrom = setTimeout(() => (cpuFrom = cpuNs(t.id)), window.from - performance.now());
   const sink: TimingSink = {
     response: (status, _bytes, latencyMs, _serviceMs, now) => {
-      if (status >= 200 && status < 300 && now >= loadFrom && now < window.to) {
+      const ok = status >= 200 && status < 300;
+      if (ok && now >= loadFrom && now < window.to) {
         const k = Math.floor((now - loadFrom) / 1000);
         perSec[k] = (perSec[k] ?? 0) + 1;
       }
       if (!inside(now)) return;
-      if (status >= 200 && status < 300) {
+      if (ok) {
         good++;
         recordUs(h, latencyMs * 1000);
       } else bad++;
