@@ -176,6 +176,31 @@ describe('the runtime probe in real processes', () => {
     expect(Math.max(...whole.map((r) => r.gcWindowMs!))).toBeLessThan(200);
   }, 20_000);
 
+  // A server under load runs Node's timer code on every request, optimized for its own timers: a
+  // probe timer firing there deoptimized it (BENCHMARKS.md, probe). The count shows that the probe's
+  // timers stay out of it, and, on a runtime without Atomics.waitAsync, that the count sees them.
+  it("keeps its timers out of Node's timers module, where the app's own run", async () => {
+    const run = async (env: Record<string, string>): Promise<{ calls: number; reports: number }> => {
+      const { child, out } = start([path.join(FIXTURES, 'cpu-bound.js')], {
+        RS_SECONDS: '2.5',
+        NODE_OPTIONS: `--require ${path.join(FIXTURES, 'count-timers.js')} --require ${PROBE}`,
+        ...env,
+      });
+      expect(await exited(child)).toBe(0);
+      expect(out()).not.toContain('probe-off');
+      const calls = /timer-calls (\d+)/.exec(out());
+      expect(calls).not.toBeNull();
+      return { calls: Number(calls![1]), reports: parseProbeLog(out()).reports.length };
+    };
+    const native = await run({});
+    expect(native.reports).toBeGreaterThanOrEqual(2);
+    expect(native.calls).toBe(0);
+    // Without it, each second's report and each GC window take a setTimeout: the fallback still reports.
+    const fallback = await run({ RS_NO_WAIT_ASYNC: '1' });
+    expect(fallback.reports).toBeGreaterThanOrEqual(2);
+    expect(fallback.calls).toBeGreaterThanOrEqual(2 * fallback.reports);
+  }, 30_000);
+
   it("keeps the app's own NODE_OPTIONS and its stdout untouched", async () => {
     const script =
       "console.log('app says', process.execArgv.length, require('v8').getHeapStatistics().heap_size_limit)";

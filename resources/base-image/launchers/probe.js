@@ -3,7 +3,7 @@
 // /opt/rightsize/launchers/probe.js), it writes one line a second on the process's stdout:
 //   rightsize:probe {"at":…,"pid":…,"role":"worker","elu":0.42,…}
 // (src-main/model/probe.ts ProbeReport). The engine reads these lines from the container's log.
-// It must never disturb the app: an unref'd timer (it never keeps a process alive), one write(2)
+// It must never disturb the app: timers that never keep a process alive, one write(2)
 // per line (well under PIPE_BUF, so lines of several processes never interleave), and every step
 // in try/catch: a failure turns the probe off in that process, with one line saying why.
 (function probe() {
@@ -20,6 +20,45 @@
     const cluster = require('node:cluster');
     const path = require('node:path');
     const { performance } = perf;
+
+    // The probe's own timers stay out of Node's timers module. A server under load calls it on
+    // every request (each response re-arms its socket's timeout), and V8 optimizes that code for
+    // the server's own timers. The first probe timer to fire there deoptimized it (a `setTimeout`
+    // started 5 s into a cell cost 15 % of that second's goodput, side by side in Docker;
+    // BENCHMARKS.md, probe). V8 resolves Atomics.waitAsync with a native, unref'd platform timer:
+    // no Timeout object, no timer list, never keeps a process alive. setTimeout where it is missing.
+    const slot = waitSlot();
+    function waitSlot() {
+      try {
+        return typeof Atomics.waitAsync === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : null;
+      } catch {
+        return null; // SharedArrayBuffer switched off
+      }
+    }
+    /** Runs `fn` in `ms`; `cancel()` of what it returns stops that. */
+    function later(ms, fn) {
+      const t = { live: true, h: null };
+      const run = () => {
+        if (!t.live) return;
+        try {
+          fn();
+        } catch (err) {
+          off(err); // from a promise or a microtask, a throw would end the app
+        }
+      };
+      if (!slot) (t.h = setTimeout(run, ms)).unref();
+      else {
+        const w = Atomics.waitAsync(slot, 0, 0, ms);
+        if (w.async) w.value.then(run);
+        else queueMicrotask(run); // already timed out (ms 0): settled at once, no promise
+      }
+      return t;
+    }
+    function cancel(t) {
+      if (!t) return;
+      t.live = false;
+      if (t.h) clearTimeout(t.h);
+    }
 
     // Set by the first probed process and inherited: a descendant that is neither a cluster worker
     // nor a PM2 instance is some other process the app started.
@@ -100,7 +139,7 @@
       let capEnd = 0;
       const close = () => {
         if (!listening) return;
-        clearTimeout(closer);
+        cancel(closer);
         count(observer.takeRecords()); // pauses already queued belong to the window
         observer.disconnect();
         listening = false;
@@ -124,15 +163,14 @@
         windowStartPerf = performance.now();
         if (!listening) observer.observe({ entryTypes: ['gc'] });
         listening = true;
-        clearTimeout(closer);
-        closer = setTimeout(() => {
+        cancel(closer);
+        closer = later(windowLength, () => {
           try {
             close();
           } catch (err) {
             off(err);
           }
-        }, windowLength);
-        closer.unref();
+        });
       };
       listen(Date.now());
       return {
@@ -151,7 +189,7 @@
           return out;
         },
         stop() {
-          clearTimeout(closer);
+          cancel(closer);
           observer.disconnect();
           listening = false;
         },
@@ -182,8 +220,7 @@
       // engine places each report in its second without drift.
       const wait = 1000 - (Date.now() % 1000) + 2;
       due = performance.now() + wait;
-      timer = setTimeout(tick, wait);
-      timer.unref();
+      timer = later(wait, tick);
     }
 
     function tick() {
@@ -261,7 +298,7 @@
       if (stopped) return;
       stopped = true;
       try {
-        clearTimeout(timer);
+        cancel(timer);
         gcSource.stop();
         delay.disable();
       } catch {
