@@ -201,6 +201,21 @@ describe('the runtime probe in real processes', () => {
     expect(fallback.calls).toBeGreaterThanOrEqual(2 * fallback.reports);
   }, 30_000);
 
+  // A gc observer delivers through setImmediate. The fixture optimizes Node's initAsyncResource on
+  // Timeouts alone (a server's socket timeouts), then makes one Immediate: without the probe that
+  // deoptimizes it (the premise, checked), with the probe it stays optimized.
+  it("makes the server's timer code expect its GC deliveries' Immediates from the start", async () => {
+    const run = async (nodeOptions: string): Promise<string> => {
+      const { child, out } = start(['--expose-internals', '--allow-natives-syntax', path.join(FIXTURES, 'immediate-deopt.cjs')], {
+        NODE_OPTIONS: nodeOptions,
+      });
+      expect(await exited(child)).toBe(0);
+      return /optimized-before \w+ optimized-after \w+/.exec(out())?.[0] ?? out();
+    };
+    expect(await run('')).toBe('optimized-before true optimized-after false');
+    expect(await run(`--require ${PROBE}`)).toBe('optimized-before true optimized-after true');
+  }, 30_000);
+
   it("keeps the app's own NODE_OPTIONS and its stdout untouched", async () => {
     const script =
       "console.log('app says', process.execArgv.length, require('v8').getHeapStatistics().heap_size_limit)";
