@@ -37,6 +37,8 @@ export interface PairContext {
   variant: boolean;
   /** Environment for both containers (a probe variant's switches). */
   env: Record<string, string>;
+  /** Each container's CPU cap: CELL's 1000m unless PROBE_BENCH_CPU sets less. */
+  cpuMillis: number;
   /** Load instances running now, stopped on an interrupt. */
   loads: Set<{ stop(): void }>;
 }
@@ -100,6 +102,7 @@ function cellConfig(probe: boolean, ctx: PairContext): CellConfig {
     index: 0,
     repetition: 0,
     ...CELL,
+    cpuMillis: ctx.cpuMillis,
     load: { model: 'closed', connections: CONNECTIONS },
     durationSec: ctx.measureSec,
     warmupSec: ctx.warmupSec,

@@ -10,14 +10,19 @@
 // Beside them, from each container's cgroup over the same window: CPU per request (the probe's own
 // work) and share of the core (whether both containers got equal time), which say why goodput moved.
 // PROBE_BENCH_SEC sets the measured seconds per pair (default 8), PROBE_BENCH_WARMUP the warm-up before
-// them (default 2; the table per second shows why a longer one reads lower). PROBE_BENCH_FILE puts
+// them (default 3: the shortest a cell's adaptive warm-up can be, so the bench measures the seconds a
+// cell can measure; the table per second shows the ones before). PROBE_BENCH_FILE puts
 // another file in the probe's place (bench/probe-variant.ts), to find which part of it costs.
+// PROBE_BENCH_CPU caps each container below the cell's 1000m (100–1000, same core): whether the probe's
+// cost a second stays fixed as a container's CPU shrinks (a capped container is throttled each 100 ms
+// period, which widens the A/A: at 200m 24 rounds resolve only a few per cent; BENCHMARKS.md).
 import { execFileSync } from 'node:child_process';
 import { findApp } from '../src-main/apps/catalog.ts';
 import { ensureAppImage } from '../src-main/docker/app-image.ts';
 import { checkEngine } from '../src-main/docker/client.ts';
 import { planPlacement } from '../src-main/docker/placement.ts';
 import { enterLab } from '../src-main/lab-lock/enter-lab.ts';
+import { WARM_WINDOW_SEC } from '../src-main/load/warmup.ts';
 import { localCapacity, localProvider } from '../src-main/providers/local/provider.ts';
 import type { ProvisionedTarget } from '../src-main/providers/provider.ts';
 import { stopReaper } from '../src-main/reaper/reaper.ts';
@@ -39,9 +44,14 @@ const runsAt = process.argv.indexOf('--runs');
 const runsArg = runsAt >= 0 ? process.argv[runsAt + 1] : process.argv.find((a) => a.startsWith('--runs='))?.slice(7);
 const ROUNDS = wholeNumber('--runs', runsArg, 8);
 const SECONDS = wholeNumber('PROBE_BENCH_SEC', process.env.PROBE_BENCH_SEC, 8);
-// The probe costs more in a server's first seconds under load than later (BENCHMARKS.md): a longer
-// warm-up measures the steady state alone.
-const WARMUP_SEC = wholeNumber('PROBE_BENCH_WARMUP', process.env.PROBE_BENCH_WARMUP, 2);
+// A cell measures once WARM_WINDOW_SEC seconds of its load look flat (load/warmup.ts), never sooner:
+// its first seconds, where the probe costs most (BENCHMARKS.md), are warm-up in every cell.
+const WARMUP_SEC = wholeNumber('PROBE_BENCH_WARMUP', process.env.PROBE_BENCH_WARMUP, WARM_WINDOW_SEC);
+const CPU_MILLIS = wholeNumber('PROBE_BENCH_CPU', process.env.PROBE_BENCH_CPU, CELL.cpuMillis);
+if (CPU_MILLIS < 100 || CPU_MILLIS > CELL.cpuMillis) {
+  console.error(`PROBE_BENCH_CPU should be 100 to ${CELL.cpuMillis} millicores (got ${CPU_MILLIS}); nothing was run.`);
+  process.exit(2);
+}
 
 /** Pins this whole process (every thread, and threads made later) to the load's cores, as the product's load threads are. */
 function pinSelf(cpus: string | undefined): string {
@@ -81,12 +91,12 @@ function report(all: Round[], where: string): void {
   const pAA = rounds.map((r) => ratio(r.aa, 'p99Ms'));
   const rps = (xs: number[]): string => median(xs).toFixed(0);
   console.log(
-    `\n### runtime probe overhead (json, cluster ×2, 1 CPU, 256 MB; two containers at once on ${where}, ` +
+    `\n### runtime probe overhead (json, cluster ×2, ${CPU_MILLIS === CELL.cpuMillis ? '1 CPU' : `${CPU_MILLIS}m`}, 256 MB; two containers at once on ${where}, ` +
       `${CONNECTIONS} connections each; ${WARMUP_SEC} s warm-up + ${SECONDS} s; ${rounds.length} rounds)\n`,
   );
   console.log(
     `goodput medians: with the probe ${rps(rounds.map((r) => r.ab[0].goodput))} req/s, ` +
-      `without ${rps(rounds.map((r) => r.ab[1].goodput))} req/s (each container gets about half the core)\n`,
+      `without ${rps(rounds.map((r) => r.ab[1].goodput))} req/s (each container got ${gotShare(rounds)} of the core)\n`,
   );
   console.log(
     '| measure | with ÷ without: median | min | max | A/A (no probe on either): median | A/A min | A/A max | target | |',
@@ -148,6 +158,12 @@ function report(all: Round[], where: string): void {
     console.log(`| ${i}${i < WARMUP_SEC ? ' (warm-up)' : ''} | ${f(per('ab', i))} | ${f(per('aa', i))} |`);
 }
 
+/** The CPU seconds a second the unprobed container got (median): what the probe's fixed cost a second weighs against. */
+function gotShare(rounds: Round[]): string {
+  const shares = rounds.map((r) => r.ab[1].cpuShare).filter((x): x is number => x !== null);
+  return shares.length ? median(shares).toFixed(2) : 'an unread share';
+}
+
 const line = (s: Side): string =>
   `${s.goodput.toFixed(0)} req/s p99 ${s.p99Ms.toFixed(1)} ms${s.errors ? ` (${s.errors} errors)` : ''}`;
 
@@ -180,6 +196,7 @@ async function main(ctl: AbortController, live: Set<ProvisionedTarget>, loads: S
       signal: ctl.signal,
       variant: Boolean(variant),
       env: variant ? variantEnv() : {},
+      cpuMillis: CPU_MILLIS,
       live,
       loads,
     };
