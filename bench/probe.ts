@@ -158,7 +158,7 @@ function report(all: Round[], where: string): void {
     console.log(`| ${i}${i < WARMUP_SEC ? ' (warm-up)' : ''} | ${f(per('ab', i))} | ${f(per('aa', i))} |`);
 }
 
-/** The CPU seconds a second the unprobed container got (median): what the probe's fixed cost a second weighs against. */
+/** The CPU seconds a second the unprobed container got (median): what the probe's own CPU a second weighs against. */
 function gotShare(rounds: Round[]): string {
   const shares = rounds.map((r) => r.ab[1].cpuShare).filter((x): x is number => x !== null);
   return shares.length ? median(shares).toFixed(2) : 'an unread share';
