@@ -2,14 +2,15 @@
 // core by the product's own provider (its labels, so the reaper and the sweep know them), each under
 // its own closed autocannon load from this process at the same time. Host noise then hits both at
 // once, and the ratio of their goodputs over the same seconds is what the probe costs (or, with the
-// probe on neither, the noise floor). Used by bench/probe.ts.
+// probe on neither, the noise floor). Used by bench/probe.ts; its containers, load and sides are
+// what bench/probe-turns.ts runs in turns.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { AppDefinition } from '../src-main/apps/catalog.ts';
 import type { AppImage } from '../src-main/docker/app-image.ts';
 import { targetSpecOf } from '../src-main/engine/cell-runner.ts';
 import { instrumentClient, type AcClient, type TimingSink } from '../src-main/load/client-timing.ts';
-import { newHistogram, recordUs, summarize } from '../src-main/load/histogram.ts';
+import { newHistogram, recordUs, summarize, type LatencyHistogram } from '../src-main/load/histogram.ts';
 import type { CellConfig } from '../src-main/model/types.ts';
 import { collectProbe } from '../src-main/probe/collect.ts';
 import type { LocalEngineProvider } from '../src-main/providers/local/provider.ts';
@@ -41,6 +42,8 @@ export interface PairContext {
   cpuMillis: number;
   /** Load instances running now, stopped on an interrupt. */
   loads: Set<{ stop(): void }>;
+  /** The load's cores, where turns keep the containers that wait (null: no core of its own). */
+  loadCpus: string | null;
 }
 
 /** One side's measured seconds. */
@@ -86,11 +89,19 @@ function cpuNs(id: string): number | null {
   }
 }
 
-/** What one container's load counted inside the shared measured window. */
-interface Counted {
+/** A round: the probe on one side and on neither (the noise floor beside it). */
+export interface Round {
+  ab: [Side, Side]; // [with, without]
+  aa: [Side, Side]; // [in the with's slot, in the without's slot]
+}
+
+/** What one container's load counted inside its measured window. */
+export interface Counted {
   good: number;
   bad: number;
   p99Us: number;
+  /** The window's latencies (µs): turns merge a container's windows losslessly. */
+  hist: LatencyHistogram;
   /** The container's CPU ns over the window (null: unreadable). */
   cpuNs: number | null;
   /** 2xx responses in each second since the load began (warm-up included). */
@@ -112,18 +123,23 @@ function cellConfig(probe: boolean, ctx: PairContext): CellConfig {
 }
 
 /**
- * One container's closed load from warm-up to the end of `window` (performance.now() ms), timed by
+ * One container's closed load from `leadSec` before `window` (performance.now() ms) to its end, timed by
  * the product's own client timing (load/client-timing.ts, µs histograms): only responses inside the
  * window count, so both containers are measured over exactly the same seconds.
  */
-function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: PairContext): Promise<Counted> {
+export function load(
+  t: ProvisionedTarget,
+  window: { from: number; to: number },
+  leadSec: number,
+  ctx: PairContext,
+): Promise<Counted> {
   const h = newHistogram();
   let good = 0;
   let bad = 0;
   let stopped = false;
   const inside = (now: number): boolean => now >= window.from && now < window.to;
   const perSec: number[] = [];
-  const loadFrom = window.from - ctx.warmupSec * 1000;
+  const loadFrom = window.from - leadSec * 1000;
   let cpuFrom: number | null = null;
   const cpuAtFrom = setTimeout(() => (cpuFrom = cpuNs(t.id)), window.from - performance.now());
   const sink: TimingSink = {
@@ -161,7 +177,7 @@ function load(t: ProvisionedTarget, window: { from: number; to: number }, ctx: P
         if (err) reject(err);
         else if (ctx.signal.aborted) reject(new Error('interrupted'));
         else if (!stopped) reject(new Error('the load ended before its measured seconds did'));
-        else resolve({ good, bad, p99Us: summarize(h).p99, cpuNs: cpuSpent, perSec });
+        else resolve({ good, bad, p99Us: summarize(h).p99, hist: h, cpuNs: cpuSpent, perSec });
       },
     );
     let cpuSpent: number | null = null;
@@ -184,23 +200,26 @@ function loadBoth(ts: ProvisionedTarget[], order: number[], ctx: PairContext): P
   const from = performance.now() + 50 + ctx.warmupSec * 1000;
   const window = { from, to: from + ctx.measureSec * 1000 };
   const out: Promise<Counted>[] = [];
-  for (const i of order) out[i] = load(ts[i]!, window, ctx);
+  for (const i of order) out[i] = load(ts[i]!, window, ctx.warmupSec, ctx);
   return Promise.all(out);
 }
 
-async function cpusetOf(ctx: PairContext, t: ProvisionedTarget): Promise<string> {
+export async function cpusetOf(ctx: PairContext, t: ProvisionedTarget): Promise<string> {
   const info = await ctx.provider.client.getContainer(t.id).inspect();
   return info.HostConfig.CpusetCpus || 'any core';
 }
 
 /**
- * Runs one pair: `probes[i]` says whether container i has the probe; `flip` starts (and loads)
- * container 1 first. Returns both sides in the order of `probes`. Throws when a container does not
- * start, the probe did not report from every process (or reported where it should not), or the
- * two containers are not on the same cores; the containers are removed in every case.
+ * Starts one container per entry of `probes` (whether it has the probe) in `order`, on the same cores,
+ * waits until each serves, runs `use` on them and removes them in every case. Throws when a container
+ * does not start or they are not all on the same cores.
  */
-export async function runPair(probes: [boolean, boolean], flip: boolean, ctx: PairContext): Promise<[Side, Side]> {
-  const order = flip ? [1, 0] : [0, 1];
+export async function withContainers<T>(
+  probes: boolean[],
+  order: number[],
+  ctx: PairContext,
+  use: (ts: ProvisionedTarget[], cpusets: string[]) => Promise<T>,
+): Promise<T> {
   const started: Promise<ProvisionedTarget>[] = [];
   for (const i of order) {
     const labels = { run: RUN_LABEL, cell: `${i}`, app: ctx.app.name, session: currentSession() };
@@ -216,34 +235,8 @@ export async function runPair(probes: [boolean, boolean], flip: boolean, ctx: Pa
       ts.map((t) => t.waitReady({ workers: CELL.workers, deadlineMs: READY_DEADLINE_MS, signal: ctx.signal })),
     );
     const cpusets = await Promise.all(ts.map((t) => cpusetOf(ctx, t)));
-    if (cpusets[0] !== cpusets[1])
-      throw new Error(`the two containers are on different cores: ${cpusets.join(' and ')}`);
-    const loadFromMs = Date.now();
-    const measureFromMs = loadFromMs + 50 + ctx.warmupSec * 1000;
-    const results = await loadBoth(ts, order, ctx);
-    const clock = { loadFromMs, measureFromMs, measuredSec: ctx.measureSec };
-    const launch = { mode: CELL.mode, workers: CELL.workers };
-    const heard = await Promise.all(ts.map((t) => collectProbe(t, launch, clock, loadFromMs)));
-    const sides = results.map((r, i): Side => ({
-      probe: probes[i]!,
-      goodput: r.good / ctx.measureSec,
-      p99Ms: r.p99Us / 1000,
-      errors: r.bad,
-      attached: heard[i]!.attached,
-      cpuset: cpusets[i]!,
-      cpuMsPerReq: r.cpuNs !== null && r.good > 0 ? r.cpuNs / 1e6 / r.good : null,
-      cpuShare: r.cpuNs !== null ? r.cpuNs / 1e9 / ctx.measureSec : null,
-      perSec: r.perSec,
-    }));
-    for (const s of sides) {
-      const want = s.probe ? CELL.workers + 1 : 0;
-      // A variant under study may report nothing on purpose (its reports switched off).
-      if (s.attached !== want && !(s.probe && ctx.variant))
-        throw new Error(
-          `the probe reported from ${s.attached} processes of a container ${s.probe ? 'with' : 'without'} it (expected ${want})`,
-        );
-    }
-    return [sides[0]!, sides[1]!];
+    if (new Set(cpusets).size > 1) throw new Error(`the containers are on different cores: ${cpusets.join(' and ')}`);
+    return await use(ts, cpusets);
   } finally {
     await Promise.all(
       ts.map(async (t) => {
@@ -252,4 +245,53 @@ export async function runPair(probes: [boolean, boolean], flip: boolean, ctx: Pa
       }),
     );
   }
+}
+
+/**
+ * One container's side from what its load counted over `measuredSec` seconds (the clock's unless
+ * given: turns measure less than their span) and what its probe reported over the clock's window.
+ * Throws when the probe did not report from every process (or did where it should not).
+ */
+export async function sideOf(
+  t: ProvisionedTarget,
+  probe: boolean,
+  r: Counted,
+  cpuset: string,
+  clock: { loadFromMs: number; measureFromMs: number; measuredSec: number },
+  ctx: PairContext,
+  measuredSec = clock.measuredSec,
+): Promise<Side> {
+  const heard = await collectProbe(t, { mode: CELL.mode, workers: CELL.workers }, clock, clock.loadFromMs);
+  const want = probe ? CELL.workers + 1 : 0;
+  // A variant under study may report nothing on purpose (its reports switched off).
+  if (heard.attached !== want && !(probe && ctx.variant))
+    throw new Error(
+      `the probe reported from ${heard.attached} processes of a container ${probe ? 'with' : 'without'} it (expected ${want})`,
+    );
+  return {
+    probe,
+    goodput: r.good / measuredSec,
+    p99Ms: r.p99Us / 1000,
+    errors: r.bad,
+    attached: heard.attached,
+    cpuset,
+    cpuMsPerReq: r.cpuNs !== null && r.good > 0 ? r.cpuNs / 1e6 / r.good : null,
+    cpuShare: r.cpuNs !== null ? r.cpuNs / 1e9 / measuredSec : null,
+    perSec: r.perSec,
+  };
+}
+
+/**
+ * Runs one pair: `probes[i]` says whether container i has the probe; `flip` starts (and loads)
+ * container 1 first. Returns both sides in the order of `probes`; the containers are removed in every case.
+ */
+export function runPair(probes: [boolean, boolean], flip: boolean, ctx: PairContext): Promise<[Side, Side]> {
+  const order = flip ? [1, 0] : [0, 1];
+  return withContainers(probes, order, ctx, async (ts, cpusets) => {
+    const loadFromMs = Date.now();
+    const clock = { loadFromMs, measureFromMs: loadFromMs + 50 + ctx.warmupSec * 1000, measuredSec: ctx.measureSec };
+    const results = await loadBoth(ts, order, ctx);
+    const sides = await Promise.all(results.map((r, i) => sideOf(ts[i]!, probes[i]!, r, cpusets[i]!, clock, ctx)));
+    return [sides[0]!, sides[1]!];
+  });
 }

@@ -1,18 +1,24 @@
 // npm run bench -- probe [--runs N]: the runtime probe's cost, measured so that a 1 % cost can be
-// resolved on a noisy host. Cells run one after another differ by ±10–15 % from host noise alone;
-// so each round runs two containers of the same cell (json, cluster ×2, 1 CPU, 256 MB) AT THE SAME
-// TIME on the same core, one with the probe and one without, each under its own closed load
-// (autocannon in this process, pinned to the load core), and takes the ratio of their goodputs over
-// the same seconds: noise hits both at once. Each round also runs an A/A pair (the probe on
-// neither), the noise floor beside it. Which container starts and is loaded first alternates each
-// round, and so does whether the A/B or the A/A pair comes first.
+// resolved on a noisy host. Cells run one after another differ by ±10–15 % from host noise alone, so
+// a round compares containers of the same cell (json, cluster ×2, 1 CPU, 256 MB) on the same core,
+// one with the probe and one without, each under its own closed load (autocannon in this process,
+// pinned to the load core), beside an A/A (the probe on neither): the noise floor. Two ways
+// (PROBE_BENCH_MODE):
+// - together (the default; bench/probe-pair.ts): two containers AT THE SAME TIME, ratio over the same
+//   seconds, so noise hits both at once; but each gets half the core, which doubles the weight of the
+//   probe's own CPU a second against the cell as declared. Which container starts and is loaded first
+//   alternates each round, and so does whether the A/B or the A/A pair comes first.
+// - turns (bench/probe-turns.ts): three containers loaded one at a time in short mirrored turns, the
+//   waiting ones moved to the load's core: each has the whole core it declares, as a cell does; but
+//   host noise then falls between turns (a round's A/A spreads about 3 times as far here; BENCHMARKS.md).
 // Target (issue 24): median goodput with ÷ without ≥ 0.99; median p99 ratio within the A/A spread.
 // Beside them, from each container's cgroup over the same window: CPU per request (the probe's own
 // work) and share of the core (whether both containers got equal time), which say why goodput moved.
-// PROBE_BENCH_SEC sets the measured seconds per pair (default 8), PROBE_BENCH_WARMUP the warm-up before
-// them (default 3: the shortest a cell's adaptive warm-up can be, so the bench measures the seconds a
-// cell can measure; the table per second shows the ones before). PROBE_BENCH_FILE puts
-// another file in the probe's place (bench/probe-variant.ts), to find which part of it costs.
+// PROBE_BENCH_SEC sets the measured seconds per container and round (default 8), PROBE_BENCH_WARMUP
+// the warm-up before them (default 3: the shortest a cell's adaptive warm-up can be, so the bench
+// measures the seconds a cell can measure; together, the table per second shows the ones before).
+// PROBE_BENCH_FILE puts another file in the probe's place (bench/probe-variant.ts), to find which part
+// of it costs.
 // PROBE_BENCH_CPU caps each container below the cell's 1000m (100–1000, same core): whether the probe's
 // cost a second stays fixed as a container's CPU shrinks (a capped container is throttled each 100 ms
 // period, which widens the A/A: at 200m 24 rounds resolve only a few per cent; BENCHMARKS.md).
@@ -26,7 +32,8 @@ import { WARM_WINDOW_SEC } from '../src-main/load/warmup.ts';
 import { localCapacity, localProvider } from '../src-main/providers/local/provider.ts';
 import type { ProvisionedTarget } from '../src-main/providers/provider.ts';
 import { stopReaper } from '../src-main/reaper/reaper.ts';
-import { CELL, CONNECTIONS, RUN_LABEL, runPair, type PairContext, type Side } from './probe-pair.ts';
+import { CELL, CONNECTIONS, RUN_LABEL, runPair, type PairContext, type Round, type Side } from './probe-pair.ts';
+import { runTurns, SETTLE_SEC, TURNS } from './probe-turns.ts';
 import { variantImage, variantEnv } from './probe-variant.ts';
 import { median, medianInterval } from './stats.ts';
 
@@ -48,6 +55,12 @@ const SECONDS = wholeNumber('PROBE_BENCH_SEC', process.env.PROBE_BENCH_SEC, 8);
 // its first seconds, where the probe costs most (BENCHMARKS.md), are warm-up in every cell.
 const WARMUP_SEC = wholeNumber('PROBE_BENCH_WARMUP', process.env.PROBE_BENCH_WARMUP, WARM_WINDOW_SEC);
 const CPU_MILLIS = wholeNumber('PROBE_BENCH_CPU', process.env.PROBE_BENCH_CPU, CELL.cpuMillis);
+const MODES = ['turns', 'together'] as const;
+const MODE = (process.env.PROBE_BENCH_MODE ?? 'together') as (typeof MODES)[number];
+if (!MODES.includes(MODE)) {
+  console.error(`PROBE_BENCH_MODE should be ${MODES.join(' or ')} (got "${process.env.PROBE_BENCH_MODE}"); nothing was run.`);
+  process.exit(2);
+}
 if (CPU_MILLIS < 100 || CPU_MILLIS > CELL.cpuMillis) {
   console.error(`PROBE_BENCH_CPU should be 100 to ${CELL.cpuMillis} millicores (got ${CPU_MILLIS}); nothing was run.`);
   process.exit(2);
@@ -62,11 +75,6 @@ function pinSelf(cpus: string | undefined): string {
   } catch {
     return 'any core (taskset failed)';
   }
-}
-
-interface Round {
-  ab: [Side, Side]; // [with, without]
-  aa: [Side, Side]; // [in the with's slot, in the without's slot]
 }
 
 const ratio = (p: [Side, Side], k: 'goodput' | 'p99Ms'): number => p[0][k] / p[1][k];
@@ -91,8 +99,12 @@ function report(all: Round[], where: string): void {
   const pAA = rounds.map((r) => ratio(r.aa, 'p99Ms'));
   const rps = (xs: number[]): string => median(xs).toFixed(0);
   console.log(
-    `\n### runtime probe overhead (json, cluster ×2, ${CPU_MILLIS === CELL.cpuMillis ? '1 CPU' : `${CPU_MILLIS}m`}, 256 MB; two containers at once on ${where}, ` +
-      `${CONNECTIONS} connections each; ${WARMUP_SEC} s warm-up + ${SECONDS} s; ${rounds.length} rounds)\n`,
+    `\n### runtime probe overhead (json, cluster ×2, ${CPU_MILLIS === CELL.cpuMillis ? '1 CPU' : `${CPU_MILLIS}m`}, 256 MB; ${
+      MODE === 'turns'
+        ? `three containers in turns on ${where}, ${CONNECTIONS} connections each; each warmed up ${WARMUP_SEC} s, ` +
+          `then ${TURNS} turns of ${SETTLE_SEC} s + ${SECONDS / TURNS} s measured`
+        : `two containers at once on ${where}, ${CONNECTIONS} connections each; ${WARMUP_SEC} s warm-up + ${SECONDS} s`
+    }; ${rounds.length} rounds)\n`,
   );
   console.log(
     `goodput medians: with the probe ${rps(rounds.map((r) => r.ab[0].goodput))} req/s, ` +
@@ -126,8 +138,8 @@ function report(all: Round[], where: string): void {
         `${f(Math.min(...cAA))} | ${f(Math.max(...cAA))} | (explains) | |`,
     );
   }
-  // The same in absolute terms: the probe's own CPU a second per container (what it would cost a cell
-  // with the whole core instead of the half each container gets here is this over 1,000 ms).
+  // The same in absolute terms: the probe's own CPU a second per container (against the container's
+  // share of the core: about half together, the whole of it in turns).
   const ownMs = (p: [Side, Side]): number | null =>
     p[0].cpuMsPerReq !== null && p[1].cpuMsPerReq !== null ? (p[0].cpuMsPerReq - p[1].cpuMsPerReq) * p[0].goodput : null;
   const own = rounds.map((r) => ownMs(r.ab)).filter((x): x is number => x !== null);
@@ -150,6 +162,7 @@ function report(all: Round[], where: string): void {
   // Where in the cell's life the cost falls: each second since the load began, the median over the
   // rounds of with ÷ without in that second (a single second is noisy: read the run of them).
   const secs = Math.max(...rounds.map((r) => r.ab[0].perSec.length));
+  if (secs === 0) return; // turns keep no seconds of their own
   const per = (k: 'ab' | 'aa', i: number): number =>
     median(rounds.map((r) => (r[k][0].perSec[i] ?? 0) / Math.max(1, r[k][1].perSec[i] ?? 0)));
   console.log('\n| second since the load began | goodput with ÷ without: median | A/A median |');
@@ -166,6 +179,18 @@ function gotShare(rounds: Round[]): string {
 
 const line = (s: Side): string =>
   `${s.goodput.toFixed(0)} req/s p99 ${s.p99Ms.toFixed(1)} ms${s.errors ? ` (${s.errors} errors)` : ''}`;
+
+/** Round `i` side by side: an A/B pair and an A/A pair, each two containers at once. */
+async function togetherRound(i: number, ctx: PairContext): Promise<Round> {
+  // Every order once in four rounds: which container starts first, and which pair runs first.
+  const flip = i % 2 === 1;
+  const abFirst = Math.floor(i / 2) % 2 === 0;
+  const ab = (): Promise<[Side, Side]> => runPair([true, false], flip, ctx);
+  const aa = (): Promise<[Side, Side]> => runPair([false, false], flip, ctx);
+  const first = await (abFirst ? ab() : aa());
+  const second = await (abFirst ? aa() : ab());
+  return abFirst ? { ab: first, aa: second } : { ab: second, aa: first };
+}
 
 async function main(ctl: AbortController, live: Set<ProvisionedTarget>, loads: Set<{ stop(): void }>): Promise<void> {
   const engine = await checkEngine();
@@ -197,20 +222,14 @@ async function main(ctl: AbortController, live: Set<ProvisionedTarget>, loads: S
       variant: Boolean(variant),
       env: variant ? variantEnv() : {},
       cpuMillis: CPU_MILLIS,
+      loadCpus: place.loadCpus ?? null,
       live,
       loads,
     };
     const rounds: Round[] = [];
     let cores = '';
     for (let i = 0; i < ROUNDS; i++) {
-      // Every order once in four rounds: which container starts first, and which pair runs first.
-      const flip = i % 2 === 1;
-      const abFirst = Math.floor(i / 2) % 2 === 0;
-      const ab = (): Promise<[Side, Side]> => runPair([true, false], flip, ctx);
-      const aa = (): Promise<[Side, Side]> => runPair([false, false], flip, ctx);
-      const first = await (abFirst ? ab() : aa());
-      const second = await (abFirst ? aa() : ab());
-      const r: Round = abFirst ? { ab: first, aa: second } : { ab: second, aa: first };
+      const r = MODE === 'turns' ? await runTurns(i, ctx) : await togetherRound(i, ctx);
       rounds.push(r);
       cores = r.ab[0].cpuset;
       console.error(
