@@ -13,6 +13,7 @@ import { instrumentClient, type AcClient, type TimingSink } from '../src-main/lo
 import { newHistogram, recordUs, summarize, type LatencyHistogram } from '../src-main/load/histogram.ts';
 import type { CellConfig } from '../src-main/model/types.ts';
 import { collectProbe } from '../src-main/probe/collect.ts';
+import type { CellClock } from '../src-main/probe/place.ts';
 import type { LocalEngineProvider } from '../src-main/providers/local/provider.ts';
 import type { ProvisionedTarget } from '../src-main/providers/provider.ts';
 import { currentSession } from '../src-main/session/session.ts';
@@ -204,7 +205,7 @@ function loadBoth(ts: ProvisionedTarget[], order: number[], ctx: PairContext): P
   return Promise.all(out);
 }
 
-export async function cpusetOf(ctx: PairContext, t: ProvisionedTarget): Promise<string> {
+async function cpusetOf(ctx: PairContext, t: ProvisionedTarget): Promise<string> {
   const info = await ctx.provider.client.getContainer(t.id).inspect();
   return info.HostConfig.CpusetCpus || 'any core';
 }
@@ -257,7 +258,7 @@ export async function sideOf(
   probe: boolean,
   r: Counted,
   cpuset: string,
-  clock: { loadFromMs: number; measureFromMs: number; measuredSec: number },
+  clock: CellClock,
   ctx: PairContext,
   measuredSec = clock.measuredSec,
 ): Promise<Side> {

@@ -9,6 +9,7 @@
 // mean position in the round is the same, and a drift that is linear over a pass cancels. Which
 // container goes first rotates each round. Used by bench/probe.ts.
 import { performance } from 'node:perf_hooks';
+import { newHistogram, summarize } from '../src-main/load/histogram.ts';
 import type { ProvisionedTarget } from '../src-main/providers/provider.ts';
 import { load, sideOf, withContainers, type Counted, type PairContext, type Round, type Side } from './probe-pair.ts';
 
@@ -25,17 +26,15 @@ const ORDERS = [
 
 /** What a container's turns counted together: latencies merged losslessly, CPU summed. */
 function total(turns: Counted[]): Counted {
-  const [first, ...rest] = turns;
-  if (!first) throw new Error('a container had no turn');
-  const out: Counted = { ...first, perSec: [] };
-  for (const c of rest) {
-    out.good += c.good;
-    out.bad += c.bad;
-    out.hist.add(c.hist);
-    out.cpuNs = out.cpuNs !== null && c.cpuNs !== null ? out.cpuNs + c.cpuNs : null;
+  if (turns.length === 0) throw new Error('a container had no turn');
+  const hist = newHistogram();
+  let cpuNs: number | null = 0;
+  for (const c of turns) {
+    hist.add(c.hist);
+    cpuNs = cpuNs !== null && c.cpuNs !== null ? cpuNs + c.cpuNs : null;
   }
-  out.p99Us = out.hist.getValueAtPercentile(99);
-  return out;
+  const sum = (k: 'good' | 'bad'): number => turns.reduce((n, c) => n + c[k], 0);
+  return { good: sum('good'), bad: sum('bad'), p99Us: summarize(hist).p99, hist, cpuNs, perSec: [] };
 }
 
 /** Round `k` in turns; its sides are [with, without] and, for the A/A, [the third, without]. */
@@ -47,7 +46,8 @@ export function runTurns(k: number, ctx: PairContext): Promise<Round> {
   const waitOn = ctx.loadCpus;
   if (!waitOn) throw new Error('turns need a core for the load apart from the cell’s (this engine has too few)');
   return withContainers(probes, first, ctx, async (ts, cpusets) => {
-    const move = (t: ProvisionedTarget, cpus: string) => ctx.provider.client.getContainer(t.id).update({ CpusetCpus: cpus });
+    const move = (t: ProvisionedTarget, cpus: string) =>
+      ctx.provider.client.getContainer(t.id).update({ CpusetCpus: cpus });
     await Promise.all(ts.map((t) => move(t, waitOn)));
     /** Moves container i onto the cell's core, loads it `leadSec` and then `ms` measured, and moves it back. */
     const turn = async (i: number, leadSec: number, ms: number): Promise<Counted> => {
@@ -66,7 +66,11 @@ export function runTurns(k: number, ctx: PairContext): Promise<Round> {
     const counted: Counted[][] = [[], [], []];
     for (let n = 0; n < TURNS / 2; n++) for (const i of pass) counted[i]!.push(await turn(i, SETTLE_SEC, turnMs));
     // Every report since the first warm-up counts for whether the probe was heard.
-    const clock = { loadFromMs, measureFromMs: loadFromMs, measuredSec: Math.ceil((Date.now() - loadFromMs) / 1000) + 1 };
+    const clock = {
+      loadFromMs,
+      measureFromMs: loadFromMs,
+      measuredSec: Math.ceil((Date.now() - loadFromMs) / 1000) + 1,
+    };
     const sides: Side[] = await Promise.all(
       ts.map((t, i) => sideOf(t, probes[i]!, total(counted[i]!), cpusets[i]!, clock, ctx, ctx.measureSec)),
     );
