@@ -10,7 +10,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { byCost } from '../src-main/analysis/slo.ts';
+import { costOrder } from '../src-main/analysis/cost-order.ts';
+
+const byCost = costOrder();
 import { evidenceOf, judge } from '../src-main/engine/auto-size/judge.ts';
 import { runSearch } from '../src-main/engine/auto-size/run-search.ts';
 import { configLabel, type Config } from '../src-main/engine/auto-size/search.ts';

@@ -1,5 +1,6 @@
 // The types of the whole answer (Recommendation) and of what it answers to: the options, the
 // service-level objective and its checks, and an auto-size run's search.
+import type { Alternative } from './alternatives.ts';
 import type { LaunchMode, RunStatus, Sample } from '../model/types.ts';
 import type { SearchStatus, Slo } from '../model/search.ts';
 import type { ProbeSecond } from '../model/probe.ts';
@@ -120,6 +121,13 @@ export interface Recommendation {
   slo: Slo | null;
   configurations: ConfigurationSummary[];
   scopes: ScopeDecision[];
+  /**
+   * The answer's decision per workload (analysis/decide.ts decideWorkloads): across every CPU / memory pair on goodput
+   * per dollar; with one pair, that pair's own decision. The first workload's is the one the answer deploys.
+   */
+  decisions?: ScopeDecision[];
+  /** What the answer does not deploy but names, labelled as alternatives (analysis/alternatives.ts). */
+  alternatives?: Alternative[];
   /** Scopes with results where every configuration was disqualified (errors, OOM). */
   undecided: UndecidedScope[];
   /** One per workload when an SLO was given; empty otherwise. */

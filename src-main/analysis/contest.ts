@@ -4,31 +4,22 @@
 // beat a clean estimate, but nothing can be shown to beat it, nor to be within a margin of it.
 // The outcome has exactly three states: confident, equivalent, undecided.
 import { ALPHA, estimateOf, holm, welch, type Estimate } from './stats.ts';
-import { MODE_ORDER } from './group.ts';
+import type { Prices } from '../common/cost.ts';
+import { costOrder, priceOf, type Costed } from './cost-order.ts';
 import type { AnswerState, ConfigurationSummary, RivalRelation, RivalTest } from './types.ts';
 
-const replicasOf = (c: ConfigurationSummary): number => Math.max(1, c.replicas ?? 1);
+/** The one order of cost (analysis/cost-order.ts) and what each configuration costs an hour. */
+export interface Pricing {
+  order: (a: Costed, b: Costed) => number;
+  /** Dollars an hour; goodput is compared per dollar, so at equal prices it is compared as it is. */
+  price: (c: ConfigurationSummary) => number;
+}
 
-/**
- * Cheaper first: fewer containers, then fewer workers in total, then less CPU in total, then less
- * memory in total, then the simpler launcher. A scope holds equal totals (group.ts scopeKey), so
- * within one the containers decide first: each container carries its own runtime, launcher and
- * image pages (per-container overhead the caps do not show), and fewer are fewer things to run and
- * to balance load over; "1 × 1000m × 2 workers" is cheaper than "2 × 500m × 1 worker". Without
- * replicas this is the rule it always was: fewer workers, less CPU, less memory, the simpler launcher.
- * It decides which rival of the contest gets a non-inferiority test and which TOST, and which of an
- * equivalent set the answer picks.
- */
-export const cheaper = (a: ConfigurationSummary, b: ConfigurationSummary): number =>
-  replicasOf(a) - replicasOf(b) ||
-  a.workers * replicasOf(a) - b.workers * replicasOf(b) ||
-  a.cpuMillis * replicasOf(a) - b.cpuMillis * replicasOf(b) ||
-  a.memoryMb * replicasOf(a) - b.memoryMb * replicasOf(b) ||
-  MODE_ORDER[a.mode] - MODE_ORDER[b.mode];
+/** The example prices: at equal totals (one CPU / memory pair) every price is the same and goodput decides. */
+export const DEFAULT_PRICING: Pricing = { order: costOrder(), price: (c) => priceOf(c) };
 
-/** The cheaper rule in words (the method paragraph and the topology lines say it the same way). */
-export const CHEAPER_RULE_WORDS =
-  'fewer containers, then fewer workers in total, then less CPU, then less memory, then the simpler launcher';
+/** The pricing of a run: its order and price at `prices`. */
+export const pricingAt = (prices: Prices): Pricing => ({ order: costOrder(prices), price: (c) => priceOf(c, prices) });
 
 /** Its goodput is only a lower bound: the load generator or the host set the pace of a repetition. */
 export const isCensored = (c: ConfigurationSummary): boolean => c.bottleneck !== null;
@@ -65,10 +56,18 @@ export interface Contest {
  * - 'worse' needs the rival's own number to be an estimate: a bound can always be higher.
  * Anything else is 'undecided'. p-values are Holm-adjusted over the rivals, per kind of test.
  */
-export function contest(candidates: readonly ConfigurationSummary[], marginPct: number): Contest | null {
+export function contest(
+  candidates: readonly ConfigurationSummary[],
+  marginPct: number,
+  pricing: Pricing = DEFAULT_PRICING,
+): Contest | null {
   if (candidates.length === 0) return null;
   const m = marginPct / 100;
-  const best = [...candidates].sort((a, b) => b.rps!.mean - a.rps!.mean || cheaper(a, b))[0]!;
+  const { order, price } = pricing;
+  // Goodput per dollar: c beats k·best where k = price(c) ÷ price(best); 1 within a CPU / memory pair.
+  const perDollar = (c: ConfigurationSummary): number => c.rps!.mean / price(c);
+  const best = [...candidates].sort((a, b) => perDollar(b) - perDollar(a) || order(a, b))[0]!;
+  const k = (c: ConfigurationSummary): number => price(c) / price(best);
   const others = candidates.filter((c) => c !== best);
   const eb = estimateOf(best.rps!);
   type Raw = {
@@ -81,18 +80,19 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
   };
   const raw: Raw[] = others.map((c) => {
     const e = estimateOf(c.rps!);
-    const cheaperThanBest = cheaper(c, best) < 0;
+    const cheaperThanBest = order(c, best) < 0;
     if (!e || !eb) return { c, cheaperThanBest, e, pWorse: null, pGood: null, pEquiv: null };
+    const kc = k(c);
     // Worse: a one-sided test that the rival's estimate is below the (margin-scaled) best.
-    const pWorse = isCensored(c) ? null : welch(e, eb, cheaperThanBest ? 1 - m : 1).pBelow;
+    const pWorse = isCensored(c) ? null : welch(e, eb, kc * (cheaperThanBest ? 1 - m : 1)).pBelow;
     // Good enough (cheaper rival): its goodput, or bound, shown above (1 − m) × the best's estimate.
-    const pGood = cheaperThanBest && !isCensored(best) ? welch(e, eb, 1 - m).pAbove : null;
+    const pGood = cheaperThanBest && !isCensored(best) ? welch(e, eb, kc * (1 - m)).pAbove : null;
     // Equivalent: TOST, both sides estimates.
     // (Only for costlier rivals: a cheaper one is settled by the non-inferiority test above, and a
     // wider Holm family would only make equivalence harder to show.)
     const pEquiv =
       !cheaperThanBest && !isCensored(c) && !isCensored(best)
-        ? Math.max(welch(e, eb, 1 - m).pAbove, welch(e, eb, 1 + m).pBelow)
+        ? Math.max(welch(e, eb, kc * (1 - m)).pAbove, welch(e, eb, kc * (1 + m)).pBelow)
         : null;
     return { c, cheaperThanBest, e, pWorse, pGood, pEquiv };
   });
@@ -118,7 +118,8 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
       p = tried.length ? Math.min(...tried) : null; // no interval on a side: no test ran
     }
     // What blocks an undecided rival: a bound on either side that the deciding test needs, or too few data.
-    const blocked: RivalTest['blockedBy'] = relation !== 'undecided' ? null : blockOf(r.c, best, r.cheaperThanBest, m);
+    const blocked: RivalTest['blockedBy'] =
+      relation !== 'undecided' ? null : blockOf(r.c, best, r.cheaperThanBest, m, k(r.c));
     return { key: r.c.key, relation, p, censored: isCensored(r.c), blockedBy: blocked };
   });
   const rel = (c: ConfigurationSummary): RivalRelation | null => rivals.find((x) => x.key === c.key)?.relation ?? null;
@@ -128,13 +129,13 @@ export function contest(candidates: readonly ConfigurationSummary[], marginPct: 
   const inTheRunning = [best, ...others.filter((c) => rel(c) !== 'worse')];
   // Undecided: the leading contender is the cheapest not shown worse (the weak knee, said as such);
   // decided: the cheapest shown within the margin, or the best.
-  const floor = (1 - m) * best.rps!.mean;
+  const floor = (c: ConfigurationSummary): number => (1 - m) * k(c) * best.rps!.mean;
   // Without an interval only the means speak, so the floor applies to them.
   // A bound leads only from at or above the floor: below it, it says nothing for the cheaper one.
   const leading = inTheRunning.filter(
-    (c) => c === best || (estimateOf(c.rps!) !== null && eb !== null && !isCensored(c)) || c.rps!.mean >= floor,
+    (c) => c === best || (estimateOf(c.rps!) !== null && eb !== null && !isCensored(c)) || c.rps!.mean >= floor(c),
   );
-  const pick = (state === 'undecided' ? leading : [best, ...within]).sort(cheaper)[0]!;
+  const pick = (state === 'undecided' ? leading : [best, ...within]).sort(order)[0]!;
   const contenders = [pick, ...inTheRunning.filter((c) => c !== pick)];
   const blockedBy = [...new Set(undecided.map((r) => r.blockedBy!))];
   return { state, best, pick, rivals, contenders, blockedBy };
@@ -150,12 +151,13 @@ function blockOf(
   best: ConfigurationSummary,
   cheaperThanBest: boolean,
   m: number,
+  k: number,
 ): 'noise' | 'bound' {
   // A busy host is passing: repetitions on a quieter moment can replace a host-busy bound (group.ts
   // leaves host-busy repetitions out once two undisturbed ones exist). A load generator's ceiling is not.
   const fixed = (x: ConfigurationSummary): boolean => x.bottleneck === 'client';
   if (isCensored(c)) return fixed(c) ? 'bound' : 'noise';
-  if (isCensored(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * best.rps!.mean)
+  if (isCensored(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * k * best.rps!.mean)
     return fixed(best) ? 'bound' : 'noise';
   return 'noise';
 }
@@ -167,16 +169,16 @@ export function whatWouldDecide(
 ): string[] {
   const out: string[] = [];
   if (blockedBy.includes('noise')) {
+    // A command with its value, never a config key: doubling the default budget (50 %) settles most ties here.
     out.push(
-      'more repetitions of the ' +
-        `contenders${ceiling === 'host' ? ' on a quieter host (other processes took CPU)' : ''} (settling: ` +
-        '"settleBudgetPct", CLI --settle-budget)',
+      `more repetitions of the contenders${ceiling === 'host' ? ' on a quieter host (other processes took CPU)' : ''}` +
+        ': run it again with a larger settling budget (`rightsize run … --settle-budget 100`)',
     );
   }
   if (blockedBy.includes('bound')) {
     out.push(
       'a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load ' +
-        'threads ("load.threads"), or a target with more cores',
+        'threads (`--load-threads`), or a target with more cores',
     );
   }
   return out;

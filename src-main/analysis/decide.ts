@@ -1,9 +1,9 @@
 // The decisions of one CPU / memory pair: who may be picked, the best, the knee and the lowest p99,
 // each settled by a test (Welch's t-test, Holm-corrected where a best is picked among many), never
 // by point means or by overlapping intervals.
-import { cheaper, contest, isCensored, whatWouldDecide } from './contest.ts';
+import { contest, DEFAULT_PRICING, isCensored, whatWouldDecide, type Pricing } from './contest.ts';
 import { pairLabel } from '../common/resource-labels.ts';
-import { groupBy, loadLabel, totalResources, workloadLabel } from './group.ts';
+import { groupBy, loadLabel, totalResources, workloadKey, workloadLabel } from './group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope, Verdict } from './types.ts';
 
@@ -106,15 +106,17 @@ function decideScope(
   marginPct: number,
   label: string,
   context: string,
+  pricing: Pricing,
+  key = cs[0]!.scopeKey,
 ): ScopeDecision | UndecidedScope {
   const first = cs[0]!;
   const { candidates, setAside, ceiling } = candidatesOf(cs);
-  const c = contest(candidates, marginPct);
-  if (!c) return { key: first.scopeKey, label, context, setAside };
+  const c = contest(candidates, marginPct, pricing);
+  if (!c) return { key, label, context, setAside };
   const { best: bestRps, pick: knee } = c;
   const kneeEvidence: ScopeDecision['kneeEvidence'] =
     !knee.rps!.ci || !bestRps.rps!.ci ? 'means' : c.state === 'undecided' ? 'not-below' : 'shown-within';
-  const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || cheaper(a, b))[0]!;
+  const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || pricing.order(a, b))[0]!;
   const tested = comparePick(
     bestRps,
     candidates.filter((x) => x !== bestRps),
@@ -146,14 +148,15 @@ function decideScope(
     false,
   );
   return {
-    key: first.scopeKey,
+    key,
     label,
     context,
     app: first.app,
     requestSet: first.requestSet,
     load: first.load,
-    cpuMillis: first.cpuMillis,
-    memoryMb: first.memoryMb,
+    cpuMillis: knee.cpuMillis,
+    memoryMb: knee.memoryMb,
+    pairs: new Set(cs.map((x) => x.scopeKey)).size,
     configurations: cs.map((x) => x.key),
     candidates: candidates.map((x) => x.key),
     setAside,
@@ -188,6 +191,7 @@ function decideScope(
 export function decideScopes(
   configurations: ConfigurationSummary[],
   marginPct: number,
+  pricing: Pricing = DEFAULT_PRICING,
 ): { scopes: ScopeDecision[]; undecided: UndecidedScope[] } {
   const byScope = groupBy(
     configurations.filter((x) => x.n > 0),
@@ -203,9 +207,52 @@ export function decideScopes(
       // A scope holds equal totals (group.ts scopeKey): with replicas, the label says the total.
       pairLabel(...totalResources(f)) + (cs.some((x) => (x.replicas ?? 1) > 1) ? ' in total' : ''),
       `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`,
+      pricing,
     );
     if ('bestRps' in d) scopes.push(d);
     else undecided.push(d);
   }
   return { scopes, undecided };
+}
+
+/** "0.5 CPU / 256 MB and 1 CPU / 256 MB", or "4 CPU / memory pairs" when the list would not read. */
+function pairsLabel(scopes: readonly ScopeDecision[]): string {
+  if (scopes.length > 3) return `${scopes.length} CPU / memory pairs`;
+  const labels = scopes.map((s) => s.label);
+  return labels.length <= 2 ? labels.join(' and ') : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
+}
+
+/**
+ * The answer's decision, one per workload: the contest over every qualified configuration of the
+ * workload, whatever its CPU / memory pair, on goodput per dollar at the run's prices (the lowest
+ * cost per million requests), ties and undecided cases to the cheaper by the one order of cost. With
+ * one pair every price is equal, so this is that pair's own decision, unchanged.
+ */
+export function decideWorkloads(
+  configurations: ConfigurationSummary[],
+  scopes: readonly ScopeDecision[],
+  marginPct: number,
+  pricing: Pricing = DEFAULT_PRICING,
+): ScopeDecision[] {
+  const byWorkload = groupBy(
+    scopes.map((s) => s),
+    (s) => workloadKey(s),
+  );
+  return [...byWorkload.values()].map((ss) => {
+    if (ss.length === 1) return ss[0]!;
+    const keys = new Set(ss.flatMap((s) => s.configurations));
+    const cs = configurations.filter((c) => keys.has(c.key));
+    const f = ss[0]!;
+    const loads = new Set(ss.map((s) => JSON.stringify(s.load))).size;
+    const d = decideScope(
+      cs,
+      marginPct,
+      pairsLabel(ss),
+      loads > 1 ? workloadLabel(f.app, f.requestSet) : f.context,
+      pricing,
+      `answer:${workloadKey(f)}`,
+    );
+    // Every scope in the list has a qualified candidate, so the workload's contest has one too.
+    return d as ScopeDecision;
+  });
 }

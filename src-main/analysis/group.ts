@@ -13,6 +13,8 @@ export const NOISY_CV = 0.1;
 export const MAX_ERROR_PCT = 1;
 export const ONE_REPETITION_NOTE =
   'one repetition: interval from batch means of its own seconds, blind to run-to-run variation; add repetitions';
+export const TOO_FEW_NOTE =
+  'too few repetitions to bound: an interval needs 3 or more, so no test decides with it; add repetitions';
 export const NO_INTERVAL_NOTE = 'one repetition and no per-second series: no confidence interval; add repetitions';
 
 /** Lightest launcher first: a single process has no primary; PM2 adds its daemon. Also breaks ties by cost. */
@@ -120,11 +122,10 @@ export function bottleneckOf(cells: readonly StoredCell[]): Bottleneck {
 function exclusionReason(c: StoredCell): string | null {
   switch (c.status) {
     case 'ok': {
-      if (c.rpsMean === null || c.p99Us === null) return 'no load result';
-      // A repetition whose seconds drift or step has no steady-state mean: it is left out, and the
-      // configuration is judged on its steady repetitions (all unstable: nothing to judge it on).
-      const unstable = c.flags.find((f) => f.kind === 'unstable');
-      return unstable ? `unstable (${unstable.reason})` : null;
+      // An unstable repetition (its seconds drifted or stepped) still counts: leaving it out moved
+      // estimates toward the pick and made configurations lose for data not used. Its flag and the
+      // wider spread it brings say how sure the answer can be.
+      return c.rpsMean === null || c.p99Us === null ? 'no load result' : null;
     }
     case 'oom':
       return 'OOM-killed';
@@ -282,8 +283,8 @@ export function groupCells(
     const included: StoredCell[] = [];
     const excluded: Exclusion[] = [];
     // A host-busy repetition was disturbed from outside (not the server's doing, not the load
-    // generator's): where two or more undisturbed repetitions remain, it is left out like an unstable
-    // one; otherwise it stays, and the configuration's goodput is a lower bound.
+    // generator's): where two or more undisturbed repetitions remain, it is left out; otherwise it
+    // stays, and the configuration's goodput is a lower bound.
     const counted = group.filter((c) => exclusionReason(c) === null);
     const quiet = counted.filter((c) => !c.flags.some((f) => f.kind === 'host-busy'));
     const dropBusy = quiet.length >= 2 && quiet.length < counted.length;
@@ -319,6 +320,7 @@ export function groupCells(
     const notes: string[] = [];
     if (included.length === 0) notes.push('every repetition was excluded');
     if (included.length === 1) notes.push(rps?.ci ? ONE_REPETITION_NOTE : NO_INTERVAL_NOTE);
+    if (included.length > 1 && !rps?.ci) notes.push(TOO_FEW_NOTE);
     const { bottleneck, shortfallBy } = bottleneckOf(included);
     configurations.push({
       key,

@@ -92,7 +92,8 @@ export const be = (cs: ConfigurationSummary[]): string =>
 /** "25,309 ± 812 req/s, n = 3", "25,309 ± 812 req/s, one run, batch means" or "25,309 req/s, a single sample". */
 export function rpsText(c: ConfigurationSummary): string {
   const r = c.rps!;
-  if (!r.ci) return `${fmtNum(r.mean)} req/s, a single sample`;
+  if (!r.ci)
+    return `${fmtNum(r.mean)} req/s, ${r.n > 1 ? `n = ${r.n}, too few repetitions to bound` : 'a single sample'}`;
   return (
     `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s, ` +
     `${r.intervalFrom === 'batch-means' ? 'one run, batch means' : `n = ${r.n}`}`
@@ -105,7 +106,7 @@ export function rpsText(c: ConfigurationSummary): string {
  */
 export function p99Short(c: ConfigurationSummary): string {
   const p = c.p99Us!;
-  if (!p.ci) return `${fmtUs(p.mean)} (n = 1)`;
+  if (!p.ci) return `${fmtUs(p.mean)} (n = ${p.n}${p.n > 1 ? ', too few to bound' : ''})`;
   // From one run the interval is taken on a log scale: asymmetric, so both ends are given.
   if (p.intervalFrom === 'batch-means') {
     const [low, high] = [fmtUs(p.ci.low), fmtUs(p.ci.high)];

@@ -1,7 +1,9 @@
 import type { RunDetail } from '../model/stored.ts';
+import { alternativesOf } from './alternatives.ts';
 import { causesOf } from './answer-causes.ts';
 import { costsOf, pricesFor, searchCostLine } from './cost.ts';
-import { decideScopes } from './decide.ts';
+import { pricingAt } from './contest.ts';
+import { decideScopes, decideWorkloads } from './decide.ts';
 import { configurationKey, groupCells } from './group.ts';
 import { headlineOf } from './headline.ts';
 import { topologyNotes } from './topology.ts';
@@ -57,14 +59,17 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   if (!(marginPct >= 0 && marginPct < 100))
     throw new Error(`The margin must be a percentage from 0 to below 100, got ${marginPct}.`);
   const { configurations, exclusions } = groupCells(run.cells, options.samples);
-  const { scopes, undecided } = decideScopes(configurations, marginPct);
+  // Prices given now, else the run's own (its matrix or search spec), else the example defaults.
+  const priced = pricesFor(run.matrix, options.prices);
+  // One order of cost at those prices ranks every decision below (analysis/cost-order.ts).
+  const pricing = pricingAt(priced.prices);
+  const { scopes, undecided } = decideScopes(configurations, marginPct, pricing);
+  const decisions = decideWorkloads(configurations, scopes, marginPct, pricing);
   const cellsIncluded = configurations.reduce((a, c) => a + c.n, 0);
-  const outcomes = options.slo ? sloOutcomes(configurations, options.slo) : [];
+  const outcomes = options.slo ? sloOutcomes(configurations, options.slo, pricing.order) : [];
   // An auto-size run answers with what its search found (analysis/search-answer.ts).
   const search = run.search ? searchAnswer(run.search, configurations) : null;
   const sizingSlo = options.slo ?? (search ? searchSizingSlo(search) : null);
-  // Prices given now, else the run's own (its matrix or search spec), else the example defaults.
-  const priced = pricesFor(run.matrix, options.prices);
   const costs = costsOf(configurations, sizingSlo, priced.prices, priced.source);
   // An auto-size run is priced by what its search found, not by a contest over its cells.
   if (search) costs.cheapest = [searchCostLine(search, priced.prices)];
@@ -82,6 +87,7 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     slo: options.slo ?? null,
     configurations,
     scopes,
+    decisions,
     undecided,
     sloOutcomes: outcomes,
     costs,
@@ -94,9 +100,11 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
       ...versionNotes(configurations, scopes, marginPct),
       ...flagNotes(configurations, scopes, marginPct),
     ],
-    sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search),
+    sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search, decisions),
     method: methodText(marginPct),
   };
+  // Read from the decision, never deciding: the latency and throughput the pick gives up, labelled as such.
+  base.alternatives = alternativesOf({ ...base, ...(search ? { search } : {}) });
   const methods = methodsOf({ ...base, ...(search ? { search } : {}) });
   if (search) {
     const w = searchWords(base, search);

@@ -83,12 +83,14 @@ export function scopeSentences(
   byKey: Map<string, ConfigurationSummary>,
   marginPct: number,
   withContext: boolean,
+  given = false,
 ): string[] {
   const cs = s.candidates.map((k) => byKey.get(k)!);
   const pick = (keys: string[]): ConfigurationSummary[] => keys.map((k) => byKey.get(k)!);
   // What the configurations of the pair differ in (containers, Node.js, flags) is said in every name.
   const ctx = whoContext(cs);
-  const where = `On ${s.label}${withContext ? ` (${s.context})` : ''}`;
+  // With several pairs the answer is one configuration; each pair's own pick answers the seeds' question, labelled so.
+  const where = `${given ? 'If you are given' : 'On'} ${s.label}${withContext ? ` (${s.context})` : ''}`;
   const out: string[] = [];
   const { bestRps: best, knee, lowestP99: low } = s;
   const only = s.candidates.length === 1;

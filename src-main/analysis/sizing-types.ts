@@ -163,7 +163,8 @@ export interface CpuSizing {
    * the matrix does.
    */
   requestMillis: number | null;
-  basis: 'slo' | 'throughput';
+  /** 'pick': the configuration the answer deploys, at the cap it was measured under and picked at. */
+  basis: 'slo' | 'throughput' | 'pick';
   /** How the throughput is judged: 'test' (one-sided Welch) or 'means' when a side had no interval. */
   evidence: 'test' | 'means' | null;
   /** Every CPU cap tried for this configuration, smallest first. */

@@ -10,6 +10,7 @@ import { limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } fr
 import { onWhat, who, whoContext, type WhoContext } from './phrases.ts';
 import { describeSlo } from './slo.ts';
 import type {
+  CpuSizing,
   ConfigurationSummary,
   MemoryCap,
   MemoryOutcome,
@@ -219,7 +220,8 @@ function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, margin
   const u = s.cpu;
   const failed = u.failedAtMillis === null ? null : u.caps.find((x) => x.cpuMillis === u.failedAtMillis)!;
   let head: string;
-  if (u.caps.length <= 1)
+  if (u.basis === 'pick') head = pickCpuSentence(u, c, ctx);
+  else if (u.caps.length <= 1)
     head =
       `CPU: the matrix tried only ${cpuLabel(c.cpuMillis)} for ${who(c, ctx)} at ${memLabel(c.memoryMb)}, so ` +
       'nothing shows whether less would do.';
@@ -244,6 +246,23 @@ function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, margin
       ? 'was not throttled'
       : `was throttled ${fmtNum(u.throttledMsPerSec)} ms per second${share}`;
   return `${head} At its ${cpuLabel(c.cpuMillis)} cap it used ${fmtPct(u.cpuPctOfCap!)} of the cap and ${thr}.`;
+}
+
+/**
+ * The deployed configuration's CPU is its own cap; every other cap tried for the same shape is said
+ * as an alternative with what it holds for what it costs ("Alternative: 1 CPU would hold …").
+ */
+function pickCpuSentence(u: CpuSizing, c: ConfigurationSummary, ctx?: WhoContext): string {
+  const head = `CPU: ${cpuLabel(c.cpuMillis)}, the cap ${who(c, ctx)} was measured under and picked at.`;
+  const times = (y: number): string => `${fmtNum(y, y < 10 ? 1 : 0)}×`;
+  const alt = u.caps
+    .filter((x) => x.cpuMillis !== c.cpuMillis && x.miss === null && x.rps !== null && c.rps)
+    .map(
+      (x) =>
+        `${cpuLabel(x.cpuMillis)} would hold ${fmtNum(x.rps!)} req/s (${times(x.rps! / c.rps!.mean)} the goodput ` +
+        `for ${times(x.cpuMillis / c.cpuMillis)} the CPU)`,
+    );
+  return alt.length ? `${head} Alternative${alt.length > 1 ? 's' : ''}: ${alt.join('; ')}.` : head;
 }
 
 /** How memory and CPU are judged, in one paragraph (the HTML report's method and the README quote it). */
@@ -371,10 +390,13 @@ function cpuPart(
     };
   }
   const statement =
-    u.caps.length <= 1
-      ? `CPU${of}: only ${cpuLabel(c.cpuMillis)} was tried`
-      : u.requestMillis === null
-        ? `CPU${of}: no request (no CPU cap tried ${rec.slo ? 'meets the objective' : 'holds the throughput'})`
-        : `CPU${of}: request ${cpuLabel(u.requestMillis)} per container${forAll(u.requestMillis)}`;
+    u.basis === 'pick'
+      ? `CPU${of}: request = limit = ${cpuLabel(c.cpuMillis)} per container${forAll(c.cpuMillis)}, the cap it was ` +
+        'measured under and picked at'
+      : u.caps.length <= 1
+        ? `CPU${of}: only ${cpuLabel(c.cpuMillis)} was tried`
+        : u.requestMillis === null
+          ? `CPU${of}: no request (no CPU cap tried ${rec.slo ? 'meets the objective' : 'holds the throughput'})`
+          : `CPU${of}: request ${cpuLabel(u.requestMillis)} per container${forAll(u.requestMillis)}`;
   return { statement, method: cpuSentence(x, c, rec.slo, rec.marginPct, ctx) };
 }

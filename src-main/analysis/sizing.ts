@@ -62,7 +62,7 @@ export interface AnswerPick {
 }
 
 export function answerPick(
-  rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>,
+  rec: Pick<Recommendation, 'search' | 'scopes' | 'decisions' | 'sloOutcomes' | 'configurations' | 'slo'>,
 ): AnswerPick | null {
   if (rec.search) {
     const c = rec.search.foundKey ? rec.configurations.find((x) => x.key === rec.search!.foundKey) : undefined;
@@ -78,7 +78,8 @@ export function answerPick(
         }
       : null;
   }
-  const scope = rec.scopes[0] ?? null;
+  // The answer's decision across the workload's pairs (one pair: that pair's own).
+  const scope = rec.decisions?.[0] ?? rec.scopes[0] ?? null;
   const first = scope ? workloadKey(scope) : rec.sloOutcomes[0] ? workloadKey(rec.sloOutcomes[0]) : null;
   const outcome = rec.sloOutcomes.find((o) => workloadKey(o) === first) ?? null;
   if (outcome?.met) {
@@ -110,7 +111,7 @@ export function answerPick(
 
 /** The key of the configuration the answer deploys (answerPick), or null. */
 export const answerKey = (
-  rec: Pick<Recommendation, 'search' | 'scopes' | 'sloOutcomes' | 'configurations' | 'slo'>,
+  rec: Pick<Recommendation, 'search' | 'scopes' | 'decisions' | 'sloOutcomes' | 'configurations' | 'slo'>,
 ): string | null => answerPick(rec)?.configuration.key ?? null;
 
 /**
@@ -125,9 +126,10 @@ export function sizeConfigurations(
   marginPct: number,
   slo: Slo | null,
   search?: SearchAnswer | null,
+  decisions: readonly ScopeDecision[] = scopes,
 ): Sizing[] {
   const cells = finishedCellsByKey(run.cells);
-  const recommended = new Set(recommendedKeys(scopes, sloOutcomes, search));
+  const recommended = new Set(recommendedKeys(decisions, sloOutcomes, search));
   const roles = new Map<string, string[]>();
   const add = (key: string, role: string): void => void roles.set(key, [...(roles.get(key) ?? []), role]);
   for (const k of recommended) add(k, 'the recommended configuration');
@@ -148,7 +150,13 @@ export function sizeConfigurations(
       roles: roles.get(c.key) ?? [],
       recommended: recommended.has(c.key),
       memory: searchMemorySizing(memorySizing(c, configurations, cells, marginPct), c, run, search),
-      cpu: foundCpu(cpuSizing(c, configurations, cells, marginPct, slo), c, run, search, configurations),
+      cpu: foundCpu(
+        deployedCpu(cpuSizing(c, configurations, cells, marginPct, slo), c, recommended, search),
+        c,
+        run,
+        search,
+        configurations,
+      ),
     }));
 }
 
@@ -173,6 +181,20 @@ function searchMemorySizing(
     limitFrom: 'search',
     search: searchMemory(trace, search.found, run.cells),
   };
+}
+
+/**
+ * The configuration the answer deploys runs on the CPU cap it was measured under and picked at: one
+ * answer, so its CPU is never another cap's. The other caps tried stay in `caps`, read as alternatives.
+ */
+function deployedCpu(
+  u: CpuSizing,
+  c: ConfigurationSummary,
+  recommended: ReadonlySet<string>,
+  search: SearchAnswer | null | undefined,
+): CpuSizing {
+  if (search || !recommended.has(c.key) || u.requestMillis === c.cpuMillis) return u;
+  return { ...u, requestMillis: c.cpuMillis, basis: 'pick', evidence: null, failedAtMillis: null };
 }
 
 /** An auto-size run's found configuration has the CPU its search bisected to: the sizing says so. */

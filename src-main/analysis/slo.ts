@@ -1,5 +1,6 @@
 import { fmtNum } from '../common/format.ts';
-import { groupBy, MODE_ORDER, workloadKey } from './group.ts';
+import { costOrder, type Costed } from './cost-order.ts';
+import { groupBy, workloadKey } from './group.ts';
 import type { ConfigurationSummary, Slo, SloCheck, SloOutcome } from './types.ts';
 
 export const SLO_EXAMPLE = 'p99<=20ms,rps>=1000,errors<=1%';
@@ -111,29 +112,6 @@ export function checkSlo(c: ConfigurationSummary, s: Slo): SloCheck[] {
   ];
 }
 
-/** What cost is ranked on (a configuration summary, or an auto-size candidate). */
-export type Costed = Pick<ConfigurationSummary, 'cpuMillis' | 'memoryMb' | 'workers' | 'mode'> & {
-  p99Us: { mean: number } | null;
-  replicas?: number;
-};
-
-/**
- * Cheapest first: least CPU, then memory, then workers — all in total over the replicas (caps and
- * workers are per replica) —; at equal totals fewer containers (contest.ts cheaper); then the lighter
- * launcher and the lower p99.
- */
-export function byCost(a: Costed, b: Costed): number {
-  const [ra, rb] = [Math.max(1, a.replicas ?? 1), Math.max(1, b.replicas ?? 1)];
-  return (
-    a.cpuMillis * ra - b.cpuMillis * rb ||
-    a.memoryMb * ra - b.memoryMb * rb ||
-    ra - rb ||
-    a.workers * ra - b.workers * rb ||
-    MODE_ORDER[a.mode] - MODE_ORDER[b.mode] ||
-    (a.p99Us?.mean ?? 0) - (b.p99Us?.mean ?? 0)
-  );
-}
-
 const worstMiss = (checks: SloCheck[]): number => Math.max(...checks.map((c) => c.miss));
 // Misses can be Infinity (errors against a 0 % limit), where subtraction would give NaN.
 const cmp = (a: number, b: number): number => (a === b ? 0 : a < b ? -1 : 1);
@@ -142,7 +120,14 @@ const cmp = (a: number, b: number): number => (a === b ? 0 : a < b ? -1 : 1);
  * Per workload (an SLO for one app says nothing about another): the cheapest configuration that
  * meets every limit, or the one that missed by the least on its worst criterion.
  */
-export function sloOutcomes(configurations: ConfigurationSummary[], slo: Slo): SloOutcome[] {
+export function sloOutcomes(
+  configurations: ConfigurationSummary[],
+  slo: Slo,
+  order: (a: Costed, b: Costed) => number = costOrder(),
+): SloOutcome[] {
+  // The one order of cost (analysis/cost-order.ts); at an equal cost the lower p99.
+  const byCost = (a: ConfigurationSummary, b: ConfigurationSummary): number =>
+    order(a, b) || (a.p99Us?.mean ?? 0) - (b.p99Us?.mean ?? 0);
   // A configuration that failed requests beyond the limit, was OOM-killed or never settled is no answer to an SLO.
   const byWorkload = groupBy(
     configurations.filter((x) => x.n > 0 && x.disqualified.length === 0),

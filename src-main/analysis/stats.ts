@@ -70,20 +70,43 @@ export interface MetricStats {
   intervalFrom: IntervalSource;
 }
 
+/**
+ * The fewest values (repetitions, or batches of one cell's seconds) an interval and a test rest on:
+ * with two, Student's t has one degree of freedom (t = 12.7) and the interval is wider than the
+ * number itself. Below it the answer says "too few repetitions to bound" and no test decides.
+ */
+export const MIN_VALUES_TO_BOUND = 3;
+
+/**
+ * A 95 % interval for a positive quantity (goodput, latency) from a mean and its standard error:
+ * taken on the log scale (se ÷ mean there, the delta method), so it is asymmetric and never reaches
+ * zero; `halfWidth` is half its width.
+ */
+export function positiveInterval(m: number, se: number, df: number, level = CONFIDENCE): Interval {
+  if (!(m > 0)) return { level, low: m, high: m, halfWidth: 0 };
+  const half = tQuantile(1 - (1 - level) / 2, df) * (se / m);
+  const low = m * Math.exp(-half);
+  const high = m * Math.exp(half);
+  return { level, low, high, halfWidth: (high - low) / 2 };
+}
+
 /** Statistics over repetitions: the honest spread, since each repetition is a fresh container, placement and moment. */
 export function summarize(values: readonly number[]): MetricStats {
   const sd = stddev(values);
   const n = values.length;
+  const m = mean(values);
+  const bounded = sd !== null && n >= MIN_VALUES_TO_BOUND;
+  const se = bounded ? sd / Math.sqrt(n) : null;
   return {
     n,
-    mean: mean(values),
+    mean: m,
     stddev: sd,
-    ci: confidenceInterval(values),
+    ci: se !== null ? positiveInterval(m, se, n - 1) : null,
     cv: cv(values),
     values: [...values],
-    se: sd === null ? null : sd / Math.sqrt(n),
-    df: sd === null ? null : n - 1,
-    intervalFrom: sd === null ? null : 'repetitions',
+    se,
+    df: se !== null ? n - 1 : null,
+    intervalFrom: se !== null ? 'repetitions' : null,
   };
 }
 
@@ -112,7 +135,7 @@ export function batchMeans(series: readonly number[]): { means: number[]; batchS
  */
 export function summarizeOne(value: number, series: readonly number[] | null, level = CONFIDENCE): MetricStats {
   const batches = series ? batchMeans(series) : null;
-  const sd = batches ? stddev(batches.means) : null;
+  const sd = batches && batches.means.length >= MIN_VALUES_TO_BOUND ? stddev(batches.means) : null;
   if (!batches || sd === null)
     return {
       n: 1,
@@ -127,12 +150,11 @@ export function summarizeOne(value: number, series: readonly number[] | null, le
     };
   const k = batches.means.length;
   const se = sd / Math.sqrt(k);
-  const halfWidth = tQuantile(1 - (1 - level) / 2, k - 1) * se;
   return {
     n: 1,
     mean: value,
     stddev: null,
-    ci: { level, low: value - halfWidth, high: value + halfWidth, halfWidth },
+    ci: positiveInterval(value, se, k - 1, level),
     cv: null,
     values: [value],
     se,
@@ -186,7 +208,8 @@ export function logPooledInterval(
  * summarizeOne it sees second-to-second noise only, not run-to-run variation.
  */
 export function summarizeOneLog(value: number, series: readonly number[] | null, level = CONFIDENCE): MetricStats {
-  const iv = series ? logPooledInterval([series], level) : null;
+  const pooled = series ? logPooledInterval([series], level) : null;
+  const iv = pooled && pooled.batches >= MIN_VALUES_TO_BOUND ? pooled : null;
   if (!iv)
     return {
       n: 1,

@@ -6,6 +6,7 @@ import { cpuLabel, memLabel } from '../common/resource-labels.ts';
 import { capitalize, joinAnd } from '../common/text.ts';
 import { pickCause } from './answer-causes.ts';
 import { isCensored } from './contest.ts';
+import { acrossPairs, perMillionText } from './headline.ts';
 import { onWhat, who, whoContext, type WhoContext } from './phrases.ts';
 import { answerPick } from './sizing.ts';
 import { sizingMethodText } from './sizing-words.ts';
@@ -37,7 +38,9 @@ function numbers(c: ConfigurationSummary): string {
       ? 'one run: intervals from its own seconds'
       : r.ci
         ? `${r.n} repetitions, 95 % intervals`
-        : 'a single sample, no interval';
+        : r.n > 1
+          ? `${r.n} repetitions: too few repetitions to bound`
+          : 'a single sample, no interval';
   return `${rps}, p99 ${p99} (${basis})`;
 }
 
@@ -73,6 +76,28 @@ function rivalsBullet(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>
     kneeNote +
     boundNote
   ).trim();
+}
+
+/** The pick against every configuration of every pair, on cost per million requests, in one sentence. */
+function costRivalsBullet(rec: Base, s: ScopeDecision, byKey: Map<string, ConfigurationSummary>): string {
+  const rest = (keys: string[]): ConfigurationSummary[] =>
+    keys
+      .filter((k) => k !== s.knee.key)
+      .map((k) => byKey.get(k)!)
+      .filter(Boolean);
+  const list = (cs: ConfigurationSummary[]): string =>
+    joinAnd(cs.slice(0, 3).map((x) => `${who(x)} on ${onWhat(x)} (${perMillionText(rec, x)})`));
+  if (s.candidates.length === 1) return `It was the only configuration that qualified on ${s.label}.`;
+  if (s.state === 'undecided')
+    return `Not yet separable on cost per million requests from ${list(rest(s.contenders))}.`;
+  if (s.state === 'equivalent')
+    return (
+      `${capitalize(list(rest(s.contenders)))} cost within ${fmtMargin(rec.marginPct)} % of it per million ` +
+      'requests (two one-sided tests): equivalent, so the cheaper by the price per hour is the pick.'
+    );
+  const worse = rest(s.candidates);
+  const tail = worse.length > 3 ? ` and ${worse.length - 3} more` : '';
+  return `Every other configuration costs significantly more per million requests: ${list(worse)}${tail}.`;
 }
 
 /**
@@ -126,7 +151,8 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   const out: string[] = [];
   const ctx = p.scope ? whoContext(p.scope.candidates.map((k) => byKey.get(k)!).filter(Boolean)) : undefined;
   // One container in a scope of replicas: its caps are the scope's totals, said as such.
-  const where = (c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope ? p.scope.label : onWhat(c);
+  const where =
+    (c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope && !acrossPairs(p.scope) ? p.scope.label : onWhat(c);
   out.push(`${capitalize(who(c, ctx))} on ${where}: ${numbers(c)}.`);
   if (p.basis === 'slo' && p.outcome)
     out.push(
@@ -134,10 +160,14 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
     );
   else if (p.scope) {
     // Why, from the runtime probe, said with how the pick stands: the summary keeps its four bullets.
-    const why = pickCause(rec.causes, p.scope.key, c.key);
-    out.push(rivalsBullet(p.scope, byKey, rec.marginPct) + (why ? ` Why: ${why.text}.` : ''));
+    // Causes and comparisons are per CPU / memory pair: the pick's own pair.
+    const why = pickCause(rec.causes, c.scopeKey, c.key);
+    const rivals = acrossPairs(p.scope)
+      ? costRivalsBullet(rec, p.scope, byKey)
+      : rivalsBullet(p.scope, byKey, rec.marginPct);
+    out.push(rivals + (why ? ` Why: ${why.text}.` : ''));
     // The question the run asked of the pick's scope (containers or workers, which Node.js): its first line.
-    const asked = rec.comparisons?.find((n) => n.scopeKey === p.scope!.key && n.keys.includes(c.key));
+    const asked = rec.comparisons?.find((n) => n.scopeKey === c.scopeKey && n.keys.includes(c.key));
     if (asked) out.push(asked.text);
   }
   const res = resourcesBullet(rec, c);
@@ -147,9 +177,14 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   // The cost line of the pick's workload (analysis/cost.ts), when there is room for it.
   const cost = rec.costs?.cheapest.find((k) => k.app === c.app && k.requestSet === c.requestSet);
   if (cost && cost.state !== 'none' && out.length < MAX_SUMMARY) out.push(cost.text);
+  // What the pick gives up, labelled as alternatives (analysis/alternatives.ts), while there is room.
+  for (const a of rec.alternatives ?? []) if (out.length < MAX_SUMMARY) out.push(a.text);
   const more = rec.scopes.length - 1;
   if (more > 0 && out.length < MAX_SUMMARY)
-    out.push(`${more} other CPU / memory pair${more === 1 ? '' : 's'}: in the chart and the table.`);
+    out.push(
+      `${more} other CPU / memory pair${more === 1 ? '' : 's'}: in the chart and the table, each as ` +
+        '"if you are given".',
+    );
   return out.filter((x) => x.length > 0).slice(0, MAX_SUMMARY);
 }
 

@@ -5,7 +5,10 @@
 import { fmtMb, fmtNum, fmtPct } from '../common/format.ts';
 import { pairLabel } from '../common/resource-labels.ts';
 import { capitalize, joinAnd } from '../common/text.ts';
-import { CHEAPER_RULE_WORDS, cheaper } from './contest.ts';
+import { COST_ORDER_WORDS, costOrder } from './cost-order.ts';
+
+// Within one scope every total is equal, so the example prices order it as any prices would.
+const cheaper = costOrder();
 import { groupBy } from './group.ts';
 import { who } from './phrases.ts';
 import { relationClause, sideBySide, type ComparisonNote, type SideBySide } from './side-by-side.ts';
@@ -43,7 +46,7 @@ function representatives(cs: readonly ConfigurationSummary[]): ConfigurationSumm
 }
 
 /**
- * Which of a pair within the margin the answer deploys, by contest.ts `cheaper` (fewer containers
+ * Which of a pair within the margin the answer deploys, by the one order of cost (cost-order.ts) (fewer containers
  * first at equal totals): "; the answer prefers 1 container × 2 cluster workers, fewer containers for
  * the same total". Nothing where one is shown worse or the pair is undecided.
  */
@@ -53,7 +56,7 @@ function preferred(s: SideBySide): string {
   const why =
     replicasOf(first!) < replicasOf(second!)
       ? 'fewer containers for the same total (less per-container overhead, fewer things to run)'
-      : `the cheaper by the answer's rule (${CHEAPER_RULE_WORDS})`;
+      : `the cheaper by the answer's rule (${COST_ORDER_WORDS})`;
   return `; the answer prefers ${topologyLabel(first!)}: ${why}`;
 }
 

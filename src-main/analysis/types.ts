@@ -152,8 +152,14 @@ export interface ScopeDecision {
   app: string;
   requestSet: string | null;
   load: CellLoad;
+  /** The pick's caps (within one pair, the pair's). */
   cpuMillis: number;
   memoryMb: number;
+  /**
+   * How many CPU / memory pairs the decision spans: 1 for a pair's own (goodput decides), more for the
+   * answer's decision across a workload's pairs (goodput per dollar decides). Absent in answers made before it.
+   */
+  pairs?: number;
   /** Keys of every configuration of the scope with at least one included repetition. */
   configurations: string[];
   /**

@@ -3,7 +3,7 @@
 // (each CPU / memory pair), slo-words.ts (the objective) and sizing-words.ts (memory and CPU).
 import { fmtMargin, fmtPct } from '../common/format.ts';
 import { causeSentence } from './answer-causes.ts';
-import { CHEAPER_RULE_WORDS } from './contest.ts';
+import { COST_ORDER_WORDS } from './cost-order.ts';
 import { loadLabel, MAX_ERROR_PCT } from './group.ts';
 import { singleRunWeakness } from './phrases.ts';
 import { cpuRuleSentence, scopeSentences, undecidedSentence } from './scope-words.ts';
@@ -45,15 +45,15 @@ export function methodText(marginPct: number): string {
     `a cheaper configuration is picked instead when it is shown within ${fmtMargin(marginPct)} % of the ` +
     'best, a costlier one is ruled out when it is shown below the best, and two within ' +
     `±${fmtMargin(marginPct)} % by two one-sided tests are equivalent, where the cheaper wins (` +
-    `${CHEAPER_RULE_WORDS}). ` +
+    `${COST_ORDER_WORDS}). ` +
     'The answer is confident when a test separates the pick from every rival, equivalent when the rest are ' +
     'shown within the margin, and undecided otherwise: then it names the contenders, runs more repetitions ' +
     'of only them while its settling budget lasts, and says what would decide it. ' +
     "A client-bound or host-busy configuration's goodput is a lower bound (the load generator or the host " +
     'set the pace, so the server was at least that fast): it can beat an estimate, but nothing is shown ' +
     'faster than it or within a margin of it. ' +
-    'A repetition whose seconds drifted or stepped (unstable) is left out, so a configuration is judged on ' +
-    'its steady repetitions. ' +
+    'A repetition whose seconds drifted or stepped (unstable) is flagged and still counted: no configuration ' +
+    'loses, or has no result, for data left out. ' +
     `A configuration with more than ${MAX_ERROR_PCT} % failed requests or an OOM kill is never picked.`
   );
 }
@@ -83,7 +83,9 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'sum
     // What the cheapest costs against its runner-up: one line per workload (analysis/cost.ts).
     for (const k of rec.costs?.cheapest ?? []) if (k.state !== 'none' || rec.slo) out.push(k.text);
     const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1;
-    for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext));
+    for (const a of rec.alternatives ?? []) out.push(a.text);
+    const given = rec.scopes.length > 1;
+    for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext, given));
     for (const u of rec.undecided) out.push(undecidedSentence(u, byKey, withContext));
     // Containers or workers, which Node.js, which flags: each pair by the same contest (topology.ts, versions.ts).
     for (const n of rec.comparisons ?? []) out.push(n.text);

@@ -25,8 +25,9 @@ import { exactCpu, memLabel } from '../common/resource-labels.ts';
 export const RESOURCES_RULE =
   "memory request = limit = the limit verified by running the snippet exactly as emitted (from the answer's " +
   'recommended limit, stepped up toward the largest clean cap; unverified, the cap it was measured under); ' +
-  "CPU limit = the cap it was measured under, CPU request = the answer's CPU request for it (the smallest " +
-  'cap that met the objective, or without one held the throughput), never above the limit';
+  "CPU limit = the cap it was measured under, CPU request = the answer's CPU request for it (for the " +
+  'configuration the answer deploys, that same cap; otherwise the smallest cap that met the objective, ' +
+  'or without one held the throughput), never above the limit';
 
 export interface MemoryLimit {
   mb: number;
@@ -66,12 +67,15 @@ export function recommendedMemoryLimit(
 export function recommendedCpu(rec: Recommendation, c: Pick<ConfigurationSummary, 'key' | 'cpuMillis'>): CpuResources {
   const limit = c.cpuMillis;
   const request = recommendedCpuMillis(rec, c.key);
+  const sizing = rec.sizing?.find((x) => x.key === c.key)?.cpu;
   const basis =
     rec.search?.found && c.key === rec.search.foundKey
       ? 'the smallest cap the search found meeting the objective'
-      : rec.slo || rec.search
-        ? 'the smallest cap tried that meets the objective'
-        : 'the smallest cap tried that holds the throughput';
+      : sizing?.basis === 'pick'
+        ? "the cap it was measured under and picked at (other caps are the answer's alternatives)"
+        : rec.slo || rec.search
+          ? 'the smallest cap tried that meets the objective'
+          : 'the smallest cap tried that holds the throughput';
   if (request === null) {
     return {
       limitMillis: limit,

@@ -2,8 +2,8 @@
  * Verification of the deployable, read back from a run's stored cells: each verification cell
  * (config.phase 'verify', config.verify the descriptor below) ran one snippet kind's settings exactly
  * as emitted (deploy/settings.ts), and is judged here by one rule (judgeVerifyCell) that the engine
- * (engine/verify.ts, deciding whether to step up) and every reader (the snippets, report, the UI)
- * share. Pure: a run stored before verification existed simply has none, and `rightsize verify RUN`
+ * (engine/verify.ts, deciding by afterFailure whether to step the limit up, repeat or stop) and every
+ * reader (the snippets, report, the UI) share. Pure: a run stored before verification existed simply has none, and `rightsize verify RUN`
  * appends the cells later.
  */
 import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/stats.ts';
@@ -14,7 +14,10 @@ import { heapFlagOf, runtimeOf, SNIPPET_KINDS, type DeploySettings, type Snippet
 import type { VerifyDescriptor } from '../model/verify.ts';
 export type { VerifyDescriptor };
 
-/** Goodput must not be (significantly) below this share of the matrix's estimate: within 5 %. */
+/**
+ * Goodput passes only if shown above this share of the matrix's estimate (non-inferiority, a 5 % margin): one-sided
+ * Welch at ALPHA. Shown below it fails; neither is not judged.
+ */
 export const VERIFY_GOODPUT_SHARE = 0.95;
 /** Attempts per snippet (the first limit, steps up, the largest clean cap last). */
 export const VERIFY_MAX_ATTEMPTS = 4;
@@ -34,72 +37,202 @@ export interface VerifyCellLike {
   nodeVersion?: string | null;
 }
 
+/**
+ * How goodput was judged against the floor (VERIFY_GOODPUT_SHARE of the matrix's estimate): shown above or below it by
+ * the one-sided tests, not judged where neither is shown (an interval too wide), or on the means where a side has no
+ * interval.
+ */
+export type GoodputVerdict = 'shown-above' | 'shown-below' | 'not-judged' | 'means-above' | 'means-below';
+
+/** A 95 % interval as printed: never below zero (goodput is positive). */
+export interface GoodputInterval {
+  low: number;
+  high: number;
+}
+
+export interface GoodputCheck {
+  /** The matrix's estimate, and the floor: VERIFY_GOODPUT_SHARE of it. */
+  expected: number;
+  floor: number;
+  verdict: GoodputVerdict;
+  /** One-sided p-values of "above the floor" and "below the floor" (null: means only). */
+  pAbove: number | null;
+  pBelow: number | null;
+  /** The mean is below the floor. */
+  belowShare: boolean;
+  /** Goodput fails the attempt: shown below the floor (or below it on the means). */
+  failed: boolean;
+  /** This cell's interval and the matrix's (null: none). */
+  interval: GoodputInterval | null;
+  expectedInterval: GoodputInterval | null;
+}
+
 export interface VerifyJudgement {
   /** null: the cell did not finish (cancelled, interrupted, running): no verdict either way. */
   pass: boolean | null;
   /** Why it failed, in words (empty when it passed). */
   reasons: string[];
+  /**
+   * The failure is memory's (an OOM kill, a restart, a process that ran out of memory): only such a failure raises the
+   * limit. false when it passed or failed otherwise (goodput, failed requests).
+   */
+  memoryCaused: boolean;
   goodput: number | null;
   p99Us: number | null;
   errorPct: number | null;
   peakBytes: number | null;
   measuredSec: number | null;
   restarts: number;
-  /**
-   * The goodput check: one-sided Welch against VERIFY_GOODPUT_SHARE of the matrix's estimate (pBelow null: means only).
-   */
-  goodputCheck: { expected: number; pBelow: number | null; belowShare: boolean; failed: boolean } | null;
+  goodputCheck: GoodputCheck | null;
 }
 
 const MIB = 2 ** 20;
 const fmtMiB = (bytes: number): string => `${fmtNum(bytes / MIB)} MB`;
 const pct = (x: number): string => `${fmtNum(x, x < 10 ? 1 : 0)} %`;
-const sharePct = fmtNum((1 - VERIFY_GOODPUT_SHARE) * 100);
+const SHARE_PCT = `${fmtNum(VERIFY_GOODPUT_SHARE * 100)} %`;
+const pWords = (p: number): string => `one-sided p ${p < 0.001 ? '< 0.001' : fmtNum(p, 3)}`;
 
 /**
- * Pass = finished ok, no OOM kill, no restart, failed requests within the answer's limit, and goodput
- * not significantly below 95 % of the matrix's estimate for the configuration (one-sided Welch test
- * of the cell's batch-means interval against the configuration's interval, α = 0.05; the means alone
- * where either side has no interval). p99 and the peak are reported, not judged.
+ * A failed cell whose own words say memory ran out: V8's heap limit in the log tail, or the exit codes of a V8 abort
+ * (134) and a SIGKILL (137, the kernel's OOM killer where the engine did not report it).
+ */
+const MEMORY_FAILURE = /heap out of memory|reached heap limit|allocation failed|ENOMEM|exited with code 13[47]\b/i;
+
+/** "36 % above the matrix's 4,987", "2 % below it", "within 1 % of …": from the ratio itself, never the margin. */
+export function comparedWords(value: number, reference: number, what: string): string {
+  if (!(reference > 0)) return `against ${what}`; // no ratio to a zero estimate
+  const diffPct = (value / reference - 1) * 100;
+  if (Math.abs(diffPct) < 1) return `within 1 % of ${what}`;
+  return `${fmtNum(Math.abs(diffPct))} % ${diffPct > 0 ? 'above' : 'below'} ${what}`;
+}
+
+/** "5,900–7,700": an interval as printed, its low end clamped at zero. */
+export const intervalWords = (iv: GoodputInterval): string =>
+  `${fmtNum(Math.max(0, iv.low))}–${fmtNum(Math.max(0, iv.high))}`;
+
+const intervalOf = (low: number | null | undefined, high: number | null | undefined): GoodputInterval | null =>
+  low == null || high == null ? null : { low: Math.max(0, low), high: Math.max(0, high) };
+
+/**
+ * Goodput against the floor. With intervals on both sides, non-inferiority: shown above it (pAbove ≤ ALPHA) passes,
+ * shown below it (pBelow ≤ ALPHA) fails, neither is not judged. Without, the means decide, and say so.
+ */
+export function judgeGoodput(load: LoadResult, e: VerifyDescriptor['expected']): GoodputCheck {
+  const goodput = load.goodputMean ?? load.rpsMean;
+  const mine = summarizeOne(goodput, load.perSecondGood?.length ? load.perSecondGood : (load.perSecondRps ?? null));
+  const a = estimateOf(mine);
+  const b = e.se !== null && e.df !== null ? { mean: e.goodput, se: e.se, df: e.df } : null;
+  const floor = VERIFY_GOODPUT_SHARE * e.goodput;
+  const belowShare = goodput < floor;
+  const t = a && b ? welch(a, b, VERIFY_GOODPUT_SHARE) : null;
+  const verdict: GoodputVerdict = !t
+    ? belowShare
+      ? 'means-below'
+      : 'means-above'
+    : t.pAbove <= ALPHA
+      ? 'shown-above'
+      : t.pBelow <= ALPHA
+        ? 'shown-below'
+        : 'not-judged';
+  return {
+    expected: e.goodput,
+    floor,
+    verdict,
+    pAbove: t?.pAbove ?? null,
+    pBelow: t?.pBelow ?? null,
+    belowShare,
+    failed: verdict === 'shown-below' || verdict === 'means-below',
+    interval: intervalOf(mine.ci?.low, mine.ci?.high),
+    expectedInterval: intervalOf(e.low, e.high),
+  };
+}
+
+/** The reason a goodput failure gives: "goodput 20,000 req/s, below 95 % of the matrix's 24,200 (one-sided p …), 17 % below it". */
+function goodputReason(goodput: number, g: GoodputCheck): string {
+  const how = g.pBelow !== null ? ` (${pWords(g.pBelow)})` : ' on the means (no interval to test)';
+  return (
+    `goodput ${fmtNum(goodput)} req/s, below ${SHARE_PCT} of the matrix's ${fmtNum(g.expected)}${how}, ` +
+    comparedWords(goodput, g.expected, 'it')
+  );
+}
+
+/**
+ * What an attempt's goodput was and how it was judged, in words computed from its numbers: "goodput 24,000 req/s
+ * (within 1 % of the matrix's 24,200, shown above 95 % of it: one-sided p 0.018)".
+ */
+export function goodputWords(j: Pick<VerifyJudgement, 'goodput' | 'goodputCheck'>): string {
+  const g = j.goodputCheck;
+  if (j.goodput === null) return 'goodput unknown';
+  if (!g) return `goodput ${fmtNum(j.goodput)} req/s`;
+  const compared = comparedWords(j.goodput, g.expected, `the matrix's ${fmtNum(g.expected)}`);
+  return `goodput ${fmtNum(j.goodput)} req/s (${compared}${judgedWords(g)})`;
+}
+
+/** How the goodput was judged, after its comparison: ", shown above 95 % of it: one-sided p 0.018". */
+function judgedWords(g: GoodputCheck): string {
+  switch (g.verdict) {
+    case 'shown-above':
+      return `, shown above ${SHARE_PCT} of it: ${pWords(g.pAbove!)}`;
+    case 'shown-below':
+      return `, shown below ${SHARE_PCT} of it: ${pWords(g.pBelow!)}`;
+    case 'means-above':
+    case 'means-below':
+      return `, ${g.verdict === 'means-above' ? 'above' : 'below'} ${SHARE_PCT} of it on the means: no interval to test`;
+    case 'not-judged':
+      return `; goodput not judged: the interval is too wide${notJudgedDetail(g)}`;
+  }
+}
+
+/** " — this cell 5,900–7,700 req/s, the matrix 3,100–6,900, against a floor of 4,738". */
+function notJudgedDetail(g: GoodputCheck): string {
+  const parts = [
+    ...(g.interval ? [`this cell ${intervalWords(g.interval)} req/s`] : []),
+    ...(g.expectedInterval ? [`the matrix ${intervalWords(g.expectedInterval)}`] : []),
+  ];
+  return parts.length ? ` — ${parts.join(', ')}, against a floor of ${fmtNum(g.floor)}` : '';
+}
+
+type Judged = Pick<VerifyJudgement, 'goodput' | 'p99Us' | 'errorPct' | 'goodputCheck'>;
+const UNJUDGED: Judged = { goodput: null, p99Us: null, errorPct: null, goodputCheck: null };
+
+/**
+ * Pass = finished ok, no OOM kill, no restart, failed requests within the answer's limit, and goodput not shown below
+ * 95 % of the matrix's estimate (judgeGoodput: shown above it passes goodput, too wide to tell leaves it not judged).
+ * p99 and the peak are reported, not judged. Only a memory failure (memoryCaused) raises the limit.
  */
 export function judgeVerifyCell(c: VerifyCellLike, d: VerifyDescriptor): VerifyJudgement {
   const load = c.load ?? null;
   const peakBytes = c.stats?.memPeakBytes ?? c.stats?.memMaxBytes ?? null;
   const restarts = c.exit?.restarts ?? 0;
-  const base = { peakBytes, restarts, measuredSec: load?.measuredSec ?? null };
-  if (c.status === 'running' || c.status === 'cancelled' || c.status === 'interrupted') {
-    return {
-      ...base,
-      pass: null,
-      reasons: [c.status === 'running' ? 'not finished' : c.status],
-      goodput: null,
-      p99Us: null,
-      errorPct: null,
-      goodputCheck: null,
-    };
-  }
-  const reasons: string[] = [];
+  const base = { peakBytes, restarts, measuredSec: load?.measuredSec ?? null, memoryCaused: false };
+  if (c.status === 'running' || c.status === 'cancelled' || c.status === 'interrupted')
+    return { ...base, ...UNJUDGED, pass: null, reasons: [c.status === 'running' ? 'not finished' : c.status] };
   const oom = c.status === 'oom' || Boolean(c.exit?.oomKilled) || c.flags.some((f) => f.kind === 'oom-killed');
   if (oom) {
     // What follows an OOM kill (restarted workers, lost requests) is its consequence: the kill is the verdict.
+    const reason = `OOM-killed${c.exit?.exitCode != null ? ` (exit ${c.exit.exitCode})` : ''}`;
     return {
       ...base,
+      ...UNJUDGED,
       pass: false,
-      reasons: [`OOM-killed${c.exit?.exitCode != null ? ` (exit ${c.exit.exitCode})` : ''}`],
+      reasons: [reason],
+      memoryCaused: true,
       goodput: load?.goodputMean ?? null,
       p99Us: load?.latencyUs.p99 ?? null,
-      errorPct: null,
-      goodputCheck: null,
     };
   }
-  if (restarts > 0 || c.flags.some((f) => f.kind === 'restarts')) {
+  const reasons: string[] = [];
+  const restarted = restarts > 0 || c.flags.some((f) => f.kind === 'restarts');
+  if (restarted) {
     const threshold = c.config.recycleRssMb ? ` (max_memory_restart ${c.config.recycleRssMb}M)` : '';
     reasons.push(`${restarts > 0 ? `${restarts} restart${restarts === 1 ? '' : 's'}` : 'restarts'}${threshold}`);
   }
+  const memoryFailed = c.status === 'failed' && MEMORY_FAILURE.test(c.failure ?? '');
   if (c.status === 'failed') reasons.push(`failed: ${(c.failure ?? 'no reason given').split('\n')[0]!.slice(0, 160)}`);
+  const memoryCaused = restarted || memoryFailed;
   if (!load) {
     if (!reasons.length) reasons.push('no load result');
-    return { ...base, pass: false, reasons, goodput: null, p99Us: null, errorPct: null, goodputCheck: null };
+    return { ...base, ...UNJUDGED, pass: false, reasons, memoryCaused };
   }
   const failed = load.errors + load.timeouts + load.non2xx;
   const attempts = load.requests + load.errors + load.timeouts;
@@ -107,30 +240,37 @@ export function judgeVerifyCell(c: VerifyCellLike, d: VerifyDescriptor): VerifyJ
   if (errorPct > d.expected.maxErrorPct)
     reasons.push(`${pct(errorPct)} of requests failed (the answer allows ${pct(d.expected.maxErrorPct)})`);
   const goodput = load.goodputMean ?? load.rpsMean;
-  const mine = summarizeOne(goodput, load.perSecondGood?.length ? load.perSecondGood : (load.perSecondRps ?? null));
-  const a = estimateOf(mine);
-  const e = d.expected;
-  const b = e.se !== null && e.df !== null ? { mean: e.goodput, se: e.se, df: e.df } : null;
-  const belowShare = goodput < VERIFY_GOODPUT_SHARE * e.goodput;
-  const pBelow = a && b ? welch(a, b, VERIFY_GOODPUT_SHARE).pBelow : null;
-  const goodputFailed = pBelow !== null ? pBelow <= ALPHA : belowShare;
-  if (goodputFailed) {
-    const p = pBelow === null ? '' : ` (one-sided p ${pBelow < 0.001 ? '< 0.001' : fmtNum(pBelow, 3)})`;
-    reasons.push(
-      `goodput ${fmtNum(goodput)} req/s, below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the matrix's ` +
-        `${fmtNum(e.goodput)}${p}`,
-    );
-  }
+  const goodputCheck = judgeGoodput(load, d.expected);
+  if (goodputCheck.failed) reasons.push(goodputReason(goodput, goodputCheck));
   if (c.status !== 'ok' && !reasons.length) reasons.push(c.status);
+  const pass = reasons.length === 0;
   return {
     ...base,
-    pass: reasons.length === 0,
+    pass,
     reasons,
+    memoryCaused: !pass && memoryCaused,
     goodput,
     p99Us: load.latencyUs.p99,
     errorPct,
-    goodputCheck: { expected: e.goodput, pBelow, belowShare, failed: goodputFailed },
+    goodputCheck,
   };
+}
+
+/** What follows a failed attempt (engine/verify.ts runs it; the readers below recognise where it stopped). */
+export type AfterFailure = 'step-up' | 'repeat' | 'stop';
+
+/**
+ * Memory failures step the limit up. Any other failure (goodput, failed requests) is not a memory problem: a larger
+ * limit would not fix it, so it is repeated once at the same limit (the host may have been busy), then it stops.
+ */
+export function afterFailure(j: Pick<VerifyJudgement, 'memoryCaused'>, wasRepeat: boolean): AfterFailure {
+  if (j.memoryCaused) return 'step-up';
+  return wasRepeat ? 'stop' : 'repeat';
+}
+
+/** "failed: …" words of a failed judgement, saying when it was not memory's. */
+export function failureWords(j: Pick<VerifyJudgement, 'reasons' | 'memoryCaused'>): string {
+  return `${j.reasons.join('; ')}${j.memoryCaused ? '' : ': not a memory problem'}`;
 }
 
 /**
@@ -217,15 +357,16 @@ function limitWords(s: DeploySettings): string {
   return `${s.memoryMb} MB${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }
 
+/** An attempt's verdict in words: "passed", "OOM-killed (exit 137)", "goodput …: not a memory problem". */
+export function verdictOf(j: Pick<VerifyJudgement, 'pass' | 'reasons' | 'memoryCaused' | 'goodputCheck'>): string {
+  if (j.pass === null) return `not finished (${j.reasons.join(', ')})`;
+  if (!j.pass) return failureWords(j);
+  return j.goodputCheck?.verdict === 'not-judged' ? 'passed (goodput not judged: the interval is too wide)' : 'passed';
+}
+
 function attemptOf(c: VerifyCellLike & { id?: number }, d: VerifyDescriptor): VerifyAttempt {
   const settings = settingsOfCell(c.config, c.nodeVersion);
   const judgement = judgeVerifyCell(c, d);
-  const verdict =
-    judgement.pass === null
-      ? `not finished (${judgement.reasons.join(', ')})`
-      : judgement.pass
-        ? 'passed'
-        : judgement.reasons.join('; ');
   return {
     cellNumber: c.config.index + 1,
     cellId: c.id ?? 0,
@@ -236,24 +377,13 @@ function attemptOf(c: VerifyCellLike & { id?: number }, d: VerifyDescriptor): Ve
     settings,
     judgement,
     finishedAt: c.finishedAt ?? null,
-    summary: `${limitWords(settings)}: ${verdict}`,
+    summary: `${limitWords(settings)}: ${verdictOf(judgement)}`,
   };
 }
 
 /** What a passed verification says: "ran 10 s exactly as emitted on …: no OOM kill, no restart, goodput …, p99 …". */
 export function passedWords(a: VerifyAttempt, d: Pick<VerifyDescriptor, 'expected'>): string {
   const j = a.judgement;
-  const g = j.goodputCheck;
-  const goodput =
-    j.goodput === null
-      ? 'goodput unknown'
-      : !g
-        ? `goodput ${fmtNum(j.goodput)} req/s`
-        : !g.belowShare
-          ? `goodput ${fmtNum(j.goodput)} req/s (within ${sharePct} % of the matrix's ${fmtNum(g.expected)})`
-          : `goodput ${fmtNum(j.goodput)} req/s (below ${fmtNum(VERIFY_GOODPUT_SHARE * 100)} % of the ` +
-            `matrix's ${fmtNum(g.expected)} on the means, not significantly: one-sided p ` +
-            `${fmtNum(g.pBelow ?? 1, 2)})`;
   const errors =
     j.errorPct === null || j.errorPct === 0
       ? 'no failed requests'
@@ -263,8 +393,56 @@ export function passedWords(a: VerifyAttempt, d: Pick<VerifyDescriptor, 'expecte
   const peak = j.peakBytes !== null ? `, peak memory ${fmtMiB(j.peakBytes)} of ${a.settings.memoryMb} MB` : '';
   return (
     `ran ${secs}exactly as emitted${when} (cell ${a.cellNumber}): no OOM kill, no restart, ${errors}, ` +
-    `${goodput}, p99 ${fmtUs(j.p99Us)}${peak}`
+    `${goodputWords(j)}, p99 ${fmtUs(j.p99Us)}${peak}`
   );
+}
+
+/**
+ * The attempt repeated an earlier one at the same limit after a failure that was not memory's (afterFailure 'repeat'):
+ * what the engine did, recognised from the attempts themselves.
+ */
+function isRepeat(a: VerifyAttempt, attempts: readonly VerifyAttempt[]): boolean {
+  const prev = attempts.filter((x) => x.attempt < a.attempt).pop();
+  return (
+    prev !== undefined &&
+    prev.judgement.pass === false &&
+    !prev.judgement.memoryCaused &&
+    prev.settings.memoryMb === a.settings.memoryMb
+  );
+}
+
+/** The round ended on a failure that was not memory's, repeated once at the same limit (afterFailure 'stop'). */
+const stoppedOnNonMemory = (last: VerifyAttempt, attempts: readonly VerifyAttempt[]): boolean =>
+  last.judgement.pass === false && afterFailure(last.judgement, isRepeat(last, attempts)) === 'stop';
+
+/** " Stepped up from 64 MB: OOM-killed. Passed when repeated at the same limit after 96 MB: goodput …." */
+function historyWords(passed: VerifyAttempt, failed: readonly VerifyAttempt[]): string {
+  const lower = failed.filter((a) => a.settings.memoryMb < passed.settings.memoryMb);
+  const same = failed.filter((a) => a.settings.memoryMb >= passed.settings.memoryMb);
+  return (
+    (lower.length ? ` Stepped up from ${lower.map((a) => a.summary).join('; ')}.` : '') +
+    (same.length ? ` Passed when repeated at the same limit after ${same.map((a) => a.summary).join('; ')}.` : '')
+  );
+}
+
+/** Why a fallback: what ended the round, and the caveats about the cap it falls back to. */
+function fallbackCaveat(kind: SnippetKind, attempts: readonly VerifyAttempt[], d: VerifyDescriptor): string {
+  const last = attempts[attempts.length - 1]!;
+  const s = last.settings;
+  // The cap the matrix ran clean in the configuration's own mode; not PM2's when the mode was not PM2, and
+  // not safe when an attempt at or above it was OOM-killed: said so, never implied.
+  const oomAtOrAbove = attempts.some((a) => a.settings.memoryMb >= d.fallbackMb && /OOM/.test(a.summary));
+  const otherMode = kind === 'pm2' && s.mode === 'pm2' && !/pm2/.test(d.label);
+  const notMemory = stoppedOnNonMemory(last, attempts)
+    ? ` The memory limit was not raised: that failure is not a memory problem, and it failed again when repeated at ${s.memoryMb} MB.`
+    : '';
+  const cap = oomAtOrAbove
+    ? ` An attempt at or above that cap was OOM-killed${otherMode ? ' under PM2' : ''}: no limit measured ` +
+      'here is safe for this snippet; measure larger caps.'
+    : otherMode
+      ? ' That cap was measured without PM2; PM2 adds its daemon.'
+      : '';
+  return notMemory + cap;
 }
 
 function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: number })[]): SnippetVerification {
@@ -274,15 +452,11 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
   const d = cells[0]!.config.verify!;
   const round = d.round;
   const passed = attempts.find((a) => a.judgement.pass === true) ?? null;
-  const failedBefore = (upTo: VerifyAttempt | null): string => {
-    const before = attempts.filter(
-      (a) => a !== upTo && a.judgement.pass === false && (!upTo || a.attempt < upTo.attempt),
-    );
-    return before.map((a) => a.summary).join('; ');
-  };
+  const failed = attempts.filter((a) => a.judgement.pass === false);
+  const failedWords = failed.map((a) => a.summary).join('; ');
   if (passed) {
     const pd = cells.find((c) => c.config.index + 1 === passed.cellNumber)!.config.verify!;
-    const stepped = failedBefore(passed);
+    const before = failed.filter((a) => a.attempt < passed.attempt);
     return {
       kind,
       state: 'verified',
@@ -290,23 +464,12 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
       attempts,
       passed,
       settings: passed.settings,
-      line: `Verified: ${passedWords(passed, pd)}.${stepped ? ` Stepped up from ${stepped}.` : ''}`,
+      line: `Verified: ${passedWords(passed, pd)}.${historyWords(passed, before)}`,
     };
   }
   const last = attempts[attempts.length - 1]!;
-  if (last.final && last.judgement.pass === false) {
-    const s = last.settings;
-    const fallback: DeploySettings = { ...s, memoryMb: d.fallbackMb, recycleRssMb: null, heapMb: null };
-    // The cap the matrix ran clean in the configuration's own mode; not PM2's when the mode was not PM2, and
-    // not safe when an attempt at or above it was OOM-killed: said so, never implied.
-    const oomAtOrAbove = attempts.some((a) => a.settings.memoryMb >= d.fallbackMb && /OOM/.test(a.summary));
-    const otherMode = kind === 'pm2' && s.mode === 'pm2' && !/pm2/.test(d.label);
-    const caveat = oomAtOrAbove
-      ? ` An attempt at or above that cap was OOM-killed${otherMode ? ' under PM2' : ''}: no limit measured ` +
-        'here is safe for this snippet; measure larger caps.'
-      : otherMode
-        ? ' That cap was measured without PM2; PM2 adds its daemon.'
-        : '';
+  if (last.judgement.pass === false && (last.final || stoppedOnNonMemory(last, attempts))) {
+    const fallback: DeploySettings = { ...last.settings, memoryMb: d.fallbackMb, recycleRssMb: null, heapMb: null };
     return {
       kind,
       state: 'fallback',
@@ -316,8 +479,8 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
       settings: fallback,
       line:
         `Not verified: nothing passed when run exactly as emitted (${utcMinute(last.finishedAt ?? round)}; ` +
-        `${failedBefore(null)}), so it carries the last measured clean setting: the ${d.fallbackMb} MB cap the ` +
-        `matrix ran ${d.label} clean at, with no restart threshold or heap flag.${caveat}`,
+        `${failedWords}), so it carries the last measured clean setting: the ${d.fallbackMb} MB cap the ` +
+        `matrix ran ${d.label} clean at, with no restart threshold or heap flag.${fallbackCaveat(kind, attempts, d)}`,
     };
   }
   return {
@@ -329,8 +492,7 @@ function snippetVerification(kind: SnippetKind, cells: (VerifyCellLike & { id?: 
     settings: null,
     line:
       `Unverified: its verification of ${utcMinute(round)} stopped after ${attempts.length} ` +
-      `attempt${attempts.length === 1 ? '' : 's'} with none ` +
-      `passed${failedBefore(null) ? ` (${failedBefore(null)})` : ''}.`,
+      `attempt${attempts.length === 1 ? '' : 's'} with none passed${failedWords ? ` (${failedWords})` : ''}.`,
   };
 }
 

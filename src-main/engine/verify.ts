@@ -2,9 +2,11 @@
  * Verification of the deployable: after the decision, the picked configuration runs exactly as each
  * deploy snippet deploys it (engine/verify-plan.ts: memory and CPU limits, the launch mode — PM2 with
  * its max_memory_restart and heap flag, cluster with the worker variable, single —) under the
- * matrix's load for at least its duration. A failed attempt steps the memory limit up toward the
- * largest clean cap the matrix measured and runs again; the cells are stored with the run (phase
- * 'verify'), and the snippets read the verdicts back from them (deploy/verification.ts).
+ * matrix's load for at least its duration. A memory failure (OOM kill, restarts) steps the memory
+ * limit up toward the largest clean cap the matrix measured and runs again; any other failure (goodput,
+ * failed requests) is repeated once at the same limit, then ends that snippet's verification
+ * (deploy/verification.ts afterFailure). The cells are stored with the run (phase 'verify'), and the
+ * snippets read the verdicts back from them (deploy/verification.ts).
  *
  * Called by the matrix run after the grid (matrix.verify), and by `rightsize verify RUN [--cell N]`
  * on any stored run, through the run's phase context (engine/phases.ts).
@@ -15,6 +17,9 @@ import type { Slo } from '../analysis/types.ts';
 import { nothingToDeploy } from '../deploy/snippets.ts';
 import type { DeploySettings, SnippetKind } from '../deploy/settings.ts';
 import {
+  afterFailure,
+  failureWords,
+  goodputWords,
   gridCells,
   judgeVerifyCell,
   settingsWords,
@@ -65,17 +70,38 @@ interface KindState {
   memoryMb: number;
   attempt: number;
   basis: string;
+  /** The next attempt repeats a failure that was not memory's at the same limit (a second one stops). */
+  repeat: boolean;
   done: boolean;
 }
 
 function verdictWords(j: VerifyJudgement): string {
   if (j.pass === null) return `did not finish (${j.reasons.join(', ')})`;
-  if (!j.pass) return `failed: ${j.reasons.join('; ')}`;
+  if (!j.pass) return `failed: ${failureWords(j)}`;
   const mb = j.peakBytes !== null ? `, peak ${Math.round(j.peakBytes / 2 ** 20)} MB` : '';
-  const goodput = Math.round(j.goodput ?? 0).toLocaleString('en-US');
-  const expected = Math.round(j.goodputCheck?.expected ?? 0).toLocaleString('en-US');
   const p99 = ((j.p99Us ?? 0) / 1000).toFixed(2);
-  return `passed: no OOM kill, no restart, goodput ${goodput} req/s (matrix ${expected}), p99 ${p99} ms${mb}`;
+  return `passed: no OOM kill, no restart, ${goodputWords(j)}, p99 ${p99} ms${mb}`;
+}
+
+/**
+ * After a failed attempt: a memory failure steps the limit up (the ceiling on the last attempt); any other is repeated
+ * once at the same limit; done after a pass, a second non-memory failure, the final attempt, or the last allowed one.
+ */
+function advance(s: KindState, j: VerifyJudgement, final: boolean, max: number, ceilingMb: number): void {
+  const next = j.pass ? null : afterFailure(j, s.repeat);
+  const stepLimit = next === 'step-up' && !final;
+  const repeatLimit = next === 'repeat' && s.attempt < max;
+  if (!stepLimit && !repeatLimit) {
+    s.done = true;
+    return;
+  }
+  const from = s.memoryMb;
+  if (stepLimit) s.memoryMb = s.attempt + 1 >= max ? ceilingMb : nextLimit(from, ceilingMb);
+  s.basis = stepLimit
+    ? `stepped up from ${from} MB (${j.reasons.join('; ')})`
+    : `repeated at ${from} MB: ${failureWords(j)} (the host may have been busy)`;
+  s.repeat = repeatLimit;
+  s.attempt++;
 }
 
 /**
@@ -111,6 +137,7 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
     memoryMb: plan.start[kind]!.memoryMb,
     attempt: 1,
     basis: plan.start[kind]!.basis,
+    repeat: false,
     done: false,
   }));
   let ran = 0;
@@ -152,15 +179,7 @@ export async function verifyAnswer(ctx: PhaseContext, opts: VerifyOptions = {}):
       // PM2's next restart threshold stays above it instead of restarting the process in a loop.
       const rss = serverRssMb([result]);
       if (rss !== undefined && rss > (plan.measured.serverRssMb ?? 0)) plan.measured.serverRssMb = rss;
-      for (const s of mine) {
-        if (j.pass || final) s.done = true;
-        else {
-          const from = s.memoryMb;
-          s.memoryMb = s.attempt + 1 >= max ? plan.ceilingMb : nextLimit(from, plan.ceilingMb);
-          s.attempt++;
-          s.basis = `stepped up from ${from} MB (${j.reasons.join('; ')})`;
-        }
-      }
+      for (const s of mine) advance(s, j, final, max, plan.ceilingMb);
     }
   }
   const verification = verificationOf({ cells: ctx.store.getRun(ctx.runId)?.cells ?? [] }, key);

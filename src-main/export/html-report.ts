@@ -128,9 +128,10 @@ function answerSection(rec: Recommendation, run: RunDetail): string {
 
 /** What ± means in the winners table. */
 const WINNERS_NOTE =
-  '<p class="muted">± is the half-width of the 95 % confidence interval of the mean goodput: over repetitions ' +
-  '(Student’s t), or for a single repetition from batch means of its own seconds (weaker: it cannot see ' +
-  'run-to-run variation).</p>';
+  '<p class="muted">Each pair’s own pick answers “if you are given this CPU and memory”; the answer deploys the ' +
+  'one configuration named above. ± is half the width of the 95 % confidence interval of the mean goodput, ' +
+  'taken on a log scale so it never reaches zero: over 3 or more repetitions (Student’s t), or for a single ' +
+  'repetition from batch means of its own seconds (weaker: it cannot see run-to-run variation).</p>';
 
 /** `probe`: the run's runtime probe seconds by cell id (store.getRunProbeSeconds); none: no runtime section. */
 export function htmlReport(
@@ -160,7 +161,7 @@ export function htmlReport(
     searchSection(run, rec),
     // An auto-size run's answer is its search's: a knee table over the cells it ran would contradict it.
     rec.scopes.length && !rec.search
-      ? section('winners', 'Winners per CPU / memory pair', `${winnersTable(rec)}${WINNERS_NOTE}`)
+      ? section('winners', 'If you are given one CPU / memory pair', `${winnersTable(rec)}${WINNERS_NOTE}`)
       : '',
     sizingSection(rec),
     costsSection(rec),

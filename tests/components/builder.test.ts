@@ -1,9 +1,13 @@
-import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/svelte';
+import { tick } from 'svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
 
-const apps = [{ name: 'hello', description: 'plain text', stresses: 'HTTP', version: '1', entry: 'server.js', port: 3000, health: '/health', requests: [], env: {}, builtIn: true }];
+const apps = [
+  { name: 'hello', description: 'plain text', stresses: 'HTTP', version: '1', entry: 'server.js', port: 3000, health: '/health', requests: [], env: {}, builtIn: true },
+  { name: 'json', description: 'a fresh JSON document per request', stresses: 'JSON', version: '1', entry: 'server.js', port: 3000, health: '/health', requests: [], env: {}, builtIn: true },
+];
 const presets = [{ name: 'pbkdf2-one-thread', title: 'pbkdf2, one thread', description: 'seed 004', seed: '004.txt', matrix: { apps: ['hello'], modes: ['cluster'], workers: [1, 2, 4, 6], cpuMillicores: [1000], memoryMb: [256], env: { UV_THREADPOOL_SIZE: '1' }, load: { model: 'closed', connections: [6] }, durationSec: 10, warmupSec: 2 } }];
 
 beforeEach(() => {
@@ -24,7 +28,33 @@ describe('the matrix builder', () => {
     await fireEvent.click(screen.getByTestId('start'));
     await vi.waitFor(() => expect(window.location.hash).toBe('#/live/42'));
     const started = fakeEngine.calls.find((c) => c.name === 'runs.start')!.input as { matrix: Record<string, unknown> };
-    expect(started.matrix).toMatchObject({ apps: ['hello'], modes: ['cluster'], workers: [1, 2, 4], cpuMillicores: [1000], memoryMb: [256], load: { model: 'closed', connections: [20] } });
+    expect(started.matrix).toMatchObject({ apps: ['json'], modes: ['cluster'], workers: [1, 2, 4], cpuMillicores: [1000], memoryMb: [256], load: { model: 'closed', connections: [20] } });
+  });
+
+  it('starts from an experiment a small host can answer: json, not hello (which measures the load generator there)', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect((screen.getByTestId('app-json') as HTMLInputElement).checked).toBe(true));
+    expect((screen.getByTestId('app-hello') as HTMLInputElement).checked).toBe(false);
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ apps: ['json'] }));
+  });
+
+  it('takes the first app from the quick preset the engine lists, and leaves a choice already made alone', async () => {
+    const quick = { name: 'quick', title: 'Quick first try', description: 'six cells', seed: null, matrix: { apps: ['pbkdf2'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256] } };
+    fakeEngine.answers['presets.list'] = () => [quick, ...presets];
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ apps: ['pbkdf2'] }));
+    // Picked before the list came: the user's choice stays.
+    let answer!: (p: unknown) => void;
+    fakeEngine.answers['presets.list'] = () => new Promise((r) => (answer = r));
+    cleanup();
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(screen.getByTestId('app-hello')).toBeTruthy());
+    await fireEvent.click(screen.getByTestId('app-hello'));
+    answer([quick, ...presets]);
+    await vi.waitFor(() => expect(within(screen.getByTestId('preset')).getAllByRole('option').length).toBe(3));
+    await tick();
+    expect((screen.getByTestId('app-hello') as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByTestId('app-json') as HTMLInputElement).checked).toBe(true);
   });
 
   it('shows the engine’s problems by field and keeps Start off until they are fixed', async () => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import History from '../../src-renderer/routes/History.svelte';
@@ -36,5 +38,29 @@ describe('History', () => {
     // The fastest cell (78,361 req/s) is nowhere: it is not what the run answered.
     expect(screen.getByTestId('history').textContent).not.toContain('78,361');
     expect(screen.getByRole('columnheader', { name: 'answer' })).toBeTruthy();
+  });
+
+  it('cuts a long run name with an ellipsis, whole on hover, so goodput and p99 stay in a 1280 px window', async () => {
+    const long = `nightly ${'pbkdf2 under cluster with four workers and a very long description '.repeat(4)}`.slice(0, 200);
+    expect(long).toHaveLength(200);
+    fakeEngine.answers['runs.list'] = () => ({ total: 1, runs: [{ ...summary(9, 'completed', pick({})), name: long, preset: 'quick' }] });
+    render(History);
+    await vi.waitFor(() => expect(screen.getAllByTestId('history-row')).toHaveLength(1));
+    const cell = screen.getByTestId('history-name');
+    const box = cell.querySelector('.name') as HTMLElement;
+    // The whole name (and its preset) on hover; the link still says it all to a screen reader.
+    expect(box.getAttribute('title')).toBe(`#9 ${long} (quick)`);
+    expect(within(cell).getByRole('link').textContent).toBe(`#9 ${long}`);
+    // jsdom lays nothing out: the truncating rule is checked where it is written (the layout itself in
+    // tests/e2e/serve-history-pick.spec.ts, at 1280 px).
+    expect(box.classList.contains('name')).toBe(true);
+    const css = /<style>([\s\S]*)<\/style>/.exec(readFileSync(path.resolve(import.meta.dirname, '../../src-renderer/routes/History.svelte'), 'utf8'))![1]!;
+    const rule = /(?:^|\n)\s*\.name\s*\{([^}]*)\}/.exec(css)![1]!;
+    expect(rule).toMatch(/max-width:\s*\d/);
+    expect(rule).toMatch(/overflow:\s*hidden/);
+    expect(rule).toMatch(/text-overflow:\s*ellipsis/);
+    expect(rule).toMatch(/white-space:\s*nowrap/);
+    // The row's other columns are all there.
+    expect(within(screen.getAllByTestId('history-row')[0]!).getAllByRole('cell').map((c) => c.textContent!.trim()).slice(-2)).toEqual(['12,229', '3.51 ms']);
   });
 });

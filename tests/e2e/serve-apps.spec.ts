@@ -75,7 +75,7 @@ test('add an app with problems, then a real project: check, save, build, run, re
   await expect(page.getByTestId('app-shop')).toBeVisible();
   await expect(page.getByTestId('app-tag-shop')).toHaveText('yours');
   await page.getByTestId('app-shop').check();
-  await page.getByTestId('app-hello').uncheck();
+  await page.getByTestId('app-json').uncheck(); // the builder starts from json (the quick preset's app)
   await expect(page.getByTestId('cell-count')).toContainText('2 cells'); // workers 1 and 2 in cluster mode
   // …and sizes it: both cells run against the user's Express server.
   await page.getByTestId('duration').fill('2');

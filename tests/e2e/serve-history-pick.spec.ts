@@ -9,6 +9,8 @@ const MATRIX = {
   apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256],
   load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 1, repetitions: 1, order: 'fixed', settleBudgetPct: 0, verify: false,
 };
+/** As long as a name may be (200 characters): History cuts it rather than push goodput and p99 out of the window. */
+const NAME = `history pick e2e ${'with a name far longer than the table has room for '.repeat(4)}`.slice(0, 200);
 
 test('History shows the pick of a finished run, and — while one runs', async ({ page, served }) => {
   test.setTimeout(150_000);
@@ -21,9 +23,9 @@ test('History shows the pick of a finished run, and — while one runs', async (
     if (!body.ok) throw new Error(`${name}: ${body.error?.message}`);
     return body.value as T;
   };
-  const { runId } = await call<{ runId: number }>('runs.start', { matrix: MATRIX, name: 'history pick e2e' });
+  const { runId } = await call<{ runId: number }>('runs.start', { matrix: MATRIX, name: NAME });
   await page.goto(`${served.url}/#/history`);
-  const row = page.getByTestId('history-row').filter({ hasText: `#${runId} history pick e2e` });
+  const row = page.getByTestId('history-row').filter({ hasText: `#${runId} ${NAME}` });
   // Running: no answer yet.
   await expect(row.getByTestId('history-pick')).toHaveText('—');
 
@@ -42,5 +44,12 @@ test('History shows the pick of a finished run, and — while one runs', async (
   await expect(row.getByTestId('history-goodput')).toHaveText(new RegExp(`^(≥ )?${Math.round(named.rps!.mean).toLocaleString('en-US')}$`));
   await expect(page.getByRole('columnheader', { name: 'answer' })).toBeVisible();
   await expect(page.getByRole('columnheader', { name: /best/ })).toHaveCount(0);
+  // At 1280 × 800 the 200-character name is cut (whole on hover) and the last columns stay in the window.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await expect(row.getByTestId('history-name').locator('.name')).toHaveAttribute('title', `#${runId} ${NAME}`);
+  for (const name of ['goodput req/s', 'p99']) {
+    const box = (await page.getByRole('columnheader', { name, exact: true }).boundingBox())!;
+    expect(box.x + box.width, name).toBeLessThanOrEqual(1280);
+  }
   expect(errors).toEqual([]);
 });

@@ -174,7 +174,7 @@ test('a cancelled cell is kept, marked partial, and counted in no summary; compa
   test.setTimeout(150_000);
   await page.goto(served.loginUrl);
   await expect(page.getByRole('heading', { name: 'New experiment' })).toBeVisible();
-  await page.getByTestId('worker-2').click(); // one cell: hello, cluster × 1
+  await page.getByTestId('worker-2').click(); // one cell: json, cluster × 1
   await page.getByTestId('duration').fill('30');
   await page.getByTestId('warmup').fill('0');
   await expect(page.getByTestId('cell-count')).toContainText('1 cell');

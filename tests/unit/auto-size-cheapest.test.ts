@@ -62,9 +62,10 @@ describe('auto-size: the cheapest by price instead of the smallest CPU', () => {
     expect(result.words).toContain('is the cheapest configuration that meets p99 ≤ 50 ms at 200 req/s with ≤ 0.10 % errors by price, $0.0238 an hour');
   });
 
-  it('by default the smallest CPU wins, whatever its memory costs', async () => {
+  it('without `cheapest` the same: one order of cost ranks by price, never the smallest CPU whatever its memory costs', async () => {
+    // Before the one order of cost (issue 39) this found 1 worker on 1 CPU / 768 MB, at $0.085 an hour.
     const { result } = await search(spec());
-    expect(result.found).toMatchObject({ workers: 1, cpuMillis: 1000, memoryMb: 768 });
-    expect(result.words).not.toContain('by price');
+    expect(result.found).toEqual({ mode: 'cluster', workers: 2, cpuMillis: 1125, memoryMb: 128 });
+    expect(result.words).toContain('by price, $0.0238 an hour');
   });
 });

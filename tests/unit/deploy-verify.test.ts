@@ -17,7 +17,7 @@ import {
   deployedSettings, heapFlagOf, maxMemoryRestartMb, maxOldSpaceMb, settingsKey, withHeapFlag, type DeploySettings, type SnippetKind,
 } from '../../src-main/deploy/settings.ts';
 import { deploySnippet, recommendedDeploy, SNIPPET_KINDS, snippetDeploy, type DeployInput } from '../../src-main/deploy/snippets.ts';
-import { gridCells, judgeVerifyCell, verificationOf, type VerifyDescriptor } from '../../src-main/deploy/verification.ts';
+import { afterFailure, comparedWords, goodputWords, gridCells, judgeVerifyCell, verdictOf, verificationOf, type VerifyDescriptor } from '../../src-main/deploy/verification.ts';
 import type { PhaseContext } from '../../src-main/engine/phases.ts';
 import type { CellConfig, CellResult, LoadResult } from '../../src-main/model/types.ts';
 import { verifyAnswer } from '../../src-main/engine/verify.ts';
@@ -74,7 +74,7 @@ function loadOf(series: number[], p99 = 1900, failed = 0): LoadResult {
 /** n seconds around `mean` (exactly it on average), with some spread. */
 const steady = (mean: number, n = 10): number[] => Array.from({ length: n }, (_, i) => mean + (i % 2 ? 1 : -1) * (40 + (Math.floor(i / 2) % 3) * 10));
 
-type Outcome = { kind: 'pass'; goodput?: number; peakMb?: number } | { kind: 'oom' } | { kind: 'restarts'; n: number; workerRssMb?: number } | { kind: 'slow'; goodput: number } | { kind: 'cancelled' };
+type Outcome = { kind: 'pass'; goodput?: number; peakMb?: number } | { kind: 'oom' } | { kind: 'restarts'; n: number; workerRssMb?: number } | { kind: 'slow'; goodput: number; series?: number[] } | { kind: 'failed'; failure: string } | { kind: 'cancelled' };
 
 /** What a cell runner would return for a verification cell with this outcome. */
 function resultOf(config: CellConfig, o: Outcome, at = '2026-01-02T10:02:03.000Z'): CellResult {
@@ -84,13 +84,15 @@ function resultOf(config: CellConfig, o: Outcome, at = '2026-01-02T10:02:03.000Z
       return { ...base, status: 'oom', failure: 'OOM-killed', exit: { oomKilled: true, exitCode: 137, restarts: 0 }, flags: [{ kind: 'oom-killed', reason: 'killed' }] };
     case 'cancelled':
       return { ...base, status: 'cancelled', flags: [] };
+    case 'failed':
+      return { ...base, status: 'failed', failure: o.failure, exit: { oomKilled: false, exitCode: 134, restarts: 0 }, flags: [] };
     case 'restarts':
       return {
         ...base, status: 'ok', load: loadOf(steady(24000)), exit: { oomKilled: false, exitCode: null, restarts: o.n }, flags: [{ kind: 'restarts', reason: `${o.n} restarts` }],
         ...(o.workerRssMb ? { stats: { cpuPctMean: 90, cpuPctMax: 100, memMeanBytes: 30 * MIB, memMaxBytes: 35 * MIB, memLimitBytes: config.memoryMb * MIB, throttledPeriods: 0, throttledMs: 0, samples: 10, processes: [{ pid: 7, role: 'worker', command: 'node server.js', rssPeakBytes: o.workerRssMb * MIB, readings: 1 }] } as CellResult['stats'] } : {}),
       };
     case 'slow':
-      return { ...base, status: 'ok', load: loadOf(steady(o.goodput)), exit: { oomKilled: false, exitCode: null, restarts: 0 }, flags: [] };
+      return { ...base, status: 'ok', load: { ...loadOf(o.series ?? steady(o.goodput)), goodputMean: o.goodput }, exit: { oomKilled: false, exitCode: null, restarts: 0 }, flags: [] };
     case 'pass':
       return {
         ...base, status: 'ok', load: loadOf(steady(o.goodput ?? 24100)), exit: { oomKilled: false, exitCode: null, restarts: 0 }, flags: [],
@@ -275,6 +277,85 @@ describe('the pass rule (judgeVerifyCell)', () => {
     expect(judgeVerifyCell(r, noCi).pass).toBe(false); // 22,900 < 0.95 × 24,200 = 22,990
     expect(judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 23100 }), noCi).pass).toBe(true);
   });
+
+  it('says when the means decided: no interval to test', () => {
+    const noCi = { ...d, expected: { ...d.expected, se: null, df: null } };
+    const below = judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 22900 }), noCi);
+    expect(below.goodputCheck!.verdict).toBe('means-below');
+    expect(below.reasons[0]).toBe("goodput 22,900 req/s, below 95 % of the matrix's 24,200 on the means (no interval to test), 5 % below it");
+    const above = judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 23100 }), noCi);
+    expect(goodputWords(above)).toBe("goodput 23,100 req/s (5 % below the matrix's 24,200, above 95 % of it on the means: no interval to test)");
+  });
+
+  it('non-inferiority: goodput not significantly below the floor but not shown above it is no pass of goodput', () => {
+    // 23,300 against 24,200 (3 repetitions, se ≈ 208): the floor is 22,990; neither one-sided test rejects at α = 0.05.
+    const j = judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 23300 }), d);
+    const g = j.goodputCheck!;
+    expect(g.pBelow!).toBeGreaterThan(0.05);
+    expect(g.pAbove!).toBeGreaterThan(0.05);
+    expect(g).toMatchObject({ verdict: 'not-judged', failed: false, floor: 0.95 * p.expected.goodput });
+    expect(goodputWords(j)).not.toMatch(/within 5 %|shown above/);
+    // Shown above the floor is the only pass of goodput.
+    const shown = judgeVerifyCell(resultOf(cfg, { kind: 'pass', goodput: 24000 }), d).goodputCheck!;
+    expect(shown.verdict).toBe('shown-above');
+    expect(shown.pAbove!).toBeLessThanOrEqual(0.05);
+    // Shown below it fails.
+    expect(judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 20000 }), d).goodputCheck).toMatchObject({ verdict: 'shown-below', failed: true });
+  });
+
+  it('an inconclusive goodput is not judged, says the interval is too wide, and does not fail the attempt', () => {
+    // Seconds that swing between 0 and 60,000: this cell's interval is far wider than the floor's distance.
+    const series = [18000, 0, 0, 0, 60000, 60000, 60000, 0, 0, 0];
+    const j = judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 18000, series }), d);
+    expect(j).toMatchObject({ pass: true, reasons: [], memoryCaused: false });
+    expect(j.goodputCheck).toMatchObject({ verdict: 'not-judged', failed: false, belowShare: true });
+    expect(verdictOf(j)).toBe('passed (goodput not judged: the interval is too wide)');
+    const words = goodputWords(j);
+    expect(words).toMatch(/^goodput 18,000 req\/s \(26 % below the matrix's 24,200; goodput not judged: the interval is too wide — this cell 0–[\d,]+ req\/s, the matrix [\d,]+–[\d,]+, against a floor of 22,990\)$/);
+    // The interval's low end went below zero: never printed so (goodput is positive), nor the matrix's.
+    expect(j.goodputCheck!.interval!.low).toBe(0);
+    const wide = { ...d, expected: { ...d.expected, low: -1200, high: 49600 } };
+    const w = goodputWords(judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 18000, series }), wide));
+    expect(w).toContain('the matrix 0–49,600');
+    expect(`${words} ${w}`).not.toMatch(/[-−]\s?\d/);
+  });
+
+  it('words about a comparison come from its numbers: above, below, within 1 %', () => {
+    expect(comparedWords(6806, 4987, "the matrix's 4,987")).toBe("36 % above the matrix's 4,987");
+    expect(comparedWords(4890, 4987, "the matrix's 4,987")).toBe("2 % below the matrix's 4,987");
+    expect(comparedWords(4990, 4987, "the matrix's 4,987")).toBe("within 1 % of the matrix's 4,987");
+    // The motivating line: 6,806 against 4,987 said "within 5 % of the matrix's 4,987".
+    const fast = { ...d, expected: { ...d.expected, goodput: 4987, se: 40, df: 2, low: 4815, high: 5159 } };
+    const j = judgeVerifyCell(resultOf(cfg, { kind: 'pass', goodput: 6806 }), fast);
+    expect(j.pass).toBe(true);
+    expect(goodputWords(j)).toMatch(/^goodput 6,806 req\/s \(36 % above the matrix's 4,987, shown above 95 % of it: one-sided p [<\d]/);
+    expect(goodputWords(judgeVerifyCell(resultOf(cfg, { kind: 'pass', goodput: 24000 }), d))).toMatch(/^goodput 24,000 req\/s \(within 1 % of the matrix's 24,200, shown above 95 %/);
+  });
+
+  it('only memory failures raise the limit: an OOM kill, restarts, a process out of memory — not goodput or failed requests', () => {
+    const memory = [
+      judgeVerifyCell(resultOf(cfg, { kind: 'oom' }), d),
+      judgeVerifyCell(resultOf(cfg, { kind: 'restarts', n: 2 }), d),
+      judgeVerifyCell(resultOf(cfg, { kind: 'failed', failure: 'the container exited with code 134 during the load\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' }), d),
+    ];
+    for (const j of memory) {
+      expect(j).toMatchObject({ pass: false, memoryCaused: true });
+      expect(afterFailure(j, false)).toBe('step-up');
+      expect(afterFailure(j, true)).toBe('step-up');
+    }
+    const errors = { ...resultOf(cfg, { kind: 'pass' }), load: loadOf(steady(24100), 1900, 5000) };
+    const other = [
+      judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 20000 }), d),
+      judgeVerifyCell(errors, d),
+      judgeVerifyCell(resultOf(cfg, { kind: 'failed', failure: 'not ready: connect ECONNREFUSED' }), d),
+    ];
+    for (const j of other) {
+      expect(j).toMatchObject({ pass: false, memoryCaused: false });
+      expect(afterFailure(j, false)).toBe('repeat');
+      expect(afterFailure(j, true)).toBe('stop');
+      expect(verdictOf(j)).toMatch(/: not a memory problem$/);
+    }
+  });
 });
 
 /** Every limit / threshold / heap size in a snippet's body, as numbers. */
@@ -337,7 +418,7 @@ describe('verdicts read back from the stored cells, and the snippets that carry 
     const pm2 = deploySnippet('pm2', d);
     const s160 = planSettings(p, 'pm2', 160);
     expect(pm2.split('\n')[1]).toBe(
-      `// Verified: ran 10 s exactly as emitted on 2026-01-02 10:02 UTC (cell ${v.kinds.pm2!.passed!.cellNumber}): no OOM kill, no restart, no failed requests, goodput 23,500 req/s (within 5 % of the matrix's 24,200), p99 1.90 ms, peak memory 88 MB of 160 MB. Stepped up from 96 MB (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M, --max-old-space-size=${planSettings(p, 'pm2', 96).heapMb}): 4 restarts (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M).`,
+      `// Verified: ran 10 s exactly as emitted on 2026-01-02 10:02 UTC (cell ${v.kinds.pm2!.passed!.cellNumber}): no OOM kill, no restart, no failed requests, goodput 23,500 req/s (3 % below the matrix's 24,200; goodput not judged: the interval is too wide — this cell 23,462–23,538 req/s, the matrix 23,304–25,096, against a floor of 22,990), p99 1.90 ms, peak memory 88 MB of 160 MB. Stepped up from 96 MB (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M, --max-old-space-size=${planSettings(p, 'pm2', 96).heapMb}): 4 restarts (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M).`,
     );
     expect(pm2Apps(pm2)[0]).toEqual({ name: 'hello', script: 'server.js', instances: 1, exec_mode: 'cluster', max_memory_restart: `${s160.recycleRssMb}M`, node_args: `--max-old-space-size=${s160.heapMb}` });
     expect(pm2).toContain("// Memory: limit of the container or host it runs in (PM2's daemon included) 160 MB, as verified.");
@@ -509,6 +590,63 @@ describe('verifyAnswer (engine/verify.ts) with a fake cell runner', () => {
       expect(ran.filter((c) => c.mode !== 'pm2').map((c) => c.memoryMb)).toEqual([64, 96, 160, 512]);
       expect(ran.filter((c) => c.verify!.final).map((c) => c.memoryMb)).toEqual([512, 512]);
       for (const k of SNIPPET_KINDS) expect(out.verification!.kinds[k]).toMatchObject({ state: 'fallback', settings: { memoryMb: 256, recycleRssMb: null, heapMb: null } });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a goodput failure never raises the memory limit: repeated once at the same limit, then reported as not a memory problem', async () => {
+    const { store, runId } = storeWith(fixture());
+    try {
+      const { ctx, ran, said } = fakeContext(store, runId, (c) => (c.mode === 'pm2' ? { kind: 'pass' } : { kind: 'slow', goodput: 15000 }));
+      const out = await verifyAnswer(ctx);
+      const k8s = ran.filter((c) => c.mode !== 'pm2');
+      expect(k8s.map((c) => [c.memoryMb, c.verify!.attempt])).toEqual([[64, 1], [64, 2]]);
+      expect(k8s[1]!.verify!.basis).toMatch(/^repeated at 64 MB: goodput 15,000 req\/s, below 95 % of the matrix's 24,200 \(one-sided p < 0\.001\), 38 % below it: not a memory problem \(the host may have been busy\)$/);
+      expect(said.filter((l) => /^warn: verify: Kubernetes \+ Compose attempt 2, .*: failed: goodput 15,000 .*: not a memory problem$/.test(l))).toHaveLength(1);
+      const v = out.verification!.kinds.kubernetes!;
+      // Settled (not left unverified): the matrix's clean cap, saying the limit was not raised and why.
+      expect(v).toMatchObject({ state: 'fallback', settings: { memoryMb: 256 } });
+      expect(v.line).toContain('64 MB: goodput 15,000 req/s, below 95 % of the matrix\'s 24,200 (one-sided p < 0.001), 38 % below it: not a memory problem; 64 MB: goodput 15,000');
+      expect(v.line).toContain('The memory limit was not raised: that failure is not a memory problem, and it failed again when repeated at 64 MB.');
+      expect(out.verification!.kinds.pm2!.state).toBe('verified');
+      expect(verificationOf(store.getRun(runId)!, out.key!)).toEqual(out.verification);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a goodput failure that passes when repeated at the same limit is verified there, and says so', async () => {
+    const { store, runId } = storeWith(fixture());
+    try {
+      const { ctx, ran } = fakeContext(store, runId, (c) => (c.mode !== 'pm2' && c.verify!.attempt === 1 ? { kind: 'slow', goodput: 15000 } : { kind: 'pass' }));
+      const out = await verifyAnswer(ctx);
+      expect(ran.filter((c) => c.mode !== 'pm2').map((c) => c.memoryMb)).toEqual([64, 64]);
+      const v = out.verification!.kinds.compose!;
+      expect(v).toMatchObject({ state: 'verified', settings: { memoryMb: 64 } });
+      expect(v.line).toMatch(/\. Passed when repeated at the same limit after 64 MB: goodput 15,000 req\/s, .*: not a memory problem\.$/);
+      expect(v.line).not.toContain('Stepped up');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('an OOM kill, restarts or a process out of memory still step the limit up; a goodput failure after them does not', async () => {
+    const { store, runId } = storeWith(fixture());
+    try {
+      const heap = 'the container exited with code 134 during the load\nFATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory';
+      const { ctx, ran } = fakeContext(store, runId, (c) => {
+        if (c.mode === 'pm2') return c.memoryMb < 160 ? { kind: 'failed', failure: heap } : { kind: 'pass' };
+        return c.memoryMb === 64 ? { kind: 'oom' } : c.memoryMb === 96 && c.verify!.attempt === 2 ? { kind: 'restarts', n: 2 } : { kind: 'slow', goodput: 15000 };
+      });
+      const out = await verifyAnswer(ctx);
+      expect(ran.filter((c) => c.mode === 'pm2').map((c) => c.memoryMb)).toEqual([96, 160]);
+      // 64 OOM → 96 restarts → 160 goodput → 160 again (goodput) → stop: never 512.
+      expect(ran.filter((c) => c.mode !== 'pm2').map((c) => [c.memoryMb, c.verify!.attempt])).toEqual([[64, 1], [96, 2], [160, 3], [160, 4]]);
+      expect(ran.filter((c) => c.mode !== 'pm2')[1]!.verify!.basis).toMatch(/^stepped up from 64 MB \(OOM-killed/);
+      expect(ran.filter((c) => c.mode !== 'pm2')[2]!.verify!.basis).toMatch(/^stepped up from 96 MB \(2 restarts/);
+      expect(out.verification!.kinds.pm2).toMatchObject({ state: 'verified', settings: { memoryMb: 160 } });
+      expect(out.verification!.kinds.kubernetes!.state).toBe('fallback');
     } finally {
       store.close();
     }

@@ -3,11 +3,14 @@
 // replicated pick is sized per replica from the replicas' own readings (never the total as if one);
 // cheaper() at equal totals puts fewer containers first.
 import { describe, expect, it } from 'vitest';
-import { cheaper } from '../../src-main/analysis/contest.ts';
+
 import { onWhat, who, whoContext, whoList } from '../../src-main/analysis/phrases.ts';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import { runPickOf } from '../../src-main/analysis/run-pick.ts';
-import { byCost } from '../../src-main/analysis/slo.ts';
+import { costOrder as makeOrder } from '../../src-main/analysis/cost-order.ts';
+
+const byCost = makeOrder();
+const cheaper = byCost;
 import type { ConfigurationSummary } from '../../src-main/analysis/types.ts';
 import type { ReplicaReading } from '../../src-main/model/replicas.ts';
 import type { StatsSummary } from '../../src-main/model/types.ts';
@@ -140,7 +143,7 @@ describe('memory of a replicated configuration, per replica and in total', () =>
   });
 });
 
-describe('cheaper() at equal totals', () => {
+describe('the one order of cost (cost-order.ts)', () => {
   const c = (workers: number, cpuMillis: number, memoryMb: number, replicas?: number): ConfigurationSummary =>
     ({ mode: 'cluster', workers, cpuMillis, memoryMb, ...(replicas ? { replicas } : {}) }) as ConfigurationSummary;
 
@@ -151,8 +154,12 @@ describe('cheaper() at equal totals', () => {
     expect(cheaper(c(1, 500, 256, 2), c(2, 500, 256, 2))).toBeLessThan(0);
     // Workers are counted in total: 1 × 4 workers before 2 × 1 (fewer containers), 2 × 1 before 2 × 2.
     expect([c(1, 500, 256, 2), c(4, 1000, 512), c(2, 500, 256, 2)].sort(cheaper).map((x) => `${x.replicas ?? 1}×${x.workers}`)).toEqual(['1×4', '2×1', '2×2']);
-    // Without replicas the old rule: fewer workers, then less CPU, then less memory.
-    expect([c(2, 1000, 256), c(1, 2000, 256), c(1, 1000, 512)].sort(cheaper).map((x) => `${x.workers}/${x.cpuMillis}/${x.memoryMb}`)).toEqual(['1/1000/512', '1/2000/256', '2/1000/256']);
+    // One order of cost (issue 39): the price per hour decides first, so 2 workers on 1 CPU / 256 MB
+    // ($0.0327 an hour at the example prices) is cheaper than 1 worker on 1 CPU / 512 MB ($0.0337),
+    // which the old rule (fewer workers first) put ahead; 2 CPU is the dearest.
+    expect([c(2, 1000, 256), c(1, 2000, 256), c(1, 1000, 512)].sort(cheaper).map((x) => `${x.workers}/${x.cpuMillis}/${x.memoryMb}`)).toEqual(['2/1000/256', '1/1000/512', '1/2000/256']);
+    // At an equal price the old tie-breaks stand: fewer workers first.
+    expect([c(2, 1000, 256), c(1, 1000, 256)].sort(cheaper).map((x) => x.workers)).toEqual([1, 2]);
   });
 
   it('the objective’s cost order counts totals too: 2 × 500m is not cheaper than 1 × 750m', () => {

@@ -153,7 +153,12 @@ export function formatRecommendation(rec: Recommendation, explain = false): stri
       'lowest p99',
       'flags of best',
     ];
-    lines.push('', table(head, rows));
+    // The seeds' question, apart from the answer: with several pairs, never a rival headline.
+    const given =
+      rec.scopes.length > 1
+        ? ['', 'If you are given one CPU / memory pair (the answer deploys the pick above):']
+        : [''];
+    lines.push(...given, table(head, rows));
   }
   return `${lines.join('\n')}\n`;
 }

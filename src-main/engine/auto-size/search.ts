@@ -12,14 +12,14 @@
 //     below, where the cheapest so far meets.
 //  3. A configuration is repeated while the judge is undecided, up to MAX_TRIES cells; still
 //     undecided, it counts as not meeting (the answer is then conservative) and the words say so.
-//  4. The cheapest meeting configuration (analysis/slo.ts byCost: CPU, then memory, then workers;
-//     with spec.cheapest, the lowest price per hour at spec.prices, then byCost)
+//  4. The cheapest meeting configuration by the one order of cost (analysis/cost-order.ts: the
+//     price per hour at spec.prices, then containers, workers, CPU, memory, launcher)
 //     gets its memory from its measured peak by the memory rule (analysis/memory.ts), verified by
 //     one cell at that limit; if that misses, the answer keeps the memory it was measured with.
 import { fmtMb, fmtNum } from '../../common/format.ts';
 import { exactCpu, memLabel } from '../../common/resource-labels.ts';
 import { limitFromPeak, MEMORY_HEADROOM, memoryStepFor } from '../../analysis/memory.ts';
-import { byCost } from '../../analysis/slo.ts';
+import { costOrder } from '../../analysis/cost-order.ts';
 import { DEFAULT_PRICES, fmtMoney, hourlyCost } from '../../common/cost.ts';
 import type { LaunchMode } from '../../model/types.ts';
 import type { Judgement } from './judge.ts';
@@ -123,11 +123,13 @@ export const priceOf = (spec: SizeSpec, c: { cpuMillis: number; memoryMb: number
 
 type Ranked = Config & { p99Us?: { mean: number } | null };
 
-/** The search's order of cost: by price per hour first when it searches for the cheapest, else byCost. */
+/**
+ * The search's order of cost: the one order (analysis/cost-order.ts) at the spec's prices, the example
+ * prices when it has none; at an equal cost the lower p99.
+ */
 export function searchOrder(spec: SizeSpec): (a: Ranked, b: Ranked) => number {
-  const plain = (a: Ranked, b: Ranked): number =>
-    byCost({ ...a, p99Us: a.p99Us ?? null }, { ...b, p99Us: b.p99Us ?? null });
-  return spec.cheapest ? (a, b) => priceOf(spec, a) - priceOf(spec, b) || plain(a, b) : plain;
+  const order = costOrder(spec.prices ?? DEFAULT_PRICES);
+  return (a, b) => order(a, b) || (a.p99Us?.mean ?? 0) - (b.p99Us?.mean ?? 0);
 }
 
 export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<SearchResult> {
@@ -178,12 +180,9 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
      * One worker count: its most useful top first, then bisection down from where it meets. Returns the top's verdict.
      */
     const tryShape = async (shape: Shape): Promise<{ top: number; j: Judgement } | null> => {
-      // Only what could beat the cheapest so far is worth a cell (byCost on CPU, then workers and launcher).
+      // Only what could beat the cheapest so far is worth a cell (the order of cost at equal caps: workers, launcher).
       const cheaperShape = best
-        ? byCost(
-            { ...shape, cpuMillis: 0, memoryMb: 0, p99Us: null },
-            { ...best.shape, cpuMillis: 0, memoryMb: 0, p99Us: null },
-          ) < 0
+        ? order({ ...shape, cpuMillis: 0, memoryMb: 0 }, { ...best.shape, cpuMillis: 0, memoryMb: 0 }) < 0
         : true;
       const hi0 = best ? topFor(best, cheaperShape) : cpus.length - 1;
       if (hi0 < 0) return null;
@@ -217,10 +216,9 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     };
     // Only a clear miss says that less CPU misses too; a worker count whose top stayed undecided is
     // tried again where the cheapest so far meets, once there is one below that top.
-    // The top a later shape starts at: by CPU, where the cheapest so far meets (one step less for a
-    // costlier shape); by price, the most CPU whose price at the least memory still undercuts it.
+    // The top a later shape starts at: the most CPU whose price at the least memory still undercuts
+    // the cheapest so far (one order of cost: the price decides, analysis/cost-order.ts).
     function topFor(b: Candidate, cheaperShape: boolean): number {
-      if (!spec.cheapest) return cheaperShape ? b.idx : b.idx - 1;
       const bestPrice = priceOf(spec, at(b.shape, b.idx, memoryForPeak(b.judgement.peakBytes, spec)));
       const floor = spec.bounds.memoryMb.min;
       let i = cpus.length - 1;
@@ -228,7 +226,6 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
       return i;
     }
     function better(c: Candidate, b: Candidate, cheaperShape: boolean): boolean {
-      if (!spec.cheapest) return c.idx < b.idx || (c.idx === b.idx && cheaperShape);
       const withMem = (x: Candidate): Config => at(x.shape, x.idx, memoryForPeak(x.judgement.peakBytes, spec));
       return order(withMem(c), withMem(b)) < 0;
     }
@@ -338,7 +335,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     bestSoFar: null,
     words:
       `${configLabel(found)} is the cheapest configuration that meets ${objective}` +
-      (spec.cheapest ? ` by price, ${fmtMoney(priceOf(spec, found))} an hour` : '') +
+      ` by price, ${fmtMoney(priceOf(spec, found))} an hour` +
       ': ' +
       `${win.c.judgement.detail}.${below}` +
       // Said only when the search saved cells: repeating undecided ones can take more than a grid has configurations.

@@ -79,7 +79,7 @@ const HINTS: Record<string, string> = {
   memoryStepMb: 'the memory step in MB, e.g. 32',
   connections: 'the connections the constant rate is spread over (default: from rate × p99 limit), e.g. 100',
   probe: 'true or false (false: no runtime probe in the cells; it is on by default)',
-  cheapest: 'true or false (true: the lowest price per hour at "prices", not the smallest CPU)',
+  cheapest: 'true or false (kept for older specs: the search always ranks by the price per hour at "prices")',
   prices: PRICES_HINT,
 };
 const hintFor = (path: readonly PropertyKey[]): string | undefined =>
