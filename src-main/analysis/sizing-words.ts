@@ -1,16 +1,15 @@
 // The sentences about memory and CPU: the peak and where it came from, memory per worker, the limit
 // and what raised it, the memory caps of the matrix, the CPU request and throttling, and the method.
 import { causeSentence } from './answer-causes.ts';
-import { fmtMargin, fmtMb, fmtNum, fmtPct } from '../common/format.ts';
+import { fmtMargin, fmtMb, fmtPct } from '../common/format.ts';
 import { cpuLabel, memLabel, pairLabel } from '../common/resource-labels.ts';
 import { joinAnd } from '../common/text.ts';
 import { freshNeedText } from './fresh-need.ts';
 import { loadLabel, MAX_ERROR_PCT, workloadLabel } from './group.ts';
 import { limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB } from './memory.ts';
 import { onWhat, who, whoContext, type WhoContext } from './phrases.ts';
-import { describeSlo } from './slo.ts';
+import { cpuSentence } from './cpu-words.ts';
 import type {
-  CpuSizing,
   ConfigurationSummary,
   MemoryCap,
   MemoryOutcome,
@@ -214,55 +213,6 @@ function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolea
     );
   }
   return out;
-}
-
-function cpuSentence(s: Sizing, c: ConfigurationSummary, slo: Slo | null, marginPct: number, ctx?: WhoContext): string {
-  const u = s.cpu;
-  const failed = u.failedAtMillis === null ? null : u.caps.find((x) => x.cpuMillis === u.failedAtMillis)!;
-  let head: string;
-  if (u.basis === 'pick') head = pickCpuSentence(u, c, ctx);
-  else if (u.caps.length <= 1)
-    head =
-      `CPU: the matrix tried only ${cpuLabel(c.cpuMillis)} for ${who(c, ctx)} at ${memLabel(c.memoryMb)}, so ` +
-      'nothing shows whether less would do.';
-  else if (u.requestMillis === null) {
-    head = slo
-      ? `CPU: no CPU cap tried meets ${describeSlo(slo)} for ${who(c, ctx)} at ${memLabel(c.memoryMb)}.`
-      : `CPU: no CPU cap tried holds the throughput for ${who(c, ctx)} at ${memLabel(c.memoryMb)}.`;
-  } else {
-    const what = slo
-      ? `that meets ${describeSlo(slo)} for ${who(c, ctx)} at ${memLabel(c.memoryMb)} (on the means)`
-      : `that holds the throughput of ${who(c, ctx)} at ${memLabel(c.memoryMb)}: not significantly more than ` +
-        `${fmtMargin(marginPct)} % below the best over the CPU caps ` +
-        `tried${u.evidence === 'means' ? ' (on the means, no interval)' : ''}`;
-    head =
-      `CPU: ${cpuLabel(u.requestMillis)} is the smallest request ` +
-      `${what}${failed ? `; at ${cpuLabel(failed.cpuMillis)}: ${failed.miss}` : ''}.`;
-  }
-  if (u.throttledMsPerSec === null) return head;
-  const share = u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of CFS periods)`;
-  const thr =
-    u.throttledMsPerSec < 0.5
-      ? 'was not throttled'
-      : `was throttled ${fmtNum(u.throttledMsPerSec)} ms per second${share}`;
-  return `${head} At its ${cpuLabel(c.cpuMillis)} cap it used ${fmtPct(u.cpuPctOfCap!)} of the cap and ${thr}.`;
-}
-
-/**
- * The deployed configuration's CPU is its own cap; every other cap tried for the same shape is said
- * as an alternative with what it holds for what it costs ("Alternative: 1 CPU would hold …").
- */
-function pickCpuSentence(u: CpuSizing, c: ConfigurationSummary, ctx?: WhoContext): string {
-  const head = `CPU: ${cpuLabel(c.cpuMillis)}, the cap ${who(c, ctx)} was measured under and picked at.`;
-  const times = (y: number): string => `${fmtNum(y, y < 10 ? 1 : 0)}×`;
-  const alt = u.caps
-    .filter((x) => x.cpuMillis !== c.cpuMillis && x.miss === null && x.rps !== null && c.rps)
-    .map(
-      (x) =>
-        `${cpuLabel(x.cpuMillis)} would hold ${fmtNum(x.rps!)} req/s (${times(x.rps! / c.rps!.mean)} the goodput ` +
-        `for ${times(x.cpuMillis / c.cpuMillis)} the CPU)`,
-    );
-  return alt.length ? `${head} Alternative${alt.length > 1 ? 's' : ''}: ${alt.join('; ')}.` : head;
 }
 
 /** How memory and CPU are judged, in one paragraph (the HTML report's method and the README quote it). */

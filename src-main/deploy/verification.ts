@@ -3,22 +3,29 @@
  * (config.phase 'verify', config.verify the descriptor below) ran one snippet kind's settings exactly
  * as emitted (deploy/settings.ts), and is judged here by one rule (judgeVerifyCell) that the engine
  * (engine/verify.ts, deciding by afterFailure whether to step the limit up, repeat or stop) and every
- * reader (the snippets, report, the UI) share. Pure: a run stored before verification existed simply has none, and `rightsize verify RUN`
+ * reader (the snippets, report, the UI) share. Pure: a run stored before verification existed simply has
+ * none, and `rightsize verify RUN`
  * appends the cells later.
  */
-import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/stats.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
-import { exactCpu } from '../common/resource-labels.ts';
 import type { CellConfig, CellStatus, ExitInfo, Flag, LoadResult, StatsSummary } from '../model/types.ts';
-import { heapFlagOf, runtimeOf, SNIPPET_KINDS, type DeploySettings, type SnippetKind } from './settings.ts';
+import { SNIPPET_KINDS, type DeploySettings, type SnippetKind } from './settings.ts';
 import type { VerifyDescriptor } from '../model/verify.ts';
 export type { VerifyDescriptor };
+import { limitWords, settingsOfCell, settingsWords } from './verify-settings.ts';
+export { settingsOfCell, settingsWords };
+import { goodputReason, goodputWords, judgeGoodput, type GoodputCheck } from './verify-goodput.ts';
+export {
+  comparedWords,
+  goodputWords,
+  intervalWords,
+  judgeGoodput,
+  VERIFY_GOODPUT_SHARE,
+  type GoodputCheck,
+  type GoodputInterval,
+  type GoodputVerdict,
+} from './verify-goodput.ts';
 
-/**
- * Goodput passes only if shown above this share of the matrix's estimate (non-inferiority, a 5 % margin): one-sided
- * Welch at ALPHA. Shown below it fails; neither is not judged.
- */
-export const VERIFY_GOODPUT_SHARE = 0.95;
 /** Attempts per snippet (the first limit, steps up, the largest clean cap last). */
 export const VERIFY_MAX_ATTEMPTS = 4;
 
@@ -35,36 +42,6 @@ export interface VerifyCellLike {
   finishedAt?: string | null;
   /** The exact Node.js version it ran, where recorded: what its snippets then name. */
   nodeVersion?: string | null;
-}
-
-/**
- * How goodput was judged against the floor (VERIFY_GOODPUT_SHARE of the matrix's estimate): shown above or below it by
- * the one-sided tests, not judged where neither is shown (an interval too wide), or on the means where a side has no
- * interval.
- */
-export type GoodputVerdict = 'shown-above' | 'shown-below' | 'not-judged' | 'means-above' | 'means-below';
-
-/** A 95 % interval as printed: never below zero (goodput is positive). */
-export interface GoodputInterval {
-  low: number;
-  high: number;
-}
-
-export interface GoodputCheck {
-  /** The matrix's estimate, and the floor: VERIFY_GOODPUT_SHARE of it. */
-  expected: number;
-  floor: number;
-  verdict: GoodputVerdict;
-  /** One-sided p-values of "above the floor" and "below the floor" (null: means only). */
-  pAbove: number | null;
-  pBelow: number | null;
-  /** The mean is below the floor. */
-  belowShare: boolean;
-  /** Goodput fails the attempt: shown below the floor (or below it on the means). */
-  failed: boolean;
-  /** This cell's interval and the matrix's (null: none). */
-  interval: GoodputInterval | null;
-  expectedInterval: GoodputInterval | null;
 }
 
 export interface VerifyJudgement {
@@ -89,108 +66,12 @@ export interface VerifyJudgement {
 const MIB = 2 ** 20;
 const fmtMiB = (bytes: number): string => `${fmtNum(bytes / MIB)} MB`;
 const pct = (x: number): string => `${fmtNum(x, x < 10 ? 1 : 0)} %`;
-const SHARE_PCT = `${fmtNum(VERIFY_GOODPUT_SHARE * 100)} %`;
-const pWords = (p: number): string => `one-sided p ${p < 0.001 ? '< 0.001' : fmtNum(p, 3)}`;
 
 /**
  * A failed cell whose own words say memory ran out: V8's heap limit in the log tail, or the exit codes of a V8 abort
  * (134) and a SIGKILL (137, the kernel's OOM killer where the engine did not report it).
  */
 const MEMORY_FAILURE = /heap out of memory|reached heap limit|allocation failed|ENOMEM|exited with code 13[47]\b/i;
-
-/** "36 % above the matrix's 4,987", "2 % below it", "within 1 % of …": from the ratio itself, never the margin. */
-export function comparedWords(value: number, reference: number, what: string): string {
-  if (!(reference > 0)) return `against ${what}`; // no ratio to a zero estimate
-  const diffPct = (value / reference - 1) * 100;
-  if (Math.abs(diffPct) < 1) return `within 1 % of ${what}`;
-  return `${fmtNum(Math.abs(diffPct))} % ${diffPct > 0 ? 'above' : 'below'} ${what}`;
-}
-
-/** "5,900–7,700": an interval as printed, its low end clamped at zero. */
-export const intervalWords = (iv: GoodputInterval): string =>
-  `${fmtNum(Math.max(0, iv.low))}–${fmtNum(Math.max(0, iv.high))}`;
-
-const intervalOf = (low: number | null | undefined, high: number | null | undefined): GoodputInterval | null =>
-  low == null || high == null ? null : { low: Math.max(0, low), high: Math.max(0, high) };
-
-/**
- * Goodput against the floor. With intervals on both sides, non-inferiority: shown above it (pAbove ≤ ALPHA) passes,
- * shown below it (pBelow ≤ ALPHA) fails, neither is not judged. Without, the means decide, and say so.
- */
-export function judgeGoodput(load: LoadResult, e: VerifyDescriptor['expected']): GoodputCheck {
-  const goodput = load.goodputMean ?? load.rpsMean;
-  const mine = summarizeOne(goodput, load.perSecondGood?.length ? load.perSecondGood : (load.perSecondRps ?? null));
-  const a = estimateOf(mine);
-  const b = e.se !== null && e.df !== null ? { mean: e.goodput, se: e.se, df: e.df } : null;
-  const floor = VERIFY_GOODPUT_SHARE * e.goodput;
-  const belowShare = goodput < floor;
-  const t = a && b ? welch(a, b, VERIFY_GOODPUT_SHARE) : null;
-  const verdict: GoodputVerdict = !t
-    ? belowShare
-      ? 'means-below'
-      : 'means-above'
-    : t.pAbove <= ALPHA
-      ? 'shown-above'
-      : t.pBelow <= ALPHA
-        ? 'shown-below'
-        : 'not-judged';
-  return {
-    expected: e.goodput,
-    floor,
-    verdict,
-    pAbove: t?.pAbove ?? null,
-    pBelow: t?.pBelow ?? null,
-    belowShare,
-    failed: verdict === 'shown-below' || verdict === 'means-below',
-    interval: intervalOf(mine.ci?.low, mine.ci?.high),
-    expectedInterval: intervalOf(e.low, e.high),
-  };
-}
-
-/** The reason a goodput failure gives: "goodput 20,000 req/s, below 95 % of the matrix's 24,200 (one-sided p …), 17 % below it". */
-function goodputReason(goodput: number, g: GoodputCheck): string {
-  const how = g.pBelow !== null ? ` (${pWords(g.pBelow)})` : ' on the means (no interval to test)';
-  return (
-    `goodput ${fmtNum(goodput)} req/s, below ${SHARE_PCT} of the matrix's ${fmtNum(g.expected)}${how}, ` +
-    comparedWords(goodput, g.expected, 'it')
-  );
-}
-
-/**
- * What an attempt's goodput was and how it was judged, in words computed from its numbers: "goodput 24,000 req/s
- * (within 1 % of the matrix's 24,200, shown above 95 % of it: one-sided p 0.018)".
- */
-export function goodputWords(j: Pick<VerifyJudgement, 'goodput' | 'goodputCheck'>): string {
-  const g = j.goodputCheck;
-  if (j.goodput === null) return 'goodput unknown';
-  if (!g) return `goodput ${fmtNum(j.goodput)} req/s`;
-  const compared = comparedWords(j.goodput, g.expected, `the matrix's ${fmtNum(g.expected)}`);
-  return `goodput ${fmtNum(j.goodput)} req/s (${compared}${judgedWords(g)})`;
-}
-
-/** How the goodput was judged, after its comparison: ", shown above 95 % of it: one-sided p 0.018". */
-function judgedWords(g: GoodputCheck): string {
-  switch (g.verdict) {
-    case 'shown-above':
-      return `, shown above ${SHARE_PCT} of it: ${pWords(g.pAbove!)}`;
-    case 'shown-below':
-      return `, shown below ${SHARE_PCT} of it: ${pWords(g.pBelow!)}`;
-    case 'means-above':
-    case 'means-below':
-      return `, ${g.verdict === 'means-above' ? 'above' : 'below'} ${SHARE_PCT} of it on the means: no interval to test`;
-    case 'not-judged':
-      return `; goodput not judged: the interval is too wide${notJudgedDetail(g)}`;
-  }
-}
-
-/** " — this cell 5,900–7,700 req/s, the matrix 3,100–6,900, against a floor of 4,738". */
-function notJudgedDetail(g: GoodputCheck): string {
-  const parts = [
-    ...(g.interval ? [`this cell ${intervalWords(g.interval)} req/s`] : []),
-    ...(g.expectedInterval ? [`the matrix ${intervalWords(g.expectedInterval)}`] : []),
-  ];
-  return parts.length ? ` — ${parts.join(', ')}, against a floor of ${fmtNum(g.floor)}` : '';
-}
 
 type Judged = Pick<VerifyJudgement, 'goodput' | 'p99Us' | 'errorPct' | 'goodputCheck'>;
 const UNJUDGED: Judged = { goodput: null, p99Us: null, errorPct: null, goodputCheck: null };
@@ -273,39 +154,6 @@ export function failureWords(j: Pick<VerifyJudgement, 'reasons' | 'memoryCaused'
   return `${j.reasons.join('; ')}${j.memoryCaused ? '' : ': not a memory problem'}`;
 }
 
-/**
- * The settings a verification cell ran, read from the cell itself (so a snippet carries exactly what ran): its
- * replicas, flags and Node.js too — the exact version it ran where recorded, else the one its matrix named.
- */
-export function settingsOfCell(config: CellConfig, nodeVersion?: string | null): DeploySettings {
-  const d = config.verify;
-  return {
-    mode: config.mode,
-    workers: config.workers,
-    cpuMillis: config.cpuMillis,
-    cpuRequestMillis: Math.min(d?.cpuRequestMillis ?? config.cpuMillis, config.cpuMillis),
-    memoryMb: config.memoryMb,
-    recycleRssMb: config.recycleRssMb ?? null,
-    heapMb: heapFlagOf(config.env),
-    ...runtimeOf({ replicas: config.replicas, node: nodeVersion ?? config.node, nodeFlags: config.nodeFlags }),
-  };
-}
-
-/** "pm2 × 1, 0.5 CPU, 128 MB, max_memory_restart 57M, --max-old-space-size=48" ("2 containers, each …", Node.js). */
-export function settingsWords(s: DeploySettings): string {
-  const how = s.mode === 'single' ? 'a single process' : `${s.mode} × ${s.workers}`;
-  return [
-    ...(s.replicas ? [`${s.replicas} containers, each`] : []),
-    how,
-    exactCpu(Math.round(s.cpuMillis)),
-    `${s.memoryMb} MB`,
-    ...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []),
-    ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
-    ...(s.node ? [`Node.js ${s.node}`] : []),
-    ...(s.nodeFlags ? [s.nodeFlags.join(' ')] : []),
-  ].join(', ');
-}
-
 export interface VerifyAttempt {
   /** The cell's # in its run (index + 1) and its stored id (0 when not stored). */
   cellNumber: number;
@@ -347,15 +195,6 @@ export interface Verification {
 
 /** A UTC time a snippet can state, the same in every time zone: "2026-01-01 10:02 UTC". */
 export const utcMinute = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-
-/** "64 MB (max_memory_restart 28M, --max-old-space-size=24)". */
-function limitWords(s: DeploySettings): string {
-  const extra = [
-    ...(s.recycleRssMb !== null ? [`max_memory_restart ${s.recycleRssMb}M`] : []),
-    ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
-  ];
-  return `${s.memoryMb} MB${extra.length ? ` (${extra.join(', ')})` : ''}`;
-}
 
 /** An attempt's verdict in words: "passed", "OOM-killed (exit 137)", "goodput …: not a memory problem". */
 export function verdictOf(j: Pick<VerifyJudgement, 'pass' | 'reasons' | 'memoryCaused' | 'goodputCheck'>): string {
@@ -434,7 +273,8 @@ function fallbackCaveat(kind: SnippetKind, attempts: readonly VerifyAttempt[], d
   const oomAtOrAbove = attempts.some((a) => a.settings.memoryMb >= d.fallbackMb && /OOM/.test(a.summary));
   const otherMode = kind === 'pm2' && s.mode === 'pm2' && !/pm2/.test(d.label);
   const notMemory = stoppedOnNonMemory(last, attempts)
-    ? ` The memory limit was not raised: that failure is not a memory problem, and it failed again when repeated at ${s.memoryMb} MB.`
+    ? ' The memory limit was not raised: that failure is not a memory problem, and it failed again when repeated ' +
+      `at ${s.memoryMb} MB.`
     : '';
   const cap = oomAtOrAbove
     ? ` An attempt at or above that cap was OOM-killed${otherMode ? ' under PM2' : ''}: no limit measured ` +
