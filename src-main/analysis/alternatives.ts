@@ -25,7 +25,8 @@ type Base = Pick<Recommendation, 'search' | 'scopes' | 'decisions' | 'sloOutcome
   costs?: { prices: Prices };
 };
 
-const ratio = (x: number): string => `${fmtNum(x, x < 10 ? 1 : 0)}×`;
+/** "2×", "1.9×": one decimal below 10, none where it would read ".0". */
+export const ratio = (x: number): string => `${fmtNum(x, x < 10 && Math.abs(x - Math.round(x)) >= 0.05 ? 1 : 0)}×`;
 
 /** One-sided: a's mean is shown below b's (higher: above); on the means where a side has no interval. */
 function shown(a: ConfigurationSummary['rps'], b: ConfigurationSummary['rps'], below: boolean): boolean {

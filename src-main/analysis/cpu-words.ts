@@ -3,6 +3,7 @@
 // below missed, with the throttling seen at its cap.
 import { fmtMargin, fmtNum, fmtPct } from '../common/format.ts';
 import { cpuLabel, memLabel } from '../common/resource-labels.ts';
+import { ratio } from './alternatives.ts';
 import { who, type WhoContext } from './phrases.ts';
 import { describeSlo } from './slo.ts';
 import type { ConfigurationSummary, CpuSizing, Sizing, Slo } from './types.ts';
@@ -51,7 +52,7 @@ export function cpuSentence(
  */
 function pickCpuSentence(u: CpuSizing, c: ConfigurationSummary, ctx?: WhoContext): string {
   const head = `CPU: ${cpuLabel(c.cpuMillis)}, the cap ${who(c, ctx)} was measured under and picked at.`;
-  const times = (y: number): string => `${fmtNum(y, y < 10 ? 1 : 0)}×`;
+  const times = ratio;
   const alt = u.caps
     .filter((x) => x.cpuMillis !== c.cpuMillis && x.miss === null && x.rps !== null && c.rps)
     .map(

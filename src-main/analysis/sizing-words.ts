@@ -231,9 +231,10 @@ export function sizingMethodText(marginPct: number): string {
     `${MAX_ERROR_PCT} % failed requests, or goodput or p99 worse than the largest clean cap by more than ` +
     `${fmtMargin(marginPct)} % (one-sided Welch's t-test, Holm-corrected over the caps); goodput lost that ` +
     'way with no OOM kill is GC pressure. ' +
-    'The CPU request is the smallest CPU cap that meets the objective, or without one that is not ' +
-    `significantly more than ${fmtMargin(marginPct)} % below the best goodput over the CPU caps; throttling ` +
-    'is the time the CFS quota held the cap back.'
+    "The deployed configuration's CPU request is the cap it was measured under and picked at, and every other " +
+    'cap tried for it is said as an alternative; for any other configuration it is the smallest CPU cap that ' +
+    `meets the objective, or without one that is not significantly more than ${fmtMargin(marginPct)} % below ` +
+    'the best goodput over the CPU caps; throttling is the time the CFS quota held the cap back.'
   );
 }
 

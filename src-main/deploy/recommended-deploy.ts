@@ -31,11 +31,24 @@ export function scopeConfidence(scope: ScopeDecision): string {
  * leading contender.
  */
 export const kneePick = (rec: Recommendation, scope: ScopeDecision): string =>
-  scope.state === 'undecided'
-    ? `the leading contender of ${scope.label} (${scope.context}), undecided against ` +
-      `${scope.contenders.length - 1} other${scope.contenders.length === 2 ? '' : 's'}`
-    : `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ` +
-      `${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`;
+  (scope.pairs ?? 1) > 1
+    ? acrossPairsPick(rec, scope)
+    : scope.state === 'undecided'
+      ? `the leading contender of ${scope.label} (${scope.context}), undecided against ` +
+        `${scope.contenders.length - 1} other${scope.contenders.length === 2 ? '' : 's'}`
+      : `the knee of ${scope.label} (${scope.context}): the fewest workers that hold the throughput within ` +
+        `${fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0)} % of the best`;
+
+/** Why a pick decided across CPU / memory pairs: on cost per million requests, over every configuration. */
+function acrossPairsPick(rec: Recommendation, scope: ScopeDecision): string {
+  const of = `the ${scope.candidates.length} configurations measured on ${scope.label} (${scope.context})`;
+  const m = fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0);
+  if (scope.state === 'undecided')
+    return `the leading contender on cost per million requests of ${of}, undecided against ${scope.contenders.length - 1} other${scope.contenders.length === 2 ? '' : 's'}`;
+  return scope.state === 'equivalent'
+    ? `the cheaper by the price per hour of those within ${m} % of the lowest cost per million requests of ${of}`
+    : `the lowest cost per million requests of ${of}`;
+}
 
 const objectiveConfidence = (o: SloOutcome, c: ConfigurationSummary): string => {
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0).map((k) => k.criterion);

@@ -1,0 +1,179 @@
+// One answer (issue 39): over every preset's answer on constructed measurements, and over the
+// issue's own two-CPU-cap case, the configuration the answer deploys is the same in the headline, the
+// bullets, History's pick, every snippet, the HTML report and --json; any other CPU or memory figure
+// stands only in a labelled sentence (an alternative, "if you are given", a cap something was
+// measured under). No Docker: the runs are built by hand, each cell's goodput from a simple model.
+import { describe, expect, it } from 'vitest';
+import { recommend, recommendedMemoryLimitMb } from '../../src-main/analysis/index.ts';
+import { runPickOf } from '../../src-main/analysis/run-pick.ts';
+import { answerPick } from '../../src-main/analysis/sizing.ts';
+import type { ConfigurationSummary, Recommendation } from '../../src-main/analysis/types.ts';
+import { recommendedDeploy, deploySnippet, SNIPPET_KINDS } from '../../src-main/deploy/snippets.ts';
+import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';
+import { htmlReport } from '../../src-main/export/html-report.ts';
+import type { CellConfig } from '../../src-main/model/types.ts';
+import { listPresets } from '../../src-main/presets/presets.ts';
+import type { RunDetail, StoredCell } from '../../src-main/store/index.ts';
+import { cell, run } from '../helpers/run-fixture.ts';
+
+/** A deterministic jitter in ±3 %: repetitions differ, runs repeat exactly. */
+const jitter = (i: number): number => 1 + 0.03 * Math.sin(i * 12.9898);
+
+/** Goodput that grows with CPU up to one worker per CPU and pays a little for every extra process. */
+function modelRps(c: CellConfig, i: number): number {
+  const cores = c.cpuMillis / 1000;
+  const busy = Math.min(cores, c.mode === 'single' ? 1 : c.workers);
+  const switching = 1 - 0.04 * Math.max(0, c.workers - Math.ceil(cores));
+  return Math.round(5000 * busy * switching * (c.replicas ?? 1) * jitter(i));
+}
+
+function modelRun(configs: CellConfig[], matrix: unknown): RunDetail {
+  const cells: StoredCell[] = configs.map((c, i) => {
+    const rps = modelRps(c, i);
+    const base = cell({ app: c.app, mode: c.mode, workers: c.workers, cpu: c.cpuMillis, mem: c.memoryMb, load: c.load, rps, p99Us: Math.round(4e7 / rps) });
+    return { ...base, config: { ...c, index: 0, repetition: 0 } };
+  });
+  return run(cells, { matrix });
+}
+
+const HOST = { cores: 8, memoryMb: 16384, apps: ['hello', 'json', 'static', 'pbkdf2', 'alloc'] };
+
+/** "0.5 CPU", "1 CPU", "2 CPUs" and snippet forms ("500m", cpus: '0.5') as millicores. */
+function cpuFigures(text: string): number[] {
+  const out: number[] = [];
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?) CPUs?\b/g)) out.push(Math.round(Number(m[1]) * 1000));
+  for (const m of text.matchAll(/cpu: "(\d+)m"/g)) out.push(Number(m[1]));
+  for (const m of text.matchAll(/cpus: ["'](\d+(?:\.\d+)?)["']/g)) out.push(Math.round(Number(m[1]) * 1000));
+  return out;
+}
+const mbFigures = (text: string): number[] => [...text.matchAll(/(\d+) MB\b/g)].map((m) => Number(m[1]));
+
+/** A sentence that names another configuration on purpose says so. */
+const LABELLED =
+  /alternative|if you are given|would hold|measured under|other CPU \/ memory pair|in total|undecided|not separable|costs? (significantly )?(more|within)|per million requests|memory rule|rule gives|peak|measured on/i;
+
+/** Sentences (or snippet comment lines) that carry a CPU or memory figure other than the deployed one, unlabelled. */
+function strays(texts: readonly string[], pick: ConfigurationSummary, limits: readonly number[]): string[] {
+  const mbOk = new Set([pick.memoryMb, ...limits]);
+  return texts
+    .flatMap((t) => t.split(/(?<=\.)\s+|\n/))
+    .filter((s) => !LABELLED.test(s))
+    .filter((s) => cpuFigures(s).some((x) => x !== pick.cpuMillis) || mbFigures(s).some((x) => !mbOk.has(x)));
+}
+
+interface Outputs {
+  rec: Recommendation;
+  pick: ConfigurationSummary;
+}
+
+/** Every reader of the answer names the deployed configuration; returns the answer for further checks. */
+function expectOneAnswer(r: RunDetail): Outputs {
+  const rec = recommend(r);
+  const p = answerPick(rec)!;
+  expect(p, 'the answer deploys a configuration').toBeTruthy();
+  const pick = p.configuration;
+  // The headline, History's pick and --json's headline all name it.
+  expect(rec.headline!.key).toBe(pick.key);
+  const history = runPickOf(rec)!;
+  expect([history.cpuMillis, history.memoryMb, history.workers, history.mode]).toEqual([pick.cpuMillis, pick.memoryMb, pick.workers, pick.mode]);
+  const json = JSON.parse(JSON.stringify(rec)) as Recommendation;
+  expect(json.headline!.key).toBe(pick.key);
+  // The snippets deploy its mode, workers and CPU cap, request and limit alike.
+  const d = recommendedDeploy(rec)!;
+  expect([d.config.mode, d.config.workers, d.config.cpuMillis, d.config.cpuRequestMillis]).toEqual([pick.mode, pick.workers, pick.cpuMillis, pick.cpuMillis]);
+  const snippets = SNIPPET_KINDS.map((k) => deploySnippet(k, d));
+  const isComment = (l: string): boolean => /^\s*(#|\/\/)/.test(l);
+  for (const s of snippets) {
+    const config = s.split('\n').filter((l) => !isComment(l)).join('\n');
+    expect(cpuFigures(config).filter((x) => x !== pick.cpuMillis), s).toEqual([]);
+  }
+  // The resources bullet gives it its own CPU.
+  const give = rec.summary.find((b) => /^Give (it|each)/.test(b));
+  if (give && cpuFigures(give).length) expect(cpuFigures(give)).toContain(pick.cpuMillis);
+  // No other CPU or memory figure stands unlabelled in the headline, the bullets or the snippets' comments.
+  const limit = recommendedMemoryLimitMb(rec);
+  const limits = [limit ?? pick.memoryMb, d.config.memoryMb, d.config.ruleMemoryMb ?? pick.memoryMb];
+  const comments = snippets.flatMap((s) => s.split('\n').filter(isComment));
+  expect(strays([rec.headline!.text, ...rec.summary, ...comments], pick, limits)).toEqual([]);
+  // The HTML report opens with the same headline, and labels the per-pair table when there are several pairs.
+  const html = htmlReport(r, new Map(), rec);
+  expect(html).toContain(rec.headline!.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').slice(0, 60));
+  if (rec.scopes.length > 1) expect(html).toContain('If you are given one CPU / memory pair');
+  return { rec, pick };
+}
+
+describe('one answer over every preset (constructed measurements)', () => {
+  for (const preset of listPresets()) {
+    it(`${preset.name}: the same configuration everywhere, other figures labelled`, () => {
+      const v = validateMatrix({ ...preset.matrix, confirmLarge: true }, HOST);
+      if (!v.ok) throw new Error(`${preset.name}: ${JSON.stringify(v.problems)}`);
+      expectOneAnswer(modelRun(expandMatrix(v.matrix), preset.matrix));
+    });
+  }
+});
+
+describe('the two-CPU-cap case of issue 39', () => {
+  // json, cluster 1 and 2 workers, 0.5 and 1 CPU at 256 MB, 3 repetitions, as measured by a user:
+  // about 2,400 req/s on 0.5 CPU and 4,600 on 1 CPU; p99 58 ms against 9 ms.
+  const measured: [number, number, number[], number][] = [
+    [1, 500, [2414, 2398, 2431], 58000],
+    [2, 500, [2210, 2190, 2236], 66000],
+    [1, 1000, [4590, 4611, 4603], 9000],
+    [2, 1000, [4420, 4402, 4436], 11000],
+  ];
+  const r = run(
+    measured.flatMap(([workers, cpu, rps, p99]) =>
+      rps.map((x, i) => cell({ app: 'json', workers, cpu, mem: 256, rps: x, p99Us: p99 + i * 100 })),
+    ),
+    { matrix: { apps: ['json'], placement: 'auto' } },
+  );
+
+  it('names one configuration in the headline, the bullets, History, every snippet and --json', () => {
+    const { rec, pick } = expectOneAnswer(r);
+    // Goodput per dollar: 0.5 CPU does 2,414 req/s for $0.0169 an hour ($0.00194 per million requests),
+    // 1 CPU 4,601 for $0.0327 ($0.00197): with intervals this tight the test separates them.
+    expect([pick.workers, pick.cpuMillis]).toEqual([1, 500]);
+    expect(rec.headline!.state).toBe('confident');
+    expect(rec.headline!.text).toBe(
+      'Pick: 1 cluster worker on 0.5 CPU / 256 MB — confident: the lowest cost per million requests of the 4 ' +
+        'configurations measured on 0.5 CPU / 256 MB and 1 CPU / 256 MB ($0.00194 per million requests at 2,414 ' +
+        "req/s), significantly below every other (Welch's t-test on goodput per dollar, Holm-corrected, 5 %).",
+    );
+    expect(rec.summary).toContain('Give it a memory limit of 64 MB and 0.5 CPU.');
+    // The 1-CPU configuration is named only as a labelled alternative: its p99 is 6× lower.
+    const latency = rec.alternatives!.find((a) => a.kind === 'latency')!;
+    expect(latency.text).toMatch(/^Alternative for latency: 1 cluster worker on 1 CPU \/ 256 MB, p99 9\.\d+ ms against the pick's 58\.\d+ ms \(6\.\d× lower\), for 2× the CPU\.$/);
+    const more = rec.alternatives!.find((a) => a.kind === 'throughput')!;
+    expect(more.text).toMatch(/^Alternative for throughput: 1 CPU \/ 256 MB would hold 4,6\d\d req\/s with 1 cluster worker: 1\.9× the goodput for 2× the CPU\.$/);
+    // The per-pair decisions stay, each labelled as the seeds' question.
+    expect(rec.words.filter((w) => w.startsWith('If you are given')).length).toBe(2);
+  });
+
+  it('a client-bound 1-CPU pair is a lower bound: the answer cannot be confident against it', () => {
+    const bound = { kind: 'client-bound' as const, reason: 'a load thread was busy 97 % of the time' };
+    const r2 = run(
+      measured.flatMap(([workers, cpu, rps, p99]) =>
+        rps.map((x) => cell({ app: 'json', workers, cpu, mem: 256, rps: cpu === 1000 ? x * 1.3 : x, p99Us: p99, flags: cpu === 1000 ? [bound] : [] })),
+      ),
+      { matrix: { apps: ['json'], placement: 'auto' } },
+    );
+    const { rec } = expectOneAnswer(r2);
+    expect(rec.headline!.state).toBe('undecided');
+    expect(rec.headline!.text).toContain('lower bound');
+    expect(rec.headline!.text).not.toMatch(/settleBudgetPct|load\.threads/);
+  });
+});
+
+describe('equivalent across pairs: the cheaper by the price per hour, said so', () => {
+  it('two pairs within the margin per dollar, with wide intervals, give "equivalent" and the 0.5-CPU pick', () => {
+    // 0.5 CPU ≈ 2,400 req/s and 1 CPU ≈ 4,700: per dollar within 1 % of each other, each shown within 5 % of the other.
+    const cells = [
+      ...[2400, 2380, 2420, 2390, 2410, 2400].map((x) => cell({ app: 'json', workers: 1, cpu: 500, mem: 256, rps: x })),
+      ...[4690, 4700, 4680, 4710, 4695, 4705].map((x) => cell({ app: 'json', workers: 1, cpu: 1000, mem: 256, rps: x })),
+    ];
+    const { rec, pick } = expectOneAnswer(run(cells, { matrix: { apps: ['json'], placement: 'auto' } }));
+    expect(rec.headline!.state).toBe('equivalent');
+    expect(pick.cpuMillis).toBe(500);
+    expect(rec.headline!.text).toMatch(/— equivalent: of the 2 configurations measured on 0\.5 CPU \/ 256 MB and 1 CPU \/ 256 MB, .* are shown within 5 % of the lowest cost per million requests \(one-sided tests\), so the cheaper by the price per hour/);
+  });
+});
