@@ -195,7 +195,9 @@ function cheapestOf(
   const why = undecided.some((c) => isCensored(c))
     ? "a rival's cost is only an upper bound: the load generator or the host set its pace"
     : undecided.some((c) => !estimateOf(c.rps!)) || !el
-      ? 'a single sample has no interval to test'
+      ? undecided.some((c) => c.n > 1) || lead.n > 1
+        ? 'too few repetitions to bound: no interval to test'
+        : 'a single sample has no interval to test'
       : 'more repetitions would decide';
   const rival = undecided[0]!;
   const pr = pOf.get(rival.key);

@@ -134,8 +134,8 @@ function acrossPairsText(
   if (s.state === 'equivalent')
     return (
       `Pick: ${named(c)} on ${onWhat(c)} — equivalent: of ${scope}, ${listOf([each(c), ...others.map(each)])} are ` +
-      `shown within ${m} % of the lowest cost per million requests (one-sided tests), so the cheaper by the price ` +
-      `per hour (${perMillionText(rec, c)}).`
+      `shown within ${m} % of the lowest cost per million requests (one-sided tests), so the cheapest by the one ` +
+      `order of cost (${perMillionText(rec, c)}).`
     );
   const names = [c, ...others].map((x) => `${each(x)} (${perMillionText(rec, x)})`);
   const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
@@ -143,7 +143,7 @@ function acrossPairsText(
     ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them'
     : `the tests separate their cost per million requests neither beyond nor within the ${m} % margin`;
   return (
-    `Undecided across ${s.label} between ${listOf(names)}: ${why}; the cheaper by the price per hour leads. ` +
+    `Undecided across ${s.label} between ${listOf(names)}: ${why}; the cheapest by the one order of cost leads. ` +
     `What would decide it: ${listOf(s.decideBy)}.`
   );
 }

@@ -124,7 +124,7 @@ export function p99Short(c: ConfigurationSummary): string {
  */
 export function p99Text(c: ConfigurationSummary): string {
   const p = c.p99Us!;
-  if (!p.ci) return `${fmtUs(p.mean)}, a single sample`;
+  if (!p.ci) return `${fmtUs(p.mean)}, ${p.n > 1 ? `n = ${p.n}, too few repetitions to bound` : 'a single sample'}`;
   return (
     `${p99Short(c)}, ` +
     `${p.intervalFrom === 'batch-means' ? 'one run, batch means of its per-second p99s' : `n = ${p.n}`}`

@@ -74,7 +74,9 @@ function verdictSentence(
     default:
       return best.rps!.ci
         ? 'Some configurations here have no interval: against those, only means were compared.'
-        : 'These are single samples with no per-second series: means compared, with no test.';
+        : best.rps!.n > 1
+          ? 'These have too few repetitions to bound (an interval needs 3): means compared, with no test.'
+          : 'These are single samples with no per-second series: means compared, with no test.';
   }
 }
 

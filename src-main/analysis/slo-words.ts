@@ -37,12 +37,15 @@ export function sloSentences(o: SloOutcome, slo: Slo, withWorkload: boolean, wit
   ];
   // A zero rps floor is "no limit": a wide interval dipping below 0 says nothing.
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0);
-  if (c.n < 2) {
+  if (c.n < 2 || !c.rps!.ci) {
     out.push(
       c.rps!.intervalFrom === 'batch-means'
         ? 'That ran once: its intervals come from its own seconds, which cannot see run-to-run variation; add ' +
             'repetitions before relying on it.'
-        : 'That is a single sample: no confidence interval; add repetitions before relying on it.',
+        : c.n > 1
+          ? `That rests on ${c.n} repetitions: too few repetitions to bound, so no confidence interval; add ` +
+            'repetitions before relying on it.'
+          : 'That is a single sample: no confidence interval; add repetitions before relying on it.',
     );
   } else if (unsure.length)
     out.push(

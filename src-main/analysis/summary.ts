@@ -93,7 +93,7 @@ function costRivalsBullet(rec: Base, s: ScopeDecision, byKey: Map<string, Config
   if (s.state === 'equivalent')
     return (
       `${capitalize(list(rest(s.contenders)))} cost within ${fmtMargin(rec.marginPct)} % of it per million ` +
-      'requests (two one-sided tests): equivalent, so the cheaper by the price per hour is the pick.'
+      'requests (two one-sided tests): equivalent, so the cheapest by the one order of cost is the pick.'
     );
   const worse = rest(s.candidates);
   const tail = worse.length > 3 ? ` and ${worse.length - 3} more` : '';
@@ -117,7 +117,13 @@ function resourcesBullet(rec: Base, c: ConfigurationSummary): string | null {
       : null;
   const parts = [mem, cpu].filter((x): x is string => x !== null);
   if (!parts.length) return null;
-  if (r < 2) return `Give it ${joinAnd(parts)}.`;
+  // Which memory goes where, said once: the snippets carry what verification ran for their target.
+  const where =
+    limitMb !== null && limitMb !== c.memoryMb
+      ? ' (the memory rule’s limit: each deploy snippet carries the limit verified for its target, until then the ' +
+        `${memLabel(c.memoryMb)} cap it was measured under)`
+      : '';
+  if (r < 2) return `Give it ${joinAnd(parts)}${where}.`;
   const total = [
     limitMb !== null ? memLabel(limitMb * r) : null,
     requestMillis !== null ? cpuLabel(requestMillis * r) : null,

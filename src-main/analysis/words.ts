@@ -4,7 +4,7 @@
 import { fmtMargin, fmtPct } from '../common/format.ts';
 import { causeSentence } from './answer-causes.ts';
 import { COST_ORDER_WORDS } from './cost-order.ts';
-import { loadLabel, MAX_ERROR_PCT } from './group.ts';
+import { loadLabel, MAX_ERROR_PCT, workloadKey } from './group.ts';
 import { singleRunWeakness } from './phrases.ts';
 import { cpuRuleSentence, scopeSentences, undecidedSentence } from './scope-words.ts';
 import { recommendedSizingSentences, sizingMethodText } from './sizing-words.ts';
@@ -33,8 +33,9 @@ export function methodText(marginPct: number): string {
   return (
     'How this was decided: throughput is goodput, the responses per second that had their expected status ' +
     '(failed statuses, errors and timeouts do not count). ' +
-    "A configuration's 95 % interval comes from the spread of its repetitions (Student's t) when it ran at " +
-    'least twice; ' +
+    "A configuration's 95 % interval comes from the spread of its repetitions (Student's t, on a log scale so " +
+    'it never reaches zero) when it ran 3 or more times; with two there is none (too few repetitions to ' +
+    'bound, and no test decides with them); ' +
     "with one repetition it comes from batch means of that cell's own seconds (consecutive seconds are " +
     'autocorrelated, so they are averaged in batches of ⌊√n⌋ seconds before the spread is taken; for p99, of ' +
     'the per-second p99s on a log scale), which is weaker: ' +
@@ -84,8 +85,10 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'sum
     for (const k of rec.costs?.cheapest ?? []) if (k.state !== 'none' || rec.slo) out.push(k.text);
     const withContext = new Set([...rec.scopes, ...rec.undecided].map((s) => s.context)).size > 1;
     for (const a of rec.alternatives ?? []) out.push(a.text);
-    const given = rec.scopes.length > 1;
-    for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext, given));
+    // A pair's own pick is "if you are given" only where its workload's answer spans several pairs.
+    const spans = (s: { app: string; requestSet: string | null }): boolean =>
+      (rec.decisions ?? []).some((d) => (d.pairs ?? 1) > 1 && workloadKey(d) === workloadKey(s));
+    for (const s of rec.scopes) out.push(...scopeSentences(s, byKey, rec.marginPct, withContext, spans(s)));
     for (const u of rec.undecided) out.push(undecidedSentence(u, byKey, withContext));
     // Containers or workers, which Node.js, which flags: each pair by the same contest (topology.ts, versions.ts).
     for (const n of rec.comparisons ?? []) out.push(n.text);

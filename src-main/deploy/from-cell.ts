@@ -109,7 +109,7 @@ function caveats(c: StoredCell, rec: Recommendation, intervalFrom: 'batch-means'
       : 'no interval: the cell has no per-second series',
   ];
   const flags = [...new Set(c.flags.map((f) => f.kind))];
-  if (flags.includes('unstable')) out.push('left out of the answer: its seconds were not steady (unstable)');
+  if (flags.includes('unstable')) out.push('flagged unstable (its seconds were not steady), and counted in the answer');
   const others = flags.filter((f) => f !== 'unstable');
   if (others.length) out.push(`flagged ${others.join(', ')}`);
   const conf = rec.configurations.find((x) => x.key === configurationKey(c.config));

@@ -43,19 +43,25 @@ export const kneePick = (rec: Recommendation, scope: ScopeDecision): string =>
 function acrossPairsPick(rec: Recommendation, scope: ScopeDecision): string {
   const of = `the ${scope.candidates.length} configurations measured on ${scope.label} (${scope.context})`;
   const m = fmtNum(rec.marginPct, rec.marginPct % 1 ? 1 : 0);
+  const others = scope.contenders.length - 1;
   if (scope.state === 'undecided')
-    return `the leading contender on cost per million requests of ${of}, undecided against ${scope.contenders.length - 1} other${scope.contenders.length === 2 ? '' : 's'}`;
+    return (
+      `the leading contender on cost per million requests of ${of}, undecided against ${others} ` +
+      `other${others === 1 ? '' : 's'}`
+    );
   return scope.state === 'equivalent'
-    ? `the cheaper by the price per hour of those within ${m} % of the lowest cost per million requests of ${of}`
+    ? `the cheapest by the one order of cost of those within ${m} % of the lowest cost per million requests of ${of}`
     : `the lowest cost per million requests of ${of}`;
 }
 
 const objectiveConfidence = (o: SloOutcome, c: ConfigurationSummary): string => {
   const unsure = o.checks.filter((k) => k.sure === false && k.limit > 0).map((k) => k.criterion);
-  if (c.n < 2)
+  if (c.n < 2 || !c.rps?.ci)
     return c.rps?.intervalFrom === 'batch-means'
       ? 'meets it on one repetition: its intervals come from its own seconds, blind to run-to-run variation'
-      : 'meets it on a single sample: no interval';
+      : c.n > 1
+        ? `meets it on the means of ${c.n} repetitions, too few to bound: no interval`
+        : 'meets it on a single sample: no interval';
   if (unsure.length) return `meets it on the means only: the 95 % interval crosses the ${unsure.join(' and ')} limit`;
   return 'meets it on the means, and its 95 % intervals are within the limits too';
 };

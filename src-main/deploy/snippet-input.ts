@@ -136,7 +136,7 @@ export function snippetDeploy(kind: SnippetKind, input: DeployInput): SnippetDep
       verification: v.line,
       memory:
         v.state === 'verified'
-          ? `Memory: ${limitIs} ${s.memoryMb} MB, as verified.${rule}`
+          ? `Memory: ${limitIs} ${s.memoryMb} MB, as verified${otherTargets(kind, s.memoryMb, input)}.${rule}`
           : `Memory: ${limitIs} ${s.memoryMb} MB, the cap the matrix ran it clean at (no smaller limit passed ` +
             `verification).${rule}`,
     };
@@ -144,8 +144,12 @@ export function snippetDeploy(kind: SnippetKind, input: DeployInput): SnippetDep
   const ruleMb = c.ruleMemoryMb !== undefined && c.ruleMemoryMb !== c.memoryMb ? c.ruleMemoryMb : null;
   const what = kind === 'pm2' ? 'no max_memory_restart or heap size' : 'no other limit';
   const cmd = verifyCommandOf(input);
+  // The rule's limit is said once: what it is, and that only a verified snippet carries it.
   const ruleGives =
-    ruleMb === null ? '' : ` (the answer's rule gives ${ruleMb} MB: a snippet carries it once verification has run it)`;
+    ruleMb === null
+      ? `.${rule}`
+      : ` (the answer's memory rule gives ${p.memoryRule ?? `${ruleMb} MB`}: a snippet carries it once verification ` +
+        'has run it).';
   return {
     kind,
     state: v ? 'incomplete' : 'unverified',
@@ -156,8 +160,26 @@ export function snippetDeploy(kind: SnippetKind, input: DeployInput): SnippetDep
           'nothing no cell ran.'
         : `${v ? `${v.line} ` : ''}Unverified — run \`${cmd}\` to run it exactly as emitted; until then it ` +
           `carries only the ${c.memoryMb} MB cap the matrix measured, ${what}: nothing no cell ran.`,
-    memory: `Memory: ${limitIs} ${c.memoryMb} MB, the cap the matrix measured it under${ruleGives}.${rule}`,
+    memory: `Memory: ${limitIs} ${c.memoryMb} MB, the cap the matrix measured it under${ruleGives}`,
   };
+}
+
+/** "; PM2's is 160 MB: its daemon and restart threshold run in the same memory" — once, where a target differs. */
+function otherTargets(kind: SnippetKind, mb: number, input: DeployInput): string {
+  const kinds = input.verification?.kinds ?? {};
+  const other = (Object.keys(kinds) as SnippetKind[])
+    .filter((k) => k !== kind && kinds[k]?.state === 'verified' && kinds[k]!.settings!.memoryMb !== mb)
+    .map((k) => {
+      const why =
+        k === 'pm2'
+          ? 'its daemon and max_memory_restart run in the same memory'
+          : kind === 'pm2'
+            ? "without PM2's daemon"
+            : 'as its own verification ran it';
+      const name = k === 'pm2' ? 'PM2' : k === 'kubernetes' ? 'Kubernetes' : 'Compose';
+      return `the ${name} snippet's is ${kinds[k]!.settings!.memoryMb} MB, ${why}`;
+    });
+  return other.length ? `; ${other.join('; ')}` : '';
 }
 
 /** The lines a snippet of `kind` opens with: the run, its verification, why, the load, how sure, CPU and memory. */

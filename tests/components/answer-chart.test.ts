@@ -9,12 +9,17 @@ import { cell, reps, run } from '../helpers/run-fixture.ts';
 
 const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 97 %' };
 const unstable: Flag = { kind: 'unstable', reason: 'throughput rose 30 % over the measurement' };
+const hostBusy: Flag = { kind: 'host-busy', reason: 'others took 45 % of core 1' };
 
-/** 1 CPU: 1 worker clean (one unstable repetition excluded), 2 workers client-bound above it; 2 CPUs: undecided. */
+/**
+ * 1 CPU: 1 worker clean (one unstable repetition counted and flagged, one host-busy repetition excluded), 2 workers
+ * client-bound above it; 2 CPUs: undecided.
+ */
 const fixture = () =>
   run([
     ...reps({ workers: 1 }, [10000, 10100, 9950], [2000, 2100, 1900]),
     cell({ workers: 1, rps: 14000, p99Us: 5000, flags: [unstable] }),
+    cell({ workers: 1, rps: 6000, p99Us: 8000, flags: [hostBusy] }),
     ...reps({ workers: 2 }, [17000, 17100, 16900]).map((c) => ({ ...c, flags: [clientBound] })),
     ...reps({ workers: 1, cpu: 2000 }, [9000, 10500, 9300]),
     ...reps({ workers: 2, cpu: 2000 }, [9500, 10400, 10000]),
@@ -48,7 +53,8 @@ describe('AnswerChart', () => {
     expect(bound.getAttribute('data-workers')).toBe('2');
     expect(bound.textContent).toContain('goodput ≥ 17,000 req/s');
     const one = points(pairs[0]!).find((li) => li.getAttribute('data-workers') === '1')!;
-    expect(one.getAttribute('data-repetitions')).toBe('3');
+    // The unstable repetition counts with the three steady ones; only the host-busy one is excluded.
+    expect(one.getAttribute('data-repetitions')).toBe('4');
     expect(one.getAttribute('data-excluded')).toBe('1');
     expect(one.textContent).toContain('1 repetition excluded');
   });

@@ -186,7 +186,7 @@ describe('who may be picked', () => {
   const unstable: Flag = { kind: 'unstable', reason: 'throughput stepped up 40 % after second 2' };
   const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 97 %' };
 
-  it('never an OOM-killed, unstable or failing configuration, and says why', () => {
+  it('never an OOM-killed or failing configuration, and says why; an unstable one counts and keeps its flag', () => {
     const rec = recommend(run([
       ...reps({ workers: 1 }, [9000, 9100, 8900]),
       ...reps({ workers: 2 }, [12000, 12100, 11900]).map((c) => ({ ...c, flags: [unstable] })),
@@ -194,12 +194,20 @@ describe('who may be picked', () => {
       ...reps({ workers: 8 }, [14000, 14100, 13900]).map((c) => ({ ...c, errors: 5000 })),
     ]));
     const s = scope(rec);
-    expect(s.bestRps.workers).toBe(1);
-    expect(s.knee.workers).toBe(1);
-    expect(s.rpsVerdict).toBe('only-one');
-    // Every repetition of 2 workers was unstable: none of them counts, so it has nothing to be judged on.
-    expect(config(rec, 2).n).toBe(0);
-    expect(rec.exclusions.filter((e) => e.reason.startsWith('unstable (throughput stepped up 40 %'))).toHaveLength(3);
+    // Every repetition of 2 workers was unstable: all of them still count, so it is judged (and wins) on them.
+    expect(config(rec, 2).n).toBe(3);
+    expect(config(rec, 2).disqualified).toEqual([]);
+    expect(config(rec, 2).flags).toEqual([{ kind: 'unstable', cells: 3, of: 3, reasons: ['throughput stepped up 40 % after second 2'] }]);
+    expect(rec.exclusions).toEqual([]);
+    expect(keysToWorkers(rec, s.candidates)).toEqual([1, 2]);
+    expect(s.bestRps.workers).toBe(2);
+    expect(s.knee.workers).toBe(2);
+    expect(s.rpsVerdict).toBe('clear');
+    expect(s.state).toBe('confident');
+    // Counted, and flagged in the words.
+    expect(rec.words).toContain(
+      'Caveat for 2 cluster workers on 1 CPU / 256 MB: unstable in 3 of 3 repetitions — throughput drifted or stepped during the measured seconds, so its mean is not a steady state (throughput stepped up 40 % after second 2).',
+    );
     expect(config(rec, 4).disqualified).toEqual(['OOM-killed']);
     expect(config(rec, 8).disqualified).toEqual(['3.4 % of requests failed (above 1 %)']);
     expect(rec.words).toContain(
@@ -207,16 +215,24 @@ describe('who may be picked', () => {
     );
   });
 
-  it('leaves an unstable repetition out and judges the configuration on its steady ones', () => {
+  it('counts an unstable repetition with the steady ones, flagged: its spread says how sure the answer can be', () => {
     const rec = recommend(run([
       ...reps({ workers: 1 }, [9000, 9100, 8900]),
-      // The first repetition had a slow start (its mean is low); the other two are steady and clearly better.
+      // The first repetition had a slow start (its mean is low); the other two are steady and higher.
       ...reps({ workers: 2 }, [6000, 12100, 11900]).map((c, i) => (i === 0 ? { ...c, flags: [unstable] } : c)),
     ]));
-    expect(config(rec, 2).n).toBe(2);
-    expect(config(rec, 2).rps!.mean).toBeCloseTo(12000, 0);
+    // Nothing is left out: the slow repetition is in the mean and in the (wide) interval.
+    expect(rec.exclusions).toEqual([]);
+    expect(config(rec, 2).n).toBe(3);
+    expect(config(rec, 2).rps!.values).toEqual([6000, 12100, 11900]);
+    expect(config(rec, 2).rps!.mean).toBeCloseTo(10000, 6);
+    expect(config(rec, 2).flags).toEqual([{ kind: 'unstable', cells: 1, of: 3, reasons: ['throughput stepped up 40 % after second 2'] }]);
+    expect(config(rec, 2).rps!.ci!.low).toBeLessThan(9000);
+    // The highest mean is still the best, but the test cannot separate it: undecided, the cheaper leads.
     expect(scope(rec).bestRps.workers).toBe(2);
-    expect(rec.exclusions).toHaveLength(1);
+    expect(scope(rec).state).toBe('undecided');
+    expect(scope(rec).knee.workers).toBe(1);
+    expect(keysToWorkers(rec, scope(rec).contenders)).toEqual([1, 2]);
   });
 
   it('keeps a client-bound or host-busy configuration as a lower bound, never setting it aside', () => {
@@ -254,12 +270,20 @@ describe('who may be picked', () => {
     expect(rec.words).toContain('Every candidate here was client-bound or host-busy: the load generator or other processes on the host, not the server, set the ceiling.');
   });
 
-  it('keeps disqualified configurations out of the SLO answer too', () => {
-    const rec = recommend(run([...reps({ workers: 1 }, [9000, 9100]).map((c) => ({ ...c, flags: [unstable] })), ...reps({ workers: 2 }, [5000, 5100])]), {
+  it('keeps disqualified configurations out of the SLO answer too, and counts an unstable one', () => {
+    const rec = recommend(run([
+      // The cheapest, but failing requests: never an answer to the objective.
+      ...reps({ workers: 1 }, [9000, 9100]).map((c) => ({ ...c, errors: 5000 })),
+      // Unstable in every repetition: counted, so it meets the objective.
+      ...reps({ workers: 2 }, [5000, 5100]).map((c) => ({ ...c, flags: [unstable] })),
+      ...reps({ workers: 4 }, [4000, 4100]),
+    ]), {
       slo: { p99Ms: 20, minRps: 1000, maxErrorPct: 1 },
     });
+    expect(config(rec, 1).disqualified).toHaveLength(1);
     expect(rec.sloOutcomes[0]!.met!.workers).toBe(2);
-    expect(rec.sloOutcomes[0]!.considered).toBe(1);
+    expect(rec.sloOutcomes[0]!.considered).toBe(2);
+    expect(rec.sloOutcomes[0]!.met!.flags.map((f) => f.kind)).toEqual(['unstable']);
   });
 });
 
@@ -323,7 +347,13 @@ describe('where an interval comes from', () => {
   it('with repetitions: their spread, whatever the seconds say', () => {
     const rec = recommend(run(reps({ workers: 1 }, [9000, 9500, 10000]).map((c) => withLoad(c, { perSecondGood: seconds(c.rpsMean!), goodputMean: c.rpsMean! }))));
     expect(config(rec, 1).intervalFrom).toBe('repetitions');
-    expect(config(rec, 1).rps!.ci!.halfWidth).toBeCloseTo((tQuantile(0.975, 2) * 500) / Math.sqrt(3), 9);
+    // A 95 % interval on the log scale: mean × e^(∓t·se/mean), asymmetric; halfWidth is half its width.
+    const h = (tQuantile(0.975, 2) * (500 / Math.sqrt(3))) / 9500;
+    const ci = config(rec, 1).rps!.ci!;
+    expect(ci.low).toBeCloseTo(9500 * Math.exp(-h), 9);
+    expect(ci.high).toBeCloseTo(9500 * Math.exp(h), 9);
+    expect(ci.halfWidth).toBeCloseTo((ci.high - ci.low) / 2, 9);
+    expect(9500 - ci.low).toBeLessThan(ci.high - 9500);
   });
 
   it('the method paragraph names the interval sources, the test, Holm and goodput', () => {

@@ -51,7 +51,11 @@ describe('recommend: throughput', () => {
     expect(s.notDistinguishableRps).toEqual([]);
     expect(s.rpsTests.every((t) => t.significant && t.pHolm! <= 0.05)).toBe(true);
     expect(s.clearlyBelowRps.map((k) => rec.configurations.find((c) => c.key === k)!.workers).sort()).toEqual([1, 4]);
-    expect(s.bestRps.rps!.ci!.halfWidth).toBeCloseTo((tQuantile(0.975, 2) * 200) / Math.sqrt(3), 9);
+    // The 95 % interval is taken on a log scale: mean × e^(∓t·se/mean), halfWidth half its width.
+    const h = (tQuantile(0.975, 2) * (200 / Math.sqrt(3))) / 20000;
+    expect(s.bestRps.rps!.ci!.halfWidth).toBeCloseTo(20000 * Math.sinh(h), 9);
+    expect(s.bestRps.rps!.ci!.low).toBeCloseTo(20000 * Math.exp(-h), 9);
+    expect(s.bestRps.rps!.ci!.high).toBeCloseTo(20000 * Math.exp(h), 9);
     expect(rec.words).toContain('On 1 CPU / 256 MB, 2 cluster workers (2 per CPU) gave the best throughput (20,000 ± 497 req/s, n = 3).');
     expect(rec.words).toContain("Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).");
     expect(rec.words).toContain('More workers only cost throughput: 4 cluster workers were significantly slower.');
@@ -73,7 +77,8 @@ describe('recommend: throughput', () => {
   });
 
   it('breaks an exact tie towards fewer workers, and says the test cannot separate them', () => {
-    const rec = recommend(run([...reps({ workers: 4 }, [1000, 1010]), ...reps({ workers: 2 }, [1000, 1010])]));
+    // Three repetitions each: an interval needs 3 or more.
+    const rec = recommend(run([...reps({ workers: 4 }, [1000, 1010, 1020]), ...reps({ workers: 2 }, [1000, 1010, 1020])]));
     const s = scope(rec);
     expect(s.bestRps.workers).toBe(2);
     expect(s.rpsVerdict).toBe('not-distinguishable');
@@ -113,14 +118,16 @@ describe('recommend: throughput', () => {
 
   it('computes workers per CPU for each winner', () => {
     const rec = recommend(run([
-      ...reps({ workers: 4, cpu: 500 }, [100, 101]),
-      ...reps({ workers: 4, cpu: 2000 }, [400, 401]),
-      ...reps({ workers: 3, cpu: 1500 }, [300, 301]),
+      ...reps({ workers: 4, cpu: 500 }, [100, 101, 102]),
+      ...reps({ workers: 4, cpu: 2000 }, [400, 401, 402]),
+      ...reps({ workers: 3, cpu: 1500 }, [300, 301, 302]),
     ]));
     expect(scope(rec, 500).bestRps.workersPerCpu).toBe(8);
     expect(scope(rec, 2000).bestRps.workersPerCpu).toBe(2);
     expect(scope(rec, 1500).bestRps.workersPerCpu).toBe(2);
-    expect(rec.words).toContain('On 0.5 CPU / 256 MB, only 4 cluster workers (8 per CPU) were measured: 101 ± 6 req/s, n = 2; p99 1.00 ms ± 0.00, n = 2.');
+    // Three pairs: each pair's own words answer "if you are given" it; the answer's decision spans them.
+    expect(rec.decisions!.map((d) => d.pairs)).toEqual([3]);
+    expect(rec.words).toContain('If you are given 0.5 CPU / 256 MB, only 4 cluster workers (8 per CPU) were measured: 101 ± 2 req/s, n = 3; p99 1.00 ms ± 0.00, n = 3.');
   });
 
   it('compares modes in one CPU / memory pair and names them', () => {
@@ -267,12 +274,13 @@ describe('recommend: SLO', () => {
   });
 
   it('picks the cheapest configuration that meets it: least CPU, then memory, then workers', () => {
+    // Three repetitions each: an interval needs 3 or more, so "within the limits" is said of real intervals.
     const cells = [
-      ...reps({ workers: 1, cpu: 500 }, [5000, 5000], [5000, 5000]), // too slow
-      ...reps({ workers: 2, cpu: 1000, mem: 512 }, [9000, 9100]),
-      ...reps({ workers: 4, cpu: 1000, mem: 256 }, [9000, 9100]),
-      ...reps({ workers: 2, cpu: 1000, mem: 256 }, [9000, 9100]),
-      ...reps({ workers: 1, cpu: 2000, mem: 256 }, [15000, 15100]),
+      ...reps({ workers: 1, cpu: 500 }, [5000, 5000, 5000], [5000, 5000, 5000]), // too slow
+      ...reps({ workers: 2, cpu: 1000, mem: 512 }, [9000, 9100, 9050]),
+      ...reps({ workers: 4, cpu: 1000, mem: 256 }, [9000, 9100, 9050]),
+      ...reps({ workers: 2, cpu: 1000, mem: 256 }, [9000, 9100, 9050]),
+      ...reps({ workers: 1, cpu: 2000, mem: 256 }, [15000, 15100, 15050]),
     ];
     const rec = recommend(run(cells), { slo });
     const met = rec.sloOutcomes[0]!.met!;
@@ -287,8 +295,27 @@ describe('recommend: SLO', () => {
     expect([rest.sloOutcomes[0]!.met!.memoryMb, rest.sloOutcomes[0]!.met!.workers]).toEqual([256, 4]);
   });
 
+  // Two repetitions have no interval (MIN_VALUES_TO_BOUND = 3): every sentence says "too few repetitions to
+  // bound", never that intervals are within the limits, never "a single sample", never a test.
+  it('with two repetitions says too few to bound, in every sentence', () => {
+    const rec = recommend(run([...reps({ workers: 1 }, [9000, 9100], [1000, 1100]), ...reps({ workers: 2 }, [9500, 9600], [1200, 1300])]), { slo });
+    expect(rec.configurations.every((c) => c.rps!.ci === null && c.p99Us!.ci === null && c.n === 2)).toBe(true);
+    expect(rec.summary[0]).toBe('1 cluster worker on 1 CPU / 256 MB: 9,050 req/s, p99 1.05 ms (2 repetitions: too few repetitions to bound).');
+    expect(rec.words).toContain('On 1 CPU / 256 MB, 2 cluster workers (2 per CPU) gave the best throughput (9,550 req/s, n = 2, too few repetitions to bound).');
+    // The objective's confidence: no interval exists, so none can be within the limits.
+    expect.soft(rec.words[1]).not.toBe('Its 95 % intervals are within the limits too.');
+    expect.soft(rec.words[1]).toMatch(/too few repetitions to bound/);
+    // p99 of two repetitions is no single sample.
+    expect.soft(rec.words.find((w) => w.startsWith('Lowest p99:'))).toMatch(/^Lowest p99: 1 cluster worker \(1\.05 ms, n = 2, too few/);
+    expect.soft(rec.words.join(' ')).not.toMatch(/single sample/);
+    // The method paragraph: an interval over repetitions needs 3 or more of them.
+    expect.soft(rec.method).not.toContain('when it ran at least twice');
+  });
+
   it('warns when only the mean meets a limit', () => {
-    const rec = recommend(run(reps({ workers: 1 }, [9000, 7200])), { slo });
+    // Three repetitions (an interval needs 3): 8,100 req/s on the mean, 6,146–10,675 over the interval.
+    const rec = recommend(run(reps({ workers: 1 }, [9000, 7200, 8100])), { slo });
+    expect(rec.configurations[0]!.rps!.ci!.low).toBeLessThan(slo.minRps);
     expect(rec.sloOutcomes[0]!.met).not.toBeNull();
     expect(rec.words[1]).toBe('It meets it on the mean only: its 95 % interval crosses the rps limit, so it may not hold.');
   });
@@ -316,17 +343,19 @@ describe('recommend: several workloads and loads', () => {
   it('names the context of each pair and judges a constant rate by delivery, not throughput', () => {
     const rate = { model: 'rate' as const, rate: 1000, connections: 10 };
     const rec = recommend(run([
-      ...reps({ app: 'json', workers: 1, load: rate }, [990, 995], [3000, 3100]),
-      ...reps({ app: 'json', workers: 2, load: rate }, [900, 910], [9000, 9100]),
-      ...reps({ app: 'hello', workers: 1 }, [10000, 10100]),
-      ...reps({ app: 'hello', workers: 2 }, [12000, 12100]),
+      ...reps({ app: 'json', workers: 1, load: rate }, [990, 995, 992], [3000, 3100, 3050]),
+      ...reps({ app: 'json', workers: 2, load: rate }, [900, 910, 905], [9000, 9100, 9050]),
+      ...reps({ app: 'hello', workers: 1 }, [10000, 10100, 10050]),
+      ...reps({ app: 'hello', workers: 2 }, [12000, 12100, 12050]),
     ]));
     expect(rec.scopes.map((s) => s.context)).toEqual(['hello, 20 connections', 'json, a constant 1,000 req/s over 10 connections']);
+    // Two workloads of one pair each: each pair's decision is its workload's answer, said "On", never "If you are given".
+    expect(rec.words.some((w) => w.startsWith('If you are given'))).toBe(false);
     expect(rec.words).toContain('On 1 CPU / 256 MB (json, a constant 1,000 req/s over 10 connections), the load was a constant 1,000 req/s: 1 of 2 configurations delivered at least 95 % of it.');
     expect(rec.words).toContain('2 cluster workers fell short of the rate; the run did not record which side was the bottleneck.');
-    expect(rec.words).toContain('Lowest p99: 1 cluster worker (3.05 ms ± 0.64, n = 2).');
+    expect(rec.words).toContain('Lowest p99: 1 cluster worker (3.05 ms ± 0.12, n = 3).');
     // An SLO is answered per workload: meeting it with hello says nothing about json.
-    const withSlo = recommend(run([...reps({ app: 'json', workers: 1 }, [900, 910]), ...reps({ app: 'hello', workers: 1 }, [10000, 10100])]), {
+    const withSlo = recommend(run([...reps({ app: 'json', workers: 1 }, [900, 910, 905]), ...reps({ app: 'hello', workers: 1 }, [10000, 10100, 10050])]), {
       slo: { p99Ms: 5, minRps: 1000, maxErrorPct: 100 },
     });
     expect(withSlo.sloOutcomes.map((o) => [o.app, o.met?.app ?? null, o.closest?.app ?? null])).toEqual([['hello', 'hello', null], ['json', null, 'json']]);

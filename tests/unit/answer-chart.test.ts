@@ -9,12 +9,17 @@ import { cell, reps, run } from '../helpers/run-fixture.ts';
 
 const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 97 %' };
 const unstable: Flag = { kind: 'unstable', reason: 'throughput rose 30 % over the measurement' };
+const hostBusy: Flag = { kind: 'host-busy', reason: 'others took 45 % of core 1' };
 
-/** Pair 1 CPU: 1 worker clean with an unstable (excluded) repetition, 2 workers client-bound far above it. */
+/**
+ * Pair 1 CPU: 1 worker clean with an unstable repetition (counted, flagged) and a host-busy one (left out: four
+ * undisturbed ones remain), 2 workers client-bound far above it.
+ */
 function fixture() {
   return run([
     ...reps({ workers: 1 }, [10000, 10100, 9950], [2000, 2100, 1900]),
     cell({ workers: 1, rps: 14000, p99Us: 5000, flags: [unstable] }),
+    cell({ workers: 1, rps: 6000, p99Us: 8000, flags: [hostBusy] }),
     ...reps({ workers: 2 }, [17000, 17100, 16900]).map((c) => ({ ...c, flags: [clientBound] })),
     // Pair 2 CPUs: two equivalent configurations (within ±5 %), pm2 beside cluster.
     ...reps({ workers: 2, cpu: 2000 }, [19900, 19950, 19920]),
@@ -34,10 +39,13 @@ describe('answerChart', () => {
     expect(one.rps).toEqual({ mean: c.rps!.mean, low: c.rps!.ci!.low, high: c.rps!.ci!.high });
     expect(one.p99Ms!.mean).toBeCloseTo(c.p99Us!.mean / 1000, 9);
     expect(one.p99Ms!.low).toBeCloseTo(c.p99Us!.ci!.low / 1000, 9);
-    expect(one.repetitions.map((x) => x.rps)).toEqual([10000, 10100, 9950]);
-    expect(one.repetitions.map((x) => x.p99Ms)).toEqual([2, 2.1, 1.9]);
-    // The unstable repetition is drawn hollow at what it measured, with why it is out.
-    expect(one.excluded).toEqual([{ cellIndex: 3, repetition: 3, rps: 14000, p99Ms: 5, reason: expect.stringMatching(/^unstable/) }]);
+    // The unstable repetition counts: drawn with the others, in the estimate, and its configuration keeps the flag.
+    expect(one.repetitions.map((x) => x.rps)).toEqual([10000, 10100, 9950, 14000]);
+    expect(one.repetitions.map((x) => x.p99Ms)).toEqual([2, 2.1, 1.9, 5]);
+    expect(c.rps!.mean).toBeCloseTo((10000 + 10100 + 9950 + 14000) / 4, 9);
+    expect(c.flags.find((f) => f.kind === 'unstable')).toMatchObject({ cells: 1, of: 4 });
+    // The host-busy repetition is drawn hollow at what it measured, with why it is out.
+    expect(one.excluded).toEqual([{ cellIndex: 4, repetition: 4, rps: 6000, p99Ms: 8, reason: expect.stringMatching(/^host-busy/) }]);
   });
 
   it('marks the client-bound configuration as a lower bound, and the pick, knee and best as the contest decided', () => {

@@ -139,7 +139,10 @@ describe('the two-CPU-cap case of issue 39', () => {
         'configurations measured on 0.5 CPU / 256 MB and 1 CPU / 256 MB ($0.00194 per million requests at 2,414 ' +
         "req/s), significantly below every other (Welch's t-test on goodput per dollar, Holm-corrected, 5 %).",
     );
-    expect(rec.summary).toContain('Give it a memory limit of 64 MB and 0.5 CPU.');
+    expect(rec.summary).toContain(
+      'Give it a memory limit of 64 MB and 0.5 CPU (the memory rule’s limit: each deploy snippet carries the limit ' +
+        'verified for its target, until then the 256 MB cap it was measured under).',
+    );
     // The 1-CPU configuration is named only as a labelled alternative: its p99 is 6× lower.
     const latency = rec.alternatives!.find((a) => a.kind === 'latency')!;
     expect(latency.text).toMatch(/^Alternative for latency: 1 cluster worker on 1 CPU \/ 256 MB, p99 9\.\d+ ms against the pick's 58\.\d+ ms \(6\.\d× lower\), for 2× the CPU\.$/);
@@ -164,7 +167,7 @@ describe('the two-CPU-cap case of issue 39', () => {
   });
 });
 
-describe('equivalent across pairs: the cheaper by the price per hour, said so', () => {
+describe('equivalent across pairs: the cheapest by the one order of cost, said so', () => {
   it('two pairs within the margin per dollar, with wide intervals, give "equivalent" and the 0.5-CPU pick', () => {
     // 0.5 CPU ≈ 2,400 req/s and 1 CPU ≈ 4,700: per dollar within 1 % of each other, each shown within 5 % of the other.
     const cells = [
@@ -174,6 +177,6 @@ describe('equivalent across pairs: the cheaper by the price per hour, said so', 
     const { rec, pick } = expectOneAnswer(run(cells, { matrix: { apps: ['json'], placement: 'auto' } }));
     expect(rec.headline!.state).toBe('equivalent');
     expect(pick.cpuMillis).toBe(500);
-    expect(rec.headline!.text).toMatch(/— equivalent: of the 2 configurations measured on 0\.5 CPU \/ 256 MB and 1 CPU \/ 256 MB, .* are shown within 5 % of the lowest cost per million requests \(one-sided tests\), so the cheaper by the price per hour/);
+    expect(rec.headline!.text).toMatch(/— equivalent: of the 2 configurations measured on 0\.5 CPU \/ 256 MB and 1 CPU \/ 256 MB, .* are shown within 5 % of the lowest cost per million requests \(one-sided tests\), so the cheapest by the one order of cost/);
   });
 });

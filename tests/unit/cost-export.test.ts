@@ -37,10 +37,11 @@ describe('costs in the CSV and the HTML report', () => {
     const rec = recommend(fixture());
     const r = rows(configurationsCsv(rec));
     const one = r.find((x) => x.workers === '1')!;
-    // 1000 ± 4.302653 × 100/√3 = ± 248.41 req/s → 11.45833 / 1248.41 = 0.0091783 to 11.45833 / 751.59 = 0.0152457.
+    // On the log scale: 1000 · e^∓(4.302653 × (100/√3) / 1000) = 780.037–1281.990 req/s
+    // → 11.45833 / 1281.990 = 0.0089379 to 11.45833 / 780.037 = 0.0146895.
     expect(one).toMatchObject({ cost_per_million_requests: '0.0114583', cost_is_upper_bound: 'false' });
-    expect(Number(one.cost_per_million_ci_low)).toBeCloseTo(0.0091783, 7);
-    expect(Number(one.cost_per_million_ci_high)).toBeCloseTo(0.0152457, 6);
+    expect(Number(one.cost_per_million_ci_low)).toBeCloseTo(0.0089379, 7);
+    expect(Number(one.cost_per_million_ci_high)).toBeCloseTo(0.0146895, 6);
     expect(r.find((x) => x.workers === '2')).toMatchObject({ goodput_is_lower_bound: 'true', cost_is_upper_bound: 'true' });
   });
 
@@ -50,7 +51,7 @@ describe('costs in the CSV and the HTML report', () => {
     const costs = html.slice(html.indexOf('<section id="costs">'));
     expect(costs).toContain('At $0.04 per vCPU-hour, $0.005 per GB-hour: the prices stored with the run.');
     expect(costs).toContain('≤ $0.0150');
-    expect(costs).toContain('$0.0115 (0.00918–0.0152)');
+    expect(costs).toContain('$0.0115 (0.00894–0.0147)');
     // 2 workers' cost is only an upper bound, so 1 worker cannot be shown cheaper than it.
     expect(costs).toContain('not decided');
   });

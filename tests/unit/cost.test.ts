@@ -48,21 +48,21 @@ describe('the arithmetic (common/cost.ts)', () => {
 describe('each configuration’s cost at its measured goodput (analysis/cost.ts)', () => {
   it('per million requests with the interval of the answer’s own goodput, and at the objective’s rate', () => {
     // 1 worker on 1 CPU / 256 MB: 900, 1000, 1100 req/s → mean 1000, sd 100, se 100/√3 = 57.735,
-    // t(0.975, 2) = 4.3027 → ± 248.42 → goodput 751.58–1248.42 req/s.
+    // t(0.975, 2) = 4.3027; on the log scale t·se/mean = 0.24841 → goodput 1000·e^∓0.24841 = 780.04–1281.99 req/s.
     // Hourly $0.04125 → 0.04125e6 / 3600 = 11.4583 per (req/s): per million 11.4583 / 1000 = $0.011458,
-    // interval 11.4583 / 1248.42 = $0.0091783 to 11.4583 / 751.58 = $0.015246.
+    // interval 11.4583 / 1281.99 = $0.0089379 to 11.4583 / 780.04 = $0.014689.
     const rec = priced(reps({ workers: 1 }, [900, 1000, 1100]));
     const k = rec.costs!.configurations[0]!;
     expect(rec.costs!.source).toBe('run');
     expect(k.hourly).toBeCloseTo(0.04125, 12);
     expect(k.perMillion).toBeCloseTo(0.0114583, 6);
-    expect(k.interval!.low).toBeCloseTo(0.0091783, 6);
-    expect(k.interval!.high).toBeCloseTo(0.015246, 5);
+    expect(k.interval!.low).toBeCloseTo(0.0089379, 6);
+    expect(k.interval!.high).toBeCloseTo(0.014689, 5);
     expect(k.upperBound).toBe(false);
-    expect(costText(k)).toBe('$0.0115 (0.00918–0.0152)');
-    // At a 2,500 req/s objective: ⌈2500 / 1000⌉ = 3 copies (⌈2500 / 1248.42⌉ = 3 to ⌈2500 / 751.58⌉ = 4), 3 × 0.04125 = $0.12375 an hour.
+    expect(costText(k)).toBe('$0.0115 (0.00894–0.0147)');
+    // At a 2,500 req/s objective: ⌈2500 / 1000⌉ = 3 copies (⌈2500 / 1281.99⌉ = 2 to ⌈2500 / 780.04⌉ = 4), 3 × 0.04125 = $0.12375 an hour.
     const at = costsOf(rec.configurations, { p99Ms: 50, minRps: 2500, maxErrorPct: 1 }, PRICES, 'given').configurations[0]!;
-    expect(at.atRate).toEqual({ rate: 2500, copies: 3, copiesLow: 3, copiesHigh: 4, hourly: expect.closeTo(0.12375, 12) });
+    expect(at.atRate).toEqual({ rate: 2500, copies: 3, copiesLow: 2, copiesHigh: 4, hourly: expect.closeTo(0.12375, 12) });
     expect(at.meets).toBe(false); // 1,000 req/s is below the 2,500 the objective asks of one configuration
   });
 
@@ -104,11 +104,12 @@ describe('the cheapest configuration that meets the objective, against its runne
   it('decided: A costs less per million than B, shown by the test, and the runner-up’s cost is said', () => {
     // A ≈ 1000 req/s → $0.011458; B ≈ 1500 req/s → 0.08125e6 / 3600 / 1500 = $0.015046.
     // A cheaper ⟺ g_A − (0.04125 / 0.08125) g_B > 0: 1000 − 0.5077 × 1500 = 238.5 req/s, far beyond its error.
+    // A's goodput interval on the log scale: 1000·e^∓(4.3027 × 5.7735 / 1000) = 975.46–1025.15 → $0.011177–0.011747.
     const rec = priced([...A([1000, 1010, 990]), ...B([1500, 1510, 1490])]);
     const c = rec.costs!.cheapest[0]!;
     expect(c.state).toBe('decided');
     expect(rec.configurations.find((x) => x.key === c.cheapest)!.workers).toBe(1);
-    expect(c.text).toMatch(/^Cheapest per million requests: 1 cluster worker on 1 CPU \/ 256 MB at \$0\.0115 \(0\.0112–0\.0118\) per million requests; the runner-up, 2 cluster workers on 2 CPUs \/ 256 MB, would cost \$0\.0150 \(0\.0148–0\.0153\) \(shown costlier, p < 0\.001\)\.$/);
+    expect(c.text).toMatch(/^Cheapest per million requests: 1 cluster worker on 1 CPU \/ 256 MB at \$0\.0115 \(0\.0112–0\.0117\) per million requests; the runner-up, 2 cluster workers on 2 CPUs \/ 256 MB, would cost \$0\.0150 \(0\.0148–0\.0153\) \(shown costlier, p < 0\.001\)\.$/);
     // One line, in the answer's words and in its summary.
     expect(rec.words).toContain(c.text);
     expect(rec.summary).toContain(c.text);

@@ -40,7 +40,7 @@ const series = (base: number, n = 16): number[] => Array.from({ length: n }, (_,
 
 /**
  * 1 CPU / 256 MB: workers 1 (×2 repetitions) and 2 (×2); 2 CPUs / 512 MB: workers 2 (one repetition,
- * with per-second data) and 4 (OOM-killed), plus one unstable, throttled cell.
+ * with per-second data) and 4 (OOM-killed), plus one unstable, throttled cell (counted, flagged).
  */
 function fixture() {
   return run([
@@ -76,15 +76,21 @@ describe('snippets of any measured cell', () => {
   });
 
   it('a repetition of the recommended configuration carries the recommendation’s own confidence', () => {
-    const knee = rec.scopes[0]!.knee;
+    // Two pairs: the answer's decision spans both, on cost per million requests (rec.decisions).
+    const decision = rec.decisions![0]!;
+    expect(decision.pairs).toBe(2);
+    const knee = decision.knee;
     const c = r.cells.find((x) => x.config.index === knee.cellIndexes[1])!;
     const d = cellDeploy(r, c, rec);
     // The recommended snippet carries the answer's memory limit and CPU request; a cell carries the caps it was measured under.
     const { cpuRequestMillis: _request, ...recommended } = recommendedDeploy(rec)!.config;
     expect(d.config).toEqual({ ...recommended, memoryMb: knee.memoryMb });
     expect(d.verifyCommand).toBe('rightsize verify 1'); // a repetition of the answer: the answer's verification is its
-    expect(d.provenance.confidence.startsWith(`${scopeConfidence(rec.scopes[0]!)}; this cell alone: no interval`)).toBe(true);
-    expect(d.provenance.pick).toMatch(/^cell \d \(repetition 2\) of the recommended configuration, the knee of 1 CPU \/ 256 MB/);
+    expect(d.provenance.confidence.startsWith(`${scopeConfidence(decision)}; this cell alone: no interval`)).toBe(true);
+    expect(d.provenance.pick).toBe(
+      'cell 2 (repetition 2) of the recommended configuration, the leading contender on cost per million requests of the 4 configurations ' +
+        'measured on 1 CPU / 256 MB and 2 CPUs / 512 MB (hello, 20 connections), undecided against 3 others',
+    );
     expect(d.provenance.goodput).toEqual({ mean: c.rpsMean, low: null, high: null }); // no per-second data: no interval, said so
     expect(deploySnippet('pm2', d)).toContain('goodput 24,600 req/s (no interval)');
   });
@@ -92,8 +98,13 @@ describe('snippets of any measured cell', () => {
   it('a cell outside every pick says it was picked by hand, and why to trust it less (unstable, flagged)', () => {
     const d = cellDeploy(r, byNumber(7), rec);
     expect(d.provenance.pick).toBe('cell 7 (repetition 1), picked by hand');
-    expect(d.provenance.confidence).toContain('left out of the answer: its seconds were not steady (unstable)');
-    expect(d.provenance.confidence).toContain('flagged throttled');
+    // An unstable repetition is counted in the answer now (analysis/group.ts), flagged: never said to be left out.
+    const conf = rec.configurations.find((x) => x.workers === 3)!;
+    expect(conf.n).toBe(1);
+    expect(conf.flags.map((f) => f.kind)).toContain('unstable');
+    expect(d.provenance.confidence).not.toContain('left out of the answer');
+    expect(d.provenance.confidence).toMatch(/flagged [^;]*unstable/);
+    expect(d.provenance.confidence).toMatch(/flagged [^;]*throttled/);
   });
 
   it('finds cells by their # in the run or by stored id; anything else is refused with the valid ones', () => {

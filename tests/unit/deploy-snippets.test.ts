@@ -157,9 +157,13 @@ describe('the recommended configuration', () => {
   const r = fixture();
   const rec = recommend(r);
 
-  it('is the first scope’s knee, with the run, its load and the confidence; unverified it carries the measured cap', () => {
+  it('is the answer’s decision across both pairs (the first scope’s knee here), with the run, its load and the confidence; unverified it carries the measured cap', () => {
     const d = recommendedDeploy(rec)!;
-    const scope = rec.scopes[0]!;
+    // Two pairs: the answer decides across them on cost per million requests; here it lands on the first pair's knee.
+    const scope = rec.decisions![0]!;
+    expect(scope.pairs).toBe(2);
+    expect(scope.state).toBe('equivalent');
+    expect(scope.knee.key).toBe(rec.scopes[0]!.knee.key);
     // The answer's recommended limit: the fixture's cells peak at 40 MB, × 1.25 rounded up to 32 MB steps.
     expect(recommendedMemoryLimitMb(rec, scope.knee.key)).toBe(64);
     // One CPU cap per mode, workers and memory: the answer has no smaller request, so request = limit = the cap.
@@ -167,15 +171,20 @@ describe('the recommended configuration', () => {
     expect(d.config).toEqual({ app: scope.knee.app, mode: scope.knee.mode, workers: scope.knee.workers, cpuMillis: scope.knee.cpuMillis, cpuRequestMillis: scope.knee.cpuMillis, memoryMb: scope.knee.memoryMb, ruleMemoryMb: 64 });
     expect(d.provenance.memoryRule).toBe(`limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap`);
     for (const k of SNIPPET_KINDS) {
-      expect(deploySnippet(k, d)).toContain(`The answer's memory rule: limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap.`);
-      expect(deploySnippet(k, d)).toContain("(the answer's rule gives 64 MB: a snippet carries it once verification has run it)");
+      // The rule's limit is said once, with why this snippet carries another.
+      const text = deploySnippet(k, d);
+      expect(text).toContain(`(the answer's memory rule gives limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a ${scope.knee.memoryMb} MB cap: a snippet carries it once verification has run it).`);
+      expect(text.split('64 MB').length - 1).toBe(1);
     }
     expect(pm2Snippet(d)).not.toContain('max_memory_restart:');
     expect(d.provenance.runId).toBe(rec.run.id);
     expect(d.provenance.load).toEqual(scope.knee.load);
     expect(d.provenance.goodput!.mean).toBeCloseTo(scope.knee.rps!.mean, 6);
     expect(d.provenance.goodput!.low).toBeCloseTo(scope.knee.rps!.ci!.low, 6);
-    expect(d.provenance.pick).toContain('the fewest workers that hold the throughput');
+    expect(d.provenance.pick).toBe(
+      'the cheapest by the one order of cost of those within 5 % of the lowest cost per million requests of the 4 configurations measured on ' +
+        '1 CPU / 256 MB and 2 CPUs / 512 MB (hello, 20 connections)',
+    );
     for (const k of SNIPPET_KINDS) expect(deploySnippet(k, d)).toContain(`Rightsize run ${rec.run.id} "sizing"`);
   });
 

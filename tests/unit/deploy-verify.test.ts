@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { recommend } from '../../src-main/analysis/index.ts';
+import { recommend, tQuantile } from '../../src-main/analysis/index.ts';
 import { configurationKey } from '../../src-main/analysis/group.ts';
 import { cellDeploy, deployAnswer, recommendedDeployOf } from '../../src-main/deploy/from-cell.ts';
 import {
@@ -311,9 +311,14 @@ describe('the pass rule (judgeVerifyCell)', () => {
     expect(j.goodputCheck).toMatchObject({ verdict: 'not-judged', failed: false, belowShare: true });
     expect(verdictOf(j)).toBe('passed (goodput not judged: the interval is too wide)');
     const words = goodputWords(j);
-    expect(words).toMatch(/^goodput 18,000 req\/s \(26 % below the matrix's 24,200; goodput not judged: the interval is too wide — this cell 0–[\d,]+ req\/s, the matrix [\d,]+–[\d,]+, against a floor of 22,990\)$/);
-    // The interval's low end went below zero: never printed so (goodput is positive), nor the matrix's.
-    expect(j.goodputCheck!.interval!.low).toBe(0);
+    // Batch means of 3 s: 0, 60,000, 0 → se 20,000 on 2 df; the interval is taken on the log scale, so it stays
+    // above zero however wide: 18,000 · e^(∓t·se/18,000) = 151–2,145,434 req/s.
+    const h = (tQuantile(0.975, 2) * 20000) / 18000;
+    expect(j.goodputCheck!.interval!.low).toBeCloseTo(18000 * Math.exp(-h), 6);
+    expect(j.goodputCheck!.interval!.high).toBeCloseTo(18000 * Math.exp(h), 3);
+    expect(j.goodputCheck!.interval!.low).toBeGreaterThan(0);
+    expect(words).toBe("goodput 18,000 req/s (26 % below the matrix's 24,200; goodput not judged: the interval is too wide — this cell 151–2,145,434 req/s, the matrix 23,321–25,112, against a floor of 22,990)");
+    // A matrix interval whose low end went below zero is never printed so (goodput is positive).
     const wide = { ...d, expected: { ...d.expected, low: -1200, high: 49600 } };
     const w = goodputWords(judgeVerifyCell(resultOf(cfg, { kind: 'slow', goodput: 18000, series }), wide));
     expect(w).toContain('the matrix 0–49,600');
@@ -395,7 +400,7 @@ describe('verdicts read back from the stored cells, and the snippets that carry 
     expect(pm2Apps(pm2)[0]).toEqual({ name: 'hello', script: 'server.js', instances: 1, exec_mode: 'cluster' });
     const k8s = deploySnippet('kubernetes', d);
     expect(k8s.split('\n')[1]).toMatch(/^# Unverified — run `rightsize verify 1`/);
-    expect(k8s).toContain("# Memory: limit = request 256 MB, the cap the matrix measured it under (the answer's rule gives 64 MB: a snippet carries it once verification has run it). The answer's memory rule: limit 64 MB");
+    expect(k8s).toContain("# Memory: limit = request 256 MB, the cap the matrix measured it under (the answer's memory rule gives limit 64 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a 256 MB cap: a snippet carries it once verification has run it).");
     expect((parse(k8s) as { resources: { limits: { memory: string } } }).resources.limits.memory).toBe('256Mi');
     expectNothingUnrun(r, d);
   });
@@ -418,10 +423,11 @@ describe('verdicts read back from the stored cells, and the snippets that carry 
     const pm2 = deploySnippet('pm2', d);
     const s160 = planSettings(p, 'pm2', 160);
     expect(pm2.split('\n')[1]).toBe(
-      `// Verified: ran 10 s exactly as emitted on 2026-01-02 10:02 UTC (cell ${v.kinds.pm2!.passed!.cellNumber}): no OOM kill, no restart, no failed requests, goodput 23,500 req/s (3 % below the matrix's 24,200; goodput not judged: the interval is too wide — this cell 23,462–23,538 req/s, the matrix 23,304–25,096, against a floor of 22,990), p99 1.90 ms, peak memory 88 MB of 160 MB. Stepped up from 96 MB (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M, --max-old-space-size=${planSettings(p, 'pm2', 96).heapMb}): 4 restarts (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M).`,
+      `// Verified: ran 10 s exactly as emitted on 2026-01-02 10:02 UTC (cell ${v.kinds.pm2!.passed!.cellNumber}): no OOM kill, no restart, no failed requests, goodput 23,500 req/s (3 % below the matrix's 24,200; goodput not judged: the interval is too wide — this cell 23,462–23,538 req/s, the matrix 23,321–25,112, against a floor of 22,990), p99 1.90 ms, peak memory 88 MB of 160 MB. Stepped up from 96 MB (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M, --max-old-space-size=${planSettings(p, 'pm2', 96).heapMb}): 4 restarts (max_memory_restart ${planSettings(p, 'pm2', 96).recycleRssMb}M).`,
     );
     expect(pm2Apps(pm2)[0]).toEqual({ name: 'hello', script: 'server.js', instances: 1, exec_mode: 'cluster', max_memory_restart: `${s160.recycleRssMb}M`, node_args: `--max-old-space-size=${s160.heapMb}` });
-    expect(pm2).toContain("// Memory: limit of the container or host it runs in (PM2's daemon included) 160 MB, as verified.");
+    // Its one limit, and why the other targets' differ, once.
+    expect(pm2).toContain("// Memory: limit of the container or host it runs in (PM2's daemon included) 160 MB, as verified; the Kubernetes snippet's is 64 MB, without PM2's daemon; the Compose snippet's is 64 MB, without PM2's daemon.");
     const k8s = parse(deploySnippet('kubernetes', d)) as { resources: { requests: Record<string, string>; limits: Record<string, string> }; env: unknown[] };
     expect(k8s.resources).toEqual({ requests: { cpu: '1000m', memory: '64Mi' }, limits: { cpu: '1000m', memory: '64Mi' } });
     expect(kubernetesContainerProblems(k8s as unknown as Record<string, unknown>)).toEqual([]);

@@ -10,11 +10,14 @@ import { cell, reps, run } from '../helpers/run-fixture.ts';
 
 const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 97 %' };
 const unstable: Flag = { kind: 'unstable', reason: 'throughput rose 30 % over the measurement' };
+const hostBusy: Flag = { kind: 'host-busy', reason: 'others took 45 % of core 1' };
 
+// 1 worker: an unstable repetition (counted, flagged) and a host-busy one (left out: four undisturbed ones remain).
 const fixture = () =>
   run([
     ...reps({ workers: 1 }, [10000, 10100, 9950], [2000, 2100, 1900]),
     cell({ workers: 1, rps: 14000, p99Us: 5000, flags: [unstable] }),
+    cell({ workers: 1, rps: 6000, p99Us: 8000, flags: [hostBusy] }),
     ...reps({ workers: 2 }, [17000, 17100, 16900]).map((c) => ({ ...c, flags: [clientBound] })),
     ...reps({ workers: 2, cpu: 2000 }, [19900, 19950, 19920]),
     ...reps({ workers: 2, cpu: 2000, mode: 'pm2' }, [20000, 20050, 19980]),
@@ -61,7 +64,9 @@ describe('the HTML report’s answer', () => {
     });
     const first = pointsOf(svgs[0]!);
     expect(first.find((d) => d['lower-bound'] === 'true')!.workers).toBe('2');
+    // The unstable repetition is counted (drawn with the others); only the host-busy one is drawn as excluded.
     expect(first.find((d) => d.workers === '1')).toMatchObject({ excluded: '1' });
+    expect(panelPoints(panels[0]!).find((p) => p.workers === 1)!.repetitions.map((x) => x.rps)).toEqual([10000, 10100, 9950, 14000]);
     // A client-bound configuration significantly above the clean one is the confident pick, drawn as a bound.
     expect(first.find((d) => d.pick === 'true')).toMatchObject({ workers: '2', 'lower-bound': 'true', knee: 'true' });
     expect(svgs[0]).toContain('class="lower-bound"');

@@ -77,7 +77,8 @@ describe('htmlReport', () => {
     expect(answer).toBeLessThan(html.indexOf('<section id="cells">'));
     expect(rec.words.length).toBeGreaterThan(5);
     for (const w of rec.words) expect(html).toContain(`<li>${escapeXml(w)}</li>`);
-    expect(html).toContain('<li>On 1 CPU / 256 MB, 2 cluster workers (2 per CPU) gave the best throughput (25,303 ± 1,243 req/s, n = 3).</li>');
+    // Two pairs: each pair's own words answer "if you are given" it (the ± is half the log-scale interval's width).
+    expect(html).toContain('<li>If you are given 1 CPU / 256 MB, 2 cluster workers (2 per CPU) gave the best throughput (25,303 ± 1,244 req/s, n = 3).</li>');
     expect(html).toContain('Service-level objective: p99 ≤ 2 ms, ≥ 20,000 req/s, errors ≤ 1 %.');
   });
 
@@ -123,13 +124,14 @@ describe('htmlReport', () => {
 
   it('shows the winners with intervals, the host and the method', () => {
     const winners = html.slice(html.indexOf('<section id="winners">'), html.indexOf('<section id="charts">'));
+    expect(winners).toContain('<h2>If you are given one CPU / memory pair</h2>');
     // Welch's t-test separates 2 from 1 worker although their intervals overlap; but the client-bound 4 workers'
     // number is a lower bound that may be higher still: the pick is not a confident one.
-    expect(winners).toContain('<td>2 cluster workers<br><span class="value">25,303 ± 1,243 req/s</span><br><span class="muted">not confident: the load generator or the host set the pace</span></td>');
+    expect(winners).toContain('<td>2 cluster workers<br><span class="value">25,303 ± 1,244 req/s</span><br><span class="muted">not confident: the load generator or the host set the pace</span></td>');
     // The client-bound 4 workers stay a candidate (a lower bound): with no interval, p99 against it is means only.
     expect(winners).toContain('<td>1 cluster worker<br><span class="value">1.78 ms ± 0.19</span><br><span class="muted">no interval: means only</span></td>');
-    expect(winners).toContain('<td>2 cluster workers<br><span class="value">42,001 ± 2,483 req/s</span><br><span class="muted">clear (Welch’s t-test, Holm-corrected)</span></td>');
-    expect(html).toContain('<td class="num">25,303 ± 1,243</td>'); // the configurations table
+    expect(winners).toContain('<td>2 cluster workers<br><span class="value">42,001 ± 2,485 req/s</span><br><span class="muted">clear (Welch’s t-test, Holm-corrected)</span></td>');
+    expect(html).toContain('<td class="num">25,303 ± 1,244</td>'); // the configurations table
     expect(html).toContain('<td>Test CPU @ 3.0GHz, 8 cores</td>');
     expect(html).toContain('<td>27.3.1</td>');
     expect(html).toContain('<td>v2</td>');
