@@ -6,7 +6,8 @@ import { recommend } from '../analysis/recommend.ts';
 import { answerPick } from '../analysis/sizing.ts';
 import { configurationKey } from '../analysis/group.ts';
 import { who } from '../analysis/words.ts';
-import { fmtDuration } from '../common/format.ts';
+import { fmtDuration, fmtNum } from '../common/format.ts';
+import { VERIFY_GOODPUT_SHARE } from '../deploy/verify-goodput.ts';
 import type { StoredCell } from '../store/index.ts';
 import type { PhaseContext } from './phases.ts';
 import { seededShuffle } from './matrix.ts';
@@ -47,6 +48,44 @@ function templates(cells: readonly StoredCell[], keys: readonly string[]): CellC
   });
 }
 
+/**
+ * Verification shows goodput non-inferior to the pick's estimate only where that estimate is narrow:
+ * wider than the margin, the test could not judge it. So, budget allowing, the pick alone is repeated
+ * until its 95 % interval is within VERIFY_MARGIN of its mean. The decision is never revisited here.
+ */
+export const VERIFY_MARGIN = 1 - VERIFY_GOODPUT_SHARE;
+
+async function narrowForVerification(ctx: PhaseContext, key: string, out: SettleOutcome): Promise<SettleOutcome> {
+  for (;;) {
+    if (ctx.signal?.aborted) return { ...out, result: 'cancelled' };
+    const run = ctx.store.getRun(ctx.runId)!;
+    const rec = recommend(run, { samples: ctx.store.getRunSamples(ctx.runId) });
+    const c = rec.configurations.find((x) => x.key === key);
+    const ci = c?.rps?.ci;
+    if (!c || !ci || ci.halfWidth <= VERIFY_MARGIN * c.rps!.mean) return out;
+    const round = templates(run.cells, [key]);
+    const roundSec = round.reduce((a, x) => a + cellSec(x), 0);
+    if (round.length === 0 || out.usedSec + roundSec > out.budgetSec + 1e-9) {
+      ctx.log(
+        'info',
+        `the pick's goodput interval is wider than ${fmtNum(VERIFY_MARGIN * 100)} % of it, and the ` +
+          'settling budget cannot narrow it: verification may not be able to judge goodput',
+      );
+      return out;
+    }
+    out = { ...out, rounds: out.rounds + 1 };
+    ctx.announce(
+      'settle',
+      `narrowing the pick's goodput interval (±${fmtNum((ci.halfWidth / c.rps!.mean) * 100, 1)} %) so verification ` +
+        `can judge it: one more repetition of ${who(c)}`,
+      1,
+    );
+    const { index: _index, ...rest } = round[0]!;
+    await ctx.runCell({ ...rest, repetition: round[0]!.repetition + 1, phase: 'settle' });
+    out = { ...out, cells: out.cells + 1, usedSec: out.usedSec + roundSec };
+  }
+}
+
 export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
   const run0 = ctx.store.getRun(ctx.runId)!;
   const grid = run0.cells.filter((c) => (c.config.phase ?? 'matrix') === 'matrix').map((c) => c.config);
@@ -64,7 +103,8 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
     if (s.state !== 'undecided') {
       if (out.rounds)
         ctx.log('info', `settled after ${out.rounds} more round(s): ${s.state} — ${rec.headline?.text ?? ''}`);
-      return { ...out, result: out.rounds ? 'settled' : 'not-needed' };
+      const decided = { ...out, result: out.rounds ? ('settled' as const) : ('not-needed' as const) };
+      return ctx.matrix.verify === false ? decided : narrowForVerification(ctx, pick.configuration.key, decided);
     }
     if (ctx.matrix.settleBudgetPct <= 0) {
       ctx.log('info', `the answer is undecided between ${names} on ${s.label}; settling is off (settleBudgetPct 0)`);

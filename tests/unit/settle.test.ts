@@ -111,6 +111,28 @@ describe('settling', () => {
     expect(ran).toHaveLength(2);
   });
 
+  it('a decided pick too wide for verification to judge is narrowed: more repetitions of the pick alone, within the budget', async () => {
+    // 1 worker is far above 2 workers (decided), but its own interval is ±20 %: wider than verification's 5 % margin.
+    const grid: [number, number][] = [[1, 10000], [2, 5000], [1, 12000], [2, 5100], [1, 8500], [2, 5050]];
+    const { ctx, ran, runId } = setUp(grid, () => 10100, { settleBudgetPct: 200 });
+    const before = recommend(store!.getRun(runId)!);
+    expect(before.scopes[0]!.state).not.toBe('undecided');
+    const pick = before.scopes[0]!.knee;
+    expect(pick.rps!.ci!.halfWidth / pick.rps!.mean).toBeGreaterThan(0.05);
+    const out = await settleAnswer(ctx);
+    expect(out.result).toBe('not-needed');
+    expect(ran.length).toBeGreaterThan(0);
+    expect(ran.every((c) => c.workers === 1 && c.phase === 'settle')).toBe(true);
+    expect(out.usedSec).toBeLessThanOrEqual(out.budgetSec);
+    const after = recommend(store!.getRun(runId)!).configurations.find((c) => c.key === pick.key)!;
+    // Narrowed to the margin, or stopped by the budget: never more than the budget allows.
+    expect(after.rps!.ci!.halfWidth / after.rps!.mean <= 0.05 || out.usedSec + 6 > out.budgetSec).toBe(true);
+    store!.close();
+    // With verification off there is nothing to narrow for.
+    const off = setUp(grid, () => 10100, { settleBudgetPct: 200, verify: false });
+    expect(await settleAnswer(off.ctx)).toMatchObject({ result: 'not-needed', cells: 0 });
+  });
+
   it('runs nothing when a lower bound is in the way, or when settling is off, or when already decided', async () => {
     const grid: [number, number][] = [[1, 9000], [2, 9500], [1, 10500], [2, 10400], [1, 9300], [2, 10000]];
     const bound = setUp(grid, () => 10000, {}, [2]);
