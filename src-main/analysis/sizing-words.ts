@@ -215,7 +215,7 @@ function memorySentences(s: Sizing, c: ConfigurationSummary, withContext: boolea
   return out;
 }
 
-/** How memory and CPU are judged, in one paragraph (the HTML report's method and the README quote it). */
+/** How memory and CPU are judged, in one paragraph (the HTML report's method and docs/answer.md quote it). */
 export function sizingMethodText(marginPct: number): string {
   return (
     "How memory and CPU were sized: peak memory is the cgroup's own high-water mark over the container's " +

@@ -26,7 +26,7 @@ export {
 const MAX_LISTED_EXCLUSIONS = 10;
 
 /**
- * The method in one paragraph, the same for every answer (the README quotes it): what counts as
+ * The method in one paragraph, the same for every answer (docs/answer.md quotes it): what counts as
  * throughput, where intervals come from, which test decides, and what is never picked.
  */
 export function methodText(marginPct: number): string {

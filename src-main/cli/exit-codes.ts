@@ -1,4 +1,4 @@
-/** Exit codes scripts can rely on (also listed in README and in `rightsize run --help`). */
+/** Exit codes scripts can rely on (also listed in docs/cli.md and in `rightsize run --help`). */
 export const EXIT = {
   ok: 0,
   /** Unexpected error (a bug, or an I/O failure). */
@@ -36,7 +36,7 @@ export const EXIT = {
   cancelled: 130,
 } as const;
 
-/** The exit codes in words, for `--help` (one place: the README quotes the same list). */
+/** The exit codes in words, for `--help` (one place: docs/cli.md quotes the same list). */
 export const EXIT_HELP = [
   `  ${EXIT.ok}    every cell ok (and, with --slo, some configuration meets the objective)`,
   `  ${EXIT.usage}    bad arguments or an invalid matrix: nothing started`,

@@ -15,7 +15,7 @@ export interface PriceOptions {
 export function addPriceOptions(cmd: Command, what: string): Command {
   const d = DEFAULT_PRICES;
   return cmd
-    .option('--cpu-price <$>', `price per vCPU-hour ${what} (default ${d.cpuHour}, an example: see README "costs")`)
+    .option('--cpu-price <$>', `price per vCPU-hour ${what} (default ${d.cpuHour}, an example: see docs/costs.md)`)
     .option('--memory-price <$>', `price per GB-hour of memory limit ${what} (default ${d.gbHour})`)
     .option('--replica-price <$>', `price per replica (pod) hour on top of CPU and memory ${what} (default 0)`);
 }

@@ -1,6 +1,6 @@
 /**
  * The resources the recommended configuration's snippets carry — the one place the rule lives, said
- * in every snippet's comment and quoted by the README:
+ * in every snippet's comment and quoted by docs/answer.md:
  *
  * - Memory: requests = limits = the limit a verification cell ran exactly as emitted and passed
  *   (deploy/verification.ts): it starts at the answer's recommended memory limit (analysis/sizing.ts:
@@ -21,7 +21,7 @@ import { limitText } from '../analysis/sizing-words.ts';
 import type { ConfigurationSummary, Recommendation } from '../analysis/types.ts';
 import { exactCpu, memLabel } from '../common/resource-labels.ts';
 
-/** The rule in one sentence (snippet comments, README). */
+/** The rule in one sentence (snippet comments, docs/answer.md). */
 export const RESOURCES_RULE =
   "memory request = limit = the limit verified by running the snippet exactly as emitted (from the answer's " +
   'recommended limit, stepped up toward the largest clean cap; unverified, the cap it was measured under); ' +
