@@ -5,20 +5,8 @@ import { fmtNum } from '../common/format.ts';
 import { isCensored } from './contest.ts';
 import { joinAnd as listOf } from '../common/text.ts';
 import { answerPick } from './sizing.ts';
-import type { AnswerState, ConfigurationSummary, Recommendation, ScopeDecision } from './types.ts';
+import type { AnswerState, ConfigurationSummary, Headline, Recommendation, ScopeDecision } from './types.ts';
 import { onWhat, who, whoContext } from './phrases.ts';
-
-export interface Headline {
-  state: AnswerState;
-  /** The configuration the answer deploys; for 'undecided' the leading contender (never said as a pick). */
-  key: string;
-  /** Keys still in the running (the pick first). */
-  contenders: string[];
-  /** What would decide an undecided answer. */
-  decideBy: string[];
-  /** One sentence. */
-  text: string;
-}
 
 export const STATE_WORDS: Record<AnswerState, string> = {
   confident: 'confident',
@@ -143,7 +131,8 @@ function acrossPairsText(
     ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them'
     : `the tests separate their cost per million requests neither beyond nor within the ${m} % margin`;
   return (
-    `Undecided across ${s.label} between ${listOf(names)}: ${why}; the cheapest by the one order of cost leads. ` +
+    `Undecided across ${s.label} between ${listOf(names)}: ${why}; of those within ${m} % of the lowest cost ` +
+    'per million requests, the cheapest by the one order of cost leads. ' +
     `What would decide it: ${listOf(s.decideBy)}.`
   );
 }

@@ -38,7 +38,7 @@ export interface GoodputCheck {
   pBelow: number | null;
   /** The mean is below the floor. */
   belowShare: boolean;
-  /** Goodput fails the attempt: shown below the floor (or below it on the means). */
+  /** Goodput fails the attempt: shown below the floor by the test (never on the means alone). */
   failed: boolean;
   /** This cell's interval and the matrix's (null: none). */
   interval: GoodputInterval | null;
@@ -88,7 +88,8 @@ export function judgeGoodput(load: LoadResult, e: VerifyDescriptor['expected']):
     pAbove: t?.pAbove ?? null,
     pBelow: t?.pBelow ?? null,
     belowShare,
-    failed: verdict === 'shown-below' || verdict === 'means-below',
+    // Means alone decide nothing: a noisy second can put them on either side of the floor.
+    failed: verdict === 'shown-below',
     interval: intervalOf(mine.ci?.low, mine.ci?.high),
     expectedInterval: intervalOf(e.low, e.high),
   };
@@ -128,7 +129,8 @@ function judgedWords(g: GoodputCheck): string {
     case 'means-above':
     case 'means-below':
       return (
-        `, ${g.verdict === 'means-above' ? 'above' : 'below'} ${SHARE_PCT} of it on the means: no interval to ` + 'test'
+        `, ${g.verdict === 'means-above' ? 'above' : 'below'} ${SHARE_PCT} of it on the means; goodput not judged: ` +
+        'no interval to test'
       );
     case 'not-judged':
       return `; goodput not judged: the interval is too wide${notJudgedDetail(g)}`;
