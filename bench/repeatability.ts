@@ -1,10 +1,15 @@
 // npm run bench -- repeatability [--runs K] [--only NAME,…]: each matrix run K times back to back
 // (default 5) through the CLI as a user runs it — settling and verification included — and each
 // answered by recommend(): the `quick` preset (json, 1 vs 2 workers on one CPU), the same matrix
-// on hello at half a CPU (server-bound too), and the `pbkdf2-one-thread` preset. For each run: the headline's state, its pick,
-// and the configuration the snippets deploy (mode, workers, CPU, memory limit).
+// on hello at half a CPU (server-bound too), the `pbkdf2-one-thread` preset, and `quick` at two CPU
+// caps (0.5 and 1 CPU: the answer is one configuration decided across both pairs on goodput per
+// dollar). For each run: the headline's state, its pick (and its key), and the configuration the
+// snippets deploy (mode, workers, CPU, memory limit).
 // Target (issue 21): for each matrix, every confident or equivalent answer deploys the same
-// configuration in K of K runs, and an undecided run never names a pick as if it were one.
+// configuration in K of K runs, and an undecided run never names a pick as if it were one. With
+// several CPU caps also: the snippets deploy the pick's own cap in every run, and every decided run
+// names the same configuration (headline key); "K of K" says whether all K runs were decided.
+// `--only "quick at two CPU caps"` runs that matrix alone.
 // Also: how much the settling phase added to the run time (median), against the grid of 3 fixed
 // repetitions, and each configuration's spread of goodput across the runs.
 import { spawnSync } from 'node:child_process';
@@ -15,7 +20,7 @@ import { recommend } from '../src-main/analysis/index.ts';
 import type { Recommendation } from '../src-main/analysis/index.ts';
 import { fmtNum } from '../src-main/common/format.ts';
 import { recommendedDeployOf } from '../src-main/deploy/from-cell.ts';
-import { snippetDeploy } from '../src-main/deploy/snippets.ts';
+import { SNIPPET_KINDS, snippetDeploy } from '../src-main/deploy/snippets.ts';
 import { findPreset } from '../src-main/presets/presets.ts';
 import { Store, type RunDetail } from '../src-main/store/index.ts';
 import { isMain, median } from './stats.ts';
@@ -27,6 +32,14 @@ export interface RunAnswer {
   pick: string | null;
   /** What the snippets deploy: "cluster×1, 1000m CPU, 128 MB", or null. */
   deployed: string | null;
+  /** The headline's configuration key and label (for an undecided answer its leading contender), or null. */
+  key: string | null;
+  named: string | null;
+  /** The CPU cap of the headline's configuration, and the CPU limit the snippets deploy (one answer: equal; null: none, or the snippets disagree). */
+  pickCpuMillis: number | null;
+  deployedCpuMillis: number | null;
+  /** How many CPU caps the run's configurations were measured under. */
+  caps: number;
   headline: string;
   /** Seconds of the cells' own wall time: the grid's, and the settling phase's. */
   gridSec: number;
@@ -41,30 +54,49 @@ export const MATRICES: { label: string; preset: string; over?: Record<string, un
   // Server-bound on a 2-core host with one load thread too: the cap, not the load generator, sets the pace.
   { label: 'hello at half a CPU', preset: 'quick', over: { apps: ['hello'], cpuMillicores: [500] } },
   { label: 'pbkdf2-one-thread', preset: 'pbkdf2-one-thread' },
+  // Two CPU caps: the answer is one configuration decided across both pairs on goodput per dollar, deployed at its own cap.
+  { label: 'quick at two CPU caps', preset: 'quick', over: { cpuMillicores: [500, 1000] } },
 ];
 
 const wall = (c: RunDetail['cells'][number]): number => (c.finishedAt ? (Date.parse(c.finishedAt) - Date.parse(c.startedAt)) / 1000 : 0);
 
 /** What the recommendation's snippets deploy, in one line. */
 export function deployedOf(run: RunDetail, rec: Recommendation): string | null {
+  return deployedCpuOf(run, rec)?.text ?? null;
+}
+
+/** What the snippets deploy, in one line, and the CPU limit they carry (Kubernetes' and Compose's). */
+function deployedCpuOf(run: RunDetail, rec: Recommendation): { text: string; cpuMillis: number | null } | null {
   const d = recommendedDeployOf(run, rec);
   if (!d) return null;
   // Exactly what the snippets carry (verified, fallback or the measured cap), as they emit it.
   const [pm2, k8s] = [snippetDeploy('pm2', d).settings, snippetDeploy('kubernetes', d).settings];
+  const cpus = new Set(SNIPPET_KINDS.map((k) => snippetDeploy(k, d).settings.cpuMillis));
   const pm2Extra = [pm2.recycleRssMb !== null ? `restart ${pm2.recycleRssMb}M` : '', pm2.heapMb !== null ? `heap ${pm2.heapMb}` : ''].filter(Boolean).join(', ');
-  return `${k8s.mode}×${k8s.workers}, ${k8s.cpuMillis}m CPU, ${k8s.memoryMb} MB; PM2 ×${pm2.workers} at ${pm2.memoryMb} MB${pm2Extra ? ` (${pm2Extra})` : ''}`;
+  return {
+    text: `${k8s.mode}×${k8s.workers}, ${k8s.cpuMillis}m CPU, ${k8s.memoryMb} MB; PM2 ×${pm2.workers} at ${pm2.memoryMb} MB${pm2Extra ? ` (${pm2Extra})` : ''}`,
+    // One CPU limit across the three snippets, or null when they disagree.
+    cpuMillis: cpus.size === 1 ? [...cpus][0]! : null,
+  };
 }
 
 export function answerOf(run: RunDetail, rec: Recommendation): RunAnswer {
   const h = rec.headline ?? null;
   const decided = h !== null && h.state !== 'undecided';
-  const label = h ? rec.configurations.find((c) => c.key === h.key)?.label ?? null : null;
+  const c = h ? rec.configurations.find((x) => x.key === h.key) : undefined;
+  const label = c?.label ?? null;
+  const deployed = deployedCpuOf(run, rec);
   const sum = (phase: string): number => run.cells.filter((c) => (c.config.phase ?? 'matrix') === phase).reduce((a, c) => a + wall(c), 0);
   return {
     runId: run.id,
     state: h?.state ?? 'none',
     pick: decided ? label : null,
-    deployed: deployedOf(run, rec),
+    deployed: deployed?.text ?? null,
+    key: h?.key ?? null,
+    named: label,
+    pickCpuMillis: c?.cpuMillis ?? null,
+    deployedCpuMillis: deployed?.cpuMillis ?? null,
+    caps: new Set(rec.configurations.map((x) => x.cpuMillis)).size,
     headline: h?.text ?? '(no headline)',
     gridSec: sum('matrix'),
     settleSec: sum('settle'),
@@ -77,6 +109,21 @@ export function answerOf(run: RunDetail, rec: Recommendation): RunAnswer {
 export function disagreements(answers: RunAnswer[]): string[] {
   const decided = answers.filter((a) => a.state === 'confident' || a.state === 'equivalent');
   return [...new Set(decided.map((a) => a.deployed ?? '(nothing)'))].length > 1 ? decided.map((a) => `run ${a.runId}: ${a.deployed}`) : [];
+}
+
+/** Runs whose snippets deploy another CPU than the cap of the configuration the headline names (one answer: none). */
+export const otherCap = (answers: RunAnswer[]): RunAnswer[] =>
+  answers.filter((a) => a.key !== null && a.deployedCpuMillis !== a.pickCpuMillis);
+
+/**
+ * The check of a matrix with several CPU caps: every decided run names the same configuration (headline key), and how
+ * many of the K runs were decided ("K of K" holds only when all were).
+ */
+export function sameKey(answers: RunAnswer[]): { pass: boolean; decided: number; keys: string[]; all: boolean } {
+  const decided = answers.filter((a) => a.state === 'confident' || a.state === 'equivalent');
+  const keys = [...new Set(decided.map((a) => a.key ?? '(none)'))];
+  const pass = keys.length <= 1 && otherCap(answers).length === 0;
+  return { pass, decided: decided.length, keys, all: pass && decided.length === answers.length };
 }
 
 /** An undecided answer that words itself as a pick. */
@@ -101,7 +148,7 @@ export function benchRepeatability(k = 5, only?: string[]): Map<string, RunAnswe
       try {
         const answers = store.listRuns({}).runs.map((r) => store.getRun(r.id)!).sort((a, b) => a.id - b.id)
           .map((run) => answerOf(run, recommend(run, { samples: store.getRunSamples(run.id) })));
-        print(answers, m.label);
+        print(answers, m.label, Math.max(0, ...answers.map((a) => a.caps)));
         out.set(m.label, answers);
       } finally {
         store.close();
@@ -113,12 +160,14 @@ export function benchRepeatability(k = 5, only?: string[]): Map<string, RunAnswe
   return out;
 }
 
-function print(answers: RunAnswer[], label: string): void {
+function print(answers: RunAnswer[], label: string, caps: number): void {
   console.log(`\n### repeatability: ${label}, ${answers.length} runs back to back\n`);
-  console.log('| run | state | pick | deployed (snippets) | grid s | settling s | verification s |');
-  console.log('|---|---|---|---|---:|---:|---:|');
+  // With several caps the headline's key is the check, and an undecided run's leading contender is shown too.
+  const keyed = caps > 1;
+  console.log(`| run | state | pick | ${keyed ? 'headline names | ' : ''}deployed (snippets) | grid s | settling s | verification s |`);
+  console.log(`|---|---|---|${keyed ? '---|' : ''}---|---:|---:|---:|`);
   for (const a of answers) {
-    console.log(`| ${a.runId} | ${a.state} | ${a.pick ?? '—'} | ${a.deployed ?? '—'} | ${fmtNum(a.gridSec)} | ${fmtNum(a.settleSec)} | ${fmtNum(a.verifySec)} |`);
+    console.log(`| ${a.runId} | ${a.state} | ${a.pick ?? '—'} | ${keyed ? `${a.named ?? '—'} | ` : ''}${a.deployed ?? '—'} | ${fmtNum(a.gridSec)} | ${fmtNum(a.settleSec)} | ${fmtNum(a.verifySec)} |`);
   }
   const labels = [...new Set(answers.flatMap((a) => [...a.goodput.keys()]))].sort();
   console.log('\n| configuration | median goodput req/s | min | max | spread (max−min)/median |');
@@ -139,8 +188,21 @@ function print(answers: RunAnswer[], label: string): void {
       `${wordy.length ? `, ${wordy.length} of them worded as a pick` : ''}${bad.length ? `; decided runs disagree: ${bad.join(', ')}` : ''}.`,
   );
   console.log(`Settling added a median ${fmtNum(added * 100, 1)} % to the grid's cell time (the grid: 3 fixed repetitions of every configuration).`);
-  console.log(`\nThe headline of run ${answers[0]?.runId}: ${answers[0]?.headline ?? ''}`);
-  if (bad.length || wordy.length) process.exitCode = 1;
+  let keyFail = false;
+  if (keyed) {
+    const k = sameKey(answers);
+    const off = otherCap(answers);
+    const name = (key: string): string => answers.find((a) => a.key === key)?.named ?? key;
+    keyFail = !k.pass;
+    console.log(
+      `\nOne answer across ${caps} CPU caps: ${k.pass ? 'pass' : 'FAIL'}: the decided runs name ` +
+        `${k.keys.length === 0 ? 'nothing' : k.keys.length === 1 ? `one configuration, ${name(k.keys[0]!)}` : `${k.keys.length} configurations: ${k.keys.map(name).join(' | ')}`}` +
+        ` (same headline key in ${k.decided} of ${answers.length} runs decided: ${k.all ? 'K of K' : 'not K of K'}); ` +
+        `${off.length ? `the snippets deploy another cap than the pick's in run ${off.map((a) => a.runId).join(', ')}` : "the snippets deploy the pick's own cap in every run"}.`,
+    );
+  }
+  for (const a of answers) console.log(`\nThe headline of run ${a.runId} (${a.state}): ${a.headline}`);
+  if (bad.length || wordy.length || keyFail) process.exitCode = 1;
 }
 
 if (isMain(import.meta.url)) {

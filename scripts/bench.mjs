@@ -10,8 +10,8 @@ const options = [];
 const names = [];
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
-  if (a === '--threads' || a === '--runs' || a === '--app' || a === '--node') options.push(a, process.argv[++i] ?? '');
-  else if (a.startsWith('--threads=') || a.startsWith('--runs=') || a.startsWith('--app=')) options.push(a);
+  if (a === '--threads' || a === '--runs' || a === '--app' || a === '--node' || a === '--only') options.push(a, process.argv[++i] ?? '');
+  else if (a.startsWith('--threads=') || a.startsWith('--runs=') || a.startsWith('--app=') || a.startsWith('--only=')) options.push(a);
   else names.push(a);
 }
 const chosen = names.length === 0 || names.includes('all') ? all : names;

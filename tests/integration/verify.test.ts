@@ -4,7 +4,8 @@
 // cgroup peak under-counts a fresh PM2 container — so the answer's rule gives 32 MB, and hello under
 // PM2 at 32 MB is OOM-killed (the failure that motivated verification). `report --emit` says it is
 // unverified and names `rightsize verify RUN`; `verify RUN` runs each snippet exactly as emitted,
-// fails at 32 MB, steps up (never above the largest clean cap, 256 MB), stores the cells with the run,
+// fails at 32 MB, steps up on a memory failure (never above the largest clean cap, 256 MB) and repeats
+// any other failure once at the same limit, stores the cells with the run,
 // and `report --emit` then carries exactly the settings of the cell that passed.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { heapFlagOf } from '../../src-main/deploy/settings.ts';
+import { judgeVerifyCell } from '../../src-main/deploy/verification.ts';
 import { Store, type StoredCell } from '../../src-main/store/index.ts';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
@@ -73,7 +75,7 @@ describe('rightsize verify on a run stored without verification', () => {
     const k8s = await rightsize(['--db', db, 'report', String(runId), '--emit', 'kubernetes']);
     expect(k8s.code, k8s.stderr).toBe(0);
     expect(k8s.stdout.split('\n')[1]).toMatch(new RegExp(`^# Unverified — run \`rightsize verify ${runId}\` to run it exactly as emitted`));
-    expect(k8s.stdout).toContain("(the answer's rule gives 32 MB: a snippet carries it once verification has run it)");
+    expect(k8s.stdout).toContain("(the answer's memory rule gives limit 32 MB (peak × 1.25, rounded up to a multiple of 32 MB); measured under a 256 MB cap: a snippet carries it once verification has run it)");
     expect((parse(k8s.stdout) as { resources: { limits: { memory: string } } }).resources.limits.memory).toBe('256Mi');
     expect(k8s.stderr).toMatch(/Unverified: .* Verify it: .*verify \d+/);
     const pm2 = await rightsize(['--db', db, 'report', String(runId), '--emit', 'pm2']);
@@ -106,8 +108,17 @@ describe('rightsize verify on a run stored without verification', () => {
       expect(group[0]!.config.memoryMb).toBe(32);
       expect(group[0]!.status).not.toBe('ok'); // PM2 and hello do not fit in 32 MB
       expect(group.length).toBeGreaterThan(1);
+      // Never decreasing: a memory failure (OOM kill, restarts) steps the limit up; any other failure (goodput, failed
+      // requests) is repeated once at the same limit (deploy/verification.ts afterFailure), never stepped up.
       const limits = group.map((c) => c.config.memoryMb);
-      for (let i = 1; i < limits.length; i++) expect(limits[i]).toBeGreaterThan(limits[i - 1]!);
+      for (let i = 1; i < limits.length; i++) {
+        const before = judgeVerifyCell(group[i - 1]!, group[i - 1]!.config.verify!);
+        const what = `attempt ${group[i]!.config.verify!.attempt} at ${limits[i]} MB after ${limits[i - 1]} MB: ${before.reasons.join('; ')}`;
+        expect(limits[i], what).toBeGreaterThanOrEqual(limits[i - 1]!);
+        expect(before.pass, what).toBe(false);
+        if (limits[i] === limits[i - 1]) expect(before.memoryCaused, `a repeat at the same limit follows a non-memory failure: ${what}`).toBe(false);
+        else expect(before.memoryCaused, `a step up follows a memory failure: ${what}`).toBe(true);
+      }
       expect(Math.max(...limits)).toBeLessThanOrEqual(256);
       expect(group.every((c) => c.config.mode === 'pm2' && c.config.workers === 1 && c.config.cpuMillis === 500 && c.config.durationSec >= 3)).toBe(true);
     }
@@ -132,7 +143,8 @@ describe('rightsize verify on a run stored without verification', () => {
       const passed = pm2.find((c) => pm2Text.includes(`(cell ${c.config.index + 1})`))!;
       expect(Number(restart![1])).toBe(passed.config.recycleRssMb);
       expect(heap ? Number(heap[1]) : null).toBe(heapFlagOf(passed.config.env));
-      expect(pm2Text).toContain(`limit of the container or host it runs in (PM2's daemon included) ${passed.config.memoryMb} MB, as verified.`);
+      // Its one limit, then (where they differ) why the other targets' do, once.
+      expect(pm2Text).toMatch(new RegExp(`limit of the container or host it runs in \\(PM2's daemon included\\) ${passed.config.memoryMb} MB, as verified[.;]`));
     } else {
       expect(pm2Text.split('\n')[1]).toMatch(/^\/\/ Not verified: nothing passed/);
       expect(restart).toBeNull();
