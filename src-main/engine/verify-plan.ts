@@ -29,6 +29,12 @@ import {
   type SnippetKind,
 } from '../deploy/settings.ts';
 import { VERIFY_MAX_ATTEMPTS } from '../deploy/verification.ts';
+
+/**
+ * A verification cell measures at least this long: 9 seconds make 3 batches of 3 (stats.ts batchMeans),
+ * the fewest its goodput interval rests on, so the non-inferiority test can judge it (5 s made 2: none).
+ */
+export const VERIFY_MIN_SEC = 9;
 import { deployRuntime } from '../deploy/recommended-deploy.ts';
 import type { VerifyDescriptor } from '../model/verify.ts';
 import { WORKERS_ENV } from '../deploy/snippets.ts';
@@ -210,7 +216,7 @@ export function planVerification(
     start,
     ceilingMb,
     fallbackMb: c.memoryMb,
-    durationSec: Math.max(template.durationSec, matrixDurationSec ?? 0),
+    durationSec: Math.max(template.durationSec, matrixDurationSec ?? 0, VERIFY_MIN_SEC),
     expected: {
       goodput: c.rps.mean,
       se: c.rps.se,
