@@ -8,15 +8,8 @@ import { workloadKey } from './group.ts';
 import { onWhat, who } from './phrases.ts';
 import { answerPick } from './sizing.ts';
 import { ALPHA, estimateOf, welch } from './stats.ts';
-import type { ConfigurationSummary, Recommendation } from './types.ts';
+import type { Alternative, ConfigurationSummary, Recommendation } from './types.ts';
 import type { Prices } from '../common/cost.ts';
-
-export interface Alternative {
-  key: string;
-  kind: 'latency' | 'throughput';
-  /** One sentence, starting "Alternative". */
-  text: string;
-}
 
 /** A p99 at most this share of the pick's is "much lower": worth naming beside the pick. */
 export const MUCH_LOWER_P99 = 0.5;

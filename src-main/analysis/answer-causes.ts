@@ -14,18 +14,7 @@ import {
 } from './causes.ts';
 import { memoryCapCause, pairCause, type CauseKind, type CauseLine } from './causes-words.ts';
 import { configurationKey } from './group.ts';
-import type { Exclusion, ScopeDecision } from './types.ts';
-
-/** One line of cause; `scope` is the CPU / memory pair it explains (null: across pairs). */
-export interface CauseNote {
-  kind: CauseKind;
-  /** The configuration it is about. */
-  key: string;
-  scope: string | null;
-  /** "1 CPU / 256 MB", the scope's label; null across pairs. */
-  scopeLabel: string | null;
-  text: string;
-}
+import type { CauseNote, Exclusion, ScopeDecision } from './types.ts';
 
 /** A stored cell as the causes read it: its measured seconds and probe records (warm-up left out). */
 export const causeCell = (

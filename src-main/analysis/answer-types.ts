@@ -1,16 +1,21 @@
 // The types of the whole answer (Recommendation) and of what it answers to: the options, the
-// service-level objective and its checks, and an auto-size run's search.
-import type { Alternative } from './alternatives.ts';
+// service-level objective and its checks, an auto-size run's search, and the parts the answer's
+// modules make (headline, alternatives, costs, causes, comparisons). Types only: imports model/ and
+// the other type files, never a module with behaviour.
 import type { LaunchMode, RunStatus, Sample } from '../model/types.ts';
 import type { SearchStatus, Slo } from '../model/search.ts';
 import type { ProbeSecond } from '../model/probe.ts';
-import type { CauseNote } from './answer-causes.ts';
-import type { ComparisonNote } from './side-by-side.ts';
-import type { Headline } from './headline.ts';
 import type { Sizing } from './sizing-types.ts';
-import type { CostAnswer } from './cost.ts';
-import type { Prices } from '../common/cost.ts';
-import type { ConfigurationSummary, Exclusion, NoiseNote, ScopeDecision, UndecidedScope } from './types.ts';
+import type { ConfigurationCost, PriceSource, Prices } from '../model/cost.ts';
+import type {
+  AnswerState,
+  ConfigurationSummary,
+  Exclusion,
+  NoiseNote,
+  RivalRelation,
+  ScopeDecision,
+  UndecidedScope,
+} from './decision-types.ts';
 
 export interface RecommendOptions {
   /**
@@ -166,4 +171,86 @@ export interface Recommendation {
   words: string[];
   /** Those of `words` that size memory and CPU (a UI may show them apart, with the sizing evidence). */
   sizingWords: string[];
+}
+
+/** The answer's first sentence: the pick and how it stands (analysis/headline.ts). */
+export interface Headline {
+  state: AnswerState;
+  /** The configuration the answer deploys; for 'undecided' the leading contender (never said as a pick). */
+  key: string;
+  /** Keys still in the running (the pick first). */
+  contenders: string[];
+  /** What would decide an undecided answer. */
+  decideBy: string[];
+  /** One sentence. */
+  text: string;
+}
+
+/** A configuration the answer names beside its pick, not deployed (analysis/alternatives.ts). */
+export interface Alternative {
+  key: string;
+  kind: 'latency' | 'throughput';
+  /** One sentence, starting "Alternative". */
+  text: string;
+}
+
+/** The cheapest against the runner-up, per workload, in one line. */
+export interface CheapestCost {
+  app: string;
+  requestSet: string | null;
+  /** 'decided': the cheapest shown cheaper than every other; 'undecided': not; 'only-one': nothing to compare. */
+  state: 'decided' | 'undecided' | 'only-one' | 'none';
+  /** Lowest mean cost (null when none qualifies). */
+  cheapest: string | null;
+  /** The next lowest mean cost. */
+  runnerUp: string | null;
+  /** Keys the test could not show costlier than the cheapest. */
+  notDistinguishable: string[];
+  /** The line the answer says. */
+  text: string;
+}
+
+/** What each configuration costs at the run's prices, and the cheapest per workload (analysis/cost.ts). */
+export interface CostAnswer {
+  prices: Prices;
+  source: PriceSource;
+  /** The objective's rate (req/s) when there is one. */
+  rate: number | null;
+  configurations: ConfigurationCost[];
+  cheapest: CheapestCost[];
+}
+
+/** What a line of cause is about (analysis/causes-words.ts). */
+export type CauseKind =
+  | 'client-bound'
+  | 'not-client-bound'
+  | 'oversubscribed'
+  | 'off-loop'
+  | 'gc-pressure'
+  | 'imbalance'
+  | 'saturated'
+  | 'memory';
+
+/** One line of cause; `scope` is the CPU / memory pair it explains (null: across pairs). */
+export interface CauseNote {
+  kind: CauseKind;
+  /** The configuration it is about. */
+  key: string;
+  scope: string | null;
+  /** "1 CPU / 256 MB", the scope's label; null across pairs. */
+  scopeLabel: string | null;
+  text: string;
+}
+
+/** A line of the answer comparing configurations that differ in one dimension. */
+export interface ComparisonNote {
+  /** Which question it answers: containers or workers, which Node.js, which flags. */
+  kind: 'topology' | 'version' | 'flags';
+  /** The scope (analysis/group.ts scopeKey) both configurations belong to. */
+  scopeKey: string;
+  /** The better by goodput first, then the one it was compared with. */
+  keys: [string, string];
+  relation: RivalRelation;
+  /** The sentence. */
+  text: string;
 }

@@ -6,6 +6,9 @@ import { fmtMb, fmtNum, fmtPct, fmtRatio, fmtUs } from '../common/format.ts';
 import { cpuLabel, memLabel } from '../common/resource-labels.ts';
 import { type RuntimeSummary, SATURATED_ELU, THROTTLED_SHARE, saturation, serverAgreesClientBound } from './causes.ts';
 import { who } from './phrases.ts';
+import type { CauseKind } from './types.ts';
+
+export type { CauseKind };
 
 /**
  * Per-worker ELU at most this share of the fewer-worker configuration's: each loop does less, so the
@@ -41,16 +44,6 @@ export const GC_RATIO = 2;
 export const IMBALANCE_RATIO = 2;
 /** …and busy at least this much, so two nearly idle loops are never called uneven. */
 export const IMBALANCE_MIN_ELU = 0.3;
-
-export type CauseKind =
-  | 'client-bound'
-  | 'not-client-bound'
-  | 'oversubscribed'
-  | 'off-loop'
-  | 'gc-pressure'
-  | 'imbalance'
-  | 'saturated'
-  | 'memory';
 
 /** One line of cause, about the configuration `key`. */
 export interface CauseLine {

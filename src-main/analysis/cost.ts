@@ -23,34 +23,9 @@ import { onWhat, who } from './phrases.ts';
 import { checkSlo } from './slo.ts';
 import { ALPHA, estimateOf, holm, welch } from './stats.ts';
 import { searchConfigLabel } from './search-answer.ts';
-import type { ConfigurationSummary, SearchAnswer, Slo } from './types.ts';
+import type { CheapestCost, ConfigurationSummary, CostAnswer, SearchAnswer, Slo } from './types.ts';
 
 export { costText, type ConfigurationCost };
-
-/** The cheapest against the runner-up, per workload, in one line. */
-export interface CheapestCost {
-  app: string;
-  requestSet: string | null;
-  /** 'decided': the cheapest shown cheaper than every other; 'undecided': not; 'only-one': nothing to compare. */
-  state: 'decided' | 'undecided' | 'only-one' | 'none';
-  /** Lowest mean cost (null when none qualifies). */
-  cheapest: string | null;
-  /** The next lowest mean cost. */
-  runnerUp: string | null;
-  /** Keys the test could not show costlier than the cheapest. */
-  notDistinguishable: string[];
-  /** The line the answer says. */
-  text: string;
-}
-
-export interface CostAnswer {
-  prices: Prices;
-  source: PriceSource;
-  /** The objective's rate (req/s) when there is one. */
-  rate: number | null;
-  configurations: ConfigurationCost[];
-  cheapest: CheapestCost[];
-}
 
 /** A run's stored prices (its matrix's or search spec's `prices`), else null. */
 export function storedPrices(matrix: unknown): Prices | null {

@@ -2,7 +2,9 @@
 // deployment needs once the pages of the image's files that earlier containers cached are counted.
 import { fmtMb } from '../common/format.ts';
 import type { StoredCell } from '../model/stored.ts';
-import type { PeakSource } from './types.ts';
+import type { FreshMeasure, FreshNeed, PeakSource } from './types.ts';
+
+export type { FreshMeasure, FreshNeed };
 
 /**
  * A cell's peak memory and its source. New cells carry the cgroup's own peak (page cache included,
@@ -15,71 +17,6 @@ export function cellPeak(c: StoredCell): { bytes: number; source: Exclude<PeakSo
     return { bytes: s.memPeakBytes, source: s.memPeakSource ?? 'samples' };
   const legacy = s?.memMaxBytes ?? c.memMaxBytes;
   return legacy != null && legacy > 0 ? { bytes: legacy, source: 'legacy' } : null;
-}
-
-/** Which measure set what a fresh deployment needs: the cgroup's peak, or the processes' resident memory. */
-export type FreshMeasure = 'cgroup' | 'rss';
-
-/**
- * What a fresh deployment of a configuration needs, and the per-process figures PM2's
- * `max_memory_restart` and V8's `--max-old-space-size` are set from. Bytes; the highest over the
- * repetitions that recorded each.
- *
- * Why not the cgroup's peak alone: a page is charged to the cgroup that first touched it, so the
- * node binary and libraries that earlier containers of the same image already read are charged
- * elsewhere, and a warm machine's peak leaves them out (hello: 11 MB single, 27 MB cluster ×2,
- * 46 MB pm2 ×2). A fresh pod reads them itself and is charged for them: on a fresh node binary
- * (never cached) hello single did not come up within 12 s under a 32 MB cap (the limit its 11 MB
- * peak gave) nor cluster ×2 under 48 MB nor pm2 ×2 under 64 MB (the limit its 46 MB peak gave) —
- * thrashing on the binary's pages, thousands of major faults, no OOM kill — and came up promptly
- * from 64, 64-80 and 96 MB (pm2 ×2 at 80 MB: after 2-10 s of thrashing).
- *
- * Which resident figure: RSS with file-backed pages counted once — Σ per process max(RssAnon,
- * VmHWM − RssFile) + the largest RssFile (engine/process-memory.ts). Summed RSS counts the
- * ~35-40 MB of node binary and libraries once per process although a pod holds those pages once
- * (hello cluster ×2: 137 MB summed against 64 MB once, and 64 MB is where it ran); summed PSS divides shared pages
- * among
- * every process mapping them, other containers and the host included, so on a warm machine it
- * undercounts (55 MB; in a fresh pod, where only its own processes share them, PSS equals the
- * counted-once figure: 63.5 against 63.4 MB). Counted once, with the headroom, the limits came out
- * at 64 (single), 96 (cluster ×2) and 128 MB (pm2 ×2), each where a fresh pod came up promptly;
- * summed RSS would have asked for 64, 192 and 224 MB.
- *
- * There is no heap figure: the V8 heap cannot be told apart from other anonymous memory from
- * outside the process; `processMaxAnonBytes` (heap, stacks, malloc) bounds it from above.
- */
-export interface FreshNeed {
-  /** What a fresh deployment needs: the larger of `cgroupPeakBytes` and `rssBytes`. */
-  bytes: number;
-  /** Which of the two it is ('cgroup' also where process memory was not measured). */
-  measure: FreshMeasure;
-  /** The configuration's peak as cellPeak gives it (cgroup high-water mark, or older cells' highest reading). */
-  cgroupPeakBytes: number | null;
-  /** The processes' resident memory, file-backed pages counted once; null where not measured. */
-  rssBytes: number | null;
-  /** Each process's RSS high-water mark summed, as `ps` and PM2 show them (shared pages counted in every process). */
-  rssSummedBytes: number | null;
-  /** The processes' PSS summed (an undercount on a warm machine; see above). */
-  pssBytes: number | null;
-  /**
-   * The largest RSS high-water mark of one serving process (a worker; the primary where there is none): what PM2's
-   * `max_memory_restart` is checked against, per process.
-   */
-  processMaxRssBytes: number | null;
-  /**
-   * The largest anonymous resident memory of one serving process: heap, stacks and allocations, file-backed pages left
-   * out.
-   */
-  processMaxAnonBytes: number | null;
-  /** The PM2 daemon's own RSS (pm2 mode): in the limit, never checked by `max_memory_restart`. */
-  pm2DaemonRssBytes: number | null;
-  /** Processes in the repetition with the most resident memory. */
-  processes: number | null;
-  /** Repetitions with process readings, of all those with a peak or readings. */
-  measuredRepetitions: number;
-  repetitions: number;
-  /** Why process memory is missing ("not measured: …"), null when every repetition has it. */
-  notMeasured: string | null;
 }
 
 const maxOf = (xs: readonly (number | null | undefined)[]): number | null => {

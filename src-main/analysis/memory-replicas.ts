@@ -9,9 +9,7 @@ import type { ReplicaReading } from '../model/replicas.ts';
 import type { StatsSummary } from '../model/types.ts';
 import { cellPeak } from './fresh-need.ts';
 import type { CellWithReplicas } from './topology-memory.ts';
-
-/** How a replica's memory was read: its own cgroup reading, or the cell's total ÷ replicas (no reading per replica). */
-export type ReplicaMemoryFrom = 'replicas' | 'even-split';
+import type { ReplicaMemoryFrom } from './types.ts';
 
 type Processes = NonNullable<StatsSummary['processes']>;
 

@@ -6,6 +6,8 @@ import { fmtMargin, fmtNum } from '../common/format.ts';
 import { contest, isCensored } from './contest.ts';
 import type { ConfigurationSummary, RivalRelation } from './types.ts';
 
+export type { ComparisonNote } from './types.ts';
+
 /** One rival against the best of its set, as the contest judged it. */
 export interface SideBySide {
   /** The highest goodput of the set (a lower bound when censored). */
@@ -18,19 +20,6 @@ export interface SideBySide {
   blockedBy: 'noise' | 'bound' | null;
   /** best ÷ other − 1 on the means (0.12 = 12 % more). */
   gain: number;
-}
-
-/** A line of the answer comparing configurations that differ in one dimension. */
-export interface ComparisonNote {
-  /** Which question it answers: containers or workers, which Node.js, which flags. */
-  kind: 'topology' | 'version' | 'flags';
-  /** The scope (analysis/group.ts scopeKey) both configurations belong to. */
-  scopeKey: string;
-  /** The better by goodput first, then the one it was compared with. */
-  keys: [string, string];
-  relation: RivalRelation;
-  /** The sentence. */
-  text: string;
 }
 
 /**

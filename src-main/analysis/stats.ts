@@ -4,8 +4,10 @@
 // comes from common/t-distribution.ts (stdlib's, checked against published tables in the unit tests).
 
 import { studentTCdf, tQuantile } from '../common/t-distribution.ts';
+import type { Estimate, Interval, IntervalSource, MetricStats, TTest } from './stats-types.ts';
 
 export { studentTCdf, tQuantile };
+export type { Estimate, Interval, IntervalSource, MetricStats, TTest };
 
 export const CONFIDENCE = 0.95;
 /**
@@ -32,14 +34,6 @@ export function cv(xs: readonly number[]): number | null {
   return sd === null || m === 0 ? null : sd / Math.abs(m);
 }
 
-export interface Interval {
-  level: number;
-  low: number;
-  high: number;
-  /** mean − low = high − mean; for an interval from a log scale (asymmetric), half of high − low. */
-  halfWidth: number;
-}
-
 /** Two-sided confidence interval of the mean (Student's t); null below two values. */
 export function confidenceInterval(xs: readonly number[], level = CONFIDENCE): Interval | null {
   const sd = stddev(xs);
@@ -47,27 +41,6 @@ export function confidenceInterval(xs: readonly number[], level = CONFIDENCE): I
   const m = mean(xs);
   const halfWidth = (tQuantile(1 - (1 - level) / 2, xs.length - 1) * sd) / Math.sqrt(xs.length);
   return { level, low: m - halfWidth, high: m + halfWidth, halfWidth };
-}
-
-/** Where an interval came from: between-repetition spread, batch means of one cell's seconds, or nowhere. */
-export type IntervalSource = 'repetitions' | 'batch-means' | null;
-
-export interface MetricStats {
-  n: number;
-  mean: number;
-  /** Between repetitions; null with one value. */
-  stddev: number | null;
-  /** 95 % interval of the mean; null when there is nothing to base one on. */
-  ci: Interval | null;
-  /** Coefficient of variation between repetitions; null with one value. */
-  cv: number | null;
-  /** The repetition values (one per included cell). */
-  values: number[];
-  /** Standard error of the mean, and its degrees of freedom (the t distribution's); null without an interval. */
-  se: number | null;
-  df: number | null;
-  /** What the interval (and the tests) rest on. */
-  intervalFrom: IntervalSource;
 }
 
 /**
@@ -246,28 +219,8 @@ export function summarizeOneLog(value: number, series: readonly number[] | null,
  */
 export const RUN_TO_RUN_SPREAD = 0.083;
 
-/** What a test needs of a mean: its value, its standard error and the degrees of freedom of that error. */
-export interface Estimate {
-  mean: number;
-  se: number;
-  df: number;
-}
-
 export const estimateOf = (m: MetricStats): Estimate | null =>
   m.se === null || m.df === null ? null : { mean: m.mean, se: m.se, df: m.df };
-
-export interface TTest {
-  /** The difference tested (a − c·b). */
-  diff: number;
-  t: number;
-  /** Welch–Satterthwaite degrees of freedom. */
-  df: number;
-  /** Two-sided p-value. */
-  p: number;
-  /** One-sided p-values: P(a − c·b this low | true difference 0), and this high. */
-  pBelow: number;
-  pAbove: number;
-}
 
 /**
  * Welch's t-test of a − c·b = 0 (c = 1 compares two means; c = 1 − margin tests against a share of

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { hostNodeBinary } from '../util/node-binary.ts';
-import { splitArgs } from './args.ts';
+import { splitArgs } from '../common/args.ts';
 import { promisify } from 'node:util';
 
 /** What Rightsize takes from one app of a PM2 ecosystem file. Instances and exec_mode are the matrix's to choose. */

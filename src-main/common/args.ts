@@ -1,5 +1,5 @@
 // Start arguments as one line of text and back (the ecosystem file's "args" string, the UI's field).
-// Pure: the renderer imports it too.
+// Pure: the renderer has it through contract/present.ts.
 
 /** Splits a command line the way a shell would for plain words and quotes (no variables, no globs). */
 export function splitArgs(line: string): string[] {

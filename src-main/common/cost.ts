@@ -3,16 +3,9 @@
 // requests (and at an objective's rate). Plain numbers only, so the CLI, the UI, the reports and
 // the analysis all compute the same figures; the statistics (which is cheaper) are in analysis/cost.ts.
 import { fmtNum } from './format.ts';
+import type { ConfigurationCost, PriceSource, Prices } from '../model/cost.ts';
 
-/** Prices in dollars (or any one currency: the arithmetic does not care; the words write "$"). */
-export interface Prices {
-  /** Per vCPU-hour: 1000 millicores of CPU cap reserved for an hour. */
-  cpuHour: number;
-  /** Per GB-hour: 1024 MB of memory limit reserved for an hour. */
-  gbHour: number;
-  /** Per replica (container / pod) hour on top of its CPU and memory; 0 where nothing is charged per pod. */
-  replicaHour: number;
-}
+export type { ConfigurationCost, PriceSource, Prices };
 
 /**
  * Example prices, not a quote: Google Cloud Compute Engine N2 (general purpose), us-central1,
@@ -20,9 +13,6 @@ export interface Prices {
  * vm-instance-pricing). Give your own with --cpu-price / --memory-price / --replica-price.
  */
 export const DEFAULT_PRICES: Readonly<Prices> = Object.freeze({ cpuHour: 0.031611, gbHour: 0.004237, replicaHour: 0 });
-
-/** Where a run's prices came from: stored with the run, given now (report --cpu-price …), or the example. */
-export type PriceSource = 'run' | 'given' | 'default';
 
 /** What cost needs of a configuration: its caps per replica and how many replicas (absent = 1). */
 export interface Reserved {
@@ -96,26 +86,6 @@ export function isPrices(x: unknown): x is Prices {
   const p = x as Record<string, unknown>;
   const ok = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v) && v >= 0;
   return ok(p.cpuHour) && ok(p.gbHour) && ok(p.replicaHour);
-}
-
-/** One configuration's cost at the given prices. */
-export interface ConfigurationCost {
-  key: string;
-  /** "2 cluster workers on 1 CPU / 256 MB" (× replicas when more than one). */
-  label: string;
-  replicas: number;
-  /** Dollars an hour for its reserved resources (every replica). */
-  hourly: number;
-  /** Dollars per million requests at its mean goodput; null without goodput. */
-  perMillion: number | null;
-  /** From the goodput's 95 % interval (low cost at high goodput); high is null when the interval reaches 0 req/s. */
-  interval: { low: number; high: number | null } | null;
-  /** Its goodput is a lower bound (client-bound or host-busy): the cost is an upper bound, "≤". */
-  upperBound: boolean;
-  /** At the objective's rate: ⌈rate ÷ goodput⌉ copies (over the interval: copiesLow–copiesHigh), their cost an hour. */
-  atRate: { rate: number; copies: number; copiesLow: number; copiesHigh: number | null; hourly: number } | null;
-  /** Whether it meets the objective on the answer's own checks (null without an objective). */
-  meets: boolean | null;
 }
 
 /** "$0.0123 (0.0110–0.0140)" or "≤ $0.0123": a cost with its interval, or as the upper bound it is. */

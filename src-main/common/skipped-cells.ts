@@ -1,5 +1,5 @@
 // The words of a cell skipped because its app's first cell failed at start in a way every cell of
-// it would repeat (engine/session/same-failure.ts): written by the run, read back by the answer.
+// it would repeat (engine/run/same-failure.ts): written by the run, read back by the answer.
 
 /** How a skipped cell's failure reads: `cell` is the number the user sees (index + 1). */
 export const skippedFailure = (cell: number, reason: string): string =>

@@ -24,9 +24,10 @@ export type { DeployConfig, DeployProvenance, SnippetFile, SnippetKind } from '.
 export type { SearchStatus, SearchStep, SearchTrace, SizeSpec, StepOutcome } from '../model/search.ts';
 export type { ProviderNode, TargetCheck, TargetInfo, TargetKind } from '../targets/types.ts';
 import type { TargetCheck, TargetInfo } from '../targets/types.ts';
-import type { BaselineComparison } from '../analysis/baseline-types.ts';
 import type { RunBaselineSpec, SavedBaseline } from '../store/baselines.ts';
 export type * from '../analysis/baseline-types.ts';
+import type { ShownAnswer, ShownComparison } from './views.ts';
+export type * from './views.ts';
 export type { RunBaselineSpec, SavedBaseline };
 
 export interface EngineStatus {
@@ -202,7 +203,8 @@ export interface Calls {
     output: ExportFile;
   };
   /** The sizing answer: winners per CPU / memory pair with 95 % intervals, the SLO pick, flags, plain words. */
-  'runs.recommend': { input: AnswerInput; output: Recommendation };
+  /** With `view`: what the UI shows of it, worded by the engine (contract/views.ts). */
+  'runs.recommend': { input: AnswerInput; output: ShownAnswer };
   /** The same answer as one self-contained HTML report. */
   'export.html': { input: AnswerInput; output: ExportFile };
   /**
@@ -233,7 +235,7 @@ export interface Calls {
    */
   'runs.compare': {
     input: { runId: number; baseline?: string; thresholdPct?: number };
-    output: { comparison: BaselineComparison | null; storedBaseline: RunBaselineSpec | null };
+    output: { comparison: ShownComparison | null; storedBaseline: RunBaselineSpec | null };
   };
   /** The saved baselines (a run per app under a name), for the Baseline picker. */
   'baselines.list': { input: Record<string, never>; output: SavedBaseline[] };

@@ -7,18 +7,9 @@ import { IN_IMAGE, type BaseImage } from './base-image.ts';
 import { ensureFolderImage } from './folder-image.ts';
 import { appsDir, resourcesDir } from '../util/paths.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
+import type { AppImage } from './app-image-type.ts';
 
-export interface AppImage {
-  tag: string;
-  /** The entry file's absolute path inside the image ('' for an image app: it runs its own command). */
-  entry: string;
-  /** Whether this call had to build it. */
-  built: boolean;
-  /** The exact Node.js version its processes run (its base's), where known; never for an image app. */
-  nodeVersion?: string;
-  /** An image app's own NODE_OPTIONS (its ENV): a cell's flags are appended to it, not put in its place. */
-  nodeOptions?: string;
-}
+export type { AppImage };
 
 /**
  * The image a cell runs, built if needed: a built-in app or a project folder on top of the base

@@ -4,7 +4,7 @@ import { BuildContext } from './build-context.ts';
 import { docker } from './client.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import type { BaseImage } from './base-image.ts';
-import type { AppImage } from './app-image.ts';
+import type { AppImage } from './app-image-type.ts';
 import { planFolder, type InstallPlan } from '../apps/folder-plan.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
 import { onPath } from '../util/node-binary.ts';

@@ -4,6 +4,9 @@
 // cap needs — each keeps its own cap through CFS, they share those cores' caches — and says so; one
 // without even those runs them unpinned, as a single target's placement does (placement.ts).
 import { planPlacement } from './placement.ts';
+import { coresNeeded } from '../common/cores.ts';
+
+export { coresNeeded };
 
 export interface ReplicaPlacement {
   /** cpuset per replica, in replica order ("0", "1-2"); absent: not pinned. */
@@ -15,19 +18,6 @@ export interface ReplicaPlacement {
 
 const range = (from: number, count: number): string => (count === 1 ? String(from) : `${from}-${from + count - 1}`);
 const coresWord = (n: number): string => `${n} core${n === 1 ? '' : 's'}`;
-
-/**
- * Cores a cell needs on one machine: `apart` with each replica on cores of its own and one for the load,
- * `together` with the replicas sharing the cores of their total cap and one for the load. A single target:
- * both are its cores + 1, as placement.ts plans it.
- */
-export function coresNeeded(cell: { cpuMillis: number; replicas?: number }): { apart: number; together: number } {
-  const r = Math.max(1, cell.replicas ?? 1);
-  return {
-    apart: r * Math.ceil(cell.cpuMillis / 1000) + 1,
-    together: Math.ceil((r * cell.cpuMillis) / 1000) + 1,
-  };
-}
 
 /**
  * Why a replicated cell cannot run on a host of `hostCores` at all (its replicas' caps add up to more

@@ -4,7 +4,7 @@ import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 import type { CellConfig, CellResult } from '../model/types.ts';
 import type { Matrix } from './matrix.ts';
 import type { PhaseContext } from './phases.ts';
-import type { Session } from './session/run-session.ts';
+import type { Session } from './run/run-session.ts';
 import { settleAnswer } from './settle.ts';
 import { verifyAnswer } from './verify.ts';
 

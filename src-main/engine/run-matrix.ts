@@ -1,6 +1,6 @@
 // A matrix as a source of cells: its grid (K at once where the target has the nodes), then the
 // phases after it (settling, verification). And the phases alone on a stored run that has
-// finished (`rightsize verify`). The lifecycle around them is the session's (session/run-session.ts).
+// finished (`rightsize verify`). The lifecycle around them is the session's (run/run-session.ts).
 import { resolveApps } from '../apps/library.ts';
 import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
@@ -8,12 +8,12 @@ import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import { afterGrid, runPhases, type RunPhaseStep } from './phase-run.ts';
-import { runSession, type CellSource, type Session, type SessionOptions } from './session/run-session.ts';
-import { imageNeeds } from './session/images.ts';
-import { sameFailureReason, skippedFailure } from './session/same-failure.ts';
+import { runSession, type CellSource, type Session, type SessionOptions } from './run/run-session.ts';
+import { imageNeeds } from './run/images.ts';
+import { sameFailureReason, skippedFailure } from './run/same-failure.ts';
 
-export { limitsWhereCellsRun, readyTarget, TargetNotReadyError } from './session/limits.ts';
-export { runStoredCell } from './session/stored-cell.ts';
+export { limitsWhereCellsRun, readyTarget, TargetNotReadyError } from './run/limits.ts';
+export { runStoredCell } from './run/stored-cell.ts';
 export { afterGrid, type RunPhaseStep } from './phase-run.ts';
 
 export interface RunOptions extends SessionOptions {
@@ -76,7 +76,7 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
   const position = new Map(cells.map((c, i) => [c.index, i]));
   const eta = (): number => etaSec(cells.filter((c) => !finished.has(c.index)).map(perCell), overhead, k);
   // Each app's first cell in run order; once it fails at start in a way every cell of the app would
-  // repeat, the app's cells not yet started are skipped (session/same-failure.ts).
+  // repeat, the app's cells not yet started are skipped (run/same-failure.ts).
   const firstOf = new Map<string, number>();
   const skipping = new Map<string, string>();
   s.started({ name, total: cells.length, cells, etaSec: eta() });

@@ -6,7 +6,7 @@ import { pricesFor } from '../analysis/cost.ts';
 import { bottleneckOf } from '../analysis/group.ts';
 import type { Recommendation } from '../analysis/types.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
-import { toCsv } from './csv.ts';
+import { toCsv } from './csv-text.ts';
 
 /** Six significant digits: $0.0114583, not the 0.011 a fixed three decimals would give. */
 const money = (x: number | null | undefined): string | null =>

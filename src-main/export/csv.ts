@@ -4,24 +4,9 @@ import type { ProbeSecond } from '../model/probe.ts';
 import { probeBySecond, type ProbeSecondFigures } from '../common/probe-series.ts';
 import { gcWindowOf } from '../common/probe-gc.ts';
 import { costColumns, COST_HEADER } from './cost-csv.ts';
+import { toCsv, type Cell } from './csv-text.ts';
 
-type Cell = string | number | boolean | null | undefined;
-
-/** RFC 4180: CRLF line ends; fields with a comma, quote or line break quoted, quotes doubled. */
-export function toCsv(header: string[], rows: Cell[][]): string {
-  const field = (v: Cell): string => {
-    const s =
-      v === null || v === undefined
-        ? ''
-        : typeof v === 'number'
-          ? Number.isInteger(v)
-            ? String(v)
-            : v.toFixed(3)
-          : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [header, ...rows].map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
-}
+export { toCsv };
 
 /** One row per cell, units in the column names. */
 const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [

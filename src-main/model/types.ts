@@ -1,5 +1,6 @@
 // Plain data shared by the engine, the store, the CLI and (later) the UI contract.
 // Latency is always integer microseconds: sub-millisecond loopback latency stays exact.
+import type { CellProbe } from './probe.ts';
 
 /** The launch modes a matrix chooses from. */
 export const LAUNCH_MODES = ['single', 'cluster', 'pm2'] as const;
@@ -295,11 +296,11 @@ export interface CellResult {
   /** Where the target ran: the target ('local' for this machine's engine) and, on a Swarm or cluster, its node. */
   ranOn?: RanOn;
   /** What the runtime probe heard from the cell's processes (absent: the probe was off, or the cell never measured). */
-  probe?: import('./probe.ts').CellProbe;
+  probe?: CellProbe;
   /** The exact Node.js version the cell's processes ran (process.version without the "v"), where known. */
   nodeVersion?: string;
   /** Per replica, when the cell ran several (CellConfig.replicas ≥ 2); load, stats and exit above are their totals. */
-  replicas?: import('./replicas.ts').ReplicaReading[];
+  replicas?: ReplicaReading[];
   startedAt: string; // ISO
   finishedAt: string; // ISO
 }
@@ -352,3 +353,20 @@ export interface RequestSpec {
 
 /** Apps that are images, by name: whether their worker count is fixed (no env var sets it). */
 export type ImageApps = Record<string, { fixed: boolean }>;
+
+/** One replica of a cell (CellConfig.replicas ≥ 2): what it did, beside the cell's totals (model/replicas.ts). */
+export interface ReplicaReading {
+  /** 0-based, in the order the replicas were started. */
+  index: number;
+  /** Responses this replica served over the measured seconds (counted by the load side, per connection). */
+  requests: number;
+  /** Its share of the cell's responses, 0..1 (1 ÷ replicas when the load is spread evenly). */
+  share: number;
+  /** Connections the load opened to it. */
+  connections: number;
+  stats?: StatsSummary;
+  exit?: ExitInfo;
+  ranOn?: RanOn;
+  /** What the runtime probe heard from this replica's processes (absent: probe off). */
+  probe?: CellProbe;
+}

@@ -5,6 +5,7 @@ import { comparisonOf, resolveBaseline } from '../export/baseline-of.ts';
 import { DEFAULT_THRESHOLD_PCT } from '../analysis/baseline.ts';
 import type { Store } from '../store/index.ts';
 import { invalid, notFound } from './errors.ts';
+import { shownComparison } from './views.ts';
 
 type StartInput = CallInput<'runs.start'>;
 
@@ -48,7 +49,7 @@ export function baselineHandlers(store: Store): {
       if (!spec) return { comparison: null, storedBaseline: null };
       const r = comparisonOf(store, runId, spec);
       if (!r.ok) throw notFound(`Baseline: ${r.message}.`);
-      return { comparison: r.comparison, storedBaseline: stored };
+      return { comparison: shownComparison(r.comparison), storedBaseline: stored };
     },
     'baselines.list': () => store.baselines.list(),
   };

@@ -20,6 +20,7 @@ import { baselineHandlers, startWithBaseline } from './baselines.ts';
 import { reportBaseline } from '../export/baseline-of.ts';
 import type { RunSupervisor } from './run-supervisor.ts';
 import type { StatusPoller } from './status-poller.ts';
+import { shownAnswer, shownRun } from './views.ts';
 import type { Validation } from './validation.ts';
 
 export type Handlers = { [K in CallName]: (input: CallInput<K>) => Promise<CallOutput<K>> | CallOutput<K> };
@@ -96,7 +97,7 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
       runs.search(input, providerFor(targets, input.target), () => validation.requireSize(input.spec, input.target)),
     'runs.cancel': ({ runId }) => ({ cancelled: runs.cancel(runId) }),
     'runs.list': (q) => listRunsWithPicks(store, q),
-    'runs.get': ({ runId }) => runOf(store, runId),
+    'runs.get': ({ runId }) => shownRun(runOf(store, runId)),
     'runs.delete': ({ runId }) => {
       if (runs.activeRunId === runId) throw conflict(`Run ${runId} is in progress: cancel it before deleting it.`);
       // another process may be running it: RunInUseError, a CONFLICT
@@ -124,7 +125,10 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
         saved: false,
         reason: 'this host has no save dialog: the browser downloads the file',
       },
-    'runs.recommend': (input) => answerOf(store, input).rec,
+    'runs.recommend': (input) => {
+      const { run, rec } = answerOf(store, input);
+      return shownAnswer(rec, run.cells);
+    },
     'export.html': (input) => {
       const { run, samples, rec } = answerOf(store, input);
       const baseline = reportBaseline(store, input.runId);

@@ -1,6 +1,6 @@
 // Matrix and auto-size checks where the cells would run, with what they would cost. On this machine
 // the limits are its engine's; on a saved target they are the target's largest free node, as the
-// run itself takes them (engine/session/limits.ts), from its connection check only: validation never
+// run itself takes them (engine/run/limits.ts), from its connection check only: validation never
 // sweeps or changes anything there. A target that does not answer in time is checked against what
 // is known of it, and the answer says so in `note`; never silently against this machine.
 import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
@@ -12,7 +12,7 @@ import { etaSec, poolSize } from '../engine/cell-pool.ts';
 import { forecastMatrix, type ClientForecast } from '../engine/client-forecast.ts';
 import { hostLimits } from '../engine/host.ts';
 import { MatrixInvalidError, validateMatrix, type HostLimits, type Matrix, type Problem } from '../engine/matrix.ts';
-import { largestFreeNode, limitsOnNode } from '../engine/session/limits.ts';
+import { largestFreeNode, limitsOnNode } from '../engine/run/limits.ts';
 import type { Provider, ProviderCheck } from '../providers/provider.ts';
 import type { Store } from '../store/index.ts';
 import { UnknownTargetError, UnreadableTargetError, type TargetRegistry } from '../targets/registry.ts';

@@ -1,10 +1,11 @@
 // The answer's chart in Chart.js: one panel (goodput or p99) of one CPU / memory pair, from the
-// analysis's own chart data (src-main/analysis/answer-chart.ts). Chart.js draws the points; a small
-// plugin draws what it has no element for: the 95 % error bars, the "≥" lower-bound arrows, the
-// labels of the pick and the knee, and the band grouping the contenders still in the running.
+// analysis's own chart data (src-main/analysis/answer-chart.ts, sent in the answer's view).
+// Chart.js draws the points; a small plugin draws what it has no element for: the 95 % error bars,
+// the "≥" lower-bound arrows, the labels of the pick and the knee, and the band grouping the
+// contenders still in the running.
 import type { ChartConfiguration, Plugin } from 'chart.js';
-import type { AnswerChartPanel, AnswerChartPoint, ChartEstimate } from '../../src-main/analysis/answer-chart.ts';
-import { fmtNum } from '../../src-main/common/format.ts';
+import type { AnswerChartPanel, AnswerChartPoint, ChartEstimate } from '../../src-main/contract/api.ts';
+import { fmtNum } from '../../src-main/contract/present.ts';
 import { lineSet, type LineSet, type XY } from './charts.ts';
 
 export type AnswerMetric = 'rps' | 'p99';

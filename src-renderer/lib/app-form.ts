@@ -1,7 +1,7 @@
 // The Add-app form's text fields ⇄ the user-app definition the engine checks (UserAppSchema).
 // The engine owns the rules: what the user typed goes through as is wherever it cannot be
 // converted (a port of "abc" stays "abc"), so the engine's own message appears by the field.
-import { joinArgs, splitArgs } from '../../src-main/apps/args.ts';
+import { joinArgs, splitArgs } from '../../src-main/contract/present.ts';
 import type { Problem, UserApp } from '../../src-main/contract/api.ts';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -23,7 +23,7 @@ export interface AppFormState {
   kind: 'folder' | 'image';
   dir: string;
   entry: string;
-  /** Start arguments as one line: split on spaces, quotes kept together (apps/args.ts). */
+  /** Start arguments as one line: split on spaces, quotes kept together (common/args.ts). */
   args: string;
   ecosystem: string;
   ecosystemApp: string;

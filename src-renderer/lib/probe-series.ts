@@ -4,7 +4,7 @@
 // HTML report and the CSV. Warm-up seconds (t < 0) come first under the shaded warm-up band.
 import type { ChartConfiguration } from 'chart.js';
 import type { LaunchMode, ProbeSecond } from '../../src-main/contract/api.ts';
-import { GC_POOL_SECONDS, gcSharePooled, othersNote, probeProcesses } from '../../src-main/common/probe-series.ts';
+import { GC_POOL_SECONDS, gcSharePooled, othersNote, probeProcesses } from '../../src-main/contract/present.ts';
 import { lineConfig, lineSet, type LineSet, type XY } from './charts.ts';
 import { warmupBand, withBand } from './warmup-band.ts';
 

@@ -3,7 +3,7 @@
 // problems belongs to. The rules themselves are the engine's (`size.validate`), never repeated here.
 import type { LaunchMode, Problem, SizeSpec } from '../../src-main/contract/api.ts';
 import { under } from './app-form.ts';
-import { DEFAULT_PRICES } from '../../src-main/common/cost.ts';
+import { DEFAULT_PRICES } from '../../src-main/contract/present.ts';
 
 export interface SizeDraft {
   app: string;

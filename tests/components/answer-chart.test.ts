@@ -2,7 +2,7 @@
 // marks it carries (intervals, pick, knee, lower bounds, exclusions, groups) are the analysis's.
 import { render, screen, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { recommend } from '../../src-main/analysis/index.ts';
+import { answerOf } from '../helpers/shown-answer.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import AnswerChart from '../../src-renderer/components/AnswerChart.svelte';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
@@ -31,8 +31,8 @@ const num = (el: HTMLElement, attr: string): number => Number(el.getAttribute(`d
 describe('AnswerChart', () => {
   it('carries each configuration’s estimate and 95 % interval, the pick and the lower bound as recommend() decided', () => {
     const r = fixture();
-    const rec = recommend(r);
-    render(AnswerChart, { props: { rec, cells: r.cells } });
+    const rec = answerOf(r);
+    render(AnswerChart, { props: { rec } });
     const pairs = screen.getAllByTestId('answer-chart-pair');
     expect(pairs).toHaveLength(rec.scopes.length);
     expect(pairs.map((p) => p.getAttribute('data-key'))).toEqual(rec.scopes.map((s) => s.key));
@@ -61,10 +61,10 @@ describe('AnswerChart', () => {
 
   it('groups an undecided pair’s contenders and names its leader, never a pick', () => {
     const r = fixture();
-    const rec = recommend(r);
+    const rec = answerOf(r);
     const s = rec.scopes[1]!;
     expect(s.state).toBe('undecided');
-    render(AnswerChart, { props: { rec, cells: r.cells } });
+    render(AnswerChart, { props: { rec } });
     const pair = screen.getAllByTestId('answer-chart-pair')[1]!;
     expect(pair.getAttribute('data-state')).toBe('undecided');
     const lis = points(pair);

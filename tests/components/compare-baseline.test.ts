@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Compare from '../../src-renderer/routes/Compare.svelte';
 import RunBaseline from '../../src-renderer/components/RunBaseline.svelte';
 import { compareToBaseline } from '../../src-main/analysis/baseline.ts';
+import { shownComparison } from '../../src-main/service/views.ts';
 import type { RunDetail } from '../../src-main/contract/api.ts';
 import { HOST, reps, run } from '../helpers/run-fixture.ts';
 import { fakeEngine } from './setup.ts';
@@ -18,7 +19,7 @@ beforeEach(() => {
   fakeEngine.answers['runs.get'] = ({ runId }: { runId: number }) => runs[runId];
   fakeEngine.answers['baselines.list'] = () => [{ app: 'hello', name: 'main', runId: 4, createdAt: '2026-01-01T00:00:00Z' }];
   fakeEngine.answers['runs.compare'] = ({ runId, baseline, thresholdPct }: { runId: number; baseline: string; thresholdPct: number }) => ({
-    comparison: compareToBaseline([{ run: runs[baseline === 'main' ? 4 : Number(baseline)]! }], { run: runs[runId]! }, { thresholdPct }),
+    comparison: shownComparison(compareToBaseline([{ run: runs[baseline === 'main' ? 4 : Number(baseline)]! }], { run: runs[runId]! }, { thresholdPct })),
     storedBaseline: null,
   });
 });
@@ -48,7 +49,7 @@ describe('Compare: verdicts against a baseline', () => {
 
   it("the run page opens the verdicts of the baseline the run was started with", async () => {
     fakeEngine.answers['runs.compare'] = ({ runId }: { runId: number }) => ({
-      comparison: compareToBaseline([{ run: runs[4]! }], { run: runs[runId]! }),
+      comparison: shownComparison(compareToBaseline([{ run: runs[4]! }], { run: runs[runId]! })),
       storedBaseline: { sides: [{ runId: 4, apps: null }], thresholdPct: 5, name: 'main' },
     });
     render(RunBaseline, { runId: 5 });

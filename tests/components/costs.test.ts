@@ -7,6 +7,7 @@ import Costs from '../../src-renderer/components/Costs.svelte';
 import { recommend } from '../../src-main/analysis/index.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
+import { answerOf } from '../helpers/shown-answer.ts';
 import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
 
 const PRICES = { cpuHour: 0.04, gbHour: 0.005, replicaHour: 0 };
@@ -24,7 +25,7 @@ const recommendCalls = () => fakeEngine.calls.filter((c) => c.name === 'runs.rec
 
 beforeEach(() => {
   fakeEngine.calls.length = 0;
-  fakeEngine.answers['runs.recommend'] = ({ prices }: { prices?: Partial<typeof PRICES> }) => recommend(r, prices ? { prices } : {});
+  fakeEngine.answers['runs.recommend'] = ({ prices }: { prices?: Partial<typeof PRICES> }) => answerOf(r, prices ? { prices } : {});
 });
 
 describe('Costs', () => {

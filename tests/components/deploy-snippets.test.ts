@@ -2,7 +2,7 @@ import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import DeploySnippets from '../../src-renderer/components/DeploySnippets.svelte';
 import Report from '../../src-renderer/routes/Report.svelte';
-import { recommend } from '../../src-main/analysis/index.ts';
+import { answerOf } from '../helpers/shown-answer.ts';
 import { deployAnswer } from '../../src-main/deploy/from-cell.ts';
 import { deploySnippet, recommendedDeploy } from '../../src-main/deploy/snippets.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
@@ -15,7 +15,7 @@ const r = run([
   ...reps({ workers: 1, cpu: 2000, mem: 512 }, [26000, 26200, 25900], [1500, 1550, 1480]),
   ...reps({ workers: 2, cpu: 2000, mem: 512 }, [41000, 43000, 42000], [1900, 2000, 1950]),
 ], { name: 'sizing' });
-const rec = recommend(r);
+const rec = answerOf(r);
 const deployCalls = () => fakeEngine.calls.filter((c) => c.name === 'deploy.snippets').map((c) => c.input as { runId: number; cellId?: number });
 
 const clipboard = { writeText: vi.fn<(t: string) => Promise<void>>() };
@@ -153,7 +153,7 @@ describe('the answer page deploys what the answer names', () => {
       ...reps({ workers: 2, cpu: 500 }, [12050, 12000, 12100], [1500, 1600, 1550]),
       ...reps({ workers: 1, cpu: 1000 }, [24000, 24100, 23900], [1700, 1800, 1750]),
     ], { name: 'objective' });
-    const recO = recommend(o, { slo: { p99Ms: 2, minRps: 0, maxErrorPct: 1 } });
+    const recO = answerOf(o, { slo: { p99Ms: 2, minRps: 0, maxErrorPct: 1 } });
     fakeEngine.answers['runs.recommend'] = () => recO;
     fakeEngine.answers['deploy.snippets'] = ({ cellId }: { cellId?: number }) => deployAnswer(o, recO, undefined, cellId);
     render(Report, { props: { runId: 1 } });
@@ -179,7 +179,7 @@ describe('the answer page deploys what the answer names', () => {
     };
     const steps = s.cells.map((c, i) => ({ cellId: c.id, mode: 'cluster' as const, workers: 2, cpuMillis: c.config.cpuMillis, memoryMb: 1024, reason: 'r', outcome: i === 1 ? ('misses' as const) : ('meets' as const), detail: 'd' }));
     const found = { ...s, search: { spec, steps, status: 'found' as const, found: { mode: 'cluster' as const, workers: 2, cpuMillis: 750, memoryMb: 1024 }, words: 'w', gridCells: 4, bestSoFar: null } };
-    const recF = recommend(found);
+    const recF = answerOf(found);
     fakeEngine.answers['runs.recommend'] = () => recF;
     fakeEngine.answers['deploy.snippets'] = ({ cellId }: { cellId?: number }) => deployAnswer(found, recF, undefined, cellId);
     const view = render(Report, { props: { runId: 1 } });
@@ -192,7 +192,7 @@ describe('the answer page deploys what the answer names', () => {
     view.unmount();
 
     const none = { ...found, search: { ...found.search, status: 'none' as const, found: null } };
-    const recN = recommend(none);
+    const recN = answerOf(none);
     fakeEngine.answers['runs.recommend'] = () => recN;
     fakeEngine.answers['deploy.snippets'] = ({ cellId }: { cellId?: number }) => {
       try {

@@ -1,8 +1,8 @@
 import { render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Run from '../../src-renderer/routes/Run.svelte';
-import { recommend } from '../../src-main/analysis/index.ts';
-import type { Recommendation, RunDetail } from '../../src-main/contract/api.ts';
+import type { RunDetail, ShownAnswer } from '../../src-main/contract/api.ts';
+import { answerOf } from '../helpers/shown-answer.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
 import { fakeEngine } from './setup.ts';
 
@@ -12,7 +12,7 @@ const r = run([
   ...reps({ workers: 1 }, [24100, 24600, 23900], [1790, 1850, 1700]),
   ...reps({ workers: 2 }, [41000, 43000, 42000], [1900, 2000, 1950]),
 ], { name: 'answered' });
-const rec = recommend(r);
+const rec = answerOf(r);
 
 beforeEach(() => {
   fakeEngine.answers['runs.get'] = () => r;
@@ -38,7 +38,7 @@ describe('the run page', () => {
   });
 
   it('has no answer block when the run has no answer, or is still running', async () => {
-    fakeEngine.answers['runs.recommend'] = () => ({ ...rec, headline: null, search: undefined }) as Recommendation;
+    fakeEngine.answers['runs.recommend'] = () => ({ ...rec, headline: null, search: undefined }) as ShownAnswer;
     const { unmount } = render(Run, { props: { runId: 1 } });
     await vi.waitFor(() => expect(screen.getByTestId('cells')).toBeTruthy());
     await vi.waitFor(() => expect(fakeEngine.calls.some((c) => c.name === 'runs.recommend')).toBe(true));

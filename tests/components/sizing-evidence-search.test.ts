@@ -2,7 +2,7 @@
 // not decide labelled as undecided (never "clean"), the statements with their methods folded, no knee.
 import { render, screen, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { recommend } from '../../src-main/analysis/index.ts';
+import { answerOf } from '../helpers/shown-answer.ts';
 import type { SearchStep, SizeSpec } from '../../src-main/model/search.ts';
 import SizingEvidence from '../../src-renderer/components/SizingEvidence.svelte';
 import { cell, run } from '../helpers/run-fixture.ts';
@@ -22,7 +22,7 @@ describe('SizingEvidence of an auto-size run', () => {
   it('says the search kept 256 MB because the 128 MB check was undecided, and labels that check undecided', () => {
     const r = run(PATH.map((p) => ({ ...cell({ cpu: p.cpu, mem: p.mem, load: LOAD, rps: 1000, p99Us: 20_000 }), memMaxBytes: 21 * 2 ** 20 })), { matrix: SPEC });
     const steps: SearchStep[] = PATH.map((p, i) => ({ cellId: r.cells[i]!.id, mode: 'cluster', workers: 1, cpuMillis: p.cpu, memoryMb: p.mem, reason: 'r', outcome: p.outcome, detail: 'p99 20 ms–70 ms' }));
-    const rec = recommend({ ...r, search: { spec: SPEC, steps, status: 'found', found: { mode: 'cluster', workers: 1, cpuMillis: 750, memoryMb: 256 }, words: 'w', gridCells: 8, bestSoFar: null } });
+    const rec = answerOf({ ...r, search: { spec: SPEC, steps, status: 'found', found: { mode: 'cluster', workers: 1, cpuMillis: 750, memoryMb: 256 }, words: 'w', gridCells: 8, bestSoFar: null } });
     render(SizingEvidence, { props: { rec } });
     const top = screen.getByTestId('sizing-recommended');
     expect(within(top).getByTestId('sizing-cap-128').textContent).toBe('128 MB: undecided');

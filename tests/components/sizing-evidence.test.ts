@@ -1,7 +1,7 @@
 // The Memory and CPU panel, rendered from a real Recommendation of a constructed run.
 import { render, screen, within } from '@testing-library/svelte';
 import { describe, expect, it } from 'vitest';
-import { recommend } from '../../src-main/analysis/index.ts';
+import { answerOf } from '../helpers/shown-answer.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import SizingEvidence from '../../src-renderer/components/SizingEvidence.svelte';
@@ -19,7 +19,7 @@ function measured(s: CellSpec & { peakMb: number }): StoredCell {
 
 describe('SizingEvidence', () => {
   it('shows the peak, the limit with its rule, the caps with the one clearly too small, and throttling', () => {
-    const rec = recommend(run([
+    const rec = answerOf(run([
       cell({ workers: 2, mem: 128, status: 'oom' }),
       ...[9000, 9100, 8900].map((rps) => measured({ workers: 2, mem: 256, rps, peakMb: 150 })),
     ]));
@@ -34,7 +34,7 @@ describe('SizingEvidence', () => {
   });
 
   it('shows nothing for an answer made before sizing existed', () => {
-    const { sizing: _gone, ...rec } = recommend(run([measured({ workers: 2, rps: 9000, peakMb: 100 })]));
+    const { sizing: _gone, ...rec } = answerOf(run([measured({ workers: 2, rps: 9000, peakMb: 100 })]));
     render(SizingEvidence, { props: { rec } });
     expect(screen.queryByTestId('sizing')).toBeNull();
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { optionOf, optionProblems } from '../../src-main/apps/option-words.ts';
 import { trySuggestions, type TryProbe } from '../../src-main/apps/try-out.ts';
-import { sameFailureReason, skippedAfter, skippedFailure } from '../../src-main/engine/session/same-failure.ts';
+import { sameFailureReason, skippedAfter, skippedFailure } from '../../src-main/engine/run/same-failure.ts';
 import { cell, run } from '../helpers/run-fixture.ts';
 
 const probe = (kind: TryProbe['kind'], path: string, statuses: (number | undefined)[], expected: TryProbe['expected'] = '2xx', method = 'GET'): TryProbe => {

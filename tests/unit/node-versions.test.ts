@@ -20,7 +20,7 @@ import {
 import { cachedNodePath, checkIntegrity, ensureNodeBinary } from '../../src-main/docker/node-download.ts';
 import { nodeChoiceProblems, placeNodeFlags } from '../../src-main/docker/node-flags.ts';
 import { launchCommand } from '../../src-main/docker/launch.ts';
-import { imageNeeds, imageKey } from '../../src-main/engine/session/images.ts';
+import { imageNeeds, imageKey } from '../../src-main/engine/run/images.ts';
 import { cacheDir } from '../../src-main/util/cache-dir.ts';
 
 const REG = 'https://registry.npmjs.org/';

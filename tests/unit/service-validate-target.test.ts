@@ -11,7 +11,7 @@ import { appLibrary } from '../../src-main/apps/library.ts';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { validateSizeSpec } from '../../src-main/engine/auto-size/spec.ts';
 import { MatrixInvalidError, validateMatrix, type Problem } from '../../src-main/engine/matrix.ts';
-import { limitsWhereCellsRun } from '../../src-main/engine/session/limits.ts';
+import { limitsWhereCellsRun } from '../../src-main/engine/run/limits.ts';
 import type { Provider } from '../../src-main/providers/provider.ts';
 import { Lab } from '../../src-main/service/lab.ts';
 import { Store } from '../../src-main/store/index.ts';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { joinArgs, splitArgs } from '../../src-main/apps/args.ts';
+import { joinArgs, splitArgs } from '../../src-main/common/args.ts';
 import { readEcosystem } from '../../src-main/apps/ecosystem.ts';
 import { planFolder } from '../../src-main/apps/folder-plan.ts';
 import { resolveUserApp, type ResolveContext } from '../../src-main/apps/user-apps.ts';

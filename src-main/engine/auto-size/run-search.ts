@@ -9,7 +9,7 @@ import type { AppDefinition } from '../../apps/catalog.ts';
 import type { SearchTrace, SizeSpec } from '../../model/search.ts';
 import type { CellConfig, CellResult, RunStatus } from '../../model/types.ts';
 import { MatrixInvalidError } from '../matrix.ts';
-import { runSession, type CellSource, type Session, type SessionOptions } from '../session/run-session.ts';
+import { runSession, type CellSource, type Session, type SessionOptions } from '../run/run-session.ts';
 import { evidenceOf, judge, type CellEvidence } from './judge.ts';
 import { searchCheapest, SearchStopped, type Probe } from './search.ts';
 import { SizeSpecInvalidError, validateSizeSpec } from './spec.ts';
