@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Recommendation } from '../../src-main/analysis/index.ts';
+import { TOO_FEW_NOTE } from '../../src-main/analysis/group.ts';
 import { cli, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { parseCsvRows, unescape } from '../helpers/report.ts';
@@ -23,15 +24,17 @@ describe('the answer of a real run', () => {
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as { runId: number; recommendation: Recommendation };
     const rec = out.recommendation;
-    // Every cell has a result; a repetition may be left out only for unstable seconds (a busy host), and says so.
-    expect(rec.run.cellsIncluded + rec.run.cellsExcluded).toBe(4);
-    for (const e of rec.exclusions) expect(e.reason).toMatch(/^unstable \(/);
+    // Every cell has a result and counts: an unstable repetition is flagged, never left out.
+    expect(rec.run.cellsIncluded).toBe(4);
+    expect(rec.exclusions).toEqual([]);
     expect(rec.configurations).toHaveLength(2);
-    // Two repetitions give an interval from their spread; one left gives batch means of its own seconds.
+    // Two repetitions are too few to bound: no interval (never one from t with 1 degree of freedom), said so.
     for (const c of rec.configurations) {
-      expect(c.rps!.ci).not.toBeNull();
-      expect(c.intervalFrom).toBe(c.n >= 2 ? 'repetitions' : 'batch-means');
+      expect(c.n).toBe(2);
+      expect(c.rps!.ci).toBeNull();
+      expect(c.notes).toContain(TOO_FEW_NOTE);
     }
+    expect(rec.summary[0]).toContain('2 repetitions: too few repetitions to bound');
 
     const csvFile = path.join(dir, 'cells.csv');
     const htmlFile = path.join(dir, 'report.html');
