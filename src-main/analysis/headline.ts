@@ -131,8 +131,8 @@ function acrossPairsText(
     ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them'
     : `the tests separate their cost per million requests neither beyond nor within the ${m} % margin`;
   return (
-    `Undecided across ${s.label} between ${listOf(names)}: ${why}; of those within ${m} % of the lowest cost ` +
-    'per million requests, the cheapest by the one order of cost leads. ' +
+    `Undecided across ${s.label} between ${listOf(names)}: ${why}; an undecided answer goes to the cheapest ` +
+    'by the one order of cost of those not shown costlier per request, which leads. ' +
     `What would decide it: ${listOf(s.decideBy)}.`
   );
 }

@@ -6,6 +6,8 @@ import { recommend } from '../analysis/recommend.ts';
 import { answerPick } from '../analysis/sizing.ts';
 import { configurationKey } from '../analysis/group.ts';
 import { who } from '../analysis/words.ts';
+import { onWhat } from '../analysis/phrases.ts';
+import type { ConfigurationSummary } from '../analysis/types.ts';
 import { fmtDuration, fmtNum } from '../common/format.ts';
 import { VERIFY_GOODPUT_SHARE } from '../deploy/verify-goodput.ts';
 import type { StoredCell } from '../store/index.ts';
@@ -99,7 +101,10 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
     if (!pick || pick.basis !== 'knee' || !pick.scope) return { ...out, result: 'nothing' };
     const s = pick.scope;
     const byKey = new Map(rec.configurations.map((c) => [c.key, c]));
-    const names = s.contenders.map((k) => who(byKey.get(k)!)).join(', ');
+    // Across pairs a name needs its caps: "1 cluster worker on 0.5 CPU / 256 MB", never "1 cluster worker" twice.
+    const across = (s.pairs ?? 1) > 1;
+    const name = (c: ConfigurationSummary): string => (across ? `${who(c)} on ${onWhat(c)}` : who(c));
+    const names = s.contenders.map((k) => name(byKey.get(k)!)).join(', ') + (across ? '' : ` on ${s.label}`);
     if (s.state !== 'undecided') {
       if (out.rounds)
         ctx.log('info', `settled after ${out.rounds} more round(s): ${s.state} — ${rec.headline?.text ?? ''}`);
@@ -107,13 +112,13 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
       return ctx.matrix.verify === false ? decided : narrowForVerification(ctx, pick.configuration.key, decided);
     }
     if (ctx.matrix.settleBudgetPct <= 0) {
-      ctx.log('info', `the answer is undecided between ${names} on ${s.label}; settling is off (settleBudgetPct 0)`);
+      ctx.log('info', `the answer is undecided between ${names}; settling is off (settleBudgetPct 0)`);
       return { ...out, result: 'off' };
     }
     if (!s.settleable) {
       ctx.log(
         'info',
-        `the answer is undecided between ${names} on ${s.label}, ` +
+        `the answer is undecided between ${names}, ` +
           `and more repetitions cannot decide it (a lower bound is in the way): ${s.decideBy.join('; ')}`,
       );
       return { ...out, result: 'bound' };
@@ -123,7 +128,7 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
     if (round.length === 0 || out.usedSec + roundSec > budgetSec + 1e-9) {
       ctx.log(
         'info',
-        `still undecided between ${names} on ${s.label}: ` +
+        `still undecided between ${names}: ` +
           `the settling budget (${fmtDuration(budgetSec)}, ${ctx.matrix.settleBudgetPct} % of the grid) ` +
           `${out.rounds ? 'is spent' : 'is smaller than one round'} (${fmtDuration(roundSec)} a round)`,
       );
@@ -132,7 +137,7 @@ export async function settleAnswer(ctx: PhaseContext): Promise<SettleOutcome> {
     out.rounds++;
     ctx.announce(
       'settle',
-      `undecided between ${names} on ${s.label}: settling round ${out.rounds}, ` +
+      `undecided between ${names}: settling round ${out.rounds}, ` +
         'one more repetition of each in a shuffled order ' +
         `(${fmtDuration(out.usedSec + roundSec)} of a ${fmtDuration(budgetSec)} budget)`,
       round.length,
