@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { costOrder } from '../src-main/analysis/cost-order.ts';
+import { costOrder } from '../src-main/analysis/decide/cost-order.ts';
 
 const byCost = costOrder();
 import { evidenceOf, judge } from '../src-main/engine/auto-size/judge.ts';

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { BaselineComparison } from '../src-main/analysis/baseline.ts';
+import type { BaselineComparison } from '../src-main/analysis/compare/baseline.ts';
 import { EXIT } from '../src-main/cli/exit-codes.ts';
 import { fmtNum } from '../src-main/common/format.ts';
 import { isMain } from './stats.ts';

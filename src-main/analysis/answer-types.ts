@@ -127,25 +127,25 @@ export interface Recommendation {
   configurations: ConfigurationSummary[];
   scopes: ScopeDecision[];
   /**
-   * The answer's decision per workload (analysis/decide.ts decideWorkloads): across every CPU / memory pair on goodput
+   * The answer's decision per workload (decide/decide.ts decideWorkloads): across every CPU / memory pair on goodput
    * per dollar; with one pair, that pair's own decision. The first workload's is the one the answer deploys.
    */
   decisions?: ScopeDecision[];
-  /** What the answer does not deploy but names, labelled as alternatives (analysis/alternatives.ts). */
+  /** What the answer does not deploy but names, labelled as alternatives (analysis/explain/alternatives.ts). */
   alternatives?: Alternative[];
   /** Scopes with results where every configuration was disqualified (errors, OOM). */
   undecided: UndecidedScope[];
   /** One per workload when an SLO was given; empty otherwise. */
   sloOutcomes: SloOutcome[];
-  /** What each configuration costs at the run's prices, and the cheapest against its runner-up (analysis/cost.ts). */
+  /** What each configuration costs at the run's prices, and the cheapest against its runner-up (decide/cost.ts). */
   costs?: CostAnswer;
   exclusions: Exclusion[];
   noise: NoiseNote[];
-  /** Why, per CPU / memory pair, from the runtime probe (analysis/answer-causes.ts); empty without probe seconds. */
+  /** Why, per CPU / memory pair, from the runtime probe (explain/answer-causes.ts); empty without probe seconds. */
   causes: CauseNote[];
   /**
    * Configurations that differ only in topology (containers × workers at equal total resources), Node.js version or
-   * flags, compared by the same contest (analysis/topology.ts, versions.ts). Absent in answers made before it existed.
+   * flags, compared by the same contest (compare/topology.ts, versions.ts). Absent in answers made before it existed.
    */
   comparisons?: ComparisonNote[];
   /**
@@ -161,7 +161,7 @@ export interface Recommendation {
    */
   headline?: Headline | null;
   /**
-   * At most four short sentences under the headline (analysis/summary.ts): the pick's numbers, how it stands against
+   * At most four short sentences under the headline (explain/summary.ts): the pick's numbers, how it stands against
    * the rest, what to give it, what was left out. Each is said at length in `words`.
    */
   summary: string[];
@@ -173,7 +173,7 @@ export interface Recommendation {
   sizingWords: string[];
 }
 
-/** The answer's first sentence: the pick and how it stands (analysis/headline.ts). */
+/** The answer's first sentence: the pick and how it stands (analysis/explain/headline.ts). */
 export interface Headline {
   state: AnswerState;
   /** The configuration the answer deploys; for 'undecided' the leading contender (never said as a pick). */
@@ -186,7 +186,7 @@ export interface Headline {
   text: string;
 }
 
-/** A configuration the answer names beside its pick, not deployed (analysis/alternatives.ts). */
+/** A configuration the answer names beside its pick, not deployed (analysis/explain/alternatives.ts). */
 export interface Alternative {
   key: string;
   kind: 'latency' | 'throughput';
@@ -210,7 +210,7 @@ export interface CheapestCost {
   text: string;
 }
 
-/** What each configuration costs at the run's prices, and the cheapest per workload (analysis/cost.ts). */
+/** What each configuration costs at the run's prices, and the cheapest per workload (analysis/decide/cost.ts). */
 export interface CostAnswer {
   prices: Prices;
   source: PriceSource;
@@ -220,7 +220,7 @@ export interface CostAnswer {
   cheapest: CheapestCost[];
 }
 
-/** What a line of cause is about (analysis/causes-words.ts). */
+/** What a line of cause is about (analysis/explain/causes-words.ts). */
 export type CauseKind =
   | 'client-bound'
   | 'not-client-bound'
@@ -246,7 +246,7 @@ export interface CauseNote {
 export interface ComparisonNote {
   /** Which question it answers: containers or workers, which Node.js, which flags. */
   kind: 'topology' | 'version' | 'flags';
-  /** The scope (analysis/group.ts scopeKey) both configurations belong to. */
+  /** The scope (analysis/decide/group.ts scopeKey) both configurations belong to. */
   scopeKey: string;
   /** The better by goodput first, then the one it was compared with. */
   keys: [string, string];

@@ -1,4 +1,4 @@
-// The types of a comparison against a baseline run (analysis/baseline.ts): one verdict per
+// The types of a comparison against a baseline run (analysis/compare/baseline.ts): one verdict per
 // configuration present in both runs and metric, and whether the two runs were fair to compare.
 
 /** What a metric did between the baseline and this run. */
@@ -31,7 +31,7 @@ export interface MetricVerdict {
 }
 
 export interface ConfigurationVerdict {
-  /** configurationKey (analysis/group.ts). */
+  /** configurationKey (analysis/decide/group.ts). */
   key: string;
   label: string;
   app: string;

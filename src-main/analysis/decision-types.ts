@@ -115,7 +115,7 @@ export type Verdict = 'clear' | 'not-distinguishable' | 'single-sample' | 'only-
  */
 export type AnswerState = 'confident' | 'equivalent' | 'undecided';
 
-/** The best against one rival on goodput (analysis/contest.ts). */
+/** The best against one rival on goodput (analysis/decide/contest.ts). */
 export type RivalRelation = 'worse' | 'good-enough' | 'equivalent' | 'undecided';
 
 export interface RivalTest {

@@ -1,7 +1,7 @@
 // The sizing answer: what a run says, how sure it is, and why. Pure functions of a stored run.
 export { recommend, DEFAULT_MARGIN_PCT } from './recommend.ts';
-export { MAX_SUMMARY, methodsOf, reasoningOf, summaryOf } from './summary.ts';
-export { parseSlo, describeSlo, sloOutcomes } from './slo.ts';
+export { MAX_SUMMARY, methodsOf, reasoningOf, summaryOf } from './explain/summary.ts';
+export { parseSlo, describeSlo, sloOutcomes } from './decide/slo.ts';
 export {
   groupBy,
   failedAndAttempts,
@@ -14,9 +14,9 @@ export {
   ONE_REPETITION_NOTE,
   NO_INTERVAL_NOTE,
   MAX_ERROR_PCT,
-} from './group.ts';
+} from './decide/group.ts';
 export { cpuLabel, exactCpu, memLabel, pairLabel } from '../common/resource-labels.ts';
-export { candidatesOf, comparePick, withinMargin } from './decide.ts';
+export { candidatesOf, comparePick, withinMargin } from './decide/decide.ts';
 export {
   who,
   fmtUsPm,
@@ -28,7 +28,7 @@ export {
   rpsText,
   p99Text,
   p99Short,
-} from './words.ts';
+} from './explain/words.ts';
 export {
   ALPHA,
   mean,
@@ -43,7 +43,7 @@ export {
   welch,
   holm,
   estimateOf,
-} from './stats.ts';
+} from './decide/stats.ts';
 export {
   MEMORY_HEADROOM,
   MEMORY_ROUND_MB,
@@ -52,7 +52,7 @@ export {
   cellPeak,
   leastSquares,
   fmtMb,
-} from './memory.ts';
+} from './size/memory.ts';
 export {
   recommendedMemoryLimitMb,
   recommendedCpuMillis,
@@ -61,13 +61,13 @@ export {
   answerPick,
   answerKey,
   type AnswerPick,
-} from './sizing.ts';
+} from './size/sizing.ts';
 export {
   searchAnswer,
   searchHeadline,
   searchNothingToDeploy,
   searchObjective,
-  searchConfigLabel,
 } from './search-answer.ts';
-export { sizingSentences, sizingMethodText, perWorkerText, limitText, PEAK_SOURCE_WORDS } from './words.ts';
+export { searchConfigLabel } from './names.ts';
+export { sizingSentences, sizingMethodText, perWorkerText, limitText, PEAK_SOURCE_WORDS } from './explain/words.ts';
 export type * from './types.ts';

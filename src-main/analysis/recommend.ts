@@ -1,19 +1,19 @@
 import type { RunDetail } from '../model/stored.ts';
-import { alternativesOf } from './alternatives.ts';
-import { causesOf } from './answer-causes.ts';
-import { costsOf, pricesFor, searchCostLine } from './cost.ts';
-import { pricingAt } from './contest.ts';
-import { decideScopes, decideWorkloads } from './decide.ts';
-import { configurationKey, groupCells } from './group.ts';
-import { headlineOf } from './headline.ts';
-import { topologyNotes } from './topology.ts';
-import { flagNotes, versionNotes } from './versions.ts';
+import { alternativesOf } from './explain/alternatives.ts';
+import { causesOf } from './explain/answer-causes.ts';
+import { costsOf, pricesFor, searchCostLine } from './decide/cost.ts';
+import { pricingAt } from './decide/contest.ts';
+import { decideScopes, decideWorkloads } from './decide/decide.ts';
+import { configurationKey, groupCells } from './decide/group.ts';
+import { headlineOf } from './explain/headline.ts';
+import { topologyNotes } from './compare/topology.ts';
+import { flagNotes, versionNotes } from './compare/versions.ts';
 import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
-import { sizeConfigurations } from './sizing.ts';
-import { sloOutcomes } from './slo.ts';
+import { sizeConfigurations } from './size/sizing.ts';
+import { sloOutcomes } from './decide/slo.ts';
 import type { ConfigurationSummary, NoiseNote, Recommendation, RecommendOptions } from './types.ts';
-import { methodsOf, summaryOf } from './summary.ts';
-import { explain, methodText, sizingWordsOf } from './words.ts';
+import { methodsOf, summaryOf } from './explain/summary.ts';
+import { explain, methodText, sizingWordsOf } from './explain/words.ts';
 
 export const DEFAULT_MARGIN_PCT = 5;
 
@@ -61,7 +61,7 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   const { configurations, exclusions } = groupCells(run.cells, options.samples);
   // Prices given now, else the run's own (its matrix or search spec), else the example defaults.
   const priced = pricesFor(run.matrix, options.prices);
-  // One order of cost at those prices ranks every decision below (analysis/cost-order.ts).
+  // One order of cost at those prices ranks every decision below (analysis/decide/cost-order.ts).
   const pricing = pricingAt(priced.prices);
   const { scopes, undecided } = decideScopes(configurations, marginPct, pricing);
   const decisions = decideWorkloads(configurations, scopes, marginPct, pricing);

@@ -2,11 +2,11 @@
 // none met the objective or that it could not decide — never a knee over the scattered cells the
 // search happened to run. recommend() builds it; the words, the report and the deploy snippets take it.
 import { fmtNum } from '../common/format.ts';
-import { exactCpu, memLabel } from '../common/resource-labels.ts';
 import { RATE_SHORTFALL } from '../common/thresholds.ts';
 import type { SearchTrace } from '../model/search.ts';
-import { withoutProgress } from './search-memory.ts';
-import { searchMemoryWords } from './sizing-words.ts';
+import { searchConfigLabel } from './names.ts';
+import { withoutProgress } from './size/search-memory.ts';
+import { searchMemoryWords } from './explain/sizing-words.ts';
 import type { ConfigurationSummary, Recommendation, SearchAnswer, SearchConfig, Slo } from './types.ts';
 
 /** "p99 ≤ 50 ms at 2,000 req/s, errors ≤ 0.1 %": the objective with the rate it is measured at. */
@@ -16,12 +16,6 @@ export function searchObjective(slo: Slo, rate: number): string {
     `p99 ≤ ${fmtNum(slo.p99Ms, d(slo.p99Ms))} ms at ${fmtNum(rate)} req/s, errors ≤ ` +
     `${fmtNum(slo.maxErrorPct, d(slo.maxErrorPct))} %`
   );
-}
-
-/** "cluster × 2 workers, 0.75 CPU, 256 MB", "single process, 625m CPU, 128 MB" (caps exactly as set). */
-export function searchConfigLabel(c: SearchConfig): string {
-  const shape = c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`;
-  return `${shape}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
 }
 
 const sameConfig = (

@@ -1,4 +1,4 @@
-// The types of the memory and CPU sizing of a configuration (analysis/sizing.ts, memory.ts,
+// The types of the memory and CPU sizing of a configuration (analysis/size/sizing.ts, memory.ts,
 // cpu-sizing.ts): the peak, memory per worker, the limit, how each memory and CPU cap went, and
 // what a fresh deployment needs (fresh-need.ts). Types only: imports model/, never a module with behaviour.
 import type { StepOutcome } from '../model/search.ts';
@@ -48,7 +48,7 @@ export type MemoryOutcome =
 export type SearchMemoryReason =
   'verified' | 'check-undecided' | 'check-missed' | 'not-below' | 'not-checked' | 'no-peak';
 
-/** How an auto-size search set the memory limit of the configuration it found (analysis/search-memory.ts). */
+/** How an auto-size search set the memory limit of the configuration it found (analysis/size/search-memory.ts). */
 export interface SearchMemory {
   reason: SearchMemoryReason;
   /** What the rule multiplied: what a fresh deployment needed at the bounds' maximum memory, bytes; null without. */
@@ -171,7 +171,7 @@ export interface CpuSizing {
   caps: CpuCap[];
   /** The largest cap below the request that did not do it; null when there was none below. */
   failedAtMillis: number | null;
-  /** An auto-size run's found configuration: the caps and the request are the search's (analysis/search-memory.ts). */
+  /** An auto-size run's found configuration: the caps and the request are the search's (size/search-memory.ts). */
   searched?: boolean;
   /**
    * At the configuration's own cap, over its finished repetitions (mean): CPU use as a share of the cap (100 = all of

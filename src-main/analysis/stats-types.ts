@@ -1,4 +1,4 @@
-// The types of the small-sample statistics (analysis/stats.ts): a mean with its interval, what a
+// The types of the small-sample statistics (analysis/decide/stats.ts): a mean with its interval, what a
 // test needs of it, and a test's result. Types only, so the answer's types import them without a cycle.
 
 export interface Interval {

@@ -1,8 +1,8 @@
 // `run --baseline RUN|NAME [--threshold PCT]` and `--save-baseline NAME`: checked before anything
 // starts (a bad option changes nothing), then after the run the verdicts printed, stored with the
 // run (the report works them out again) and turned into the exit code; the run saved as a baseline.
-import type { BaselineComparison } from '../analysis/baseline.ts';
-import { DEFAULT_THRESHOLD_PCT, thresholdProblem } from '../analysis/baseline.ts';
+import type { BaselineComparison } from '../analysis/compare/baseline.ts';
+import { DEFAULT_THRESHOLD_PCT, thresholdProblem } from '../analysis/compare/baseline.ts';
 import type { RunDetail } from '../model/stored.ts';
 import type { Store } from '../store/index.ts';
 import { baselineNameProblem, comparisonOf, resolveBaseline, type RunBaselineSpec } from '../export/baseline-of.ts';

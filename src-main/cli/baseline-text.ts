@@ -1,7 +1,7 @@
 // A baseline comparison as the CLI prints it: the summary, one row per configuration and metric,
 // what was not comparable or changed, and the reasons behind inconclusive verdicts.
-import type { BaselineComparison } from '../analysis/baseline.ts';
-import { changeText, METRIC_WORDS, metricValue } from '../analysis/baseline-words.ts';
+import type { BaselineComparison } from '../analysis/compare/baseline.ts';
+import { changeText, METRIC_WORDS, metricValue } from '../analysis/explain/baseline-words.ts';
 import { fmtNum } from '../common/format.ts';
 import { table } from './format.ts';
 

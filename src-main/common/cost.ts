@@ -1,7 +1,7 @@
 // What a configuration costs: prices per vCPU-hour, GB-hour and replica-hour, and the arithmetic
 // from a configuration's reserved resources and its measured goodput to a cost per million
 // requests (and at an objective's rate). Plain numbers only, so the CLI, the UI, the reports and
-// the analysis all compute the same figures; the statistics (which is cheaper) are in analysis/cost.ts.
+// the analysis all compute the same figures; the statistics (which is cheaper) are in analysis/decide/cost.ts.
 import { fmtNum } from './format.ts';
 import type { ConfigurationCost, PriceSource, Prices } from '../model/cost.ts';
 

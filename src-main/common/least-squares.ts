@@ -1,4 +1,4 @@
-// Ordinary least squares of y on x: one fit for memory per worker (analysis/memory.ts) and the
+// Ordinary least squares of y on x: one fit for memory per worker (analysis/size/memory.ts) and the
 // throughput trend of a cell's seconds (load/steady-state.ts).
 
 export interface LineFit {

@@ -2,7 +2,7 @@
 // service/views.ts makes it with analysis/'s own functions (the ones the CLI and the HTML report
 // use), so the renderer computes nothing of the answer itself and cannot say it differently. Types
 // only, as the rest of the contract.
-import type { AnswerChartPanel } from '../analysis/answer-chart.ts';
+import type { AnswerChartPanel } from '../analysis/explain/answer-chart.ts';
 import type { BaselineComparison, ConfigurationVerdict, MetricVerdict } from '../analysis/baseline-types.ts';
 import type { Recommendation, Verdict } from '../analysis/types.ts';
 
@@ -12,9 +12,9 @@ export type {
   AnswerChartSeries,
   ChartEstimate,
   ChartRepetition,
-} from '../analysis/answer-chart.ts';
+} from '../analysis/explain/answer-chart.ts';
 
-/** A configuration of the answer as the answer's sentences name it (analysis/phrases.ts). */
+/** A configuration of the answer as the answer's sentences name it (analysis/explain/phrases.ts). */
 export interface ConfigurationWords {
   /** "2 cluster workers on 1 CPU / 256 MB" (who). */
   who: string;
@@ -26,13 +26,13 @@ export interface ConfigurationWords {
   p99Short: string | null;
 }
 
-/** One sizing statement, short, and how its number was derived (analysis/sizing-words.ts sizingParts). */
+/** One sizing statement, short, and how its number was derived (analysis/explain/sizing-words.ts sizingParts). */
 export interface SizingPartWords {
   statement: string;
   method: string;
 }
 
-/** A sized configuration's figures in words (analysis/sizing-words.ts). */
+/** A sized configuration's figures in words (analysis/explain/sizing-words.ts). */
 export interface SizingWords {
   /** Where its peak came from (PEAK_SOURCE_WORDS); null without a peak. */
   peakSource: string | null;
@@ -46,15 +46,15 @@ export interface SizingWords {
 
 /** What the UI shows of an answer beyond the Recommendation's own fields. */
 export interface AnswerView {
-  /** The configuration the answer deploys (analysis/sizing.ts answerKey); null when there is none. */
+  /** The configuration the answer deploys (analysis/size/sizing.ts answerKey); null when there is none. */
   deployedKey: string | null;
-  /** The answer's sentences without its methods, one by one (analysis/summary.ts reasoningOf). */
+  /** The answer's sentences without its methods, one by one (analysis/explain/summary.ts reasoningOf). */
   reasoning: string[];
   /** Every configuration of the answer in words, by key. */
   configurations: Record<string, ConfigurationWords>;
   /** How sure a pick is, in a word or two (verdictShort). */
   verdicts: Record<Verdict, string>;
-  /** The answer's chart (analysis/answer-chart.ts): the same data the HTML report draws. */
+  /** The answer's chart (analysis/explain/answer-chart.ts): the same data the HTML report draws. */
   chart: AnswerChartPanel[];
   /** The recommended configurations' memory and CPU as statements with their methods. */
   sizingParts: SizingPartWords[];
@@ -65,7 +65,7 @@ export interface AnswerView {
 /** The answer as `runs.recommend` gives it: the Recommendation, with what the UI shows of it. */
 export type ShownAnswer = Recommendation & { view: AnswerView };
 
-/** A baseline verdict's figures in words (analysis/baseline-words.ts), as the CLI's table says them. */
+/** A baseline verdict's figures in words (analysis/explain/baseline-words.ts), as the CLI's table says them. */
 export interface MetricWords {
   /** "goodput", "p99", "peak memory". */
   metric: string;

@@ -4,14 +4,14 @@
  * p99, and how sure that is in words. Pure: the CLI (`report --emit … --cell N`) and the service
  * (`deploy.snippets`) share it.
  */
-import { cellGoodput, cellGoodSeries, configurationKey } from '../analysis/group.ts';
-import { summarizeOne } from '../analysis/stats.ts';
+import { cellGoodput, cellGoodSeries, configurationKey } from '../analysis/decide/group.ts';
+import { summarizeOne } from '../analysis/decide/stats.ts';
 import type { Recommendation } from '../analysis/types.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import { cellLabel } from '../common/labels.ts';
 import type { Sample } from '../model/types.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
-import { answerKey, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
+import { answerKey, recommendedMemoryLimitMb } from '../analysis/size/sizing.ts';
 import {
   kneePick,
   nothingToDeploy,
@@ -145,7 +145,7 @@ export function cellDeploy(
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;
   const scopeOf = rec.scopes.find((s) => s.knee.cellIndexes.includes(k.index));
-  // A repetition of what the answer deploys (analysis/sizing.ts answerPick), whatever made it the answer.
+  // A repetition of what the answer deploys (analysis/size/sizing.ts answerPick), whatever made it the answer.
   const recommended = recommendedDeploy(rec);
   const isRecommended = recommended !== null && key === answerKey(rec);
   const caveat = caveats(c, rec, g.intervalFrom === 'batch-means' ? 'batch-means' : null);

@@ -1,8 +1,9 @@
 // The configuration the answer deploys, with why it was picked and how sure, in the words the
 // snippets' opening comment carries; or why there is nothing to deploy.
-import { searchConfigLabel, searchNothingToDeploy } from '../analysis/search-answer.ts';
-import { answerPick, type AnswerPick } from '../analysis/sizing.ts';
-import { describeSlo } from '../analysis/slo.ts';
+import { searchNothingToDeploy } from '../analysis/search-answer.ts';
+import { searchConfigLabel } from '../analysis/names.ts';
+import { answerPick, type AnswerPick } from '../analysis/size/sizing.ts';
+import { describeSlo } from '../analysis/decide/slo.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome } from '../analysis/types.ts';
 import { fmtNum } from '../common/format.ts';
 import { recommendedCpu, recommendedMemoryLimit } from './resources.ts';
@@ -115,7 +116,7 @@ export function deployRuntime(
 }
 
 /**
- * The answer's recommended configuration (analysis/sizing.ts answerPick: an auto-size run's found
+ * The answer's recommended configuration (analysis/size/sizing.ts answerPick: an auto-size run's found
  * configuration; else the cheapest meeting the objective; else the first pair's knee), with the
  * resources of deploy/resources.ts. null when the answer has nothing to deploy (nothingToDeploy says why).
  */

@@ -3,7 +3,7 @@
  * in every snippet's comment and quoted by docs/answer.md:
  *
  * - Memory: requests = limits = the limit a verification cell ran exactly as emitted and passed
- *   (deploy/verification.ts): it starts at the answer's recommended memory limit (analysis/sizing.ts:
+ *   (deploy/verification.ts): it starts at the answer's recommended memory limit (analysis/size/sizing.ts:
  *   the peak with headroom, or the smallest clean cap when the matrix saw that much fail; for an
  *   auto-size run, the memory its search set) and steps up toward the largest clean cap the matrix
  *   measured. Unverified, or when nothing passed: the cap the matrix measured it under.
@@ -16,8 +16,8 @@
  * A measured cell picked by hand (deploy/from-cell.ts) carries exactly its own caps, or what a
  * verification of its configuration (`rightsize verify RUN --cell N`) ran.
  */
-import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
-import { limitText } from '../analysis/sizing-words.ts';
+import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/size/sizing.ts';
+import { limitText } from '../analysis/explain/sizing-words.ts';
 import type { ConfigurationSummary, Recommendation } from '../analysis/types.ts';
 import { exactCpu, memLabel } from '../common/resource-labels.ts';
 

@@ -1,7 +1,7 @@
 // What a deploy snippet says about itself before any setting: which run measured the configuration,
 // why it was picked, under what load, how sure, and whether the snippet was verified — run exactly as
 // emitted (deploy/verification.ts) — and so which settings it carries (deploy/settings.ts).
-import { loadLabel } from '../analysis/group.ts';
+import { loadLabel } from '../analysis/decide/group.ts';
 import { fmtNum, fmtUs } from '../common/format.ts';
 import { exactCpu, memLabel } from '../common/resource-labels.ts';
 import type { CellLoad } from '../model/types.ts';
@@ -12,7 +12,7 @@ export interface DeployConfig extends MeasuredConfig {
   /** The memory cap the configuration was measured under: what an unverified snippet carries. */
   memoryMb: number;
   /**
-   * The answer's memory limit for it by its rule (analysis/sizing.ts: the peak with headroom, or the
+   * The answer's memory limit for it by its rule (analysis/size/sizing.ts: the peak with headroom, or the
    * smallest clean cap): where verification starts. A snippet carries it only once a cell ran it.
    */
   ruleMemoryMb?: number;

@@ -1,7 +1,7 @@
 // A verification cell's goodput against the matrix's: non-inferiority by one-sided Welch tests, and
 // the words for it computed from the numbers (above, below, within), so no note can say "within 5 %"
 // of a value 36 % above.
-import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/stats.ts';
+import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/decide/stats.ts';
 import { fmtNum } from '../common/format.ts';
 import type { LoadResult } from '../model/types.ts';
 import type { VerifyDescriptor } from '../model/verify.ts';

@@ -2,7 +2,7 @@
 // the client *may* have set the pace. The runtime probe can say whether the server had headroom. If
 // every serving event loop was at its ceiling too (or the container was throttled), both sides were
 // saturated and the goodput is about what the server gives: a measurement, not a lower bound.
-import { runtimeSummary, serverAgreesClientBound } from '../analysis/causes.ts';
+import { runtimeSummary, serverAgreesClientBound } from '../analysis/explain/causes.ts';
 import type { CellProbe } from '../model/probe.ts';
 import type { CellConfig, LoadResult, StatsSummary } from '../model/types.ts';
 import { fmtPct } from '../common/format.ts';

@@ -3,10 +3,10 @@
 // spent. A lower bound in the way (client-bound, host-busy) cannot be settled by repetition: then
 // the phase says what would decide it and runs nothing.
 import { recommend } from '../analysis/recommend.ts';
-import { answerPick } from '../analysis/sizing.ts';
-import { configurationKey } from '../analysis/group.ts';
-import { who } from '../analysis/words.ts';
-import { onWhat } from '../analysis/phrases.ts';
+import { answerPick } from '../analysis/size/sizing.ts';
+import { configurationKey } from '../analysis/decide/group.ts';
+import { who } from '../analysis/explain/words.ts';
+import { onWhat } from '../analysis/names.ts';
 import type { ConfigurationSummary } from '../analysis/types.ts';
 import { fmtDuration, fmtNum } from '../common/format.ts';
 import { VERIFY_GOODPUT_SHARE } from '../deploy/verify-goodput.ts';

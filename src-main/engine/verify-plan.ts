@@ -13,10 +13,10 @@
  *   the last of VERIFY_MAX_ATTEMPTS attempts is the ceiling itself. A failure there ends in the
  *   fallback: the cap the matrix ran the configuration clean at, with no threshold or heap flag.
  */
-import { limitText } from '../analysis/sizing-words.ts';
-import { cellPeak, MEMORY_ROUND_MB } from '../analysis/memory.ts';
-import { configurationKey, MAX_ERROR_PCT } from '../analysis/group.ts';
-import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/sizing.ts';
+import { limitText } from '../analysis/explain/sizing-words.ts';
+import { cellPeak, MEMORY_ROUND_MB } from '../analysis/size/memory.ts';
+import { configurationKey, MAX_ERROR_PCT } from '../analysis/decide/group.ts';
+import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/size/sizing.ts';
 import type { ConfigurationSummary, Recommendation } from '../analysis/types.ts';
 import {
   deployedSettings,
@@ -179,7 +179,7 @@ export function planVerification(
   const sizing = rec.sizing?.find((s) => s.key === key);
   const ceilingMb = Math.max(c.memoryMb, sizing?.memory.referenceMb ?? c.memoryMb);
   const rule = recommendedMemoryLimitMb(rec, key);
-  // The basis in the words the answer uses for it (analysis/sizing-words.ts): one source per statement.
+  // The basis in the words the answer uses for it (analysis/explain/sizing-words.ts): one source per statement.
   const limitBasis = sizing ? limitText(sizing) : 'no memory limit: no peak was recorded';
   const ruleBasis =
     rule === null

@@ -11,7 +11,7 @@
  * Called by the matrix run after the grid (matrix.verify), and by `rightsize verify RUN [--cell N]`
  * on any stored run, through the run's phase context (engine/phases.ts).
  */
-import { answerKey } from '../analysis/sizing.ts';
+import { answerKey } from '../analysis/size/sizing.ts';
 import { recommend } from '../analysis/recommend.ts';
 import type { Slo } from '../analysis/types.ts';
 import { nothingToDeploy } from '../deploy/snippets.ts';

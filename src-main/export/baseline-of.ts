@@ -1,7 +1,7 @@
 // A baseline as the user names it (a run id, or a name saved per app) resolved against the history,
 // and a run's comparison worked out again from what was stored with it. Shared by the CLI, the
 // service and the HTML report, so all three say the same verdicts.
-import { compareToBaseline, type BaselineComparison } from '../analysis/baseline.ts';
+import { compareToBaseline, type BaselineComparison } from '../analysis/compare/baseline.ts';
 import type { RunBaselineSpec } from '../store/baselines.ts';
 import type { Store } from '../store/index.ts';
 import type { ReportBaseline } from './html-baseline.ts';

@@ -2,8 +2,8 @@
 // one row per configuration with the answer's cost figures (its goodput interval turned into a
 // cost interval, the copies at the objective's rate). Money as exact decimals, not rounded to cents.
 import { hourlyCost, perMillion } from '../common/cost.ts';
-import { pricesFor } from '../analysis/cost.ts';
-import { bottleneckOf } from '../analysis/group.ts';
+import { pricesFor } from '../analysis/decide/cost.ts';
+import { bottleneckOf } from '../analysis/decide/group.ts';
 import type { Recommendation } from '../analysis/types.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import { toCsv } from './csv-text.ts';
@@ -32,7 +32,7 @@ export function costColumns(run: RunDetail): (c: StoredCell) => (string | boolea
   return (c) => {
     const hourly = hourlyCost(c.config, prices);
     const goodput = c.load?.goodputMean ?? c.rpsMean;
-    const bounded = bottleneckOf([c]).bottleneck !== null; // the answer's rule (analysis/group.ts)
+    const bounded = bottleneckOf([c]).bottleneck !== null; // the answer's rule (analysis/decide/group.ts)
     return [
       money(prices.cpuHour),
       money(prices.gbHour),

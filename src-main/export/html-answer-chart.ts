@@ -1,9 +1,9 @@
 // The answer as a picture in the HTML report: the chart the UI draws with Chart.js, drawn here as
-// inline SVG from the same data (analysis/answer-chart.ts): per CPU / memory pair, goodput and p99
+// inline SVG from the same data (analysis/explain/answer-chart.ts): per CPU / memory pair, goodput and p99
 // by workers, each estimate with its 95 % interval, every repetition faint, excluded ones hollow,
 // lower bounds with an upward arrow and "≥", the pick ringed, the knee marked, contenders banded.
-import { answerChart, panelPoints } from '../analysis/answer-chart.ts';
-import type { AnswerChartPanel, AnswerChartPoint, ChartEstimate } from '../analysis/answer-chart.ts';
+import { answerChart, panelPoints } from '../analysis/explain/answer-chart.ts';
+import type { AnswerChartPanel, AnswerChartPoint, ChartEstimate } from '../analysis/explain/answer-chart.ts';
 import type { Recommendation } from '../analysis/index.ts';
 import { fmtNum } from '../common/format.ts';
 import type { StoredCell } from '../model/stored.ts';

@@ -1,7 +1,7 @@
 // The HTML report's baseline section: the verdicts the run was gated on (worked out again from the
 // baseline stored with it), or why they cannot be shown (a baseline run deleted since).
-import type { BaselineComparison } from '../analysis/baseline.ts';
-import { changeText, METRIC_WORDS, metricValue } from '../analysis/baseline-words.ts';
+import type { BaselineComparison } from '../analysis/compare/baseline.ts';
+import { changeText, METRIC_WORDS, metricValue } from '../analysis/explain/baseline-words.ts';
 import { fmtNum } from '../common/format.ts';
 import { esc, section, table, td, th } from './html-parts.ts';
 

@@ -1,8 +1,8 @@
 // The HTML report's "Runtime (probe)" section: per configuration, what each serving process did
-// while measured (analysis/causes.ts runtimeSummaries, the numbers the cause lines are read from),
+// while measured (analysis/explain/causes.ts runtimeSummaries, the numbers the cause lines are read from),
 // and the event-loop utilization of each worker over time in the configuration's first probed cell.
-import { runtimeSummaries, type RuntimeSummary, type WorkerRuntime } from '../analysis/causes.ts';
-import { configurationKey } from '../analysis/group.ts';
+import { runtimeSummaries, type RuntimeSummary, type WorkerRuntime } from '../analysis/explain/causes.ts';
+import { configurationKey } from '../analysis/decide/group.ts';
 import { fmtMb, fmtNum, fmtPct } from '../common/format.ts';
 import { cellLabel } from '../common/labels.ts';
 import { othersNote, probeProcesses } from '../common/probe-series.ts';

@@ -3,7 +3,7 @@
 // charts and sections are built in html-tables.ts, html-charts.ts, html-sizing.ts and html-method.ts.
 import { describeSlo, searchConfigLabel } from '../analysis/index.ts';
 import type { Recommendation } from '../analysis/index.ts';
-import { STATE_WORDS } from '../analysis/headline.ts';
+import { STATE_WORDS } from '../analysis/explain/headline.ts';
 import { appLines } from '../apps/describe.ts';
 import { fmtDuration, fmtLocalTime, fmtNum } from '../common/format.ts';
 import { recommendedDeployOf } from '../deploy/from-cell.ts';

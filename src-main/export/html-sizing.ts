@@ -5,7 +5,7 @@ import type { Recommendation, Sizing } from '../analysis/index.ts';
 import { fmtNum } from '../common/format.ts';
 import { exactCpu } from '../common/resource-labels.ts';
 import { esc, muted, section, table, td, th } from './html-parts.ts';
-import { MEMORY_OUTCOME_WORDS } from '../analysis/sizing-words.ts';
+import { MEMORY_OUTCOME_WORDS } from '../analysis/explain/sizing-words.ts';
 
 // The outcome labels the answer's words use (one source).
 const OUTCOME_WORDS = MEMORY_OUTCOME_WORDS;

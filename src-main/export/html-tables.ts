@@ -2,7 +2,7 @@
 // (repetitions aggregated), every cell, and the host.
 import { failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, who } from '../analysis/index.ts';
 import type { Recommendation } from '../analysis/index.ts';
-import { STATE_WORDS } from '../analysis/headline.ts';
+import { STATE_WORDS } from '../analysis/explain/headline.ts';
 import { fmtBytes, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import { esc, flagsHtml, p99Cell, pickCell, rpsCell, table, td, th, verdictText } from './html-parts.ts';

@@ -192,7 +192,7 @@ export interface StatsSummary {
    * while the cell ran (after ready, as measurement began, every 10 s, at its end); per pid the
    * highest of each value. The cgroup's peak misses pages charged to other cgroups (the image's
    * files already cached by earlier containers), which a fresh deployment is charged for: see
-   * analysis/memory.ts `freshNeed`. Absent where not measured (older cells; remote engines, Swarm,
+   * analysis/size/memory.ts `freshNeed`. Absent where not measured (older cells; remote engines, Swarm,
    * Kubernetes: `processesNotMeasured` says why).
    */
   processes?: {

@@ -2,7 +2,7 @@
 // was compared with when it ran, and the saved baselines for the picker.
 import type { CallInput, CallOutput } from '../contract/api.ts';
 import { comparisonOf, resolveBaseline } from '../export/baseline-of.ts';
-import { DEFAULT_THRESHOLD_PCT } from '../analysis/baseline.ts';
+import { DEFAULT_THRESHOLD_PCT } from '../analysis/compare/baseline.ts';
 import type { Store } from '../store/index.ts';
 import { invalid, notFound } from './errors.ts';
 import { shownComparison } from './views.ts';

@@ -1,7 +1,7 @@
 // The run list with each finished run's pick: the answer worked out once per run and its cells as
 // they are, then read from the store's cache (store/run-picks.ts).
 import { recommend } from '../analysis/index.ts';
-import { runPickOf } from '../analysis/run-pick.ts';
+import { runPickOf } from '../analysis/decide/run-pick.ts';
 import type { RunPick } from '../model/stored.ts';
 import type { ListRunsQuery, RunList, Store } from '../store/index.ts';
 

@@ -1,21 +1,21 @@
 // What the UI shows, worded and shaped here with analysis/'s own functions (contract/views.ts says
 // why): the renderer imports no engine code, so whatever it shows of an answer, a comparison or a
 // stored search comes with the call's output.
-import { answerChart } from '../analysis/answer-chart.ts';
-import { changeText, METRIC_WORDS, metricValue } from '../analysis/baseline-words.ts';
-import { withoutProgress } from '../analysis/search-memory.ts';
-import { answerKey } from '../analysis/sizing.ts';
+import { answerChart } from '../analysis/explain/answer-chart.ts';
+import { changeText, METRIC_WORDS, metricValue } from '../analysis/explain/baseline-words.ts';
+import { withoutProgress } from '../analysis/size/search-memory.ts';
+import { answerKey } from '../analysis/size/sizing.ts';
 import {
   limitText,
   MEMORY_OUTCOME_WORDS,
   PEAK_SOURCE_WORDS,
   perWorkerText,
   sizingParts,
-} from '../analysis/sizing-words.ts';
-import { reasoningOf } from '../analysis/summary.ts';
+} from '../analysis/explain/sizing-words.ts';
+import { reasoningOf } from '../analysis/explain/summary.ts';
 import type { BaselineComparison, MetricVerdict } from '../analysis/baseline-types.ts';
 import type { Recommendation, Verdict } from '../analysis/types.ts';
-import { p99Short, p99Text, rpsText, verdictShort, who } from '../analysis/words.ts';
+import { p99Short, p99Text, rpsText, verdictShort, who } from '../analysis/explain/words.ts';
 import type {
   AnswerView,
   ConfigurationWords,

@@ -1,5 +1,5 @@
 // The answer's chart in Chart.js: one panel (goodput or p99) of one CPU / memory pair, from the
-// analysis's own chart data (src-main/analysis/answer-chart.ts, sent in the answer's view).
+// analysis's own chart data (src-main/analysis/explain/answer-chart.ts, sent in the answer's view).
 // Chart.js draws the points; a small plugin draws what it has no element for: the 95 % error bars,
 // the "≥" lower-bound arrows, the labels of the pick and the knee, and the band grouping the
 // contenders still in the running.

@@ -4,7 +4,7 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Compare from '../../src-renderer/routes/Compare.svelte';
 import RunBaseline from '../../src-renderer/components/RunBaseline.svelte';
-import { compareToBaseline } from '../../src-main/analysis/baseline.ts';
+import { compareToBaseline } from '../../src-main/analysis/compare/baseline.ts';
 import { shownComparison } from '../../src-main/service/views.ts';
 import type { RunDetail } from '../../src-main/contract/api.ts';
 import { HOST, reps, run } from '../helpers/run-fixture.ts';

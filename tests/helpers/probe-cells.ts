@@ -1,7 +1,7 @@
-// A stored run's cells as the causes read them (analysis/causes.ts), from the history alone: what the
+// A stored run's cells as the causes read them (analysis/explain/causes.ts), from the history alone: what the
 // answer will say about each configuration's runtime is what the probe tests assert.
-import { causeCell } from '../../src-main/analysis/answer-causes.ts';
-import { runtimeSummaries, type CauseCell, type RuntimeSummary } from '../../src-main/analysis/causes.ts';
+import { causeCell } from '../../src-main/analysis/explain/answer-causes.ts';
+import { runtimeSummaries, type CauseCell, type RuntimeSummary } from '../../src-main/analysis/explain/causes.ts';
 import type { Store } from '../../src-main/store/index.ts';
 
 export function causeCells(store: Store, runId: number): CauseCell[] {

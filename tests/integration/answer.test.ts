@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Recommendation } from '../../src-main/analysis/index.ts';
-import { TOO_FEW_NOTE } from '../../src-main/analysis/group.ts';
+import { TOO_FEW_NOTE } from '../../src-main/analysis/decide/group.ts';
 import { cli, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { parseCsvRows, unescape } from '../helpers/report.ts';

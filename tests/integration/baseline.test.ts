@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
-import type { BaselineComparison } from '../../src-main/analysis/baseline.ts';
+import type { BaselineComparison } from '../../src-main/analysis/compare/baseline.ts';
 import { EXIT } from '../../src-main/cli/exit-codes.ts';
 
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 // One answer across CPU caps, on the real engine through the real CLI: a matrix with two CPU caps
 // (json under node:cluster, 1 and 2 workers, 0.5 and 1 CPU, 256 MB, 3 repetitions) is decided across
-// both CPU / memory pairs on goodput per dollar (analysis/decide.ts decideWorkloads), and every output
+// both CPU / memory pairs on goodput per dollar (analysis/decide/decide.ts decideWorkloads), and every output
 // names that one configuration at its own cap: the headline (text and key), History's pick
-// (`rightsize runs --json`, analysis/run-pick.ts runPickOf), `rightsize report RUN --json`, the summary's
+// (`rightsize runs --json`, analysis/decide/run-pick.ts runPickOf), `rightsize report RUN --json`, the summary's
 // "Give it …" bullet, what the snippets deploy (recommendedDeploy's config) and every snippet's text
 // (`report --emit` for each kind), and the HTML report's headline, summary and snippets. No CPU figure
 // other than the pick's appears in the headline or a snippet unless labelled: an alternative, "if you
@@ -16,9 +16,9 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cpuLabel, exactCpu, recommend, who, type Recommendation } from '../../src-main/analysis/index.ts';
-import { onWhat, whoContext } from '../../src-main/analysis/phrases.ts';
-import { runPickOf } from '../../src-main/analysis/run-pick.ts';
-import { answerKey } from '../../src-main/analysis/sizing.ts';
+import { onWhat, whoContext } from '../../src-main/analysis/names.ts';
+import { runPickOf } from '../../src-main/analysis/decide/run-pick.ts';
+import { answerKey } from '../../src-main/analysis/size/sizing.ts';
 import type { ConfigurationSummary } from '../../src-main/analysis/types.ts';
 import type { Prices } from '../../src-main/common/cost.ts';
 import { k8sCpu } from '../../src-main/common/k8s-quantity.ts';

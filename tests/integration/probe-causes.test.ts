@@ -1,5 +1,5 @@
 // What the runtime probe says about real cells on this machine's Docker, read the way the answer
-// reads it (analysis/causes.ts runtimeSummary): a CPU-bound event loop is busy; pbkdf2's loops stay
+// reads it (analysis/explain/causes.ts runtimeSummary): a CPU-bound event loop is busy; pbkdf2's loops stay
 // mostly idle while its requests wait in the libuv pool, with one pool thread or four; an
 // over-subscribed cluster is throttled and its processes are switched out more often; a small memory
 // cap makes `alloc` spend more of its time in GC. Every threshold below has a margin taken from
@@ -7,8 +7,8 @@
 // RIGHTSIZE_PROBE_NUMBERS=1 prints each configuration's summary, to re-measure those margins.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { saturation, type RuntimeSummary } from '../../src-main/analysis/causes.ts';
-import { WAIT_RATIO } from '../../src-main/analysis/causes-words.ts';
+import { saturation, type RuntimeSummary } from '../../src-main/analysis/explain/causes.ts';
+import { WAIT_RATIO } from '../../src-main/analysis/explain/causes-words.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';

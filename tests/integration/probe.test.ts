@@ -5,7 +5,7 @@
 // (busy loops, throttling, GC) is proved in probe-causes.test.ts.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeSummary } from '../../src-main/analysis/causes.ts';
+import { runtimeSummary } from '../../src-main/analysis/explain/causes.ts';
 import { docker } from '../../src-main/docker/client.ts';
 import { LABEL } from '../../src-main/docker/labels.ts';
 import { PROBE_SCRIPT } from '../../src-main/docker/launch.ts';

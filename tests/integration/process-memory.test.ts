@@ -1,12 +1,12 @@
 // A real cell reads each of its processes' resident memory from this machine's /proc beside the
 // cgroup's peak: one reading per process with its role, and the sums the fresh-deployment figure
-// (analysis/memory.ts freshNeed) is made of.
+// (analysis/size/memory.ts freshNeed) is made of.
 import { localProvider } from '../../src-main/providers/local/provider.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
 import type { CellResult, LaunchMode } from '../../src-main/model/types.ts';
-import { cellFreshNeed } from '../../src-main/analysis/memory.ts';
+import { cellFreshNeed } from '../../src-main/analysis/size/memory.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 

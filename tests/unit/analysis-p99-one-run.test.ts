@@ -1,12 +1,12 @@
 // One repetition's p99 gets an interval too: batch means of its per-second p99s on a log scale (the
-// same computation auto-size's judge uses, from analysis/stats.ts), and the words say where it came
+// same computation auto-size's judge uses, from analysis/decide/stats.ts), and the words say where it came
 // from and how much weaker one run is than repetitions.
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
-import { logPooledInterval, pooledInterval, RUN_TO_RUN_SPREAD, summarizeOneLog, tQuantile } from '../../src-main/analysis/stats.ts';
+import { logPooledInterval, pooledInterval, RUN_TO_RUN_SPREAD, summarizeOneLog, tQuantile } from '../../src-main/analysis/decide/stats.ts';
 import { pooledInterval as judgePooled } from '../../src-main/engine/auto-size/judge.ts';
 import type { Sample } from '../../src-main/model/types.ts';
-import { singleRunWeakness } from '../../src-main/analysis/words.ts';
+import { singleRunWeakness } from '../../src-main/analysis/explain/words.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
 
 const sample = (t: number, p99Us: number, rps = 1000): Sample => ({ t, rps, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, p50Us: 1, p90Us: 1, p99Us, maxUs: 1, cpuPct: null, memBytes: null, throttledPeriods: null });

@@ -1,7 +1,7 @@
-// The answer's chart data (analysis/answer-chart.ts) against recommend() on constructed runs: the
+// The answer's chart data (analysis/explain/answer-chart.ts) against recommend() on constructed runs: the
 // intervals are the analysis's, the pick / knee / best / lower bounds / groups are its decisions.
 import { describe, expect, it } from 'vitest';
-import { answerChart, panelPoints } from '../../src-main/analysis/answer-chart.ts';
+import { answerChart, panelPoints } from '../../src-main/analysis/explain/answer-chart.ts';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import type { SearchTrace } from '../../src-main/model/search.ts';

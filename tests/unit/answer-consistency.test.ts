@@ -5,8 +5,8 @@
 // measured under). No Docker: the runs are built by hand, each cell's goodput from a simple model.
 import { describe, expect, it } from 'vitest';
 import { recommend, recommendedMemoryLimitMb } from '../../src-main/analysis/index.ts';
-import { runPickOf } from '../../src-main/analysis/run-pick.ts';
-import { answerPick } from '../../src-main/analysis/sizing.ts';
+import { runPickOf } from '../../src-main/analysis/decide/run-pick.ts';
+import { answerPick } from '../../src-main/analysis/size/sizing.ts';
 import type { ConfigurationSummary, Recommendation } from '../../src-main/analysis/types.ts';
 import { recommendedDeploy, deploySnippet, SNIPPET_KINDS } from '../../src-main/deploy/snippets.ts';
 import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';

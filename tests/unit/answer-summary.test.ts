@@ -2,7 +2,7 @@
 // methods apart under their titles, and nothing of the full words lost.
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/recommend.ts';
-import { MAX_SUMMARY, reasoningOf } from '../../src-main/analysis/summary.ts';
+import { MAX_SUMMARY, reasoningOf } from '../../src-main/analysis/explain/summary.ts';
 import { formatRecommendation } from '../../src-main/cli/commands/report.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';

@@ -215,6 +215,27 @@ export function rendererReach(imports: ReadonlyMap<string, readonly Import[]>, f
   return problems;
 }
 
+/**
+ * The floors inside analysis/, by role: the answer's types and the configuration's names, then decide/
+ * (summaries, statistics, the order, the contest, the objective), size/ (memory, CPU), explain/ (words
+ * and charts that read decisions and make none), compare/ (other runs, topologies, versions), and the
+ * files that assemble the answer (recommend.ts, search-answer.ts, index.ts).
+ */
+export function analysisFloor(file: string): number | null {
+  const m = /^src-main\/analysis\/(?:(decide|size|explain|compare)\/)?([\w-]+)\.ts$/.exec(file);
+  if (!m) return null;
+  if (m[1]) return { decide: 1, size: 2, explain: 3, compare: 4 }[m[1]]!;
+  return TYPE_FILE.test(file) || m[2] === 'names' ? 0 : 5;
+}
+
+/** Imports between files of analysis/ that reach a higher role floor. */
+export function analysisUpward(pairs: readonly (readonly [string, string])[]): string[] {
+  return pairs.flatMap(([file, target]) => {
+    const [a, b] = [analysisFloor(file), analysisFloor(target)];
+    return a !== null && b !== null && b > a ? [`${file} → ${target}`] : [];
+  });
+}
+
 describe('architecture', () => {
   const all = edges();
   const folderCycles = (es: readonly Edge[]): string[] => cyclesOf(graphOf(es.map((e) => [e.from, e.to])));
@@ -237,6 +258,21 @@ describe('architecture', () => {
   it('imports only downwards: nothing reaches a higher floor', () => {
     const upward = all.filter((e) => FLOORS[e.to]! > FLOORS[e.from]!).map((e) => `${e.file} → ${e.to}/`);
     expect(upward).toEqual([]);
+  });
+
+  it('splits analysis/ by role: decide/ and size/ never import the words, explain/ makes no decision', () => {
+    expect(analysisUpward(fileEdges)).toEqual([]);
+    expect(new Set(fileEdges.flatMap(([f]) => [analysisFloor(f)]))).toEqual(new Set([null, 0, 1, 2, 3, 4, 5]));
+    // Planted: the contest reading a word file, and a type file importing a decision.
+    const planted: [string, string][] = [
+      ['src-main/analysis/decide/contest.ts', 'src-main/analysis/explain/phrases.ts'],
+      ['src-main/analysis/size/memory.ts', 'src-main/analysis/decide/stats.ts'],
+      ['src-main/analysis/answer-types.ts', 'src-main/analysis/decide/decide.ts'],
+    ];
+    expect(analysisUpward(planted)).toEqual([
+      'src-main/analysis/decide/contest.ts → src-main/analysis/explain/phrases.ts',
+      'src-main/analysis/answer-types.ts → src-main/analysis/decide/decide.ts',
+    ]);
   });
 
   it('has no folder cycles', () => {
@@ -287,14 +323,14 @@ describe('architecture', () => {
     const file = join(ROOT, 'src-renderer/routes/Planted.svelte');
     const planted = importsOf(
       file,
-      '<script lang="ts">\n  import { who } from \'../../src-main/analysis/words.ts\';\n' +
+      '<script lang="ts">\n  import { who } from \'../../src-main/analysis/explain/words.ts\';\n' +
         "  import type { Sizing } from '../../src-main/analysis/types.ts';\n" +
         "  import { type Problem } from '../../src-main/engine/matrix.ts';\n" +
         "  import type { Sample } from '../../src-main/model/types.ts';\n" +
         "  import { fmtNum } from '../../src-main/contract/present.ts';\n</script>",
     );
     expect(rendererProblems(planted)).toEqual([
-      'src-renderer/routes/Planted.svelte: import src-main/analysis/words.ts',
+      'src-renderer/routes/Planted.svelte: import src-main/analysis/explain/words.ts',
       'src-renderer/routes/Planted.svelte: import type src-main/analysis/types.ts',
       'src-renderer/routes/Planted.svelte: import src-main/engine/matrix.ts',
     ]);
@@ -306,9 +342,9 @@ describe('architecture', () => {
     const contract = join(SRC_MAIN, 'contract/present.ts');
     const planted = new Map(importsByFile).set(contract, [
       ...(importsByFile.get(contract) ?? []),
-      ...importsOf(contract, "export { who } from '../analysis/phrases.ts';"),
+      ...importsOf(contract, "export { who } from '../analysis/explain/phrases.ts';"),
     ]);
-    expect(rendererReach(planted, renderer)).toContain('src-main/analysis/phrases.ts: outside contract, common, model');
+    expect(rendererReach(planted, renderer)).toContain('src-main/analysis/explain/phrases.ts: outside contract, common, model');
   });
 
   it('asks which kind a provider is only inside providers/', () => {

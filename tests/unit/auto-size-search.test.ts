@@ -6,7 +6,7 @@ import type { Judgement } from '../../src-main/engine/auto-size/judge.ts';
 import { MAX_TRIES, memoryForPeak, searchCheapest, SearchStopped, shapesOf, type Probe } from '../../src-main/engine/auto-size/search.ts';
 import { gridCellsOf, steps, validateSizeSpec, workerCounts } from '../../src-main/engine/auto-size/spec.ts';
 import type { SearchStep, SizeSpec } from '../../src-main/model/search.ts';
-import { costOrder } from '../../src-main/analysis/cost-order.ts';
+import { costOrder } from '../../src-main/analysis/decide/cost-order.ts';
 
 const byCost = costOrder();
 

@@ -1,6 +1,6 @@
 // The baseline verdict rules on constructed runs: exact numbers, known answers.
 import { describe, expect, it } from 'vitest';
-import { compareToBaseline, type BaselineComparison, type MetricVerdict } from '../../src-main/analysis/baseline.ts';
+import { compareToBaseline, type BaselineComparison, type MetricVerdict } from '../../src-main/analysis/compare/baseline.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import type { RunDetail, StoredCell } from '../../src-main/store/index.ts';
 import { HOST, cell, reps, run } from '../helpers/run-fixture.ts';

@@ -8,7 +8,7 @@ import {
   runtimeSummary,
   saturation,
   serverAgreesClientBound,
-} from '../../src-main/analysis/causes.ts';
+} from '../../src-main/analysis/explain/causes.ts';
 import {
   clientBoundCause,
   imbalanceCause,
@@ -18,7 +18,7 @@ import {
   oversubscribedCause,
   pairCause,
   saturatedCause,
-} from '../../src-main/analysis/causes-words.ts';
+} from '../../src-main/analysis/explain/causes-words.ts';
 import type { ProbeSecond, ProcessRole } from '../../src-main/model/probe.ts';
 import type { CellConfig, LaunchMode, Sample } from '../../src-main/model/types.ts';
 

@@ -2,7 +2,7 @@
 // within the margin, undecided with the contenders named, and the cheaper pick among equivalents.
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/recommend.ts';
-import { contest } from '../../src-main/analysis/contest.ts';
+import { contest } from '../../src-main/analysis/decide/contest.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import type { Recommendation } from '../../src-main/analysis/index.ts';
 import { reps, run } from '../helpers/run-fixture.ts';

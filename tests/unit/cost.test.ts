@@ -3,7 +3,7 @@
 // cost is only an upper bound never shown costlier, and no pick on point means.
 import { describe, expect, it } from 'vitest';
 import { copiesFor, fmtMoney, hourlyCost, parsePrice, perMillion, pricesText } from '../../src-main/common/cost.ts';
-import { costsOf, costText, pricesFor } from '../../src-main/analysis/cost.ts';
+import { costsOf, costText, pricesFor } from '../../src-main/analysis/decide/cost.ts';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
@@ -45,7 +45,7 @@ describe('the arithmetic (common/cost.ts)', () => {
   });
 });
 
-describe('each configuration’s cost at its measured goodput (analysis/cost.ts)', () => {
+describe('each configuration’s cost at its measured goodput (analysis/decide/cost.ts)', () => {
   it('per million requests with the interval of the answer’s own goodput, and at the objective’s rate', () => {
     // 1 worker on 1 CPU / 256 MB: 900, 1000, 1100 req/s → mean 1000, sd 100, se 100/√3 = 57.735,
     // t(0.975, 2) = 4.3027; on the log scale t·se/mean = 0.24841 → goodput 1000·e^∓0.24841 = 780.04–1281.99 req/s.
@@ -163,7 +163,7 @@ describe('the cheapest configuration that meets the objective, against its runne
 
 describe('an auto-size run is priced by what its search found', () => {
   it('found: its price an hour and per million at the rate; none: said so', async () => {
-    const { searchCostLine } = await import('../../src-main/analysis/cost.ts');
+    const { searchCostLine } = await import('../../src-main/analysis/decide/cost.ts');
     const base = { status: 'found', app: 'hello', slo: { p99Ms: 50, minRps: 500, maxErrorPct: 1 }, rate: 500, objective: '', foundKey: 'k', evidence: null, memoryFrom: 'peak', bestSoFar: null, words: '', cells: 5, gridCells: 80 } as const;
     // 0.5 CPU / 256 MB: 0.5 × 0.04 + 0.25 × 0.005 = $0.02125 an hour; at 500 req/s: 0.02125e6 / 3600 / 500 = $0.0118 per million.
     const found = searchCostLine({ ...base, found: { mode: 'cluster', workers: 1, cpuMillis: 500, memoryMb: 256 } }, PRICES);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { recommend } from '../../src-main/analysis/index.ts';
-import { summarizeOne } from '../../src-main/analysis/stats.ts';
+import { summarizeOne } from '../../src-main/analysis/decide/stats.ts';
 import { parseCellOption } from '../../src-main/cli/commands/report.ts';
 import { CliError } from '../../src-main/cli/exit-codes.ts';
 import { fmtNum } from '../../src-main/common/format.ts';
@@ -98,7 +98,7 @@ describe('snippets of any measured cell', () => {
   it('a cell outside every pick says it was picked by hand, and why to trust it less (unstable, flagged)', () => {
     const d = cellDeploy(r, byNumber(7), rec);
     expect(d.provenance.pick).toBe('cell 7 (repetition 1), picked by hand');
-    // An unstable repetition is counted in the answer now (analysis/group.ts), flagged: never said to be left out.
+    // An unstable repetition is counted in the answer now (analysis/decide/group.ts), flagged: never said to be left out.
     const conf = rec.configurations.find((x) => x.workers === 3)!;
     expect(conf.n).toBe(1);
     expect(conf.flags.map((f) => f.kind)).toContain('unstable');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { recommend, tQuantile } from '../../src-main/analysis/index.ts';
-import { configurationKey } from '../../src-main/analysis/group.ts';
+import { configurationKey } from '../../src-main/analysis/decide/group.ts';
 import { cellDeploy, deployAnswer, recommendedDeployOf } from '../../src-main/deploy/from-cell.ts';
 import {
   deployedSettings, heapFlagOf, maxMemoryRestartMb, maxOldSpaceMb, settingsKey, withHeapFlag, type DeploySettings, type SnippetKind,

@@ -1,7 +1,7 @@
 // Configurations with replicas, a Node.js version or flags: their keys (old configurations keep
 // theirs, byte for byte), their scopes (equal TOTAL resources compete), their labels and summaries.
 import { describe, expect, it } from 'vitest';
-import { configurationKey, groupCells, sameBut, scopeKey } from '../../src-main/analysis/group.ts';
+import { configurationKey, groupCells, sameBut, scopeKey } from '../../src-main/analysis/decide/group.ts';
 import { cellLabel } from '../../src-main/common/labels.ts';
 import type { CellConfig } from '../../src-main/model/types.ts';
 import { cell, run } from '../helpers/run-fixture.ts';

@@ -1,7 +1,7 @@
 // The HTML report's answer: the headline, then the answer's chart (SVG, the same data as the UI's),
 // at most four bullets, and the reasoning and methods behind "How this was decided".
 import { describe, expect, it } from 'vitest';
-import { answerChart, panelPoints } from '../../src-main/analysis/answer-chart.ts';
+import { answerChart, panelPoints } from '../../src-main/analysis/explain/answer-chart.ts';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
 import { lineChart } from '../../src-main/export/svg-chart.ts';

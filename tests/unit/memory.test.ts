@@ -6,8 +6,8 @@ import {
   leastSquares, limitFromPeak, MEMORY_HEADROOM, MEMORY_LIMIT_RULE, MEMORY_ROUND_MB, parseSlo, recommend, recommendedCpuMillis, recommendedMemoryLimitMb,
   tQuantile, type Recommendation, type Sizing,
 } from '../../src-main/analysis/index.ts';
-import { cellFreshNeed, freshNeed, freshNeedText, type MemorySizingWithFresh } from '../../src-main/analysis/memory.ts';
-import { explain } from '../../src-main/analysis/words.ts';
+import { cellFreshNeed, freshNeed, freshNeedText, type MemorySizingWithFresh } from '../../src-main/analysis/size/memory.ts';
+import { explain } from '../../src-main/analysis/explain/words.ts';
 import { PM2_RESTART_SHARE } from '../../src-main/deploy/snippets.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';

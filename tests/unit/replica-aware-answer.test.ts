@@ -4,10 +4,10 @@
 // cheaper() at equal totals puts fewer containers first.
 import { describe, expect, it } from 'vitest';
 
-import { onWhat, who, whoContext, whoList } from '../../src-main/analysis/phrases.ts';
+import { onWhat, who, whoContext, whoList } from '../../src-main/analysis/names.ts';
 import { recommend } from '../../src-main/analysis/recommend.ts';
-import { runPickOf } from '../../src-main/analysis/run-pick.ts';
-import { costOrder as makeOrder } from '../../src-main/analysis/cost-order.ts';
+import { runPickOf } from '../../src-main/analysis/decide/run-pick.ts';
+import { costOrder as makeOrder } from '../../src-main/analysis/decide/cost-order.ts';
 
 const byCost = makeOrder();
 const cheaper = byCost;

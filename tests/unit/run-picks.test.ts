@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
-import { runPickOf } from '../../src-main/analysis/run-pick.ts';
+import { runPickOf } from '../../src-main/analysis/decide/run-pick.ts';
 import { pickGoodput, pickText } from '../../src-main/common/pick-words.ts';
 import type { CellConfig, CellResult, HostFacts } from '../../src-main/model/types.ts';
 import type { RunPick } from '../../src-main/model/stored.ts';

@@ -4,12 +4,12 @@
 // so these are the only words it has.
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
-import { answerChart } from '../../src-main/analysis/answer-chart.ts';
-import { compareToBaseline } from '../../src-main/analysis/baseline.ts';
-import { answerKey } from '../../src-main/analysis/sizing.ts';
-import { limitText, sizingParts } from '../../src-main/analysis/sizing-words.ts';
-import { reasoningOf } from '../../src-main/analysis/summary.ts';
-import { p99Short, rpsText, verdictShort, who } from '../../src-main/analysis/words.ts';
+import { answerChart } from '../../src-main/analysis/explain/answer-chart.ts';
+import { compareToBaseline } from '../../src-main/analysis/compare/baseline.ts';
+import { answerKey } from '../../src-main/analysis/size/sizing.ts';
+import { limitText, sizingParts } from '../../src-main/analysis/explain/sizing-words.ts';
+import { reasoningOf } from '../../src-main/analysis/explain/summary.ts';
+import { p99Short, rpsText, verdictShort, who } from '../../src-main/analysis/explain/words.ts';
 import type { SearchTrace } from '../../src-main/model/search.ts';
 import { shownAnswer, shownComparison, shownRun } from '../../src-main/service/views.ts';
 import { reps, run } from '../helpers/run-fixture.ts';

@@ -10,8 +10,8 @@ import {
   type Recommendation,
   type Sizing,
 } from '../../src-main/analysis/index.ts';
-import { MEMORY_ROUND_MB } from '../../src-main/analysis/memory.ts';
-import { limitText, MEMORY_OUTCOME_WORDS, sizingParts } from '../../src-main/analysis/sizing-words.ts';
+import { MEMORY_ROUND_MB } from '../../src-main/analysis/size/memory.ts';
+import { limitText, MEMORY_OUTCOME_WORDS, sizingParts } from '../../src-main/analysis/explain/sizing-words.ts';
 import { judge, type CellEvidence } from '../../src-main/engine/auto-size/judge.ts';
 import type { SearchStep, SearchTrace, SizeSpec } from '../../src-main/model/search.ts';
 import type { RunDetail } from '../../src-main/store/index.ts';

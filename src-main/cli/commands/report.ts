@@ -122,7 +122,7 @@ export function formatRecommendation(rec: Recommendation, explain = false): stri
   const headline = rec.headline ? [`  ▶ ${rec.headline.state.toUpperCase()} — ${rec.headline.text}`] : [];
   const bullets = explain ? reasoningOf(rec.words, rec.methods) : rec.summary;
   const lines = [head, ...headline, ...bullets.map((w) => `  • ${w}`)];
-  // The cost line (analysis/cost.ts) when the four bullets had no room for it: what the pick costs is always said.
+  // The cost line (decide/cost.ts) when the four bullets had no room for it: what the pick costs is always said.
   const cost = (rec.costs?.cheapest ?? []).filter((k) => k.state !== 'none' && !bullets.includes(k.text));
   lines.push(...cost.map((k) => `  $ ${k.text}`));
   if (explain) for (const m of rec.methods) lines.push('', `${m.title}:`, ...wrap(m.text, 100).map((l) => `  ${l}`));

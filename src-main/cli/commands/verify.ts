@@ -2,9 +2,9 @@
 // cell N) exactly as each deploy snippet deploys it, stepping the memory limit up after a failure,
 // and stores the cells with the run: the snippets of `report --emit` then carry what was verified.
 // Works on any stored run, older ones included (the cells are appended).
-import { configurationKey } from '../../analysis/group.ts';
+import { configurationKey } from '../../analysis/decide/group.ts';
 import { recommend } from '../../analysis/index.ts';
-import { answerKey } from '../../analysis/sizing.ts';
+import { answerKey } from '../../analysis/size/sizing.ts';
 import type { Slo } from '../../analysis/types.ts';
 import { CellNotDeployableError, findDeployableCell } from '../../deploy/from-cell.ts';
 import { nothingToDeploy, SNIPPET_KINDS } from '../../deploy/snippets.ts';

@@ -1,5 +1,5 @@
 // One configuration's cells against the objective, with proper statistics: p99 from batch means
-// of the per-second p99s (consecutive seconds are autocorrelated, see analysis/stats.ts; on a log
+// of the per-second p99s (consecutive seconds are autocorrelated, see analysis/decide/stats.ts; on a log
 // scale, as latency is skewed) and the whole cell's p99 beside it, goodput
 // from batch means of the per-second goodput, failed requests pooled. A configuration "meets" only
 // when the whole 95 % interval is inside the limit, "misses" only when it is wholly outside (or the
@@ -8,9 +8,9 @@
 // judged as the server's.
 import { fmtNum, fmtUs } from '../../common/format.ts';
 import { RATE_SHORTFALL } from '../../common/thresholds.ts';
-import { cellFreshNeed, cellPeak } from '../../analysis/memory.ts';
-import { logPooledInterval, mean, pooledInterval } from '../../analysis/stats.ts';
-import { cellGoodput, cellGoodSeries, cellShortfall, failedAndAttempts } from '../../analysis/group.ts';
+import { cellFreshNeed, cellPeak } from '../../analysis/size/memory.ts';
+import { logPooledInterval, mean, pooledInterval } from '../../analysis/decide/stats.ts';
+import { cellGoodput, cellGoodSeries, cellShortfall, failedAndAttempts } from '../../analysis/decide/group.ts';
 import type { StoredCell } from '../../store/index.ts';
 import type { CellStatus, FlagKind, Sample } from '../../model/types.ts';
 import type { SizeSpec, StepOutcome } from '../../model/search.ts';
@@ -76,7 +76,7 @@ export function evidenceOf(c: StoredCell, samples: readonly Sample[]): CellEvide
   };
 }
 
-/** Mean of batch means pooled over cells, with its interval: analysis/stats.ts, shared with the answer. */
+/** Mean of batch means pooled over cells, with its interval: analysis/decide/stats.ts, shared with the answer. */
 export { pooledInterval };
 
 const ms = (us: number): string => fmtUs(us);

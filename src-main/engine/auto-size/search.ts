@@ -12,14 +12,14 @@
 //     below, where the cheapest so far meets.
 //  3. A configuration is repeated while the judge is undecided, up to MAX_TRIES cells; still
 //     undecided, it counts as not meeting (the answer is then conservative) and the words say so.
-//  4. The cheapest meeting configuration by the one order of cost (analysis/cost-order.ts: the
+//  4. The cheapest meeting configuration by the one order of cost (analysis/decide/cost-order.ts: the
 //     price per hour at spec.prices, then containers, workers, CPU, memory, launcher)
-//     gets its memory from its measured peak by the memory rule (analysis/memory.ts), verified by
+//     gets its memory from its measured peak by the memory rule (analysis/size/memory.ts), verified by
 //     one cell at that limit; if that misses, the answer keeps the memory it was measured with.
 import { fmtMb, fmtNum } from '../../common/format.ts';
 import { exactCpu, memLabel } from '../../common/resource-labels.ts';
-import { limitFromPeak, MEMORY_HEADROOM, memoryStepFor } from '../../analysis/memory.ts';
-import { costOrder } from '../../analysis/cost-order.ts';
+import { limitFromPeak, MEMORY_HEADROOM, memoryStepFor } from '../../analysis/size/memory.ts';
+import { costOrder } from '../../analysis/decide/cost-order.ts';
 import { DEFAULT_PRICES, fmtMoney, hourlyCost } from '../../common/cost.ts';
 import type { LaunchMode } from '../../model/types.ts';
 import type { Judgement } from './judge.ts';
@@ -124,7 +124,7 @@ export const priceOf = (spec: SizeSpec, c: { cpuMillis: number; memoryMb: number
 type Ranked = Config & { p99Us?: { mean: number } | null };
 
 /**
- * The search's order of cost: the one order (analysis/cost-order.ts) at the spec's prices, the example
+ * The search's order of cost: the one order (analysis/decide/cost-order.ts) at the spec's prices, the example
  * prices when it has none; at an equal cost the lower p99.
  */
 export function searchOrder(spec: SizeSpec): (a: Ranked, b: Ranked) => number {
@@ -217,7 +217,7 @@ export async function searchCheapest(spec: SizeSpec, io: SearchIO): Promise<Sear
     // Only a clear miss says that less CPU misses too; a worker count whose top stayed undecided is
     // tried again where the cheapest so far meets, once there is one below that top.
     // The top a later shape starts at: the most CPU whose price at the least memory still undercuts
-    // the cheapest so far (one order of cost: the price decides, analysis/cost-order.ts).
+    // the cheapest so far (one order of cost: the price decides, analysis/decide/cost-order.ts).
     function topFor(b: Candidate, cheaperShape: boolean): number {
       const bestPrice = priceOf(spec, at(b.shape, b.idx, memoryForPeak(b.judgement.peakBytes, spec)));
       const floor = spec.bounds.memoryMb.min;

@@ -2,7 +2,7 @@
 // once, with "did you mean" for misspelt fields, as engine/matrix.ts does for a matrix.
 import { z } from 'zod';
 import { CELL_OVERHEAD_SEC } from '../../common/thresholds.ts';
-import { MEMORY_ROUND_MB } from '../../analysis/memory.ts';
+import { MEMORY_ROUND_MB } from '../../analysis/size/memory.ts';
 import { PRICES_HINT, PricesSchema } from '../../common/prices-schema.ts';
 import { describeValue, didYouMean, plainProblems, schemaKeysAt, type Problem } from '../../common/issues.ts';
 import { connectionCountProblem, MIN_MEMORY_MB, type HostLimits } from '../matrix.ts';

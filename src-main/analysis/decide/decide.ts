@@ -1,0 +1,258 @@
+// The decisions of one CPU / memory pair: who may be picked, the best, the knee and the lowest p99,
+// each settled by a test (Welch's t-test, Holm-corrected where a best is picked among many), never
+// by point means or by overlapping intervals.
+import { contest, DEFAULT_PRICING, isCensored, whatWouldDecide, type Pricing } from './contest.ts';
+import { pairLabel } from '../../common/resource-labels.ts';
+import { groupBy, loadLabel, totalResources, workloadKey, workloadLabel } from './group.ts';
+import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
+import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope, Verdict } from '../types.ts';
+
+const rpsOf = (c: ConfigurationSummary): MetricStats => c.rps!;
+const p99Of = (c: ConfigurationSummary): MetricStats => c.p99Us!;
+
+interface Comparison {
+  verdict: Verdict;
+  tests: PairTest[];
+  notDistinguishable: string[];
+  /** Others significantly worse than the pick. */
+  worse: string[];
+}
+
+/**
+ * The pick against every other candidate: two-sided Welch tests, Holm-adjusted over the family of
+ * comparisons (the pick was chosen among them, so one uncorrected test per pair would find a
+ * "winner" by chance far more often than 5 %). Where a side has no interval only means are known.
+ */
+export function comparePick(
+  pick: ConfigurationSummary,
+  others: ConfigurationSummary[],
+  metric: (c: ConfigurationSummary) => MetricStats,
+  higherIsBetter: boolean,
+): Comparison {
+  if (others.length === 0) return { verdict: 'only-one', tests: [], notDistinguishable: [], worse: [] };
+  const w = estimateOf(metric(pick));
+  const raw = others.map((o) => {
+    const e = estimateOf(metric(o));
+    return { key: o.key, test: w && e ? welch(w, e) : null };
+  });
+  const withTest = raw.filter((r) => r.test !== null);
+  const adjusted = holm(withTest.map((r) => r.test!.p));
+  const tests: PairTest[] = raw.map((r) => {
+    const i = withTest.indexOf(r);
+    const pHolm = i >= 0 ? adjusted[i]! : null;
+    // Significant and on the worse side (the pick has the better mean by construction, ties aside).
+    const worseSide = r.test !== null && (higherIsBetter ? r.test.diff > 0 : r.test.diff < 0);
+    return { key: r.key, test: r.test, pHolm, significant: pHolm !== null && pHolm <= ALPHA && worseSide };
+  });
+  const notDistinguishable = tests.filter((t) => t.test !== null && !t.significant).map((t) => t.key);
+  const worse = tests.filter((t) => t.significant).map((t) => t.key);
+  const unknown = tests.some((t) => t.test === null);
+  const verdict: Verdict = notDistinguishable.length ? 'not-distinguishable' : unknown ? 'single-sample' : 'clear';
+  return { verdict, tests, notDistinguishable, worse };
+}
+
+/**
+ * Whether `c` is not significantly below (1 − margin) × best: a one-sided Welch test of
+ * c − (1 − m)·best < 0 at ALPHA. Uncorrected on purpose: the claim made is "not shown below", and a
+ * correction would only make that easier. 'shown-within' when the opposite one-sided test also
+ * shows it above the floor; 'means' without intervals. Censored numbers are used as lower bounds.
+ */
+export function withinMargin(
+  c: ConfigurationSummary,
+  best: ConfigurationSummary,
+  marginPct: number,
+): { within: boolean; evidence: ScopeDecision['kneeEvidence'] } {
+  const share = 1 - marginPct / 100;
+  if (c === best) return { within: true, evidence: 'shown-within' };
+  const a = estimateOf(c.rps!);
+  const b = estimateOf(best.rps!);
+  if (!a || !b) return { within: c.rps!.mean >= best.rps!.mean * share, evidence: 'means' };
+  // Nothing is shown within a margin of a bound (the best may be faster still); a bound holds only
+  // where it is shown above the floor (the server was at least that fast), never by not being below it.
+  if (isCensored(best)) return { within: false, evidence: 'not-below' };
+  const t = welch(a, b, share);
+  const within = isCensored(c) ? t.pAbove <= ALPHA : t.pBelow > ALPHA;
+  return { within, evidence: t.pAbove <= ALPHA ? 'shown-within' : 'not-below' };
+}
+
+interface Candidates {
+  candidates: ConfigurationSummary[];
+  setAside: { key: string; reason: string }[];
+  ceiling: ScopeDecision['ceiling'];
+}
+
+/**
+ * Who may be picked: every qualified configuration (never one with errors above the limit or an OOM
+ * kill). A client-bound or host-busy one stays a candidate: its goodput is a lower bound on the
+ * server's and is used as one (contest.ts); setting it aside would pick a slower clean one over a
+ * faster bounded one. `ceiling` says when every candidate's number is such a bound.
+ */
+export function candidatesOf(cs: ConfigurationSummary[]): Candidates {
+  const candidates = cs.filter((c) => c.disqualified.length === 0);
+  const setAside = cs
+    .filter((c) => !candidates.includes(c))
+    .map((c) => ({ key: c.key, reason: c.disqualified.join(', ') }));
+  const ceiling =
+    !candidates.length || candidates.some((c) => c.bottleneck === null)
+      ? null
+      : candidates.every((c) => c.bottleneck === 'client')
+        ? 'client'
+        : 'host';
+  return { candidates, setAside, ceiling };
+}
+
+function decideScope(
+  cs: ConfigurationSummary[],
+  marginPct: number,
+  label: string,
+  context: string,
+  pricing: Pricing,
+  key = cs[0]!.scopeKey,
+): ScopeDecision | UndecidedScope {
+  const first = cs[0]!;
+  const { candidates, setAside, ceiling } = candidatesOf(cs);
+  const c = contest(candidates, marginPct, pricing);
+  if (!c) return { key, label, context, setAside };
+  const { best: bestRps, pick: knee } = c;
+  const kneeEvidence: ScopeDecision['kneeEvidence'] =
+    !knee.rps!.ci || !bestRps.rps!.ci ? 'means' : c.state === 'undecided' ? 'not-below' : 'shown-within';
+  const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || pricing.order(a, b))[0]!;
+  const tested = comparePick(
+    bestRps,
+    candidates.filter((x) => x !== bestRps),
+    rpsOf,
+    true,
+  );
+  // The verdict and its lists follow the contest, so the words can never contradict the headline.
+  const others = c.contenders.filter((x) => x !== bestRps).map((x) => x.key);
+  const verdict: Verdict =
+    c.rivals.length === 0
+      ? 'only-one'
+      : c.state === 'confident'
+        ? 'clear'
+        : c.state === 'undecided' && c.blockedBy.includes('bound')
+          ? 'bottlenecked'
+          : c.rivals.some((r) => r.p === null)
+            ? 'single-sample'
+            : 'not-distinguishable';
+  const rps: Comparison = {
+    verdict,
+    tests: tested.tests,
+    notDistinguishable: others,
+    worse: c.rivals.filter((r) => r.relation === 'worse').map((r) => r.key),
+  };
+  const p99 = comparePick(
+    lowestP99,
+    candidates.filter((x) => x !== lowestP99),
+    p99Of,
+    false,
+  );
+  return {
+    key,
+    label,
+    context,
+    app: first.app,
+    requestSet: first.requestSet,
+    load: first.load,
+    cpuMillis: knee.cpuMillis,
+    memoryMb: knee.memoryMb,
+    pairs: new Set(cs.map((x) => x.scopeKey)).size,
+    configurations: cs.map((x) => x.key),
+    candidates: candidates.map((x) => x.key),
+    setAside,
+    state: c.state,
+    contenders: c.contenders.map((x) => x.key),
+    rivals: c.rivals,
+    lowerBounds: candidates.filter(isCensored).map((x) => x.key),
+    decideBy:
+      c.state === 'undecided'
+        ? whatWouldDecide(c.blockedBy, ceiling ?? (candidates.some((x) => x.bottleneck === 'host') ? 'host' : 'client'))
+        : [],
+    settleable: c.state === 'undecided' && !c.blockedBy.includes('bound'),
+    ceiling,
+    bestRps,
+    knee,
+    kneeEvidence,
+    lowestP99,
+    rpsVerdict: rps.verdict,
+    p99Verdict: p99.verdict,
+    rpsTests: rps.tests,
+    p99Tests: p99.tests,
+    notDistinguishableRps: rps.notDistinguishable,
+    notDistinguishableP99: p99.notDistinguishable,
+    clearlyBelowRps: rps.worse,
+  };
+}
+
+/**
+ * One decision per scope (workload × load × CPU × memory) with any included repetition; scopes where nothing qualified
+ * are listed apart.
+ */
+export function decideScopes(
+  configurations: ConfigurationSummary[],
+  marginPct: number,
+  pricing: Pricing = DEFAULT_PRICING,
+): { scopes: ScopeDecision[]; undecided: UndecidedScope[] } {
+  const byScope = groupBy(
+    configurations.filter((x) => x.n > 0),
+    (c) => c.scopeKey,
+  );
+  const scopes: ScopeDecision[] = [];
+  const undecided: UndecidedScope[] = [];
+  for (const cs of byScope.values()) {
+    const f = cs[0]!;
+    const d = decideScope(
+      cs,
+      marginPct,
+      // A scope holds equal totals (group.ts scopeKey): with replicas, the label says the total.
+      pairLabel(...totalResources(f)) + (cs.some((x) => (x.replicas ?? 1) > 1) ? ' in total' : ''),
+      `${workloadLabel(f.app, f.requestSet)}, ${loadLabel(f.load)}`,
+      pricing,
+    );
+    if ('bestRps' in d) scopes.push(d);
+    else undecided.push(d);
+  }
+  return { scopes, undecided };
+}
+
+/** "0.5 CPU / 256 MB and 1 CPU / 256 MB", or "4 CPU / memory pairs" when the list would not read. */
+function pairsLabel(scopes: readonly ScopeDecision[]): string {
+  if (scopes.length > 3) return `${scopes.length} CPU / memory pairs`;
+  const labels = scopes.map((s) => s.label);
+  return labels.length <= 2 ? labels.join(' and ') : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
+}
+
+/**
+ * The answer's decision, one per workload: the contest over every qualified configuration of the
+ * workload, whatever its CPU / memory pair, on goodput per dollar at the run's prices (the lowest
+ * cost per million requests), ties and undecided cases to the cheaper by the one order of cost. With
+ * one pair every price is equal, so this is that pair's own decision, unchanged.
+ */
+export function decideWorkloads(
+  configurations: ConfigurationSummary[],
+  scopes: readonly ScopeDecision[],
+  marginPct: number,
+  pricing: Pricing = DEFAULT_PRICING,
+): ScopeDecision[] {
+  const byWorkload = groupBy(
+    scopes.map((s) => s),
+    (s) => workloadKey(s),
+  );
+  return [...byWorkload.values()].map((ss) => {
+    if (ss.length === 1) return ss[0]!;
+    const keys = new Set(ss.flatMap((s) => s.configurations));
+    const cs = configurations.filter((c) => keys.has(c.key));
+    const f = ss[0]!;
+    const loads = new Set(ss.map((s) => JSON.stringify(s.load))).size;
+    const d = decideScope(
+      cs,
+      marginPct,
+      pairsLabel(ss),
+      loads > 1 ? workloadLabel(f.app, f.requestSet) : f.context,
+      pricing,
+      `answer:${workloadKey(f)}`,
+    );
+    // Every scope in the list has a qualified candidate, so the workload's contest has one too.
+    return d as ScopeDecision;
+  });
+}

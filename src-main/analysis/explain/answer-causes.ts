@@ -1,0 +1,139 @@
+// The answer's lines of cause (issue 24): for each CPU / memory pair, why its pick stands where it does,
+// computed from the runtime probe's seconds (causes.ts, causes-words.ts); across memory caps, what GC
+// cost the tighter one. Where the probe recorded nothing, there is no line: never a guess.
+import type { ProbeSecond } from '../../model/probe.ts';
+import type { RunDetail, StoredCell } from '../../model/stored.ts';
+import type { Sample } from '../../model/types.ts';
+import { fmtMb, fmtPct } from '../../common/format.ts';
+import {
+  memoryFromProbe,
+  runtimeSummaries,
+  serverAgreesClientBound,
+  type CauseCell,
+  type RuntimeSummary,
+} from './causes.ts';
+import { memoryCapCause, pairCause, type CauseKind, type CauseLine } from './causes-words.ts';
+import { configurationKey } from '../decide/group.ts';
+import type { CauseNote, Exclusion, ScopeDecision } from '../types.ts';
+
+/** A stored cell as the causes read it: its measured seconds and probe records (warm-up left out). */
+export const causeCell = (
+  c: StoredCell,
+  probe: ReadonlyMap<number, readonly ProbeSecond[]>,
+  samples?: ReadonlyMap<number, readonly Sample[]>,
+): CauseCell => ({
+  config: c.config,
+  samples: (samples?.get(c.id) ?? []).filter((s) => !s.warmup),
+  probe: (probe.get(c.id) ?? []).filter((s) => !s.warmup),
+  stats: c.stats,
+  load: c.load,
+  flags: c.flags,
+});
+
+/**
+ * The client-bound side of a pick, agreeing with how the decision used it: a pick the answer reads as a
+ * lower bound is never said to be "not a lower bound". Cells the probe overruled (engine/client-check.ts)
+ * are said as such; null when no cell of the pick met a load thread's ceiling.
+ */
+function clientLine(cells: readonly StoredCell[], key: string, censored: boolean): CauseLine | null {
+  const mine = cells.filter((c) => configurationKey(c.config) === key);
+  const over = mine.filter((c) => c.load?.clientBoundOverruled);
+  if (!over.length) return null;
+  if (!censored)
+    return { kind: 'not-client-bound', key, text: `not client-bound: ${over[0]!.load!.clientBoundOverruled}` };
+  const bound = mine.filter((c) => c.flags.some((f) => f.kind === 'client-bound')).length;
+  return {
+    kind: 'client-bound',
+    key,
+    text:
+      `a lower bound: in ${bound} of its ${mine.length} repetitions a load thread was at its ceiling while the ` +
+      `server had headroom; in ${over.length} the probe saw the server at its ceiling too (those count as measured)`,
+  };
+}
+
+/**
+ * Every line of cause of a run's decisions; empty when no cell was probed. The lines of why read the
+ * repetitions the decision counted (`exclusions` left out: a host-busy repetition waited for the CPU
+ * because of the host, not the server); the memory lines read every repetition, since a disturbed
+ * one's peak is still memory the server used.
+ */
+export function causesOf(
+  run: RunDetail,
+  scopes: readonly ScopeDecision[],
+  probe: ReadonlyMap<number, readonly ProbeSecond[]> | undefined,
+  samples?: ReadonlyMap<number, readonly Sample[]>,
+  exclusions: readonly Pick<Exclusion, 'cellIndex'>[] = [],
+): CauseNote[] {
+  if (!probe || probe.size === 0) return [];
+  const cells = run.cells.filter((c) => c.status === 'ok' && c.config.phase !== 'verify');
+  const read = cells.map((c) => causeCell(c, probe, samples)); // once: the pairs and the memory read the same cells
+  const left = new Set(exclusions.map((e) => e.cellIndex)); // a cell's index is unique in its run
+  const byKey = runtimeSummaries(read.filter((c) => !left.has(c.config.index)));
+  if (byKey.size === 0) return [];
+  const out: CauseNote[] = [];
+  // With several workloads, a pair's label names its workload too ("1 CPU / 512 MB, hello, 100 connections").
+  const contexts = new Set(scopes.map((s) => s.context)).size > 1;
+  const labelOf = (s: ScopeDecision): string => (contexts ? `${s.label}, ${s.context}` : s.label);
+  for (const s of scopes) {
+    const pick = s.knee.key;
+    const censored = s.lowerBounds.includes(pick);
+    const own = byKey.get(pick) ?? null;
+    // A lower-bound pick is never explained as "not client-bound": that line is left to the cells that earned it.
+    const summary = own && censored && serverAgreesClientBound(own) === false ? { ...own, clientBound: false } : own;
+    const line =
+      clientLine(cells, pick, censored) ??
+      pairCause(
+        summary,
+        s.configurations.map((k) => byKey.get(k) ?? null),
+      );
+    if (line) out.push({ ...line, scope: s.key, scopeLabel: labelOf(s) });
+  }
+  for (const s of scopes) {
+    const pick = s.knee.key;
+    const text = memoryWords(read.filter((c) => configurationKey(c.config) === pick));
+    if (text) out.push({ kind: 'memory', key: pick, scope: s.key, scopeLabel: labelOf(s), text });
+  }
+  // Across memory caps: the same configuration otherwise, its GC at the tighter caps.
+  const families = new Map<string, RuntimeSummary[]>();
+  for (const s of byKey.values()) {
+    const f = JSON.stringify([s.app, s.mode, s.workers, s.cpuMillis, s.threadpool]);
+    families.set(f, [...(families.get(f) ?? []), s]);
+  }
+  for (const caps of families.values()) {
+    if (new Set(caps.map((c) => c.memoryMb)).size < 2) continue;
+    const line = memoryCapCause(caps);
+    if (line && !out.some((o) => o.text === line.text)) out.push({ ...line, scope: null, scopeLabel: null });
+  }
+  return out;
+}
+
+/**
+ * What the pick's server processes measured of memory: "each worker's heap peaked at 38 MB of its 2,096 MB limit
+ * (2 %), its RSS at 71 MB" (and against PM2's max_memory_restart where the cells set one). null without probe seconds.
+ */
+function memoryWords(cells: readonly CauseCell[]): string | null {
+  const m = memoryFromProbe(cells);
+  if (!m || m.heapUsedPeakBytes <= 0) return null;
+  const servers = m.processes.filter((p) => p.role === 'worker' || p.role === 'single');
+  const whose = servers.some((p) => p.role === 'worker') ? "each worker's" : "the server process's";
+  const limit = servers.find((p) => p.heapShare === m.heapShareMax)?.heapLimitBytes ?? 0;
+  const heap =
+    limit > 0
+      ? `heap peaked at ${fmtMb(m.heapUsedPeakBytes)} of its ${fmtMb(limit)} limit (${fmtPct(m.heapShareMax * 100)})`
+      : `heap peaked at ${fmtMb(m.heapUsedPeakBytes)}`;
+  const restart =
+    m.recycleRssBytes !== null && m.rssShareOfRestartMax !== null
+      ? `, ${fmtPct(m.rssShareOfRestartMax * 100)} of max_memory_restart (${fmtMb(m.recycleRssBytes)})`
+      : '';
+  return `${whose} ${heap}, its RSS at ${fmtMb(m.rssPeakBytes)}${restart}`;
+}
+
+/** The sentence of a line of cause in the answer's words: "Why, on 1 CPU / 256 MB (runtime probe): …". */
+export const causeSentence = (c: CauseNote): string =>
+  `${c.kind === 'memory' ? 'Memory' : 'Why'}${c.scopeLabel ? `, on ${c.scopeLabel}` : ''} (runtime probe): ${c.text}.`;
+
+/** The line of cause of one pair's pick, for the summary ("Why: …"), or null. */
+export const pickCause = (causes: readonly CauseNote[], scope: string, pick: string): CauseNote | null => {
+  const why = causes.filter((c) => c.scope === scope && c.kind !== 'memory');
+  return why.find((c) => c.key === pick) ?? why[0] ?? null;
+};
