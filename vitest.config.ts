@@ -76,6 +76,8 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+          // it.concurrent inside a file (containers.test.ts starts containers three at a time).
+          maxConcurrency: 3,
           globalSetup: ['tests/helpers/global-setup.ts'],
         },
       },

@@ -98,17 +98,6 @@ export interface ConfigurationSummary {
 }
 
 /**
- * How sure a pick is, by Welch's t-test of it against every other candidate, Holm-corrected:
- * 'clear' — every other is significantly worse; 'not-distinguishable' — the test cannot separate
- * it from at least one other; 'single-sample' — it or a competitor has no interval (one repetition
- * without a per-second series), so against those only means were compared; 'only-one' — nothing
- * to compare with; 'bottlenecked' — the load generator or the host set the pace of every candidate,
- * or of a configuration set aside for it (its number is only a lower bound and may be the faster
- * one), so the ranking is not the server's and the pick is not a confident one.
- */
-export type Verdict = 'clear' | 'not-distinguishable' | 'single-sample' | 'only-one' | 'bottlenecked';
-
-/**
  * How an answer stands: 'confident' — a test separates the pick from every rival; 'equivalent' — the
  * contenders are shown within the margin of the best (or, cheaper ones, not below it), and the
  * cheapest is picked; 'undecided' — neither: the contenders are named, never a pick.
@@ -117,6 +106,13 @@ export type AnswerState = 'confident' | 'equivalent' | 'undecided';
 
 /** The best against one rival on goodput (analysis/decide/contest.ts). */
 export type RivalRelation = 'worse' | 'good-enough' | 'equivalent' | 'undecided';
+
+/**
+ * On what a configuration stands within the margin of the best: 'shown-within' — a test shows it (non-inferiority,
+ * or TOST); 'not-below' — not shown below it, nor shown within (weak); 'means' — no interval on a side, its mean at
+ * or above the floor.
+ */
+export type MarginEvidence = 'shown-within' | 'not-below' | 'means';
 
 export interface RivalTest {
   key: string;
@@ -127,9 +123,14 @@ export interface RivalTest {
    */
   p: number | null;
   /** Its goodput is a lower bound (client-bound or host-busy). */
-  censored: boolean;
+  lowerBound: boolean;
   /** For an undecided rival: 'noise' (more repetitions can decide) or 'bound' (a lower bound prevents it). */
   blockedBy: 'noise' | 'bound' | null;
+  /**
+   * The margin test, made once by the contest and read by the pick, CPU sizing and the words: within the margin of
+   * the best, and on what; null when not (shown worse, or a bound or a mean below the floor).
+   */
+  within: MarginEvidence | null;
 }
 
 /** The decisions for one CPU / memory pair of one workload under one load. */
@@ -188,21 +189,18 @@ export interface ScopeDecision {
    * How the knee stands: 'shown-within' — the test also shows it above best − margin; 'not-below' —
    * not significantly below, but not shown above either (weak); 'means' — no interval, means compared.
    */
-  kneeEvidence: 'shown-within' | 'not-below' | 'means';
+  kneeEvidence: MarginEvidence;
   /**
-   * The best against each other candidate on goodput: Welch's t-test, Holm-adjusted p (null where a side has no
-   * interval).
+   * The lowest p99 against each other candidate: Welch's t-test, Holm-adjusted p (null where a side has no interval).
+   * Latency only: how sure the answer is, is its state.
    */
-  rpsTests: PairTest[];
   p99Tests: PairTest[];
   lowestP99: ConfigurationSummary;
-  rpsVerdict: Verdict;
-  p99Verdict: Verdict;
-  /** Keys of the other candidates the test cannot separate from the best on goodput (Holm-adjusted p > ALPHA). */
+  /** Keys of the other contenders on goodput: the contest's, every candidate not shown worse than the best. */
   notDistinguishableRps: string[];
   /** Keys of the other candidates the test cannot separate from the lowest p99. */
   notDistinguishableP99: string[];
-  /** Keys of the other candidates significantly below the best on goodput. */
+  /** Keys of the other candidates the contest shows worse than the best on goodput. */
   clearlyBelowRps: string[];
 }
 

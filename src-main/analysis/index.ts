@@ -13,10 +13,10 @@ export {
   cellShortfall,
   ONE_REPETITION_NOTE,
   NO_INTERVAL_NOTE,
-  MAX_ERROR_PCT,
 } from './decide/group.ts';
+export { MAX_ERROR_PCT } from '../common/thresholds.ts';
 export { cpuLabel, exactCpu, memLabel, pairLabel } from '../common/resource-labels.ts';
-export { candidatesOf, comparePick, withinMargin } from './decide/decide.ts';
+export { candidatesOf, comparePick, decideCpuCaps } from './decide/decide.ts';
 export {
   who,
   fmtUsPm,

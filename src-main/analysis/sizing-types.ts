@@ -215,25 +215,12 @@ export type FreshMeasure = 'cgroup' | 'rss';
  * `max_memory_restart` and V8's `--max-old-space-size` are set from. Bytes; the highest over the
  * repetitions that recorded each.
  *
- * Why not the cgroup's peak alone: a page is charged to the cgroup that first touched it, so the
- * node binary and libraries that earlier containers of the same image already read are charged
- * elsewhere, and a warm machine's peak leaves them out (hello: 11 MB single, 27 MB cluster ×2,
- * 46 MB pm2 ×2). A fresh pod reads them itself and is charged for them: on a fresh node binary
- * (never cached) hello single did not come up within 12 s under a 32 MB cap (the limit its 11 MB
- * peak gave) nor cluster ×2 under 48 MB nor pm2 ×2 under 64 MB (the limit its 46 MB peak gave) —
- * thrashing on the binary's pages, thousands of major faults, no OOM kill — and came up promptly
- * from 64, 64-80 and 96 MB (pm2 ×2 at 80 MB: after 2-10 s of thrashing).
- *
- * Which resident figure: RSS with file-backed pages counted once — Σ per process max(RssAnon,
- * VmHWM − RssFile) + the largest RssFile (engine/process-memory.ts). Summed RSS counts the
- * ~35-40 MB of node binary and libraries once per process although a pod holds those pages once
- * (hello cluster ×2: 137 MB summed against 64 MB once, and 64 MB is where it ran); summed PSS divides shared pages
- * among
- * every process mapping them, other containers and the host included, so on a warm machine it
- * undercounts (55 MB; in a fresh pod, where only its own processes share them, PSS equals the
- * counted-once figure: 63.5 against 63.4 MB). Counted once, with the headroom, the limits came out
- * at 64 (single), 96 (cluster ×2) and 128 MB (pm2 ×2), each where a fresh pod came up promptly;
- * summed RSS would have asked for 64, 192 and 224 MB.
+ * Not the cgroup's peak alone: a page is charged to the cgroup that first touched it, so on a warm
+ * machine the node binary and libraries earlier containers read are charged elsewhere, while a fresh
+ * pod pays for them (limits from the peak alone left fresh pods thrashing: BENCHMARKS.md, Thresholds).
+ * Resident memory with file-backed pages counted once — Σ per process max(RssAnon, VmHWM − RssFile) +
+ * the largest RssFile (engine/process-memory.ts) — as a pod holds those pages once: summed RSS counts
+ * them in every process, and summed PSS undercounts on a warm machine.
  *
  * There is no heap figure: the V8 heap cannot be told apart from other anonymous memory from
  * outside the process; `processMaxAnonBytes` (heap, stacks, malloc) bounds it from above.

@@ -4,7 +4,7 @@
 // only, as the rest of the contract.
 import type { AnswerChartPanel } from '../analysis/explain/answer-chart.ts';
 import type { BaselineComparison, ConfigurationVerdict, MetricVerdict } from '../analysis/baseline-types.ts';
-import type { Recommendation, Verdict } from '../analysis/types.ts';
+import type { Recommendation } from '../analysis/types.ts';
 
 export type {
   AnswerChartPanel,
@@ -52,8 +52,6 @@ export interface AnswerView {
   reasoning: string[];
   /** Every configuration of the answer in words, by key. */
   configurations: Record<string, ConfigurationWords>;
-  /** How sure a pick is, in a word or two (verdictShort). */
-  verdicts: Record<Verdict, string>;
   /** The answer's chart (analysis/explain/answer-chart.ts): the same data the HTML report draws. */
   chart: AnswerChartPanel[];
   /** The recommended configurations' memory and CPU as statements with their methods. */

@@ -20,7 +20,6 @@ export {
   goodputWords,
   intervalWords,
   judgeGoodput,
-  VERIFY_GOODPUT_SHARE,
   type GoodputCheck,
   type GoodputInterval,
   type GoodputVerdict,

@@ -3,15 +3,12 @@
 // of a value 36 % above.
 import { ALPHA, estimateOf, summarizeOne, welch } from '../analysis/decide/stats.ts';
 import { fmtNum } from '../common/format.ts';
+import { VERIFY_GOODPUT_SHARE } from '../common/thresholds.ts';
 import type { LoadResult } from '../model/types.ts';
 import type { VerifyDescriptor } from '../model/verify.ts';
 
-/**
- * Goodput passes only if shown above this share of the matrix's estimate (non-inferiority, a 5 % margin): one-sided
- * Welch at ALPHA. Shown below it fails; neither is not judged.
- */
-export const VERIFY_GOODPUT_SHARE = 0.95;
-
+// Goodput passes only if shown above VERIFY_GOODPUT_SHARE of the matrix's estimate; shown below it
+// fails; neither is not judged.
 const SHARE_PCT = `${fmtNum(VERIFY_GOODPUT_SHARE * 100)} %`;
 const pWords = (p: number): string => `one-sided p ${p < 0.001 ? '< 0.001' : fmtNum(p, 3)}`;
 

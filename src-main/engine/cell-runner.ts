@@ -13,7 +13,7 @@ import type { ReplicaReading } from '../model/replicas.ts';
 import type { CellClock } from '../probe/place.ts';
 import { measureLoad, TargetUnreachable } from './cell-load.ts';
 import { checkClientBound } from './client-check.ts';
-import { cellFlags } from './flags.ts';
+import { cellFlagsAndBottleneck } from './flags.ts';
 import { collectCellProbe, replicaReadings } from './replica-readings.ts';
 
 export { toSample } from './cell-load.ts';
@@ -181,7 +181,7 @@ class CellRun {
       ...(this.load ? { load: this.load } : {}),
       ...(this.stats ? { stats: this.stats } : {}),
       ...(this.exit ? { exit: this.exit } : {}),
-      flags: cellFlags(this.load, this.stats, this.exit, cfg.memoryMb),
+      ...cellFlagsAndBottleneck(this.load, this.stats, this.exit, cfg.memoryMb),
       imageTag: this.ctx.image.tag,
       ...(this.ctx.image.nodeVersion ? { nodeVersion: this.ctx.image.nodeVersion } : {}),
       ranOn: {

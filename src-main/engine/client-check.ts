@@ -1,7 +1,8 @@
-// The client-bound rule, checked from the server side (issue 24): a load thread at its ceiling says
+// The load side's verdict, checked from the server side (issue 24): a load thread at its ceiling says
 // the client *may* have set the pace. The runtime probe can say whether the server had headroom. If
 // every serving event loop was at its ceiling too (or the container was throttled), both sides were
-// saturated and the goodput is about what the server gives: a measurement, not a lower bound.
+// saturated and the goodput is about what the server gives: a measurement, not a lower bound. The
+// checked load is evidence; the cell's bottleneck is decided from it once (common/bottleneck.ts).
 import { runtimeSummary, serverAgreesClientBound } from '../analysis/explain/causes.ts';
 import type { CellProbe } from '../model/probe.ts';
 import type { CellConfig, LoadResult, StatsSummary } from '../model/types.ts';

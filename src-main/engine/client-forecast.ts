@@ -1,14 +1,13 @@
 // Before a run: which cells will the load generator, not the server, set the pace of on this host?
 //
-// One load thread tops out at some rate (hello-world: ~80k req/s per thread on this project's 2-core
-// machine), whatever the server could do. That ceiling is calibrated from this host's own history —
-// the highest goodput per load thread of any cell flagged client-bound here — and stored in the
-// settings table, so it outlives the runs it came from. A cell is then predicted from past cells of
-// the same app (and request set, and launch mode) here: what cells of exactly its configuration
-// reached, else their goodput per CPU the server could use times the planned cap, against the
-// ceiling × the load threads the cell will get (the placement and threads rules of a run); a
-// configuration that was mostly client-bound here before is likely to be again. No ceiling or no
-// past cells of an app: no forecast for them.
+// One load thread tops out at some rate (BENCHMARKS.md, Fidelity), whatever the server could do.
+// That ceiling is calibrated from this host's own history — the highest goodput per load thread of
+// any cell flagged client-bound here — and stored in the settings table, so it outlives the runs it
+// came from. A cell is then predicted from past cells of the same app (and request set, and launch
+// mode) here: what cells of exactly its configuration reached, else their goodput per CPU the server
+// could use times the planned cap, against the ceiling × the load threads the cell will get (the
+// placement and threads rules of a run); a configuration that was mostly client-bound here before is
+// likely to be again. No ceiling or no past cells of an app: no forecast for them.
 //
 // The forecast itself (`forecastCells`, `forecastMessage`, `ceilingOf`, …) is pure; `hostForecast`
 // reads the store and keeps the stored ceiling up to date.
@@ -33,12 +32,6 @@ import {
 
 /** The settings key of the stored ceiling (a LoadCeiling as JSON). */
 export const CEILING_SETTING = 'loadThreadCeiling';
-/**
- * A cell is likely client-bound when the rate it is predicted to reach is at least this share of
- * what its load threads can send: a thread is flagged client-bound from 90 % busy, which it reaches
- * just below its ceiling.
- */
-export const LIKELY_SHARE = CLIENT_BOUND_ELU;
 /** How many of the latest runs the forecast reads (newest first). */
 export const HISTORY_RUNS = 200;
 
@@ -214,7 +207,8 @@ export function forecastCells(
       continue;
     }
     const ceilingRps = ceiling.perThreadRps * cell.threads;
-    const byRate = p.rate >= LIKELY_SHARE * ceilingRps;
+    // A thread is flagged client-bound from CLIENT_BOUND_ELU busy, which it reaches at that share of its ceiling.
+    const byRate = p.rate >= CLIENT_BOUND_ELU * ceilingRps;
     if (!byRate && !p.boundBefore) continue;
     likely++;
     const key = JSON.stringify([cell.app, cell.requestSet ?? null, cell.cpuMillis, replicasOf(cell), cell.threads]);

@@ -1,25 +1,23 @@
-import type { ExitInfo, Flag, HostContention, LoadResult, StatsSummary } from '../model/types.ts';
+import type { CellResult, ExitInfo, Flag, HostContention, LoadResult, StatsSummary } from '../model/types.ts';
 import { stationarity } from '../load/steady-state.ts';
-import { UNEVEN_SHARE } from '../common/thresholds.ts';
-
-/** Throttled for more than this share of the measured time: the CPU cap, not the app, set the pace. */
-const THROTTLE_SHARE = 0.05;
+import { HOST_BUSY_BURST_SEC, HOST_BUSY_PCT, THROTTLED_TIME_SHARE, UNEVEN_SHARE } from '../common/thresholds.ts';
+import { cellBottleneck } from '../common/bottleneck.ts';
 
 /**
- * Other processes took more than this share (%) of the cores the target and the load ran on, over
- * the measured seconds: the host, not the caps, may have set the pace. Basis, on this 2-core host
- * during normal hello/json cells with nothing else running: dockerd (its stats stream), containerd,
- * the container's shim, the VM agent and kernel threads take 2–5 ticks a second together, and the
- * measured share was 0–2.7 % per cell (single seconds up to 9 %: tick sampling against the
- * container's ns accounting). A vitest run started beside a cell measured 15 % over the cell and
- * 20–36 % in the seconds it ran, and halved the cell's throughput in those seconds.
+ * The flags step of a measured cell: its flags, and what set its pace (common/bottleneck.ts), decided here once
+ * from them and the load result, and stored with the cell. The load is the one the probe has checked
+ * (engine/client-check.ts).
  */
-export const HOST_BUSY_PCT = 10;
-/**
- * …or a burst: at least this many measured seconds each above twice that share (a short stall a mean over the cell
- * hides).
- */
-const HOST_BUSY_BURST_SEC = 2;
+export function cellFlagsAndBottleneck(
+  load: LoadResult | undefined,
+  stats: StatsSummary | undefined,
+  exit: ExitInfo | undefined,
+  memoryMb: number,
+): Pick<CellResult, 'flags' | 'bottleneck'> {
+  const flags = cellFlags(load, stats, exit, memoryMb);
+  const bottleneck = cellBottleneck({ flags, load });
+  return { flags, ...(bottleneck ? { bottleneck } : {}) };
+}
 
 /** Everything a reader should be warned about, each with its reason in plain words. */
 export function cellFlags(
@@ -52,7 +50,7 @@ export function cellFlags(
   // A replicated cell's throttling is summed over its replicas: its share is of their time together.
   const replicas = load?.replicaRequests?.length ?? 1;
   const containerMs = load ? load.measuredSec * 1000 * replicas : 0;
-  if (stats && load && containerMs > 0 && stats.throttledMs / containerMs > THROTTLE_SHARE) {
+  if (stats && load && containerMs > 0 && stats.throttledMs / containerMs > THROTTLED_TIME_SHARE) {
     const of = replicas > 1 ? ` (${replicas} replicas × ${Math.round(load.measuredSec * 1000)} ms)` : '';
     flags.push({
       kind: 'throttled',

@@ -1,9 +1,9 @@
 // Each server process's resident memory over a cell, beside the cgroup's peak. The cgroup is charged
 // for a page by whoever touched it first: the node binary and libraries an earlier container already
-// read are charged elsewhere, so a warm machine's peak (21 MB for hello in cluster mode ×2) is well
-// below what a fresh pod is charged (each process's RSS alone is ~41 MB, 35 MB of it the mapped node
-// binary). Provider-neutral: the provider reads its target's processes (the local engine from the
-// host's /proc), this keeps the highest per pid and per reading, and gives the StatsSummary fields.
+// read are charged elsewhere, so a warm machine's peak is well below what a fresh pod is charged
+// (BENCHMARKS.md, Thresholds: what a fresh deployment needs). Provider-neutral: the provider reads its
+// target's processes (the local engine from the host's /proc), this keeps the highest per pid and per
+// reading, and gives the StatsSummary fields.
 import type { ProcessReading, ProcessSnapshot, ProvisionedTarget } from '../providers/provider.ts';
 import type { StatsSummary } from '../model/types.ts';
 

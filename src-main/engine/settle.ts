@@ -9,7 +9,7 @@ import { who } from '../analysis/explain/words.ts';
 import { onWhat } from '../analysis/names.ts';
 import type { ConfigurationSummary } from '../analysis/types.ts';
 import { fmtDuration, fmtNum } from '../common/format.ts';
-import { VERIFY_GOODPUT_SHARE } from '../deploy/verify-goodput.ts';
+import { VERIFY_GOODPUT_SHARE } from '../common/thresholds.ts';
 import type { StoredCell } from '../store/index.ts';
 import type { PhaseContext } from './phases.ts';
 import { seededShuffle } from './matrix.ts';

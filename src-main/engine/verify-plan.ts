@@ -15,7 +15,8 @@
  */
 import { limitText } from '../analysis/explain/sizing-words.ts';
 import { cellPeak, MEMORY_ROUND_MB } from '../analysis/size/memory.ts';
-import { configurationKey, MAX_ERROR_PCT } from '../analysis/decide/group.ts';
+import { configurationKey } from '../analysis/decide/group.ts';
+import { MAX_ERROR_PCT } from '../common/thresholds.ts';
 import { recommendedCpuMillis, recommendedMemoryLimitMb } from '../analysis/size/sizing.ts';
 import type { ConfigurationSummary, Recommendation } from '../analysis/types.ts';
 import {

@@ -1,8 +1,8 @@
 // The HTML report's last section: how the cells were measured (containers, placement, latency,
 // warm-up, steady state, contention, flags), how the answer was decided, and the limits of it all.
 import type { Recommendation } from '../analysis/index.ts';
-import { HOST_BUSY_PCT } from '../engine/flags.ts';
-import { UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from '../load/steady-state.ts';
+import { HOST_BUSY_PCT, UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD } from '../common/thresholds.ts';
+import { WARM_WINDOW_SEC, warmupCapSec } from '../load/steady-state.ts';
 import type { RunDetail } from '../model/stored.ts';
 import { esc, section } from './html-parts.ts';
 

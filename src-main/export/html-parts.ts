@@ -1,7 +1,7 @@
 // The pieces every table and section of the HTML report is built from. Everything that comes from
 // data goes through esc (names are user input).
 import { p99Short } from '../analysis/index.ts';
-import type { ConfigurationSummary, Verdict } from '../analysis/index.ts';
+import type { ConfigurationSummary, ScopeDecision } from '../analysis/index.ts';
 import { fmtNum } from '../common/format.ts';
 import { escapeXml as esc } from './svg-chart.ts';
 
@@ -31,22 +31,33 @@ export function rpsCell(c: ConfigurationSummary): string {
 
 export const p99Cell = (c: ConfigurationSummary): string => p99Short(c);
 
-export function verdictText(v: Verdict, others: number): string {
-  switch (v) {
-    case 'clear':
-      return 'clear (Welch’s t-test, Holm-corrected)';
-    case 'not-distinguishable':
-      return `not distinguishable from ${others} other${others === 1 ? '' : 's'}`;
-    case 'single-sample':
-      return 'no interval: means only';
-    case 'bottlenecked':
-      return 'not confident: the load generator or the host set the pace';
-    case 'only-one':
-      return 'only configuration';
-  }
+/**
+ * Under the best goodput: what the contest left beside it — the answer's state is said once, with its pick
+ * (winnersTable) — read from the contest's rivals and contenders, never tested again.
+ */
+export function contestNote(s: ScopeDecision): string {
+  if (s.rivals.length === 0) return 'only candidate';
+  const others = s.notDistinguishableRps.length;
+  if (others === 0) return 'every other shown below it (Welch’s t-test, Holm-corrected)';
+  const why =
+    s.state === 'undecided' && !s.settleable
+      ? ': a lower bound stands in the way'
+      : s.rivals.some((r) => r.p === null)
+        ? '; some without an interval: means only'
+        : '';
+  return `${others} other${others === 1 ? '' : 's'} still in the running${why}`;
 }
 
-/** A winner in one cell: who, the value with its interval, and how sure. */
+/** Under the lowest p99: how its comparison with the others went (latency, not the answer's state). */
+export function p99Note(s: ScopeDecision): string {
+  if (s.p99Tests.length === 0) return 'only candidate';
+  const others = s.notDistinguishableP99.length;
+  if (others) return `not distinguishable from ${others} other${others === 1 ? '' : 's'}`;
+  if (s.p99Tests.some((t) => t.test === null)) return 'no interval: means only';
+  return 'significantly the lowest (Welch’s t-test, Holm-corrected)';
+}
+
+/** A winner in one cell: who, the value with its interval, and a note under it. */
 export const pickCell = (who: string, value: string, verdict: string): string =>
   td(`${esc(who)}<br><span class="value">${value}</span><br>${muted(esc(verdict))}`);
 

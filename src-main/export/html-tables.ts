@@ -5,7 +5,7 @@ import type { Recommendation } from '../analysis/index.ts';
 import { STATE_WORDS } from '../analysis/explain/headline.ts';
 import { fmtBytes, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
-import { esc, flagsHtml, p99Cell, pickCell, rpsCell, table, td, th, verdictText } from './html-parts.ts';
+import { contestNote, esc, flagsHtml, p99Cell, p99Note, pickCell, rpsCell, table, td, th } from './html-parts.ts';
 
 export function winnersTable(rec: Recommendation): string {
   const multi = new Set(rec.scopes.map((s) => s.context)).size > 1;
@@ -19,10 +19,10 @@ export function winnersTable(rec: Recommendation): string {
     return `<tr>${[
       td(esc(s.label)),
       ...(multi ? [td(esc(s.context))] : []),
-      pickCell(who(b), `${rpsCell(b)} req/s`, verdictText(s.rpsVerdict, s.notDistinguishableRps.length)),
+      pickCell(who(b), `${rpsCell(b)} req/s`, contestNote(s)),
       td(fmtRatio(b.workersPerCpu), true),
       pickCell(who(s.knee), kneeRps, `${fmtRatio(s.knee.workersPerCpu)} per CPU · ${STATE_WORDS[s.state]}`),
-      pickCell(who(s.lowestP99), p99Cell(s.lowestP99), verdictText(s.p99Verdict, s.notDistinguishableP99.length)),
+      pickCell(who(s.lowestP99), p99Cell(s.lowestP99), p99Note(s)),
       td(flagsHtml(flagged)),
     ].join('')}</tr>`;
   });

@@ -1,23 +1,9 @@
-// Who set the pace: the load generator (a load thread near a full core, or a load side that did not
-// send) or the server (every connection busy waiting for it, or answers that did not come back).
-// A missed constant rate is blamed on the client only with evidence against the client.
-//
-// ONE cause per cell: a cell is never both client-bound and short by the server's fault (issue 21: a
-// fast host measured `shortfallBy: 'server'` with `clientBound: true`). The Attribution type makes that
-// pair unrepresentable, so every consumer (flags, words, the auto-size judge) reads one answer.
-//
-// A busy load thread AND every connection busy: both sides look saturated. A thread that falls behind
-// reads answers late, which lengthens the measured latency and so can fill the connections by itself;
-// a saturated server fills them directly, and the thread then works hard queueing sends for
-// connections that are all waiting, its busyness a consequence and not the cause. The rule: every
-// connection busy (Little's law: target × latency ≥ connections) is the evidence of a server
-// bottleneck, and then the load side is NOT client-bound (shortfallBy 'server', clientBound false),
-// UNLESS the per-second record shows a load thread busy in an earlier measured second than the first
-// one with every connection busy: then the client fell behind first and the full connections followed
-// from it (shortfallBy 'client', clientBound true). Seconds are the resolution: the same second counts
-// as "not before" (ambiguous, so the server, whose connections are the direct evidence), and without
-// per-second CPU readings (outside Linux) the server is named. The busy thread stays visible in the
-// result's clientElu; it is just not a second cause.
+// The load side's evidence of who set the pace of a cell: the load generator (a load thread near a full
+// core, or a load side that did not send) or the server (every connection busy, or answers that did not
+// come back). One cause per cell, never both (issue 21), so the cell's one bottleneck, decided from it in
+// the flags step (common/bottleneck.ts), reads one answer; where both sides look saturated, the full
+// connections name the server unless a load thread was busy in an earlier second (docs/method.md, "A
+// missed constant rate", says why).
 import { CLIENT_BOUND_ELU, RATE_SHORTFALL } from '../common/thresholds.ts';
 
 export interface AttributionInput {

@@ -6,26 +6,11 @@
 // every test Rightsize makes.
 import { fitLine } from '../common/least-squares.ts';
 import { studentTCdf } from '../common/t-distribution.ts';
+import { UNSTABLE_ALPHA, UNSTABLE_CHANGE } from '../common/thresholds.ts';
 
-export { isWarm, WARM_SPREAD, WARM_WINDOW_SEC, warmupCapSec } from './warmup.ts';
+export { isWarm, WARM_WINDOW_SEC, warmupCapSec } from './warmup.ts';
 
 const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-/**
- * Smallest drift or step, as a share of the mean, that makes a cell `unstable`. Below it a
- * difference may be statistically real but too small to move an answer whose noise bound is
- * itself ~10 % (CV between repetitions); above it the seconds do not describe one steady state.
- */
-export const UNSTABLE_CHANGE = 0.1;
-
-/**
- * Significance of each of the two tests (trend, level shift). Steady series with independent noise
- * are flagged under 0.5 % of the time at 3 % CV, ~2 % at 5 %, ~4 % at 10 % (5–20 s; thousands of
- * seeded series in the unit tests): the size bound does most of the work at low noise, the test
- * guards noisy cells against chance. Noise that wanders for seconds at a time is flagged more
- * often, which is what `unstable` is meant to say.
- */
-export const UNSTABLE_ALPHA = 0.025;
 
 export interface Stationarity {
   unstable: boolean;

@@ -1,6 +1,7 @@
 // A run and its cells as the history keeps them: plain data the store gives back and the
 // analysis, the exports, the CLI and the UI read.
 import type {
+  Bottleneck,
   CellConfig,
   CellStatus,
   ExitInfo,
@@ -48,6 +49,11 @@ export interface StoredCell {
   stats: StatsSummary | null;
   exit: ExitInfo | null;
   flags: Flag[];
+  /**
+   * What set its pace, as decided when it was measured (common/bottleneck.ts; cells stored before it was recorded got
+   * it from their stored flags and load, by the same function): null without a load result. Read, never re-derived.
+   */
+  bottleneck: Bottleneck | null;
   imageTag: string | null;
   /** Where the target ran (null: this machine's engine, before it was recorded). */
   ranOn: RanOn | null;

@@ -280,6 +280,13 @@ export interface Flag {
   reason: string;
 }
 
+/**
+ * What set a measured cell's pace, its bottleneck: 'server' — the server, so the goodput is the server's; 'client' —
+ * the load generator; 'host' — other processes on the host. 'client' and 'host' make the goodput a lower bound on the
+ * server's. Decided once, when the cell is measured (common/bottleneck.ts), and stored with it.
+ */
+export type Bottleneck = 'server' | 'client' | 'host';
+
 export type CellStatus = 'running' | 'ok' | 'failed' | 'oom' | 'cancelled' | 'interrupted';
 export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -292,6 +299,8 @@ export interface CellResult {
   stats?: StatsSummary;
   exit?: ExitInfo;
   flags: Flag[];
+  /** What set its pace (common/bottleneck.ts), decided with the flags; absent without a load result. */
+  bottleneck?: Bottleneck;
   imageTag?: string;
   /** Where the target ran: the target ('local' for this machine's engine) and, on a Swarm or cluster, its node. */
   ranOn?: RanOn;

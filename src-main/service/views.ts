@@ -14,8 +14,8 @@ import {
 } from '../analysis/explain/sizing-words.ts';
 import { reasoningOf } from '../analysis/explain/summary.ts';
 import type { BaselineComparison, MetricVerdict } from '../analysis/baseline-types.ts';
-import type { Recommendation, Verdict } from '../analysis/types.ts';
-import { p99Short, p99Text, rpsText, verdictShort, who } from '../analysis/explain/words.ts';
+import type { Recommendation } from '../analysis/types.ts';
+import { p99Short, p99Text, rpsText, who } from '../analysis/explain/words.ts';
 import type {
   AnswerView,
   ConfigurationWords,
@@ -25,8 +25,6 @@ import type {
   SizingWords,
 } from '../contract/views.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
-
-const VERDICTS: readonly Verdict[] = ['clear', 'not-distinguishable', 'single-sample', 'only-one', 'bottlenecked'];
 
 /** The UI's part of an answer: its chart from the run's cells, and its words. */
 export function answerView(rec: Recommendation, cells: readonly StoredCell[]): AnswerView {
@@ -56,7 +54,6 @@ export function answerView(rec: Recommendation, cells: readonly StoredCell[]): A
     deployedKey: answerKey(rec),
     reasoning: reasoningOf(rec.words, rec.methods),
     configurations,
-    verdicts: Object.fromEntries(VERDICTS.map((v) => [v, verdictShort(v)])) as Record<Verdict, string>,
     chart: answerChart(rec, cells),
     sizingParts: sizingParts(rec),
     sizing,

@@ -1,5 +1,14 @@
 import type Database from 'better-sqlite3';
-import type { CellConfig, CellResult, CellStatus, Flag, LoadResult, RanOn, StatsSummary } from '../model/types.ts';
+import type {
+  Bottleneck,
+  CellConfig,
+  CellResult,
+  CellStatus,
+  Flag,
+  LoadResult,
+  RanOn,
+  StatsSummary,
+} from '../model/types.ts';
 import type { StoredCell } from '../model/stored.ts';
 import type { ReplicaReading } from '../model/replicas.ts';
 export type { StoredCell };
@@ -39,6 +48,7 @@ interface CellRow {
   load_json: string | null;
   stats_json: string | null;
   flags_json: string;
+  bottleneck: Bottleneck | null;
   image_tag: string | null;
   ran_on: string | null;
   started_at: string;
@@ -64,7 +74,8 @@ const FINISH_SQL = `
     cpu_pct_mean = @cpu_pct_mean, cpu_pct_max = @cpu_pct_max, mem_max_bytes = @mem_max_bytes,
     mem_limit_bytes = @mem_limit_bytes, throttled_ms = @throttled_ms,
     oom_killed = @oom_killed, exit_code = @exit_code, restarts = @restarts,
-    load_json = @load_json, stats_json = @stats_json, flags_json = @flags_json, image_tag = @image_tag,
+    load_json = @load_json, stats_json = @stats_json, flags_json = @flags_json, bottleneck = @bottleneck,
+    image_tag = @image_tag,
     ran_on = @ran_on, started_at = @started_at, finished_at = @finished_at
   WHERE id = @id`;
 
@@ -138,6 +149,8 @@ export class CellQueries {
       load_json: load ? JSON.stringify(load) : null,
       stats_json: statsJson(stats, r.replicas),
       flags_json: JSON.stringify(r.flags),
+      // Decided in the engine's flags step (common/bottleneck.ts); no load result stored, no pace.
+      bottleneck: load ? (r.bottleneck ?? null) : null,
       image_tag: r.imageTag ?? null,
       // The exact Node.js version rides with where the cell ran (no index needs it, so no column of its own).
       ran_on: r.ranOn ? JSON.stringify({ ...r.ranOn, ...(r.nodeVersion ? { nodeVersion: r.nodeVersion } : {}) }) : null,
@@ -219,6 +232,7 @@ function toStoredCell(r: CellRow): StoredCell {
         ? null
         : { oomKilled: r.oom_killed !== 0, exitCode: r.exit_code, restarts: r.restarts ?? 0 },
     flags: JSON.parse(r.flags_json) as Flag[],
+    bottleneck: r.bottleneck,
     imageTag: r.image_tag,
     ...readRanOn(r.ran_on),
     startedAt: r.started_at,

@@ -1,13 +1,19 @@
 import type Database from 'better-sqlite3';
+import { cellBottleneck } from '../common/bottleneck.ts';
+import { RATE_SHORTFALL } from '../common/thresholds.ts';
+import type { Flag, LoadResult } from '../model/types.ts';
 
 /** Marks the file as Rightsize's ('RSZ1'), so we never add our tables to some other program's database. */
 export const APPLICATION_ID = 0x52535a31;
+
+/** SQL, or a step that also fills new columns of existing rows (in the same transaction). */
+export type Migration = string | ((db: Database.Database) => void);
 
 /**
  * Schema migrations, oldest first. Migration i (0-based) takes `PRAGMA user_version` from i to i + 1.
  * Append only: never edit a migration that has shipped, add a new one instead.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   /* 1: initial schema */ `
   CREATE TABLE runs (
     id            INTEGER PRIMARY KEY,
@@ -203,7 +209,50 @@ export const MIGRATIONS: readonly string[] = [
     spec_json   TEXT NOT NULL
   );
   `,
+  // 11: what set each cell's pace ('server', 'client', 'host'; NULL without a load result), decided when the cell is
+  // measured (common/bottleneck.ts); the cells stored before get it from their stored flags and load, by the same
+  // function, so no reader re-derives it.
+  (db) => {
+    db.exec(`ALTER TABLE cells ADD COLUMN bottleneck TEXT CHECK (bottleneck IN ('server','client','host'));`);
+    backfillServerShortfall(db);
+    backfillBottleneck(db);
+  },
 ];
+
+/**
+ * Cells stored before the load side recorded which side a missed constant rate was on (load.shortfallBy), once: not
+ * client-bound, and by Little's law (mean latency × rate at or above the connections) every connection was waiting on
+ * the server — the server's. The rule the answer applied to them at every reading until migration 11.
+ */
+function backfillServerShortfall(db: Database.Database): void {
+  db.prepare(
+    `UPDATE cells SET load_json = json_set(load_json, '$.shortfallBy', 'server')
+     WHERE load_json IS NOT NULL AND load_model = 'rate' AND json_extract(load_json, '$.shortfallBy') IS NULL
+       AND ifnull(client_bound, 0) = 0
+       AND coalesce(json_extract(load_json, '$.goodputMean'),
+                    CASE WHEN requests > 0 THEN rps_mean * max(0, requests - ifnull(non2xx, 0)) / requests
+                         ELSE rps_mean END) < target_rate * ?
+       AND coalesce(json_extract(load_json, '$.latencyUs.mean'), mean_us) / 1e6 * target_rate >= connections`,
+  ).run(RATE_SHORTFALL);
+}
+
+/** Every stored cell's bottleneck from its stored flags and load result (migration 11). */
+function backfillBottleneck(db: Database.Database): void {
+  // The load's shortfall side only: its per-second arrays are not read.
+  type Row = { id: number; flags_json: string; has_load: number; shortfall_by: LoadResult['shortfallBy'] | null };
+  const rows = db
+    .prepare<[], Row>(
+      `SELECT id, flags_json, load_json IS NOT NULL AS has_load,
+              json_extract(load_json, '$.shortfallBy') AS shortfall_by
+       FROM cells`,
+    )
+    .all();
+  const set = db.prepare<[string | null, number]>('UPDATE cells SET bottleneck = ? WHERE id = ?');
+  for (const r of rows) {
+    const load = r.has_load ? (r.shortfall_by ? { shortfallBy: r.shortfall_by } : {}) : null;
+    set.run(cellBottleneck({ flags: JSON.parse(r.flags_json) as Flag[], load }), r.id);
+  }
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -234,7 +283,9 @@ export function migrate(db: Database.Database): void {
   db.transaction(() => {
     const from = check(); // again, under the lock: another process may have migrated meanwhile
     for (let v = from; v < SCHEMA_VERSION; v++) {
-      db.exec(MIGRATIONS[v]!);
+      const m = MIGRATIONS[v]!;
+      if (typeof m === 'string') db.exec(m);
+      else m(db);
       db.pragma(`user_version = ${v + 1}`);
     }
   }).immediate();

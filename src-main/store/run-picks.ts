@@ -5,7 +5,8 @@ import type { RunPick } from '../model/stored.ts';
  * Bump when the answer's rules change what a stored run's pick would be: every cached pick is then
  * worked out again on its next listing.
  */
-export const PICK_RULES_VERSION = 2; // 2: one answer across CPU / memory pairs, unstable repetitions counted
+// 2: one answer across CPU / memory pairs, unstable repetitions counted; 3: each cell's stored bottleneck
+export const PICK_RULES_VERSION = 3;
 
 /**
  * What a run's cached pick was worked out from (SQL over the run list's page and its cells): the

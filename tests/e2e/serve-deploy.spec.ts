@@ -8,7 +8,7 @@ import { expect, test } from './fixtures';
 // its answer (the matrix's default): the snippets say what was run exactly as emitted.
 const MATRIX = {
   apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256],
-  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 1, repetitions: 1, order: 'fixed', settleBudgetPct: 0,
+  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 0, repetitions: 1, order: 'fixed', settleBudgetPct: 0,
 };
 
 test('copy the recommended configuration and a picked cell as PM2, Kubernetes and Compose snippets', async ({ page, context, served }) => {

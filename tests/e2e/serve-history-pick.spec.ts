@@ -7,7 +7,7 @@ import { expect, test } from './fixtures';
 // row says what the run's own answer page says.
 const MATRIX = {
   apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256],
-  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 1, repetitions: 1, order: 'fixed', settleBudgetPct: 0, verify: false,
+  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 0, repetitions: 1, order: 'fixed', settleBudgetPct: 0, verify: false,
 };
 /** As long as a name may be (200 characters): History cuts it rather than push goodput and p99 out of the window. */
 const NAME = `history pick e2e ${'with a name far longer than the table has room for '.repeat(4)}`.slice(0, 200);

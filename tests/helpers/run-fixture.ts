@@ -1,6 +1,7 @@
 // Builds stored runs by hand, so analysis and reports can be tested on exact, known numbers.
 import type { CellConfig, CellLoad, CellStatus, Flag, HostFacts, LaunchMode } from '../../src-main/model/types.ts';
 import type { RunDetail, StoredCell } from '../../src-main/store/index.ts';
+import { cellBottleneck } from '../../src-main/common/bottleneck.ts';
 
 export interface CellSpec {
   app?: string;
@@ -36,7 +37,7 @@ export function cell(s: CellSpec): StoredCell {
   const rps = ok ? (s.rps ?? 1000) : null;
   const p99 = ok ? (s.p99Us ?? 1000) : null;
   const requests = ok ? (s.requests ?? Math.round(rps! * 10)) : null;
-  return {
+  const c: StoredCell = {
     id: 0, runId: 1, config, status, failure: s.failure ?? null,
     rpsMean: rps, rpsStddev: ok ? 1 : null, bytesPerSec: ok ? rps! * 100 : null,
     p50Us: ok ? Math.round(p99! / 3) : null, p75Us: null, p90Us: null, p97_5Us: null, p99Us: p99, p99_9Us: null,
@@ -47,9 +48,17 @@ export function cell(s: CellSpec): StoredCell {
     throttledMs: ok ? 0 : null, load: null, stats: null,
     exit: status === 'oom' ? { oomKilled: true, exitCode: 137, restarts: 0 } : ok ? { oomKilled: false, exitCode: null, restarts: 0 } : null,
     flags: s.flags ?? (status === 'oom' ? [{ kind: 'oom-killed', reason: `the kernel killed a process for exceeding the ${config.memoryMb} MB memory cap` }] : []),
-    imageTag: null, ranOn: null, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:12.000Z',
+    bottleneck: null, imageTag: null, ranOn: null, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:12.000Z',
   };
+  return { ...c, bottleneck: storedBottleneck(c) };
 }
+
+/**
+ * The bottleneck the engine's flags step stores with a cell, from its flags and load (common/bottleneck.ts): a
+ * fixture's ok cell has measured numbers but often no load object, which counts as a load result here.
+ */
+export const storedBottleneck = (c: StoredCell): StoredCell['bottleneck'] =>
+  cellBottleneck({ flags: c.flags, load: c.load ?? (c.rpsMean !== null ? {} : null) });
 
 /** Repetitions of one configuration: one cell per req/s value (p99 values paired by position). */
 export function reps(s: Omit<CellSpec, 'rps' | 'p99Us'>, rps: number[], p99Us: number[] = rps.map(() => 1000)): StoredCell[] {
@@ -63,7 +72,8 @@ export function run(cells: StoredCell[], o: { name?: string; matrix?: unknown; s
     const k = JSON.stringify({ ...c.config, index: 0, repetition: 0 });
     const repetition = seen.get(k) ?? 0;
     seen.set(k, repetition + 1);
-    return { ...c, id: i + 1, config: { ...c.config, index: i, repetition } };
+    // Stored as the flags step decided it from the cell's final flags and load (a test may set them after `cell`).
+    return { ...c, id: i + 1, config: { ...c.config, index: i, repetition }, bottleneck: storedBottleneck(c) };
   });
   return {
     id: 1, name: o.name ?? 'fixture', preset: null, matrix: o.matrix ?? { apps: ['hello'], placement: 'auto' }, host: o.host ?? HOST,

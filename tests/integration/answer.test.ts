@@ -18,7 +18,7 @@ describe('the answer of a real run', () => {
     const config = path.join(dir, 'm.json');
     writeFileSync(config, JSON.stringify({
       name: 'answer check', apps: ['pbkdf2'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [500], memoryMb: [256],
-      load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 2, order: 'shuffle', seed: 7, settleBudgetPct: 0, verify: false,
+      load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 0, repetitions: 2, order: 'shuffle', seed: 7, settleBudgetPct: 0, verify: false,
     }));
     const run = await cli(['--db', db, '--json', 'run', '--config', config, '--slo', 'p99<=2s,rps>=10,errors<=1%']);
     expect(run.code, run.stderr).toBe(0);

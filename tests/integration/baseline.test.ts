@@ -24,7 +24,7 @@ const matrix = (env: Record<string, string>) => ({
   memoryMb: [256],
   load: { model: 'closed', connections: [4] },
   durationSec: 3,
-  warmupSec: 1,
+  warmupSec: 0,
   settleBudgetPct: 0,
   verify: false,
   env,

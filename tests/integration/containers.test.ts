@@ -44,7 +44,7 @@ async function start(appName: string, mode: LaunchMode, workers: number, cpuMill
 
 const cell = (over: Partial<CellConfig>): CellConfig => ({
   index: 0, repetition: 0, app: 'hello', mode: 'single', workers: 1, cpuMillis: 1000, memoryMb: 256,
-  load: { model: 'closed', connections: 8 }, durationSec: 5, warmupSec: 1, env: {}, ...over,
+  load: { model: 'closed', connections: 8 }, durationSec: 5, warmupSec: 0, env: {}, ...over,
 });
 
 async function runOne(cfg: CellConfig) {
@@ -54,7 +54,8 @@ async function runOne(cfg: CellConfig) {
 
 describe('every app in every launch mode starts under a cap and answers its requests', () => {
   const cases = builtInApps().flatMap((a) => (['single', 'cluster', 'pm2'] as const).map((m) => [a.name, m] as const));
-  it.each(cases)('%s in %s mode', async (name, mode) => {
+  // Three at once: each only starts a container and asks it (the integration project's maxConcurrency).
+  it.concurrent.for(cases)('%s in %s mode', async ([name, mode], { expect }) => {
     const workers = mode === 'single' ? 1 : 2;
     const { app, c } = await start(name, mode, workers);
     const ready = await waitReady(c.address, { path: app.health, processes: servingProcesses(mode, workers), deadlineMs: 30_000, exited: c.exited });
@@ -84,8 +85,8 @@ describe('caps are real', () => {
     // it (0.73, throttled in 5 of 50 periods, once; 0.31 with those 10 processes). So the proof is
     // the upper bound, with a margin (without a cap it would be 8 at 250m, 2 at 1000m), plus the
     // kernel's throttling; the lower bounds only show the loop ran.
-    const quarter = await measureCap(250);
-    const one = await measureCap(1000);
+    // Both at once: 1.25 cores of quota on 2, and the upper bounds are what prove the caps.
+    const [quarter, one] = await Promise.all([measureCap(250), measureCap(1000)]);
     console.log(`caps: 250m ratio ${quarter.ratio.toFixed(3)} (throttled ${quarter.throttledPeriods}/${quarter.periods}), 1000m ratio ${one.ratio.toFixed(3)} (throttled ${one.throttledPeriods}/${one.periods})`);
     expect(quarter.ratio).toBeLessThan(1.05);
     expect(quarter.ratio).toBeGreaterThan(0.9); // a quarter core is there even on a busy host
@@ -96,7 +97,7 @@ describe('caps are real', () => {
   });
 
   it('pbkdf2 under a quarter core is flagged as throttled', async () => {
-    const r = await runOne(cell({ app: 'pbkdf2', cpuMillis: 250, durationSec: 3, warmupSec: 1 }));
+    const r = await runOne(cell({ app: 'pbkdf2', cpuMillis: 250, durationSec: 3, warmupSec: 0 }));
     expect(r.status).toBe('ok');
     expect(r.flags.map((f) => f.kind)).toContain('throttled');
   });

@@ -20,7 +20,7 @@ const matrix = {
   memoryMb: [128],
   load: { model: 'closed', connections: [4] },
   durationSec: 3,
-  warmupSec: 1,
+  warmupSec: 0,
   settleBudgetPct: 0,
   verify: false,
 };

@@ -42,7 +42,7 @@ beforeAll(async () => {
   await waitReady(target.address, { path: app.health, processes: 1, deadlineMs: 30_000, exited: target.exited });
   plan = (over = {}) => ({
     host: target.address.host, port: target.address.port, requests: app.requests,
-    load: { model: 'closed', connections: 4 }, durationSec: 3, warmupSec: 1, timeoutSec: 5, ...over,
+    load: { model: 'closed', connections: 4 }, durationSec: 3, warmupSec: 0, timeoutSec: 5, ...over,
   });
 });
 

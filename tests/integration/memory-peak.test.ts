@@ -60,7 +60,7 @@ describe('the memory peak', () => {
   it('is stored with a real cell, with its source and the CFS period count', async () => {
     const { app, image } = await imageFor('hello');
     const r = await runCell(
-      { index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 192, load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 1, env: {} },
+      { index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 192, load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 0, env: {} },
       { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 },
     );
     expect(r.status).toBe('ok');

@@ -41,7 +41,7 @@ import { cli, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { unescape } from '../helpers/report.ts';
 
-// 4 configurations × 3 repetitions of 1 s warm-up + 3 s: twelve short cells, no settling, no verification.
+// 4 configurations × 3 repetitions of 3 s, no warm-up: twelve short cells, no settling, no verification.
 const MATRIX = {
   name: 'one answer, two caps',
   apps: ['json'],
@@ -51,7 +51,7 @@ const MATRIX = {
   memoryMb: [256],
   load: { model: 'closed', connections: [20] },
   durationSec: 3,
-  warmupSec: 1,
+  warmupSec: 0,
   repetitions: 3,
   order: 'shuffle',
   seed: 11,

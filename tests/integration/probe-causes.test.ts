@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saturation, type RuntimeSummary } from '../../src-main/analysis/explain/causes.ts';
-import { WAIT_RATIO } from '../../src-main/analysis/explain/causes-words.ts';
+import { WAIT_RATIO } from '../../src-main/common/thresholds.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';

@@ -15,6 +15,7 @@ import type { ProbeSecond } from '../../src-main/model/probe.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { ROOT, tempDir } from '../helpers/cli.ts';
 import { twoCellMatrix, withBaseImageAndReaper } from '../helpers/docker.ts';
+import { describeCell, expectReadings } from '../helpers/process-readings.ts';
 import { causeCells } from '../helpers/probe-cells.ts';
 
 withBaseImageAndReaper();
@@ -26,7 +27,7 @@ beforeAll(() => {
 afterAll(() => store?.close());
 
 const matrix = (over: Record<string, unknown>): Record<string, unknown> =>
-  twoCellMatrix({ name: 'probe', workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 5, ...over });
+  twoCellMatrix({ name: 'probe', workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 5, warmupSec: 1, ...over });
 
 /**
  * The environment each cell's container was created with, read while the cell measures (its first
@@ -91,6 +92,10 @@ describe('the runtime probe in real cells (on by default)', () => {
       expect(probe.note).toBeUndefined();
       expect(result.probe).not.toHaveProperty('seconds'); // stored apart, not in the result or its event
       expect(result.probe!.processes).toEqual(probe.processes);
+      // Each process's resident memory from /proc beside the cgroup's peak, with its role.
+      describeCell(`hello ${mode} ×2`, result);
+      expectReadings(result, [mode === 'cluster' ? 'primary' : 'pm2-daemon', 'worker', 'worker']);
+      if (mode === 'pm2') expect(result.stats!.processes![0]!.command).toMatch(/launchers\/pm2\.js start/);
 
       const head = mode === 'cluster' ? 'primary' : 'pm2-daemon';
       const [headPid, ...others] = probe.processes.filter((p) => p.role === head).map((p) => p.pid);

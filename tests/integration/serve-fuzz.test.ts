@@ -326,7 +326,7 @@ describe('rightsize serve under malformed input', () => {
       if (m.op === 'event') events.push(m.event as (typeof events)[number]);
     });
     progress.send(JSON.stringify({ op: 'subscribe', id: 1, stream: 'run.progress', input: {} }));
-    const tiny = { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [128], load: { model: 'closed', connections: [5] }, durationSec: 6, warmupSec: 1 };
+    const tiny = { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [128], load: { model: 'closed', connections: [5] }, durationSec: 6, warmupSec: 0, settleBudgetPct: 0, verify: false };
     const started = await call('runs.start', { matrix: tiny, name: 'under fuzz' });
     expect(started, JSON.stringify(started)).toMatchObject({ ok: true });
     const runId = (started.value as { runId: number }).runId;

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { planPlacement } from '../../src-main/docker/placement.ts';
 import { runCell, type CellContext } from '../../src-main/engine/cell-runner.ts';
-import { HOST_BUSY_PCT } from '../../src-main/engine/flags.ts';
+import { HOST_BUSY_PCT } from '../../src-main/common/thresholds.ts';
 import { warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
 import type { CellConfig } from '../../src-main/model/types.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';

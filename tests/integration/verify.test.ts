@@ -35,7 +35,7 @@ function rightsize(args: string[]): Promise<CliResult> {
 // answer's limit to the larger, and nothing would be left to step up.)
 const MATRIX = {
   apps: ['hello'], modes: ['pm2'], workers: [1], cpuMillicores: [500], memoryMb: [256],
-  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 1, repetitions: 1, order: 'fixed', verify: false,
+  load: { model: 'closed', connections: [20] }, durationSec: 3, warmupSec: 0, repetitions: 1, order: 'fixed', verify: false,
 };
 const MIB = 2 ** 20;
 

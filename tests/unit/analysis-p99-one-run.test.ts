@@ -3,7 +3,8 @@
 // from and how much weaker one run is than repetitions.
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
-import { logPooledInterval, pooledInterval, RUN_TO_RUN_SPREAD, summarizeOneLog, tQuantile } from '../../src-main/analysis/decide/stats.ts';
+import { logPooledInterval, pooledInterval, summarizeOneLog, tQuantile } from '../../src-main/analysis/decide/stats.ts';
+import { RUN_TO_RUN_SPREAD } from '../../src-main/common/thresholds.ts';
 import { pooledInterval as judgePooled } from '../../src-main/engine/auto-size/judge.ts';
 import type { Sample } from '../../src-main/model/types.ts';
 import { singleRunWeakness } from '../../src-main/analysis/explain/words.ts';

@@ -47,9 +47,9 @@ describe('recommend: throughput', () => {
     ]));
     const s = scope(rec);
     expect(s.bestRps.workers).toBe(2);
-    expect(s.rpsVerdict).toBe('clear');
+    expect(s.state).toBe('confident');
     expect(s.notDistinguishableRps).toEqual([]);
-    expect(s.rpsTests.every((t) => t.significant && t.pHolm! <= 0.05)).toBe(true);
+    expect(s.rivals.every((r) => r.relation === 'worse' && r.p! <= 0.05 && r.within === null)).toBe(true);
     expect(s.clearlyBelowRps.map((k) => rec.configurations.find((c) => c.key === k)!.workers).sort()).toEqual([1, 4]);
     // The 95 % interval is taken on a log scale: mean × e^(∓t·se/mean), halfWidth half its width.
     const h = (tQuantile(0.975, 2) * (200 / Math.sqrt(3))) / 20000;
@@ -71,7 +71,7 @@ describe('recommend: throughput', () => {
     ]));
     const s = scope(rec);
     expect(s.bestRps.workers).toBe(4);
-    expect(s.rpsVerdict).toBe('not-distinguishable');
+    expect(s.state).toBe('undecided');
     expect(s.notDistinguishableRps).toEqual([config(rec, 8).key]);
     expect(rec.words).toContain("4 and 8 cluster workers are not distinguishable on throughput (Welch's t-test, Holm-corrected, 5 %).");
   });
@@ -81,8 +81,7 @@ describe('recommend: throughput', () => {
     const rec = recommend(run([...reps({ workers: 4 }, [1000, 1010, 1020]), ...reps({ workers: 2 }, [1000, 1010, 1020])]));
     const s = scope(rec);
     expect(s.bestRps.workers).toBe(2);
-    expect(s.rpsVerdict).toBe('not-distinguishable');
-    expect(s.rpsTests[0]!.test!.p).toBe(1);
+    expect(s.rivals).toEqual([expect.objectContaining({ relation: 'equivalent', within: 'shown-within' })]);
     // Shown within ±5 % by two one-sided tests: equivalent, and the cheaper (fewer workers) is the pick.
     expect(s.state).toBe('equivalent');
     expect(s.knee.workers).toBe(2);
@@ -154,7 +153,8 @@ describe('recommend: one repetition', () => {
     expect(best.rps!.cv).toBeNull();
     expect(best.notes).toEqual([NO_INTERVAL_NOTE]);
     expect(best.intervalFrom).toBeNull();
-    expect(scope(rec).rpsVerdict).toBe('single-sample');
+    expect(scope(rec).state).toBe('undecided');
+    expect(scope(rec).rivals).toEqual([expect.objectContaining({ p: null, within: null })]);
     expect(scope(rec).knee.workers).toBe(2); // 24,000 < 95 % of 25,309 on the means
     const near = recommend(run([cell({ workers: 1, rps: 24500 }), cell({ workers: 2, rps: 25309 })]));
     expect([scope(near).knee.workers, scope(near).kneeEvidence]).toEqual([1, 'means']);

@@ -136,9 +136,9 @@ describe('the client-bound rule, checked from the server side', () => {
     let seen = 0;
     const cells: StoredCell[] = detail.cells.map((c) => {
       if (c.config.workers !== 1) return c;
-      // two repetitions stay client-bound, the third was overruled by the probe
+      // two repetitions stay client-bound (so stored with the client as their bottleneck), the third was overruled
       return seen++ < 2
-        ? { ...c, flags: [flag], clientBound: true }
+        ? { ...c, flags: [flag], clientBound: true, bottleneck: 'client' }
         : { ...c, load: { clientBound: false, clientBoundOverruled: 'X: both sides were saturated' } as LoadResult };
     });
     const rec = recommend({ ...detail, cells }, { probe });

@@ -11,7 +11,7 @@ function ev(p99Ms: number[], o: Partial<CellEvidence> = {}): CellEvidence {
   const good = o.perSecondGood ?? p99Ms.map(() => 200);
   return {
     status: 'ok', failure: null, flags: [], p99Us: Math.max(...p99Ms) * 1000, perSecondP99Us: p99Ms.map((x) => x * 1000), perSecondGood: good,
-    goodput: good.reduce((a, b) => a + b, 0) / good.length, failed: 0, attempts: 200 * p99Ms.length, shortfallBy: null, peakBytes: 60 * 2 ** 20, ...o,
+    goodput: good.reduce((a, b) => a + b, 0) / good.length, failed: 0, attempts: 200 * p99Ms.length, shortfallBy: null, bottleneck: 'server', peakBytes: 60 * 2 ** 20, ...o,
   };
 }
 const steady = (ms: number, n = 9): number[] => Array.from({ length: n }, (_, i) => ms * (1 + 0.05 * Math.sin(i * 1.7)));
@@ -78,7 +78,7 @@ describe('auto-size judge', () => {
   });
 
   it('never ranks a host-busy or client-bound cell as clean: a meet under contention stands, a miss is repeated', () => {
-    const busy = { flags: [{ kind: 'host-busy' as const, reason: 'other processes took 30 %' }] };
+    const busy = { flags: [{ kind: 'host-busy' as const, reason: 'other processes took 30 %' }], bottleneck: 'host' as const };
     const meets = judge([ev(steady(10), busy)], SPEC);
     expect(meets.outcome).toBe('meets');
     expect(meets.detail).toMatch(/measured under host-busy.*contention can only have raised latency/);
@@ -96,7 +96,7 @@ describe('auto-size judge', () => {
   });
 
   it('judges on the clean cells when there are any, and says which were set aside', () => {
-    const j = judge([ev(steady(120), { flags: [{ kind: 'client-bound', reason: 'load thread at 97 %' }] }), ev(steady(10))], SPEC);
+    const j = judge([ev(steady(120), { flags: [{ kind: 'client-bound', reason: 'load thread at 97 %' }], bottleneck: 'client' }), ev(steady(10))], SPEC);
     expect(j.outcome).toBe('meets');
     expect(j.detail).toMatch(/1 cell\(s\) set aside: client-bound .* not ranked as clean/);
   });

@@ -41,7 +41,7 @@ function addClientBoundCell(db: string): void {
     latencyUs: { p50: 300, p75: 400, p90: 500, p97_5: 700, p99: 900, p99_9: 1200, max: 5000, mean: 350, stddev: 100 }, latencyFrom: 'send',
     statusCounts: { 200: 800_000 }, errors: 0, timeouts: 0, non2xx: 0, clientElu: 0.95, clientBound: true, goodputMean: 160_000, threads: 2,
   };
-  const result: CellResult = { config, status: 'ok', load, flags: [{ kind: 'client-bound', reason: 'load threads 1, 2 of 2 were busy 95 %, 94 % of the time' }], ranOn: { target: 'local', kind: 'local' }, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:08.000Z' };
+  const result: CellResult = { config, status: 'ok', load, flags: [{ kind: 'client-bound', reason: 'load threads 1, 2 of 2 were busy 95 %, 94 % of the time' }], bottleneck: 'client', ranOn: { target: 'local', kind: 'local' }, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:08.000Z' };
   const store = Store.open(db);
   try {
     const runId = store.createRun({ name: 'earlier', matrix: {}, host: hostFacts(null, []), ownerSession: 'lab:1:1', cellsTotal: 1 });

@@ -1,4 +1,4 @@
-// The answer's three states on constructed data: censored best against a clean runner-up, equivalence
+// The answer's three states on constructed data: lower-bound best against a clean runner-up, equivalence
 // within the margin, undecided with the contenders named, and the cheaper pick among equivalents.
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/recommend.ts';
@@ -17,7 +17,7 @@ describe('the contest: three states', () => {
     const rec = recommend(run([...reps({ workers: 1 }, [10000, 10100, 9950]), ...reps({ workers: 2 }, [8000, 8100, 7950])]));
     expect(scope(rec)).toMatchObject({ state: 'confident', settleable: false, decideBy: [] });
     expect(scope(rec).knee.workers).toBe(1);
-    expect(scope(rec).rivals).toEqual([expect.objectContaining({ relation: 'worse', censored: false })]);
+    expect(scope(rec).rivals).toEqual([expect.objectContaining({ relation: 'worse', lowerBound: false })]);
     expect(rec.headline!.text).toMatch(/^Pick: 1 cluster worker on 1 CPU \/ 256 MB — confident/);
   });
 
@@ -44,22 +44,22 @@ describe('the contest: three states', () => {
     expect(rec.headline!.text).not.toContain('Pick');
   });
 
-  it('a censored best beats a clean runner-up it is significantly above; a censored runner-up blocks with the remedy', () => {
+  it('a lower-bound best beats a clean runner-up it is significantly above; a lower-bound runner-up blocks with the remedy', () => {
     const a = recommend(run([...bound(reps({ workers: 1 }, [77000, 77100, 76900])), ...reps({ workers: 2 }, [72700, 72800, 72600])]));
     expect(scope(a)).toMatchObject({ state: 'confident' });
     expect(scope(a).knee.workers).toBe(1);
     const b = recommend(run([...reps({ workers: 1 }, [77000, 77100, 76900]), ...bound(reps({ workers: 2 }, [72700, 72800, 72600]))]));
     // 2 workers' 72,700 is only a floor: it may be faster than 1 worker, and no test can say it is not.
     expect(scope(b)).toMatchObject({ state: 'undecided', settleable: false });
-    expect(scope(b).rivals[0]).toMatchObject({ relation: 'undecided', censored: true, blockedBy: 'bound' });
+    expect(scope(b).rivals[0]).toMatchObject({ relation: 'undecided', lowerBound: true, blockedBy: 'bound' });
     expect(scope(b).decideBy.join(' ')).toContain('a heavier app');
   });
 
-  it('a cheaper censored rival shown above the floor of a clean best is good enough: it is the pick', () => {
+  it('a cheaper lower-bound rival shown above the floor of a clean best is good enough: it is the pick', () => {
     const rec = recommend(run([...bound(reps({ workers: 1 }, [9900, 9950, 9920])), ...reps({ workers: 2 }, [10000, 10050, 10020])]));
     expect(scope(rec).state).toBe('equivalent');
     expect(scope(rec).knee.workers).toBe(1);
-    expect(scope(rec).rivals[0]).toMatchObject({ relation: 'good-enough', censored: true });
+    expect(scope(rec).rivals[0]).toMatchObject({ relation: 'good-enough', lowerBound: true });
   });
 
   it('never picks a configuration that measured worse on both goodput and p99 than a bounded one', () => {

@@ -12,7 +12,6 @@ import { answerPick, recommend, recommendedCpuMillis, recommendedMemoryLimitMb, 
 import { formatRecommendation } from '../../src-main/cli/commands/report.ts';
 import { fmtLocalTime } from '../../src-main/common/format.ts';
 import { deployAnswer, deployChoices, NothingToDeployError } from '../../src-main/deploy/from-cell.ts';
-import { RESOURCES_RULE } from '../../src-main/deploy/resources.ts';
 import { composeSnippet, deploySnippet, kubernetesSnippet, nothingToDeploy, pm2Snippet, recommendedDeploy, SNIPPET_KINDS, type DeployInput } from '../../src-main/deploy/snippets.ts';
 import type { SearchStep, SearchTrace, SizeSpec } from '../../src-main/model/search.ts';
 import type { CellResult, LoadResult } from '../../src-main/model/types.ts';
@@ -133,7 +132,18 @@ describe('with an objective, the answer deploys the cheapest configuration meeti
     expect(res.reservations.cpus).toBe('0.25');
     expect(res.limits.cpus).toBe('1');
     expectValid(d);
-    expect(RESOURCES_RULE).toMatch(/CPU request = the answer's CPU request .* never above the limit/);
+  });
+
+  it('a request above the limit is deployed at the limit: never above it, in every snippet', () => {
+    const d = { ...recommendedDeploy(rec)!, config: { ...recommendedDeploy(rec)!.config, cpuMillis: 500, cpuRequestMillis: 2000 } };
+    const k8s = parse(kubernetesSnippet(d)) as K8s;
+    expect(k8s.resources.requests.cpu).toBe('500m');
+    expect(k8s.resources.limits.cpu).toBe('500m');
+    expect(kubernetesSnippet(d)).not.toContain('Burstable QoS');
+    const res = Object.values((parse(composeSnippet(d)) as Compose).services)[0]!.deploy.resources;
+    expect(res.limits.cpus).toBe('0.5');
+    expect(res.reservations.cpus).toBe('0.5');
+    expectValid(d);
   });
 });
 

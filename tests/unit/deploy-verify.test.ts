@@ -110,7 +110,7 @@ function stored(config: CellConfig, r: CellResult, id: number): StoredCell {
     p50Us: l?.latencyUs.p50 ?? null, p75Us: null, p90Us: null, p97_5Us: null, p99Us: l?.latencyUs.p99 ?? null, p99_9Us: null, maxUs: null, meanUs: null, stddevUs: null,
     requests: l?.requests ?? null, errors: l?.errors ?? null, timeouts: l?.timeouts ?? null, non2xx: l?.non2xx ?? null, clientBound: l?.clientBound ?? null,
     cpuPctMean: null, cpuPctMax: null, memMaxBytes: r.stats?.memMaxBytes ?? null, memLimitBytes: null, throttledMs: null,
-    load: l, stats: r.stats ?? null, exit: r.exit ?? null, flags: r.flags, imageTag: null, ranOn: null, startedAt: r.startedAt, finishedAt: r.finishedAt,
+    load: l, stats: r.stats ?? null, exit: r.exit ?? null, flags: r.flags, bottleneck: l ? (r.bottleneck ?? 'server') : null, imageTag: null, ranOn: null, startedAt: r.startedAt, finishedAt: r.finishedAt,
   };
 }
 

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { formatCpuList, parseCpuList } from '../../src-main/common/cpu-list.ts';
 import { contention, HostCpuRecorder, hostCpuSupported, otherShare, parseProcStat, parseTaskStat } from '../../src-main/load/host-cpu.ts';
@@ -66,22 +68,64 @@ describe('the share others took', () => {
   });
 });
 
+/** utime + stime of a whole process, in USER_HZ ticks (the unit /proc/stat counts in). */
+const processTicks = (pid: number): number => parseTaskStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))!.ticks;
+const threadTicks = (tid: number): number => parseTaskStat(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8'))!.ticks;
+
+/**
+ * A thread of this process spinning on core 0 until told to stop: CPU the recorder must count as ours.
+ * It pins itself (taskset on its own thread id), then says its tid.
+ */
+const SPINNER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { readlinkSync } = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+execFileSync('taskset', ['-p', '-c', '0', String(tid)], { stdio: 'ignore' });
+parentPort.postMessage(tid);
+const stop = new Int32Array(workerData);
+while (Atomics.load(stop, 0) === 0);
+`;
+
 describe.runIf(process.platform === 'linux')('on this Linux host', () => {
-  it('sees a busy process pinned to a watched core as someone else’s', async () => {
+  it('sees a busy process pinned to a watched core as someone else’s, and our own thread there as ours', async () => {
     expect(hostCpuSupported(true)).toEqual({ ok: true });
     expect(hostCpuSupported(false).ok).toBe(false);
-    const rec = new HostCpuRecorder([0]);
-    // A child spinning on core 0 for 0.8 s: someone else's CPU.
-    const child = spawn('taskset', ['-c', '0', process.execPath, '-e', 'const end = Date.now() + 800; while (Date.now() < end);'], { stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 150)); // past its start-up
-    rec.mark();
-    const end = Date.now() + 500;
-    while (Date.now() < end); // our own CPU meanwhile, wherever the scheduler puts it: subtracted where it ran
-    rec.mark();
-    await new Promise((r) => child.on('exit', r));
-    const h = contention(rec.snapshots, 0, rec.cores, () => 0)!;
-    // The child had core 0 to itself or shared it with at most one other runnable task: ≥ 40 %.
-    expect(h.otherPct).toBeGreaterThan(40);
-    expect(h.cores).toBe('0');
+    // Someone else: a child spinning on core 0 until killed; it says when it spins.
+    const child = spawn('taskset', ['-c', '0', process.execPath, '-e', 'console.log("go"); for (;;);'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Ours: a worker thread of this process spinning on core 0 too.
+    const stop = new SharedArrayBuffer(4);
+    const spinner = new Worker(SPINNER, { eval: true, workerData: stop });
+    try {
+      const [, tid] = await Promise.all([
+        new Promise((r) => child.stdout!.once('data', r)),
+        new Promise<number>((r, reject) => (spinner.once('message', r), spinner.once('error', reject))),
+      ]);
+      const rec = new HostCpuRecorder([0]);
+      const [childFrom, oursFrom] = [processTicks(child.pid!), threadTicks(tid)];
+      rec.mark();
+      await new Promise((r) => setTimeout(r, 1000)); // this thread idles meanwhile
+      rec.mark();
+      const [childTo, oursTo] = [processTicks(child.pid!), threadTicks(tid)];
+      const h = contention(rec.snapshots, 0, rec.cores, () => 0)!;
+      expect(h.cores).toBe('0');
+      // What each spinner got of core 0 over the same interval, in % (ticks are 1/100 s).
+      const seconds = (rec.snapshots[1]!.atMs - rec.snapshots[0]!.atMs) / 1000;
+      const childPct = (childTo - childFrom) / seconds;
+      const oursPct = (oursTo - oursFrom) / seconds;
+      // Both ran (else the bounds below say nothing): two spinners share the core with whatever else is runnable.
+      expect(childPct, `child ${childPct} %, ours ${oursPct} %`).toBeGreaterThan(10);
+      expect(oursPct, `child ${childPct} %, ours ${oursPct} %`).toBeGreaterThan(10);
+      // Tick sampling: a few ticks either way over 100.
+      const slack = 5;
+      // The child's CPU counts as someone else's: at least what it used (other processes on core 0 add to it).
+      expect(h.otherPct, `child ${childPct} %, ours ${oursPct} %`).toBeGreaterThanOrEqual(childPct - slack);
+      // Our thread's does not: the core's busy time less ours can be at most what is left of 100 %.
+      expect(h.otherPct, `child ${childPct} %, ours ${oursPct} %`).toBeLessThanOrEqual(100 - oursPct + slack);
+    } finally {
+      Atomics.store(new Int32Array(stop), 0, 1);
+      child.kill('SIGKILL');
+      await spinner.terminate();
+    }
   });
 });

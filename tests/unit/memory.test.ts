@@ -8,7 +8,7 @@ import {
 } from '../../src-main/analysis/index.ts';
 import { cellFreshNeed, freshNeed, freshNeedText, type MemorySizingWithFresh } from '../../src-main/analysis/size/memory.ts';
 import { explain } from '../../src-main/analysis/explain/words.ts';
-import { PM2_RESTART_SHARE } from '../../src-main/deploy/snippets.ts';
+import { maxMemoryRestartMb } from '../../src-main/deploy/settings.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
 import { cell, run, type CellSpec } from '../helpers/run-fixture.ts';
@@ -81,9 +81,17 @@ describe('memory per worker', () => {
 });
 
 describe('the memory limit', () => {
-  it('is peak × the headroom rounded up to 32 MB, and the rule is stated in the answer', () => {
-    expect(MEMORY_HEADROOM).toBe(1.25);
-    expect(MEMORY_ROUND_MB).toBe(32);
+  it('is the smallest multiple of the rounding step at or above peak × the headroom, never below one step', () => {
+    for (let peakMb = 0.5; peakMb <= 4096; peakMb += 7.3) {
+      const limit = limitFromPeak(peakMb * MiB);
+      const need = peakMb * MEMORY_HEADROOM;
+      expect(limit % MEMORY_ROUND_MB, `${peakMb} MB`).toBe(0);
+      expect(limit, `${peakMb} MB`).toBeGreaterThanOrEqual(need);
+      if (limit > MEMORY_ROUND_MB) expect(limit - MEMORY_ROUND_MB, `${peakMb} MB`).toBeLessThan(need);
+    }
+  });
+
+  it('is peak × 1.25 rounded up to 32 MB, and the rule is stated in the answer', () => {
     expect(limitFromPeak(100 * MiB)).toBe(128); // 125 → 128
     expect(limitFromPeak(204.8 * MiB)).toBe(256); // exactly 256
     expect(limitFromPeak(205 * MiB)).toBe(288);
@@ -101,9 +109,16 @@ describe('the memory limit', () => {
     expect(words).toContain("peak 160 MB (the cgroup's own peak, page cache included, the highest of 3 repetitions");
   });
 
-  it('keeps the peak below PM2’s restart threshold at the recommended limit (the snippets’ rule)', () => {
-    // PM2 restarts a process above PM2_RESTART_SHARE of its slice; at limit = peak × headroom the peak sits at 1 / headroom of it.
-    expect(1 / MEMORY_HEADROOM).toBeLessThan(PM2_RESTART_SHARE);
+  it('keeps each PM2 process below its restart threshold when the peak fills the recommended limit evenly (the snippets’ rule)', () => {
+    // PM2 restarts a process above its threshold (a share of its slice: limit ÷ (instances + the daemon));
+    // a peak spread over those processes must never reach it, at any size or instance count. (Shares of a
+    // few MB, where rounding to whole MB eats the margin, are left out: a Node.js process is several times that.)
+    for (let peakMb = 24; peakMb <= 4096; peakMb += 11.7)
+      for (let instances = 1; instances <= 8; instances++) {
+        const perProcess = peakMb / (instances + 1);
+        if (perProcess < 8) continue;
+        expect(maxMemoryRestartMb(limitFromPeak(peakMb * MiB), instances), `${peakMb} MB, ${instances} instances`).toBeGreaterThan(perProcess);
+      }
   });
 });
 
@@ -344,7 +359,11 @@ describe('what a fresh deployment needs', () => {
     expect(m.limitMb).toBe(96); // 63.8 × 1.25 = 79.75 → 96; from the cgroup's 28 MB peak it would have been 64
     expect(limitFromPeak(28 * MiB)).toBe(64);
     expect(recommendedMemoryLimitMb(rec)).toBe(96);
-    expect(MEMORY_LIMIT_RULE).toContain("the larger of the cgroup's peak and the processes' resident memory, file-backed pages counted once");
+    // The answer says which measure the limit came from, and that a fresh deployment is what it sizes for.
+    expect(rec.words.join(' ')).toContain(
+      "A fresh deployment needs 64 MB, the processes' resident memory (RSS, file-backed pages counted once: 3 processes)",
+    );
+    expect(rec.words.join(' ')).toContain("Recommended memory limit: 96 MB (the processes' resident memory × 1.25, rounded up to a multiple of 32 MB).");
   });
 
   it('a single process: its RSS (41 MB) against an 11 MB cgroup peak gives 64 MB, not the 32 MB that did not start a fresh pod', () => {

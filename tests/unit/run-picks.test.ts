@@ -42,6 +42,7 @@ const ok = (c: CellConfig, rps: number, p99 = 4000, clientBound = false): CellRe
   stats: { cpuPctMean: 90, cpuPctMax: 100, memMeanBytes: 40e6, memMaxBytes: 50e6, memLimitBytes: 256 * 2 ** 20, throttledPeriods: 0, throttledMs: 0, samples: 10 },
   exit: { oomKilled: false, exitCode: null, restarts: 0 },
   flags: clientBound ? [{ kind: 'client-bound', reason: 'load worker event loop 99% busy' }] : [],
+  bottleneck: clientBound ? 'client' : 'server',
   startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:12.000Z',
 });
 

@@ -26,7 +26,7 @@ const base = { apps: ['hello'], cpuMillicores: [1000], memoryMb: [256], workers:
 function result(config: CellConfig, rps: number, bound = false): CellResult {
   const seconds = Array.from({ length: config.durationSec }, (_, i) => rps * (1 + ((i % 3) - 1) * 0.002));
   return {
-    config, status: 'ok', flags: bound ? [{ kind: 'client-bound', reason: 'load thread busy 97 %' }] : [],
+    config, status: 'ok', flags: bound ? [{ kind: 'client-bound', reason: 'load thread busy 97 %' }] : [], bottleneck: bound ? 'client' : 'server',
     load: {
       model: 'closed', connections: 20, measuredSec: config.durationSec, requests: Math.round(rps * config.durationSec), bytes: 1, rpsMean: rps, rpsStddev: 1,
       bytesPerSec: 1, latencyUs: { p50: 300, p75: 400, p90: 500, p97_5: 700, p99: 900, p99_9: 1000, max: 2000, mean: 350, stddev: 50 },

@@ -153,7 +153,7 @@ describe('the judge says what was measured, never what the search does next', ()
     const busy: CellEvidence = {
       status: 'ok', failure: null, flags: [{ kind: 'host-busy', reason: 'other processes took 30 %' }], p99Us: 120_000,
       perSecondP99Us: Array.from({ length: 9 }, (_, i) => 120_000 * (1 + 0.05 * Math.sin(i))), perSecondGood: Array(9).fill(1000),
-      goodput: 1000, failed: 0, attempts: 9000, shortfallBy: null, peakBytes: 60 * MIB,
+      goodput: 1000, failed: 0, attempts: 9000, shortfallBy: null, bottleneck: 'host', peakBytes: 60 * MIB,
     };
     const j = judge([busy], SPEC);
     expect(j).toMatchObject({ outcome: 'undecided', repeat: true });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { cellFlags, HOST_BUSY_PCT } from '../../src-main/engine/flags.ts';
+import { HOST_BUSY_PCT, UNSTABLE_ALPHA } from '../../src-main/common/thresholds.ts';
+import { cellFlags } from '../../src-main/engine/flags.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
-import { isWarm, stationarity, UNSTABLE_ALPHA, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
+import { isWarm, stationarity, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
 
 /** Seeded noise (LCG + Box–Muller): the same series on every run, so a rate is a fact, not a flake. */
 function noise(seed: number): () => number {

@@ -9,10 +9,11 @@ import type { RunDetail } from '../../model/stored.ts';
 import type { StoredCell } from '../../model/stored.ts';
 import type { Sample } from '../../model/types.ts';
 import { parseCpuList } from '../../common/cpu-list.ts';
+import { BUSY_HOST_MAX_LOST_SHARE, RUN_TO_RUN_SPREAD } from '../../common/thresholds.ts';
 import { cellPeak } from '../size/fresh-need.ts';
 import { groupCells } from '../decide/group.ts';
 import { finishedCellsByKey } from '../size/memory.ts';
-import { ALPHA, holm, RUN_TO_RUN_SPREAD, summarize, type MetricStats } from '../decide/stats.ts';
+import { ALPHA, holm, summarize, type MetricStats } from '../decide/stats.ts';
 import { testRatio, type RawTest, type SideValue } from '../decide/baseline-ratio.ts';
 import { comparabilityOf } from '../decide/baseline-fair.ts';
 import { baselineMethod, baselineSummary, blockedReason } from '../explain/baseline-words.ts';
@@ -60,14 +61,11 @@ export function busySlack(cells: readonly StoredCell[]): number | null {
     }
     const cap = (c.config.cpuMillis / 1000) * (c.config.replicas ?? 1);
     const lost = (h.otherPct / 100) * parseCpuList(h.cores).length;
-    if (!(lost < cap * MAX_LOST_SHARE)) return null;
+    if (!(lost < cap * BUSY_HOST_MAX_LOST_SHARE)) return null;
     worst = Math.max(worst, -Math.log(1 - lost / cap));
   }
   return worst;
 }
-
-/** Beyond this share of its cap taken, a busy host's goodput says too little to bound. */
-const MAX_LOST_SHARE = 0.9;
 
 function sideConfigs(side: BaselineSide): Map<string, SideConfig> {
   const { configurations } = groupCells(side.run.cells, side.samples);
@@ -89,7 +87,7 @@ function sideValue(s: SideConfig, metric: BaselineMetric): SideValue {
   const measured: MetricStats | null = metric === 'goodput' ? c.rps : c.p99Us;
   const stats = measured?.intervalFrom === 'batch-means' ? singleRun(measured, metric) : measured;
   // A client-bound or host-busy repetition: the server was at least this fast (goodput a lower bound,
-  // its p99 counts the load generator's delays). The rule is the answer's (contest.ts isCensored).
+  // its p99 counts the load generator's delays). The rule is the answer's (common/bottleneck.ts isLowerBound).
   // A busy host's goodput is sized (busySlack); a load generator's ceiling is not.
   const slack = metric === 'goodput' && c.bottleneck === 'host' ? busySlack(s.cells) : null;
   return { stats, bound: c.bottleneck, slack };

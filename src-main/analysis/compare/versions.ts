@@ -4,7 +4,7 @@
 // the run measured holding the slower one's goodput, or else an estimate said as one.
 import { fmtNum } from '../../common/format.ts';
 import { capitalize } from '../../common/text.ts';
-import { isCensored } from '../decide/contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import { groupBy } from '../decide/group.ts';
 import { onWhat, who } from '../names.ts';
 import {
@@ -68,11 +68,11 @@ export function cpuEquivalent(
   all: readonly ConfigurationSummary[],
   name: (c: ConfigurationSummary) => string,
 ): string | null {
-  if (s.relation !== 'worse' || isCensored(s.best) || isCensored(s.other)) return null;
+  if (s.relation !== 'worse' || isLowerBound(s.best) || isLowerBound(s.other)) return null;
   const cap = s.best.cpuMillis;
   const want = s.other.rps!.mean;
   const measured = all
-    .filter((a) => a.n > 0 && a.rps !== null && a.disqualified.length === 0 && !isCensored(a))
+    .filter((a) => a.n > 0 && a.rps !== null && a.disqualified.length === 0 && !isLowerBound(a))
     .filter((a) => sameButCpu(a, s.best) && a.cpuMillis < cap && a.rps!.mean >= want)
     .sort((a, b) => a.cpuMillis - b.cpuMillis)[0];
   if (measured)

@@ -4,13 +4,11 @@
 // not comparable: verdicts are shown but do not gate. The app's image, its environment and the
 // Node.js version differing are what a baseline is there to measure: they are listed as changes.
 import { fmtBytes } from '../../common/format.ts';
+import { HOST_MEMORY_TOLERANCE } from '../../common/thresholds.ts';
 import type { RunDetail, StoredCell } from '../../model/stored.ts';
 import type { HostFacts } from '../../model/types.ts';
 import { configurationKey } from './group.ts';
 import type { Comparability } from '../baseline-types.ts';
-
-/** Host memory may differ this much (VMs of one size report slightly different totals). */
-const MEMORY_TOLERANCE = 0.1;
 
 const counted = (run: RunDetail, keys: ReadonlySet<string>): StoredCell[] =>
   run.cells.filter((c) => c.config.phase !== 'verify' && keys.has(configurationKey(c.config)));
@@ -25,7 +23,7 @@ const hostWords = (h: HostFacts): string =>
 
 function hostProblems(b: RunDetail, c: RunDetail, out: Comparability): void {
   const [hb, hc] = [b.host, c.host];
-  const memoryOff = Math.abs(hb.memoryBytes - hc.memoryBytes) > MEMORY_TOLERANCE * Math.max(hb.memoryBytes, 1);
+  const memoryOff = Math.abs(hb.memoryBytes - hc.memoryBytes) > HOST_MEMORY_TOLERANCE * Math.max(hb.memoryBytes, 1);
   if (hb.cpuModel !== hc.cpuModel || hb.cores !== hc.cores || memoryOff)
     out.problems.push(`the baseline (run ${b.id}) ran on ${hostWords(hb)}, this run on ${hostWords(hc)}`);
   else if (hb.hostname !== hc.hostname)

@@ -1,12 +1,13 @@
-// The goodput contest of one CPU / memory pair, with censored measurements: a client-bound or
+// The goodput contest of one CPU / memory pair, with lower bounds: a client-bound or
 // host-busy configuration's goodput is a lower bound on the server's (the load generator or the
 // host set the pace, so the server was at least that fast). Such a bound is used as one: it can
 // beat a clean estimate, but nothing can be shown to beat it, nor to be within a margin of it.
 // The outcome has exactly three states: confident, equivalent, undecided.
 import { ALPHA, estimateOf, holm, welch, type Estimate } from './stats.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import type { Prices } from '../../common/cost.ts';
 import { costOrder, priceOf, type Costed } from './cost-order.ts';
-import type { AnswerState, ConfigurationSummary, RivalRelation, RivalTest } from '../types.ts';
+import type { AnswerState, ConfigurationSummary, MarginEvidence, RivalRelation, RivalTest } from '../types.ts';
 
 /** The one order of cost (analysis/decide/cost-order.ts) and what each configuration costs an hour. */
 export interface Pricing {
@@ -21,12 +22,11 @@ export const DEFAULT_PRICING: Pricing = { order: costOrder(), price: (c) => pric
 /** The pricing of a run: its order and price at `prices`. */
 export const pricingAt = (prices: Prices): Pricing => ({ order: costOrder(prices), price: (c) => priceOf(c, prices) });
 
-/** Its goodput is only a lower bound: the load generator or the host set the pace of a repetition. */
-export const isCensored = (c: ConfigurationSummary): boolean => c.bottleneck !== null;
+/** Its goodput is only a lower bound: the old name of common/bottleneck.ts `isLowerBound`, for decide.ts. */
 
 export interface Contest {
   state: AnswerState;
-  /** The highest measured goodput (a lower bound when censored). */
+  /** The highest measured goodput (a lower bound when its bottleneck was the client or the host). */
   best: ConfigurationSummary;
   /**
    * What the answer names: the best, or the cheapest shown within the margin of it; for 'undecided' the leading
@@ -84,14 +84,14 @@ export function contest(
     if (!e || !eb) return { c, cheaperThanBest, e, pWorse: null, pGood: null, pEquiv: null };
     const kc = k(c);
     // Worse: a one-sided test that the rival's estimate is below the (margin-scaled) best.
-    const pWorse = isCensored(c) ? null : welch(e, eb, kc * (cheaperThanBest ? 1 - m : 1)).pBelow;
+    const pWorse = isLowerBound(c) ? null : welch(e, eb, kc * (cheaperThanBest ? 1 - m : 1)).pBelow;
     // Good enough (cheaper rival): its goodput, or bound, shown above (1 − m) × the best's estimate.
-    const pGood = cheaperThanBest && !isCensored(best) ? welch(e, eb, kc * (1 - m)).pAbove : null;
+    const pGood = cheaperThanBest && !isLowerBound(best) ? welch(e, eb, kc * (1 - m)).pAbove : null;
     // Equivalent: TOST, both sides estimates.
     // (Only for costlier rivals: a cheaper one is settled by the non-inferiority test above, and a
     // wider Holm family would only make equivalence harder to show.)
     const pEquiv =
-      !cheaperThanBest && !isCensored(c) && !isCensored(best)
+      !cheaperThanBest && !isLowerBound(c) && !isLowerBound(best)
         ? Math.max(welch(e, eb, kc * (1 - m)).pAbove, welch(e, eb, kc * (1 + m)).pBelow)
         : null;
     return { c, cheaperThanBest, e, pWorse, pGood, pEquiv };
@@ -104,6 +104,17 @@ export function contest(
   const worseP = adjust((r) => r.pWorse);
   const goodP = adjust((r) => r.pGood);
   const equivP = adjust((r) => r.pEquiv);
+  const floor = (c: ConfigurationSummary): number => (1 - m) * k(c) * best.rps!.mean;
+  // The one margin test: within the margin of the best when the tests show it; an undecided rival when
+  // not shown below it (estimate against estimate), else when its mean or bound is at or above the floor
+  // (without an interval only the means speak; a bound below the floor says nothing for the cheaper one).
+  const withinOf = (r: Raw, relation: RivalRelation): MarginEvidence | null => {
+    if (relation === 'good-enough' || relation === 'equivalent') return 'shown-within';
+    if (relation === 'worse') return null;
+    const tested = r.e !== null && eb !== null;
+    if (tested && !isLowerBound(r.c)) return 'not-below';
+    return r.c.rps!.mean >= floor(r.c) ? (tested ? 'not-below' : 'means') : null;
+  };
   const rivals: RivalTest[] = raw.map((r) => {
     const pw = worseP.get(r) ?? null;
     const pg = goodP.get(r) ?? null;
@@ -120,22 +131,24 @@ export function contest(
     // What blocks an undecided rival: a bound on either side that the deciding test needs, or too few data.
     const blocked: RivalTest['blockedBy'] =
       relation !== 'undecided' ? null : blockOf(r.c, best, r.cheaperThanBest, m, k(r.c));
-    return { key: r.c.key, relation, p, censored: isCensored(r.c), blockedBy: blocked };
+    return {
+      key: r.c.key,
+      relation,
+      p,
+      lowerBound: isLowerBound(r.c),
+      blockedBy: blocked,
+      within: withinOf(r, relation),
+    };
   });
-  const rel = (c: ConfigurationSummary): RivalRelation | null => rivals.find((x) => x.key === c.key)?.relation ?? null;
+  const rival = (c: ConfigurationSummary): RivalTest | undefined => rivals.find((x) => x.key === c.key);
+  const rel = (c: ConfigurationSummary): RivalRelation | null => rival(c)?.relation ?? null;
   const undecided = rivals.filter((r) => r.relation === 'undecided');
   const within = others.filter((c) => rel(c) === 'good-enough' || rel(c) === 'equivalent');
   const state: AnswerState = undecided.length ? 'undecided' : within.length ? 'equivalent' : 'confident';
   const inTheRunning = [best, ...others.filter((c) => rel(c) !== 'worse')];
-  // Undecided: the leading contender is the cheapest not shown worse (the weak knee, said as such);
-  // decided: the cheapest shown within the margin, or the best.
-  const floor = (c: ConfigurationSummary): number => (1 - m) * k(c) * best.rps!.mean;
-  // Without an interval only the means speak, so the floor applies to them.
-  // A bound leads only from at or above the floor: below it, it says nothing for the cheaper one.
-  const leading = inTheRunning.filter(
-    (c) => c === best || (estimateOf(c.rps!) !== null && eb !== null && !isCensored(c)) || c.rps!.mean >= floor(c),
-  );
-  const pick = (state === 'undecided' ? leading : [best, ...within]).sort(order)[0]!;
+  // The cheapest within the margin: decided, one shown within it, or the best; undecided, the leading
+  // contender, the cheapest not shown worse (the weak knee, said as such).
+  const pick = [best, ...others.filter((c) => rival(c)!.within !== null)].sort(order)[0]!;
   const contenders = [pick, ...inTheRunning.filter((c) => c !== pick)];
   const blockedBy = [...new Set(undecided.map((r) => r.blockedBy!))];
   return { state, best, pick, rivals, contenders, blockedBy };
@@ -143,7 +156,7 @@ export function contest(
 
 /**
  * Whether more repetitions can decide an undecided rival ('noise') or a lower bound stands in the
- * way ('bound'): a censored rival can be shown neither worse nor equivalent; against a censored
+ * way ('bound'): a lower-bound rival can be shown neither worse nor equivalent; against a lower-bound
  * best, a cheaper rival measured above (1 − m) × that bound can never be shown below it.
  */
 function blockOf(
@@ -156,8 +169,8 @@ function blockOf(
   // A busy host is passing: repetitions on a quieter moment can replace a host-busy bound (group.ts
   // leaves host-busy repetitions out once two undisturbed ones exist). A load generator's ceiling is not.
   const fixed = (x: ConfigurationSummary): boolean => x.bottleneck === 'client';
-  if (isCensored(c)) return fixed(c) ? 'bound' : 'noise';
-  if (isCensored(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * k * best.rps!.mean)
+  if (isLowerBound(c)) return fixed(c) ? 'bound' : 'noise';
+  if (isLowerBound(best) && cheaperThanBest && c.rps!.mean >= (1 - m) * k * best.rps!.mean)
     return fixed(best) ? 'bound' : 'noise';
   return 'noise';
 }

@@ -17,7 +17,7 @@ import {
   type Prices,
 } from '../../common/cost.ts';
 import { fmtNum } from '../../common/format.ts';
-import { isCensored } from './contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import { groupBy, workloadKey } from './group.ts';
 import { onWhat, who } from '../names.ts';
 import { checkSlo } from './slo.ts';
@@ -70,7 +70,7 @@ export function costOf(c: ConfigurationSummary, prices: Prices, slo: Slo | null)
     hourly,
     perMillion: g ? perMillion(hourly, g.mean) : null,
     interval: ci ? { low: perMillion(hourly, ci.high)!, high: perMillion(hourly, ci.low) } : null,
-    upperBound: g !== null && isCensored(c),
+    upperBound: g !== null && isLowerBound(c),
     atRate:
       rate !== null && copies !== null
         ? {
@@ -145,7 +145,7 @@ function cheapestOf(
   const raw = ranked.slice(1).map((r) => {
     const er = estimateOf(r.rps!);
     const ratio = kl.hourly / costs.get(r.key)!.hourly;
-    const p = el && er && !isCensored(r) ? welch(el, er, ratio).pAbove : null;
+    const p = el && er && !isLowerBound(r) ? welch(el, er, ratio).pAbove : null;
     return { r, p };
   });
   const tested = raw.filter((x) => x.p !== null);
@@ -167,7 +167,7 @@ function cheapestOf(
         `${heading}: ${leadText}; the runner-up, ${k2.label}, would cost ${costText(k2)} ` +
         `(shown costlier, ${pText(p2)}).`,
     };
-  const why = undecided.some((c) => isCensored(c))
+  const why = undecided.some((c) => isLowerBound(c))
     ? "a rival's cost is only an upper bound: the load generator or the host set its pace"
     : undecided.some((c) => !estimateOf(c.rps!)) || !el
       ? undecided.some((c) => c.n > 1) || lead.n > 1

@@ -1,27 +1,25 @@
 // The decisions of one CPU / memory pair: who may be picked, the best, the knee and the lowest p99,
 // each settled by a test (Welch's t-test, Holm-corrected where a best is picked among many), never
 // by point means or by overlapping intervals.
-import { contest, DEFAULT_PRICING, isCensored, whatWouldDecide, type Pricing } from './contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
+import { contest, DEFAULT_PRICING, whatWouldDecide, type Contest, type Pricing } from './contest.ts';
 import { pairLabel } from '../../common/resource-labels.ts';
 import { groupBy, loadLabel, totalResources, workloadKey, workloadLabel } from './group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
-import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope, Verdict } from '../types.ts';
+import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope } from '../types.ts';
 
-const rpsOf = (c: ConfigurationSummary): MetricStats => c.rps!;
 const p99Of = (c: ConfigurationSummary): MetricStats => c.p99Us!;
 
 interface Comparison {
-  verdict: Verdict;
   tests: PairTest[];
   notDistinguishable: string[];
-  /** Others significantly worse than the pick. */
-  worse: string[];
 }
 
 /**
- * The pick against every other candidate: two-sided Welch tests, Holm-adjusted over the family of
- * comparisons (the pick was chosen among them, so one uncorrected test per pair would find a
- * "winner" by chance far more often than 5 %). Where a side has no interval only means are known.
+ * The pick against every other candidate on a metric the contest does not decide (the lowest p99):
+ * two-sided Welch tests, Holm-adjusted over the family of comparisons (the pick was chosen among
+ * them, so one uncorrected test per pair would find a "winner" by chance far more often than 5 %).
+ * Where a side has no interval only means are known.
  */
 export function comparePick(
   pick: ConfigurationSummary,
@@ -29,7 +27,7 @@ export function comparePick(
   metric: (c: ConfigurationSummary) => MetricStats,
   higherIsBetter: boolean,
 ): Comparison {
-  if (others.length === 0) return { verdict: 'only-one', tests: [], notDistinguishable: [], worse: [] };
+  if (others.length === 0) return { tests: [], notDistinguishable: [] };
   const w = estimateOf(metric(pick));
   const raw = others.map((o) => {
     const e = estimateOf(metric(o));
@@ -45,35 +43,19 @@ export function comparePick(
     return { key: r.key, test: r.test, pHolm, significant: pHolm !== null && pHolm <= ALPHA && worseSide };
   });
   const notDistinguishable = tests.filter((t) => t.test !== null && !t.significant).map((t) => t.key);
-  const worse = tests.filter((t) => t.significant).map((t) => t.key);
-  const unknown = tests.some((t) => t.test === null);
-  const verdict: Verdict = notDistinguishable.length ? 'not-distinguishable' : unknown ? 'single-sample' : 'clear';
-  return { verdict, tests, notDistinguishable, worse };
+  return { tests, notDistinguishable };
 }
 
+/** The CPU caps of one shape are compared on goodput as it is (one shape, so price does not enter), less CPU first. */
+const CPU_CAPS: Pricing = { order: (a, b) => a.cpuMillis - b.cpuMillis, price: () => 1 };
+
 /**
- * Whether `c` is not significantly below (1 − margin) × best: a one-sided Welch test of
- * c − (1 − m)·best < 0 at ALPHA. Uncorrected on purpose: the claim made is "not shown below", and a
- * correction would only make that easier. 'shown-within' when the opposite one-sided test also
- * shows it above the floor; 'means' without intervals. Censored numbers are used as lower bounds.
+ * The CPU caps tried for one configuration (the same in all but the cap, each qualified), by the
+ * contest: its best, and each other cap's relation to it with whether it is within the margin
+ * (RivalTest.within) — the one margin test, which CPU sizing reads. null without a cap.
  */
-export function withinMargin(
-  c: ConfigurationSummary,
-  best: ConfigurationSummary,
-  marginPct: number,
-): { within: boolean; evidence: ScopeDecision['kneeEvidence'] } {
-  const share = 1 - marginPct / 100;
-  if (c === best) return { within: true, evidence: 'shown-within' };
-  const a = estimateOf(c.rps!);
-  const b = estimateOf(best.rps!);
-  if (!a || !b) return { within: c.rps!.mean >= best.rps!.mean * share, evidence: 'means' };
-  // Nothing is shown within a margin of a bound (the best may be faster still); a bound holds only
-  // where it is shown above the floor (the server was at least that fast), never by not being below it.
-  if (isCensored(best)) return { within: false, evidence: 'not-below' };
-  const t = welch(a, b, share);
-  const within = isCensored(c) ? t.pAbove <= ALPHA : t.pBelow > ALPHA;
-  return { within, evidence: t.pAbove <= ALPHA ? 'shown-within' : 'not-below' };
-}
+export const decideCpuCaps = (caps: readonly ConfigurationSummary[], marginPct: number): Contest | null =>
+  contest(caps, marginPct, CPU_CAPS);
 
 interface Candidates {
   candidates: ConfigurationSummary[];
@@ -117,30 +99,7 @@ function decideScope(
   const kneeEvidence: ScopeDecision['kneeEvidence'] =
     !knee.rps!.ci || !bestRps.rps!.ci ? 'means' : c.state === 'undecided' ? 'not-below' : 'shown-within';
   const lowestP99 = [...candidates].sort((a, b) => a.p99Us!.mean - b.p99Us!.mean || pricing.order(a, b))[0]!;
-  const tested = comparePick(
-    bestRps,
-    candidates.filter((x) => x !== bestRps),
-    rpsOf,
-    true,
-  );
-  // The verdict and its lists follow the contest, so the words can never contradict the headline.
-  const others = c.contenders.filter((x) => x !== bestRps).map((x) => x.key);
-  const verdict: Verdict =
-    c.rivals.length === 0
-      ? 'only-one'
-      : c.state === 'confident'
-        ? 'clear'
-        : c.state === 'undecided' && c.blockedBy.includes('bound')
-          ? 'bottlenecked'
-          : c.rivals.some((r) => r.p === null)
-            ? 'single-sample'
-            : 'not-distinguishable';
-  const rps: Comparison = {
-    verdict,
-    tests: tested.tests,
-    notDistinguishable: others,
-    worse: c.rivals.filter((r) => r.relation === 'worse').map((r) => r.key),
-  };
+  // Latency by its own test; how sure the answer is, is the contest's state alone (its lists below are the contest's).
   const p99 = comparePick(
     lowestP99,
     candidates.filter((x) => x !== lowestP99),
@@ -163,7 +122,7 @@ function decideScope(
     state: c.state,
     contenders: c.contenders.map((x) => x.key),
     rivals: c.rivals,
-    lowerBounds: candidates.filter(isCensored).map((x) => x.key),
+    lowerBounds: candidates.filter(isLowerBound).map((x) => x.key),
     decideBy:
       c.state === 'undecided'
         ? whatWouldDecide(c.blockedBy, ceiling ?? (candidates.some((x) => x.bottleneck === 'host') ? 'host' : 'client'))
@@ -174,13 +133,10 @@ function decideScope(
     knee,
     kneeEvidence,
     lowestP99,
-    rpsVerdict: rps.verdict,
-    p99Verdict: p99.verdict,
-    rpsTests: rps.tests,
     p99Tests: p99.tests,
-    notDistinguishableRps: rps.notDistinguishable,
+    notDistinguishableRps: c.contenders.filter((x) => x !== bestRps).map((x) => x.key),
     notDistinguishableP99: p99.notDistinguishable,
-    clearlyBelowRps: rps.worse,
+    clearlyBelowRps: c.rivals.filter((r) => r.relation === 'worse').map((r) => r.key),
   };
 }
 

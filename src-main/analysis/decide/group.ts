@@ -1,16 +1,12 @@
 import { cellLabel } from '../../common/labels.ts';
 import { fmtNum } from '../../common/format.ts';
 import { skippedAfter } from '../../common/skipped-cells.ts';
-import { RATE_SHORTFALL } from '../../common/thresholds.ts';
-import type { CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../../model/types.ts';
+import { MAX_ERROR_PCT, NOISY_CV, RATE_SHORTFALL } from '../../common/thresholds.ts';
+import type { Bottleneck, CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../../model/types.ts';
 import type { StoredCell } from '../../model/stored.ts';
 import { mean, summarize, summarizeOne, summarizeOneLog } from './stats.ts';
 import type { ConfigurationSummary, Exclusion, FlagSummary } from '../types.ts';
 
-/** Above this coefficient of variation of req/s, repetitions disagree too much to trust small differences. */
-export const NOISY_CV = 0.1;
-/** Above this share of failed requests (pooled over repetitions, in percent) a configuration is never best or knee. */
-export const MAX_ERROR_PCT = 1;
 export const ONE_REPETITION_NOTE =
   'one repetition: interval from batch means of its own seconds, blind to run-to-run variation; add repetitions';
 export const TOO_FEW_NOTE =
@@ -108,13 +104,16 @@ export const loadLabel = (l: CellLoad): string =>
 export const workloadLabel = (app: string, requestSet: string | null): string =>
   requestSet ? `${app} [${requestSet}]` : app;
 
-/** What capped these repetitions' goodput (a lower bound then): the load generator, other processes, or nothing. */
-type Bottleneck = { bottleneck: 'client' | 'host' | null; shortfallBy: 'server' | 'client' | null };
-export function bottleneckOf(cells: readonly StoredCell[]): Bottleneck {
-  const has = (kind: FlagKind): boolean => cells.some((c) => c.flags.some((f) => f.kind === kind));
+/**
+ * What capped these repetitions' goodput (a lower bound then), from their stored bottlenecks: the load generator
+ * (never where one missed its constant rate by the server's fault), other processes, or nothing.
+ */
+type ConfigurationPace = { bottleneck: 'client' | 'host' | null; shortfallBy: 'server' | 'client' | null };
+export function bottleneckOf(cells: readonly StoredCell[]): ConfigurationPace {
+  const has = (b: Bottleneck): boolean => cells.some((c) => c.bottleneck === b);
   const shortfalls = cells.map(cellShortfall);
   const shortfallBy = shortfalls.includes('server') ? 'server' : shortfalls.includes('client') ? 'client' : null;
-  const bottleneck = has('client-bound') && shortfallBy !== 'server' ? 'client' : has('host-busy') ? 'host' : null;
+  const bottleneck = has('client') && shortfallBy !== 'server' ? 'client' : has('host') ? 'host' : null;
   return { bottleneck, shortfallBy };
 }
 
@@ -184,18 +183,15 @@ export function cellP99Series(c: StoredCell, samples?: ReadonlyMap<number, reado
 }
 
 /**
- * Which side a constant-rate shortfall was on. The load side records it (load.shortfallBy); for
- * older cells: a busy load thread means the client; otherwise, by Little's law, mean latency × rate
- * at or above the connection count means every connection was waiting on the server.
+ * Which side a missed constant rate (goodput below RATE_SHORTFALL of it) was on, as stored: the load generator's when
+ * it was the cell's bottleneck (common/bottleneck.ts); else the server's when the load side recorded a shortfall (for
+ * older cells, store migration 11) or the requests were answered at the rate and failed. null: held, or not recorded.
  */
 export function cellShortfall(c: StoredCell): 'server' | 'client' | null {
   const load = c.config.load;
-  if (load.model !== 'rate' || cellGoodput(c) >= load.rate * RATE_SHORTFALL) return null;
-  if (c.load?.shortfallBy) return c.load.shortfallBy;
-  if (c.clientBound) return 'client';
-  const latencyUs = c.load?.latencyUs.mean ?? c.meanUs;
-  if (latencyUs == null) return null;
-  return (latencyUs / 1e6) * load.rate >= load.connections ? 'server' : null;
+  if (load.model !== 'rate' || !c.bottleneck || cellGoodput(c) >= load.rate * RATE_SHORTFALL) return null;
+  if (c.bottleneck === 'client') return 'client';
+  return c.load?.shortfallBy || (c.rpsMean ?? 0) >= load.rate * RATE_SHORTFALL ? 'server' : null;
 }
 
 /** Why a configuration may never be best or knee, from its included repetitions and its excluded ones. */

@@ -1,6 +1,6 @@
 // The answer's pick in a few fields, for the run list (which caches it per run: store/run-picks.ts).
 import type { RunPick } from '../../model/stored.ts';
-import { isCensored } from './contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import { onWhat } from '../names.ts';
 import type { Recommendation } from '../answer-types.ts';
 
@@ -24,7 +24,7 @@ export function runPickOf(rec: Pick<Recommendation, 'headline' | 'configurations
     cpuMillis: c.cpuMillis,
     memoryMb: c.memoryMb,
     goodputRps: c.rps?.mean ?? null,
-    lowerBound: c.rps !== null && isCensored(c),
+    lowerBound: c.rps !== null && isLowerBound(c),
     p99Us: c.p99Us?.mean ?? null,
   };
 }

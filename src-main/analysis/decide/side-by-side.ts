@@ -3,14 +3,15 @@
 // Welch tests, Holm over the rivals, TOST for equivalence, client-bound goodput as a lower bound). No
 // second test: a line about them can never disagree with the statistics behind the headline.
 import { fmtMargin, fmtNum } from '../../common/format.ts';
-import { contest, isCensored } from './contest.ts';
+import { contest } from './contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import type { ConfigurationSummary, RivalRelation } from '../types.ts';
 
 export type { ComparisonNote } from '../types.ts';
 
 /** One rival against the best of its set, as the contest judged it. */
 export interface SideBySide {
-  /** The highest goodput of the set (a lower bound when censored). */
+  /** The highest goodput of the set (a lower bound where the load generator or the host was its bottleneck). */
   best: ConfigurationSummary;
   other: ConfigurationSummary;
   relation: RivalRelation;
@@ -41,7 +42,7 @@ export function sideBySide(cs: readonly ConfigurationSummary[], marginPct: numbe
 /** "10,020 ± 120", "≥ 9,950" (a lower bound), "9,950" (no interval): goodput in req/s, the unit said once. */
 export function goodputShort(c: ConfigurationSummary): string {
   const r = c.rps!;
-  if (isCensored(c)) return `≥ ${fmtNum(r.mean)}`;
+  if (isLowerBound(c)) return `≥ ${fmtNum(r.mean)}`;
   return r.ci ? `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}` : fmtNum(r.mean);
 }
 
@@ -56,7 +57,7 @@ export const gainPct = (g: number): string => `${fmtNum(g * 100, Math.abs(g) >= 
 
 /** "(11,200 ± 200 against 10,000 ± 180 req/s; one-sided Welch, Holm 5 %: p 0.002)": the numbers and the test. */
 export function evidence(s: SideBySide): string {
-  const bound = isCensored(s.best) || isCensored(s.other);
+  const bound = isLowerBound(s.best) || isLowerBound(s.other);
   const boundNote = bound ? '; ≥: a lower bound, the load generator or the host set the pace' : '';
   return `(${against(s)}; one-sided Welch, Holm 5 %: ${pText(s.p)}${boundNote})`;
 }
@@ -77,7 +78,7 @@ export function relationClause(
   switch (s.relation) {
     case 'worse':
       return (
-        `${a} serves ${isCensored(s.best) ? 'at least ' : ''}${gainPct(s.gain)} more${more} than ${b} ` + evidence(s)
+        `${a} serves ${isLowerBound(s.best) ? 'at least ' : ''}${gainPct(s.gain)} more${more} than ${b} ` + evidence(s)
       );
     case 'equivalent':
       return `${a} and ${b} are equivalent on goodput (TOST ±${m} %: ${pText(s.p)}; ${numbers})`;
@@ -87,7 +88,7 @@ export function relationClause(
       return s.blockedBy === 'bound'
         ? `${a} and ${b} cannot be ordered here (${numbers}): a lower bound stands in the way, so no test can ` +
             'say which serves more; a load the server cannot keep up with would'
-        : s.p === null && (isCensored(s.best) || isCensored(s.other))
+        : s.p === null && (isLowerBound(s.best) || isLowerBound(s.other))
           ? // A busy host's bound: no test applies to it, but undisturbed repetitions can replace it.
             `${a} and ${b} are not distinguishable here (${numbers}; ≥: a lower bound, the host or the load ` +
             'generator set the pace, so no test applies): repetitions on a quieter host could tell them apart'

@@ -4,16 +4,15 @@
 // comes from common/t-distribution.ts (stdlib's, checked against published tables in the unit tests).
 
 import { studentTCdf, tQuantile } from '../../common/t-distribution.ts';
+import { ALPHA } from '../../common/thresholds.ts';
 import type { Estimate, Interval, IntervalSource, MetricStats, TTest } from '../stats-types.ts';
 
-export { studentTCdf, tQuantile };
+// ALPHA is a decision threshold (common/thresholds.ts), passed on with the tests it is for.
+export { ALPHA, studentTCdf, tQuantile };
 export type { Estimate, Interval, IntervalSource, MetricStats, TTest };
 
+/** The level of every interval shown: the two-sided counterpart of ALPHA. */
 export const CONFIDENCE = 0.95;
-/**
- * Significance level of every test that makes a decision (family-wise, with Holm, where a best is picked among many).
- */
-export const ALPHA = 0.05;
 
 export function mean(xs: readonly number[]): number {
   if (xs.length === 0) throw new Error('mean of no values');
@@ -210,14 +209,6 @@ export function summarizeOneLog(value: number, series: readonly number[] | null,
     intervalFrom: 'batch-means',
   };
 }
-
-/**
- * How far one configuration's goodput moved between back-to-back runs: (max − min) ÷ median over 5
- * runs of the `quick` preset, the largest of the repeatability benchmark (BENCHMARKS.md
- * "Repeatability": 6.7 % and 8.3 % for hello, 3.9 % and 4.4 % for pbkdf2). A single repetition's
- * batch-means interval cannot see this variation; the words compare its width with it.
- */
-export const RUN_TO_RUN_SPREAD = 0.083;
 
 export const estimateOf = (m: MetricStats): Estimate | null =>
   m.se === null || m.df === null ? null : { mean: m.mean, se: m.se, df: m.df };

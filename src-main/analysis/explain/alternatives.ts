@@ -3,16 +3,14 @@
 // read the decision; they never change it.
 import { fmtNum, fmtUs } from '../../common/format.ts';
 import { priceOf } from '../decide/cost-order.ts';
-import { isCensored } from '../decide/contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import { workloadKey } from '../decide/group.ts';
 import { onWhat, who } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
 import { ALPHA, estimateOf, welch } from '../decide/stats.ts';
+import { MUCH_LOWER_P99 } from '../../common/thresholds.ts';
 import type { Alternative, ConfigurationSummary, Recommendation } from '../types.ts';
 import type { Prices } from '../../common/cost.ts';
-
-/** A p99 at most this share of the pick's is "much lower": worth naming beside the pick. */
-export const MUCH_LOWER_P99 = 0.5;
 
 type Base = Pick<Recommendation, 'search' | 'scopes' | 'decisions' | 'sloOutcomes' | 'configurations' | 'slo'> & {
   costs?: { prices: Prices };
@@ -59,7 +57,7 @@ export function alternativesOf(rec: Base): Alternative[] {
         `${forWhat(fastest, pick, prices)}`,
     });
   // A bound can always be higher, so only an estimate is said to hold more.
-  const most = isCensored(pick) ? undefined : [...rivals].sort((a, b) => b.rps!.mean - a.rps!.mean)[0];
+  const most = isLowerBound(pick) ? undefined : [...rivals].sort((a, b) => b.rps!.mean - a.rps!.mean)[0];
   if (
     most &&
     (most.cpuMillis !== pick.cpuMillis || most.memoryMb !== pick.memoryMb) &&
@@ -69,7 +67,7 @@ export function alternativesOf(rec: Base): Alternative[] {
       key: most.key,
       kind: 'throughput',
       text:
-        `Alternative for throughput: ${onWhat(most)} would hold ${isCensored(most) ? '≥ ' : ''}` +
+        `Alternative for throughput: ${onWhat(most)} would hold ${isLowerBound(most) ? '≥ ' : ''}` +
         `${fmtNum(most.rps!.mean)} req/s with ${who(most)}: ${ratio(most.rps!.mean / pick.rps!.mean)} the goodput ` +
         `${forWhat(most, pick, prices)}`,
     });

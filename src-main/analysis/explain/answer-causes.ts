@@ -5,13 +5,7 @@ import type { ProbeSecond } from '../../model/probe.ts';
 import type { RunDetail, StoredCell } from '../../model/stored.ts';
 import type { Sample } from '../../model/types.ts';
 import { fmtMb, fmtPct } from '../../common/format.ts';
-import {
-  memoryFromProbe,
-  runtimeSummaries,
-  serverAgreesClientBound,
-  type CauseCell,
-  type RuntimeSummary,
-} from './causes.ts';
+import { memoryFromProbe, runtimeSummaries, type CauseCell, type RuntimeSummary } from './causes.ts';
 import { memoryCapCause, pairCause, type CauseKind, type CauseLine } from './causes-words.ts';
 import { configurationKey } from '../decide/group.ts';
 import type { CauseNote, Exclusion, ScopeDecision } from '../types.ts';
@@ -35,13 +29,12 @@ export const causeCell = (
  * lower bound is never said to be "not a lower bound". Cells the probe overruled (engine/client-check.ts)
  * are said as such; null when no cell of the pick met a load thread's ceiling.
  */
-function clientLine(cells: readonly StoredCell[], key: string, censored: boolean): CauseLine | null {
-  const mine = cells.filter((c) => configurationKey(c.config) === key);
+function clientLine(mine: readonly StoredCell[], key: string, lowerBound: boolean): CauseLine | null {
   const over = mine.filter((c) => c.load?.clientBoundOverruled);
   if (!over.length) return null;
-  if (!censored)
+  if (!lowerBound)
     return { kind: 'not-client-bound', key, text: `not client-bound: ${over[0]!.load!.clientBoundOverruled}` };
-  const bound = mine.filter((c) => c.flags.some((f) => f.kind === 'client-bound')).length;
+  const bound = mine.filter((c) => c.bottleneck === 'client').length;
   return {
     kind: 'client-bound',
     key,
@@ -76,16 +69,17 @@ export function causesOf(
   const labelOf = (s: ScopeDecision): string => (contexts ? `${s.label}, ${s.context}` : s.label);
   for (const s of scopes) {
     const pick = s.knee.key;
-    const censored = s.lowerBounds.includes(pick);
+    const lowerBound = s.lowerBounds.includes(pick);
+    const all = cells.filter((c) => configurationKey(c.config) === pick);
     const own = byKey.get(pick) ?? null;
-    // A lower-bound pick is never explained as "not client-bound": that line is left to the cells that earned it.
-    const summary = own && censored && serverAgreesClientBound(own) === false ? { ...own, clientBound: false } : own;
-    const line =
-      clientLine(cells, pick, censored) ??
-      pairCause(
-        summary,
-        s.configurations.map((k) => byKey.get(k) ?? null),
-      );
+    const rivals = s.configurations.map((k) => byKey.get(k) ?? null);
+    const cause = (clientBound: boolean): CauseLine | null => (own ? pairCause({ ...own, clientBound }, rivals) : null);
+    // The client-bound check speaks of the pick as the decision read it: from its counted cells' stored bottleneck.
+    // A lower-bound pick is never explained as "not client-bound" (its seconds pooled may reach the server's ceiling
+    // where each repetition's own check did not): the next line of cause is said instead.
+    const clientPaced = lowerBound && all.some((c) => c.bottleneck === 'client' && !left.has(c.config.index));
+    const said = cause(clientPaced);
+    const line = clientLine(all, pick, lowerBound) ?? (said?.kind === 'not-client-bound' ? cause(false) : said);
     if (line) out.push({ ...line, scope: s.key, scopeLabel: labelOf(s) });
   }
   for (const s of scopes) {

@@ -1,7 +1,7 @@
 // A baseline comparison in words: each metric's change with its interval, why an inconclusive one
 // is inconclusive, the summary sentence and the method. Shared by the CLI, the UI and the HTML report.
 import { fmtBytes, fmtMargin, fmtNum, fmtPct, fmtUs } from '../../common/format.ts';
-import { RUN_TO_RUN_SPREAD } from '../decide/stats.ts';
+import { RUN_TO_RUN_SPREAD } from '../../common/thresholds.ts';
 import type { RawTest, SideValue } from '../decide/baseline-ratio.ts';
 import type { BaselineComparison, BaselineMetric, MetricVerdict } from '../baseline-types.ts';
 

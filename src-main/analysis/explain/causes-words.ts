@@ -1,49 +1,31 @@
 // One line of cause per decision, computed from the runtime summaries (causes.ts): why a CPU / memory
 // pair's pick beat its rivals, what a tighter memory cap cost in GC, whether the server agrees that a
-// cell was client-bound. Each rule below is a threshold on measured numbers, and its words give them.
+// cell was client-bound. Each rule below is a threshold on measured numbers (common/thresholds.ts),
+// and its words give them.
 // No summary (no probe seconds): no line. Nothing beyond a threshold: no line.
 import { fmtMb, fmtNum, fmtPct, fmtRatio, fmtUs } from '../../common/format.ts';
 import { cpuLabel, memLabel } from '../../common/resource-labels.ts';
-import { type RuntimeSummary, SATURATED_ELU, THROTTLED_SHARE, saturation, serverAgreesClientBound } from './causes.ts';
+import {
+  GC_NOTABLE,
+  GC_RATIO,
+  IMBALANCE_MIN_ELU,
+  IMBALANCE_RATIO,
+  LATENCY_GROWTH,
+  OFF_LOOP_ELU,
+  OFF_LOOP_WAIT_RATIO,
+  OVERSUBSCRIBED_ELU_DROP,
+  SATURATED_ELU,
+  SWITCH_RISE,
+  THROTTLE_RISE,
+  THROTTLED_PERIOD_SHARE,
+  WAIT_RATIO,
+  WAIT_RISE,
+} from '../../common/thresholds.ts';
+import { type RuntimeSummary, saturation, serverAgreesClientBound } from './causes.ts';
 import { who } from '../names.ts';
 import type { CauseKind } from '../types.ts';
 
 export type { CauseKind };
-
-/**
- * Per-worker ELU at most this share of the fewer-worker configuration's: each loop does less, so the
- * added worker split the same CPU rather than adding to it.
- */
-export const OVERSUBSCRIBED_ELU_DROP = 0.8;
-/** Involuntary context switches at least this many times the fewer-worker configuration's: the kernel preempts more. */
-export const SWITCH_RISE = 1.5;
-/**
- * The loops busy at least this many times the CPU time they got (RuntimeSummary.busyPerCpu): a third of
- * their busy time and more was waiting for the CPU. Over-subscribed loops keep their ELU up that way
- * (json cluster ×2 on 1 CPU: 0.94 each against 0.99 alone, busy 2.1× the CPU they got, ×1 1.0×).
- */
-export const WAIT_RATIO = 1.5;
-/** …and at least this many times the fewer-worker configuration's, so the added workers made them wait. */
-export const WAIT_RISE = 1.3;
-/** Throttled share of periods at least this much higher (absolute) than the fewer-worker configuration's. */
-export const THROTTLE_RISE = 0.05;
-/** The busiest event loop below this: the loops are mostly idle, so they are not what requests wait for. */
-export const OFF_LOOP_ELU = 0.3;
-/** p99 of the last third of the measured seconds at least this many times the first third's: latency grows. */
-export const LATENCY_GROWTH = 1.5;
-/**
- * Request p99 at least this many times the event-loop delay p99: requests wait somewhere the loop does
- * not (where the probe's delay includes its sampling interval, the rule only gets stricter).
- */
-export const OFF_LOOP_WAIT_RATIO = 5;
-/** GC at least this share of the time is worth a line: below it, collection is not what the process spends on. */
-export const GC_NOTABLE = 0.05;
-/** …and at least this many times the larger cap's share, so the cap, not the workload, caused it. */
-export const GC_RATIO = 2;
-/** The busiest worker's ELU at least this many times the least busy's: the work is unevenly spread. */
-export const IMBALANCE_RATIO = 2;
-/** …and busy at least this much, so two nearly idle loops are never called uneven. */
-export const IMBALANCE_MIN_ELU = 0.3;
 
 /** One line of cause, about the configuration `key`. */
 export interface CauseLine {
@@ -82,7 +64,7 @@ export function oversubscribedCause(more: RuntimeSummary, fewer: RuntimeSummary)
   const eachLessBusy = more.elu <= fewer.elu * OVERSUBSCRIBED_ELU_DROP;
   const throttle =
     more.throttledShare !== null &&
-    more.throttledShare >= THROTTLED_SHARE &&
+    more.throttledShare >= THROTTLED_PERIOD_SHARE &&
     more.throttledShare - (fewer.throttledShare ?? 0) >= THROTTLE_RISE;
   const [mine, theirs] = [more.involuntaryPerSec, fewer.involuntaryPerSec];
   const switches = mine !== null && theirs !== null && mine > 0 && mine >= theirs * SWITCH_RISE;

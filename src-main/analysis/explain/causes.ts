@@ -5,21 +5,11 @@
 // only: where the probe recorded nothing, every function here returns null, never a guess.
 import { gcShareOf } from '../../common/probe-gc.ts';
 import { servingOf } from '../../common/probe-series.ts';
-import { CLIENT_BOUND_ELU } from '../../common/thresholds.ts';
+import { LATENCY_GROWTH_MIN_SECONDS, SATURATED_ELU, THROTTLED_PERIOD_SHARE } from '../../common/thresholds.ts';
 import type { ProbeSecond, ProcessRole } from '../../model/probe.ts';
 import type { CellConfig, Flag, LaunchMode, LoadResult, Sample, StatsSummary } from '../../model/types.ts';
 import { configurationKey } from '../decide/group.ts';
 import { mean } from '../decide/stats.ts';
-
-/** A loop busy this much of the time queues its next callbacks: the same ceiling a load thread is held to. */
-export const SATURATED_ELU = CLIENT_BOUND_ELU;
-/**
- * Throttled in at least this share of the CFS periods it ran in: the cap, not the app, held it back
- * (a process that stays within its cap is throttled in a few periods at most, from bursts of GC threads).
- */
-export const THROTTLED_SHARE = 0.1;
-/** Seconds at least, so the first and the last third of them each hold two: fewer cannot show latency growing. */
-const GROWTH_MIN_SECONDS = 6;
 
 /** One measured cell as the causes read it: its config, seconds and probe records, and what the cell said. */
 export interface CauseCell {
@@ -86,7 +76,7 @@ export interface RuntimeSummary {
    * The serving loops' busy time (Σ ELU) ÷ the CPU the container used, both per second; null where CPU
    * was not measured. ELU is wall-clock time, so a loop preempted mid-callback counts its wait as busy:
    * about 1 when the loops had the CPU whenever they were busy, 2 when they spent half of it waiting
-   * their turn (json cluster ×2 on 1 CPU measured 2.1, ×1 1.0).
+   * their turn (BENCHMARKS.md, Runtime probe: the presets' cause lines).
    */
   busyPerCpu: number | null;
   /** Throttled periods ÷ CFS periods; null where the periods were not counted. */
@@ -171,7 +161,7 @@ function contextSwitches(probe: readonly ProbeSecond[]): { all: number; involunt
 
 /** The mean p99 of the first and the last third of the measured seconds, in order. */
 function p99Thirds(samples: Sample[]): { fromUs: number; toUs: number } | null {
-  if (samples.length < GROWTH_MIN_SECONDS) return null;
+  if (samples.length < LATENCY_GROWTH_MIN_SECONDS) return null;
   const sorted = [...samples].sort((a, b) => a.t - b.t);
   const third = Math.floor(sorted.length / 3);
   return {
@@ -228,7 +218,7 @@ export function runtimeSummary(cells: readonly CauseCell[]): RuntimeSummary | nu
     throttledShare,
     throttled:
       throttledShare !== null
-        ? throttledShare >= THROTTLED_SHARE
+        ? throttledShare >= THROTTLED_PERIOD_SHARE
         : probed.some((c) => c.flags?.some((f) => f.kind === 'throttled')),
     ctxPerSec: ctx.length ? mean(ctx.map((x) => x.all)) : null,
     involuntaryPerSec: ctx.length ? mean(ctx.map((x) => x.involuntary)) : null,

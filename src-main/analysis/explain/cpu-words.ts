@@ -3,6 +3,7 @@
 // below missed, with the throttling seen at its cap.
 import { fmtMargin, fmtNum, fmtPct } from '../../common/format.ts';
 import { cpuLabel, memLabel } from '../../common/resource-labels.ts';
+import { NOT_THROTTLED_MS_PER_SEC } from '../../common/thresholds.ts';
 import { ratio } from './alternatives.ts';
 import { who, type WhoContext } from '../names.ts';
 import { describeSlo } from '../decide/slo.ts';
@@ -40,7 +41,7 @@ export function cpuSentence(
   if (u.throttledMsPerSec === null) return head;
   const share = u.throttledShare === null ? '' : ` (${fmtPct(u.throttledShare * 100)} of CFS periods)`;
   const thr =
-    u.throttledMsPerSec < 0.5
+    u.throttledMsPerSec < NOT_THROTTLED_MS_PER_SEC
       ? 'was not throttled'
       : `was throttled ${fmtNum(u.throttledMsPerSec)} ms per second${share}`;
   return `${head} At its ${cpuLabel(c.cpuMillis)} cap it used ${fmtPct(u.cpuPctOfCap!)} of the cap and ${thr}.`;

@@ -2,7 +2,7 @@
 // source for the CLI, the UI, the HTML report, --json and the snippets' opening comment.
 import { fmtMoney } from '../../common/cost.ts';
 import { fmtNum } from '../../common/format.ts';
-import { isCensored } from '../decide/contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import { joinAnd as listOf } from '../../common/text.ts';
 import { answerPick } from '../size/sizing.ts';
 import type { AnswerState, ConfigurationSummary, Headline, Recommendation, ScopeDecision } from '../types.ts';
@@ -14,7 +14,7 @@ export const STATE_WORDS: Record<AnswerState, string> = {
   undecided: 'undecided',
 };
 
-const goodput = (c: ConfigurationSummary): string => `${isCensored(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
+const goodput = (c: ConfigurationSummary): string => `${isLowerBound(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
 
 type Base = Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods' | 'headline'>;
 

@@ -1,10 +1,10 @@
 // The phrases every sentence of the answer shares: who ran ("2 cluster workers"), its numbers with
-// their intervals, its flags and caveats, and how sure a pick is in a few words.
+// their intervals, its flags and caveats. How sure a pick is, is the answer's state (headline.ts).
 import { fmtNum, fmtPct, fmtUs, fmtUsPm } from '../../common/format.ts';
 import { joinAnd } from '../../common/text.ts';
 import type { FlagKind } from '../../model/types.ts';
-import { RUN_TO_RUN_SPREAD } from '../decide/stats.ts';
-import type { ConfigurationSummary, FlagSummary, Verdict } from '../types.ts';
+import { RUN_TO_RUN_SPREAD, SPREAD_OVER_INTERVAL } from '../../common/thresholds.ts';
+import type { ConfigurationSummary, FlagSummary } from '../types.ts';
 
 /** "was" for one process or worker, "were" for more. */
 export const be = (cs: ConfigurationSummary[]): string =>
@@ -67,7 +67,7 @@ export function singleRunWeakness(single: readonly ConfigurationSummary[]): stri
   if (!widths.length) return `${spread}, and that is the uncertainty these numbers carry`;
   const width = widths[Math.floor(widths.length / 2)]!;
   const ratio = RUN_TO_RUN_SPREAD / width;
-  return ratio > 1.5
+  return ratio > SPREAD_OVER_INTERVAL
     ? `${spread}, while a single run's interval is ${fmtPct(width * 100)} wide: about ` +
         `${fmtNum(ratio, ratio < 10 ? 1 : 0)} times narrower than the variation it cannot see, so a difference ` +
         `below ${fmtPct(RUN_TO_RUN_SPREAD * 100)} is not settled by one run`
@@ -111,20 +111,4 @@ export function caveats(c: ConfigurationSummary): string[] {
     );
   }
   return out;
-}
-
-/** How sure a pick is, in two or three words (tables in the UI). */
-export function verdictShort(v: Verdict): string {
-  switch (v) {
-    case 'clear':
-      return 'clear';
-    case 'not-distinguishable':
-      return 'not distinguishable';
-    case 'single-sample':
-      return 'means only';
-    case 'only-one':
-      return 'only candidate';
-    case 'bottlenecked':
-      return 'not confident'; // the load generator or the host set the pace: the words say which
-  }
 }

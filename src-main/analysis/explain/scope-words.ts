@@ -3,7 +3,6 @@
 import { fmtMargin, fmtNum, fmtPct, fmtRatio } from '../../common/format.ts';
 import { capitalize } from '../../common/text.ts';
 import { RATE_SHORTFALL } from '../../common/thresholds.ts';
-import { withinMargin } from '../decide/decide.ts';
 import { be, caveats, p99Text, rpsText } from './phrases.ts';
 import { who, whoContext, whoList, type WhoContext } from '../names.ts';
 import type { ConfigurationSummary, ScopeDecision, UndecidedScope } from '../types.ts';
@@ -48,13 +47,19 @@ function boundsSentence(s: ScopeDecision, pick: (keys: string[]) => Configuratio
   );
 }
 
-function verdictSentence(
+/** Undecided because a lower bound stands in the way (more repetitions cannot decide it): the contest's own finding. */
+const boundBlocked = (s: ScopeDecision): boolean => s.state === 'undecided' && !s.settleable;
+
+/** How sure the pair's answer is: its state, with what the contest found behind it (never a second test). */
+function stateSentence(
   s: ScopeDecision,
   best: ConfigurationSummary,
   pick: (keys: string[]) => ConfigurationSummary[],
   marginPct = 5,
   ctx?: WhoContext,
 ): string {
+  if (s.state === 'confident')
+    return "Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).";
   if (s.state === 'equivalent') {
     const tied = pick(s.contenders);
     return (
@@ -62,23 +67,17 @@ function verdictSentence(
       `(one-sided Welch's t-tests, Holm-corrected, 5 %): equivalent, so the cheapest is the pick.`
     );
   }
-  switch (s.rpsVerdict) {
-    case 'not-distinguishable':
-      return (
-        `${capitalize(whoList([best, ...pick(s.notDistinguishableRps)], ctx))} are not distinguishable on ` +
-        `throughput (Welch's t-test, Holm-corrected, 5 %).`
-      );
-    case 'clear':
-      return "Welch's t-test puts every other configuration here significantly below it (Holm-corrected, 5 %).";
-    case 'bottlenecked':
-      return boundsSentence(s, pick, ctx);
-    default:
-      return best.rps!.ci
-        ? 'Some configurations here have no interval: against those, only means were compared.'
-        : best.rps!.n > 1
-          ? 'These have too few repetitions to bound (an interval needs 3): means compared, with no test.'
-          : 'These are single samples with no per-second series: means compared, with no test.';
-  }
+  if (boundBlocked(s)) return boundsSentence(s, pick, ctx);
+  if (s.rivals.every((r) => r.p !== null))
+    return (
+      `${capitalize(whoList([best, ...pick(s.notDistinguishableRps)], ctx))} are not distinguishable on ` +
+      `throughput (Welch's t-test, Holm-corrected, 5 %).`
+    );
+  return best.rps!.ci
+    ? 'Some configurations here have no interval: against those, only means were compared.'
+    : best.rps!.n > 1
+      ? 'These have too few repetitions to bound (an interval needs 3): means compared, with no test.'
+      : 'These are single samples with no per-second series: means compared, with no test.';
 }
 
 export function scopeSentences(
@@ -136,8 +135,8 @@ export function scopeSentences(
         `Fewer workers were significantly more than ${fmtMargin(marginPct)} % below it, so it is also the knee.`,
       );
     }
-    out.push(verdictSentence(s, best, pick, marginPct, ctx));
-    if (s.lowerBounds.length && s.rpsVerdict !== 'bottlenecked') out.push(boundsSentence(s, pick, ctx));
+    out.push(stateSentence(s, best, pick, marginPct, ctx));
+    if (s.lowerBounds.length && !boundBlocked(s)) out.push(boundsSentence(s, pick, ctx));
     const tied = new Set(s.notDistinguishableRps);
     const more = cs.filter((c) => c.workers > best.workers && !tied.has(c.key));
     if (more.length) {
@@ -167,7 +166,7 @@ export function scopeSentences(
   }
   if (!only) {
     out.push(`Lowest p99: ${who(low, ctx)} (${p99Text(low)}).`);
-    if (s.p99Verdict === 'not-distinguishable')
+    if (s.notDistinguishableP99.length)
       out.push(`${capitalize(whoList([low, ...pick(s.notDistinguishableP99)], ctx))} are not distinguishable on p99.`);
   }
   for (const c of [...new Set([best, knee, low])]) {
@@ -189,7 +188,8 @@ export function undecidedSentence(
 }
 
 /**
- * `One worker per CPU` (the seed experiments' rule) checked where the matrix tried it: within the margin of the best?
+ * `One worker per CPU` (the seed experiments' rule) checked where the matrix tried it: within the margin of the best,
+ * as the pair's contest judged it (RivalTest.within)?
  */
 export function cpuRuleSentence(
   scopes: ScopeDecision[],
@@ -201,15 +201,17 @@ export function cpuRuleSentence(
     const ruleWorkers = Math.max(1, Math.round(s.cpuMillis / 1000));
     const rule = s.candidates.map((k) => byKey.get(k)!).filter((c) => c.workers === ruleWorkers && c.mode !== 'single');
     if (rule.length === 0) return [];
-    const held = rule.some((c) => s.candidates.includes(c.key) && withinMargin(c, s.bestRps, marginPct).within);
+    const within = (c: ConfigurationSummary): boolean =>
+      c.key === s.bestRps.key || s.rivals.some((r) => r.key === c.key && r.within !== null);
+    const held = rule.some(within);
     return [{ s, held }];
   });
   if (checked.length === 0) return null;
   const held = checked.filter((x) => x.held).length;
   const ratios = checked.map(({ s }) => `${fmtRatio(s.bestRps.workersPerCpu)} on ${s.label}`).join(', ');
   return (
-    `"Cluster size = CPU count" was not significantly more than ${fmtMargin(marginPct)} % below the best on ` +
-    `${held} of ${checked.length} CPU / memory pair${checked.length === 1 ? '' : 's'} where it was tried ` +
-    `(workers per CPU of the best: ${ratios}).`
+    `"Cluster size = CPU count" was within ${fmtMargin(marginPct)} % of the best by the contest (not ruled out ` +
+    `by its one-sided Welch's t-tests, Holm-corrected) on ${held} of ${checked.length} CPU / memory ` +
+    `pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`
   );
 }

@@ -5,7 +5,7 @@ import { fmtMargin, fmtNum, fmtPct, fmtUs, fmtUsPm } from '../../common/format.t
 import { cpuLabel, memLabel } from '../../common/resource-labels.ts';
 import { capitalize, joinAnd } from '../../common/text.ts';
 import { pickCause } from './answer-causes.ts';
-import { isCensored } from '../decide/contest.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 import { acrossPairs, perMillionText } from './headline.ts';
 import { onWhat, who, whoContext, type WhoContext } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
@@ -17,7 +17,7 @@ export const MAX_SUMMARY = 4;
 
 type Base = Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>;
 
-const goodput = (c: ConfigurationSummary): string => `${isCensored(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
+const goodput = (c: ConfigurationSummary): string => `${isLowerBound(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
 const named = (cs: ConfigurationSummary[], ctx?: WhoContext, max = 3): string => {
   const shown = cs.slice(0, max).map((c) => `${who(c, ctx)} (${goodput(c)})`);
   return joinAnd(cs.length > max ? [...shown, `${cs.length - max} more`] : shown);
@@ -27,7 +27,7 @@ const named = (cs: ConfigurationSummary[], ctx?: WhoContext, max = 3): string =>
 function numbers(c: ConfigurationSummary): string {
   const r = c.rps!;
   const p = c.p99Us!;
-  const rps = isCensored(c)
+  const rps = isLowerBound(c)
     ? `≥ ${fmtNum(r.mean)} req/s (a lower bound: the load generator or the host set the pace)`
     : r.ci
       ? `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s`

@@ -2,18 +2,18 @@
 // The sentences themselves live by what they say: phrases.ts (who, numbers, flags), scope-words.ts
 // (each CPU / memory pair), slo-words.ts (the objective) and sizing-words.ts (memory and CPU).
 import { fmtMargin, fmtPct } from '../../common/format.ts';
+import { MAX_ERROR_PCT, RUN_TO_RUN_SPREAD } from '../../common/thresholds.ts';
 import { causeSentence } from './answer-causes.ts';
 import { COST_ORDER_WORDS } from '../decide/cost-order.ts';
-import { loadLabel, MAX_ERROR_PCT, workloadKey } from '../decide/group.ts';
+import { loadLabel, workloadKey } from '../decide/group.ts';
 import { singleRunWeakness } from './phrases.ts';
 import { cpuRuleSentence, scopeSentences, undecidedSentence } from './scope-words.ts';
 import { recommendedSizingSentences, sizingMethodText } from './sizing-words.ts';
 import { sloSentences } from './slo-words.ts';
-import { RUN_TO_RUN_SPREAD } from '../decide/stats.ts';
 import type { Recommendation } from '../types.ts';
 
 export { fmtMargin, fmtPct, fmtRatio, fmtUsPm } from '../../common/format.ts';
-export { flagPhrase, p99Short, p99Text, rpsText, singleRunWeakness, verdictShort } from './phrases.ts';
+export { flagPhrase, p99Short, p99Text, rpsText, singleRunWeakness } from './phrases.ts';
 export { who, whoList } from '../names.ts';
 export {
   limitText,

@@ -2,7 +2,7 @@
 // throughput (without), from the matrix's CPU dimension, and the throttling seen at the cap.
 import { fmtNum, fmtUs } from '../../common/format.ts';
 import type { StoredCell } from '../../model/stored.ts';
-import { withinMargin } from '../decide/decide.ts';
+import { decideCpuCaps } from '../decide/decide.ts';
 import { sameBut } from '../decide/group.ts';
 import { checkSlo } from '../decide/slo.ts';
 import { mean } from '../decide/stats.ts';
@@ -42,9 +42,10 @@ export function throttling(
 
 /**
  * The CPU dimension for `c`. With an SLO: the smallest cap whose means meet every limit. Without:
- * the smallest cap not significantly below (1 − margin) × the best goodput over the caps (the knee's
- * one-sided Welch test, across CPU caps instead of worker counts). Disqualified caps (errors, OOM)
- * never qualify.
+ * the smallest cap within the margin of the best goodput over the caps, as the contest judges it
+ * (decide/decide.ts decideCpuCaps: the knee's test, Holm-corrected over the caps, across CPU caps
+ * instead of worker counts); this reads that judgement and tests nothing itself. Disqualified caps
+ * (errors, OOM) never qualify.
  */
 export function cpuSizing(
   c: ConfigurationSummary,
@@ -56,15 +57,20 @@ export function cpuSizing(
   const family = all
     .filter((a) => sameButCpu(a, c) && a.n > 0 && a.rps && a.p99Us)
     .sort((a, b) => a.cpuMillis - b.cpuMillis);
-  const qualified = family.filter((a) => a.disqualified.length === 0);
-  const best = [...qualified].sort((a, b) => b.rps!.mean - a.rps!.mean)[0];
+  const decided = decideCpuCaps(
+    family.filter((a) => a.disqualified.length === 0),
+    marginPct,
+  );
+  const best = decided?.best;
   let evidence: CpuSizing['evidence'] = null;
   const caps: CpuCap[] = family.map((a) => {
     const ok = a.disqualified.length === 0;
     const checks = slo ? checkSlo(a, slo) : null;
     const meetsSlo = checks ? ok && checks.every((k) => k.ok) : null;
-    const m = best && ok ? withinMargin(a, best, marginPct) : null;
-    if (m && a !== best && !slo) evidence = m.evidence === 'means' || evidence === 'means' ? 'means' : 'test';
+    // The contest's margin judgement of this cap against the best (the best is within by definition).
+    const within = a === best || decided?.rivals.find((r) => r.key === a.key)?.within != null;
+    const m = best && ok ? { within, means: !a.rps!.ci || !best.rps!.ci } : null;
+    if (m && a !== best && !slo) evidence = m.means || evidence === 'means' ? 'means' : 'test';
     const miss = !ok
       ? a.disqualified.join(', ')
       : checks && !meetsSlo
@@ -73,8 +79,11 @@ export function cpuSizing(
             .map(missText)
             .join(', ')
         : !slo && m && !m.within
-          ? `goodput ${fmtNum(a.rps!.mean)} req/s, significantly more than ` +
-            `${fmtNum(marginPct, marginPct % 1 ? 1 : 0)} % below the best (${fmtNum(best!.rps!.mean)} req/s)`
+          ? `goodput ${fmtNum(a.rps!.mean)} req/s, significantly ` +
+            (a.cpuMillis > best!.cpuMillis
+              ? `below the best (${fmtNum(best!.rps!.mean)} req/s) with more CPU`
+              : `more than ${fmtNum(marginPct, marginPct % 1 ? 1 : 0)} % below the best ` +
+                `(${fmtNum(best!.rps!.mean)} req/s)`)
           : null;
     return {
       cpuMillis: a.cpuMillis,

@@ -2,9 +2,10 @@
 // kills, restarts, failed requests, GC pressure or a latency penalty) against the largest clean cap.
 import { fmtNum } from '../../common/format.ts';
 import { memLabel } from '../../common/resource-labels.ts';
+import { MAX_ERROR_PCT } from '../../common/thresholds.ts';
 import type { StoredCell } from '../../model/stored.ts';
 import { cellPeak } from './fresh-need.ts';
-import { MAX_ERROR_PCT, sameBut } from '../decide/group.ts';
+import { sameBut } from '../decide/group.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from '../decide/stats.ts';
 import type { ConfigurationSummary, MemoryCap, MemoryOutcome } from '../types.ts';
 

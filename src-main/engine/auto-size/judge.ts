@@ -12,7 +12,7 @@ import { cellFreshNeed, cellPeak } from '../../analysis/size/memory.ts';
 import { logPooledInterval, mean, pooledInterval } from '../../analysis/decide/stats.ts';
 import { cellGoodput, cellGoodSeries, cellShortfall, failedAndAttempts } from '../../analysis/decide/group.ts';
 import type { StoredCell } from '../../store/index.ts';
-import type { CellStatus, FlagKind, Sample } from '../../model/types.ts';
+import type { Bottleneck, CellStatus, FlagKind, Sample } from '../../model/types.ts';
 import type { SizeSpec, StepOutcome } from '../../model/search.ts';
 
 /** What the judge needs of one cell. */
@@ -31,6 +31,8 @@ export interface CellEvidence {
   attempts: number;
   /** Which side a rate shortfall was on, when there was one. */
   shortfallBy: 'server' | 'client' | null;
+  /** What set its pace, as stored when it was measured (common/bottleneck.ts); null without a load result. */
+  bottleneck: Bottleneck | null;
   /** Peak memory (cgroup peak where recorded), bytes. */
   peakBytes: number | null;
 }
@@ -49,13 +51,12 @@ export interface Judgement {
   peakBytes: number | null;
 }
 
-/** Flags that mean someone other than the server set the pace: such a cell is not judged. */
-const TAINTS: FlagKind[] = ['client-bound', 'host-busy', 'unstable'];
-const TAINT_WORDS: Partial<Record<FlagKind, string>> = {
-  'client-bound': 'the load generator was saturated',
-  'host-busy': 'other processes took the cores',
-  unstable: 'the measured seconds drifted',
+/** Why a cell is not judged as the server's: someone else set its pace (its bottleneck), or its seconds drifted. */
+const PACE_TAINTS: Record<Exclude<Bottleneck, 'server'>, string> = {
+  client: 'client-bound (the load generator was saturated)',
+  host: 'host-busy (other processes took the cores)',
 };
+const UNSTABLE_TAINT = 'unstable (the measured seconds drifted)';
 
 export function evidenceOf(c: StoredCell, samples: readonly Sample[]): CellEvidence {
   const [failed, attempts] = failedAndAttempts(c);
@@ -71,6 +72,7 @@ export function evidenceOf(c: StoredCell, samples: readonly Sample[]): CellEvide
     failed,
     attempts,
     shortfallBy: ok ? cellShortfall(c) : null,
+    bottleneck: c.bottleneck,
     // What a fresh deployment needs (the larger of the cgroup peak and the processes' RSS), as the answer sizes it.
     peakBytes: cellFreshNeed(c)?.bytes ?? cellPeak(c)?.bytes ?? null,
   };
@@ -91,14 +93,10 @@ export function judge(cells: readonly CellEvidence[], spec: Pick<SizeSpec, 'slo'
   if (!last) throw new Error('judge: no cells');
   const finished = cells.filter((c) => c.status === 'ok' && c.p99Us !== null);
   const taintOf = (c: CellEvidence): string | null => {
-    // A server that fell short of the rate was saturated: its load thread waiting on it is not a
-    // client bottleneck, and its drift is its own growing queue — both are the server's result.
-    const f = c.flags.find(
-      (x) =>
-        TAINTS.includes(x.kind) &&
-        !((x.kind === 'client-bound' || x.kind === 'unstable') && c.shortfallBy === 'server'),
-    );
-    return f ? `${f.kind} (${TAINT_WORDS[f.kind] ?? f.reason})` : null;
+    if (c.bottleneck === 'client') return PACE_TAINTS.client;
+    // A server that fell short of the rate was saturated: its drift is its own growing queue, the server's result.
+    if (c.flags.some((f) => f.kind === 'unstable') && c.shortfallBy !== 'server') return UNSTABLE_TAINT;
+    return c.bottleneck === 'host' ? PACE_TAINTS.host : null;
   };
   const clean = finished.filter((c) => taintOf(c) === null);
   const setAside = finished.length - clean.length;

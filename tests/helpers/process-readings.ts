@@ -1,34 +1,17 @@
-// A real cell reads each of its processes' resident memory from this machine's /proc beside the
-// cgroup's peak: one reading per process with its role, and the sums the fresh-deployment figure
-// (analysis/size/memory.ts freshNeed) is made of.
-import { localProvider } from '../../src-main/providers/local/provider.ts';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { EngineInfo } from '../../src-main/docker/client.ts';
-import { runCell } from '../../src-main/engine/cell-runner.ts';
-import type { CellResult, LaunchMode } from '../../src-main/model/types.ts';
+// The per-process memory readings of a real cell, read from this machine's /proc beside the cgroup's
+// peak: one reading per process with its role, and the sums the fresh-deployment figure
+// (analysis/size/memory.ts freshNeed) is made of. Checked on the probe test's cells (probe.test.ts).
+import { expect } from 'vitest';
 import { cellFreshNeed } from '../../src-main/analysis/size/memory.ts';
+import type { CellResult } from '../../src-main/model/types.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
-import { imageFor, requireDocker } from '../helpers/docker.ts';
 
 const MiB = 2 ** 20;
-let engine: EngineInfo;
-
-beforeAll(async () => {
-  engine = await requireDocker();
-});
-
-async function helloCell(mode: LaunchMode, workers: number): Promise<CellResult> {
-  const { app, image } = await imageFor('hello');
-  return runCell(
-    { index: 0, repetition: 0, app: 'hello', mode, workers, cpuMillis: 1000, memoryMb: 256, load: { model: 'closed', connections: 4 }, durationSec: 3, warmupSec: 1, env: {} },
-    { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 },
-  );
-}
 
 const mb = (b: number | undefined): string => (b === undefined ? '-' : `${(b / MiB).toFixed(1)} MB`);
 
 /** The readings in one line per process, for the log (the numbers the report quotes). */
-function describeCell(label: string, r: CellResult): void {
+export function describeCell(label: string, r: CellResult): void {
   const s = r.stats!;
   console.log(
     `${label}: cgroup peak ${mb(s.memPeakBytes)} (${s.memPeakSource}); RSS summed ${mb(s.rssTotalPeakBytes)}, file pages once ${mb(s.rssSharedOncePeakBytes)}, PSS summed ${mb(s.pssTotalBytes)}\n` +
@@ -37,7 +20,7 @@ function describeCell(label: string, r: CellResult): void {
 }
 
 /** Checks shared by both modes: one reading per process, plausible RSS, sums in order. */
-function expectReadings(r: CellResult, roles: string[]): void {
+export function expectReadings(r: CellResult, roles: string[]): void {
   expect(r.status).toBe('ok');
   const s = r.stats!;
   expect(s.processesNotMeasured).toBeUndefined();
@@ -65,18 +48,3 @@ function expectReadings(r: CellResult, roles: string[]): void {
   expect(f.measure).toBe(s.rssSharedOncePeakBytes! > s.memPeakBytes! ? 'rss' : 'cgroup');
   expect(f.processMaxRssBytes).toBe(Math.max(...ps.filter((p) => p.role === 'worker').map((p) => p.rssPeakBytes)));
 }
-
-describe('process memory of a real cell', () => {
-  it('cluster × 2: the launcher (primary) and two workers, each with its RSS', async () => {
-    const r = await helloCell('cluster', 2);
-    describeCell('hello cluster ×2', r);
-    expectReadings(r, ['primary', 'worker', 'worker']);
-  }, 90_000);
-
-  it('pm2 × 2: PM2’s God (pm2-runtime, the first process) and two instances', async () => {
-    const r = await helloCell('pm2', 2);
-    describeCell('hello pm2 ×2', r);
-    expectReadings(r, ['pm2-daemon', 'worker', 'worker']);
-    expect(r.stats!.processes![0]!.command).toMatch(/launchers\/pm2\.js start/);
-  }, 90_000);
-});
