@@ -87,7 +87,7 @@ function expectSane(result: LoadResult, seconds: { s: LoadSecond; warmup: boolea
 
 describe('the load agent on another engine', () => {
   it('closed model, adaptive warmup: streams each second live, returns runLoad’s result, leaves nothing; same order of magnitude as a local load', async () => {
-    const p = plan({ maxWarmupSec: 4 });
+    const p = plan({ warmupSec: 1, maxWarmupSec: 4 });
     const r = await remote(p, { isWarm });
     expectSane(r.result, r.seconds);
     expect(r.result.model).toBe('closed');

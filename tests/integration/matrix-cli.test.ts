@@ -46,7 +46,8 @@ function setup(matrix: unknown = twoCells) {
 
 describe('rightsize run', () => {
   it('runs a 2-cell matrix end to end: results and samples stored, containers gone', async () => {
-    const { dir, config, db } = setup();
+    // With a warm-up: the first measured second then has a CPU reading before it to be measured from.
+    const { dir, config, db } = setup({ ...twoCells, warmupSec: 1 });
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { runId: number; status: string; cells: { status: string; rpsMean: number }[] };

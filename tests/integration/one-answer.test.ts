@@ -1,5 +1,5 @@
 // One answer across CPU caps, on the real engine through the real CLI: a matrix with two CPU caps
-// (json under node:cluster, 1 and 2 workers, 0.5 and 1 CPU, 256 MB, 3 repetitions) is decided across
+// (json under node:cluster, 1 worker, 0.5 and 1 CPU, 256 MB, 3 repetitions) is decided across
 // both CPU / memory pairs on goodput per dollar (analysis/decide/decide.ts decideWorkloads), and every output
 // names that one configuration at its own cap: the headline (text and key), History's pick
 // (`rightsize runs --json`, analysis/decide/run-pick.ts runPickOf), `rightsize report RUN --json`, the summary's
@@ -41,12 +41,13 @@ import { cli, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { unescape } from '../helpers/report.ts';
 
-// 4 configurations × 3 repetitions of 3 s, no warm-up: twelve short cells, no settling, no verification.
+// 2 configurations × 3 repetitions of 3 s, no warm-up: six short cells, no settling, no verification. The
+// pairs' own rivals and their words are unit-tested (answer-consistency.test.ts); this is the real path.
 const MATRIX = {
   name: 'one answer, two caps',
   apps: ['json'],
   modes: ['cluster'],
-  workers: [1, 2],
+  workers: [1],
   cpuMillicores: [500, 1000],
   memoryMb: [256],
   load: { model: 'closed', connections: [20] },

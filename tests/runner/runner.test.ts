@@ -1,6 +1,7 @@
 // scripts/test.mjs on small fixture suites (tests/runner/fixtures): its closing line and exit code
 // must say what happened in each case. The runner runs as CI runs it, in a child process.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.ts';
@@ -129,13 +130,28 @@ describe.concurrent('Playwright suites', () => {
 });
 
 describe('the real integration suite', () => {
+  it('every integration file asks for the engine and none can skip: the ones that use no Docker are the load tests', () => {
+    const dir = path.join(ROOT, 'tests/integration');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts'));
+    const text = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
+    const asks = (f: string): boolean => /\b(requireDocker|withBaseImageAndReaper|docker)\(/.test(text(f));
+    expect(files.filter((f) => !asks(f)).sort()).toEqual(['load-reconnect.test.ts', 'load-spread.test.ts', 'load-threads.test.ts']);
+    expect(files.filter((f) => /\.skip\b|\bskip\(/.test(text(f)))).toEqual([]);
+    expect(files.length).toBeGreaterThan(30);
+  });
+
   it('with Docker down FAILS, file by file, with the reason (it does not skip)', async () => {
-    // The load tests use no Docker (they pass without it, in 35 s): left out here.
-    const r = await runner(['--no-build', 'integration'], { DOCKER_HOST: 'unix:///nonexistent.sock', RIGHTSIZE_TEST_EXCLUDE: '**/load-threads.test.ts,**/load-reconnect.test.ts,**/load-spread.test.ts' });
+    // Six files through the real runner (every file asks for the engine, checked above): each fails.
+    const six = 'answer|containers|load|matrix-cli|serve|user-apps';
+    const others = readdirSync(path.join(ROOT, 'tests/integration'))
+      .filter((f) => f.endsWith('.test.ts') && !six.split('|').includes(f.replace(/\.test\.ts$/, '')))
+      .map((f) => `**/${f}`);
+    const r = await runner(['--no-build', 'integration'], { DOCKER_HOST: 'unix:///nonexistent.sock', RIGHTSIZE_TEST_EXCLUDE: others.join(',') });
     expect(r.code).toBe(1);
     expect(r.totals.skipped).toBe(0); // tests that need Docker do not pass by skipping
     const files = new Set([...r.out.matchAll(/✗ integration › tests\/integration\/([\w-]+)\.test\.ts: These tests need a running Docker engine/g)].map((m) => m[1]));
-    for (const f of ['answer', 'containers', 'load', 'matrix-cli', 'serve', 'user-apps']) expect(files, f).toContain(f);
+    for (const f of six.split('|')) expect(files, f).toContain(f);
+    expect([...files].sort()).toEqual(six.split('|').sort());
     expect(r.totals.failed).toBeGreaterThanOrEqual(files.size);
   });
 

@@ -100,6 +100,19 @@ export function batchMeans(series: readonly number[]): { means: number[]; batchS
   return { means, batchSize: b };
 }
 
+/** One value with no interval: too little to bound. */
+const unbounded = (value: number): MetricStats => ({
+  n: 1,
+  mean: value,
+  stddev: null,
+  ci: null,
+  cv: null,
+  values: [value],
+  se: null,
+  df: null,
+  intervalFrom: null,
+});
+
 /**
  * One repetition: the point is the cell's own mean, its uncertainty comes from the batch means of
  * its seconds (Student's t with k − 1 degrees of freedom). Null when the series is too short. This
@@ -109,17 +122,7 @@ export function summarizeOne(value: number, series: readonly number[] | null, le
   const batches = series ? batchMeans(series) : null;
   const sd = batches && batches.means.length >= MIN_VALUES_TO_BOUND ? stddev(batches.means) : null;
   if (!batches || sd === null)
-    return {
-      n: 1,
-      mean: value,
-      stddev: null,
-      ci: null,
-      cv: null,
-      values: [value],
-      se: null,
-      df: null,
-      intervalFrom: null,
-    };
+    return unbounded(value);
   const k = batches.means.length;
   const se = sd / Math.sqrt(k);
   return {
@@ -183,17 +186,7 @@ export function summarizeOneLog(value: number, series: readonly number[] | null,
   const pooled = series ? logPooledInterval([series], level) : null;
   const iv = pooled && pooled.batches >= MIN_VALUES_TO_BOUND ? pooled : null;
   if (!iv)
-    return {
-      n: 1,
-      mean: value,
-      stddev: null,
-      ci: null,
-      cv: null,
-      values: [value],
-      se: null,
-      df: null,
-      intervalFrom: null,
-    };
+    return unbounded(value);
   const half = tQuantile(1 - (1 - level) / 2, iv.batches - 1) * iv.logSe;
   const low = value * Math.exp(-half);
   const high = value * Math.exp(half);

@@ -68,6 +68,8 @@ export class SwarmProvider implements Provider {
   readonly manager: Docker;
   private readonly engines = new Map<string, Docker>();
   private readonly agentImages = new LoadAgentImages();
+  /** Each shipped tag's image ID, where every node holds the same image: what services are created with. */
+  private readonly imageIds = new Map<string, string>();
   /** The free nodes concurrency() counted, one per pool slot. */
   private slots: string[] = [];
 
@@ -155,8 +157,14 @@ export class SwarmProvider implements Provider {
   }
 
   async prepareImage(localTag: string): Promise<string> {
-    for (const n of await this.nodes())
+    const ids = new Set<string>();
+    for (const n of await this.nodes()) {
       await shipImage(localTag, this.engineOf(n), this.o.source, `Swarm node ${n.Description.Hostname}`);
+      ids.add(String((await this.engineOf(n).getImage(localTag).inspect()).Id));
+    }
+    // A service named by image ID skips the registry lookup each task makes for a tag (seconds per
+    // task where no registry answers); by tag only where the nodes' copies differ.
+    if (ids.size === 1) this.imageIds.set(localTag, [...ids][0]!);
     return localTag;
   }
 
@@ -181,7 +189,7 @@ export class SwarmProvider implements Provider {
       Labels: labels,
       TaskTemplate: {
         ContainerSpec: {
-          Image: spec.image,
+          Image: this.imageIds.get(spec.image) ?? spec.image,
           ...(cmd ? { Command: cmd } : {}),
           Env: Object.entries({ ...spec.env, ...env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
           Labels: labels, // on the task's container too: the node's own sweep finds it
