@@ -102,7 +102,36 @@ function expectOneAnswer(r: RunDetail): Outputs {
   return { rec, pick };
 }
 
+/**
+ * Each preset's pick and state on these measurements, as the rules stood when they were made one
+ * (issue 40): a change to a rule that moves one is deliberate, and this table is where it shows.
+ */
+const PRESET_PICKS: Record<string, string> = {
+  quick: 'json cluster×1 1000m/256MB confident',
+  'cluster-vs-cpus': 'static cluster×1 1000m/512MB undecided',
+  'launch-modes': 'hello single×1 1000m/512MB confident',
+  'node-versions': 'json cluster×1 1000m/256MB node 22 equivalent',
+  'pbkdf2-one-thread': 'pbkdf2 cluster×1 1000m/256MB undecided',
+  'pm2-right-sizing': 'json pm2×2 500m/512MB undecided',
+  'replicas-vs-workers': 'json cluster×1 1000m/512MB undecided',
+  'worker-recycling': 'alloc cluster×3 1000m/768MB equivalent',
+};
+
 describe('one answer over every preset (constructed measurements)', () => {
+  it('each preset picks what it picked when the rules were made one (pick and state)', () => {
+    const got = Object.fromEntries(
+      listPresets().map((preset) => {
+        const v = validateMatrix({ ...preset.matrix, confirmLarge: true }, HOST);
+        if (!v.ok) throw new Error(`${preset.name}: ${JSON.stringify(v.problems)}`);
+        const rec = recommend(modelRun(expandMatrix(v.matrix), preset.matrix));
+        const c = answerPick(rec)!.configuration;
+        const node = c.node ? ` node ${c.node}` : '';
+        return [preset.name, `${c.app} ${c.mode}×${c.workers} ${c.cpuMillis}m/${c.memoryMb}MB${node} ${rec.headline!.state}`];
+      }),
+    );
+    expect(got).toEqual(PRESET_PICKS);
+  });
+
   for (const preset of listPresets()) {
     it(`${preset.name}: the same configuration everywhere, other figures labelled`, () => {
       const v = validateMatrix({ ...preset.matrix, confirmLarge: true }, HOST);
