@@ -86,7 +86,7 @@ test('Auto-size: a tiny real search, watched live, and the path it took on the r
   await page.getByTestId('size-workers-max').fill('2');
   await page.getByTestId('size-max-cells').fill('2');
   await page.getByTestId('size-duration').fill('5');
-  await page.getByTestId('size-warmup').fill('1');
+  await page.getByTestId('size-warmup').fill('0');
   await page.getByTestId('size-name').fill('e2e search');
   // 500–1000m × 128–256 MB × 1–2 workers, at the engine's steps.
   const budget = /^\s*at most 2 cells instead of a (\d+)-cell grid, about \d+s\s*$/;

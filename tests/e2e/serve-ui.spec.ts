@@ -35,7 +35,7 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   // One worker count, short cells.
   await page.getByTestId('worker-2').click();
   await page.getByTestId('duration').fill('3');
-  await page.getByTestId('warmup').fill('1');
+  await page.getByTestId('warmup').fill('0');
   // The grid alone: no settling, no verification (serve-deploy.spec.ts verifies); a bad budget is named.
   await page.getByTestId('settle-budget').fill('-5');
   await expect(page.getByRole('alert').filter({ hasText: '-5 is not a percentage from 0 to 1000' })).toHaveCount(1);
