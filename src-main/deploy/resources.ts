@@ -21,14 +21,6 @@ import { limitText } from '../analysis/explain/sizing-words.ts';
 import type { ConfigurationSummary, Recommendation } from '../analysis/types.ts';
 import { exactCpu, memLabel } from '../common/resource-labels.ts';
 
-/** The rule in one sentence (snippet comments, docs/answer.md). */
-export const RESOURCES_RULE =
-  "memory request = limit = the limit verified by running the snippet exactly as emitted (from the answer's " +
-  'recommended limit, stepped up toward the largest clean cap; unverified, the cap it was measured under); ' +
-  "CPU limit = the cap it was measured under, CPU request = the answer's CPU request for it (for the " +
-  'configuration the answer deploys, that same cap; otherwise the smallest cap that met the objective, ' +
-  'or without one held the throughput), never above the limit';
-
 export interface MemoryLimit {
   mb: number;
   /** The rule in words when the limit is not the measured cap; null when it is. */
