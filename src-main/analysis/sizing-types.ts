@@ -148,7 +148,8 @@ export interface CpuCap {
   /** Meets the SLO (every limit, on the means); null without an SLO or a result. */
   meetsSlo: boolean | null;
   /**
-   * Not significantly below (1 − margin) × the best goodput over the CPU caps (one-sided Welch); null without a result.
+   * Within the margin of the best goodput over the CPU caps, as the contest decides it (decideCpuCaps); null without a
+   * result.
    */
   holdsThroughput: boolean | null;
   rps: number | null;

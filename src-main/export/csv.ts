@@ -59,6 +59,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['oom_killed', (c) => c.exit?.oomKilled],
   ['restarts', (c) => c.exit?.restarts],
   ['client_bound', (c) => c.clientBound],
+  // What set the cell's pace (common/bottleneck.ts): server, client or host; the last two make it a lower bound.
+  ['bottleneck', (c) => c.bottleneck],
   ['client_elu', (c) => c.load?.clientElu],
   // Load threads that generated the load (empty for cells stored before threads were recorded: one),
   // and how many the matrix asked for (empty: chosen from the cores the target left free).

@@ -234,8 +234,9 @@ export function sizingMethodText(marginPct: number): string {
     'way with no OOM kill is GC pressure. ' +
     "The deployed configuration's CPU request is the cap it was measured under and picked at, and every other " +
     'cap tried for it is said as an alternative; for any other configuration it is the smallest CPU cap that ' +
-    `meets the objective, or without one that is not significantly more than ${fmtMargin(marginPct)} % below ` +
-    'the best goodput over the CPU caps; throttling is the time the CFS quota held the cap back.'
+    `meets the objective, or without one that the contest keeps within ${fmtMargin(marginPct)} % of the best ` +
+    "goodput over the CPU caps (not shown below it by one-sided Welch's t-tests, Holm-corrected); throttling " +
+    'is the time the CFS quota held the cap back.'
   );
 }
 
