@@ -2,11 +2,12 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { ALONE, laneFiles, QUIET } from './tests/helpers/lanes.ts';
 
 // Suites: `unit` (no Docker; with `unit-mocks`, its files that replace a module), `components`
-// (Svelte components in jsdom; chart.js gets a mocked canvas, as jsdom has none), `integration` (a
-// real Docker engine; one file at a time because cells compete for the same two cores and their
-// numbers would otherwise be noise) and `runner` (scripts/test.mjs itself, run on the small fixture
+// (Svelte components in jsdom; chart.js gets a mocked canvas, as jsdom has none), `integration-*` (a
+// real Docker engine, in two lanes: cells compete for the same two cores, so no two measurements
+// may overlap; see tests/helpers/lanes.ts) and `runner` (scripts/test.mjs itself, run on the small fixture
 // suites of tests/runner/fixtures, which no project here includes). Each removes what it made when
 // it ends (tests/helpers/global-setup*.ts). A skip gives its reason: `ctx.skip(reason)` or
 // `ctx.skip(condition, reason)`; the runner prints it, and fails a skip without one.
@@ -24,6 +25,16 @@ const UNIT_DIR = fileURLToPath(new URL('tests/unit/', import.meta.url));
 const UNIT_MOCKS = readdirSync(UNIT_DIR, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.test.ts') && /\bvi\.(do)?[mM]ock\(/.test(readFileSync(UNIT_DIR + f, 'utf8')))
   .map((f) => `tests/unit/${f}`);
+
+/** What the integration lanes share. */
+const INTEGRATION = {
+  environment: 'node' as const,
+  testTimeout: 180_000,
+  hookTimeout: 180_000,
+  // it.concurrent inside a file (containers.test.ts starts containers three at a time).
+  maxConcurrency: 3,
+  globalSetup: ['tests/helpers/global-setup.ts'],
+};
 
 /** What the two unit projects share. */
 const UNIT = {
@@ -68,17 +79,25 @@ export default defineConfig({
           globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
+      // Two lanes (tests/helpers/lanes.ts), one file at a time each: npm test runs the Docker-free
+      // suites beside `integration-alone`, and nothing beside `integration-quiet`. One vitest over both
+      // runs them in turn.
       {
         test: {
-          name: 'integration',
-          include: ['tests/integration/**/*.test.ts'],
-          environment: 'node',
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
+          ...INTEGRATION,
+          name: 'integration-alone',
+          include: laneFiles(ALONE),
           fileParallelism: false,
-          // it.concurrent inside a file (containers.test.ts starts containers three at a time).
-          maxConcurrency: 3,
-          globalSetup: ['tests/helpers/global-setup.ts'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...INTEGRATION,
+          name: 'integration-quiet',
+          include: laneFiles(QUIET),
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       {

@@ -1,8 +1,8 @@
-// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] and baseline [--runs N] and host-busy [--runs N] (only when named). Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity | overhead | responsiveness | store | user-app | caps | cli-start | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] and baseline [--runs N] and host-busy [--runs N] (only when named). Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
-const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app', 'caps'];
+const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app', 'caps', 'cli-start'];
 // Long ones (minutes of measurement) run only when named.
 const named = ['repeatability', 'auto-size', 'targets', 'probe', 'baseline', 'node-image', 'host-busy'];
 // Options are forwarded to every benchmark chosen (e.g. `fidelity --threads 2`); the rest are names.
@@ -21,8 +21,8 @@ for (const n of chosen) {
     process.exit(2);
   }
 }
-// Only the overhead benchmark runs the built CLI (dist/cli.js); the engine-only build skips the renderer.
-if (chosen.includes('overhead')) {
+// Only the overhead and cli-start benchmarks run the built CLI (dist/cli.js); the engine-only build skips the renderer.
+if (chosen.includes('overhead') || chosen.includes('cli-start')) {
   const b = spawnSync(process.execPath, ['scripts/build.mjs', 'engine'], { stdio: 'inherit' });
   if (b.status !== 0) {
     console.error('Build failed; not running the benchmarks.');

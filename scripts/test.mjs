@@ -22,8 +22,9 @@
 // For tests/runner (the runner's own tests), on fixture suites, without steps:
 //   node scripts/test.mjs --vitest-config FILE project…
 //   node scripts/test.mjs --playwright-config FILE
-// Suites run one after another: integration cells measure CPU and would disturb each other. The
-// steps that only read the sources (type checks, the security scan) run at once.
+// Integration cells measure CPU and would disturb each other, so integration files run one at a
+// time: those whose proofs do not mind a busy host beside the steps and suites that use no Docker,
+// then the others with nothing beside them, then e2e (tests/helpers/lanes.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -95,23 +96,11 @@ function step(name, cmd, args) {
  * logs of two never interleave. Resolves to whether all passed.
  */
 async function parallelSteps(steps) {
-  const one = ({ name, cmd, args }) =>
-    new Promise((resolve) => {
-      const t0 = performance.now();
-      const child = spawn(cmd, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-      const out = [];
-      child.stdout.on('data', (b) => out.push(b));
-      child.stderr.on('data', (b) => out.push(b));
-      let ended = false;
-      const end = (code) => {
-        if (ended) return;
-        ended = true;
-        if (out.length) process.stdout.write(Buffer.concat(out));
-        resolve({ name, code, ms: performance.now() - t0 });
-      };
-      child.on('error', (e) => (out.push(Buffer.from(`${e.message}\n`)), end(1)));
-      child.on('close', (code) => end(code ?? 1));
-    });
+  const one = async ({ name, cmd, args }) => {
+    const t0 = performance.now();
+    const code = await runAsync(cmd, args, {}, true);
+    return { name, code, ms: performance.now() - t0 };
+  };
   // Counted in the order given, whichever ended first.
   const results = await Promise.all(steps.map(one));
   return results.map(({ name, code, ms }) => stepEnded(name, code, ms)).every(Boolean);
@@ -126,12 +115,37 @@ const excluded = (process.env.RIGHTSIZE_TEST_EXCLUDE ?? '').split(',').filter(Bo
 /** The suites of vitest.config.ts that are more than one project: unit files that mock a module run isolated (`unit-mocks`). */
 const SUITE_PROJECTS = { unit: ['unit*'] };
 
-/** Runs one suite's vitest project(s), reads their summary (tests/helpers/summary-reporter.ts) and counts it. */
-function vitest(project, config) {
-  const summaryFile = path.join(tmp.dir, `vitest-${project}.json`);
-  const projects = (!config && SUITE_PROJECTS[project]) || [project];
-  const code = run('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), ...projects.flatMap((p) => ['--project', p]), ...excluded,
-    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { RIGHTSIZE_SUMMARY: summaryFile });
+/**
+ * Runs a command without blocking this process: its output goes straight through, or (`buffered`)
+ * is printed whole when it ends, so that two suites running at once never interleave their logs.
+ */
+function runAsync(cmd, args, env = {}, buffered = false) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const out = [];
+    child.stdout?.on('data', (b) => out.push(b));
+    child.stderr?.on('data', (b) => out.push(b));
+    let ended = false;
+    const end = (code) => {
+      if (ended) return;
+      ended = true;
+      if (out.length) process.stdout.write(Buffer.concat(out));
+      resolve(code);
+    };
+    child.on('error', (e) => (out.push(Buffer.from(`${e.message}\n`)), end(1)));
+    child.on('close', (code) => end(code ?? 1));
+  });
+}
+
+/**
+ * Runs one suite's vitest project(s), reads their summary (tests/helpers/summary-reporter.ts) and
+ * counts it. `label` names it in the closing lines (a suite run in parts: "integration (alone)").
+ */
+async function vitest(project, config, { projects: named, label = project, buffered = false } = {}) {
+  const summaryFile = path.join(tmp.dir, `vitest-${label.replace(/\W+/g, '-')}.json`);
+  const projects = named ?? ((!config && SUITE_PROJECTS[project]) || [project]);
+  const code = await runAsync('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), ...projects.flatMap((p) => ['--project', p]), ...excluded,
+    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { RIGHTSIZE_SUMMARY: summaryFile }, buffered);
   const failedBefore = totals.failed;
   const c = { passed: 0, failed: 0, skipped: 0 };
   const where = project;
@@ -162,7 +176,7 @@ function vitest(project, config) {
   }
   if (existsSync(summaryFile) && c.passed + c.failed === 0 && totals.failed === failedBefore) fail(where, 'ran no test');
   if (code !== 0 && totals.failed === failedBefore) fail(where, `vitest exited ${code} with no failure reported (see its output above)`);
-  suiteLines.push(`${project}: ${c.passed} passed, ${totals.failed - failedBefore} failed, ${c.skipped} skipped${code !== 0 ? ` (vitest exit ${code})` : ''}`);
+  suiteLines.push(`${label}: ${c.passed} passed, ${totals.failed - failedBefore} failed, ${c.skipped} skipped${code !== 0 ? ` (vitest exit ${code})` : ''}`);
 }
 
 /** Runs Playwright and counts its JSON report, errors included. */
@@ -204,21 +218,32 @@ function playwright(config) {
 
 try {
   if (fixtureMode) {
-    if (vitestConfig) for (const p of only) vitest(p, vitestConfig);
+    if (vitestConfig) for (const p of only) await vitest(p, vitestConfig);
     if (playwrightConfig) playwright(playwrightConfig);
   } else {
     const want = (s) => only.length === 0 || only.includes(s);
     if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
-    await parallelSteps([
-      ...(want('typecheck')
-        ? [
-            { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', 'tsconfig.json', '--noEmit'] },
-            { name: 'typecheck renderer (svelte-check)', cmd: 'npx', args: ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings'] },
-          ]
-        : []),
-      ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
+    // The integration files that have the engine to themselves but do not mind a busy host
+    // (tests/helpers/lanes.ts) run beside everything that uses no Docker; those print when each ends.
+    const alone = want('integration');
+    const withoutDocker = async () => {
+      await parallelSteps([
+        ...(want('typecheck')
+          ? [
+              { name: 'typecheck', cmd: 'npx', args: ['tsc', '-p', 'tsconfig.json', '--noEmit'] },
+              { name: 'typecheck renderer (svelte-check)', cmd: 'npx', args: ['svelte-check', '--tsconfig', './tsconfig.renderer.json', '--fail-on-warnings'] },
+            ]
+          : []),
+        ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
+      ]);
+      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: alone });
+    };
+    await Promise.all([
+      withoutDocker(),
+      ...(alone ? [vitest('integration', undefined, { projects: ['integration-alone'], label: 'integration (alone)' })] : []),
     ]);
-    for (const p of ['runner', 'unit', 'components', 'integration']) if (want(p)) vitest(p);
+    // Then the files whose numbers need the machine to themselves, with nothing beside them.
+    if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)' });
     if (want('e2e')) playwright();
   }
 } finally {

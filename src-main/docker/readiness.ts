@@ -18,7 +18,19 @@ export interface ReadyOptions {
   /** Settles when the container stops: no point polling a dead app until the deadline. */
   exited?: Promise<number>;
   signal?: AbortSignal;
+  /** How long the same client error (404, 401, …) may answer before it is final ({@link DEFINITE_MS}). */
+  definiteMs?: number;
 }
+
+/**
+ * A health path that answers the same 4xx for this long is wrong, not starting: an app that is still
+ * starting refuses the connection or answers 503, it does not turn a 404 into a 200. Waiting out the
+ * whole deadline (30 s and more) for it was most of a misconfigured app's first cell.
+ */
+export const DEFINITE_MS = 5000;
+/** Client errors a starting server may still give: timeout, too early, too many requests. */
+const TRANSIENT_4XX = new Set([408, 425, 429]);
+const isDefinite = (status: number): boolean => status >= 400 && status < 500 && !TRANSIENT_4XX.has(status);
 
 /**
  * Polls the health path until it answers 2xx from `processes` distinct pids (or from any process
@@ -31,6 +43,7 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
   let exitCode: number | undefined;
   void o.exited?.then((c) => (exitCode = c));
   let last = 'no answer yet';
+  let definite: { status: number; since: number } | undefined; // the same 4xx, answered since
   while (performance.now() - t0 < o.deadlineMs) {
     if (o.signal?.aborted) throw new Error('cancelled');
     if (exitCode !== undefined) throw new Error(`the container exited with code ${exitCode} before it was ready`);
@@ -54,12 +67,21 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
       continue; // more workers to find: ask again at once, each probe opens a new connection
     }
     last = r.reason;
+    if (r.status !== undefined && isDefinite(r.status)) {
+      if (!definite || definite.status !== r.status) definite = { status: r.status, since: performance.now() };
+      const forMs = performance.now() - definite.since;
+      if (forMs >= (o.definiteMs ?? DEFINITE_MS))
+        throw new Error(
+          `the health path gave the same answer for ${Math.round(forMs / 1000)} s: ` +
+            `a path the app does not serve (${last})`,
+        );
+    } else definite = undefined;
     await new Promise((res) => setTimeout(res, o.intervalMs ?? 20));
   }
   throw new Error(`not ready within ${Math.round(o.deadlineMs / 1000)} s (${last})`);
 }
 
-type Probe = { ok: true; pid?: string } | { ok: false; reason: string };
+type Probe = { ok: true; pid?: string } | { ok: false; reason: string; status?: number };
 
 function probe(addr: Address, path: string, timeoutMs: number): Promise<Probe> {
   return new Promise((resolve) => {
@@ -71,7 +93,11 @@ function probe(addr: Address, path: string, timeoutMs: number): Promise<Probe> {
       resolve(
         ok
           ? { ok: true, pid: typeof pid === 'string' ? pid : undefined }
-          : { ok: false, reason: `health answered ${res.statusCode}` },
+          : {
+              ok: false,
+              reason: `health answered ${res.statusCode}`,
+              ...(res.statusCode ? { status: res.statusCode } : {}),
+            },
       );
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));

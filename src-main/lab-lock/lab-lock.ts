@@ -56,7 +56,7 @@ export interface AcquireOptions {
   /** Any local image: the lock container is created, never started. */
   image: string;
   what: string;
-  /** Queue until the lab is free instead of throwing LabBusyError. */
+  /** Queue until the lab is free instead of throwing LabBusyError (also when RIGHTSIZE_WAIT_FOR_LAB=1). */
   wait?: boolean;
   signal?: AbortSignal;
   /** Called when waiting starts, and again whenever the holder changes. */
@@ -86,8 +86,16 @@ export async function labHolder(): Promise<LabHolder | null> {
   }
 }
 
+/**
+ * RIGHTSIZE_WAIT_FOR_LAB=1: every start queues for the lab as `run --wait` does, for a machine that
+ * starts several Rightsize processes on one engine at once (a CI job's parallel steps, a test suite).
+ */
+export const waitsForLabByDefault = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  env.RIGHTSIZE_WAIT_FOR_LAB === '1';
+
 /** Takes the lab, waiting (with `wait`) or throwing LabBusyError while someone alive holds it. */
 export async function acquireLab(o: AcquireOptions): Promise<LabLease> {
+  const wait = Boolean(o.wait) || waitsForLabByDefault();
   let told: string | undefined;
   for (;;) {
     if (o.signal?.aborted) throw abortError();
@@ -116,7 +124,7 @@ export async function acquireLab(o: AcquireOptions): Promise<LabLease> {
       await removeById(holder.id); // its owner died and its reaper did not run (yet)
       continue;
     }
-    if (!o.wait) throw new LabBusyError(holder);
+    if (!wait) throw new LabBusyError(holder);
     if (told !== holder.id) o.onWait?.(holder);
     told = holder.id;
     await released(holder.id, o.signal);

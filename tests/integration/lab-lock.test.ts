@@ -9,6 +9,7 @@ import { machineIdentity } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, startCli, tempDir, type CliResult } from '../helpers/cli.ts';
 import { withBaseImageAndReaper } from '../helpers/docker.ts';
+import { until } from '../helpers/wait.ts';
 
 const { baseTag } = withBaseImageAndReaper();
 
@@ -34,7 +35,7 @@ interface RunJson {
 }
 
 describe('one measuring process per Docker engine', () => {
-  it('two CLIs started together: one measures while the other queues (--wait), a third is refused naming the holder; no cells overlap', async () => {
+  it('two CLIs started together: one measures while the other queues (--wait), a third is refused naming the holder, a fourth queues by RIGHTSIZE_WAIT_FOR_LAB; no cells overlap', async () => {
     const dir = tempDir();
     const db = path.join(dir, 'h.db');
     const config = path.join(dir, 'm.json');
@@ -65,6 +66,21 @@ describe('one measuring process per Docker engine', () => {
     expect(refused.stderr).toMatch(/The lab is busy: run "[AB]" \(history: .*\) holds it \(pid \d+ on .+\) since .+, \d+ s ago\..*add --wait to queue/s);
 
     const [ra, rb] = (await Promise.all([a.done, b.done])) as [CliResult, CliResult];
+
+    // The same run as C with RIGHTSIZE_WAIT_FOR_LAB=1 queues as --wait does (a CI job's parallel steps).
+    const lease = await acquireLab({ image: baseTag(), what: 'run "held by the test"' });
+    let rd: CliResult;
+    try {
+      const d = startCli(['--db', db, 'run', '--config', config, '--name', 'D'], { RIGHTSIZE_WAIT_FOR_LAB: '1' });
+      let said = ''; // progress goes to stdout without --json
+      for (const stream of [d.child.stdout!, d.child.stderr!]) stream.on('data', (c: Buffer) => (said += c.toString()));
+      await until(() => /Waiting for the lab: run "held by the test"/.test(said), () => `D waiting for the lab; it said: ${said}`, 30_000);
+      await lease.release();
+      rd = await d.done;
+    } finally {
+      await lease.release();
+    }
+    expect(rd.code, rd.stderr).toBe(0);
     expect(ra.code, ra.stderr).toBe(99); // --slo as a CI gate: documented exit code
     const ja = JSON.parse(ra.stdout) as RunJson;
     const jb = JSON.parse(rb.stdout) as RunJson;
@@ -78,14 +94,19 @@ describe('one measuring process per Docker engine', () => {
 
     const store = Store.open(db);
     try {
-      const runs = [store.getRun(ja.runId)!, store.getRun(jb.runId)!];
-      expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
-      expect(store.listRuns().total).toBe(2); // C stored nothing
-      const spans = (r: (typeof runs)[number]) => r.cells.map((c) => [Date.parse(c.startedAt), Date.parse(c.finishedAt!)] as const);
-      const [sa, sb] = [spans(runs[0]!), spans(runs[1]!)];
-      expect(sa).toHaveLength(1);
-      expect(sb).toHaveLength(1);
-      for (const [s1, f1] of sa) for (const [s2, f2] of sb) expect(f1 <= s2 || f2 <= s1, `cells overlap: ${JSON.stringify({ sa, sb })}`).toBe(true);
+      const idD = store.listRuns().runs.find((r) => r.name === 'D')!.id;
+      const runs = [store.getRun(ja.runId)!, store.getRun(jb.runId)!, store.getRun(idD)!];
+      expect(runs.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
+      expect(store.listRuns().total).toBe(3); // C stored nothing
+      const spans = runs.map((r) => r.cells.map((c) => [Date.parse(c.startedAt), Date.parse(c.finishedAt!)] as const));
+      for (const s of spans) expect(s).toHaveLength(1);
+      const all = spans.flat();
+      for (let i = 0; i < all.length; i++)
+        for (let j = i + 1; j < all.length; j++) {
+          const [s1, f1] = all[i]!;
+          const [s2, f2] = all[j]!;
+          expect(f1 <= s2 || f2 <= s1, `cells overlap: ${JSON.stringify(spans)}`).toBe(true);
+        }
     } finally {
       store.close();
     }

@@ -1,4 +1,4 @@
-// Verification of the deployable on the real engine, through the real CLI (run from the sources):
+// Verification of the deployable on the real engine, through the real CLI:
 // a run stored without verification (an "older" run), whose pick's fresh settings are too small —
 // its cells' peak readings lowered to 20 MB and its per-process readings removed, as a warm machine's
 // cgroup peak under-counts a fresh PM2 container — so the answer's rule gives 32 MB, and hello under
@@ -7,7 +7,6 @@
 // fails at 32 MB, steps up on a memory failure (never above the largest clean cap, 256 MB) and repeats
 // any other failure once at the same limit, stores the cells with the run,
 // and `report --emit` then carries exactly the settings of the cell that passed.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -16,19 +15,10 @@ import { parse } from 'yaml';
 import { heapFlagOf } from '../../src-main/deploy/settings.ts';
 import { judgeVerifyCell } from '../../src-main/deploy/verification.ts';
 import { Store, type StoredCell } from '../../src-main/store/index.ts';
-import { ROOT, tempDir, type CliResult } from '../helpers/cli.ts';
+import { cli, tempDir, type CliResult } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
 
-/** The CLI from the TypeScript sources (tsx), whatever state dist/ is in. */
-function rightsize(args: string[]): Promise<CliResult> {
-  const code = `import { register } from 'tsx/esm/api'; register(); const { main } = await import(${JSON.stringify(path.join(ROOT, 'src-main/cli/main.ts'))}); await main(['node', 'rightsize', ...process.argv.slice(1)]);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code, '--', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => child.on('close', (exit) => resolve({ code: exit, stdout, stderr })));
-}
+const rightsize = (args: string[]): Promise<CliResult> => cli(args);
 
 // hello under PM2, one instance, 0.5 CPU, 256 MB: a 3 s cell, one repetition, no verification. (One
 // cap: with two, the matrix's own cap comparison may call the smaller one unclean and raise the
