@@ -69,6 +69,22 @@ export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage
   return ensureOffline(opts.onLog);
 }
 
+/**
+ * Starts listing and hashing the base image's inputs (PM2's thousands of files) without waiting for
+ * them: a run does this while its reaper and lab lock are being created, instead of after, under the
+ * lock. Both contexts are remembered per process, so {@link ensureBaseImage} finds the work done; a
+ * failure is reported by that call, not here. The choice of context follows ensureBaseImage's.
+ */
+export function prepareBaseInputs(opts: Pick<BaseOptions, 'strategy' | 'nodeImage'> = {}): void {
+  const strategy = opts.strategy ?? (process.env.RIGHTSIZE_BASE as BaseStrategy | undefined) ?? 'auto';
+  const nodeImage = opts.nodeImage ?? defaultNodeImage();
+  void (async () => {
+    if (strategy !== 'offline' && (await imageExists(nodeImage)))
+      await officialContext((await docker().getImage(nodeImage).inspect()).Id);
+    else if (strategy !== 'official') await (await offlineContext()).digest();
+  })().catch(() => {});
+}
+
 /** PM2 (with its dependencies) and the launchers, at /opt/rightsize in every base image. */
 async function addRightsizeTools(ctx: BuildContext): Promise<void> {
   const { root, dirs } = packageClosure('pm2', projectRoot());

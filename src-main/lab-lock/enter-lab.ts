@@ -1,4 +1,4 @@
-import { ensureBaseImage, type BaseImage, type BaseStrategy } from '../docker/base-image.ts';
+import { ensureBaseImage, prepareBaseInputs, type BaseImage, type BaseStrategy } from '../docker/base-image.ts';
 import { docker, type EngineInfo } from '../docker/client.ts';
 import { withBuildSignal } from '../docker/image-build.ts';
 import { LABEL, PRODUCT } from '../docker/labels.ts';
@@ -57,6 +57,7 @@ export async function enterLab(
       ...(o.onWait ? { onWait: o.onWait } : {}),
     });
 
+  prepareBaseInputs(o.strategy ? { strategy: o.strategy } : {});
   const atHand = await baseImageAtHand();
   if (!atHand) {
     const base = await ensureBase();
