@@ -107,15 +107,20 @@ export const pm2ShareMb = (memoryMb: number, instances: number): number => memor
 /** A restart threshold stays this far above the largest measured server-process RSS, so steady state never trips it. */
 export const RESTART_ABOVE_RSS = 1.2;
 /**
+ * …rounded up to this many MB: a server's RSS differs by a megabyte or two between identical runs,
+ * and at 1 MB steps their snippets said 74M and 75M (BENCHMARKS.md, repeatability).
+ */
+export const RESTART_STEP_MB = 8;
+/**
  * PM2 `max_memory_restart` (MB): PM2_RESTART_SHARE of each process's share (PM2 checks each process
- * alone), and never within RESTART_ABOVE_RSS of a server process's measured RSS (RSS counts the
- * mapped node binary, which the cgroup may not be charged for).
+ * alone), and never within RESTART_ABOVE_RSS of a server process's measured RSS, rounded up to
+ * RESTART_STEP_MB (RSS counts the mapped node binary, which the cgroup may not be charged for).
  */
 export const maxMemoryRestartMb = (memoryMb: number, instances: number, serverRssMb?: number): number =>
   Math.max(
     1,
     Math.floor(pm2ShareMb(memoryMb, instances) * PM2_RESTART_SHARE),
-    serverRssMb ? Math.ceil(serverRssMb * RESTART_ABOVE_RSS) : 0,
+    serverRssMb ? Math.ceil((serverRssMb * RESTART_ABOVE_RSS) / RESTART_STEP_MB) * RESTART_STEP_MB : 0,
   );
 /** `--max-old-space-size` (MB), or null where V8's default is already smaller than the share. */
 export function maxOldSpaceMb(memoryMb: number, instances: number): number | null {

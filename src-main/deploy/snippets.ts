@@ -18,6 +18,7 @@ import {
   maxMemoryRestartMb,
   PM2_RESTART_SHARE,
   RESTART_ABOVE_RSS,
+  RESTART_STEP_MB,
   SNIPPET_KINDS,
   type SnippetKind,
 } from './settings.ts';
@@ -85,7 +86,8 @@ export function pm2Snippet(input: DeployInput): string {
       ? [
           s.recycleRssMb > maxMemoryRestartMb(s.memoryMb, instances)
             ? '// max_memory_restart: above the resident memory a server process was measured at (× ' +
-              `${RESTART_ABOVE_RSS}), not ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}, which is below ` +
+              `${RESTART_ABOVE_RSS}, up to a multiple of ${RESTART_STEP_MB} MB), not ` +
+              `${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}, which is below ` +
               'it: PM2 compares RSS, which counts the mapped node binary the cgroup may not be charged for.'
             : `// max_memory_restart: ${Math.round(PM2_RESTART_SHARE * 100)} % of ${share}.`,
           s.heapMb === null

@@ -146,8 +146,11 @@ describe('the settings each snippet deploys (deploy/settings.ts)', () => {
     expect(maxOldSpaceMb(256, 2)).toBe(64);
     // The motivating failure: 32 MB for one instance gave 28M / 24 — under a bare node's RSS.
     expect(deployedSettings('pm2', { ...c, mode: 'single', workers: 1 }, 64, true)).toMatchObject({ mode: 'pm2', workers: 1, recycleRssMb: 28, heapMb: 24 });
-    // With a measured server-process RSS, the threshold stays above it.
-    expect(deployedSettings('pm2', { ...c, serverRssMb: 46 }, 128, true).recycleRssMb).toBe(Math.ceil(46 * 1.2));
+    // With a measured server-process RSS, the threshold stays above it: × 1.2, up to a multiple of 8 MB.
+    expect(deployedSettings('pm2', { ...c, serverRssMb: 46 }, 128, true).recycleRssMb).toBe(56);
+    // Two identical runs whose server measured 61.5 and 62.5 MB (× 1.2: 73.8 and 75) deploy the same threshold.
+    expect(deployedSettings('pm2', { ...c, serverRssMb: 61.5 }, 160, true).recycleRssMb).toBe(80);
+    expect(deployedSettings('pm2', { ...c, serverRssMb: 62.5 }, 160, true).recycleRssMb).toBe(80);
     // Above 2 GB per share V8's default is smaller: no heap flag.
     expect(deployedSettings('pm2', c, 8192, true).heapMb).toBeNull();
     // Without thresholds (unverified): none at all.
@@ -570,13 +573,14 @@ describe('verifyAnswer (engine/verify.ts) with a fake cell runner', () => {
       const { ctx, ran } = fakeContext(store, runId, (c) => (c.mode === 'pm2' && c.verify!.attempt === 1 ? { kind: 'restarts', n: 9, workerRssMb: 70 } : { kind: 'pass' }));
       const out = await verifyAnswer(ctx);
       const pm2 = ran.filter((c) => c.mode === 'pm2');
-      // 160 MB alone would give 160 ÷ 2 × 0.9 = 72M; the worker measured 70 MB of RSS, so 70 × 1.2 = 84M.
-      expect(pm2.map((c) => [c.memoryMb, c.recycleRssMb])).toEqual([[96, 43], [160, 84]]);
+      // 160 MB alone would give 160 ÷ 2 × 0.9 = 72M; the worker measured 70 MB of RSS, so 70 × 1.2 = 84,
+      // up to a multiple of 8: 88M.
+      expect(pm2.map((c) => [c.memoryMb, c.recycleRssMb])).toEqual([[96, 43], [160, 88]]);
       expect(out.verification!.kinds.pm2!.settings!.recycleRssMb).toBe(pm2[1]!.recycleRssMb);
       const back = store.getRun(runId)!;
       const text = deploySnippet('pm2', recommendedDeployOf(back, recommend({ ...back, cells: gridCells(back.cells) }))!);
-      expect(text).toContain('max_memory_restart: "84M"');
-      expect(text).toContain('// max_memory_restart: above the resident memory a server process was measured at (× 1.2), not 90 % of each process\'s share of the 160 MB limit');
+      expect(text).toContain('max_memory_restart: "88M"');
+      expect(text).toContain('// max_memory_restart: above the resident memory a server process was measured at (× 1.2, up to a multiple of 8 MB), not 90 % of each process\'s share of the 160 MB limit');
     } finally {
       store.close();
     }
