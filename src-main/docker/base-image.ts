@@ -42,14 +42,21 @@ export function defaultNodeImage(): string {
   return process.env.RIGHTSIZE_NODE_IMAGE ?? `node:${process.versions.node.split('.')[0]}-slim`;
 }
 
+/** The strategy and Node image a base comes from: the options, then RIGHTSIZE_BASE, then `auto`. */
+function baseChoice(opts: Pick<BaseOptions, 'strategy' | 'nodeImage'>): { strategy: BaseStrategy; nodeImage: string } {
+  return {
+    strategy: opts.strategy ?? (process.env.RIGHTSIZE_BASE as BaseStrategy | undefined) ?? 'auto',
+    nodeImage: opts.nodeImage ?? defaultNodeImage(),
+  };
+}
+
 /**
  * Returns a base image, building it if needed. `auto` prefers an official Node image that is
  * already local; then an offline base already built for these inputs (so an air-gapped machine
  * never waits on a pull again); then a pull; and builds the offline base when the pull fails.
  */
 export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage> {
-  const strategy = opts.strategy ?? (process.env.RIGHTSIZE_BASE as BaseStrategy | undefined) ?? 'auto';
-  const nodeImage = opts.nodeImage ?? defaultNodeImage();
+  const { strategy, nodeImage } = baseChoice(opts);
   if (strategy === 'offline') return ensureOffline(opts.onLog);
   if (await imageExists(nodeImage)) return ensureOfficial(nodeImage, opts.onLog);
   if (strategy === 'auto') {
@@ -76,8 +83,7 @@ export async function ensureBaseImage(opts: BaseOptions = {}): Promise<BaseImage
  * failure is reported by that call, not here. The choice of context follows ensureBaseImage's.
  */
 export function prepareBaseInputs(opts: Pick<BaseOptions, 'strategy' | 'nodeImage'> = {}): void {
-  const strategy = opts.strategy ?? (process.env.RIGHTSIZE_BASE as BaseStrategy | undefined) ?? 'auto';
-  const nodeImage = opts.nodeImage ?? defaultNodeImage();
+  const { strategy, nodeImage } = baseChoice(opts);
   void (async () => {
     if (strategy !== 'offline' && (await imageExists(nodeImage)))
       await officialContext((await docker().getImage(nodeImage).inspect()).Id);

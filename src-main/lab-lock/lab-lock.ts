@@ -86,16 +86,10 @@ export async function labHolder(): Promise<LabHolder | null> {
   }
 }
 
-/**
- * RIGHTSIZE_WAIT_FOR_LAB=1: every start queues for the lab as `run --wait` does, for a machine that
- * starts several Rightsize processes on one engine at once (a CI job's parallel steps, a test suite).
- */
-export const waitsForLabByDefault = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  env.RIGHTSIZE_WAIT_FOR_LAB === '1';
-
 /** Takes the lab, waiting (with `wait`) or throwing LabBusyError while someone alive holds it. */
 export async function acquireLab(o: AcquireOptions): Promise<LabLease> {
-  const wait = Boolean(o.wait) || waitsForLabByDefault();
+  // RIGHTSIZE_WAIT_FOR_LAB=1: every start queues as `run --wait` does (a CI job's parallel steps).
+  const wait = Boolean(o.wait) || process.env.RIGHTSIZE_WAIT_FOR_LAB === '1';
   let told: string | undefined;
   for (;;) {
     if (o.signal?.aborted) throw abortError();
