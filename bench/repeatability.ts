@@ -3,7 +3,7 @@
 // answered by recommend(): the `quick` preset (json, 1 vs 2 workers on one CPU), the same matrix
 // on hello at half a CPU (server-bound too), the `pbkdf2-one-thread` preset, and `quick` at two CPU
 // caps (0.5 and 1 CPU: the answer is one configuration decided across both pairs on goodput per
-// dollar). For each run: the headline's state, its pick (and its key), and the configuration the
+// dollar), and json at two caps in 2 GB pods (the same question where the costs per request differ). For each run: the headline's state, its pick (and its key), and the configuration the
 // snippets deploy (mode, workers, CPU, memory limit).
 // Target (issue 21): for each matrix, every confident or equivalent answer deploys the same
 // configuration in K of K runs, and an undecided run never names a pick as if it were one. With
@@ -56,6 +56,9 @@ export const MATRICES: { label: string; preset: string; over?: Record<string, un
   { label: 'pbkdf2-one-thread', preset: 'pbkdf2-one-thread' },
   // Two CPU caps: the answer is one configuration decided across both pairs on goodput per dollar, deployed at its own cap.
   { label: 'quick at two CPU caps', preset: 'quick', over: { cpuMillicores: [500, 1000] } },
+  // Two caps whose cost per request the data can tell apart: with 2 GB pods memory is a third of the
+  // half-CPU price, so 1 CPU is cheaper per request unless json scaled worse than 0.6× per added CPU.
+  { label: 'json at two CPU caps in 2 GB pods', preset: 'quick', over: { workers: [1], cpuMillicores: [500, 1000], memoryMb: [2048] } },
 ];
 
 const wall = (c: RunDetail['cells'][number]): number => (c.finishedAt ? (Date.parse(c.finishedAt) - Date.parse(c.startedAt)) / 1000 : 0);
