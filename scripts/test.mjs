@@ -95,14 +95,16 @@ function step(name, cmd, args) {
  * they took about 30 s of the CI's time). Each one's output is printed whole when it ends, so the
  * logs of two never interleave. Resolves to whether all passed.
  */
-async function parallelSteps(steps) {
+async function parallelSteps(steps, { oneAtATime = false } = {}) {
   const one = async ({ name, cmd, args }) => {
     const t0 = performance.now();
     const code = await runAsync(cmd, args, {}, true);
     return { name, code, ms: performance.now() - t0 };
   };
   // Counted in the order given, whichever ended first.
-  const results = await Promise.all(steps.map(one));
+  const results = [];
+  if (oneAtATime) for (const s of steps) results.push(await one(s));
+  else results.push(...(await Promise.all(steps.map(one))));
   return results.map(({ name, code, ms }) => stepEnded(name, code, ms)).every(Boolean);
 }
 
@@ -141,11 +143,11 @@ function runAsync(cmd, args, env = {}, buffered = false) {
  * Runs one suite's vitest project(s), reads their summary (tests/helpers/summary-reporter.ts) and
  * counts it. `label` names it in the closing lines (a suite run in parts: "integration (alone)").
  */
-async function vitest(project, config, { projects: named, label = project, buffered = false } = {}) {
+async function vitest(project, config, { projects: named, label = project, buffered = false, env = {} } = {}) {
   const summaryFile = path.join(tmp.dir, `vitest-${label.replace(/\W+/g, '-')}.json`);
   const projects = named ?? ((!config && SUITE_PROJECTS[project]) || [project]);
   const code = await runAsync('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), ...projects.flatMap((p) => ['--project', p]), ...excluded,
-    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { RIGHTSIZE_SUMMARY: summaryFile }, buffered);
+    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { ...env, RIGHTSIZE_SUMMARY: summaryFile }, buffered);
   const failedBefore = totals.failed;
   const c = { passed: 0, failed: 0, skipped: 0 };
   const where = project;
@@ -226,6 +228,10 @@ try {
     // The integration files that have the engine to themselves but do not mind a busy host
     // (tests/helpers/lanes.ts) run beside everything that uses no Docker; those print when each ends.
     const alone = want('integration');
+    // Beside the alone lane these take one core between them, one step and one file at a time, so
+    // the lane's CLIs, builds and load keep the other core: all at once, they slowed the lane more
+    // than they gained (docs/contributing.md).
+    const oneCore = alone ? { RIGHTSIZE_UNIT_WORKERS: process.env.RIGHTSIZE_UNIT_WORKERS ?? '1' } : {};
     const withoutDocker = async () => {
       await parallelSteps([
         ...(want('typecheck')
@@ -235,8 +241,8 @@ try {
             ]
           : []),
         ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
-      ]);
-      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: alone });
+      ], { oneAtATime: alone });
+      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: alone, env: oneCore });
     };
     await Promise.all([
       withoutDocker(),
