@@ -2,7 +2,7 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { ALONE, laneFiles, QUIET } from './tests/helpers/lanes.ts';
+import { laneFiles, QUIET, SHARED_A, SHARED_B } from './tests/helpers/lanes.ts';
 
 // Suites: `unit` (no Docker; with `unit-mocks`, its files that replace a module), `components`
 // (Svelte components in jsdom; chart.js gets a mocked canvas, as jsdom has none), `integration-*` (a
@@ -79,27 +79,22 @@ export default defineConfig({
           globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
-      // Two lanes (tests/helpers/lanes.ts), one file at a time each: npm test runs the Docker-free
-      // suites beside `integration-alone`, and nothing beside `integration-quiet`. One vitest over both
-      // runs them in turn.
-      {
+      // Three lanes (tests/helpers/lanes.ts), one file at a time each: npm test runs the two shared
+      // lanes at once, beside the Docker-free suites, then `integration-quiet` with nothing beside it.
+      // One vitest over all three runs them in turn.
+      ...[
+        ['integration-shared-a', SHARED_A],
+        ['integration-shared-b', SHARED_B],
+        ['integration-quiet', QUIET],
+      ].map(([name, files], i) => ({
         test: {
           ...INTEGRATION,
-          name: 'integration-alone',
-          include: laneFiles(ALONE),
+          name: name as string,
+          include: laneFiles(files as readonly string[]),
           fileParallelism: false,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: i },
         },
-      },
-      {
-        test: {
-          ...INTEGRATION,
-          name: 'integration-quiet',
-          include: laneFiles(QUIET),
-          fileParallelism: false,
-          sequence: { groupOrder: 1 },
-        },
-      },
+      })),
       {
         test: {
           name: 'runner',

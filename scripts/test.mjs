@@ -225,13 +225,13 @@ try {
   } else {
     const want = (s) => only.length === 0 || only.includes(s);
     if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
-    // The integration files that have the engine to themselves but do not mind a busy host
-    // (tests/helpers/lanes.ts) run beside everything that uses no Docker; those print when each ends.
-    const alone = want('integration');
-    // Beside the alone lane these take one core between them, one step and one file at a time, so
-    // the lane's CLIs, builds and load keep the other core: all at once, they slowed the lane more
-    // than they gained (docs/contributing.md).
-    const oneCore = alone ? { RIGHTSIZE_UNIT_WORKERS: process.env.RIGHTSIZE_UNIT_WORKERS ?? '1' } : {};
+    // The integration files that do not mind a busy host nor another job on the engine
+    // (tests/helpers/lanes.ts) run in two lanes at once, beside everything that uses no Docker. Each
+    // lane labels what it makes and checks only that (RIGHTSIZE_LABELS), and queues for the lab.
+    const shared = want('integration');
+    // Beside them the steps without Docker take one core between them, one step and one file at a
+    // time, so the lanes' CLIs, builds and load keep the other (docs/contributing.md).
+    const oneCore = shared ? { RIGHTSIZE_UNIT_WORKERS: process.env.RIGHTSIZE_UNIT_WORKERS ?? '1' } : {};
     const withoutDocker = async () => {
       await parallelSteps([
         ...(want('typecheck')
@@ -241,13 +241,17 @@ try {
             ]
           : []),
         ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
-      ], { oneAtATime: alone });
-      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: alone, env: oneCore });
+      ], { oneAtATime: shared });
+      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: shared, env: oneCore });
     };
-    await Promise.all([
-      withoutDocker(),
-      ...(alone ? [vitest('integration', undefined, { projects: ['integration-alone'], label: 'integration (alone)' })] : []),
-    ]);
+    const lane = (name, buffered) =>
+      vitest('integration', undefined, {
+        projects: [`integration-shared-${name}`],
+        label: `integration (shared ${name})`,
+        buffered,
+        env: { RIGHTSIZE_LABELS: `rightsize-test.lane=${name}`, RIGHTSIZE_WAIT_FOR_LAB: '1' },
+      });
+    await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true)] : [])]);
     // Then the files whose numbers need the machine to themselves, with nothing beside them.
     if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)' });
     if (want('e2e')) playwright();

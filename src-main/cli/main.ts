@@ -23,6 +23,7 @@ import { VERIFY_EXIT_HELP, VERIFY_JSON_SCHEMA_VERSION, verifyCommand } from './c
 import { CliError, EXIT, EXIT_HELP } from './exit-codes.ts';
 import { addPriceOptions } from './prices-option.ts';
 import { table } from './format.ts';
+import { scopeLabels } from '../docker/labels.ts';
 
 /** The end of a command's --help: what --json prints, and the exit codes. */
 const jsonAndExitHelp = (schemaVersion: number, exitCodes: string): string =>
@@ -332,6 +333,13 @@ function program(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  try {
+    scopeLabels(); // a malformed RIGHTSIZE_LABELS is refused before anything starts, not at the first container
+  } catch (e) {
+    process.stderr.write(`rightsize: ${(e as Error).message}\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
   try {
     await program().parseAsync(argv);
   } catch (e) {

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { docker } from './client.ts';
-import { LABEL, PRODUCT } from './labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from './labels.ts';
 import { imageProbeEnv, putProbe } from './image-probe.ts';
 import { launchCommand, RESTART_LINE, type LaunchSpec } from './launch.ts';
 import { currentSession } from '../session/session.ts';
@@ -84,7 +84,7 @@ export class TargetContainer {
         PORT: String(spec.port),
       }).map(([k, v]) => `${k}=${v}`),
       Labels: {
-        [LABEL.product]: PRODUCT,
+        ...ownLabels(),
         [LABEL.session]: currentSession(),
         [LABEL.app]: spec.labels.app,
         ...(spec.labels.run !== undefined ? { [LABEL.run]: String(spec.labels.run) } : {}),

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { docker } from './client.ts';
-import { LABEL, PRODUCT } from './labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from './labels.ts';
 import type { BuildContext } from './build-context.ts';
 
 export class ImageBuildError extends Error {
@@ -87,7 +87,7 @@ export async function buildImage(
       t: tag,
       forcerm: true,
       buildargs: opts.buildargs,
-      labels: { ...opts.labels, [LABEL.product]: PRODUCT, [LABEL.kind]: opts.kind },
+      labels: { ...opts.labels, ...ownLabels(), [LABEL.kind]: opts.kind },
       ...(signal ? { abortSignal: signal } : {}),
     })
     .catch((e: Error) => {

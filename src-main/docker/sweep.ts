@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { docker } from './client.ts';
-import { LABEL, PRODUCT } from './labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from './labels.ts';
 import { isSessionAlive } from '../session/session.ts';
 
 /**
@@ -10,7 +10,7 @@ import { isSessionAlive } from '../session/session.ts';
 export async function sweepOrphans(client: Docker = docker()): Promise<string[]> {
   const list = await client.listContainers({
     all: true,
-    filters: JSON.stringify({ label: [`${LABEL.product}=${PRODUCT}`] }),
+    filters: JSON.stringify({ label: ownFilters() }),
   });
   const orphans = list.filter((c) => !isSessionAlive(c.Labels[LABEL.session] ?? ''));
   await Promise.all(
@@ -31,7 +31,7 @@ export async function listOwnContainers(
   filter: { run?: number | string; session?: string } = {},
   client: Docker = docker(),
 ): Promise<string[]> {
-  const labels = [`${LABEL.product}=${PRODUCT}`];
+  const labels = ownFilters();
   if (filter.run !== undefined) labels.push(`${LABEL.run}=${filter.run}`);
   if (filter.session) labels.push(`${LABEL.session}=${filter.session}`);
   const list = await client.listContainers({ all: true, filters: JSON.stringify({ label: labels }) });

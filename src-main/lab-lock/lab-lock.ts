@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { docker } from '../docker/client.ts';
-import { LABEL, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
 import { currentSession, describeSession, isSessionAlive } from '../session/session.ts';
 
 /**
@@ -101,7 +101,7 @@ export async function acquireLab(o: AcquireOptions): Promise<LabLease> {
         Entrypoint: ['node', '-e', '0'],
         Cmd: [],
         Labels: {
-          [LABEL.product]: PRODUCT,
+          ...ownLabels(),
           [LABEL.session]: currentSession(),
           [LABEL.kind]: 'lab-lock',
           [LABEL.what]: o.what,

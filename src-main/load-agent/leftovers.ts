@@ -2,14 +2,14 @@
 // Targets have their own removal (containers, services, pods); agents are plain containers on
 // whichever engine ran them, so every provider that places agents removes them with this.
 import type Docker from 'dockerode';
-import { LABEL, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
 
 export async function removeLoadAgents(
   engine: Docker,
   which: { run: string } | { isAlive: (session: string) => boolean },
 ): Promise<string[]> {
   const labels = [
-    `${LABEL.product}=${PRODUCT}`,
+    ...ownFilters(),
     `${LABEL.kind}=load-agent`,
     ...('run' in which ? [`${LABEL.run}=${which.run}`] : []),
   ];

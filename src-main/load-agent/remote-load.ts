@@ -7,7 +7,7 @@
 import type Docker from 'dockerode';
 import { ensureBaseImage } from '../docker/base-image.ts';
 import { docker, withTimeout } from '../docker/client.ts';
-import { LABEL, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
 import type { LoadResult } from '../model/types.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
@@ -72,7 +72,7 @@ export async function runRemoteLoad(
     Cmd: AGENT_COMMAND,
     Env: [`${PLAN_ENV}=${JSON.stringify(agentPlan)}`],
     Labels: {
-      [LABEL.product]: PRODUCT,
+      ...ownLabels(),
       [LABEL.session]: currentSession(),
       [LABEL.kind]: 'load-agent',
       ...(labels.app !== undefined ? { [LABEL.app]: labels.app } : {}),

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type Docker from 'dockerode';
 import { docker, localEngineSocket, type EngineInfo } from '../docker/client.ts';
-import { LABEL, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
 import { currentSession } from '../session/session.ts';
 import { hostNodeBinary } from '../util/node-binary.ts';
 import { REAPER_FIRST_CONNECT_MS, REAPER_LAUNCHER, REAPER_PORT, REAPER_SCRIPT } from './reaper-script.ts';
@@ -119,7 +119,7 @@ async function startReaper(image: string, engine: EngineInfo): Promise<Live> {
       `RIGHTSIZE_REAP_PORT=${REAPER_PORT}`,
       `RIGHTSIZE_REAP_FIRST_MS=${REAPER_FIRST_CONNECT_MS}`,
     ],
-    Labels: { [LABEL.product]: PRODUCT, [LABEL.session]: currentSession(), [LABEL.kind]: 'reaper' },
+    Labels: { ...ownLabels(), [LABEL.session]: currentSession(), [LABEL.kind]: 'reaper' },
     ExposedPorts: { [portKey]: {} },
     HostConfig: {
       AutoRemove: true, // it removes itself by exiting

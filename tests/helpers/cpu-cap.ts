@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureBaseImage } from '../../src-main/docker/base-image.ts';
 import { docker } from '../../src-main/docker/client.ts';
-import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
+import { LABEL, ownLabels } from '../../src-main/docker/labels.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 
 export interface CapReading {
@@ -46,7 +46,7 @@ export async function measureCap(cpuMillis: number, windowSec = 5): Promise<CapR
   const c = await docker().createContainer({
     Image: base.tag,
     Cmd: ['node', '-e', busy],
-    Labels: { [LABEL.product]: PRODUCT, [LABEL.session]: currentSession(), [LABEL.app]: 'cpu-cap-probe' },
+    Labels: { ...ownLabels(), [LABEL.session]: currentSession(), [LABEL.app]: 'cpu-cap-probe' },
     HostConfig: { NanoCpus: cpuMillis * 1_000_000, Memory: 128 * 2 ** 20, MemorySwap: 128 * 2 ** 20 },
   });
   try {

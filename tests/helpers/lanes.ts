@@ -1,46 +1,51 @@
 // Which integration files may share the machine. Every file of tests/integration is in exactly one
-// lane (tests/unit/test-lanes.test.ts checks it, so a new file must choose). Both lanes run one file
-// at a time, as cells compete for the same two cores:
-//  - ALONE: has the Docker engine to itself, but its proofs do not care about a busy host (removals,
-//    signals, locks, caps' upper bounds, words, loose floors such as "over 100 req/s"), so npm test
-//    runs the steps and suites that use no Docker beside it;
+// lane (tests/unit/test-lanes.test.ts checks it, so a new file must choose). Each lane runs one file
+// at a time:
+//  - SHARED_A and SHARED_B: their proofs do not care about a busy host (removals, signals, caps' upper
+//    bounds, words, loose floors such as "over 100 req/s"), nor about another Rightsize job on the
+//    engine: npm test runs the two lanes at once, beside the steps and suites that use no Docker. Each
+//    lane labels what it makes (RIGHTSIZE_LABELS) and checks only its own (helpers/lane-scope.ts);
+//    their runs queue for the lab (RIGHTSIZE_WAIT_FOR_LAB=1). The files that use the second engine
+//    (a fixed network namespace) are all in A.
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
-//    utilisation, decided answers), so it runs after them, with nothing beside it.
-// Two files of the quiet lane at once, each run queuing for the lab lock, saved 58 s of 503 but
-// needed every check to tell one file's containers from the other's: not done (docs/contributing.md).
+//    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
+//    tests); it runs after them, with nothing beside it.
 
-export const ALONE = [
-  'build-cancel',
+export const SHARED_A = [
+  'answer',
+  'bin-app',
   'containers',
   'distributed',
-  'dry-run-refusal',
-  'kill',
-  'lab-lock',
-  'lab-order',
   'load-agent',
-  'reaper-name',
+  'matrix-cli',
+  'memory-peak',
+  'node-versions',
   'remote-docker',
   'targets',
+] as const;
+
+export const SHARED_B = [
+  'budget-matrix',
+  'build-cancel',
+  'cell-failure',
+  'config-errors',
+  'k8s-session',
+  'kill',
+  'reaper-name',
   'user-apps',
 ] as const;
 
 export const QUIET = [
-  'answer',
   'app-try-out',
   'auto-size',
   'baseline',
-  'bin-app',
-  'budget-matrix',
-  'cell-failure',
-  'config-errors',
-  'k8s-session',
+  'dry-run-refusal',
+  'lab-lock',
+  'lab-order',
   'load',
   'load-reconnect',
   'load-spread',
   'load-threads',
-  'matrix-cli',
-  'memory-peak',
-  'node-versions',
   'one-answer',
   'probe',
   'probe-causes',

@@ -10,6 +10,8 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
+import { LABEL } from '../../src-main/docker/labels.ts';
+import { laneContainers } from './lane-scope.ts';
 
 const run = promisify(execFile);
 
@@ -54,7 +56,11 @@ export async function mainEngineState(): Promise<{ docker0: boolean; networks: s
     docker0,
     networks: (await main.listNetworks()).map((n) => n.Name).sort(),
     swarm: info.Swarm?.LocalNodeState ?? 'inactive',
-    containers: (await main.listContainers({ all: true })).map((c) => c.Id).sort(),
+    // Rightsize's (this lane's) and Swarm's tasks: another lane's cells and image builds come and go meanwhile.
+    containers: (await laneContainers(main))
+      .filter((c) => c.Labels?.[LABEL.product] || c.Labels?.['com.docker.swarm.task.id'])
+      .map((c) => c.Id)
+      .sort(),
   };
 }
 

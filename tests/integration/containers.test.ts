@@ -13,7 +13,8 @@ import type { CellConfig, LaunchMode } from '../../src-main/model/types.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { measureCap } from '../helpers/cpu-cap.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
-import { ROOT } from '../helpers/cli.ts';
+import { cli, ROOT } from '../helpers/cli.ts';
+import { EXIT } from '../../src-main/cli/exit-codes.ts';
 import { request } from '../helpers/http.ts';
 
 let engine: EngineInfo;
@@ -120,20 +121,47 @@ describe('caps are real', () => {
   });
 });
 
+/** A target container left by a process killed with SIGKILL (no cleanup code of ours ran), made with `labels` added to RIGHTSIZE_LABELS. */
+async function orphan(labels = ''): Promise<string> {
+  const scope = [process.env.RIGHTSIZE_LABELS, labels].filter(Boolean).join(',');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests/helpers/orphan-maker.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, RIGHTSIZE_LABELS: scope },
+  });
+  const id = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => resolve(c.toString().trim()));
+    child.on('exit', (code) => reject(new Error(`orphan maker exited with ${code}`)));
+  });
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  expect((await docker().getContainer(id).inspect()).State.Running).toBe(true); // left behind, as after a crash
+  return id;
+}
+const gone = (id: string): Promise<unknown> => expect(docker().getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+
 describe('sweep', () => {
   it("removes a killed owner's containers and leaves live sessions' alone", async () => {
     const mine = await start('hello', 'single', 1); // owned by this live process
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'tests/helpers/orphan-maker.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const id = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => resolve(c.toString().trim()));
-      child.on('exit', (code) => reject(new Error(`orphan maker exited with ${code}`)));
-    });
-    child.kill('SIGKILL');
-    await new Promise((r) => child.on('exit', r));
-    expect((await docker().getContainer(id).inspect()).State.Running).toBe(true); // left behind, as after a crash
+    const id = await orphan();
     const swept = await sweepOrphans();
     expect(swept).toContain(id);
-    await expect(docker().getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+    await gone(id);
     expect((await mine.c.container.inspect()).State.Running).toBe(true);
+  });
+
+  it('with RIGHTSIZE_LABELS, removes only the orphans that carry them; without, every orphan', async () => {
+    const [x, y] = await Promise.all([orphan('rightsize-test.sweep=x'), orphan('rightsize-test.sweep=y')]);
+    const scope = [process.env.RIGHTSIZE_LABELS, 'rightsize-test.sweep=x'].filter(Boolean).join(',');
+    const doctor = await cli(['doctor'], { RIGHTSIZE_LABELS: scope });
+    expect(doctor.code, doctor.stderr).toBe(0);
+    expect(doctor.stdout).toMatch(/Removed 1 orphaned container/);
+    await gone(x);
+    expect((await docker().getContainer(y).inspect()).State.Running).toBe(true); // another job's: not this one's to remove
+    // This process's scope is a subset of y's labels (or empty): y is its orphan too.
+    expect(await sweepOrphans()).toContain(y);
+    await gone(y);
+    const bad = await cli(['doctor'], { RIGHTSIZE_LABELS: 'ci-job' });
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.stderr).toBe('rightsize: RIGHTSIZE_LABELS: "ci-job" is not key=value (e.g. RIGHTSIZE_LABELS=ci-job=1234,team=payments)\n');
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docker } from '../../src-main/docker/client.ts';
 import { ensureBaseImage } from '../../src-main/docker/base-image.ts';
-import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
+import { LABEL, ownLabels } from '../../src-main/docker/labels.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { buildSteps, containersOf, freshFolderApp, stillThere, tagsOf } from '../helpers/build-watch.ts';
@@ -64,7 +64,7 @@ async function makeBystander(): Promise<void> {
     await docker().createContainer({
       Image: baseTag,
       Entrypoint: ['node', '-e', '0'],
-      Labels: { [LABEL.product]: PRODUCT, [LABEL.session]: currentSession(), [LABEL.kind]: 'test-bystander' },
+      Labels: { ...ownLabels(), [LABEL.session]: currentSession(), [LABEL.kind]: 'test-bystander' },
     })
   ).id;
 }

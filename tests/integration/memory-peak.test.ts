@@ -4,7 +4,7 @@ import { localProvider } from '../../src-main/providers/local/provider.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Docker from 'dockerode';
 import { docker, type EngineInfo } from '../../src-main/docker/client.ts';
-import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
+import { LABEL, ownLabels } from '../../src-main/docker/labels.ts';
 import { StatsSampler } from '../../src-main/engine/stats-sampler.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
 import { TargetContainer } from '../../src-main/docker/containers.ts';
@@ -39,7 +39,7 @@ describe('the memory peak', () => {
     const c = await docker().createContainer({
       Image: image.tag,
       Entrypoint: ['node', '--expose-gc', '-e', script],
-      Labels: { [LABEL.product]: PRODUCT, [LABEL.session]: currentSession(), [LABEL.app]: 'memory-peak-test' },
+      Labels: { ...ownLabels(), [LABEL.session]: currentSession(), [LABEL.app]: 'memory-peak-test' },
       HostConfig: { Memory: bytes, MemorySwap: bytes, NanoCpus: 1e9 },
     });
     made.push(c);

@@ -2,7 +2,7 @@
 // — a stale reaper, another session with the same pid — never stops a session from getting one.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkEngine, docker } from '../../src-main/docker/client.ts';
-import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
+import { LABEL, ownLabels } from '../../src-main/docker/labels.ts';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { ensureReaper, reaperId, stopReaper } from '../../src-main/reaper/reaper.ts';
 import { currentSession } from '../../src-main/session/session.ts';
@@ -39,7 +39,7 @@ describe('the reaper’s name', () => {
       name: taken,
       Image: baseTag(),
       Entrypoint: ['node', '-e', ''],
-      Labels: { [LABEL.product]: PRODUCT, [LABEL.session]: currentSession(), [LABEL.kind]: 'test' },
+      Labels: { ...ownLabels(), [LABEL.session]: currentSession(), [LABEL.kind]: 'test' },
     });
     squatters.push(squat.id);
     forced.push('deadbeef', 'cafef00d');

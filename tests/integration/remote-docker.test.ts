@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LABEL } from '../../src-main/docker/labels.ts';
+import { LABEL, ownLabels } from '../../src-main/docker/labels.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
 import { DockerProvider } from '../../src-main/providers/docker/provider.ts';
@@ -112,7 +112,7 @@ describe('a remote Docker engine as a target', () => {
     await new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() }).prepareImage(image.tag);
     // A container labelled by a session that cannot be alive (a pid that cannot exist on this machine).
     const dead = currentSession().replace(/:\d+:\d+$/, ':4194311:1');
-    const left = await second.client.createContainer({ Image: image.tag, Cmd: ['node', '-e', '0'], Labels: { [LABEL.product]: 'rightsize', [LABEL.session]: dead, [LABEL.run]: 'old' } });
+    const left = await second.client.createContainer({ Image: image.tag, Cmd: ['node', '-e', '0'], Labels: { ...ownLabels(), [LABEL.session]: dead, [LABEL.run]: 'old' } });
     const provider = new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url } });
     expect(await provider.sweep()).toEqual([`container ${left.id.slice(0, 12)} on second`]);
     expect(await second.client.listContainers({ all: true })).toEqual([]);

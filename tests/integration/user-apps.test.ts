@@ -6,12 +6,13 @@ import { ensureBaseImage } from '../../src-main/docker/base-image.ts';
 import { BuildContext } from '../../src-main/docker/build-context.ts';
 import { docker } from '../../src-main/docker/client.ts';
 import { buildImage } from '../../src-main/docker/image-build.ts';
-import { LABEL } from '../../src-main/docker/labels.ts';
+import { LABEL, ownFilters } from '../../src-main/docker/labels.ts';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { Lab } from '../../src-main/service/lab.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, ROOT, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
+import { laneContainers } from '../helpers/lane-scope.ts';
 import { until } from '../helpers/wait.ts';
 
 const EXPRESS = path.join(ROOT, 'tests/fixtures/express-app');
@@ -99,7 +100,7 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
       // While it is under load: count the node processes inside the cell's container, the run's only
       // one then (a target started ahead carries the run's label, not yet its cell's).
       void (async () => {
-        const [c] = await docker().listContainers({ filters: JSON.stringify({ label: [`${LABEL.run}=${e.runId}`] }) });
+        const [c] = await docker().listContainers({ filters: JSON.stringify({ label: [...ownFilters(), `${LABEL.run}=${e.runId}`] }) });
         const top = (await docker().getContainer(c!.Id).top()) as { Processes: string[][] };
         processes[e.index] = top.Processes.filter((p) => p.some((f) => f.includes('server.js'))).length;
       })();
@@ -193,7 +194,7 @@ describe('adding an app: every problem gets its message and nothing changes', ()
       'package-lock.json': '{"name":"oos","version":"1.0.0","lockfileVersion":3,\n<<<<<<< HEAD\n',
     });
     await lab.handlers['apps.add']({ app: { name: 'oos', source: { kind: 'folder', dir: broken, entry: 'server.js' }, port: 8080 } });
-    const containersBefore = new Set((await docker().listContainers({ all: true })).map((c) => c.Id));
+    const containersBefore = new Set((await laneContainers()).map((c) => c.Id));
     const lines: string[] = [];
     const stop = lab.subscribe('apps.buildLog', { name: 'oos' }, (e) => lines.push(e.line));
     const err = await failure(() => lab.handlers['apps.build']({ name: 'oos' }));
@@ -208,7 +209,7 @@ describe('adding an app: every problem gets its message and nothing changes', ()
     // wait for that state, not for a guessed time. The session's reaper (started with the first
     // build, alive as long as this process) is not the build's.
     const added = async (): Promise<string[]> =>
-      (await docker().listContainers({ all: true })).filter((c) => !containersBefore.has(c.Id) && c.Labels?.[LABEL.kind] !== 'reaper').map((c) => c.Id);
+      (await laneContainers()).filter((c) => !containersBefore.has(c.Id) && c.Labels?.[LABEL.kind] !== 'reaper').map((c) => c.Id);
     await until(async () => (await added()).length === 0, "the failed build's container to be removed");
   });
 

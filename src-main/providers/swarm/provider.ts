@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import { withTimeout } from '../../docker/client.ts';
 import { TargetContainer } from '../../docker/containers.ts';
-import { LABEL, PRODUCT } from '../../docker/labels.ts';
+import { LABEL, ownFilters, ownLabels, PRODUCT } from '../../docker/labels.ts';
 import { launchCommand } from '../../docker/launch.ts';
 import { isSessionAlive } from '../../session/session.ts';
 import { connect, connectionProblem, type DockerConnection } from '../docker/connection.ts';
@@ -171,7 +171,7 @@ export class SwarmProvider implements Provider {
   async provision(spec: TargetSpec): Promise<ProvisionedTarget> {
     const { cmd, env } = launchCommand(spec.launch);
     const labels = {
-      [LABEL.product]: PRODUCT,
+      ...ownLabels(),
       [LABEL.session]: spec.labels.session,
       [LABEL.run]: spec.labels.run,
       [LABEL.cell]: spec.labels.cell,
@@ -349,7 +349,7 @@ export class SwarmProvider implements Provider {
 
   async sweep(isAlive: (session: string) => boolean = isSessionAlive): Promise<string[]> {
     return [
-      ...(await this.removeServices([`${LABEL.product}=${PRODUCT}`], (l) => isAlive(l[LABEL.session] ?? ''))),
+      ...(await this.removeServices(ownFilters(), (l) => isAlive(l[LABEL.session] ?? ''))),
       ...(await this.removeAgents({ isAlive })),
     ];
   }
