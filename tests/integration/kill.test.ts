@@ -13,9 +13,10 @@ import { requireDocker } from '../helpers/docker.ts';
 // Nothing left behind, however the CLI ends. A run is killed at moments spread over its whole life
 // from 0 s (start-up, reaper, lock, image checks, container creation, readiness, load, teardown):
 // after SIGKILL the session's reaper must remove every container of the dead process within 15 s,
-// with no Rightsize process running (the next CLI starts only once they are gone, so no start-up
-// sweep can be what removed them), the database is sound, and the next start (the next kill's run,
-// on the same database) marks the run interrupted. SIGINT, SIGTERM and SIGHUP, in turn, cancel
+// with no Rightsize process of this lane running (the next CLI starts only once they are gone, and
+// another lane's CLIs sweep only their own label's orphans, so no start-up sweep can be what removed
+// them), the database is sound, and the next start (the next kill's run, on the same database)
+// marks the run interrupted. SIGINT, SIGTERM and SIGHUP, in turn, cancel
 // cleanly. The issue asks 20 of each: RIGHTSIZE_KILLS overrides it. A run here is one short cell,
 // so the kills cover every phase quickly; and a kill and a signal land in an image build.
 const KILLS = Number(process.env.RIGHTSIZE_KILLS ?? 20);
