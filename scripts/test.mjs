@@ -182,9 +182,9 @@ async function vitest(project, config, { projects: named, label = project, buffe
 }
 
 /** Runs Playwright and counts its JSON report, errors included. */
-async function playwright(config, { env = {}, buffered = false } = {}) {
+function playwright(config) {
   const report = path.join(tmp.dir, 'e2e.json');
-  const code = await runAsync('npx', ['playwright', 'test', ...(config ? ['--config', config] : [])], { ...env, PLAYWRIGHT_JSON: report }, buffered);
+  const code = run('npx', ['playwright', 'test', ...(config ? ['--config', config] : [])], { PLAYWRIGHT_JSON: report });
   const failedBefore = totals.failed;
   const c = { passed: 0, skipped: 0 };
   if (!existsSync(report)) {
@@ -221,7 +221,7 @@ async function playwright(config, { env = {}, buffered = false } = {}) {
 try {
   if (fixtureMode) {
     if (vitestConfig) for (const p of only) await vitest(p, vitestConfig);
-    if (playwrightConfig) await playwright(playwrightConfig);
+    if (playwrightConfig) playwright(playwrightConfig);
   } else {
     const want = (s) => only.length === 0 || only.includes(s);
     if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
@@ -243,9 +243,6 @@ try {
         ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
       ], { oneAtATime: shared });
       for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: shared, env: oneCore });
-      // Then e2e takes that core, beside the lanes' last minutes: its checks are the UI's, and its
-      // runs queue for the lab like theirs.
-      if (want('e2e') && shared) await playwright(undefined, { env: { RIGHTSIZE_LABELS: 'rightsize-test.lane=e2e', RIGHTSIZE_WAIT_FOR_LAB: '1' }, buffered: true });
     };
     const lane = (name, buffered) =>
       vitest('integration', undefined, {
@@ -257,7 +254,7 @@ try {
     await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true)] : [])]);
     // Then the files whose numbers need the machine to themselves, with nothing beside them.
     if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)' });
-    if (want('e2e') && !shared) await playwright();
+    if (want('e2e')) playwright();
   }
 } finally {
   // No trace: the run's folder (reports included), then whatever it made on the engine.
