@@ -22,9 +22,10 @@
 // For tests/runner (the runner's own tests), on fixture suites, without steps:
 //   node scripts/test.mjs --vitest-config FILE project…
 //   node scripts/test.mjs --playwright-config FILE
-// Integration cells measure CPU and would disturb each other, so integration files run one at a
-// time: those whose proofs do not mind a busy host beside the steps and suites that use no Docker,
-// then the others with nothing beside them, then e2e (tests/helpers/lanes.ts).
+// Integration files run one at a time within a lane (tests/helpers/lanes.ts): the two shared lanes
+// (proofs that mind neither a busy host nor another job on the engine) at once, beside the steps
+// and suites that use no Docker; then the quiet lane, whose numbers need the machine, with nothing
+// beside it; then e2e.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
