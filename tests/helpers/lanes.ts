@@ -6,32 +6,33 @@
 //    engine: npm test runs the two lanes at once, beside the steps and suites that use no Docker. Each
 //    lane labels what it makes (RIGHTSIZE_LABELS) and checks only its own (helpers/lane-scope.ts);
 //    their runs queue for the lab (RIGHTSIZE_WAIT_FOR_LAB=1). The files that use the second engine
-//    (a fixed network namespace) are all in A.
+//    (a fixed network namespace) are all in B, whose runs there do not take the main engine's lab;
+//    A has kill's 40 runs that do, so the lanes seldom wait on each other (docs/contributing.md).
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
 //    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
 //    tests); it runs after them, with nothing beside it.
 
 export const SHARED_A = [
-  'answer',
-  'bin-app',
+  'budget-matrix',
+  'config-errors',
   'containers',
-  'distributed',
-  'load-agent',
+  'k8s-session',
+  'kill',
   'matrix-cli',
   'memory-peak',
   'node-versions',
-  'remote-docker',
-  'targets',
+  'reaper-name',
 ] as const;
 
 export const SHARED_B = [
-  'budget-matrix',
+  'answer',
+  'bin-app',
   'build-cancel',
   'cell-failure',
-  'config-errors',
-  'k8s-session',
-  'kill',
-  'reaper-name',
+  'distributed',
+  'load-agent',
+  'remote-docker',
+  'targets',
   'user-apps',
 ] as const;
 
