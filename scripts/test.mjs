@@ -93,8 +93,8 @@ function step(name, cmd, args) {
 
 /**
  * Steps that only read the sources, run at once (each is one process on one core; one after another
- * they took about 30 s of the CI's time). Each one's output is printed whole when it ends, so the
- * logs of two never interleave. Resolves to whether all passed.
+ * they took about 30 s of the CI's time), or `oneAtATime` beside the shared lanes. Each one's output
+ * is printed whole when it ends, so the logs of two never interleave. Resolves to whether all passed.
  */
 async function parallelSteps(steps, { oneAtATime = false } = {}) {
   const one = async ({ name, cmd, args }) => {

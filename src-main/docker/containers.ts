@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { docker } from './client.ts';
-import { LABEL, ownFilters, ownLabels, PRODUCT } from './labels.ts';
+import { LABEL, ownLabels } from './labels.ts';
 import { imageProbeEnv, putProbe } from './image-probe.ts';
 import { launchCommand, RESTART_LINE, type LaunchSpec } from './launch.ts';
 import { currentSession } from '../session/session.ts';

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { docker } from './client.ts';
-import { LABEL, ownFilters, ownLabels, PRODUCT } from './labels.ts';
+import { LABEL, ownLabels } from './labels.ts';
 import type { BuildContext } from './build-context.ts';
 
 export class ImageBuildError extends Error {

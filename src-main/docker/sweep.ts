@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { docker } from './client.ts';
-import { LABEL, ownFilters, ownLabels, PRODUCT } from './labels.ts';
+import { LABEL, ownFilters } from './labels.ts';
 import { isSessionAlive } from '../session/session.ts';
 
 /**

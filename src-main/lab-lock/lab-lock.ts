@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { docker } from '../docker/client.ts';
-import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownLabels, PRODUCT } from '../docker/labels.ts';
 import { currentSession, describeSession, isSessionAlive } from '../session/session.ts';
 
 /**

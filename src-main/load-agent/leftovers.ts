@@ -2,7 +2,7 @@
 // Targets have their own removal (containers, services, pods); agents are plain containers on
 // whichever engine ran them, so every provider that places agents removes them with this.
 import type Docker from 'dockerode';
-import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownFilters } from '../docker/labels.ts';
 
 export async function removeLoadAgents(
   engine: Docker,

@@ -7,7 +7,7 @@
 import type Docker from 'dockerode';
 import { ensureBaseImage } from '../docker/base-image.ts';
 import { docker, withTimeout } from '../docker/client.ts';
-import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownLabels } from '../docker/labels.ts';
 import type { LoadResult } from '../model/types.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type Docker from 'dockerode';
 import { docker, localEngineSocket, type EngineInfo } from '../docker/client.ts';
-import { LABEL, ownFilters, ownLabels, PRODUCT } from '../docker/labels.ts';
+import { LABEL, ownLabels } from '../docker/labels.ts';
 import { currentSession } from '../session/session.ts';
 import { hostNodeBinary } from '../util/node-binary.ts';
 import { REAPER_FIRST_CONNECT_MS, REAPER_LAUNCHER, REAPER_PORT, REAPER_SCRIPT } from './reaper-script.ts';
