@@ -119,11 +119,13 @@ function acrossPairsText(
     .map((k) => byKey.get(k)!)
     .filter(Boolean);
   const each = (x: ConfigurationSummary): string => `${named(x)} on ${onWhat(x)}`;
+  // The others are on other caps: named only as labelled alternatives, so no CPU but the pick's reads as the answer.
   if (s.state === 'equivalent')
     return (
-      `Pick: ${named(c)} on ${onWhat(c)} — equivalent: of ${scope}, ${listOf([each(c), ...others.map(each)])} are ` +
-      `shown within ${m} % of the lowest cost per million requests (one-sided tests), so the cheapest by the one ` +
-      `order of cost (${perMillionText(rec, c)}).`
+      `Pick: ${named(c)} on ${onWhat(c)} — equivalent: of ${scope}, it and ${others.length} other` +
+      `${others.length === 1 ? ' is' : 's are'} shown within ${m} % of the lowest cost per million requests ` +
+      `(one-sided tests), so the cheapest by the one order of cost (${perMillionText(rec, c)}). ` +
+      `Alternatives within the margin: ${listOf(others.map(each))}.`
     );
   const names = [c, ...others].map((x) => `${each(x)} (${perMillionText(rec, x)})`);
   const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
