@@ -1,6 +1,6 @@
 // The types of the answer's aggregates and decisions: a configuration's repetitions summed up, and
 // the decisions of each CPU / memory pair. Types only (analysis/types.ts exports them with the rest).
-import type { CellLoad, CellStatus, FlagKind, LaunchMode } from '../model/types.ts';
+import type { BoundPace, CellLoad, CellStatus, FlagKind, LaunchMode } from '../model/types.ts';
 import type { IntervalSource, MetricStats, TTest } from './stats-types.ts';
 
 /** A cell left out of every aggregate, and why. */
@@ -85,10 +85,10 @@ export interface ConfigurationSummary {
    */
   disqualified: string[];
   /**
-   * 'client': a repetition was client-bound; 'host': one was host-busy. Such a configuration is picked only when no
-   * clean one qualifies.
+   * 'client': a repetition was client-bound; 'dependency': one was held by a dependency at its cap; 'host': one was
+   * host-busy. Such a configuration is picked only when no clean one qualifies.
    */
-  bottleneck: 'client' | 'host' | null;
+  bottleneck: BoundPace | null;
   /**
    * Constant rate that fell short: which side was the bottleneck (from load.shortfallBy, else latency × rate vs
    * connections); null when it did not fall short or no one can tell.
@@ -174,10 +174,10 @@ export interface ScopeDecision {
   /** More repetitions could decide it (no lower bound stands in the way). */
   settleable: boolean;
   /**
-   * Every candidate was client-bound ('client') or bottlenecked by the load generator or a busy host ('host'): that,
-   * not the server, set the ceiling.
+   * Every candidate was client-bound ('client'), held by a dependency ('dependency'), or bottlenecked by any of
+   * these or a busy host ('host'): that, not the server, set the ceiling.
    */
-  ceiling: 'client' | 'host' | null;
+  ceiling: BoundPace | null;
   /** The highest goodput mean among the candidates. */
   bestRps: ConfigurationSummary;
   /**

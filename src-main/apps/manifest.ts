@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RequestSpec } from '../model/types.ts';
+import { DependenciesSchema } from './dependencies.ts';
 
 export const RequestSpecSchema = z.object({
   method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).default('GET'),
@@ -30,5 +31,7 @@ export const AppManifestSchema = z.object({
   health: z.string().startsWith('/'),
   requests: z.array(RequestSpecSchema).min(1),
   env: z.record(z.string(), z.string()).default({}),
+  /** What the app talks to (its database, its cache): started fresh beside it for every cell. */
+  dependencies: DependenciesSchema.optional(),
 });
 export type AppManifest = z.infer<typeof AppManifestSchema>;

@@ -34,6 +34,10 @@ export function optionOf(path: string): string {
     const which = /^\d+$/.test(n!) ? `--request ${Number(n) + 1}` : '--request';
     return field.length ? `${which} (${field.join('.')})` : which;
   }
+  if (head === 'dependencies' && rest.length) {
+    const [n, ...field] = rest;
+    return `dependency ${/^\d+$/.test(n!) ? Number(n) + 1 : n}${field.length ? ` (${field.join('.')})` : ''}`;
+  }
   if (head === 'source' && rest.length) return OPTION_OF[`source.${rest[0]}`] ?? path;
   return path;
 }

@@ -6,6 +6,7 @@ import type { AppDefinition } from './catalog.ts';
 import { findEcosystem, isInside, readEcosystem } from './ecosystem.ts';
 import { planFolder, type PackageJson } from './folder-plan.ts';
 import { RequestSpecSchema } from './manifest.ts';
+import { DependenciesSchema, type Dependency } from './dependencies.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -78,6 +79,8 @@ export const UserAppSchema = z
       .min(1, 'give at least one request')
       .default([{ method: 'GET', path: '/' }]),
     env: EnvSchema.default({}),
+    /** Its database, its cache…: each started fresh beside it for every cell (apps/dependencies.ts). */
+    dependencies: DependenciesSchema.default([]),
   })
   .strict();
 export type UserApp = z.output<typeof UserAppSchema>;
@@ -125,6 +128,7 @@ export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promi
     ? await (source.kind === 'folder' ? checkFolder(source, env) : checkImage(source, ctx))
     : undefined;
   if (checked) problems.push(...checked.problems);
+  if (parsed.success) problems.push(...(await checkDependencies(parsed.data.dependencies, ctx)));
   if (!parsed.success || !checked?.part || problems.length) return { ok: false, problems };
   const app = parsed.data;
   const definition: AppDefinition = {
@@ -136,6 +140,7 @@ export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promi
     builtIn: false,
     ...checked.part,
     description: app.description || checked.part.description,
+    ...(app.dependencies.length ? { dependencies: app.dependencies } : {}),
   };
   return { ok: true, app, definition, notes: checked.notes };
 }
@@ -277,4 +282,28 @@ async function readPackage(dir: string): Promise<PackageJson> {
   } catch {
     return {};
   }
+}
+
+/** Each dependency's image is here (or can be pulled) and each file it mounts exists. */
+async function checkDependencies(deps: readonly Dependency[], ctx: ResolveContext): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  await Promise.all(
+    deps.map(async (d, i) => {
+      const found = await ctx.findImage(d.image);
+      if ('reason' in found)
+        problems.push({
+          path: `dependencies.${i}.image`,
+          message:
+            `${d.name}: ${d.image} is not on this machine and could not be pulled (${found.reason.trim()}); ` +
+            'pull it, or build one offline (`rightsize images build postgres` or `redis`)',
+        });
+      for (const [j, m] of d.mounts.entries())
+        if (!(await stat(m.source).catch(() => undefined)))
+          problems.push({
+            path: `dependencies.${i}.mounts.${j}.source`,
+            message: `${d.name}: ${m.source} does not exist`,
+          });
+    }),
+  );
+  return problems.sort((a, b) => a.path.localeCompare(b.path));
 }

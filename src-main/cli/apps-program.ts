@@ -22,6 +22,12 @@ export function appsCommands(p: Command, globals: () => GlobalOptions): void {
   const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
   const appOptions = (c: Command): Command =>
     c
+      .option(
+        '--compose <file>',
+        "your Compose file: the --service's build or image, port, health check, environment, " +
+          'and the services it depends on (started fresh beside it for every cell)',
+      )
+      .option('--service <name>', 'the Compose service to size (with --compose)')
       .option('--folder <dir>', 'a Node.js project folder (built into an image; .dockerignore respected)')
       .option(
         '--entry <file>',
@@ -55,7 +61,8 @@ export function appsCommands(p: Command, globals: () => GlobalOptions): void {
     apps
       .command('add <name>')
       .description(
-        'add your own app (a project folder or an image); every problem is reported, nothing saved until all are fixed',
+        'add your own app (a Compose service, a project folder or an image); every problem is reported, ' +
+          'nothing saved until all are fixed',
       ),
   ).action(async (name: string, o: AppOptions) => {
     process.exitCode = await appsAddCommand(name, { ...globals(), ...o });

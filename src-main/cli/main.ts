@@ -6,6 +6,7 @@ import { rightsizeVersion } from '../util/paths.ts';
 import { appsCommands } from './apps-program.ts';
 import { baselineCommands } from './baseline-program.ts';
 import { doctorCommand } from './commands/doctor.ts';
+import { imagesBuildCommand } from './commands/images.ts';
 import { deleteCommand, exportCommand, runsCommand, showCommand } from './commands/history.ts';
 import { reportCommand } from './commands/report.ts';
 import { RUN_JSON_SCHEMA_VERSION, runCommand } from './commands/run.ts';
@@ -324,6 +325,18 @@ function program(): Command {
     )
     .action(async (name: string) => {
       process.exitCode = await targetsCheckCommand(name, globals());
+    });
+
+  p.command('images')
+    .description("the images an app's dependencies run where no registry answers")
+    .command('build <name...>')
+    .description(
+      'build PostgreSQL (postgres) or Redis (redis) from Debian packages, offline; prints the tag to use as the ' +
+        "dependency's image (a machine with registry access can use postgres:16 or redis:7 instead)",
+    )
+    .option('--wait', 'wait for the lab when another run or build holds it')
+    .action(async (names: string[], o: { wait?: boolean }) => {
+      process.exitCode = await imagesBuildCommand(names, { ...globals(), ...o });
     });
 
   p.command('doctor')

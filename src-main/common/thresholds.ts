@@ -25,6 +25,18 @@ export const CLIENT_BOUND_ELU = 0.9;
  */
 export const SATURATED_ELU = 0.9;
 
+/**
+ * A dependency (its database, its cache) using this share of its own CPU cap or more, on average over the
+ * measured seconds, is at its limit: like a saturated event loop, under 10 % idle leaves requests queued on it.
+ */
+export const DEPENDENCY_SATURATED_PCT = 90;
+
+/**
+ * …while the app itself used less than this share of its CPU cap: the app had room to serve more, so the
+ * dependency, not the app, set the pace. Both at their caps is the server's limit (the conservative reading).
+ */
+export const APP_HEADROOM_PCT = 80;
+
 // ── Warm-up, steady state, contention: the cell's own flags ─────────────────────────────────────
 
 /**

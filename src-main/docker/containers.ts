@@ -19,6 +19,8 @@ export interface ContainerSpec {
   /** Where a published port listens and is reached: a remote engine's address (default 127.0.0.1, this machine). */
   publishOn?: string;
   labels: { run?: string | number; cell?: string | number; app: string };
+  /** A network of the cell's own (its dependencies are on it) instead of the default bridge. */
+  network?: string;
 }
 
 export interface Address {
@@ -96,6 +98,7 @@ export class TargetContainer {
         Memory: bytes,
         MemorySwap: bytes, // equal to Memory: no swap, so a memory cap is a real cap
         ...(spec.cpuset ? { CpusetCpus: spec.cpuset } : {}),
+        ...(spec.network ? { NetworkMode: spec.network } : {}),
         ...(spec.publish
           ? { PortBindings: { [portKey]: [{ HostIp: spec.publishOn ?? '127.0.0.1', HostPort: '' }] } }
           : {}),
@@ -131,8 +134,11 @@ export class TargetContainer {
         if (!binding) throw new Error(`Docker published no port for ${portKey}`);
         Object.assign(target.address, { host: spec.publishOn ?? '127.0.0.1', port: Number(binding.HostPort) });
       } else {
-        if (!info.NetworkSettings.IPAddress) throw new Error('The container has no bridge IP address');
-        target.address.host = info.NetworkSettings.IPAddress;
+        const ip = spec.network
+          ? info.NetworkSettings.Networks?.[spec.network]?.IPAddress
+          : info.NetworkSettings.IPAddress;
+        if (!ip) throw new Error('The container has no bridge IP address');
+        target.address.host = ip;
       }
       return target;
     } catch (e) {

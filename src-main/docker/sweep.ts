@@ -23,7 +23,30 @@ export async function sweepOrphans(client: Docker = docker()): Promise<string[]>
         }),
     ),
   );
+  await removeOwnNetworks(client, (labels) => !isSessionAlive(labels[LABEL.session] ?? ''));
   return orphans.map((c) => c.Id);
+}
+
+/**
+ * Removes Rightsize's networks (a cell's world: the app and its dependencies) that `which` picks by
+ * their labels, after their containers are gone; one still in use is left for the next pass.
+ */
+export async function removeOwnNetworks(
+  client: Docker,
+  which: (labels: Record<string, string>) => boolean,
+): Promise<string[]> {
+  const nets = await client.listNetworks({ filters: JSON.stringify({ label: ownFilters() }) });
+  const picked = nets.filter((n) => which(n.Labels ?? {}));
+  const done = await Promise.all(
+    picked.map((n) =>
+      client
+        .getNetwork(n.Id)
+        .remove()
+        .then(() => n.Name)
+        .catch(() => undefined),
+    ),
+  );
+  return done.filter((n): n is string => Boolean(n));
 }
 
 /** Containers of one run (or of this session), e.g. to prove a run left nothing behind. */

@@ -93,6 +93,7 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
       env: { ...app.env },
       cpuMillis: TRY_CPU_MILLIS,
       memoryMb: TRY_MEMORY_MB,
+      ...(app.dependencies?.length ? { dependencies: app.dependencies } : {}),
       pinCores: false,
       labels: { run: '', cell: '', app: app.name, session: currentSession() },
     });

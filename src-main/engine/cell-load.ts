@@ -5,11 +5,11 @@ import { contention, HostCpuRecorder } from '../load/host-cpu.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import { isWarm, warmupCapSec } from '../load/steady-state.ts';
-import type { CellConfig, LoadResult, LoadSecond, Sample, StatsSummary } from '../model/types.ts';
-import type { Provider, ProvisionedTarget, RemoteLoadRequest } from '../providers/provider.ts';
+import type { CellConfig, DependencyReading, LoadResult, LoadSecond, Sample, StatsSummary } from '../model/types.ts';
+import type { DependencyTarget, Provider, ProvisionedTarget, RemoteLoadRequest } from '../providers/provider.ts';
 import { PROCESS_READ_EVERY_SEC, ProcessMemoryRecorder } from './process-memory.ts';
 import { samplersFor } from './replica-readings.ts';
-import type { StatsSampler } from './stats-sampler.ts';
+import { StatsSampler } from './stats-sampler.ts';
 
 /** The target's side stopped answering: the cell fails with these words, and its teardown does not wait long. */
 export class TargetUnreachable extends Error {}
@@ -39,6 +39,8 @@ export interface LoadPhaseOutcome {
   loadNode?: string;
   /** A replicated target: each replica's readings over the measured seconds (its cap, its own CPU). */
   replicaStats?: (StatsSummary | undefined)[];
+  /** Its dependencies' readings, in the order declared (absent: none). */
+  dependencies?: DependencyReading[];
   /** Set when the load's far side went silent: the cell fails with it. */
   unreachable?: string;
   /** When the load and its measurement began (this machine's clock): where the probe's reports are placed. */
@@ -107,8 +109,10 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
   // A replicated target: the cell's totals (CPU against its whole cap) and each replica's own readings.
   const samplers = samplersFor(target, cfg.cpuMillis);
   const stats = samplers.total;
-  await stats.start();
+  // Each dependency's own cgroup, against its own cap: its CPU is never the host's other work.
+  const deps = (target.dependencies ?? []).map((d) => ({ d, sampler: new StatsSampler(d, d.cpuMillis) }));
   try {
+    await Promise.all([stats.start(), ...deps.map((x) => x.sampler.start())]);
     // Each process's resident memory: once now, as measurement begins, every few measured seconds, at the end.
     const procMem = new ProcessMemoryRecorder(target);
     void procMem.read();
@@ -179,12 +183,13 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     // The processes as the load left them (bounded: local files, or Docker's top within seconds).
     await procMem.read();
     stats.stop();
+    for (const x of deps) x.sampler.stop();
     const load = { ...out.result, warmupPerSecondRps: warmupRps }; // the runner keeps only the measured seconds
     let summary = stats.summary(measureFrom);
     if (summary) summary = { ...summary, ...procMem.summary() };
     const hostUse =
       host && stats.usage.length >= 2
-        ? contention(host.snapshots, hostFrom, host.cores, (a, b) => stats.cpuSecBetween(a, b) ?? 0)
+        ? contention(host.snapshots, hostFrom, host.cores, (a, b) => knownCpuSec(stats, deps, a, b))
         : undefined;
     if (summary && hostUse) summary = { ...summary, host: hostUse };
     const replicaStats = samplers.parts?.map((part) => part.summary(measureFrom));
@@ -194,9 +199,31 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       clock: { loadFromMs, measureFromMs: measureFrom, measuredSec: load.measuredSec },
       ...(summary ? { stats: summary } : {}),
       ...(out.node ? { loadNode: out.node } : {}),
+      ...(deps.length ? { dependencies: deps.map((x) => dependencyReading(x, measureFrom)) } : {}),
       ...(watch.said ? { unreachable: watch.said } : {}),
     };
   } finally {
     stats.stop();
+    for (const x of deps) x.sampler.stop();
   }
+}
+
+type DependencySampler = { d: DependencyTarget; sampler: StatsSampler };
+
+/** CPU seconds of the target and of the dependencies on its watched cores: none of it is someone else's. */
+function knownCpuSec(stats: StatsSampler, deps: readonly DependencySampler[], a: number, b: number): number {
+  const shared = deps.filter((x) => x.d.sharesCores);
+  return shared.reduce((sum, x) => sum + (x.sampler.cpuSecBetween(a, b) ?? 0), stats.cpuSecBetween(a, b) ?? 0);
+}
+
+function dependencyReading({ d, sampler }: DependencySampler, measureFrom: number): DependencyReading {
+  const summary = sampler.summary(measureFrom);
+  return {
+    name: d.name,
+    image: d.image,
+    cpuMillis: d.cpuMillis,
+    memoryMb: d.memoryMb,
+    ...(summary ? { stats: summary } : {}),
+    seconds: sampler.seconds.map(({ t, cpuPct, memBytes, throttledMs }) => ({ t, cpuPct, memBytes, throttledMs })),
+  };
 }

@@ -4,7 +4,15 @@
 import type { AppDefinition } from '../apps/catalog.ts';
 import { withTimeout } from '../docker/client.ts';
 import type { AppImage } from '../docker/app-image.ts';
-import type { CellConfig, CellResult, ExitInfo, LoadResult, Sample, StatsSummary } from '../model/types.ts';
+import type {
+  CellConfig,
+  CellResult,
+  DependencyReading,
+  ExitInfo,
+  LoadResult,
+  Sample,
+  StatsSummary,
+} from '../model/types.ts';
 import { REMOTE_LOAD_SILENCE, type Provider, type ProvisionedTarget, type TargetSpec } from '../providers/provider.ts';
 import { currentSession } from '../session/session.ts';
 import type { CellProbe } from '../model/probe.ts';
@@ -78,6 +86,7 @@ export function targetSpecOf(
     cpuMillis: cfg.cpuMillis,
     memoryMb: cfg.memoryMb,
     ...(cfg.replicas !== undefined && cfg.replicas >= 2 ? { replicas: cfg.replicas } : {}),
+    ...(ctx.app.dependencies?.length ? { dependencies: ctx.app.dependencies } : {}),
     pinCores: ctx.placement,
     ...(ctx.placementHint ? { placement: ctx.placementHint } : {}),
     labels,
@@ -141,6 +150,7 @@ class CellRun {
   private replicaStats?: (StatsSummary | undefined)[];
   private replicaProbes?: CellProbe[];
   private replicas?: ReplicaReading[];
+  private dependencies?: DependencyReading[];
 
   constructor(
     private readonly cfg: CellConfig,
@@ -181,7 +191,7 @@ class CellRun {
       ...(this.load ? { load: this.load } : {}),
       ...(this.stats ? { stats: this.stats } : {}),
       ...(this.exit ? { exit: this.exit } : {}),
-      ...cellFlagsAndBottleneck(this.load, this.stats, this.exit, cfg.memoryMb),
+      ...cellFlagsAndBottleneck(this.load, this.stats, this.exit, cfg.memoryMb, this.dependencies),
       imageTag: this.ctx.image.tag,
       ...(this.ctx.image.nodeVersion ? { nodeVersion: this.ctx.image.nodeVersion } : {}),
       ranOn: {
@@ -192,6 +202,7 @@ class CellRun {
       },
       ...(this.probe ? { probe: this.probe } : {}),
       ...(this.replicas ? { replicas: this.replicas } : {}),
+      ...(this.dependencies ? { dependencies: this.dependencies } : {}),
       startedAt: this.startedAt,
     };
   }
@@ -273,6 +284,7 @@ class CellRun {
     this.clock = out.clock;
     if (out.stats) this.stats = out.stats;
     if (out.replicaStats) this.replicaStats = out.replicaStats;
+    if (out.dependencies) this.dependencies = out.dependencies;
     return undefined;
   }
 

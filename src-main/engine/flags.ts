@@ -1,6 +1,21 @@
-import type { CellResult, ExitInfo, Flag, HostContention, LoadResult, StatsSummary } from '../model/types.ts';
+import type {
+  CellResult,
+  DependencyReading,
+  ExitInfo,
+  Flag,
+  HostContention,
+  LoadResult,
+  StatsSummary,
+} from '../model/types.ts';
 import { stationarity } from '../load/steady-state.ts';
-import { HOST_BUSY_BURST_SEC, HOST_BUSY_PCT, THROTTLED_TIME_SHARE, UNEVEN_SHARE } from '../common/thresholds.ts';
+import {
+  APP_HEADROOM_PCT,
+  DEPENDENCY_SATURATED_PCT,
+  HOST_BUSY_BURST_SEC,
+  HOST_BUSY_PCT,
+  THROTTLED_TIME_SHARE,
+  UNEVEN_SHARE,
+} from '../common/thresholds.ts';
 import { cellBottleneck } from '../common/bottleneck.ts';
 
 /**
@@ -13,8 +28,9 @@ export function cellFlagsAndBottleneck(
   stats: StatsSummary | undefined,
   exit: ExitInfo | undefined,
   memoryMb: number,
+  dependencies?: readonly DependencyReading[],
 ): Pick<CellResult, 'flags' | 'bottleneck'> {
-  const flags = cellFlags(load, stats, exit, memoryMb);
+  const flags = cellFlags(load, stats, exit, memoryMb, dependencies);
   const bottleneck = cellBottleneck({ flags, load });
   return { flags, ...(bottleneck ? { bottleneck } : {}) };
 }
@@ -25,6 +41,7 @@ export function cellFlags(
   stats: StatsSummary | undefined,
   exit: ExitInfo | undefined,
   memoryMb: number,
+  dependencies?: readonly DependencyReading[],
 ): Flag[] {
   const flags: Flag[] = [];
   if (load?.clientBound)
@@ -59,6 +76,8 @@ export function cellFlags(
   }
   const steady = load?.perSecondRps ? stationarity(load.perSecondRps) : undefined;
   if (steady?.unstable) flags.push({ kind: 'unstable', reason: steady.reason! });
+  const bound = load && stats ? dependencyBoundReason(stats, dependencies ?? []) : undefined;
+  if (bound) flags.push({ kind: 'dependency-bound', reason: bound });
   const busy = stats?.host ? hostBusyReason(stats.host) : undefined;
   if (busy) flags.push({ kind: 'host-busy', reason: busy });
   if (exit && exit.restarts > 0)
@@ -80,6 +99,19 @@ export function unevenShareReason(requests: readonly number[]): string | undefin
   const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
   const which = off.map((r) => `replica ${r.i + 1} served ${pct(r.share)}`).join(', ');
   return `${which} of the responses, against ${pct(even)} each if even (more than ${UNEVEN_SHARE * 100} % off)`;
+}
+
+/** Words for a dependency at its own CPU cap while the app had room (the first such, by CPU share), or undefined. */
+export function dependencyBoundReason(app: StatsSummary, deps: readonly DependencyReading[]): string | undefined {
+  if (app.cpuPctMean >= APP_HEADROOM_PCT) return undefined;
+  const at = deps
+    .filter((d) => (d.stats?.cpuPctMean ?? 0) >= DEPENDENCY_SATURATED_PCT)
+    .sort((a, b) => b.stats!.cpuPctMean - a.stats!.cpuPctMean)[0];
+  if (!at) return undefined;
+  return (
+    `${at.name} (${at.image}) used ${Math.round(at.stats!.cpuPctMean)} % of its ${at.cpuMillis / 1000} CPU cap ` +
+    `while the app used ${Math.round(app.cpuPctMean)} % of its own: ${at.name} set the pace`
+  );
 }
 
 function hostBusyReason(h: HostContention): string | undefined {

@@ -71,7 +71,18 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['flags', (c) => c.flags.map((f) => f.kind).join(' ')],
   ['unstable_reason', (c) => reasonOf(c, 'unstable')],
   ['host_busy_reason', (c) => reasonOf(c, 'host-busy')],
+  ['dependency_bound_reason', (c) => reasonOf(c, 'dependency-bound')],
+  ['dependencies', (c) => dependenciesText(c)],
 ];
+
+/** Each dependency's CPU (share of its own cap) and highest memory over the measured seconds: "db 97 % 182 MB". */
+function dependenciesText(c: StoredCell): string | undefined {
+  const mb = (b = 0): number => Math.round(b / 2 ** 20);
+  const parts = c.dependencies?.map(
+    (d) => `${d.name} ${Math.round(d.stats?.cpuPctMean ?? 0)} % ${mb(d.stats?.memMaxBytes)} MB`,
+  );
+  return parts?.length ? parts.join('; ') : undefined;
+}
 
 const reasonOf = (c: StoredCell, kind: Flag['kind']): string | undefined =>
   c.flags.find((f) => f.kind === kind)?.reason;

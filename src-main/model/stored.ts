@@ -4,6 +4,7 @@ import type {
   Bottleneck,
   CellConfig,
   CellStatus,
+  DependencyReading,
   ExitInfo,
   Flag,
   HostFacts,
@@ -55,6 +56,8 @@ export interface StoredCell {
    */
   bottleneck: Bottleneck | null;
   imageTag: string | null;
+  /** Its dependencies' readings (absent: none). */
+  dependencies?: DependencyReading[];
   /** Where the target ran (null: this machine's engine, before it was recorded). */
   ranOn: RanOn | null;
   /** The exact Node.js version the cell's processes ran (absent: not recorded — an image app, an older run). */

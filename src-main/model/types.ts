@@ -159,6 +159,18 @@ export interface StatsSecond {
   periods?: number;
 }
 
+/** One dependency of a cell (its database, its cache) as measured beside it: caps, summary, and every second. */
+export interface DependencyReading {
+  name: string;
+  image: string;
+  cpuMillis: number;
+  memoryMb: number;
+  /** Over the measured seconds, CPU as a share of its own cap (absent: no reading came). */
+  stats?: StatsSummary;
+  /** Each second of the whole load (warm-up included), t from the load's start. */
+  seconds: Pick<StatsSecond, 't' | 'cpuPct' | 'memBytes' | 'throttledMs'>[];
+}
+
 export interface StatsSummary {
   cpuPctMean: number;
   cpuPctMax: number;
@@ -273,6 +285,8 @@ export type FlagKind =
   | 'restarts'
   | 'unstable'
   | 'host-busy'
+  /** A dependency (its database, its cache) at its own CPU cap while the app had room: it set the pace. */
+  | 'dependency-bound'
   /** A replicated cell whose replicas did not get an even share of the responses (> 10 % off). */
   | 'uneven-share';
 export interface Flag {
@@ -282,10 +296,13 @@ export interface Flag {
 
 /**
  * What set a measured cell's pace, its bottleneck: 'server' — the server, so the goodput is the server's; 'client' —
- * the load generator; 'host' — other processes on the host. 'client' and 'host' make the goodput a lower bound on the
- * server's. Decided once, when the cell is measured (common/bottleneck.ts), and stored with it.
+ * the load generator; 'host' — other processes on the host; 'dependency' — one of the app's dependencies (its
+ * database, its cache) at its own cap. All but 'server' make the goodput a lower bound on the server's. Decided once,
+ * when the cell is measured (common/bottleneck.ts), and stored with it.
  */
-export type Bottleneck = 'server' | 'client' | 'host';
+export type Bottleneck = 'server' | 'client' | 'host' | 'dependency';
+/** A pace set by someone other than the server: its goodput is a lower bound on the server's. */
+export type BoundPace = Exclude<Bottleneck, 'server'>;
 
 export type CellStatus = 'running' | 'ok' | 'failed' | 'oom' | 'cancelled' | 'interrupted';
 export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
@@ -310,6 +327,8 @@ export interface CellResult {
   nodeVersion?: string;
   /** Per replica, when the cell ran several (CellConfig.replicas ≥ 2); load, stats and exit above are their totals. */
   replicas?: ReplicaReading[];
+  /** Its dependencies' readings, in the order declared (absent: the app has none, or the cell never measured). */
+  dependencies?: DependencyReading[];
   startedAt: string; // ISO
   finishedAt: string; // ISO
 }

@@ -2,6 +2,7 @@
 // Kubernetes). The seed's provisioner shape (provision / teardown) plus what a cell needs to be
 // measured and judged: stats, logs, exit info, and a sweep of a dead session's leftovers.
 // Plain types only: the engine depends on this, each provider implements it.
+import type { Dependency } from '../apps/dependencies.ts';
 import type { LaunchSpec } from '../docker/launch.ts';
 import type { ExitInfo, LoadResult } from '../model/types.ts';
 import { hostCpuSupported } from '../load/host-cpu.ts';
@@ -32,6 +33,11 @@ export interface TargetSpec {
   pinCores?: boolean;
   /** Keep the target off (or on) a node: where its load agent runs is the other side of it. */
   placement?: { node?: string; avoidNode?: string };
+  /**
+   * What the app talks to (its database, its cache): started fresh for this target on a network of its
+   * own, each reached by its name, ready before the app starts, removed with it. Absent: none.
+   */
+  dependencies?: readonly Dependency[];
   /**
    * Identical copies of the target (absent = 1), each under `cpuMillis` and `memoryMb`: the provider starts them all
    * and gives back one target whose `addresses` the load spreads over (providers/replica-set.ts).
@@ -85,6 +91,18 @@ export interface ProcessReading {
 /** Every process of a target at one instant, or why they cannot be read from here. */
 export type ProcessSnapshot = { ok: true; atMs: number; processes: ProcessReading[] } | { ok: false; why: string };
 
+/** One dependency of a started target: its caps, its own readings and log. */
+export interface DependencyTarget {
+  name: string;
+  image: string;
+  cpuMillis: number;
+  memoryMb: number;
+  /** Whether it runs on the cores the target and its load are watched on (its CPU is then not someone else's). */
+  sharesCores: boolean;
+  stats(onReading: (r: StatsReading) => void): Promise<() => void>;
+  logTail(lines: number): Promise<string>;
+}
+
 /** A started target. Always `remove()` it (the cell runner does so in a finally). */
 export interface ProvisionedTarget {
   /** Container id, service id, or namespace/deployment. */
@@ -101,6 +119,8 @@ export interface ProvisionedTarget {
    * This target's own readings are their totals.
    */
   readonly replicas?: readonly ProvisionedTarget[];
+  /** Its dependencies, ready, in the order declared (absent: the app has none). */
+  readonly dependencies?: readonly DependencyTarget[];
   /** The node it was placed on (Swarm, Kubernetes), for "where each cell ran". */
   readonly node?: string;
   /** Resolves with the exit code when the target stops by itself (crash, OOM kill). */
@@ -201,6 +221,8 @@ export interface Provider {
    * down (no measurement runs then): where the machine has a core to spare for it. Absent: no.
    */
   readonly prepareAhead?: boolean;
+  /** Whether it starts an app's dependencies beside it (TargetSpec.dependencies); absent: it cannot, and says so. */
+  readonly hostsDependencies?: boolean;
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */
   concurrency?(): Promise<number>;
   /**

@@ -4,7 +4,7 @@
 // summed; OOM if any replica's; restarts summed) and each replica stays reachable in `replicas` for its
 // own. The load spreads over `addresses`, one per replica, per connection (load/spread.ts).
 import type { ExitInfo } from '../model/types.ts';
-import type { ProcessSnapshot, ProvisionedTarget, StatsReading } from './provider.ts';
+import type { DependencyTarget, ProcessSnapshot, ProvisionedTarget, StatsReading } from './provider.ts';
 
 /** The cgroup readings of several targets taken about together, as one: counters and memory summed. */
 export function sumReadings(rs: readonly StatsReading[]): StatsReading {
@@ -77,6 +77,8 @@ export interface ReplicaSetOptions {
   node?: string;
   /** The set's id (default: the replicas' ids joined by commas). */
   id?: string;
+  /** The dependencies every replica shares (one database for all of them, as in production). */
+  dependencies?: readonly DependencyTarget[];
 }
 
 /** R started targets as one (R ≥ 1; each replica's `node`, `cores` and warnings are gathered). */
@@ -93,6 +95,7 @@ export function replicaSet(parts: readonly ProvisionedTarget[], o: ReplicaSetOpt
     address: parts[0]!.address,
     addresses: parts.map((p) => p.address),
     replicas: parts,
+    ...(o.dependencies ? { dependencies: o.dependencies } : {}),
     ...(node ? { node } : {}),
     ...(cores.length ? { cores } : {}),
     ...(warning ? { placementWarning: warning } : {}),

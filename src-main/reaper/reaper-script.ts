@@ -2,7 +2,7 @@
  * The program the reaper container runs (`node -e`), as Testcontainers' Ryuk does for its tests:
  * it listens on a TCP port, its owner connects and keeps the connection open, and when the last
  * connection closes (the owner exited, crashed or was SIGKILLed: the kernel closes its sockets) it
- * removes every container labelled with the owner's session, checks again a few times for
+ * removes every container (then network) labelled with the owner's session, checks again a few times for
  * containers whose creation was still in flight, and exits; the container is auto-removed.
  * Plain Node built-ins only: it talks to the Docker API through the mounted socket.
  *
@@ -41,7 +41,14 @@ async function reapOnce() {
   const others = list.filter((c) => !c.Id.startsWith(self));
   await Promise.all(others.map((c) => api('DELETE', '/containers/' + c.Id + '?force=1&v=1')));
   if (others.length) console.log('removed ' + others.length + ' container(s) of ' + SESSION);
-  return others.length;
+  // A cell's network (its dependencies' world), once its containers are gone.
+  const n = await api('GET', '/networks?filters=' + filters);
+  let nets = [];
+  try { nets = JSON.parse(n.body); } catch { nets = []; }
+  if (!Array.isArray(nets)) nets = [];
+  await Promise.all(nets.map((x) => api('DELETE', '/networks/' + x.Id)));
+  if (nets.length) console.log('removed ' + nets.length + ' network(s) of ' + SESSION);
+  return others.length + nets.length;
 }
 let reaping = false;
 async function reap(why, passes) {

@@ -4,6 +4,7 @@ import type {
   CellConfig,
   CellResult,
   CellStatus,
+  DependencyReading,
   Flag,
   LoadResult,
   RanOn,
@@ -147,7 +148,7 @@ export class CellQueries {
       exit_code: exit?.exitCode ?? null,
       restarts: exit?.restarts ?? null,
       load_json: load ? JSON.stringify(load) : null,
-      stats_json: statsJson(stats, r.replicas),
+      stats_json: statsJson(stats, r.replicas, r.dependencies),
       flags_json: JSON.stringify(r.flags),
       // Decided in the engine's flags step (common/bottleneck.ts); no load result stored, no pace.
       bottleneck: load ? (r.bottleneck ?? null) : null,
@@ -172,20 +173,32 @@ export class CellQueries {
 
 /**
  * A cell's stats as stored: the summary, with a replicated cell's per-replica readings beside it under
- * `replicas` (no index needs them, so no column of their own).
+ * `replicas` and its dependencies' under `dependencies` (no index needs them, so no column of their own).
  */
-function statsJson(stats: StatsSummary | undefined, replicas: ReplicaReading[] | undefined): string | null {
-  if (!replicas?.length) return stats ? JSON.stringify(stats) : null;
-  return JSON.stringify({ ...(stats ?? {}), replicas });
+function statsJson(
+  stats: StatsSummary | undefined,
+  replicas: ReplicaReading[] | undefined,
+  dependencies: DependencyReading[] | undefined,
+): string | null {
+  if (!replicas?.length && !dependencies?.length) return stats ? JSON.stringify(stats) : null;
+  return JSON.stringify({
+    ...(stats ?? {}),
+    ...(replicas?.length ? { replicas } : {}),
+    ...(dependencies?.length ? { dependencies } : {}),
+  });
 }
 
-function readStats(json: string | null): Pick<StoredCell, 'stats' | 'replicas'> {
+function readStats(json: string | null): Pick<StoredCell, 'stats' | 'replicas' | 'dependencies'> {
   if (json === null) return { stats: null };
-  const { replicas, ...stats } = JSON.parse(json) as StatsSummary & { replicas?: ReplicaReading[] };
+  const { replicas, dependencies, ...stats } = JSON.parse(json) as StatsSummary & {
+    replicas?: ReplicaReading[];
+    dependencies?: DependencyReading[];
+  };
   return {
-    // Only replicas stored (a cell measured without a stats reading): no summary.
+    // Only replicas or dependencies stored (a cell measured without a stats reading): no summary.
     stats: Object.keys(stats).length ? stats : null,
     ...(replicas ? { replicas } : {}),
+    ...(dependencies ? { dependencies } : {}),
   };
 }
 

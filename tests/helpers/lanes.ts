@@ -29,6 +29,7 @@ export const SHARED_B = [
   'bin-app',
   'build-cancel',
   'cell-failure',
+  'dependencies',
   'distributed',
   'load-agent',
   'remote-docker',

@@ -14,7 +14,7 @@ import { recommend } from '../../src-main/analysis/recommend.ts';
 import { cellShortfall, configurationKey } from '../../src-main/analysis/decide/group.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src-main/store/migrations.ts';
 import { Store, type StoredCell } from '../../src-main/store/index.ts';
-import type { CellConfig, Flag, LoadResult, StatsSummary } from '../../src-main/model/types.ts';
+import type { CellConfig, DependencyReading, Flag, LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
 
 /** A load result as the load runner builds it from the attribution of what it measured. */
@@ -182,5 +182,74 @@ describe('readers read the stored bottleneck, never the numbers again', () => {
     expect(cellShortfall({ ...short, bottleneck: 'server', load: { shortfallBy: 'server' } as LoadResult })).toBe('server');
     // Not recorded which side: said as unknown, not worked out from the latency.
     expect(cellShortfall({ ...short, bottleneck: 'server', meanUs: 20_000 })).toBeNull();
+  });
+});
+
+describe('a dependency at its own cap sets the pace (issue 41)', () => {
+  const closed = { connections: 20, rpsMean: 5_000, sentPerSec: 5_000, meanServiceMs: 4, threadElu: [0.4] };
+  const app = (cpuPctMean: number): StatsSummary => ({ ...stats(1), cpuPctMean });
+  const db = (cpuPctMean: number): DependencyReading => ({
+    name: 'db', image: 'postgres:16', cpuMillis: 500, memoryMb: 256, seconds: [],
+    stats: { ...stats(1), cpuPctMean, host: undefined } as StatsSummary,
+  });
+
+  it('the database at 97 % of its cap while the app used 35 % of its own: dependency-bound, a lower bound', () => {
+    const r = cellFlagsAndBottleneck(measured(closed), app(35), undefined, 256, [db(97)]);
+    expect(r.flags.map((f) => f.kind)).toEqual(['dependency-bound']);
+    expect(r.flags[0]!.reason).toBe('db (postgres:16) used 97 % of its 0.5 CPU cap while the app used 35 % of its own: db set the pace');
+    expect(r.bottleneck).toBe('dependency');
+    expect(isLowerBound(r)).toBe(true);
+  });
+
+  it('not when the app was at its own cap too (both saturated: the server), nor when the database had room', () => {
+    expect(cellFlagsAndBottleneck(measured(closed), app(95), undefined, 256, [db(97)]).bottleneck).toBe('server');
+    expect(cellFlagsAndBottleneck(measured(closed), app(35), undefined, 256, [db(60)]).bottleneck).toBe('server');
+  });
+
+  it('is never counted as the host: dependency-bound wins over host-busy, the load generator over both', () => {
+    const dep: Flag = { kind: 'dependency-bound', reason: 'db' };
+    expect(cellBottleneck({ flags: [{ kind: 'host-busy', reason: 'x' }, dep], load: {} })).toBe('dependency');
+    expect(cellBottleneck({ flags: [{ kind: 'client-bound', reason: 'x' }, dep], load: {} })).toBe('client');
+  });
+
+  it('the answer keeps such a configuration as a lower bound, and says what would decide it', () => {
+    const r = run([...reps({ workers: 1 }, [900, 905, 895]), ...reps({ workers: 2 }, [910, 915, 905])]);
+    const bound = { ...r, cells: r.cells.map((c) => ({ ...c, bottleneck: 'dependency' as const })) };
+    const rec = recommend(bound);
+    expect(rec.scopes[0]!.ceiling).toBe('dependency');
+    expect(rec.scopes[0]!.lowerBounds).toHaveLength(2);
+    expect(rec.words.join(' ')).toMatch(/held by a dependency at its own CPU cap/);
+  });
+});
+
+describe('store migration 12: the wider pace column keeps every stored value', () => {
+  it("keeps 'server', 'client', 'host' and NULL, takes 'dependency', refuses anything else", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-m12-'));
+    try {
+      const file = path.join(dir, 'old.db');
+      const db = new Database(file);
+      MIGRATIONS.slice(0, 12).forEach((m, v) => {
+        if (typeof m === 'string') db.exec(m);
+        else m(db);
+        db.pragma(`user_version = ${v + 1}`);
+      });
+      const runId = Number(db.prepare(`INSERT INTO runs (name, matrix_json, host_json, owner_session, status, cells_total, started_at)
+        VALUES ('old', '{}', '{}', 'lab:1:1', 'completed', 4, '2026-01-01T00:00:00.000Z')`).run().lastInsertRowid);
+      const insert = db.prepare(`INSERT INTO cells (run_id, idx, repetition, app, mode, workers, cpu_millis, memory_mb, load_model,
+        connections, config_json, status, flags_json, started_at, bottleneck)
+        VALUES (?, ?, 0, 'hello', 'single', 1, 1000, 256, 'closed', 4, '{}', 'ok', '[]', '2026-01-01T00:00:00.000Z', ?)`);
+      ['server', 'client', 'host', null].forEach((b, i) => insert.run(runId, i, b));
+      db.close();
+      Store.open(file).close();
+      const raw = new Database(file);
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(raw.prepare('SELECT bottleneck FROM cells ORDER BY idx').all().map((r) => (r as { bottleneck: string | null }).bottleneck))
+        .toEqual(['server', 'client', 'host', null]);
+      raw.prepare("UPDATE cells SET bottleneck = 'dependency' WHERE idx = 3").run();
+      expect(() => raw.prepare("UPDATE cells SET bottleneck = 'network' WHERE idx = 3").run()).toThrow(/CHECK constraint/);
+      raw.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -139,7 +139,7 @@ describe('Docker Compose snippet', () => {
   it('is valid by the Compose Specification schema for every mode, and the schema refuses a misspelt key', () => {
     for (const mode of ['single', 'cluster', 'pm2', 'image'] as const) expect(composeProblems(parse(composeSnippet(input({ mode, app: 'Weird name!' }))))).toEqual([]);
     expect(composeProblems({ services: { a: { deploy: { resources: { limits: { cpu: '0.5' } } } } } }).join()).toMatch(/additional properties \(cpu\)/);
-    expect(composeProblems({ services: { a: { deploy: { resources: { limits: { memory: 256 } } } } } }).join()).toMatch(/memory must be string/);
+    expect(composeProblems({ services: { a: { deploy: { resources: { limits: { memory: 256 } } } } } }).join()).toMatch(/limits\.memory: must be string/);
   });
 });
 

@@ -2,6 +2,7 @@
 // interval, and the three one-sided tests the verdict rests on. Everything is on the log scale
 // (the ratio's logarithm is a difference of logs; each side's log-scale error is its relative
 // error, the delta method), so Welch's test from stats.ts is the one test used.
+import type { BoundPace } from '../../model/types.ts';
 import { CONFIDENCE, tQuantile, welch, type Estimate, type MetricStats } from './stats.ts';
 
 /** A side's number as the test sees it. */
@@ -12,7 +13,7 @@ export interface SideValue {
    * Its true value is at least as good as measured (goodput of a client-bound or host-busy
    * configuration is a lower bound; its p99 includes the load generator's own delays). null when clean.
    */
-  bound: 'client' | 'host' | null;
+  bound: BoundPace | null;
   /**
    * For a bound that can be sized (host-busy goodput): how far above the measurement the true value
    * can be at most, as a log factor; null when unbounded (client-bound: nothing says how much faster).

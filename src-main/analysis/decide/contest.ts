@@ -3,6 +3,7 @@
 // host set the pace, so the server was at least that fast). Such a bound is used as one: it can
 // beat a clean estimate, but nothing can be shown to beat it, nor to be within a margin of it.
 // The outcome has exactly three states: confident, equivalent, undecided.
+import type { BoundPace } from '../../model/types.ts';
 import { ALPHA, estimateOf, holm, welch, type Estimate } from './stats.ts';
 import { isLowerBound } from '../../common/bottleneck.ts';
 import type { Prices } from '../../common/cost.ts';
@@ -176,10 +177,7 @@ function blockOf(
 }
 
 /** What would decide an undecided contest, in words the answer can print. */
-export function whatWouldDecide(
-  blockedBy: readonly ('noise' | 'bound')[],
-  ceiling: 'client' | 'host' | null,
-): string[] {
+export function whatWouldDecide(blockedBy: readonly ('noise' | 'bound')[], ceiling: BoundPace | null): string[] {
   const out: string[] = [];
   if (blockedBy.includes('noise')) {
     // A command with its value, never a config key: doubling the default budget (50 %) settles most ties here.
@@ -188,7 +186,12 @@ export function whatWouldDecide(
         ': run it again with a larger settling budget (`rightsize run … --settle-budget 100`)',
     );
   }
-  if (blockedBy.includes('bound')) {
+  if (blockedBy.includes('bound') && ceiling === 'dependency') {
+    out.push(
+      'a dependency that keeps up: give the database or cache more CPU (its limits in the Compose file or the ' +
+        "app's definition), then size the app again",
+    );
+  } else if (blockedBy.includes('bound')) {
     out.push(
       'a load the server cannot keep up with: a heavier app or request, a smaller CPU cap, more load ' +
         'threads (`--load-threads`), or a target with more cores',

@@ -1,6 +1,7 @@
 // The decisions of one CPU / memory pair: who may be picked, the best, the knee and the lowest p99,
 // each settled by a test (Welch's t-test, Holm-corrected where a best is picked among many), never
 // by point means or by overlapping intervals.
+import type { BoundPace } from '../../model/types.ts';
 import { isLowerBound } from '../../common/bottleneck.ts';
 import { contest, DEFAULT_PRICING, whatWouldDecide, type Contest, type Pricing } from './contest.ts';
 import { pairLabel } from '../../common/resource-labels.ts';
@@ -79,7 +80,9 @@ export function candidatesOf(cs: ConfigurationSummary[]): Candidates {
       ? null
       : candidates.every((c) => c.bottleneck === 'client')
         ? 'client'
-        : 'host';
+        : candidates.every((c) => c.bottleneck === 'dependency')
+          ? 'dependency'
+          : 'host';
   return { candidates, setAside, ceiling };
 }
 
@@ -123,10 +126,7 @@ function decideScope(
     contenders: c.contenders.map((x) => x.key),
     rivals: c.rivals,
     lowerBounds: candidates.filter(isLowerBound).map((x) => x.key),
-    decideBy:
-      c.state === 'undecided'
-        ? whatWouldDecide(c.blockedBy, ceiling ?? (candidates.some((x) => x.bottleneck === 'host') ? 'host' : 'client'))
-        : [],
+    decideBy: c.state === 'undecided' ? whatWouldDecide(c.blockedBy, ceiling ?? paceOf(candidates)) : [],
     settleable: c.state === 'undecided' && !c.blockedBy.includes('bound'),
     ceiling,
     bestRps,
@@ -212,3 +212,11 @@ export function decideWorkloads(
     return d as ScopeDecision;
   });
 }
+
+/** The pace behind the lower bounds among candidates of mixed paces, for what would decide it. */
+const paceOf = (candidates: readonly ConfigurationSummary[]): BoundPace =>
+  candidates.some((x) => x.bottleneck === 'host')
+    ? 'host'
+    : candidates.some((x) => x.bottleneck === 'dependency')
+      ? 'dependency'
+      : 'client';

@@ -2,7 +2,7 @@ import { cellLabel } from '../../common/labels.ts';
 import { fmtNum } from '../../common/format.ts';
 import { skippedAfter } from '../../common/skipped-cells.ts';
 import { MAX_ERROR_PCT, NOISY_CV, RATE_SHORTFALL } from '../../common/thresholds.ts';
-import type { Bottleneck, CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../../model/types.ts';
+import type { BoundPace, Bottleneck, CellConfig, CellLoad, FlagKind, LaunchMode, Sample } from '../../model/types.ts';
 import type { StoredCell } from '../../model/stored.ts';
 import { mean, summarize, summarizeOne, summarizeOneLog } from './stats.ts';
 import type { ConfigurationSummary, Exclusion, FlagSummary } from '../types.ts';
@@ -17,6 +17,7 @@ export const NO_INTERVAL_NOTE = 'one repetition and no per-second series: no con
 export const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2, image: 3 };
 const FLAG_ORDER: FlagKind[] = [
   'client-bound',
+  'dependency-bound',
   'host-busy',
   'unstable',
   'oom-killed',
@@ -106,14 +107,15 @@ export const workloadLabel = (app: string, requestSet: string | null): string =>
 
 /**
  * What capped these repetitions' goodput (a lower bound then), from their stored bottlenecks: the load generator
- * (never where one missed its constant rate by the server's fault), other processes, or nothing.
+ * (never where one missed its constant rate by the server's fault), a dependency, other processes, or nothing.
  */
-type ConfigurationPace = { bottleneck: 'client' | 'host' | null; shortfallBy: 'server' | 'client' | null };
+const PACES_AFTER_CLIENT = ['dependency', 'host'] as const;
+type ConfigurationPace = { bottleneck: BoundPace | null; shortfallBy: 'server' | 'client' | null };
 export function bottleneckOf(cells: readonly StoredCell[]): ConfigurationPace {
   const has = (b: Bottleneck): boolean => cells.some((c) => c.bottleneck === b);
   const shortfalls = cells.map(cellShortfall);
   const shortfallBy = shortfalls.includes('server') ? 'server' : shortfalls.includes('client') ? 'client' : null;
-  const bottleneck = has('client') && shortfallBy !== 'server' ? 'client' : has('host') ? 'host' : null;
+  const bottleneck = has('client') && shortfallBy !== 'server' ? 'client' : (PACES_AFTER_CLIENT.find(has) ?? null);
   return { bottleneck, shortfallBy };
 }
 

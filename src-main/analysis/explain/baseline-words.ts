@@ -1,5 +1,6 @@
 // A baseline comparison in words: each metric's change with its interval, why an inconclusive one
 // is inconclusive, the summary sentence and the method. Shared by the CLI, the UI and the HTML report.
+import type { BoundPace } from '../../model/types.ts';
 import { fmtBytes, fmtMargin, fmtNum, fmtPct, fmtUs } from '../../common/format.ts';
 import { RUN_TO_RUN_SPREAD } from '../../common/thresholds.ts';
 import type { RawTest, SideValue } from '../decide/baseline-ratio.ts';
@@ -39,8 +40,12 @@ export function metricLine(m: MetricVerdict): string {
   return `${METRIC_WORDS[m.metric]} ${m.verdict}: ${values}, ${effectText(m)}${why}`;
 }
 
-const boundWords = (bound: 'client' | 'host'): string =>
-  bound === 'client' ? 'capped by the load generator' : 'held back by a busy host';
+const boundWords = (bound: BoundPace): string =>
+  bound === 'client'
+    ? 'capped by the load generator'
+    : bound === 'dependency'
+      ? 'held back by a dependency at its cap'
+      : 'held back by a busy host';
 
 /** Why no verdict could be reached, in words. */
 export function blockedReason(metric: BaselineMetric, base: SideValue, cand: SideValue, test: RawTest): string {

@@ -83,6 +83,8 @@ const FLAG_WORDS: Record<FlagKind, string> = {
   restarts: 'worker processes were replaced',
   unstable: 'throughput drifted or stepped during the measured seconds, so its mean is not a steady state',
   'host-busy': 'other processes on the host took CPU from the target or the load generator',
+  'dependency-bound':
+    'a dependency (its database or cache) at its own CPU cap set the pace, so the server may be faster',
   'uneven-share': 'the replicas did not get an even share of the load, so the cell is not the topology it names',
 };
 

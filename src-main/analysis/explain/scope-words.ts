@@ -153,10 +153,15 @@ export function scopeSentences(
       'Every candidate here was client-bound: the load generator, not the server, set the ceiling, so the ' +
         'server may be faster than any of these numbers and the comparison says little.',
     );
+  } else if (s.ceiling === 'dependency') {
+    out.push(
+      "Every candidate here was held by a dependency at its own CPU cap: the app's database or cache, not the " +
+        'server, set the ceiling, so the server may be faster than any of these numbers.',
+    );
   } else if (s.ceiling === 'host') {
     out.push(
-      'Every candidate here was client-bound or host-busy: the load generator or other processes on the ' +
-        'host, not the server, set the ceiling.',
+      'Every candidate here was client-bound, dependency-bound or host-busy: the load generator, a dependency or ' +
+        'other processes on the host, not the server, set the ceiling.',
     );
   }
   if (s.setAside.length) {

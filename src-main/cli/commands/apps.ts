@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readCompose } from '../../apps/compose/from-compose.ts';
 import { optionOf } from '../../apps/option-words.ts';
 import { answeredWith } from '../../apps/try-out.ts';
 import { ContractError, type AppInfo, type TryOutResult, type UserApp } from '../../contract/api.ts';
@@ -12,6 +13,8 @@ import { cancelOnSignals, type Cancel } from '../run-lifecycle.ts';
 /** The options `apps add` and `apps edit` share: each sets one part of the definition. */
 export interface AppOptions extends GlobalOptions {
   from?: string;
+  compose?: string;
+  service?: string;
   folder?: string;
   entry?: string;
   arg?: string[];
@@ -267,12 +270,33 @@ async function saveOrCheck(
 
 /** A definition from the command line (or a JSON file given with --from, which the other options then override). */
 function definitionFrom(o: AppOptions): Record<string, unknown> {
-  const base = o.from ? readJson(o.from) : {};
+  const base = { ...(o.from ? readJson(o.from) : {}), ...composeParts(o) };
   return { ...base, ...partsFrom(o, (base.source as UserApp['source'] | undefined) ?? undefined) };
 }
 
 function mergeEdit(current: UserApp, o: AppOptions): Record<string, unknown> {
-  return { ...current, ...(o.from ? readJson(o.from) : {}), ...partsFrom(o, current.source) };
+  const base = { ...current, ...(o.from ? readJson(o.from) : {}), ...composeParts(o) };
+  return { ...base, ...partsFrom(o, base.source) };
+}
+
+/** What --compose and --service read (its notes on stderr); every problem of the file at once, nothing saved. */
+function composeParts(o: AppOptions): Record<string, unknown> {
+  if (o.compose === undefined && o.service === undefined) return {};
+  if (o.compose === undefined || o.service === undefined)
+    throw new CliError('Give --compose <file> and --service <name> together.', EXIT.usage);
+  if (o.folder !== undefined || o.image !== undefined)
+    throw new CliError(
+      'Give --compose or --folder or --image: the Compose service says where the app comes from.',
+      EXIT.usage,
+    );
+  const read = readCompose(o.compose, o.service, o.fixed ? null : (o.workersEnv ?? null));
+  if (!read.ok)
+    throw new CliError(
+      `The Compose file cannot be used; nothing was saved:\n${read.problems.map((p) => `  - ${p.message}`).join('\n')}`,
+      EXIT.usage,
+    );
+  for (const n of read.notes) process.stderr.write(`note: ${n}\n`);
+  return read.app;
 }
 
 /** Only the parts the options mention, so an edit changes just those. */

@@ -55,6 +55,7 @@ export interface Judgement {
 const PACE_TAINTS: Record<Exclude<Bottleneck, 'server'>, string> = {
   client: 'client-bound (the load generator was saturated)',
   host: 'host-busy (other processes took the cores)',
+  dependency: 'dependency-bound (its database or cache was at its own cap)',
 };
 const UNSTABLE_TAINT = 'unstable (the measured seconds drifted)';
 

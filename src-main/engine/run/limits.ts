@@ -1,6 +1,7 @@
 // Where cells run decides what a matrix or a search may ask for: the limits are the target's (its
 // largest free node), never this machine's when the cells run elsewhere. One rule, used by the run
 // lifecycle (after sweeping and checking the target) and by the service's validation (check only).
+import type { AppDefinition } from '../../apps/catalog.ts';
 import { appNames, imageAppsOf, type AppLibrary } from '../../apps/library.ts';
 import type { EngineInfo } from '../../docker/client.ts';
 import type { Provider, ProviderCheck, ProviderNode } from '../../providers/provider.ts';
@@ -51,4 +52,21 @@ export async function limitsWhereCellsRun(
   if (!provider) return { limits: local, swept: [] };
   const { swept, node } = await readyTarget(provider);
   return { limits: limitsOnNode(local, node), swept };
+}
+
+/**
+ * Apps with dependencies run only where the provider can start them beside the app; elsewhere the
+ * run is refused before anything starts, naming the apps and the target.
+ */
+export function checkDependenciesHosted(
+  p: Pick<Provider, 'name' | 'hostsDependencies'>,
+  apps: readonly AppDefinition[],
+): void {
+  const needing = apps.filter((a) => a.dependencies?.length);
+  if (!needing.length || p.hostsDependencies) return;
+  const what = needing.map((a) => `${a.name} needs ${a.dependencies!.map((d) => d.name).join(', ')}`).join('; ');
+  throw new TargetNotReadyError(
+    `The target "${p.name}" cannot start an app's dependencies yet (a Docker engine, this machine's or a remote ` +
+      `one, can): ${what}. Nothing was started.`,
+  );
 }

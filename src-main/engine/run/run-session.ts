@@ -22,7 +22,7 @@ import type { Store } from '../../store/index.ts';
 import { hostFacts } from '../host.ts';
 import type { HostLimits } from '../matrix.ts';
 import { targetSpecOf } from '../cell-runner.ts';
-import { limitsWhereCellsRun } from './limits.ts';
+import { checkDependenciesHosted, limitsWhereCellsRun } from './limits.ts';
 import { buildImages, imageKey, type ImageNeed, type RunImages } from './images.ts';
 import { PrepareAhead } from './prepare-ahead.ts';
 import { runStoredCell, storeSkippedCell } from './stored-cell.ts';
@@ -128,6 +128,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   const lib = appLibrary(o.store);
   const { limits, swept } = await limitsWhereCellsRun(engine, lib, provider);
   const plan = await source.plan(limits, lib);
+  checkDependenciesHosted(provider, plan.apps);
   const { base, lease, noReaper } = await enterLab(engine, {
     what: `${plan.what} (history: ${o.store.path})`,
     ...(o.base ? { strategy: o.base } : {}),

@@ -5,7 +5,7 @@ import type Docker from 'dockerode';
 import { withTimeout } from '../../docker/client.ts';
 import { TargetContainer } from '../../docker/containers.ts';
 import { LABEL, PRODUCT } from '../../docker/labels.ts';
-import { listOwnContainers, sweepOrphans } from '../../docker/sweep.ts';
+import { listOwnContainers, removeOwnNetworks, sweepOrphans } from '../../docker/sweep.ts';
 import { planPlacement, type Placement } from '../../docker/placement.ts';
 import { planReplicaPlacement, type ReplicaPlacement } from '../../docker/replica-placement.ts';
 import { replicaSet, startReplicas } from '../replica-set.ts';
@@ -26,6 +26,11 @@ import {
 import { connect, connectionProblem, engineHost, type DockerConnection } from './connection.ts';
 import { shipImage } from '../../docker/ship-image.ts';
 import { containerTarget } from './target.ts';
+import { CellWorld } from './world.ts';
+import { formatCpuList, parseCpuList } from '../../common/cpu-list.ts';
+
+/** A database's first start (initdb, init scripts) within this, or the cell fails naming it. */
+const DEPENDENCY_READY_MS = 120_000;
 
 /** A connection check must answer quickly: a dead host must not hang the Builder. */
 const CHECK_TIMEOUT_MS = 5000;
@@ -46,6 +51,8 @@ interface ContainerPlace {
   publish: boolean;
   publishOn?: string;
   place: Placement;
+  /** The engine's core count: dependencies go on cores the target and its load do not use, where there are some. */
+  cores?: number;
   /** What the provisioned target carries besides the container (this machine's readings). */
   extra?: Pick<Parameters<typeof containerTarget>[2], 'local' | 'cores' | 'placementWarning'>;
 }
@@ -54,34 +61,78 @@ interface ContainerPlace {
 export abstract class EngineProvider {
   abstract readonly name: string;
   abstract readonly client: Docker;
+  /** A network and fresh containers per cell (providers/docker/world.ts). */
+  readonly hostsDependencies = true;
   /** Each target's load cores, by target id: its load runs there. */
   protected readonly loadCpus = new Map<string, string>();
 
   /** A cell's container under its caps, on the cores the placement gave it, as a provisioned target. */
-  protected async startContainer(spec: TargetSpec, at: ContainerPlace): Promise<ProvisionedTarget> {
-    const c = await TargetContainer.start(
-      {
-        image: spec.image,
-        launch: spec.launch,
-        port: spec.port,
-        env: spec.env,
-        cpuMillis: spec.cpuMillis,
-        memoryMb: spec.memoryMb,
-        publish: at.publish,
-        ...(at.publishOn ? { publishOn: at.publishOn } : {}),
-        ...(at.place.targetCpus ? { cpuset: at.place.targetCpus } : {}),
-        labels: containerLabels(spec),
-      },
-      this.client,
-    );
+  protected async startContainer(spec: TargetSpec, at: ContainerPlace, shared?: CellWorld): Promise<ProvisionedTarget> {
+    // Its dependencies first, ready before the app starts (Compose's `condition: service_healthy`); replicas share one.
+    const own = !shared && spec.dependencies?.length ? await this.startWorld(spec, at) : undefined;
+    const world = shared ?? own;
+    let c: TargetContainer;
+    try {
+      c = await TargetContainer.start(
+        {
+          image: spec.image,
+          launch: spec.launch,
+          port: spec.port,
+          env: spec.env,
+          cpuMillis: spec.cpuMillis,
+          memoryMb: spec.memoryMb,
+          publish: at.publish,
+          ...(at.publishOn ? { publishOn: at.publishOn } : {}),
+          ...(at.place.targetCpus ? { cpuset: at.place.targetCpus } : {}),
+          ...(world ? { network: world.network } : {}),
+          labels: containerLabels(spec),
+        },
+        this.client,
+      );
+    } catch (e) {
+      await own?.remove();
+      throw e;
+    }
     if (at.place.loadCpus) this.loadCpus.set(c.id, at.place.loadCpus);
+    const together = world?.sharesCores ? sharedCoresWarning(world, at.cores) : undefined;
+    const warning = [at.extra?.placementWarning, together].filter(Boolean).join('; ');
     return containerTarget(c, spec, {
       ...at.extra,
+      ...(warning ? { placementWarning: warning } : {}),
+      ...(world ? { dependencies: world.targets() } : {}),
       remove: async () => {
         this.loadCpus.delete(c.id);
-        await c.remove();
+        try {
+          await c.remove();
+        } finally {
+          await own?.remove();
+        }
       },
     });
+  }
+
+  /** The cell's network and dependencies, on cores of their own where the engine has spare ones, all ready. */
+  private async startWorld(spec: TargetSpec, at: ContainerPlace): Promise<CellWorld> {
+    const used = new Set([at.place.targetCpus, at.place.loadCpus].filter(Boolean).flatMap((c) => parseCpuList(c!)));
+    // Only where the target is pinned: an unpinned one may run anywhere, and every core is watched.
+    const spare = at.cores && at.place.targetCpus ? [...Array(at.cores).keys()].filter((c) => !used.has(c)) : [];
+    const world = await CellWorld.start(
+      {
+        dependencies: spec.dependencies!,
+        labels: containerLabels(spec),
+        ...(spare.length ? { cpuset: formatCpuList(spare) } : {}),
+        ...(at.publish ? { publishOn: at.publishOn ?? '127.0.0.1' } : {}),
+      },
+      this.client,
+      spare.length === 0,
+    );
+    try {
+      await world.ready(DEPENDENCY_READY_MS);
+    } catch (e) {
+      await world.remove();
+      throw new Error(`a dependency was not ready: ${(e as Error).message}`);
+    }
+    return world;
   }
 
   /**
@@ -93,16 +144,31 @@ export abstract class EngineProvider {
     place: ReplicaPlacement,
     at: Omit<ContainerPlace, 'place'>,
   ): Promise<ProvisionedTarget> {
-    const parts = await startReplicas(spec.replicas ?? 1, (i) => {
-      const cpus = place.replicaCpus?.[i];
-      return this.startContainer(spec, { ...at, place: cpus ? { targetCpus: cpus } : {} });
-    });
+    const placed = { ...at, place: { ...(place.loadCpus ? { loadCpus: place.loadCpus } : {}) } };
+    const world = spec.dependencies?.length
+      ? await this.startWorld(spec, {
+          ...placed,
+          place: { ...placed.place, ...(place.replicaCpus ? { targetCpus: place.replicaCpus.join(',') } : {}) },
+        })
+      : undefined;
+    let parts: ProvisionedTarget[];
+    try {
+      parts = await startReplicas(spec.replicas ?? 1, (i) => {
+        const cpus = place.replicaCpus?.[i];
+        return this.startContainer(spec, { ...at, place: cpus ? { targetCpus: cpus } : {} }, world);
+      });
+    } catch (e) {
+      await world?.remove();
+      throw e;
+    }
     const set = replicaSet(parts, {
       ...(at.extra?.cores ? { cores: at.extra.cores } : {}),
       ...(place.warning ? { placementWarning: place.warning } : {}),
+      ...(world ? { dependencies: world.targets() } : {}),
       remove: async () => {
         this.loadCpus.delete(set.id);
         const done = await Promise.allSettled(parts.map((p) => p.remove()));
+        await world?.remove();
         const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
         if (failed) throw failed.reason;
       },
@@ -121,7 +187,11 @@ export abstract class EngineProvider {
           .catch(() => {}),
       ),
     );
-    return ids.map((id) => `container ${id.slice(0, 12)} on ${this.name}`);
+    const nets = await removeOwnNetworks(this.client, (l) => l[LABEL.run] === String(runId));
+    return [
+      ...ids.map((id) => `container ${id.slice(0, 12)} on ${this.name}`),
+      ...nets.map((n) => `network ${n} on ${this.name}`),
+    ];
   }
 
   async sweep(): Promise<string[]> {
@@ -220,14 +290,20 @@ export class DockerProvider extends EngineProvider implements Provider {
     // Replicas on cores of their own where that engine has them (else together), the agent on the next.
     if ((spec.replicas ?? 1) >= 2) {
       const place = planReplicaPlacement(spec.cpuMillis, spec.replicas!, cpus, true);
-      return this.startReplicas(spec, place, { publish: true, publishOn: this.host });
+      return this.startReplicas(spec, place, { publish: true, publishOn: this.host, cores: cpus });
     }
     // The target on the engine's first cores, its load agent on the next (that engine's own count).
     const place = planPlacement(spec.cpuMillis, cpus, true);
     // A remote engine's bridge IPs are not routable from here: publish on its address.
-    return this.startContainer(spec, { publish: true, publishOn: this.host, place });
+    return this.startContainer(spec, { publish: true, publishOn: this.host, place, cores: cpus });
   }
 }
+
+/** Said once per run where the dependencies could not have cores of their own. */
+const sharedCoresWarning = (world: CellWorld, cores: number | undefined): string =>
+  `the dependencies (${world.targets().map((d) => d.name).join(', ')}) share cores with the app and its load` +
+  `${cores ? ` (this engine has ${cores})` : ''}: their CPU is measured and not counted as the host's, ` +
+  'but they compete with the app for it';
 
 /** Cells run outside a stored run (tests, benchmarks) carry no run or cell label. */
 export const containerLabels = (spec: TargetSpec): { app: string; run?: string; cell?: string } => ({

@@ -1,3 +1,4 @@
+import type Docker from 'dockerode';
 import type { StatsReading } from '../provider.ts';
 
 /** The fields of Docker's stats JSON a reading needs (cgroup v1 and v2). */
@@ -32,4 +33,21 @@ export function dockerReading(r: RawDockerStats): StatsReading | undefined {
     ...(r.memory_stats.max_usage ? { memPeakBytes: r.memory_stats.max_usage } : {}),
     ...(thr.periods !== undefined ? { cfsPeriods: thr.periods } : {}),
   };
+}
+
+/** A container's Docker stats stream as readings, about one a second, until the returned function is called. */
+export async function streamReadings(c: Docker.Container, onReading: (r: StatsReading) => void): Promise<() => void> {
+  const stream = (await c.stats({ stream: true })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+  let buf = '';
+  stream.on('data', (chunk: Buffer) => {
+    buf += chunk.toString();
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      const r = line ? dockerReading(JSON.parse(line) as RawDockerStats) : undefined;
+      if (r) onReading(r);
+    }
+  });
+  stream.on('error', () => {}); // ends when the container goes away
+  return () => stream.destroy();
 }

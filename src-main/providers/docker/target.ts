@@ -2,9 +2,9 @@ import { cgroupV2PeakPaths, readPeakFile } from '../../docker/cgroup-peak.ts';
 import type { TargetContainer } from '../../docker/containers.ts';
 import { servingProcesses, WORKERS_LISTENING } from '../../docker/launch.ts';
 import { waitReady } from '../../docker/readiness.ts';
-import type { ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts';
+import type { DependencyTarget, ProvisionedTarget, StatsReading, TargetSpec } from '../provider.ts';
 import { readContainerProcesses } from './process-memory.ts';
-import { dockerReading, type RawDockerStats } from './readings.ts';
+import { streamReadings } from './readings.ts';
 
 /** Why a probed image's container has no probe: its file could not be copied in, or this provider started it. */
 function imageProbeNote(c: TargetContainer, launch: TargetSpec['launch']): string | undefined {
@@ -25,6 +25,7 @@ export function containerTarget(
     local?: boolean;
     cores?: number[];
     placementWarning?: string;
+    dependencies?: DependencyTarget[];
   },
 ): ProvisionedTarget {
   const logTail = async (lines: number): Promise<string> => (await c.logTail(lines)).join('\n');
@@ -49,24 +50,9 @@ export function containerTarget(
       }),
     address: { host: c.address.host, port: c.address.port },
     ...(o.node ? { node: o.node } : {}),
+    ...(o.dependencies ? { dependencies: o.dependencies } : {}),
     exited: c.exited,
-    stats: async (onReading: (r: StatsReading) => void) => {
-      const stream = (await c.container.stats({ stream: true })) as unknown as NodeJS.ReadableStream & {
-        destroy(): void;
-      };
-      let buf = '';
-      stream.on('data', (chunk: Buffer) => {
-        buf += chunk.toString();
-        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          const r = line ? dockerReading(JSON.parse(line) as RawDockerStats) : undefined;
-          if (r) onReading(r);
-        }
-      });
-      stream.on('error', () => {}); // ends when the container goes away
-      return () => stream.destroy();
-    },
+    stats: (onReading: (r: StatsReading) => void) => streamReadings(c.container, onReading),
     // This machine's engine on cgroup v2: the peak is a file in the host's cgroup tree, not in the stream.
     ...(o.local ? { memoryPeak: () => readPeakFile(cgroupV2PeakPaths(c.id)) } : {}),
     // This machine's engine: each process's resident memory from the host's /proc (a remote engine's are not visible

@@ -87,6 +87,7 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
       // Docker Desktop: bridge IPs are behind its VM, so ports are published on 127.0.0.1.
       publish: !engine.bridgeRoutable,
       place,
+      cores: localCapacity(engine).cores,
       extra: {
         local: true,
         ...(cores ? { cores } : {}),
@@ -107,6 +108,7 @@ export class LocalEngineProvider extends EngineProvider implements Provider {
     const cores = place.replicaCpus ? [...new Set(pinned.flatMap(parseCpuList))].sort((a, b) => a - b) : undefined;
     return this.startReplicas(spec, place, {
       publish: !engine.bridgeRoutable,
+      cores: localCapacity(engine).cores,
       extra: { local: true, ...(cores ? { cores } : {}) },
     });
   }

@@ -1,0 +1,104 @@
+// PostgreSQL and Redis images where no registry is reachable: a Debian root made with debootstrap
+// from this machine's Debian mirror (imported once as an image), then Debian's own packages on it.
+// A machine with registry access pulls postgres:16 or redis:7 instead; both work as dependencies.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { docker } from './client.ts';
+import { BuildContext } from './build-context.ts';
+import { buildImage, imageExists, type BuildLog } from './image-build.ts';
+import { LABEL, ownLabels } from './labels.ts';
+import { resourcesDir } from '../util/paths.ts';
+
+export const DEPENDENCY_IMAGES = ['postgres', 'redis'] as const;
+export type DependencyImage = (typeof DEPENDENCY_IMAGES)[number];
+
+/** The Debian release the images come from, and the versions its packages carry. */
+const SUITE = 'bookworm';
+export const DEBIAN_ROOT_TAG = `rightsize/debian-offline:${SUITE}`;
+export const OFFLINE_TAGS: Record<DependencyImage, string> = {
+  postgres: 'rightsize/postgres-offline:15',
+  redis: 'rightsize/redis-offline:7',
+};
+
+/** The image `name` names, built if this engine lacks it; returns its tag. */
+export async function ensureDependencyImage(name: DependencyImage, onLog?: BuildLog): Promise<string> {
+  const tag = OFFLINE_TAGS[name];
+  if (await imageExists(tag)) return tag;
+  const base = await ensureDebianRoot(onLog);
+  const dir = path.join(resourcesDir(), 'dependency-images');
+  const ctx = new BuildContext();
+  ctx.addText('Dockerfile', readFileSync(path.join(dir, `${name}.Dockerfile`), 'utf8'));
+  for (const f of readdirSync(dir).filter((f) => f.startsWith(`${name}-`))) ctx.addFile(f, path.join(dir, f), 0o755);
+  await buildImage(ctx, tag, { kind: 'dependency', buildargs: { BASE_IMAGE: base }, onLog });
+  return tag;
+}
+
+/** What stops debootstrap here, in words; undefined when it can run. */
+export function debianRootProblem(): string | undefined {
+  if (process.platform !== 'linux')
+    return 'an offline image is built on Linux (debootstrap); pull postgres:16 or redis:7';
+  if (process.getuid?.() !== 0) return 'debootstrap needs root: run `sudo rightsize images build …`, or pull the image';
+  const onPath = (process.env.PATH ?? '').split(':').some((d) => existsSync(path.join(d, 'debootstrap')));
+  if (!onPath) return 'debootstrap is not installed (apt-get install debootstrap), or pull the image';
+  return undefined;
+}
+
+/** The first Debian mirror this machine's apt uses (deb822 or one-line sources), else deb.debian.org. */
+export function debianMirror(): string {
+  const files = ['/etc/apt/sources.list', ...listDir('/etc/apt/sources.list.d')];
+  for (const f of files) {
+    const text = existsSync(f) ? readFileSync(f, 'utf8') : '';
+    const m = /^URIs:\s*(\S+)/m.exec(text) ?? /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)/m.exec(text);
+    if (m && !/security/.test(m[1]!)) return m[1]!;
+  }
+  return 'http://deb.debian.org/debian';
+}
+
+const listDir = (d: string): string[] => (existsSync(d) ? readdirSync(d).map((f) => path.join(d, f)) : []);
+
+async function ensureDebianRoot(onLog?: BuildLog): Promise<string> {
+  if (await imageExists(DEBIAN_ROOT_TAG)) return DEBIAN_ROOT_TAG;
+  const problem = debianRootProblem();
+  if (problem) throw new Error(`No ${DEBIAN_ROOT_TAG} image to build on: ${problem}.`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rightsize-debian-'));
+  try {
+    const mirror = debianMirror();
+    onLog?.(`debootstrap --variant=minbase ${SUITE} from ${mirror} (about a minute)`);
+    await run('debootstrap', ['--variant=minbase', SUITE, dir, mirror], onLog);
+    const tar = spawn('tar', ['-C', dir, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const labels = { ...ownLabels(), [LABEL.kind]: 'dependency' };
+    const stream = await docker().importImage(tar.stdout, {
+      repo: DEBIAN_ROOT_TAG.split(':')[0],
+      tag: SUITE,
+      changes: Object.entries(labels).map(([k, v]) => `LABEL ${k}=${v}`),
+    } as object);
+    await new Promise<void>((resolve, reject) =>
+      docker().modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+    );
+    return DEBIAN_ROOT_TAG;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function run(cmd: string, args: string[], onLog?: BuildLog): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const tail: string[] = [];
+    const take = (b: Buffer): void => {
+      for (const line of b.toString().split('\n').filter(Boolean)) {
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+        onLog?.(line);
+      }
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cmd} exited with ${code}:\n${tail.join('\n')}`)),
+    );
+  });
+}

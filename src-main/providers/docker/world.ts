@@ -1,0 +1,200 @@
+// A cell's world on a Docker engine: its own network and a fresh container for each dependency of
+// the app (its database, its cache), reached by name as in Compose. Fresh for every cell, so no
+// cell's writes reach the next; every object labelled like the app's container, so cancel, the
+// reaper and the sweep remove them too. A network a cell, not a run: the next cell's world starts
+// while the last one's is still being removed, and two `db`s on one network would share the name.
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type Docker from 'dockerode';
+import type { Dependency } from '../../apps/dependencies.ts';
+import { demuxLogs } from '../../docker/containers.ts';
+import { LABEL, ownLabels } from '../../docker/labels.ts';
+import { currentSession } from '../../session/session.ts';
+import type { DependencyTarget, StatsReading } from '../provider.ts';
+import { streamReadings } from './readings.ts';
+
+/** Marks a dependency's container (its value: the dependency's name) and a world's network. */
+export const WORLD_LABEL = { dependency: 'io.rightsize.dependency', network: 'io.rightsize.network' } as const;
+
+export interface WorldSpec {
+  dependencies: readonly Dependency[];
+  labels: { app: string; run?: string; cell?: string };
+  /** Cores for the dependencies (absent: wherever the kernel puts them). */
+  cpuset?: string;
+  /** Publish each dependency's port on this address (an engine whose bridge IPs do not route here). */
+  publishOn?: string;
+}
+
+interface Member {
+  dep: Dependency;
+  container: Docker.Container;
+  /** Where its port is reached from here, for readiness without a health check. */
+  address?: { host: string; port: number };
+}
+
+export class CellWorld {
+  private constructor(
+    private readonly client: Docker,
+    readonly network: string,
+    private readonly members: Member[],
+    /** Whether the dependencies share the cores the app and its load are watched on. */
+    readonly sharesCores: boolean,
+  ) {}
+
+  /** Makes the network and starts every dependency (not yet ready: {@link ready}); on failure removes it all. */
+  static async start(spec: WorldSpec, client: Docker, sharesCores: boolean): Promise<CellWorld> {
+    const labels = {
+      ...ownLabels(),
+      [LABEL.session]: currentSession(),
+      [LABEL.app]: spec.labels.app,
+      ...(spec.labels.run !== undefined ? { [LABEL.run]: spec.labels.run } : {}),
+      ...(spec.labels.cell !== undefined ? { [LABEL.cell]: spec.labels.cell } : {}),
+    };
+    const name = `rightsize-world-${randomBytes(5).toString('hex')}`;
+    await client.createNetwork({ Name: name, Driver: 'bridge', Labels: { ...labels, [WORLD_LABEL.network]: 'world' } });
+    const world = new CellWorld(client, name, [], sharesCores);
+    try {
+      for (const dep of spec.dependencies) world.members.push(await startMember(client, name, dep, labels, spec));
+    } catch (e) {
+      await world.remove();
+      throw e;
+    }
+    return world;
+  }
+
+  /**
+   * Resolves once every dependency is ready (its health check passes, else its port accepts a
+   * connection); rejects naming the one that is not, with its log's last lines.
+   */
+  async ready(deadlineMs: number, signal?: AbortSignal): Promise<void> {
+    const t0 = Date.now();
+    for (const m of this.members) {
+      const hc = m.dep.healthcheck;
+      let failures = 0;
+      for (;;) {
+        if (signal?.aborted) throw new Error('cancelled');
+        const state = (await m.container.inspect()).State;
+        if (!state.Running)
+          throw new Error(`${m.dep.name} (${m.dep.image}) exited with code ${state.ExitCode}${await this.tail(m)}`);
+        if (hc ? await passes(m.container, hc) : await accepts(m.address)) break;
+        const started = Date.now() - t0 > (hc?.startPeriodMs ?? 0);
+        if (hc && started && ++failures >= hc.retries)
+          throw new Error(
+            `${m.dep.name} (${m.dep.image}) failed its health check ${failures} times${await this.tail(m)}`,
+          );
+        if (Date.now() - t0 > deadlineMs)
+          throw new Error(
+            `${m.dep.name} (${m.dep.image}) was not ready after ${deadlineMs / 1000} s${await this.tail(m)}`,
+          );
+        await new Promise((r) => setTimeout(r, Math.min(hc?.intervalMs ?? 250, 250)));
+      }
+    }
+  }
+
+  private async tail(m: Member, lines = 10): Promise<string> {
+    const text = await logText(m.container, lines).catch(() => '');
+    return text ? `; its log ends:\n${text}` : '';
+  }
+
+  /** Each dependency as a target's part: its name, caps, readings and log. */
+  targets(): DependencyTarget[] {
+    return this.members.map((m) => ({
+      name: m.dep.name,
+      image: m.dep.image,
+      cpuMillis: m.dep.cpuMillis,
+      memoryMb: m.dep.memoryMb,
+      sharesCores: this.sharesCores,
+      stats: (onReading: (r: StatsReading) => void) => streamReadings(m.container, onReading),
+      logTail: (lines: number) => logText(m.container, lines),
+    }));
+  }
+
+  /** Every container (with its anonymous volumes) and the network; what could not be removed is left to the sweep. */
+  async remove(): Promise<void> {
+    await Promise.allSettled(this.members.map((m) => m.container.remove({ force: true, v: true })));
+    await this.client
+      .getNetwork(this.network)
+      .remove()
+      .catch(() => undefined);
+  }
+}
+
+async function startMember(
+  client: Docker,
+  network: string,
+  dep: Dependency,
+  labels: Record<string, string>,
+  spec: WorldSpec,
+): Promise<Member> {
+  const bytes = dep.memoryMb * 2 ** 20;
+  const portKey = dep.port !== undefined ? `${dep.port}/tcp` : undefined;
+  const container = await client.createContainer({
+    Image: dep.image,
+    ...(dep.command ? { Cmd: dep.command } : {}),
+    Env: Object.entries(dep.env).map(([k, v]) => `${k}=${v}`),
+    Labels: { ...labels, [WORLD_LABEL.dependency]: dep.name },
+    // The health check is run by us, only until it passes: Docker's own would exec it every interval
+    // through the measurement, on the cell's cores. An image's own HEALTHCHECK is turned off likewise.
+    Healthcheck: { Test: ['NONE'] },
+    ...(portKey ? { ExposedPorts: { [portKey]: {} } } : {}),
+    HostConfig: {
+      NetworkMode: network,
+      NanoCpus: dep.cpuMillis * 1_000_000,
+      Memory: bytes,
+      MemorySwap: bytes,
+      ...(spec.cpuset ? { CpusetCpus: spec.cpuset } : {}),
+      Binds: dep.mounts.map((m) => `${m.source}:${m.target}:ro`),
+      ...(portKey && spec.publishOn ? { PortBindings: { [portKey]: [{ HostIp: spec.publishOn, HostPort: '' }] } } : {}),
+    },
+    NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [dep.name] } } },
+  });
+  await container.start();
+  if (!portKey) return { dep, container };
+  const info = await container.inspect();
+  const published = info.NetworkSettings.Ports?.[portKey]?.[0]?.HostPort;
+  const address = spec.publishOn
+    ? published
+      ? { host: spec.publishOn, port: Number(published) }
+      : undefined
+    : { host: info.NetworkSettings.Networks?.[network]?.IPAddress ?? '', port: dep.port! };
+  return { dep, container, ...(address?.host ? { address } : {}) };
+}
+
+/** Whether the health check's command exits 0 within its timeout, run in the container as Docker would. */
+async function passes(c: Docker.Container, hc: NonNullable<Dependency['healthcheck']>): Promise<boolean> {
+  const cmd = hc.test[0] === 'CMD-SHELL' ? ['/bin/sh', '-c', hc.test.slice(1).join(' ')] : hc.test.slice(1);
+  try {
+    const exec = await c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => (stream.destroy(), resolve()), hc.timeoutMs);
+      stream.on('data', () => {});
+      stream.on('end', () => (clearTimeout(timer), resolve()));
+      stream.on('close', () => (clearTimeout(timer), resolve()));
+      stream.on('error', () => (clearTimeout(timer), resolve()));
+    });
+    return (await exec.inspect()).ExitCode === 0;
+  } catch {
+    return false; // not started yet, or gone: the state check says which
+  }
+}
+
+/** Whether a TCP connection to `addr` is accepted within a second. */
+function accepts(addr: { host: string; port: number } | undefined): Promise<boolean> {
+  if (!addr) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const s = net.connect(addr.port, addr.host);
+    const done = (ok: boolean): void => {
+      s.destroy();
+      resolve(ok);
+    };
+    s.setTimeout(1000, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+async function logText(c: Docker.Container, lines: number): Promise<string> {
+  const buf = (await c.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
+  return demuxLogs(buf).trimEnd();
+}

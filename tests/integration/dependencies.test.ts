@@ -1,0 +1,185 @@
+// The server you actually run: an API that reads and writes a real PostgreSQL and counts in a real
+// Redis, declared by its team's own Compose file, sized with its dependencies started fresh beside it
+// for every cell. Images: the official ones where a registry answers; here, Rightsize's offline ones
+// (built from Debian's packages, once per machine).
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AppDefinition } from '../../src-main/apps/catalog.ts';
+import type { UserApp } from '../../src-main/apps/user-apps.ts';
+import { docker } from '../../src-main/docker/client.ts';
+import { ensureDependencyImage } from '../../src-main/docker/dependency-images.ts';
+import { LABEL, ownFilters } from '../../src-main/docker/labels.ts';
+import { packageClosure } from '../../src-main/docker/package-closure.ts';
+import { localProvider } from '../../src-main/providers/local/provider.ts';
+import type { ProvisionedTarget } from '../../src-main/providers/provider.ts';
+import { WORLD_LABEL } from '../../src-main/providers/docker/world.ts';
+import { currentSession } from '../../src-main/session/session.ts';
+import { Store } from '../../src-main/store/index.ts';
+import { cli, ROOT, startCli, tempDir } from '../helpers/cli.ts';
+import { requireDocker } from '../helpers/docker.ts';
+import { until } from '../helpers/wait.ts';
+
+const FIXTURE = path.join(ROOT, 'tests/fixtures/compose-shop');
+let images: { PG_IMAGE: string; REDIS_IMAGE: string };
+
+/** The fixture in a folder of its own, with `pg` (and what it needs) from Rightsize's own node_modules. */
+function shopFolder(): string {
+  const dir = path.join(tempDir(), 'shop');
+  cpSync(FIXTURE, dir, { recursive: true });
+  const { root, dirs } = packageClosure('pg', ROOT);
+  for (const d of dirs) {
+    const rel = path.relative(path.join(root, 'node_modules'), d);
+    mkdirSync(path.dirname(path.join(dir, 'node_modules', rel)), { recursive: true });
+    cpSync(d, path.join(dir, 'node_modules', rel), { recursive: true });
+  }
+  return dir;
+}
+
+/** This lane's containers and networks of one app, by the labels every part of a cell's world carries. */
+async function worldOf(app: string, session?: string): Promise<string[]> {
+  const label = [...ownFilters(), `${LABEL.app}=${app}`, ...(session ? [`${LABEL.session}=${session}`] : [])];
+  const filters = JSON.stringify({ label });
+  const [cs, ns] = await Promise.all([
+    docker().listContainers({ all: true, filters }),
+    docker().listNetworks({ filters }),
+  ]);
+  return [...cs.map((c) => `container ${c.Labels[WORLD_LABEL.dependency] ?? 'app'}`), ...ns.map((n) => `network ${n.Name}`)];
+}
+
+beforeAll(async () => {
+  await requireDocker();
+  images = {
+    PG_IMAGE: await ensureDependencyImage('postgres'),
+    REDIS_IMAGE: await ensureDependencyImage('redis'),
+  };
+}, 600_000);
+
+describe('an app with a database and a cache, from its Compose file', () => {
+  let db: string;
+  let runId: number;
+  const app = 'shop-db';
+
+  it('is added from the Compose file: the service, its port and health path, and its two dependencies', async () => {
+    const dir = shopFolder();
+    db = path.join(tempDir(), 'h.db');
+    const add = await cli(
+      ['--db', db, 'apps', 'add', app, '--compose', path.join(dir, 'docker-compose.yml'), '--service', 'api', '--no-try',
+        '--request', 'GET /products/7', '--request', 'POST /orders 201'],
+      images,
+    );
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stderr).toMatch(/services\.db\.volumes: pgdata is not kept: every cell starts db from fresh data/);
+    const store = Store.open(db);
+    try {
+      const saved = store.getUserApp(app)!.definition as UserApp;
+      expect(saved).toMatchObject({ port: 3000, health: '/healthz', source: { kind: 'folder', entry: 'server.js' } });
+      expect(saved.dependencies.map((d) => `${d.name} ${d.image} ${d.cpuMillis}m ${d.memoryMb}MB`)).toEqual([
+        `db ${images.PG_IMAGE} 1000m 256MB`,
+        `cache ${images.REDIS_IMAGE} 1000m 512MB`,
+      ]);
+      expect(saved.dependencies[0]!.mounts).toEqual([
+        { source: path.join(dir, 'db/init.sql'), target: '/docker-entrypoint-initdb.d/init.sql' },
+      ]);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('runs a matrix: every cell ok, each dependency measured beside the app, nothing left behind', async () => {
+    const config = path.join(tempDir(), 'matrix.json');
+    writeFileSync(config, JSON.stringify({
+      apps: [app], modes: ['single', 'cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256],
+      durationSec: 3, warmupSec: 0, load: { model: 'closed', connections: [8] }, settleBudgetPct: 0, verify: false,
+    }));
+    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { runId: number; cells: { status: string; rpsMean: number; errors: number; non2xx: number }[] };
+    runId = out.runId;
+    expect(out.cells.map((c) => c.status)).toEqual(['ok', 'ok']);
+    for (const c of out.cells) {
+      expect(c.rpsMean).toBeGreaterThan(50);
+      expect(c.errors + c.non2xx).toBe(0); // every product found, every order written
+    }
+    const store = Store.open(db);
+    try {
+      for (const cell of store.getRun(runId)!.cells) {
+        expect(cell.load?.statusCounts).toMatchObject({ '200': expect.any(Number), '201': expect.any(Number) });
+        const deps = cell.dependencies ?? [];
+        console.log(`cell ${cell.config.mode}: ${cell.load?.measuredSec} s measured; flags ${cell.flags.map((f) => f.kind).join(',') || 'none'}; ` +
+          deps.map((d) => `${d.name} ${d.seconds.map((x) => `${x.t}s ${x.cpuPct.toFixed(0)}%`).join(' ')} (mean ${d.stats?.cpuPctMean.toFixed(1)} % of ${d.cpuMillis}m)`).join('; '));
+        expect(deps.map((d) => d.name)).toEqual(['db', 'cache']);
+        // PostgreSQL did real work under its own 1-CPU cap, second by second.
+        expect(deps[0]!.stats!.cpuPctMean).toBeGreaterThan(1);
+        expect(deps[0]!.stats!.memMaxBytes).toBeGreaterThan(5 * 2 ** 20);
+        expect(deps[0]!.seconds.length).toBeGreaterThanOrEqual(1); // Docker's stream sends its first second late
+        expect(deps[1]!.stats!.cpuPctMean).toBeGreaterThan(0);
+      }
+    } finally {
+      store.close();
+    }
+    expect(await worldOf(app)).toEqual([]);
+  }, 240_000);
+
+  it('starts every cell from the same data: a cell\'s writes never reach the next', async () => {
+    const store = Store.open(db);
+    let definition: AppDefinition;
+    let image: string;
+    try {
+      const run = store.getRun(runId)!;
+      definition = (run.apps as AppDefinition[]).find((a) => a.name === app)!;
+      image = run.cells[0]!.imageTag!;
+    } finally {
+      store.close();
+    }
+    const provider = localProvider();
+    const counts: number[] = [];
+    for (const round of [1, 2]) {
+      const target: ProvisionedTarget = await provider.provision({
+        image,
+        launch: { mode: 'single', workers: 1, entry: definition.entry, name: app, args: [] },
+        port: definition.port,
+        health: definition.health,
+        env: definition.env,
+        cpuMillis: 1000,
+        memoryMb: 256,
+        dependencies: definition.dependencies!,
+        labels: { run: '', cell: '', app, session: currentSession() },
+      });
+      try {
+        await target.waitReady({ workers: 1, deadlineMs: 30_000 });
+        const base = `http://${target.address.host}:${target.address.port}`;
+        const count = async (): Promise<number> => ((await (await fetch(`${base}/orders/count`)).json()) as { orders: number }).orders;
+        counts.push(await count());
+        for (let i = 0; i < 200; i++) expect((await fetch(`${base}/orders`, { method: 'POST' })).status).toBe(201);
+        counts.push(await count());
+      } finally {
+        await target.remove();
+      }
+      expect(await worldOf(app), `after round ${round}`).toEqual([]);
+    }
+    // Seeded with 3 orders by the init script; 200 written; the next world starts from the 3 again.
+    expect(counts).toEqual([3, 203, 3, 203]);
+  }, 180_000);
+
+  it('a SIGKILL during a cell leaves no container and no network once the reaper has run', async () => {
+    const config = path.join(tempDir(), 'long.json');
+    writeFileSync(config, JSON.stringify({
+      apps: [app], modes: ['single'], workers: [1], cpuMillicores: [500], memoryMb: [256],
+      durationSec: 60, warmupSec: 0, load: { model: 'closed', connections: [4] }, settleBudgetPct: 0, verify: false,
+    }));
+    const { child, done } = startCli(['--db', db, 'run', '--config', config]);
+    const session = await until(async () => {
+      const [c] = await docker().listContainers({ filters: JSON.stringify({ label: [...ownFilters(), `${LABEL.app}=${app}`, `${WORLD_LABEL.dependency}=db`] }) });
+      return c?.Labels[LABEL.session];
+    }, "the cell's database to start", 120_000);
+    await until(async () => (await worldOf(app, session)).includes('container app') || undefined, 'the app to start', 60_000);
+    expect((await worldOf(app, session)).sort()).toEqual(expect.arrayContaining(['container app', 'container cache', 'container db']));
+    child.kill('SIGKILL');
+    await done;
+    const t0 = Date.now();
+    await until(async () => ((await worldOf(app, session)).length === 0 ? true : undefined), 'the reaper to remove the world', 20_000);
+    console.log(`a killed cell's app, database, cache and network removed ${Date.now() - t0} ms after SIGKILL`);
+    expect(readFileSync(config, 'utf8')).toContain(app); // the config stays the user's
+  }, 240_000);
+});
