@@ -223,6 +223,7 @@ export interface CostAnswer {
 /** What a line of cause is about (analysis/explain/causes-words.ts). */
 export type CauseKind =
   | 'client-bound'
+  | 'dependency-bound'
   | 'not-client-bound'
   | 'oversubscribed'
   | 'off-loop'

@@ -69,10 +69,13 @@ export function answeredWith(p: Pick<TryProbe, 'answers'>): string {
  * status other than its own: its path or its expected status.
  */
 export function trySuggestions(
-  r: Pick<TryOutResult, 'answered' | 'probes' | 'exitCode' | 'waitedSec'>,
-  app: { port: number },
+  r: Pick<TryOutResult, 'answered' | 'probes' | 'exitCode' | 'waitedSec'> & { logTail?: readonly string[] },
+  app: { port: number; dependencies?: readonly { name: string; image: string; port?: number }[] },
 ): TrySuggestion[] {
   const out: TrySuggestion[] = [];
+  // A dependency the app could not reach is the cause, not the health path or the port: said first, and alone.
+  const fault = dependencyFault(r.logTail ?? [], app.dependencies ?? []);
+  if (fault && !(r.answered && r.probes.every((p) => p.kind === 'guess' || p.ok))) return [{ kind: 'note', text: fault }];
   if (!r.answered) {
     out.push({
       kind: 'note',
@@ -119,4 +122,41 @@ export function trySuggestions(
     });
   }
   return out;
+}
+
+/** Errors a client library prints when its server is not there, refuses it, or turns it away. */
+const CONNECTION_FAULT =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|getaddrinfo|authentication failed|too many clients|does not exist|NOAUTH|connection (refused|terminated)/i;
+
+/** What a server's refusal says, by the kind of image: a line naming neither host nor port still names its server. */
+const SERVER_WORDS: [RegExp, RegExp][] = [
+  [/postgres/, /password authentication failed|too many clients|(database|role) "[^"]*" does not exist/i],
+  [/redis/, /NOAUTH|WRONGPASS|max number of clients/i],
+  [/mysql|mariadb/, /Access denied for user|Too many connections|Unknown database/i],
+];
+
+/**
+ * Words naming the dependency the app's log shows it failed to reach (by its host name or its port on a
+ * line with a connection error), with that line; undefined when the log shows none.
+ */
+export function dependencyFault(
+  log: readonly string[],
+  deps: readonly { name: string; image: string; port?: number }[],
+): string | undefined {
+  for (const line of log) {
+    if (!CONNECTION_FAULT.test(line)) continue;
+    const dep =
+      deps.find(
+        (d) =>
+          new RegExp(`(^|[^A-Za-z0-9_.-])${d.name}([^A-Za-z0-9_-]|$)`).test(line) ||
+          (d.port !== undefined && new RegExp(`:${d.port}\\b`).test(line)),
+      ) ?? deps.find((d) => SERVER_WORDS.some(([image, words]) => image.test(d.image) && words.test(line)));
+    if (dep)
+      return (
+        `the app could not use its dependency ${dep.name} (${dep.image}): its log says "${line.trim().slice(0, 200)}". ` +
+        `Check how the app reaches ${dep.name} (its address, user and password in the environment) and ` +
+        `${dep.name}'s own settings; the health path is not the problem`
+      );
+  }
+  return undefined;
 }

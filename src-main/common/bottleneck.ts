@@ -10,7 +10,7 @@
 // server side by the runtime probe (engine/client-check.ts), which together give the `client-bound` flag; and the
 // host's CPU on the cores the cell ran on (the `host-busy` flag); each dependency's CPU against its own cap and the
 // app's against its cap (the `dependency-bound` flag).
-import type { Bottleneck, FlagKind, LoadResult } from '../model/types.ts';
+import type { Bottleneck, BoundPace, FlagKind, LoadResult } from '../model/types.ts';
 
 /** What the decision reads of a cell: its flags and its load result (none: nothing set a measured pace). */
 export interface PaceEvidence {
@@ -39,3 +39,20 @@ export function cellBottleneck(c: PaceEvidence): Bottleneck | null {
  */
 export const isLowerBound = (x: { bottleneck?: Bottleneck | null }): boolean =>
   x.bottleneck === 'client' || x.bottleneck === 'host' || x.bottleneck === 'dependency';
+
+/** Who set a lower bound's pace, in the answer's words. */
+const WHO_SET_THE_PACE: Record<BoundPace, string> = {
+  client: 'the load generator',
+  dependency: 'a dependency (its database or cache)',
+  host: 'other processes on the host',
+};
+
+/**
+ * "the load generator set the pace", "a dependency (its database or cache) set the pace": who made these goodputs
+ * lower bounds, from their stored bottlenecks (several: each named; none known: the three that can).
+ */
+export function whoSetThePace(xs: readonly { bottleneck?: Bottleneck | null }[]): string {
+  const paces = [...new Set(xs.map((x) => x.bottleneck).filter((b): b is BoundPace => !!b && b !== 'server'))];
+  const who = (paces.length ? paces : (['client', 'dependency', 'host'] as const)).map((p) => WHO_SET_THE_PACE[p]);
+  return `${who.length > 1 ? `${who.slice(0, -1).join(', ')} or ${who.at(-1)}` : who[0]} set the pace`;
+}

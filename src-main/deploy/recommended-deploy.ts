@@ -5,6 +5,7 @@ import { searchConfigLabel } from '../analysis/names.ts';
 import { answerPick, type AnswerPick } from '../analysis/size/sizing.ts';
 import { describeSlo } from '../analysis/decide/slo.ts';
 import type { ConfigurationSummary, Recommendation, ScopeDecision, SloOutcome } from '../analysis/types.ts';
+import { whoSetThePace } from '../common/bottleneck.ts';
 import { fmtNum } from '../common/format.ts';
 import { recommendedCpu, recommendedMemoryLimit } from './resources.ts';
 import { runtimeOf } from './settings.ts';
@@ -22,7 +23,7 @@ export function scopeConfidence(scope: ScopeDecision): string {
   const decide =
     scope.state === 'undecided' && scope.decideBy.length ? ` (what would decide it: ${scope.decideBy.join('; ')})` : '';
   const bound = scope.lowerBounds.includes(scope.knee.key)
-    ? '; its goodput is a lower bound (the load generator or the host set the pace)'
+    ? `; its goodput is a lower bound (${whoSetThePace([scope.knee])})`
     : '';
   return `${STATE_CONFIDENCE[scope.state]}${decide}${bound}`;
 }

@@ -166,7 +166,7 @@ async function askPaths(
     built: image.built,
     ...found,
     ...(startMs !== undefined ? { startSec: startMs / 1000 } : {}),
-    suggestions: trySuggestions(found, app),
+    suggestions: trySuggestions({ ...found, logTail }, app),
     logTail,
   };
 }

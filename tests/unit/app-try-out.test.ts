@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { optionOf, optionProblems } from '../../src-main/apps/option-words.ts';
-import { trySuggestions, type TryProbe } from '../../src-main/apps/try-out.ts';
+import { dependencyFault, trySuggestions, type TryProbe } from '../../src-main/apps/try-out.ts';
 import { sameFailureReason, skippedAfter, skippedFailure } from '../../src-main/engine/run/same-failure.ts';
 import { cell, run } from '../helpers/run-fixture.ts';
 
@@ -115,5 +115,25 @@ describe('skipping the cells of an app whose first cell failed at start', () => 
       'skipped: same failure as cell 1 (health answered 404)',
       'skipped: same failure as cell 1 (health answered 404)',
     ]);
+  });
+});
+
+describe('a dependency the app could not reach is named, not the health path (issue 41)', () => {
+  const deps = [{ name: 'db', image: 'postgres:16', port: 5432 }, { name: 'cache', image: 'redis:7', port: 6379 }];
+  const health503 = { kind: 'health' as const, method: 'GET', path: '/healthz', expected: '2xx' as const, answers: [{ status: 503 }], ok: false };
+
+  it('by its port on a refused connection, by its name on a failed lookup, by its words on a refused login', () => {
+    expect(dependencyFault(['Error: connect ECONNREFUSED 172.18.0.2:5432'], deps)).toMatch(/^the app could not use its dependency db \(postgres:16\): its log says "Error: connect ECONNREFUSED 172\.18\.0\.2:5432"/);
+    expect(dependencyFault(['Error: getaddrinfo ENOTFOUND cache'], deps)).toMatch(/dependency cache \(redis:7\)/);
+    expect(dependencyFault([`error: password authentication failed for user "shop"`], deps)).toMatch(/dependency db/);
+    expect(dependencyFault(['listening on 3000', 'GET /healthz 404'], deps)).toBeUndefined();
+    expect(dependencyFault(['connect ECONNREFUSED 10.0.0.1:9999'], deps)).toBeUndefined(); // not one of its dependencies
+  });
+
+  it('replaces "give a path that answers 2xx" when the log shows it', () => {
+    const r = { answered: true, probes: [health503], waitedSec: 2, logTail: ['Error: connect ECONNREFUSED 172.18.0.2:5432'] };
+    const s = trySuggestions(r, { port: 3000, dependencies: deps });
+    expect(s).toEqual([{ kind: 'note', text: expect.stringMatching(/dependency db .* the health path is not the problem$/) }]);
+    expect(trySuggestions({ ...r, logTail: [] }, { port: 3000, dependencies: deps })[0]).toMatchObject({ text: expect.stringMatching(/give a path that answers 2xx/) });
   });
 });

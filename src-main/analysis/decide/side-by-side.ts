@@ -4,7 +4,7 @@
 // second test: a line about them can never disagree with the statistics behind the headline.
 import { fmtMargin, fmtNum } from '../../common/format.ts';
 import { contest } from './contest.ts';
-import { isLowerBound } from '../../common/bottleneck.ts';
+import { isLowerBound, whoSetThePace } from '../../common/bottleneck.ts';
 import type { ConfigurationSummary, RivalRelation } from '../types.ts';
 
 export type { ComparisonNote } from '../types.ts';
@@ -58,7 +58,8 @@ export const gainPct = (g: number): string => `${fmtNum(g * 100, Math.abs(g) >= 
 /** "(11,200 ± 200 against 10,000 ± 180 req/s; one-sided Welch, Holm 5 %: p 0.002)": the numbers and the test. */
 export function evidence(s: SideBySide): string {
   const bound = isLowerBound(s.best) || isLowerBound(s.other);
-  const boundNote = bound ? '; ≥: a lower bound, the load generator or the host set the pace' : '';
+  const bounds = [s.best, s.other].filter(isLowerBound);
+  const boundNote = bound ? `; ≥: a lower bound, ${whoSetThePace(bounds)}` : '';
   return `(${against(s)}; one-sided Welch, Holm 5 %: ${pText(s.p)}${boundNote})`;
 }
 

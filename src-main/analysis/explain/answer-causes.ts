@@ -45,6 +45,21 @@ function clientLine(mine: readonly StoredCell[], key: string, lowerBound: boolea
 }
 
 /**
+ * A pick held by one of its dependencies (its database, its cache at its own cap) in words from the cells' own flag,
+ * as the decision read it (their stored bottleneck); null when none of its counted repetitions was.
+ */
+function dependencyLine(mine: readonly StoredCell[], key: string): CauseLine | null {
+  const held = mine.filter((c) => c.bottleneck === 'dependency');
+  const reason = held.flatMap((c) => c.flags).find((f) => f.kind === 'dependency-bound')?.reason;
+  if (!reason) return null;
+  return {
+    kind: 'dependency-bound',
+    key,
+    text: `${held[0]!.config.app}: a lower bound: in ${held.length} of its ${mine.length} repetitions ${reason}`,
+  };
+}
+
+/**
  * Every line of cause of a run's decisions; empty when no cell was probed. The lines of why read the
  * repetitions the decision counted (`exclusions` left out: a host-busy repetition waited for the CPU
  * because of the host, not the server); the memory lines read every repetition, since a disturbed
@@ -79,7 +94,11 @@ export function causesOf(
     // where each repetition's own check did not): the next line of cause is said instead.
     const clientPaced = lowerBound && all.some((c) => c.bottleneck === 'client' && !left.has(c.config.index));
     const said = cause(clientPaced);
-    const line = clientLine(all, pick, lowerBound) ?? (said?.kind === 'not-client-bound' ? cause(false) : said);
+    const counted = all.filter((c) => !left.has(c.config.index));
+    const line =
+      dependencyLine(counted, pick) ??
+      clientLine(all, pick, lowerBound) ??
+      (said?.kind === 'not-client-bound' ? cause(false) : said);
     if (line) out.push({ ...line, scope: s.key, scopeLabel: labelOf(s) });
   }
   for (const s of scopes) {

@@ -2,7 +2,7 @@
 // source for the CLI, the UI, the HTML report, --json and the snippets' opening comment.
 import { fmtMoney } from '../../common/cost.ts';
 import { fmtNum } from '../../common/format.ts';
-import { isLowerBound } from '../../common/bottleneck.ts';
+import { isLowerBound, whoSetThePace } from '../../common/bottleneck.ts';
 import { joinAnd as listOf } from '../../common/text.ts';
 import { answerPick } from '../size/sizing.ts';
 import type { AnswerState, ConfigurationSummary, Headline, Recommendation, ScopeDecision } from '../types.ts';
@@ -83,9 +83,9 @@ export function headlineOf(rec: Base): Headline | null {
     .map((k) => byKey.get(k)!)
     .filter(Boolean)
     .map((x) => `${named(x)} (${goodput(x)})`);
-  const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
-  const why = bound
-    ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them'
+  const bounds = s.contenders.filter((k) => s.lowerBounds.includes(k)).map((k) => byKey.get(k)!);
+  const why = bounds.length
+    ? `a measured lower bound (${whoSetThePace(bounds)}) keeps the test from separating them`
     : `the tests separate them neither beyond nor within the ${fmtNum(m, 0)} % margin`;
   return {
     ...base,
@@ -128,9 +128,9 @@ function acrossPairsText(
       `Alternatives within the margin: ${listOf(others.map(each))}.`
     );
   const names = [c, ...others].map((x) => `${each(x)} (${perMillionText(rec, x)})`);
-  const bound = s.contenders.some((k) => s.lowerBounds.includes(k));
-  const why = bound
-    ? 'a measured lower bound (the load generator or the host set the pace) keeps the test from separating them'
+  const bounds = [c, ...others].filter((x) => s.lowerBounds.includes(x.key));
+  const why = bounds.length
+    ? `a measured lower bound (${whoSetThePace(bounds)}) keeps the test from separating them`
     : `the tests separate their cost per million requests neither beyond nor within the ${m} % margin`;
   return (
     `Undecided across ${s.label} between ${listOf(names)}: ${why}; an undecided answer goes to the cheapest ` +

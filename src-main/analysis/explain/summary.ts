@@ -5,7 +5,7 @@ import { fmtMargin, fmtNum, fmtPct, fmtUs, fmtUsPm } from '../../common/format.t
 import { cpuLabel, memLabel } from '../../common/resource-labels.ts';
 import { capitalize, joinAnd } from '../../common/text.ts';
 import { pickCause } from './answer-causes.ts';
-import { isLowerBound } from '../../common/bottleneck.ts';
+import { isLowerBound, whoSetThePace } from '../../common/bottleneck.ts';
 import { acrossPairs, perMillionText } from './headline.ts';
 import { onWhat, who, whoContext, type WhoContext } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
@@ -28,7 +28,7 @@ function numbers(c: ConfigurationSummary): string {
   const r = c.rps!;
   const p = c.p99Us!;
   const rps = isLowerBound(c)
-    ? `≥ ${fmtNum(r.mean)} req/s (a lower bound: the load generator or the host set the pace)`
+    ? `≥ ${fmtNum(r.mean)} req/s (a lower bound: ${whoSetThePace([c])})`
     : r.ci
       ? `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)} req/s`
       : `${fmtNum(r.mean)} req/s`;
@@ -51,7 +51,7 @@ function rivalsBullet(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>
   const ctx = whoContext([s.knee, ...others]);
   // The pick's own bound is said with its numbers; a rival's shows as "≥" where it is named.
   const boundNote = s.lowerBounds.some((k) => k !== s.knee.key)
-    ? ' (≥: a lower bound, the load generator or the host set the pace.)'
+    ? ` (≥: a lower bound, ${whoSetThePace(s.lowerBounds.map((k) => byKey.get(k)!).filter(Boolean))}.)`
     : '';
   if (others.length === 0) return `It was the only configuration measured on ${s.label}.${boundNote}`;
   if (s.state === 'undecided') {
