@@ -75,7 +75,8 @@ export function trySuggestions(
   const out: TrySuggestion[] = [];
   // A dependency the app could not reach is the cause, not the health path or the port: said first, and alone.
   const fault = dependencyFault(r.logTail ?? [], app.dependencies ?? []);
-  if (fault && !(r.answered && r.probes.every((p) => p.kind === 'guess' || p.ok))) return [{ kind: 'note', text: fault }];
+  if (fault && !(r.answered && r.probes.every((p) => p.kind === 'guess' || p.ok)))
+    return [{ kind: 'note', text: fault }];
   if (!r.answered) {
     out.push({
       kind: 'note',
