@@ -126,8 +126,11 @@ export function trySuggestions(
 }
 
 /** Errors a client library prints when its server is not there, refuses it, or turns it away. */
-const CONNECTION_FAULT =
-  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|getaddrinfo|authentication failed|too many clients|does not exist|NOAUTH|connection (refused|terminated)/i;
+const CONNECTION_FAULT = new RegExp(
+  'ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|getaddrinfo|authentication failed|too many clients|' +
+    'does not exist|NOAUTH|connection (refused|terminated)',
+  'i',
+);
 
 /** What a server's refusal says, by the kind of image: a line naming neither host nor port still names its server. */
 const SERVER_WORDS: [RegExp, RegExp][] = [
@@ -154,7 +157,8 @@ export function dependencyFault(
       ) ?? deps.find((d) => SERVER_WORDS.some(([image, words]) => image.test(d.image) && words.test(line)));
     if (dep)
       return (
-        `the app could not use its dependency ${dep.name} (${dep.image}): its log says "${line.trim().slice(0, 200)}". ` +
+        `the app could not use its dependency ${dep.name} (${dep.image}): ` +
+        `its log says "${line.trim().slice(0, 200)}". ` +
         `Check how the app reaches ${dep.name} (its address, user and password in the environment) and ` +
         `${dep.name}'s own settings; the health path is not the problem`
       );

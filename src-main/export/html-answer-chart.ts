@@ -76,9 +76,8 @@ function legendOf(panel: AnswerChartPanel, metric: Metric): LegendEntry[] {
     'leading contender (no pick)',
     (x, y) => diamond(x + 15, y, 7, `fill="none" stroke="${KNEE}" stroke-width="2"`),
   );
-  add(metric === 'rps' && pts.some((p) => p.lowerBound), '≥ lower bound (client-bound or host-busy)', (x, y) =>
-    arrowUp(x + 15, y + 9, '#555'),
-  );
+  const bound = '≥ lower bound (client-bound, dependency-bound or host-busy)';
+  add(metric === 'rps' && pts.some((p) => p.lowerBound), bound, (x, y) => arrowUp(x + 15, y + 9, '#555'));
   add(
     panel.group.length > 1,
     groupWords(panel),

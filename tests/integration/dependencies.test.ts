@@ -2,7 +2,7 @@
 // Redis, declared by its team's own Compose file, sized with its dependencies started fresh beside it
 // for every cell. Images: the official ones where a registry answers; here, Rightsize's offline ones
 // (built from Debian's packages, once per machine).
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppDefinition } from '../../src-main/apps/catalog.ts';
@@ -10,31 +10,17 @@ import type { UserApp } from '../../src-main/apps/user-apps.ts';
 import { docker } from '../../src-main/docker/client.ts';
 import { ensureDependencyImage } from '../../src-main/docker/dependency-images.ts';
 import { LABEL, ownFilters } from '../../src-main/docker/labels.ts';
-import { packageClosure } from '../../src-main/docker/package-closure.ts';
 import { localProvider } from '../../src-main/providers/local/provider.ts';
 import type { ProvisionedTarget } from '../../src-main/providers/provider.ts';
 import { WORLD_LABEL } from '../../src-main/providers/docker/world.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
-import { cli, ROOT, startCli, tempDir } from '../helpers/cli.ts';
+import { cli, startCli, tempDir } from '../helpers/cli.ts';
+import { shopFolder } from '../helpers/compose-shop.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { until } from '../helpers/wait.ts';
 
-const FIXTURE = path.join(ROOT, 'tests/fixtures/compose-shop');
 let images: { PG_IMAGE: string; REDIS_IMAGE: string };
-
-/** The fixture in a folder of its own, with `pg` (and what it needs) from Rightsize's own node_modules. */
-function shopFolder(): string {
-  const dir = path.join(tempDir(), 'shop');
-  cpSync(FIXTURE, dir, { recursive: true });
-  const { root, dirs } = packageClosure('pg', ROOT);
-  for (const d of dirs) {
-    const rel = path.relative(path.join(root, 'node_modules'), d);
-    mkdirSync(path.dirname(path.join(dir, 'node_modules', rel)), { recursive: true });
-    cpSync(d, path.join(dir, 'node_modules', rel), { recursive: true });
-  }
-  return dir;
-}
 
 /** This lane's containers and networks of one app, by the labels every part of a cell's world carries. */
 async function worldOf(app: string, session?: string): Promise<string[]> {

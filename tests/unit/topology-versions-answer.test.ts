@@ -102,7 +102,7 @@ describe('more containers or more workers', () => {
     ]));
     const [na] = notes(a, 'topology');
     expect(na!.text).toContain('1 container × 2 cluster workers serves at least 20 % more than 2 containers × 1 cluster worker (≥ 12,017 against 10,017 ± 190 req/s');
-    expect(na!.text).toContain('≥: a lower bound, the load generator or the host set the pace');
+    expect(na!.text).toContain('≥: a lower bound, the load generator set the pace');
     const b = recommend(run([
       ...cells({ workers: 2, cpu: 1000, mem: 256 }, [12000, 12100, 11950]),
       ...bound(cells({ workers: 1, cpu: 500, mem: 128 }, [10000, 10100, 9950], { replicas: 2 })),

@@ -168,7 +168,7 @@ function cheapestOf(
         `(shown costlier, ${pText(p2)}).`,
     };
   const why = undecided.some((c) => isLowerBound(c))
-    ? "a rival's cost is only an upper bound: the load generator or the host set its pace"
+    ? "a rival's cost is only an upper bound: the load generator, a dependency or the host set its pace"
     : undecided.some((c) => !estimateOf(c.rps!)) || !el
       ? undecided.some((c) => c.n > 1) || lead.n > 1
         ? 'too few repetitions to bound: no interval to test'

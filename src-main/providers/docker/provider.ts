@@ -94,7 +94,7 @@ export abstract class EngineProvider {
       throw e;
     }
     if (at.place.loadCpus) this.loadCpus.set(c.id, at.place.loadCpus);
-    const together = world?.sharesCores ? sharedCoresWarning(world, at.cores) : undefined;
+    const together = world?.sharesCores ? sharedCoresWarning(world, at.cores, Boolean(at.place.loadCpus)) : undefined;
     const warning = [at.extra?.placementWarning, together].filter(Boolean).join('; ');
     return containerTarget(c, spec, {
       ...at.extra,
@@ -111,16 +111,21 @@ export abstract class EngineProvider {
     });
   }
 
-  /** The cell's network and dependencies, on cores of their own where the engine has spare ones, all ready. */
+  /**
+   * The cell's network and dependencies, all ready: on cores of their own where the engine has spare ones, else on
+   * the load's (never the app's: its cap is what is sized, and a database on its core took half its goodput,
+   * BENCHMARKS.md, Dependencies), else wherever the kernel puts them (an unpinned target).
+   */
   private async startWorld(spec: TargetSpec, at: ContainerPlace): Promise<CellWorld> {
     const used = new Set([at.place.targetCpus, at.place.loadCpus].filter(Boolean).flatMap((c) => parseCpuList(c!)));
     // Only where the target is pinned: an unpinned one may run anywhere, and every core is watched.
     const spare = at.cores && at.place.targetCpus ? [...Array(at.cores).keys()].filter((c) => !used.has(c)) : [];
+    const cpuset = spare.length ? formatCpuList(spare) : at.place.targetCpus ? at.place.loadCpus : undefined;
     const world = await CellWorld.start(
       {
         dependencies: spec.dependencies!,
         labels: containerLabels(spec),
-        ...(spare.length ? { cpuset: formatCpuList(spare) } : {}),
+        ...(cpuset ? { cpuset } : {}),
         ...(at.publish ? { publishOn: at.publishOn ?? '127.0.0.1' } : {}),
       },
       this.client,
@@ -300,10 +305,14 @@ export class DockerProvider extends EngineProvider implements Provider {
 }
 
 /** Said once per run where the dependencies could not have cores of their own. */
-const sharedCoresWarning = (world: CellWorld, cores: number | undefined): string =>
-  `the dependencies (${world.targets().map((d) => d.name).join(', ')}) share cores with the app and its load` +
-  `${cores ? ` (this engine has ${cores})` : ''}: their CPU is measured and not counted as the host's, ` +
-  'but they compete with the app for it';
+const sharedCoresWarning = (world: CellWorld, cores: number | undefined, onLoadCores: boolean): string =>
+  `the dependencies (${world
+    .targets()
+    .map((d) => d.name)
+    .join(', ')}) have no cores of their own` +
+  `${cores ? ` (this engine has ${cores})` : ''}: ` +
+  (onLoadCores ? "they share the load's, so a busy one can make the load client-bound (said so)" : 'they share') +
+  "; their CPU is measured and never counted as the host's";
 
 /** Cells run outside a stored run (tests, benchmarks) carry no run or cell label. */
 export const containerLabels = (spec: TargetSpec): { app: string; run?: string; cell?: string } => ({
