@@ -49,6 +49,8 @@ export interface ConfigurationSummary {
   node?: string;
   /** The Node.js flags of every process (CellConfig.nodeFlags; absent: none). */
   nodeFlags?: string[];
+  /** The environment dimension's values it ran (CellConfig.envSet; absent: none), e.g. {PG_POOL_SIZE: "10"}. */
+  envSet?: Record<string, string>;
   /** The exact Node.js versions its cells ran (CellResult.nodeVersion), where recorded. */
   nodeVersions?: string[];
   /** Repetitions included (status ok). */

@@ -14,7 +14,7 @@ const NOUN: Record<Exclude<ConfigurationSummary['mode'], 'single'>, string> = {
 
 /** What a label may name: the mode and workers, and where present the replicas, Node.js version and flags. */
 export type Named = Pick<ConfigurationSummary, 'mode' | 'workers'> &
-  Partial<Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags'>>;
+  Partial<Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'envSet'>>;
 
 /**
  * What the configurations named together differ in, so each label says it even where its own value is
@@ -44,15 +44,22 @@ const workersOf = (c: Named): string =>
  * The one label of a configuration: "a single process", "1 cluster worker", "4 PM2 instances"; with
  * replicas "2 containers × 1 cluster worker" (workers are per container); with a Node.js version or
  * flags "2 cluster workers (Node 22, --max-semi-space-size=32)". A caller that names the containers
- * or the version itself passes only {mode, workers}.
+ * or the version itself passes only {mode, workers}. The environment dimension's values follow the flags:
+ * "2 cluster workers (PG_POOL_SIZE=10)".
  */
 export function who(c: Named, ctx?: WhoContext): string {
   const r = Math.max(1, c.replicas ?? 1);
   const topology = r >= 2 || ctx?.containers ? `${r} container${r === 1 ? '' : 's'} × ${workersOf(c)}` : workersOf(c);
   const node = c.node !== undefined ? `Node ${c.node}` : ctx?.node ? 'the default Node.js' : null;
   const flags = c.nodeFlags?.length ? c.nodeFlags.join(' ') : ctx?.flags ? 'no flags' : null;
-  const runtime = [node, flags].filter((x): x is string => x !== null);
+  const runtime = [node, flags, envText(c.envSet)].filter((x): x is string => x !== null);
   return runtime.length ? `${topology} (${runtime.join(', ')})` : topology;
+}
+
+/** "PG_POOL_SIZE=10, UV_THREADPOOL_SIZE=8": the environment dimension's values, in name order; null without any. */
+export function envText(envSet: Record<string, string> | undefined): string | null {
+  const names = Object.keys(envSet ?? {}).sort();
+  return names.length ? names.map((k) => `${k}=${envSet![k]}`).join(', ') : null;
 }
 
 /**
@@ -69,7 +76,8 @@ export function onWhat(c: Pick<ConfigurationSummary, 'cpuMillis' | 'memoryMb' | 
 export function whoList(cs: ConfigurationSummary[], ctx?: WhoContext): string {
   const sorted = [...cs].sort((a, b) => a.workers - b.workers);
   const first = sorted[0];
-  const runtime = (c: Named): string => JSON.stringify([c.replicas ?? 1, c.node ?? null, c.nodeFlags ?? []]);
+  const runtime = (c: Named): string =>
+    JSON.stringify([c.replicas ?? 1, c.node ?? null, c.nodeFlags ?? [], c.envSet ?? {}]);
   const alike =
     first !== undefined &&
     first.mode !== 'single' &&
@@ -88,3 +96,12 @@ export function searchConfigLabel(c: SearchConfig): string {
   const shape = c.mode === 'single' ? 'single process' : `${c.mode} × ${c.workers} worker${c.workers === 1 ? '' : 's'}`;
   return `${shape}, ${exactCpu(c.cpuMillis)}, ${memLabel(c.memoryMb)}`;
 }
+
+/** Settings in order: by each variable's value, numbers as numbers (pool 5 before pool 10). */
+export const compareEnv = (a: Record<string, string> = {}, b: Record<string, string> = {}): number => {
+  for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const d = (a[k] ?? '').localeCompare(b[k] ?? '', undefined, { numeric: true });
+    if (d) return d;
+  }
+  return 0;
+};

@@ -3,7 +3,7 @@ import type { CellConfig } from '../model/types.ts';
 
 /**
  * "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing; with replicas, a
- * Node.js version or flags: "hello cluster×2 2 × 1000m/256MB c20 Node 22 --max-semi-space-size=32".
+ * Node.js version, flags or settings: "hello cluster×2 2 × 1000m/256MB c20 Node 22 --max-semi-space-size=32 POOL=5".
  */
 export function cellLabel(c: CellConfig): string {
   const load = c.load.model === 'closed' ? `c${c.load.connections}` : `${c.load.rate}rps/c${c.load.connections}`;
@@ -12,7 +12,11 @@ export function cellLabel(c: CellConfig): string {
   const why = c.phase === 'settle' ? ' (settle)' : c.phase === 'verify' ? ' (verify)' : '';
   const replicas = (c.replicas ?? 1) >= 2 ? `${c.replicas} × ` : '';
   const node = c.node !== undefined ? ` Node ${c.node}` : '';
-  const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}`;
+  const env = Object.keys(c.envSet ?? {})
+    .sort()
+    .map((k) => ` ${k}=${c.envSet![k]}`)
+    .join('');
+  const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}${env}`;
   return (
     `${c.app}${req} ${c.mode}×${c.workers} ${replicas}${c.cpuMillis}m/${c.memoryMb}MB ` +
     `${load}${runtime}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`

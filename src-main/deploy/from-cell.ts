@@ -140,7 +140,7 @@ export function cellDeploy(
     memoryMb: k.memoryMb,
     ...(rule !== null ? { ruleMemoryMb: rule } : {}),
     // The cell's own topology, flags and the exact Node.js it ran (else the one its matrix named).
-    ...runtimeOf({ replicas: k.replicas, node: c.nodeVersion ?? k.node, nodeFlags: k.nodeFlags }),
+    ...runtimeOf({ replicas: k.replicas, node: c.nodeVersion ?? k.node, nodeFlags: k.nodeFlags, env: k.envSet }),
   };
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;

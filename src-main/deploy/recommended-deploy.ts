@@ -106,12 +106,12 @@ function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confiden
  * Node.js version its cells ran — the exact one where they all ran one, else the matrix's name with every version.
  */
 export function deployRuntime(
-  k: Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'nodeVersions'>,
-): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'nodeVersions'> {
+  k: Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'envSet' | 'nodeVersions'>,
+): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'env' | 'nodeVersions'> {
   const exact = k.nodeVersions ?? [];
   const node = exact.length === 1 ? exact[0] : k.node;
   return {
-    ...runtimeOf({ replicas: k.replicas, node, nodeFlags: k.nodeFlags }),
+    ...runtimeOf({ replicas: k.replicas, node, nodeFlags: k.nodeFlags, env: k.envSet }),
     ...(exact.length > 1 ? { nodeVersions: [...exact] } : {}),
   };
 }

@@ -50,6 +50,29 @@ export function flagsLine(s: Pick<DeploySettings, 'nodeFlags'>, optionsWhere: st
   return `Node.js flags, as its cells ran them: ${parts.join('; ')}.`;
 }
 
+/** The environment dimension's values as the cells ran them, in name order (none: empty). */
+export const envEntries = (s: Pick<DeploySettings, 'env'>): [string, string][] =>
+  Object.keys(s.env ?? {})
+    .sort()
+    .map((k) => [k, s.env![k]!]);
+
+/**
+ * The connections line (no comment marker) where a pool size was a dimension (a variable named …POOL…, a whole
+ * number): the most the configuration opens, replicas × processes × pool; null otherwise.
+ */
+export function connectionsLine(s: Pick<DeploySettings, 'env' | 'replicas' | 'workers' | 'mode'>): string | null {
+  // A connection pool's size, not libuv's thread pool (UV_THREADPOOL_SIZE).
+  const pool = envEntries(s).find(([k, v]) => /POOL/i.test(k) && !/THREADPOOL/i.test(k) && /^\d+$/.test(v));
+  if (!pool) return null;
+  const processes = s.mode === 'single' ? 1 : s.workers;
+  const replicas = s.replicas ?? 1;
+  const total = replicas * processes * Number(pool[1]);
+  return (
+    `Connections: up to ${replicas > 1 ? `${replicas} replicas × ` : ''}${processes} process` +
+    `${processes === 1 ? '' : 'es'} × ${pool[0]} ${pool[1]} = ${total} to the database (check its max_connections).`
+  );
+}
+
 /** The replicas line (no comment marker): what to run several of; null for one container. */
 export function replicasLine(s: Pick<DeploySettings, 'replicas'>, what: string): string | null {
   if (!s.replicas) return null;

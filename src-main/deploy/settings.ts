@@ -59,6 +59,8 @@ export interface MeasuredConfig {
   node?: string;
   /** Node.js flags every process of its cells ran with (absent or empty: none). */
   nodeFlags?: string[];
+  /** The environment dimension's values its cells ran (absent: none). */
+  env?: Record<string, string>;
 }
 
 /** What a configuration runs besides its caps, only where it differs from the default: the runtime a snippet names. */
@@ -69,13 +71,16 @@ export interface DeployRuntime {
   node?: string;
   /** Node.js flags, when any. */
   nodeFlags?: string[];
+  /** The environment dimension's values its cells ran (a pool size), when any. */
+  env?: Record<string, string>;
 }
 
-/** The replicas, Node.js and flags of `c`, each only where not the default (so older settings keep their keys). */
+/** The replicas, Node.js, flags and settings of `c`, each only where not the default (older keys stay). */
 export const runtimeOf = (c: DeployRuntime): DeployRuntime => ({
   ...((c.replicas ?? 1) >= 2 ? { replicas: c.replicas } : {}),
   ...(c.node ? { node: c.node } : {}),
   ...(c.nodeFlags?.length ? { nodeFlags: [...c.nodeFlags] } : {}),
+  ...(c.env && Object.keys(c.env).length ? { env: { ...c.env } } : {}),
 });
 
 /** Exactly what one snippet deploys: what a verification cell runs, and what the snippet then carries. */

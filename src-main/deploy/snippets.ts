@@ -11,7 +11,7 @@
  * size that no cell ran.
  */
 import { k8sCpu, k8sMemory } from '../common/k8s-quantity.ts';
-import { flagsLine, nodeLine, placedFlags, replicasLine } from './runtime-lines.ts';
+import { connectionsLine, envEntries, flagsLine, nodeLine, placedFlags, replicasLine } from './runtime-lines.ts';
 import { snippetDeploy, snippetLines, type DeployInput, type SnippetDeploy } from './snippet-input.ts';
 import {
   HEAP_SHARE,
@@ -68,7 +68,12 @@ function runtimeComment(
   optionsWhere: string,
 ): string[] {
   const s = d.settings;
-  const lines = [replicasLine(s, what), nodeLine(s, input.config.nodeVersions), flagsLine(s, optionsWhere)];
+  const lines = [
+    replicasLine(s, what),
+    nodeLine(s, input.config.nodeVersions),
+    flagsLine(s, optionsWhere),
+    connectionsLine(s),
+  ];
   return lines.filter((l): l is string => l !== null).map((l) => `${marker} ${l}`);
 }
 
@@ -117,7 +122,13 @@ export function pm2Snippet(input: DeployInput): string {
     `      exec_mode: ${quote(image ? 'fork' : 'cluster')},`,
     ...(s.recycleRssMb === null ? [] : [`      max_memory_restart: ${quote(`${s.recycleRssMb}M`)},`]),
     ...(nodeArgs.length ? [`      node_args: ${quote(nodeArgs.join(' '))},`] : []),
-    ...(nodeOptions ? [`      env: { NODE_OPTIONS: ${quote(nodeOptions)} },`] : []),
+    ...(nodeOptions || envEntries(s).length
+      ? [
+          `      env: { ${[...(nodeOptions ? [['NODE_OPTIONS', nodeOptions]] : []), ...envEntries(s)]
+            .map(([k, v]) => `${k}: ${quote(v!)}`)
+            .join(', ')} },`,
+        ]
+      : []),
     '    },',
     '  ],',
     '};',
@@ -151,6 +162,7 @@ export function kubernetesSnippet(input: DeployInput): string {
     `  - name: ${WORKERS_ENV}`,
     `    value: ${q(String(s.workers))}`,
     ...(nodeOptions ? ['  - name: NODE_OPTIONS', `    value: ${q(nodeOptions)}`] : []),
+    ...envEntries(s).flatMap(([k, v]) => [`  - name: ${k}`, `    value: ${q(v)}`]),
   ];
   const qos =
     s.cpuRequestMillis === s.cpuMillis
@@ -204,6 +216,7 @@ export function composeSnippet(input: DeployInput): string {
     '    environment:',
     `      ${WORKERS_ENV}: ${quote(String(s.workers))}`,
     ...(nodeOptions ? [`      NODE_OPTIONS: ${quote(nodeOptions)}`] : []),
+    ...envEntries(s).map(([k, v]) => `      ${k}: ${quote(v)}`),
     '    deploy:',
     ...(s.replicas ? [`      replicas: ${s.replicas}`] : []),
     '      resources:',

@@ -18,7 +18,12 @@ export function settingsOfCell(config: CellConfig, nodeVersion?: string | null):
     memoryMb: config.memoryMb,
     recycleRssMb: config.recycleRssMb ?? null,
     heapMb: heapFlagOf(config.env),
-    ...runtimeOf({ replicas: config.replicas, node: nodeVersion ?? config.node, nodeFlags: config.nodeFlags }),
+    ...runtimeOf({
+      replicas: config.replicas,
+      node: nodeVersion ?? config.node,
+      nodeFlags: config.nodeFlags,
+      ...(config.envSet ? { env: config.envSet } : {}),
+    }),
   };
 }
 
@@ -34,6 +39,7 @@ export function settingsWords(s: DeploySettings): string {
     ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
     ...(s.node ? [`Node.js ${s.node}`] : []),
     ...(s.nodeFlags ? [s.nodeFlags.join(' ')] : []),
+    ...Object.entries(s.env ?? {}).map(([k, v]) => `${k}=${v}`),
   ].join(', ');
 }
 

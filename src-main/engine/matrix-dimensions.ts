@@ -1,6 +1,7 @@
 // The matrix's topology and runtime dimensions: replicas, a total budget split over them, Node.js
-// versions and Node.js flag sets — their shapes, their checks and what they expand into. The rest
-// of the matrix (apps, caps, workers, load…) is engine/matrix.ts.
+// versions, Node.js flag sets and environment settings (a pool size, UV_THREADPOOL_SIZE) — their
+// shapes, their checks and what they expand into. The rest of the matrix (apps, caps, workers,
+// load…) is engine/matrix.ts.
 import { z } from 'zod';
 import { coresNeeded, replicaCoresProblem } from '../docker/replica-placement.ts';
 import type { Problem } from '../common/issues.ts';
@@ -32,7 +33,15 @@ export const DIMENSION_FIELDS = {
   budget: BudgetSchema.optional(),
   node: z.array(z.string()).optional(),
   nodeFlags: z.array(z.array(z.string())).optional(),
+  envMatrix: z.record(z.string(), z.array(z.string())).optional(),
 };
+
+/** The most values one environment variable may take, and the most settings (their product) a matrix may ask. */
+export const MAX_ENV_VALUES = 8;
+export const MAX_ENV_SETS = 16;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Set by the engine for every cell: a dimension over them would be overwritten, or measure something else. */
+const ENGINE_ENV = new Set(['PORT', 'NODE_OPTIONS']);
 
 export const DIMENSION_HINTS: Record<string, string> = {
   replicas: 'a list of container counts per cell, e.g. [1, 2] (default [1]; caps and workers are per replica)',
@@ -44,6 +53,8 @@ export const DIMENSION_HINTS: Record<string, string> = {
   'budget.maxReplicas': 'the most replicas to split a total into, a whole number, e.g. 4',
   node: 'a list of Node.js versions: majors such as "22" or exact versions such as "22.11.0", e.g. ["20", "22"]',
   nodeFlags: 'a list of flag sets, each applied together, e.g. [[], ["--max-semi-space-size=32"]]',
+  envMatrix:
+    'an object of variable names to lists of values, each value its own cells, e.g. {"PG_POOL_SIZE": ["5", "20"]}',
 };
 
 /** What these dimensions read from a matrix (the parsed fields; any may be absent). */
@@ -54,6 +65,9 @@ export interface Dimensions {
   budget?: Budget;
   node?: string[];
   nodeFlags?: string[][];
+  envMatrix?: Record<string, string[]>;
+  /** The environment of every cell, which a dimension's variable must not also set. */
+  env?: Record<string, string>;
 }
 
 /** One container layout of a cell: R replicas, each with these caps. */
@@ -125,15 +139,29 @@ export const flagSetsOf = (m: Dimensions): string[][] => {
   return sets.filter((s) => !seen.has(JSON.stringify(s)) && Boolean(seen.add(JSON.stringify(s))));
 };
 
+/**
+ * The environment settings of the cells: every combination of the dimension's values, variables in name order
+ * (none named = one empty setting).
+ */
+export const envSetsOf = (m: Dimensions): Record<string, string>[] =>
+  Object.keys(m.envMatrix ?? {})
+    .sort()
+    .reduce<Record<string, string>[]>(
+      (sets, name) => sets.flatMap((s) => unique(m.envMatrix![name]!).map((v) => ({ ...s, [name]: v }))),
+      [{}],
+    );
+
 /** The cell's own fields for these dimensions: present only where they differ from the old default. */
 export const cellDimensions = (
   t: Topology,
   node: string | undefined,
   flags: string[],
-): { replicas?: number; node?: string; nodeFlags?: string[] } => ({
+  envSet: Record<string, string> = {},
+): { replicas?: number; node?: string; nodeFlags?: string[]; envSet?: Record<string, string> } => ({
   ...(t.replicas >= 2 ? { replicas: t.replicas } : {}),
   ...(node !== undefined ? { node } : {}),
   ...(flags.length ? { nodeFlags: flags } : {}),
+  ...(Object.keys(envSet).length ? { envSet } : {}),
 });
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -206,6 +234,30 @@ export function dimensionProblems(m: Dimensions, host: DimensionLimits, present:
   });
   if (m.nodeFlags && unique(m.nodeFlags.map((s) => JSON.stringify(s))).length !== m.nodeFlags.length)
     bad('nodeFlags', 'each flag set only once');
+  problems.push(...envProblems(m));
+  return problems;
+}
+
+/** The environment dimension's names and values, and how many settings they make. */
+function envProblems(m: Dimensions): Problem[] {
+  const problems: Problem[] = [];
+  const entries = Object.entries(m.envMatrix ?? {});
+  if (m.envMatrix && entries.length === 0) problems.push({ path: 'envMatrix', message: 'names no variable' });
+  for (const [name, values] of entries) {
+    const at = `envMatrix.${name}`;
+    if (!ENV_NAME.test(name))
+      problems.push({ path: at, message: `${name} is not a variable name: letters, digits and _, not first a digit` });
+    else if (ENGINE_ENV.has(name))
+      problems.push({ path: at, message: `${name} is set by Rightsize for every cell: it cannot be a dimension` });
+    else if (m.env?.[name] !== undefined)
+      problems.push({ path: at, message: `${name} is also in "env": give it in one place` });
+    if (values.length === 0 || values.length > MAX_ENV_VALUES)
+      problems.push({ path: at, message: `give 1 to ${MAX_ENV_VALUES} values (got ${values.length})` });
+    else if (unique(values).length !== values.length) problems.push({ path: at, message: 'each value only once' });
+  }
+  const sets = entries.reduce((n, [, v]) => n * Math.max(1, unique(v).length), 1);
+  if (sets > MAX_ENV_SETS)
+    problems.push({ path: 'envMatrix', message: `${sets} settings (every combination): at most ${MAX_ENV_SETS}` });
   return problems;
 }
 

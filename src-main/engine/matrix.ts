@@ -11,6 +11,7 @@ import {
   DIMENSION_FIELDS,
   DIMENSION_HINTS,
   dimensionProblems,
+  envSetsOf,
   flagSetsOf,
   MIN_MEMORY_MB,
   nodeVersionsOf,
@@ -59,7 +60,7 @@ export const MatrixSchema = z.strictObject({
   memoryMb: nums.optional(),
   workers: nums,
   modes: z.array(z.enum(LAUNCH_MODES)),
-  /** replicas, budget, node, nodeFlags (engine/matrix-dimensions.ts). */
+  /** replicas, budget, node, nodeFlags, envMatrix (engine/matrix-dimensions.ts). */
   ...DIMENSION_FIELDS,
   load: z
     .discriminatedUnion('model', [ClosedLoad, RateLoad])
@@ -337,7 +338,8 @@ export function countCells(m: Matrix, imageApps?: ImageApps): number {
         nodeVersionsOf(m, Boolean(imageApps?.[app])).length,
     0,
   );
-  const rest = topologies(m).length * flagSetsOf(m).length * loads(m).length * requestSets(m).length;
+  const rest =
+    topologies(m).length * flagSetsOf(m).length * envSetsOf(m).length * loads(m).length * requestSets(m).length;
   return perRep * rest * m.repetitions;
 }
 
@@ -349,26 +351,27 @@ export function expandMatrix(m: Matrix, imageApps?: ImageApps): CellConfig[] {
       for (const { mode, workers: counts } of shapes(m, app, imageApps))
         for (const node of nodeVersionsOf(m, Boolean(imageApps?.[app])))
           for (const flags of flagSetsOf(m))
-            for (const t of topologies(m))
-              for (const workers of counts)
-                for (const load of loads(m))
-                  for (const requests of requestSets(m))
-                    cells.push({
-                      repetition,
-                      app,
-                      mode,
-                      workers,
-                      cpuMillis: t.cpuMillis,
-                      memoryMb: t.memoryMb,
-                      load,
-                      durationSec: m.durationSec,
-                      warmupSec: m.warmupSec,
-                      env: m.env,
-                      ...(m.recycleRssMb ? { recycleRssMb: m.recycleRssMb } : {}),
-                      ...(requests ? { requests } : {}),
-                      ...(m.probe ? { probe: true as const } : {}),
-                      ...cellDimensions(t, node, flags),
-                    });
+            for (const envSet of envSetsOf(m))
+              for (const t of topologies(m))
+                for (const workers of counts)
+                  for (const load of loads(m))
+                    for (const requests of requestSets(m))
+                      cells.push({
+                        repetition,
+                        app,
+                        mode,
+                        workers,
+                        cpuMillis: t.cpuMillis,
+                        memoryMb: t.memoryMb,
+                        load,
+                        durationSec: m.durationSec,
+                        warmupSec: m.warmupSec,
+                        env: { ...m.env, ...envSet },
+                        ...(m.recycleRssMb ? { recycleRssMb: m.recycleRssMb } : {}),
+                        ...(requests ? { requests } : {}),
+                        ...(m.probe ? { probe: true as const } : {}),
+                        ...cellDimensions(t, node, flags, envSet),
+                      });
   if (m.order === 'shuffle') shuffleInPlace(cells, m.seed ?? 1);
   return cells.map((c, index) => ({ index, ...c }));
 }

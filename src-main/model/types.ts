@@ -64,6 +64,8 @@ export interface CellConfig {
   node?: string;
   /** Node.js flags for every process of the cell in every mode (absent: none), e.g. ["--max-semi-space-size=32"]. */
   nodeFlags?: string[];
+  /** The environment dimension's values this cell ran (envMatrix; also in `env`); absent: the matrix had none. */
+  envSet?: Record<string, string>;
 }
 
 export type RunPhase = 'matrix' | 'settle' | 'verify';
@@ -165,9 +167,8 @@ export interface DependencyReading {
   image: string;
   cpuMillis: number;
   memoryMb: number;
-  /** Over the measured seconds, CPU as a share of its own cap (absent: no reading came). */
+  /** The measured seconds, CPU as a share of its own cap (absent: no reading came); then every second of the load. */
   stats?: StatsSummary;
-  /** Each second of the whole load (warm-up included), t from the load's start. */
   seconds: Pick<StatsSecond, 't' | 'cpuPct' | 'memBytes' | 'throttledMs'>[];
 }
 
@@ -285,8 +286,7 @@ export type FlagKind =
   | 'restarts'
   | 'unstable'
   | 'host-busy'
-  /** A dependency (its database, its cache) at its own CPU cap while the app had room: it set the pace. */
-  | 'dependency-bound'
+  | 'dependency-bound' /** a dependency (its database, its cache) at its own CPU cap while the app had room */
   /** A replicated cell whose replicas did not get an even share of the responses (> 10 % off). */
   | 'uneven-share';
 export interface Flag {

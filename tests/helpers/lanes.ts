@@ -7,12 +7,15 @@
 //    lane labels what it makes (RIGHTSIZE_LABELS) and checks only its own (helpers/lane-scope.ts);
 //    their runs queue for the lab (RIGHTSIZE_WAIT_FOR_LAB=1). The files that use the second engine
 //    (a fixed network namespace) are all in B, whose runs there do not take the main engine's lab;
-//    A has kill's 40 runs that do, so the lanes seldom wait on each other (docs/contributing.md).
+//    A has kill's 40 runs that do, so the lanes seldom wait on each other; B also builds the offline
+//    PostgreSQL and Redis images for the dependency tests, about 90 s (docs/contributing.md).
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
 //    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
 //    tests); it runs after them, with nothing beside it.
 
 export const SHARED_A = [
+  'answer',
+  'bin-app',
   'budget-matrix',
   'config-errors',
   'containers',
@@ -25,8 +28,6 @@ export const SHARED_A = [
 ] as const;
 
 export const SHARED_B = [
-  'answer',
-  'bin-app',
   'build-cancel',
   'cell-failure',
   'dependencies',

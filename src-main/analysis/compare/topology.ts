@@ -10,7 +10,7 @@ import { COST_ORDER_WORDS, costOrder } from '../decide/cost-order.ts';
 // Within one scope every total is equal, so the example prices order it as any prices would.
 const cheaper = costOrder();
 import { groupBy } from '../decide/group.ts';
-import { who } from '../names.ts';
+import { envText, who } from '../names.ts';
 import { relationClause, sideBySide, type ComparisonNote, type SideBySide } from '../decide/side-by-side.ts';
 import {
   replicasOf,
@@ -32,7 +32,8 @@ export function topologyLabel(c: ConfigurationSummary): string {
 }
 
 /** What a topology is besides its replicas and workers: configurations alike in these are compared. */
-const alikeKey = (c: ConfigurationSummary): string => JSON.stringify([c.node ?? null, c.nodeFlags ?? []]);
+const alikeKey = (c: ConfigurationSummary): string =>
+  JSON.stringify([c.node ?? null, c.nodeFlags ?? [], envText(c.envSet)]);
 
 /** The best measured configuration of each replica count (ties: the cheaper), fewest replicas first. */
 function representatives(cs: readonly ConfigurationSummary[]): ConfigurationSummary[] {

@@ -6,6 +6,7 @@ import type { BoundPace, Bottleneck, CellConfig, CellLoad, FlagKind, LaunchMode,
 import type { StoredCell } from '../../model/stored.ts';
 import { mean, summarize, summarizeOne, summarizeOneLog } from './stats.ts';
 import type { ConfigurationSummary, Exclusion, FlagSummary } from '../types.ts';
+import { compareEnv } from '../names.ts';
 
 export const ONE_REPETITION_NOTE =
   'one repetition: interval from batch means of its own seconds, blind to run-to-run variation; add repetitions';
@@ -49,12 +50,13 @@ export const totalResources = (c: Pick<CellConfig, 'cpuMillis' | 'memoryMb' | 'r
  */
 export const scopeKey = (c: CellConfig): string =>
   JSON.stringify([c.app, c.requests?.name ?? null, ...loadParts(c.load), ...totalResources(c)]);
-/** The parts a configuration has only when its matrix named them (replicas ≥ 2, a Node.js version, flags). */
-const runtimeParts = (c: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags'>): object[] => {
+/** The parts a configuration has only when its matrix named them (replicas ≥ 2, a Node.js version, flags, settings). */
+const runtimeParts = (c: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags' | 'envSet'>): object[] => {
   const r = {
     ...((c.replicas ?? 1) >= 2 ? { replicas: c.replicas } : {}),
     ...(c.node !== undefined ? { node: c.node } : {}),
     ...(c.nodeFlags?.length ? { nodeFlags: c.nodeFlags } : {}),
+    ...(c.envSet && Object.keys(c.envSet).length ? { envSet: c.envSet } : {}),
   };
   return Object.keys(r).length ? [r] : [];
 };
@@ -76,8 +78,8 @@ export const configurationKey = (c: CellConfig): string =>
 
 /** Whether two configurations run the same topology and runtime: replicas, Node.js version and flags. */
 export const sameRuntime = (
-  a: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags'>,
-  c: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags'>,
+  a: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags' | 'envSet'>,
+  c: Pick<CellConfig, 'replicas' | 'node' | 'nodeFlags' | 'envSet'>,
 ): boolean => JSON.stringify(runtimeParts(a)) === JSON.stringify(runtimeParts(c));
 
 /**
@@ -233,7 +235,8 @@ function compareConfigs(a: ConfigurationSummary, b: ConfigurationSummary): numbe
     a.workers - b.workers ||
     (a.replicas ?? 1) - (b.replicas ?? 1) ||
     (a.node ?? '').localeCompare(b.node ?? '', undefined, { numeric: true }) ||
-    (a.nodeFlags ?? []).join(' ').localeCompare((b.nodeFlags ?? []).join(' '))
+    (a.nodeFlags ?? []).join(' ').localeCompare((b.nodeFlags ?? []).join(' ')) ||
+    compareEnv(a.envSet, b.envSet)
   );
 }
 
@@ -241,12 +244,12 @@ function compareConfigs(a: ConfigurationSummary, b: ConfigurationSummary): numbe
 function runtimeFields(
   first: CellConfig,
   included: StoredCell[],
-): Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'nodeVersions'> {
+): Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'envSet' | 'nodeVersions'> {
   // CellResult.nodeVersion as the store gives it back (cells stored before it have none).
   const ran = (c: StoredCell): string | undefined => (c as StoredCell & { nodeVersion?: string }).nodeVersion;
   const versions = [...new Set(included.flatMap((c) => (ran(c) ? [ran(c)!] : [])))];
   return {
-    ...(runtimeParts(first)[0] as Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags'> | undefined),
+    ...(runtimeParts(first)[0] as Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'envSet'> | undefined),
     ...(versions.length ? { nodeVersions: versions } : {}),
   };
 }

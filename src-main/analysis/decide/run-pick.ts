@@ -1,7 +1,7 @@
 // The answer's pick in a few fields, for the run list (which caches it per run: store/run-picks.ts).
 import type { RunPick } from '../../model/stored.ts';
 import { isLowerBound } from '../../common/bottleneck.ts';
-import { onWhat } from '../names.ts';
+import { envText, onWhat } from '../names.ts';
 import type { Recommendation } from '../answer-types.ts';
 
 /** What the headline names (for an undecided answer its leading contender); null when nothing can be deployed. */
@@ -14,7 +14,8 @@ export function runPickOf(rec: Pick<Recommendation, 'headline' | 'configurations
   // Replicas ("2 × cluster×1 on 0.5 CPU / 256 MB each (1 CPU / 512 MB in total)"), the version and flags, as cellLabel.
   const r = Math.max(1, c.replicas ?? 1);
   const node = c.node !== undefined ? ` Node ${c.node}` : '';
-  const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}`;
+  const env = envText(c.envSet);
+  const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}${env ? ` ${env}` : ''}`;
   return {
     state: h.state,
     configuration: `${manyApps ? `${c.app} ` : ''}${r >= 2 ? `${r} × ` : ''}${who} on ${onWhat(c)}${runtime}`,

@@ -2,6 +2,7 @@
 // with their 95 % intervals, every repetition, the excluded ones, lower bounds, the pick, the knee
 // and the contenders still in the running. The UI (Chart.js) and the HTML report (SVG) draw this one
 // structure, so they cannot show different answers.
+import { envText } from '../names.ts';
 import type { StoredCell } from '../../model/stored.ts';
 import type { LaunchMode } from '../../model/types.ts';
 import { MODE_ORDER, cellGoodput } from '../decide/group.ts';
@@ -142,12 +143,13 @@ function point(
   };
 }
 
-/** What sets a configuration's line apart besides its workers: mode, containers, Node.js version, flags. */
+/** What sets a configuration's line apart besides its workers: mode, containers, Node.js version, flags, settings. */
 const variantOf = (c: ConfigurationSummary) => ({
   mode: c.mode,
   replicas: c.replicas ?? 1,
   node: c.node ?? null,
   flags: (c.nodeFlags ?? []).join(' '),
+  env: envText(c.envSet) ?? '',
 });
 
 /** One series per variant, lightest mode first; a name says only the parts that vary in this panel. */
@@ -163,13 +165,14 @@ function seriesOf(
     else groups.set(k, { v, members: [c] });
   }
   const all = [...groups.values()];
-  const varies = (f: 'replicas' | 'node' | 'flags'): boolean => new Set(all.map((g) => g.v[f])).size > 1;
+  const varies = (f: 'replicas' | 'node' | 'flags' | 'env'): boolean => new Set(all.map((g) => g.v[f])).size > 1;
   const name = (v: ReturnType<typeof variantOf>): string =>
     [
       v.mode,
       ...(varies('replicas') ? [`${v.replicas} container${v.replicas === 1 ? '' : 's'}`] : []),
       ...(varies('node') ? [v.node === null ? 'default Node.js' : `Node ${v.node}`] : []),
       ...(varies('flags') ? [v.flags || 'no flags'] : []),
+      ...(varies('env') ? [v.env] : []),
     ].join(', ');
   return all
     .sort((a, b) => MODE_ORDER[a.v.mode] - MODE_ORDER[b.v.mode] || a.v.replicas - b.v.replicas)

@@ -5,6 +5,7 @@
 // lab lock, no image build or pull, no container, no start-up recovery; a history file that does
 // not exist is not created. Where Docker does not answer, this machine's cores and memory are the
 // limits, said in one line, so a CI machine without Docker can check a matrix file.
+import { envText } from '../../analysis/names.ts';
 import { existsSync } from 'node:fs';
 import { appLibrary, resolveApps } from '../../apps/library.ts';
 import { fmtDuration, fmtNum } from '../../common/format.ts';
@@ -110,6 +111,7 @@ const DIMENSION_COLUMNS: { head: string; has: (c: CellConfig) => boolean; cell: 
   { head: 'replicas', has: (c) => (c.replicas ?? 1) >= 2, cell: (c) => String(c.replicas ?? 1) },
   { head: 'node', has: (c) => c.node !== undefined, cell: (c) => c.node ?? 'default' },
   { head: 'flags', has: (c) => Boolean(c.nodeFlags?.length), cell: (c) => c.nodeFlags?.join(' ') || 'none' },
+  { head: 'settings', has: (c) => Boolean(c.envSet), cell: (c) => envText(c.envSet) ?? 'none' },
 ];
 
 /** A compact table of planned cells, in `rightsize show`'s words. */
