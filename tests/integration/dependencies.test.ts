@@ -72,10 +72,10 @@ describe('an app with a database and a cache, from its Compose file', () => {
     }
   }, 60_000);
 
-  it('runs a matrix: every cell ok, each dependency measured beside the app, nothing left behind', async () => {
+  it('runs a matrix over two pool sizes: every cell ok, each dependency measured beside the app, nothing left behind', async () => {
     const config = path.join(tempDir(), 'matrix.json');
     writeFileSync(config, JSON.stringify({
-      apps: [app], modes: ['single', 'cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256],
+      apps: [app], modes: ['cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256], envMatrix: { PG_POOL_SIZE: ['2', '8'] },
       durationSec: 3, warmupSec: 0, load: { model: 'closed', connections: [8] }, settleBudgetPct: 0, verify: false,
     }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
@@ -105,6 +105,15 @@ describe('an app with a database and a cache, from its Compose file', () => {
       store.close();
     }
     expect(await worldOf(app)).toEqual([]);
+    // The pool size is part of each configuration, and the deployed one's travels into its snippet.
+    const answer = JSON.parse((await cli(['--db', db, '--json', 'report', String(runId)])).stdout) as { configurations: { label: string }[] };
+    expect(answer.configurations.map((c) => c.label).sort()).toEqual([
+      'shop-db cluster×2 1000m/256MB c8 PG_POOL_SIZE=2',
+      'shop-db cluster×2 1000m/256MB c8 PG_POOL_SIZE=8',
+    ]);
+    const compose = (await cli(['--db', db, 'report', String(runId), '--emit', 'compose'])).stdout;
+    expect(compose).toMatch(/PG_POOL_SIZE: "(2|8)"/);
+    expect(compose).toMatch(/# Connections: up to 2 processes × PG_POOL_SIZE (2|8) = (4|16) to the database/);
   }, 240_000);
 
   it('starts every cell from the same data: a cell\'s writes never reach the next', async () => {
