@@ -35,6 +35,7 @@ export const MATRIX_PLACES = [
   { label: 'Launch modes', testid: 'modes-field', paths: ['modes'] },
   { label: 'Apps', testid: 'apps-field', paths: ['apps'] },
   { label: 'Node.js', testid: 'node-field', paths: ['node', 'nodeFlags'] },
+  { label: 'Settings', testid: 'settings-field', paths: ['envMatrix'] },
   { label: 'Load', testid: 'load-field', paths: ['load'] },
   { label: 'Timing', testid: 'timing-field', paths: ['durationSec', 'warmupSec', 'repetitions', 'settleBudgetPct'] },
   { label: 'Cost', testid: 'cost-field', paths: ['prices'] },

@@ -101,3 +101,41 @@ describe('the Builder’s Node.js versions and flags', () => {
     expect((screen.getByTestId('preset') as HTMLSelectElement).value).toBe('topology');
   });
 });
+
+describe('the Builder’s settings (a pool size as a dimension)', () => {
+  it('each value is its own cells; two settings multiply; the engine’s words for a reserved name at the field', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));
+    await fireEvent.click(screen.getByTestId('setting-add'));
+    expect(lastValidated()).not.toHaveProperty('envMatrix'); // a row without a name is still being typed
+    await fireEvent.input(screen.getByTestId('setting-name-0'), { target: { value: 'PG_POOL_SIZE' } });
+    await fireEvent.input(screen.getByTestId('setting-values-0'), { target: { value: '5, 10, 20' } });
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ envMatrix: { PG_POOL_SIZE: ['5', '10', '20'] } }));
+    await vi.waitFor(() => expect(count()).toMatch(/^6 cells/));
+    await fireEvent.click(screen.getByTestId('setting-add'));
+    await fireEvent.input(screen.getByTestId('setting-name-1'), { target: { value: 'UV_THREADPOOL_SIZE' } });
+    await fireEvent.input(screen.getByTestId('setting-values-1'), { target: { value: '4 8' } });
+    await vi.waitFor(() => expect(count()).toMatch(/^12 cells/));
+    expect(screen.getByTestId('settings-count').textContent).toBe('6 settings: every combination is its own cells.');
+    await fireEvent.input(screen.getByTestId('setting-name-1'), { target: { value: 'PORT' } });
+    await vi.waitFor(() => expect(screen.getByTestId('settings-error').textContent).toBe('PORT is set by Rightsize for every cell: it cannot be a dimension'));
+    expect(screen.getByTestId('problem-fields').textContent).toBe(' — in Settings');
+    await fireEvent.click(screen.getByRole('button', { name: 'Remove setting 2' }));
+    await vi.waitFor(() => expect(screen.queryByTestId('settings-error')).toBeNull());
+    await vi.waitFor(() => expect(count()).toMatch(/^6 cells/));
+  });
+
+  it('a preset’s settings fill the rows', async () => {
+    presets.push({ name: 'pool', title: 'pool sizes', description: 'x', seed: 'x', matrix: { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [1000], memoryMb: [256], envMatrix: { PG_POOL_SIZE: ['5', '20'] } } as never });
+    try {
+      render(Builder, { props: { status: up } });
+      await vi.waitFor(() => expect(screen.getByRole('option', { name: /pool sizes/ })).toBeTruthy());
+      await fireEvent.change(screen.getByTestId('preset'), { target: { value: 'pool' } });
+      await vi.waitFor(() => expect((screen.getByTestId('setting-values-0') as HTMLInputElement).value).toBe('5, 20'));
+      expect((screen.getByTestId('setting-name-0') as HTMLInputElement).value).toBe('PG_POOL_SIZE');
+      await vi.waitFor(() => expect(lastValidated()).toMatchObject({ envMatrix: { PG_POOL_SIZE: ['5', '20'] } }));
+    } finally {
+      presets.pop();
+    }
+  });
+});
