@@ -49,7 +49,10 @@ function readBuiltInApps(): AppDefinition[] {
 
 export function loadManifest(dir: string): AppDefinition {
   const file = path.join(dir, 'manifest.json');
-  const parsed = AppManifestSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { dependencies?: { mounts?: { source: string }[] }[] };
+  // A dependency's files are named from the app's folder: mounted from where the app is installed.
+  for (const d of raw.dependencies ?? []) for (const m of d.mounts ?? []) m.source = path.resolve(dir, m.source);
+  const parsed = AppManifestSchema.safeParse(raw);
   if (!parsed.success) {
     throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }

@@ -48,6 +48,11 @@ export const DependencySchema = z
     healthcheck: HealthcheckSchema.optional(),
     /** The port the app dials (for readiness when there is no health check). */
     port: z.number().int().min(1).max(65535).optional(),
+    /**
+     * Where `image` is neither here nor pullable, use Rightsize's offline build of this kind instead (built once;
+     * `rightsize images build`): a built-in app's database runs on a machine without a registry too.
+     */
+    offline: z.enum(['postgres', 'redis']).optional(),
     cpuMillis: z.number().int().min(100).max(64_000).default(DEPENDENCY_DEFAULTS.cpuMillis),
     memoryMb: z.number().int().min(16).max(262_144).default(DEPENDENCY_DEFAULTS.memoryMb),
   })

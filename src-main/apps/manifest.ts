@@ -33,5 +33,7 @@ export const AppManifestSchema = z.object({
   env: z.record(z.string(), z.string()).default({}),
   /** What the app talks to (its database, its cache): started fresh beside it for every cell. */
   dependencies: DependenciesSchema.optional(),
+  /** npm packages it requires, copied into its image from Rightsize's own node_modules (no registry asked). */
+  packages: z.array(z.string()).optional(),
 });
 export type AppManifest = z.infer<typeof AppManifestSchema>;

@@ -290,7 +290,7 @@ async function checkDependencies(deps: readonly Dependency[], ctx: ResolveContex
   await Promise.all(
     deps.map(async (d, i) => {
       const found = await ctx.findImage(d.image);
-      if ('reason' in found)
+      if ('reason' in found && !d.offline)
         problems.push({
           path: `dependencies.${i}.image`,
           message:

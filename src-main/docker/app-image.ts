@@ -5,7 +5,8 @@ import { docker } from './client.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { IN_IMAGE, type BaseImage } from './base-image.ts';
 import { ensureFolderImage } from './folder-image.ts';
-import { appsDir, resourcesDir } from '../util/paths.ts';
+import { appsDir, projectRoot, resourcesDir } from '../util/paths.ts';
+import { packageClosure } from './package-closure.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
 import type { AppImage } from './app-image-type.ts';
 
@@ -50,6 +51,15 @@ export async function ensureBuiltInImage(app: AppDefinition, base: BaseImage, on
   ctx.addFile(`${root}/package.json`, path.join(appsDir(), 'package.json'));
   await ctx.addTree(`${root}/_lib`, path.join(appsDir(), '_lib'));
   await ctx.addTree(`${root}/${app.name}`, app.dir, (rel) => rel === 'node_modules' || rel.startsWith('.'));
+  for (const pkg of app.packages ?? []) {
+    const { root: from, dirs } = packageClosure(pkg, projectRoot());
+    for (const dir of dirs) {
+      const rel = path.relative(path.join(from, 'node_modules'), dir).split(path.sep).join('/');
+      await ctx.addTree(`${root}/${app.name}/node_modules/${rel}`, dir, (r, isDir) => isDir && r === 'node_modules', {
+        byStat: true, // Rightsize's own node_modules: they change only when Rightsize is reinstalled
+      });
+    }
+  }
   const tag = `rightsize/app-${app.name}:${(await ctx.digest()).slice(0, 16)}`;
   const entry = `${IN_IMAGE.appsRoot}/${app.name}/${app.entry}`;
   const version = base.nodeVersion ? { nodeVersion: base.nodeVersion } : {};

@@ -10,6 +10,8 @@ import { BuildContext } from './build-context.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { LABEL, ownLabels } from './labels.ts';
 import { resourcesDir } from '../util/paths.ts';
+import type { Dependency } from '../apps/dependencies.ts';
+import { findImage } from './image-lookup.ts';
 
 export const DEPENDENCY_IMAGES = ['postgres', 'redis'] as const;
 export type DependencyImage = (typeof DEPENDENCY_IMAGES)[number];
@@ -101,4 +103,34 @@ function run(cmd: string, args: string[], onLog?: BuildLog): Promise<void> {
       code === 0 ? resolve() : reject(new Error(`${cmd} exited with ${code}:\n${tail.join('\n')}`)),
     );
   });
+}
+
+/**
+ * The apps with every dependency image settled: as named when it is here or pullable, else (a dependency that allows
+ * it) Rightsize's offline build of its kind, made now if need be; else an error naming the dependency. Returns copies.
+ */
+export async function settleDependencyImages<T extends { name: string; dependencies?: readonly Dependency[] }>(
+  apps: readonly T[],
+  onLog?: BuildLog,
+): Promise<T[]> {
+  return Promise.all(
+    apps.map(async (app) => {
+      if (!app.dependencies?.length) return app;
+      const deps: Dependency[] = [];
+      for (const d of app.dependencies) {
+        const found = await findImage(d.image, onLog);
+        if ('id' in found) deps.push(d);
+        else if (d.offline) {
+          onLog?.(
+            `${app.name}: ${d.name}'s ${d.image} is not here (${found.reason}); using Rightsize's offline ${d.offline}`,
+          );
+          deps.push({ ...d, image: await ensureDependencyImage(d.offline, onLog) });
+        } else
+          throw new Error(
+            `${app.name}: ${d.name}'s image ${d.image} is not here and could not be pulled (${found.reason})`,
+          );
+      }
+      return { ...app, dependencies: deps };
+    }),
+  );
 }

@@ -3,6 +3,7 @@
 // said with what to change. It takes the lab like a build (an image build and a running server
 // would disturb a measurement), and its container carries this session's labels, so the reaper or
 // the next sweep removes it if this process dies; otherwise it is removed here, whatever happened.
+import { settleDependencyImages } from '../docker/dependency-images.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
 import { isExpected, trySuggestions, USUAL_HEALTH_PATHS, type TryOutResult, type TryProbe } from '../apps/try-out.ts';
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
@@ -78,6 +79,8 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
   const src = app.source;
   let target: ProvisionedTarget;
   try {
+    const [settled] = await settleDependencyImages([app], o.onLog);
+    const dependencies = settled!.dependencies;
     target = await provider.provision({
       image: image.tag,
       launch: {
@@ -93,7 +96,7 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
       env: { ...app.env },
       cpuMillis: TRY_CPU_MILLIS,
       memoryMb: TRY_MEMORY_MB,
-      ...(app.dependencies?.length ? { dependencies: app.dependencies } : {}),
+      ...(dependencies?.length ? { dependencies } : {}),
       pinCores: false,
       labels: { run: '', cell: '', app: app.name, session: currentSession() },
     });

@@ -230,3 +230,25 @@ describe('an app with a database and a cache, from its Compose file', () => {
     expect(readFileSync(config, 'utf8')).toContain(app); // the config stays the user's
   }, 240_000);
 });
+
+describe('the built-in catalog app (PostgreSQL at max_connections 30): the connection cliff', () => {
+  it('4 workers × a pool of 10 ask more connections than the database takes: failed requests; a pool of 2 serves, and is deployed', async () => {
+    const db = path.join(tempDir(), 'catalog.db');
+    const config = path.join(tempDir(), 'cliff.json');
+    writeFileSync(config, JSON.stringify({
+      apps: ['catalog'], modes: ['cluster'], workers: [4], cpuMillicores: [1000], memoryMb: [512],
+      envMatrix: { PG_POOL_SIZE: ['2', '10'] }, durationSec: 3, warmupSec: 0, load: { model: 'closed', connections: [64] },
+      settleBudgetPct: 0, verify: false,
+    }));
+    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+    const out = JSON.parse(r.stdout) as { runId: number; cells: { config: { envSet: Record<string, string> }; status: string; errors: number; non2xx: number; requests: number }[] };
+    const by = Object.fromEntries(out.cells.map((c) => [c.config.envSet.PG_POOL_SIZE, c]));
+    console.log(`pool 2: ${by['2']!.non2xx} of ${by['2']!.requests} failed; pool 10: ${by['10']!.non2xx} of ${by['10']!.requests} failed`);
+    expect(by['2']!.status).toBe('ok');
+    expect(by['2']!.non2xx + by['2']!.errors).toBe(0); // 4 × 2 = 8 connections: the database takes them all
+    expect(by['10']!.non2xx).toBeGreaterThan(0); // 4 × 10 = 40 asked of 30: "sorry, too many clients already"
+    const compose = (await cli(['--db', db, 'report', String(out.runId), '--emit', 'compose'])).stdout;
+    expect(compose).toContain('PG_POOL_SIZE: "2"');
+    expect(compose).toContain('# Connections: up to 4 processes × PG_POOL_SIZE 2 = 8 to the database (check its max_connections).');
+  }, 180_000);
+});

@@ -36,7 +36,7 @@ function modelRun(configs: CellConfig[], matrix: unknown): RunDetail {
   return run(cells, { matrix });
 }
 
-const HOST = { cores: 8, memoryMb: 16384, apps: ['hello', 'json', 'static', 'pbkdf2', 'alloc'] };
+const HOST = { cores: 8, memoryMb: 16384, apps: ['hello', 'json', 'static', 'pbkdf2', 'alloc', 'catalog'] };
 
 /** "0.5 CPU", "1 CPU", "2 CPUs" and snippet forms ("500m", cpus: '0.5') as millicores. */
 function cpuFigures(text: string): number[] {
@@ -113,6 +113,7 @@ const PRESET_PICKS: Record<string, string> = {
   'node-versions': 'json cluster×1 1000m/256MB node 22 equivalent',
   'pbkdf2-one-thread': 'pbkdf2 cluster×1 1000m/256MB undecided',
   'pm2-right-sizing': 'json pm2×2 500m/512MB undecided',
+  'pool-vs-workers': 'catalog cluster×1 1000m/512MB undecided',
   'replicas-vs-workers': 'json cluster×1 1000m/512MB undecided',
   'worker-recycling': 'alloc cluster×3 1000m/768MB equivalent',
 };

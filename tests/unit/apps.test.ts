@@ -16,7 +16,7 @@ const CLUSTER = path.join(ROOT, 'resources/base-image/launchers/cluster.js');
 interface ManifestRequest { method: string; path: string; headers?: Record<string, string>; body?: string }
 interface Manifest {
   name: string; version: string; description: string; stresses: string; entry: string;
-  port: number; health: string; requests: ManifestRequest[]; env: Record<string, string>;
+  port: number; health: string; requests: ManifestRequest[]; env: Record<string, string>; dependencies?: unknown[];
 }
 
 const appNames = fs.readdirSync(APPS).filter((name) => fs.existsSync(path.join(APPS, name, 'manifest.json')));
@@ -144,12 +144,14 @@ const rightsizeTmpDirs = () => fs.readdirSync(os.tmpdir()).filter((name) => name
 
 describe('manifests', () => {
   it('lists the seven apps', () => {
-    expect([...appNames].sort()).toEqual(['alloc', 'hello', 'json', 'json-read', 'json-write', 'pbkdf2', 'static']);
+    expect([...appNames].sort()).toEqual(['alloc', 'catalog', 'hello', 'json', 'json-read', 'json-write', 'pbkdf2', 'static']);
   });
 
   it.each(appNames)('%s has every key with the right type, and its entry exists', (name) => {
     const m = manifest(name);
-    expect(Object.keys(m).sort()).toEqual(['description', 'entry', 'env', 'health', 'name', 'port', 'requests', 'stresses', 'version']);
+    // An app with a database also says what it talks to and which packages it needs (catalog).
+    const optional = ['dependencies', 'packages'];
+    expect(Object.keys(m).filter((k) => !optional.includes(k)).sort()).toEqual(['description', 'entry', 'env', 'health', 'name', 'port', 'requests', 'stresses', 'version']);
     expect(m.name).toBe(name);
     expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);
     for (const key of ['description', 'stresses', 'entry'] as const) expect(m[key]).toEqual(expect.any(String));
@@ -181,7 +183,9 @@ const checkBody: Record<string, (body: Buffer, reqPath: string) => void> = {
 };
 
 describe('apps', () => {
-  it.each(appNames)('%s serves its manifest requests and stops on SIGTERM', async (name) => {
+  // An app with a database needs it to answer: catalog is run with a real PostgreSQL in tests/integration/dependencies.test.ts.
+  const standalone = appNames.filter((n) => !manifest(n).dependencies);
+  it.each(standalone)('%s serves its manifest requests and stops on SIGTERM', async (name) => {
     const m = manifest(name);
     const tmpBefore = rightsizeTmpDirs();
     const port = await freePort();

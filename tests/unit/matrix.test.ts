@@ -108,13 +108,13 @@ describe('presets', () => {
     const { listPresets } = await import('../../src-main/presets/presets.ts');
     const { builtInApps } = await import('../../src-main/apps/catalog.ts');
     const presets = listPresets();
-    expect(presets.map((p) => p.name)).toEqual(['quick', 'cluster-vs-cpus', 'launch-modes', 'node-versions', 'pbkdf2-one-thread', 'pm2-right-sizing', 'replicas-vs-workers', 'worker-recycling']);
+    expect(presets.map((p) => p.name)).toEqual(['quick', 'cluster-vs-cpus', 'launch-modes', 'node-versions', 'pbkdf2-one-thread', 'pm2-right-sizing', 'pool-vs-workers', 'replicas-vs-workers', 'worker-recycling']);
     const limits = { cores: 2, memoryMb: 4096, apps: builtInApps().map((a) => a.name) };
     for (const p of presets) {
       const v = validateMatrix(p.matrix, limits);
       expect(v.ok, `${p.name}: ${JSON.stringify(v)}`).toBe(true);
       // The questions of issue 25 (containers or workers, which Node.js) reproduce no seed experiment.
-      if (!['quick', 'node-versions', 'replicas-vs-workers'].includes(p.name)) expect(p.seed).toMatch(/^00\d_[0-9a-f]+\.txt$/);
+      if (!['quick', 'node-versions', 'replicas-vs-workers', 'pool-vs-workers'].includes(p.name)) expect(p.seed).toMatch(/^00\d_[0-9a-f]+\.txt$/);
     }
     const quick = validateMatrix(presets[0]!.matrix, limits);
     expect(quick.ok && quick.cells * (quick.matrix.durationSec + quick.matrix.warmupSec + 1.5)).toBeLessThan(60); // under a minute

@@ -9,6 +9,7 @@ import { appLibrary, type AppLibrary } from '../../apps/library.ts';
 import type { AppImage } from '../../docker/app-image.ts';
 import type { BaseStrategy } from '../../docker/base-image.ts';
 import { checkEngine, withTimeout, type EngineInfo } from '../../docker/client.ts';
+import { settleDependencyImages } from '../../docker/dependency-images.ts';
 import { withBuildSignal } from '../../docker/image-build.ts';
 import { enterLab } from '../../lab-lock/enter-lab.ts';
 import type { LabHolder } from '../../lab-lock/lab-lock.ts';
@@ -137,7 +138,12 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
     ...(o.onLabWait ? { onWait: o.onLabWait } : {}),
   });
   let runId: number;
+  const settled: string[] = [];
   try {
+    // Under the lab: an offline database image may be built here. The run records the images that will run.
+    plan.apps = await withBuildSignal(o.signal, () =>
+      settleDependencyImages(plan.apps, (line) => void (/offline/.test(line) && settled.push(line))),
+    );
     runId = record(o.store, plan, engine);
   } catch (e) {
     await lease.release().catch(() => {});
@@ -153,6 +159,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   };
   const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
   const notes = [
+    ...settled.filter((l) => l.includes("using Rightsize's offline")),
     ...(swept.length ? [`removed what stopped Rightsize processes left on ${provider.name}: ${swept.join(', ')}`] : []),
     ...(noReaper ? [`${noReaper}. If this process dies, the next Rightsize start removes its containers.`] : []),
   ];
@@ -240,6 +247,8 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
     );
     images = built.images;
     for (const image of images.values()) await provider.prepareImage(image.tag); // built here, shipped there
+    for (const image of new Set(plan.apps.flatMap((a) => (a.dependencies ?? []).map((d) => d.image))))
+      await provider.prepareImage(image); // a dependency's image too, where the target lacks it
     error = (await plan.run(session)) ?? undefined;
     if (error) status = 'failed';
   } catch (e) {
