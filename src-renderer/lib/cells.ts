@@ -17,10 +17,17 @@ export interface CellRow {
   failure: string | null;
   /** Warm-up seconds the cell used (the configured ones, extended until steady); absent before it finished or for old cells. */
   warmupUsedSec?: number;
+  /** Its dependencies' CPU, each as a share of its own cap over the measured seconds: "db 97% · cache 8%". */
+  dependencies?: string;
+}
+
+/** "db 97% · cache 8%": each dependency's mean CPU against its own cap (absent: none measured). */
+function dependencyText(deps: readonly { name: string; stats?: { cpuPctMean: number } }[] | undefined): { dependencies?: string } {
+  return deps?.length ? { dependencies: deps.map((d) => `${d.name} ${d.stats ? `${Math.round(d.stats.cpuPctMean)}%` : '—'}`).join(' · ') } : {};
 }
 
 export function fromStored(c: StoredCell): CellRow {
-  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}) };
+  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}), ...dependencyText(c.dependencies) };
 }
 
 export function fromResult(r: CellResult, id?: number): CellRow {
@@ -30,6 +37,7 @@ export function fromResult(r: CellResult, id?: number): CellRow {
     config: r.config, status: r.status, rpsMean: l?.rpsMean ?? null, p50Us: l?.latencyUs.p50 ?? null, p99Us: l?.latencyUs.p99 ?? null, maxUs: l?.latencyUs.max ?? null,
     cpuPctMean: r.stats?.cpuPctMean ?? null, memMaxBytes: r.stats?.memMaxBytes ?? null, errors: l ? l.errors + l.timeouts + l.non2xx : null, flags: r.flags, failure: r.failure ?? null,
     ...(l?.warmupUsedSec !== undefined ? { warmupUsedSec: l.warmupUsedSec } : {}),
+    ...dependencyText(r.dependencies),
   };
 }
 
@@ -38,7 +46,8 @@ export type SummaryMetric = 'p99' | 'rps';
 /** The series key of a cell in summary charts: everything but workers (and repetition). */
 function seriesKey(c: CellConfig): string {
   const load = c.load.model === 'closed' ? `${c.load.connections} conn` : `${c.load.rate} req/s`;
-  return `${c.app}${c.requests ? ` ${c.requests.name}` : ''} · ${c.mode} · ${c.cpuMillis}m/${c.memoryMb} MB · ${load}`;
+  const env = Object.keys(c.envSet ?? {}).sort().map((k) => ` · ${k}=${c.envSet![k]}`).join('');
+  return `${c.app}${c.requests ? ` ${c.requests.name}` : ''} · ${c.mode} · ${c.cpuMillis}m/${c.memoryMb} MB · ${load}${env}`;
 }
 
 /**

@@ -30,3 +30,31 @@ describe('CellsTable: the warm-up used', () => {
     expect(fromResult(result).warmupUsedSec).toBe(4);
   });
 });
+
+describe('CellsTable: settings and dependencies (issue 41)', () => {
+  const withDb = (index: number, pool: string, dbPct: number): CellRow => ({
+    ...row(index),
+    config: { ...row(index).config, app: 'catalog', envSet: { PG_POOL_SIZE: pool }, env: { PG_POOL_SIZE: pool } },
+    dependencies: `db ${dbPct}% · cache 8%`,
+  });
+
+  it('each cell’s setting and its dependencies’ CPU, in columns that appear only when a cell has them', () => {
+    render(CellsTable, { props: { cells: [withDb(0, '2', 41), withDb(1, '10', 97)] } });
+    const header = screen.getAllByRole('columnheader').map((h) => h.textContent!.trim());
+    const [settings, deps] = [header.indexOf('settings'), header.indexOf('dependencies CPU')];
+    const column = (i: number): string[] => screen.getAllByRole('row').slice(1).map((r) => r.querySelectorAll('td')[i]!.textContent!.trim());
+    expect(column(settings)).toEqual(['PG_POOL_SIZE=2', 'PG_POOL_SIZE=10']);
+    expect(column(deps)).toEqual(['db 41% · cache 8%', 'db 97% · cache 8%']);
+  });
+
+  it('a run without them lists as before; stored and live rows say each dependency’s share of its own cap', () => {
+    render(CellsTable, { props: { cells: [row(0)] } });
+    const header = screen.getAllByRole('columnheader').map((h) => h.textContent!.trim());
+    expect(header).not.toContain('settings');
+    expect(header).not.toContain('dependencies CPU');
+    const deps = [{ name: 'db', stats: { cpuPctMean: 96.6 } }, { name: 'cache' }];
+    expect(fromStored({ ...cell({}), dependencies: deps } as unknown as StoredCell).dependencies).toBe('db 97% · cache —');
+    const result = { config: cell({}).config, status: 'ok', flags: [], dependencies: deps } as unknown as CellResult;
+    expect(fromResult(result).dependencies).toBe('db 97% · cache —');
+  });
+});
