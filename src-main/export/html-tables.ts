@@ -84,12 +84,29 @@ export function configurationsTable(rec: Recommendation): string {
 
 const CELL_COLUMNS = 18;
 
+/** "db (postgres:16) 63 % of its 1 CPU cap, up to 45 MB; cache …": each dependency over the measured seconds. */
+function dependencyWords(c: StoredCell): string {
+  return c
+    .dependencies!.map((d) =>
+      d.stats
+        ? `${d.name} (${d.image}) ${Math.round(d.stats.cpuPctMean)} % of its ${d.cpuMillis / 1000} CPU cap, ` +
+          `up to ${fmtBytes(d.stats.memMaxBytes)}`
+        : `${d.name} (${d.image}) not measured`,
+    )
+    .join('; ');
+}
+
 /** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one; "—" when not known. */
 const warmupText = (c: StoredCell): string => fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load));
 
 /** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
 function cellNote(c: StoredCell): string {
+  const settings = Object.keys(c.config.envSet ?? {}).sort();
   const lines = [
+    ...(settings.length
+      ? [`<b>settings</b>: ${esc(settings.map((k) => `${k}=${c.config.envSet![k]}`).join(', '))}`]
+      : []),
+    ...(c.dependencies?.length ? [`<b>dependencies</b>: ${esc(dependencyWords(c))}`] : []),
     ...c.flags.map((f) => `<b>${esc(f.kind)}</b>: ${esc(f.reason)}`),
     ...(c.failure ? [`<b>${esc(c.status)}</b>: ${esc(c.failure.split('\n')[0]!)}`] : []),
   ];

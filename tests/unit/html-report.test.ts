@@ -220,3 +220,15 @@ describe('steady state and host contention in the exports', () => {
     expect(parseCsv(cellsCsv(old))[0]!.warmup_used_s).toBe('');
   });
 });
+
+describe('the HTML report: a cell’s settings and dependencies (issue 41)', () => {
+  it('under the cell, with the CSV saying the same', () => {
+    const deps = [{ name: 'db', image: 'postgres:16', cpuMillis: 500, memoryMb: 256, seconds: [], stats: { cpuPctMean: 97.4, memMaxBytes: 45 * 2 ** 20 } }];
+    const r = run(reps({ app: 'catalog', workers: 2 }, [900, 905, 910]));
+    const cells = r.cells.map((c) => ({ ...c, config: { ...c.config, envSet: { PG_POOL_SIZE: '10' } }, dependencies: deps })) as unknown as StoredCell[];
+    const html = htmlReport({ ...r, cells }, new Map(), recommend({ ...r, cells }));
+    expect(html).toContain('<b>settings</b>: PG_POOL_SIZE=10');
+    expect(html).toContain('<b>dependencies</b>: db (postgres:16) 97 % of its 0.5 CPU cap, up to 45');
+    expect(cellsCsv({ ...r, cells })).toContain('db 97 % 45 MB');
+  });
+});
