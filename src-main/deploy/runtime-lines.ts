@@ -3,6 +3,7 @@
 // NODE_OPTIONS for the flags Node takes there, the command line for the others (docker/node-flags.ts,
 // the one rule the cells ran by). Nothing here is set that no cell ran.
 import { joinAnd } from '../common/text.ts';
+import { connectionsText, poolConnections } from '../common/connections.ts';
 import { placeNodeFlags } from '../docker/node-flags.ts';
 import type { DeploySettings } from './settings.ts';
 
@@ -56,21 +57,10 @@ export const envEntries = (s: Pick<DeploySettings, 'env'>): [string, string][] =
     .sort()
     .map((k) => [k, s.env![k]!]);
 
-/**
- * The connections line (no comment marker) where a pool size was a dimension (a variable named …POOL…, a whole
- * number): the most the configuration opens, replicas × processes × pool; null otherwise.
- */
+/** The connections line (no comment marker) where a pool size was a setting: the most the configuration opens. */
 export function connectionsLine(s: Pick<DeploySettings, 'env' | 'replicas' | 'workers' | 'mode'>): string | null {
-  // A connection pool's size, not libuv's thread pool (UV_THREADPOOL_SIZE).
-  const pool = envEntries(s).find(([k, v]) => /POOL/i.test(k) && !/THREADPOOL/i.test(k) && /^\d+$/.test(v));
-  if (!pool) return null;
-  const processes = s.mode === 'single' ? 1 : s.workers;
-  const replicas = s.replicas ?? 1;
-  const total = replicas * processes * Number(pool[1]);
-  return (
-    `Connections: up to ${replicas > 1 ? `${replicas} replicas × ` : ''}${processes} process` +
-    `${processes === 1 ? '' : 'es'} × ${pool[0]} ${pool[1]} = ${total} to the database (check its max_connections).`
-  );
+  const p = poolConnections(s);
+  return p ? `Connections: up to ${connectionsText(p)} (check the database's max_connections).` : null;
 }
 
 /** The replicas line (no comment marker): what to run several of; null for one container. */

@@ -113,7 +113,7 @@ describe('an app with a database and a cache, from its Compose file', () => {
     ]);
     const compose = (await cli(['--db', db, 'report', String(runId), '--emit', 'compose'])).stdout;
     expect(compose).toMatch(/PG_POOL_SIZE: "(2|8)"/);
-    expect(compose).toMatch(/# Connections: up to 2 processes × PG_POOL_SIZE (2|8) = (4|16) to the database/);
+    expect(compose).toMatch(/# Connections: up to 2 processes × PG_POOL_SIZE (2|8) = (4|16) database connections/);
   }, 240_000);
 
   it('starts every cell from the same data: a cell\'s writes never reach the next', async () => {
@@ -249,6 +249,6 @@ describe('the built-in catalog app (PostgreSQL at max_connections 30): the conne
     expect(by['10']!.non2xx).toBeGreaterThan(0); // 4 × 10 = 40 asked of 30: "sorry, too many clients already"
     const compose = (await cli(['--db', db, 'report', String(out.runId), '--emit', 'compose'])).stdout;
     expect(compose).toContain('PG_POOL_SIZE: "2"');
-    expect(compose).toContain('# Connections: up to 4 processes × PG_POOL_SIZE 2 = 8 to the database (check its max_connections).');
+    expect(compose).toContain("# Connections: up to 4 processes × PG_POOL_SIZE 2 = 8 database connections (check the database's max_connections).");
   }, 180_000);
 });

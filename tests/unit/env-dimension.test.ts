@@ -69,10 +69,10 @@ describe('the deployed setting travels into every snippet, with the connections 
     const compose = composeSnippet(input({ replicas: 2 }));
     expect((parse(compose) as { services: { shop: { environment: Record<string, string> } } }).services.shop.environment.PG_POOL_SIZE).toBe('10');
     expect(composeProblems(parse(compose))).toEqual([]);
-    expect(compose).toContain('# Connections: up to 2 replicas × 4 processes × PG_POOL_SIZE 10 = 80 to the database (check its max_connections).');
+    expect(compose).toContain("# Connections: up to 2 replicas × 4 processes × PG_POOL_SIZE 10 = 80 database connections (check the database's max_connections).");
     const pm2 = pm2Snippet(input());
     expect(pm2).toContain('env: { PG_POOL_SIZE: "10" }');
-    expect(pm2).toContain('// Connections: up to 4 processes × PG_POOL_SIZE 10 = 40 to the database');
+    expect(pm2).toContain('// Connections: up to 4 processes × PG_POOL_SIZE 10 = 40 database connections');
     // No pool-like variable: no line; none at all: no env entries beyond the worker count.
     expect(kubernetesSnippet(input({ env: { UV_THREADPOOL_SIZE: '8' } }))).not.toContain('Connections:');
     expect(composeSnippet(input({ env: undefined }))).not.toContain('PG_POOL_SIZE');
@@ -85,5 +85,18 @@ describe('the deployed setting travels into every snippet, with the connections 
     const s = settingsOfCell({ ...cells[0]!.config, phase: 'verify' });
     expect(s.env).toEqual({ PG_POOL_SIZE: '10' });
     expect(settingsWords(s)).toMatch(/, PG_POOL_SIZE=10$/);
+  });
+});
+
+describe('the answer says what a pool past the cliff asked for', () => {
+  it('a configuration set aside for its failed requests names the connections its pool size opened', () => {
+    const withPool = (pool: string, errors: number) => (cs: ReturnType<typeof reps>) =>
+      cs.map((c) => ({ ...c, errors, config: { ...c.config, envSet: { PG_POOL_SIZE: pool }, env: { PG_POOL_SIZE: pool } } }));
+    const r = run([
+      ...withPool('2', 0)(reps({ app: 'catalog', workers: 4 }, [6500, 6550, 6480])),
+      ...withPool('10', 2000)(reps({ app: 'catalog', workers: 4 }, [6100, 6150, 6080])),
+    ]);
+    const words = recommend(r).words.join(' ');
+    expect(words).toMatch(/Not picked on 1 CPU \/ 256 MB: 4 cluster workers \(PG_POOL_SIZE=10\) \([\d.]+ % of requests failed \(above 1 %\), at 4 processes × PG_POOL_SIZE 10 = 40 database connections\)/);
   });
 });

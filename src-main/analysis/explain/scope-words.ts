@@ -1,6 +1,7 @@
 // The sentences about each CPU / memory pair: the best, the knee, how sure, the lower bounds, the
 // configurations set aside, the lowest p99, and whether "cluster size = CPU count" held.
 import { fmtMargin, fmtNum, fmtPct, fmtRatio } from '../../common/format.ts';
+import { connectionsText, poolConnections } from '../../common/connections.ts';
 import { capitalize } from '../../common/text.ts';
 import { RATE_SHORTFALL } from '../../common/thresholds.ts';
 import { be, caveats, p99Text, rpsText } from './phrases.ts';
@@ -166,7 +167,7 @@ export function scopeSentences(
   }
   if (s.setAside.length) {
     out.push(
-      `Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!, ctx)} (${x.reason})`).join('; ')}.`,
+      `Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!, ctx)} (${setAsideWhy(byKey.get(x.key)!, x.reason)})`).join('; ')}.`,
     );
   }
   if (!only) {
@@ -219,4 +220,10 @@ export function cpuRuleSentence(
     `by its one-sided Welch's t-tests, Holm-corrected) on ${held} of ${checked.length} CPU / memory ` +
     `pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`
   );
+}
+
+/** Why a configuration was set aside; where it failed requests with a pool size set, the connections it asked for. */
+function setAsideWhy(c: ConfigurationSummary, reason: string): string {
+  const p = /failed/.test(reason) ? poolConnections({ ...c, env: c.envSet }) : null;
+  return p ? `${reason}, at ${connectionsText(p)}` : reason;
 }
