@@ -166,9 +166,8 @@ export function scopeSentences(
     );
   }
   if (s.setAside.length) {
-    out.push(
-      `Not picked on ${s.label}: ${s.setAside.map((x) => `${who(byKey.get(x.key)!, ctx)} (${setAsideWhy(byKey.get(x.key)!, x.reason)})`).join('; ')}.`,
-    );
+    const aside = s.setAside.map((x) => `${who(byKey.get(x.key)!, ctx)} (${setAsideWhy(byKey.get(x.key)!, x.reason)})`);
+    out.push(`Not picked on ${s.label}: ${aside.join('; ')}.`);
   }
   if (!only) {
     out.push(`Lowest p99: ${who(low, ctx)} (${p99Text(low)}).`);
