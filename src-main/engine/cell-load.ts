@@ -5,7 +5,15 @@ import { contention, HostCpuRecorder } from '../load/host-cpu.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import { isWarm, warmupCapSec } from '../load/steady-state.ts';
-import type { CellConfig, DependencyReading, LoadResult, LoadSecond, Sample, StatsSummary } from '../model/types.ts';
+import type {
+  CellConfig,
+  DependencyReading,
+  LoadResult,
+  LoadSecond,
+  Sample,
+  StatsSecond,
+  StatsSummary,
+} from '../model/types.ts';
 import type { DependencyTarget, Provider, ProvisionedTarget, RemoteLoadRequest } from '../providers/provider.ts';
 import { PROCESS_READ_EVERY_SEC, ProcessMemoryRecorder } from './process-memory.ts';
 import { samplersFor } from './replica-readings.ts';
@@ -110,7 +118,11 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
   const samplers = samplersFor(target, cfg.cpuMillis);
   const stats = samplers.total;
   // Each dependency's own cgroup, against its own cap: its CPU is never the host's other work.
-  const deps = (target.dependencies ?? []).map((d) => ({ d, sampler: new StatsSampler(d, d.cpuMillis) }));
+  const deps = (target.dependencies ?? []).map((d) => ({
+    d,
+    sampler: new StatsSampler(d, d.cpuMillis),
+    measured: [] as DependencyReading['measured'] & object,
+  }));
   try {
     await Promise.all([stats.start(), ...deps.map((x) => x.sampler.start())]);
     // Each process's resident memory: once now, as measurement begins, every few measured seconds, at the end.
@@ -150,6 +162,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
           void procMem.read();
         } else if (s.t > 0 && s.t % PROCESS_READ_EVERY_SEC === 0) void procMem.read();
         host?.mark();
+        for (const x of deps) x.measured.push(pick(x.sampler.latest()));
         p.onSample?.(toSample(s, stats));
       },
     };
@@ -208,7 +221,15 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
   }
 }
 
-type DependencySampler = { d: DependencyTarget; sampler: StatsSampler };
+type DependencySampler = {
+  d: DependencyTarget;
+  sampler: StatsSampler;
+  measured: NonNullable<DependencyReading['measured']>;
+};
+
+/** A dependency's reading beside one measured second of the cell (the CSV's columns). */
+const pick = (s: StatsSecond | undefined): { cpuPct: number; memBytes: number } | null =>
+  s ? { cpuPct: s.cpuPct, memBytes: s.memBytes } : null;
 
 /** CPU seconds of the target and of the dependencies on its watched cores: none of it is someone else's. */
 function knownCpuSec(stats: StatsSampler, deps: readonly DependencySampler[], a: number, b: number): number {
@@ -216,7 +237,7 @@ function knownCpuSec(stats: StatsSampler, deps: readonly DependencySampler[], a:
   return shared.reduce((sum, x) => sum + (x.sampler.cpuSecBetween(a, b) ?? 0), stats.cpuSecBetween(a, b) ?? 0);
 }
 
-function dependencyReading({ d, sampler }: DependencySampler, measureFrom: number): DependencyReading {
+function dependencyReading({ d, sampler, measured }: DependencySampler, measureFrom: number): DependencyReading {
   const summary = sampler.summary(measureFrom);
   return {
     name: d.name,
@@ -225,5 +246,6 @@ function dependencyReading({ d, sampler }: DependencySampler, measureFrom: numbe
     memoryMb: d.memoryMb,
     ...(summary ? { stats: summary } : {}),
     seconds: sampler.seconds.map(({ t, cpuPct, memBytes, throttledMs }) => ({ t, cpuPct, memBytes, throttledMs })),
+    measured,
   };
 }

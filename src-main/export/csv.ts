@@ -135,9 +135,12 @@ export function samplesCsv(
   probe: Map<number, ProbeSecond[]> = new Map(),
 ): string {
   const rows: Cell[][] = [];
+  // Each dependency of the run beside the app's own seconds: its CPU (of its own cap) and memory.
+  const depNames = [...new Set(run.cells.flatMap((c) => (c.dependencies ?? []).map((d) => d.name)))];
   for (const c of run.cells) {
     const other = c.stats?.host?.perSecondOtherPct;
     const figures = probeBySecond(probe.get(c.id) ?? [], c.config.mode);
+    const deps = depNames.map((n) => c.dependencies?.find((d) => d.name === n)?.measured);
     samples.get(c.id)?.forEach((s, i) => {
       const f = figures.get(s.t);
       rows.push([
@@ -146,11 +149,19 @@ export function samplesCsv(
         ...SAMPLE_COLUMNS.map(([, k]) => s[k]),
         other?.[i],
         ...PROBE_COLUMNS.map(([, get]) => (f ? get(f) : null)),
+        ...deps.flatMap((m) => [m?.[i]?.cpuPct, m?.[i]?.memBytes]),
       ]);
     });
   }
   return toCsv(
-    ['run_id', 'cell_index', ...SAMPLE_COLUMNS.map(([h]) => h), 'host_other_pct', ...PROBE_COLUMNS.map(([h]) => h)],
+    [
+      'run_id',
+      'cell_index',
+      ...SAMPLE_COLUMNS.map(([h]) => h),
+      'host_other_pct',
+      ...PROBE_COLUMNS.map(([h]) => h),
+      ...depNames.flatMap((n) => [`${n}_cpu_pct_of_cap`, `${n}_mem_bytes`]),
+    ],
     rows,
   );
 }

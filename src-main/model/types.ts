@@ -161,15 +161,15 @@ export interface StatsSecond {
   periods?: number;
 }
 
-/** One dependency of a cell (its database, its cache) as measured beside it: caps, summary, and every second. */
+/** A cell's dependency beside it: caps, `stats` (measured seconds, CPU of its cap), every second, each sample. */
 export interface DependencyReading {
   name: string;
   image: string;
   cpuMillis: number;
   memoryMb: number;
-  /** The measured seconds, CPU as a share of its own cap (absent: no reading came); then every second of the load. */
   stats?: StatsSummary;
   seconds: Pick<StatsSecond, 't' | 'cpuPct' | 'memBytes' | 'throttledMs'>[];
+  measured?: (Pick<StatsSecond, 'cpuPct' | 'memBytes'> | null)[];
 }
 
 export interface StatsSummary {
@@ -295,13 +295,10 @@ export interface Flag {
 }
 
 /**
- * What set a measured cell's pace, its bottleneck: 'server' — the server, so the goodput is the server's; 'client' —
- * the load generator; 'host' — other processes on the host; 'dependency' — one of the app's dependencies (its
- * database, its cache) at its own cap. All but 'server' make the goodput a lower bound on the server's. Decided once,
- * when the cell is measured (common/bottleneck.ts), and stored with it.
+ * What set a measured cell's pace: the server, the load generator ('client'), others ('host'), a dependency at its cap.
+ * Decided once when measured (common/bottleneck.ts); all but 'server' (BoundPace) make goodput a lower bound.
  */
 export type Bottleneck = 'server' | 'client' | 'host' | 'dependency';
-/** A pace set by someone other than the server: its goodput is a lower bound on the server's. */
 export type BoundPace = Exclude<Bottleneck, 'server'>;
 
 export type CellStatus = 'running' | 'ok' | 'failed' | 'oom' | 'cancelled' | 'interrupted';

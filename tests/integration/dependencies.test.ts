@@ -105,6 +105,14 @@ describe('an app with a database and a cache, from its Compose file', () => {
       store.close();
     }
     expect(await worldOf(app)).toEqual([]);
+    // Each second of the samples CSV has the database's and the cache's CPU and memory beside the app's.
+    const csv = path.join(tempDir(), 'samples.csv');
+    expect((await cli(['--db', db, 'export', String(runId), '--csv', path.join(tempDir(), 'cells.csv'), '--samples', csv])).code).toBe(0);
+    const [head, ...lines] = readFileSync(csv, 'utf8').trim().split(/\r?\n/); // RFC 4180: CRLF
+    const cols = head!.split(',');
+    expect(cols.slice(-4)).toEqual(['db_cpu_pct_of_cap', 'db_mem_bytes', 'cache_cpu_pct_of_cap', 'cache_mem_bytes']);
+    const dbCpu = lines.map((l) => Number(l.split(',')[cols.indexOf('db_cpu_pct_of_cap')]));
+    expect(dbCpu.filter((x) => x > 1).length).toBeGreaterThanOrEqual(lines.length / 2); // PostgreSQL busy most seconds
     // The pool size is part of each configuration, and the deployed one's travels into its snippet.
     const answer = JSON.parse((await cli(['--db', db, '--json', 'report', String(runId)])).stdout) as { configurations: { label: string }[] };
     expect(answer.configurations.map((c) => c.label).sort()).toEqual([

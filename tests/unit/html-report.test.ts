@@ -4,7 +4,7 @@ import { fmtNum, fmtUs } from '../../src-main/common/format.ts';
 import type { Sample } from '../../src-main/model/types.ts';
 import { cellsCsv, samplesCsv } from '../../src-main/export/csv.ts';
 import type { StoredCell } from '../../src-main/store/index.ts';
-import { parseCsv, unescape } from '../helpers/report.ts';
+import { parseCsv, parseCsvRows, unescape } from '../helpers/report.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
 import { escapeXml, lineChart, niceTicks } from '../../src-main/export/svg-chart.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
@@ -230,5 +230,14 @@ describe('the HTML report: a cell’s settings and dependencies (issue 41)', () 
     expect(html).toContain('<b>settings</b>: PG_POOL_SIZE=10');
     expect(html).toContain('<b>dependencies</b>: db (postgres:16) 97 % of its 0.5 CPU cap, up to 45');
     expect(cellsCsv({ ...r, cells })).toContain('db 97 % 45 MB');
+    // The samples CSV: each second's reading beside the app's, columns named for the dependency.
+    const measured = [{ cpuPct: 90.5, memBytes: 1000 }, null];
+    const withSeconds = cells.map((c) => ({ ...c, dependencies: [{ ...deps[0]!, measured }] })) as unknown as StoredCell[];
+    const sample = (t: number): Sample => ({ t, rps: 900, bytes: 1, errors: 0, timeouts: 0, non2xx: 0, p50Us: 1, p90Us: 1, p99Us: 1, maxUs: 1, cpuPct: 90, memBytes: 1, throttledPeriods: 0 });
+    const samples = new Map(withSeconds.map((c) => [c.id, [sample(0), sample(1)]]));
+    const rows = parseCsvRows(samplesCsv({ ...r, cells: withSeconds }, samples));
+    expect(rows[0]!.slice(-2)).toEqual(['db_cpu_pct_of_cap', 'db_mem_bytes']);
+    expect(rows[1]!.slice(-2)).toEqual(['90.500', '1000']);
+    expect(rows[2]!.slice(-2)).toEqual(['', '']);
   });
 });
