@@ -3,6 +3,8 @@
 # and runs the init scripts on a server that listens on no TCP port; then PostgreSQL itself.
 set -eu
 as_pg() { setpriv --reuid=postgres --regid=postgres --init-groups "$@"; }
+# Flags alone ("-c max_connections=30") are postgres's, as the official image reads them.
+case "${1:-}" in -*) set -- postgres "$@" ;; esac
 if [ "${1:-postgres}" = postgres ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
   : "${POSTGRES_USER:=postgres}" "${POSTGRES_DB:=$POSTGRES_USER}" "${POSTGRES_HOST_AUTH_METHOD:=scram-sha-256}"
   if [ -z "${POSTGRES_PASSWORD:-}" ] && [ "$POSTGRES_HOST_AUTH_METHOD" != trust ]; then
@@ -11,7 +13,9 @@ if [ "${1:-postgres}" = postgres ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
   fi
   mkdir -p "$PGDATA" && chown postgres:postgres "$PGDATA" && chmod 700 "$PGDATA"
   pw=$(mktemp) && printf '%s' "${POSTGRES_PASSWORD:-}" > "$pw" && chown postgres "$pw"
-  as_pg initdb --username="$POSTGRES_USER" --pwfile="$pw" --auth-local=trust --auth-host="$POSTGRES_HOST_AUTH_METHOD" \
+  # initdb refuses an empty password file: with trust and no password, none is set.
+  pwfile=""; [ -n "${POSTGRES_PASSWORD:-}" ] && pwfile="--pwfile=$pw"
+  as_pg initdb --username="$POSTGRES_USER" $pwfile --auth-local=trust --auth-host="$POSTGRES_HOST_AUTH_METHOD" \
     -D "$PGDATA" >/dev/null
   rm -f "$pw"
   echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"

@@ -1,10 +1,10 @@
 // What an app needs besides itself (its database, its cache): each dependency is a container of its
 // own, started fresh for every cell on a network shared with the app only, reached by its name as in
 // Compose. Declared in an app definition, a built-in app's manifest, or read from a Compose file.
+import { ENV_NAME } from '../common/env-name.ts';
 import path from 'node:path';
 import { z } from 'zod';
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A Compose service name is also the host name the app dials: DNS-safe. */
 export const DEPENDENCY_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

@@ -1,3 +1,4 @@
+import { ENV_NAME } from '../common/env-name.ts';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -7,8 +8,6 @@ import { findEcosystem, isInside, readEcosystem } from './ecosystem.ts';
 import { planFolder, type PackageJson } from './folder-plan.ts';
 import { RequestSpecSchema } from './manifest.ts';
 import { DependenciesSchema, type Dependency } from './dependencies.ts';
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * An app a user added: what they typed in the Add-app form or on `rightsize apps add`, stored as

@@ -1,8 +1,8 @@
 // The database connections a configuration opens where its pool size is a setting: replicas × processes × pool.
 // One rule for the snippets' line and the answer's words.
 
-/** A connection pool's size variable (…POOL…), not libuv's thread pool (UV_THREADPOOL_SIZE). */
-const POOL = (name: string): boolean => /POOL/i.test(name) && !/THREADPOOL/i.test(name);
+/** A connection pool's size variable (PG_POOL_SIZE, DB_POOL_MAX, POOL), not libuv's (UV_THREADPOOL_SIZE). */
+const POOL = (name: string): boolean => /(^|_)POOL(_?(SIZE|MAX))?$/i.test(name) && !/THREADPOOL/i.test(name);
 
 export interface PoolConnections {
   variable: string;

@@ -1,5 +1,6 @@
 // What a verification cell ran, read back from the cell, and its settings in words: a snippet
 // carries exactly what ran, said the same way in the engine's log and the snippet's comment.
+import { envEntries } from './runtime-lines.ts';
 import { exactCpu } from '../common/resource-labels.ts';
 import type { CellConfig } from '../model/types.ts';
 import { heapFlagOf, runtimeOf, type DeploySettings } from './settings.ts';
@@ -39,7 +40,7 @@ export function settingsWords(s: DeploySettings): string {
     ...(s.heapMb !== null ? [`--max-old-space-size=${s.heapMb}`] : []),
     ...(s.node ? [`Node.js ${s.node}`] : []),
     ...(s.nodeFlags ? [s.nodeFlags.join(' ')] : []),
-    ...Object.entries(s.env ?? {}).map(([k, v]) => `${k}=${v}`),
+    ...envEntries(s).map(([k, v]) => `${k}=${v}`),
   ].join(', ');
 }
 

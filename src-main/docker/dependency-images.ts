@@ -19,20 +19,26 @@ export type DependencyImage = (typeof DEPENDENCY_IMAGES)[number];
 /** The Debian release the images come from, and the versions its packages carry. */
 const SUITE = 'bookworm';
 export const DEBIAN_ROOT_TAG = `rightsize/debian-offline:${SUITE}`;
-export const OFFLINE_TAGS: Record<DependencyImage, string> = {
-  postgres: 'rightsize/postgres-offline:15',
-  redis: 'rightsize/redis-offline:7',
-};
+/** The version Debian's package carries, in the tag before the recipe's hash. */
+const VERSIONS: Record<DependencyImage, string> = { postgres: '15', redis: '7' };
 
-/** The image `name` names, built if this engine lacks it; returns its tag. */
-export async function ensureDependencyImage(name: DependencyImage, onLog?: BuildLog): Promise<string> {
-  const tag = OFFLINE_TAGS[name];
-  if (await imageExists(tag)) return tag;
-  const base = await ensureDebianRoot(onLog);
+/** The recipe of `name` (Dockerfile, entrypoint) and its tag: a changed recipe is a new tag, built anew. */
+async function recipe(name: DependencyImage): Promise<{ ctx: BuildContext; tag: string }> {
   const dir = path.join(resourcesDir(), 'dependency-images');
   const ctx = new BuildContext();
   ctx.addText('Dockerfile', readFileSync(path.join(dir, `${name}.Dockerfile`), 'utf8'));
   for (const f of readdirSync(dir).filter((f) => f.startsWith(`${name}-`))) ctx.addFile(f, path.join(dir, f), 0o755);
+  return { ctx, tag: `rightsize/${name}-offline:${VERSIONS[name]}-${(await ctx.digest()).slice(0, 12)}` };
+}
+
+/** The tag `rightsize images build NAME` makes (whether or not it is here yet). */
+export const offlineTag = async (name: DependencyImage): Promise<string> => (await recipe(name)).tag;
+
+/** The image `name` names, built if this engine lacks it; returns its tag. */
+export async function ensureDependencyImage(name: DependencyImage, onLog?: BuildLog): Promise<string> {
+  const { ctx, tag } = await recipe(name);
+  if (await imageExists(tag)) return tag;
+  const base = await ensureDebianRoot(onLog);
   await buildImage(ctx, tag, { kind: 'dependency', buildargs: { BASE_IMAGE: base }, onLog });
   return tag;
 }
@@ -47,11 +53,15 @@ export function debianRootProblem(): string | undefined {
   return undefined;
 }
 
-/** The first Debian mirror this machine's apt uses (deb822 or one-line sources), else deb.debian.org. */
+/**
+ * The first Debian mirror this machine's apt uses for this release (deb822 or one-line sources), else deb.debian.org:
+ * an Ubuntu or another release's mirror has no bookworm to bootstrap from.
+ */
 export function debianMirror(): string {
   const files = ['/etc/apt/sources.list', ...listDir('/etc/apt/sources.list.d')];
   for (const f of files) {
     const text = existsSync(f) ? readFileSync(f, 'utf8') : '';
+    if (!new RegExp(`\\b${SUITE}\\b`).test(text)) continue;
     const m = /^URIs:\s*(\S+)/m.exec(text) ?? /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)/m.exec(text);
     if (m && !/security/.test(m[1]!)) return m[1]!;
   }

@@ -2,6 +2,7 @@
 // versions, Node.js flag sets and environment settings (a pool size, UV_THREADPOOL_SIZE) — their
 // shapes, their checks and what they expand into. The rest of the matrix (apps, caps, workers,
 // load…) is engine/matrix.ts.
+import { ENV_NAME } from '../common/env-name.ts';
 import { z } from 'zod';
 import { coresNeeded, replicaCoresProblem } from '../docker/replica-placement.ts';
 import type { Problem } from '../common/issues.ts';
@@ -39,9 +40,8 @@ export const DIMENSION_FIELDS = {
 /** The most values one environment variable may take, and the most settings (their product) a matrix may ask. */
 export const MAX_ENV_VALUES = 8;
 export const MAX_ENV_SETS = 16;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Set by the engine for every cell: a dimension over them would be overwritten, or measure something else. */
-const ENGINE_ENV = new Set(['PORT', 'NODE_OPTIONS']);
+const ENGINE_ENV = new Set(['PORT', 'NODE_OPTIONS', 'WEB_CONCURRENCY']);
 
 export const DIMENSION_HINTS: Record<string, string> = {
   replicas: 'a list of container counts per cell, e.g. [1, 2] (default [1]; caps and workers are per replica)',

@@ -37,7 +37,7 @@ describe('the service under test and its dependencies', () => {
     const [db, cache] = r.app.dependencies!;
     // Interpolated: the file's default where the shell sets nothing; its own limits; init script mounted read-only.
     expect(db).toMatchObject({ name: 'db', image: 'postgres:16', cpuMillis: 1000, memoryMb: 256, port: 5432 });
-    expect(db!.healthcheck).toEqual({ test: ['CMD-SHELL', 'pg_isready -U shop -d shop'], intervalMs: 1000, retries: 60 });
+    expect(db!.healthcheck).toEqual({ test: ['CMD-SHELL', 'pg_isready -h 127.0.0.1 -U shop -d shop'], intervalMs: 1000, retries: 60 });
     expect(db!.mounts).toEqual([{ source: path.join(path.dirname(FIXTURE), 'db/init.sql'), target: '/docker-entrypoint-initdb.d/init.sql' }]);
     // No health check and no port: the well-known port of the image; default caps.
     expect(cache).toMatchObject({ name: 'cache', image: 'redis:7', port: 6379, cpuMillis: 1000, memoryMb: 512 });
@@ -72,6 +72,29 @@ describe('the service under test and its dependencies', () => {
     );
     const r = readCompose(file, 'api');
     expect(r.ok && r.app.dependencies!.map((d) => d.name)).toEqual(['db', 'cache']);
+  });
+});
+
+describe('what a cell keeps fresh', () => {
+  it('an anonymous volume and a bound data folder are not kept; an init folder is mounted', () => {
+    const file = composeFile(
+      'services:\n  api:\n    image: a\n    expose: ["1"]\n    depends_on:\n      db: {condition: service_healthy}\n' +
+        '  db:\n    image: postgres:16\n    volumes: [/var/lib/postgresql/data, ./pgdata:/var/lib/postgresql/data, ./initdb:/docker-entrypoint-initdb.d]\n',
+    );
+    const r = readCompose(file, 'api');
+    expect(r.ok && r.app.dependencies!.map((d) => d.name)).toEqual(['db']);
+    expect(r.ok && r.app.dependencies![0]!.mounts).toEqual([{ source: path.join(path.dirname(file), 'initdb'), target: '/docker-entrypoint-initdb.d' }]);
+    expect(r.ok && r.notes).toEqual(expect.arrayContaining([
+      'services.db.volumes: /var/lib/postgresql/data is not kept: every cell starts db from fresh data',
+      'services.db.volumes: ./pgdata is not kept: every cell starts db from fresh data',
+    ]));
+  });
+
+  it('a job that runs to completion is refused by its condition, with what to do instead', () => {
+    const file = composeFile(
+      'services:\n  api:\n    image: a\n    expose: ["1"]\n    depends_on:\n      migrate: {condition: service_completed_successfully}\n  migrate:\n    image: flyway\n',
+    );
+    expect(problems(readCompose(file, 'api'))).toEqual([expect.stringMatching(/^services\.api\.depends_on\.migrate\.condition: a job that runs to completion/)]);
   });
 });
 
@@ -140,6 +163,12 @@ describe('where dependencies run', () => {
       'The target "cluster-a" cannot start an app\'s dependencies yet (a Docker engine, this machine\'s or a remote one, can): shop needs db, cache. Nothing was started.',
     );
     expect(() => checkDependenciesHosted({ name: 'local', hostsDependencies: true }, [app])).not.toThrow();
+  });
+  it("a pool size is a connection pool's, not libuv's thread pool nor a pool's idle time", async () => {
+    const { poolConnections } = await import('../../src-main/common/connections.ts');
+    const at = (env: Record<string, string>) => poolConnections({ env, mode: 'cluster', workers: 4 })?.total ?? null;
+    expect([at({ PG_POOL_SIZE: '10' }), at({ DB_POOL_MAX: '5' }), at({ POOL: '3' })]).toEqual([40, 20, 12]);
+    expect([at({ UV_THREADPOOL_SIZE: '8' }), at({ PG_POOL_IDLE_MS: '10000' }), at({ PG_POOL_SIZE: 'ten' })]).toEqual([null, null, null]);
   });
   it("the CLI's words for a dependency's field", () => {
     expect(optionOf('dependencies.0.image')).toBe('dependency 1 (image)');

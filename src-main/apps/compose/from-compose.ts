@@ -15,6 +15,9 @@ type Service = Record<string, unknown>;
 type AppPart = Pick<UserAppInput, 'source' | 'port' | 'health' | 'env' | 'dependencies'>;
 export type ComposeRead = { ok: true; app: AppPart; notes: string[] } | { ok: false; problems: Problem[] };
 
+/** Where well-known images keep their data: never bound from the host (each cell starts from fresh data). */
+const DATA_DIR = /^\/(var\/lib\/(postgresql|mysql|redis|mongodb)|data)(\/|$)/;
+
 /** Ports of well-known images, for readiness when a dependency declares neither a health check nor a port. */
 const KNOWN_PORTS: [RegExp, number][] = [
   [/(^|\/)postgres/, 5432],
@@ -167,10 +170,19 @@ function dependencyClosure(
   const out: string[] = [];
   const visit = (s: string, trail: string[]): void => {
     const on = services[s]?.depends_on;
-    const deps = Array.isArray(on) ? (on as string[]) : Object.keys((on ?? {}) as object);
+    const long = (Array.isArray(on) ? {} : (on ?? {})) as Record<string, { condition?: string; required?: boolean }>;
+    const deps = Array.isArray(on) ? (on as string[]) : Object.keys(long);
     for (const d of deps) {
+      const at = `services.${s}.depends_on.${d}`;
       if (trail.includes(d)) return bad(`services.${s}.depends_on`, `a cycle: ${[...trail, d].join(' → ')}`);
+      if (!services[d] && long[d]?.required === false) continue; // Compose starts without it too
       if (!services[d]) return bad(`services.${s}.depends_on`, `there is no service "${d}"`);
+      if (long[d]?.condition === 'service_completed_successfully')
+        return bad(
+          `${at}.condition`,
+          'a job that runs to completion (a migration, a seed) is not a dependency: put its work in the ' +
+            "database's init scripts (docker-entrypoint-initdb.d)",
+        );
       if (!out.includes(d)) out.push(d);
       visit(d, [...trail, d]);
     }
@@ -220,10 +232,17 @@ function dependencyOf(
   if (mem !== undefined && memoryMb === undefined) bad(key('mem_limit'), `"${mem}" is not a size (e.g. 512m)`);
   const mounts: { source: string; target: string }[] = [];
   for (const v of (svc.volumes ?? []) as (string | { type?: string; source?: string; target: string })[]) {
-    const [src, target] = typeof v === 'string' ? v.split(':') : [v.type === 'bind' ? v.source : undefined, v.target];
-    if (src && (src.startsWith('.') || src.startsWith('/') || src.startsWith('~')))
-      mounts.push({ source: path.resolve(base, src.replace(/^~/, process.env.HOME ?? '~')), target: target! });
-    else notes.push(`${key('volumes')}: ${src ?? 'a volume'} is not kept: every cell starts ${name} from fresh data`);
+    const parts = typeof v === 'string' ? v.split(':') : [v.type === 'bind' ? v.source : undefined, v.target];
+    // One part is an anonymous volume ("- /var/lib/postgresql/data"): no source to bind.
+    const [src, target] = parts.length === 1 ? [undefined, parts[0]] : parts;
+    const bind = src && (src.startsWith('.') || src.startsWith('/') || src.startsWith('~'));
+    // A folder of data bound from the host would carry one cell's writes into the next: fresh data instead.
+    if (bind && target && !DATA_DIR.test(target))
+      mounts.push({ source: path.resolve(base, src.replace(/^~/, process.env.HOME ?? '~')), target });
+    else
+      notes.push(
+        `${key('volumes')}: ${src ?? target ?? 'a volume'} is not kept: every cell starts ${name} from fresh data`,
+      );
   }
   const hc = svc.healthcheck as
     | {

@@ -2,7 +2,7 @@ import { checkEngine } from '../../docker/client.ts';
 import {
   DEPENDENCY_IMAGES,
   ensureDependencyImage,
-  OFFLINE_TAGS,
+  offlineTag,
   type DependencyImage,
 } from '../../docker/dependency-images.ts';
 import { imageExists } from '../../docker/image-build.ts';
@@ -25,9 +25,8 @@ export async function imagesBuildCommand(names: string[], o: GlobalOptions & { w
     );
   const engine = await checkEngine();
   const wanted = names as DependencyImage[];
-  const missing = (
-    await Promise.all(wanted.map(async (n) => ((await imageExists(OFFLINE_TAGS[n])) ? [] : [n])))
-  ).flat();
+  const tags = Object.fromEntries(await Promise.all(wanted.map(async (n) => [n, await offlineTag(n)] as const)));
+  const missing = (await Promise.all(wanted.map(async (n) => ((await imageExists(tags[n]!)) ? [] : [n])))).flat();
   if (missing.length) {
     const log = (line: string): void => void process.stderr.write(`  ${line}\n`);
     const { lease } = await enterLab(engine, { what: `a build of ${missing.join(', ')}`, wait: Boolean(o.wait) });
@@ -37,11 +36,11 @@ export async function imagesBuildCommand(names: string[], o: GlobalOptions & { w
       await lease.release();
     }
   }
-  const tags = wanted.map((n) => ({ name: n, tag: OFFLINE_TAGS[n], built: missing.includes(n) }));
+  const out = wanted.map((n) => ({ name: n, tag: tags[n]!, built: missing.includes(n) }));
   process.stdout.write(
     o.json
-      ? `${JSON.stringify(tags, null, 2)}\n`
-      : `${tags.map((t) => `${t.name}: ${t.tag}${t.built ? ' (built)' : ' (already here)'}`).join('\n')}\n`,
+      ? `${JSON.stringify(out, null, 2)}\n`
+      : `${out.map((t) => `${t.name}: ${t.tag}${t.built ? ' (built)' : ' (already here)'}`).join('\n')}\n`,
   );
   return EXIT.ok;
 }

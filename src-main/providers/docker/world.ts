@@ -71,6 +71,7 @@ export class CellWorld {
     for (const m of this.members) {
       const hc = m.dep.healthcheck;
       let failures = 0;
+      let counted = 0; // polled every 250 ms at most, a failure counted once per interval (Docker's retries)
       for (;;) {
         if (signal?.aborted) throw new Error('cancelled');
         const state = (await m.container.inspect()).State;
@@ -78,7 +79,9 @@ export class CellWorld {
           throw new Error(`${m.dep.name} (${m.dep.image}) exited with code ${state.ExitCode}${await this.tail(m)}`);
         if (hc ? await passes(m.container, hc) : await accepts(m.address)) break;
         const started = Date.now() - t0 > (hc?.startPeriodMs ?? 0);
-        if (hc && started && ++failures >= hc.retries)
+        const due = hc !== undefined && started && Date.now() - counted >= hc.intervalMs;
+        if (due) counted = Date.now();
+        if (due && ++failures >= hc.retries)
           throw new Error(
             `${m.dep.name} (${m.dep.image}) failed its health check ${failures} times${await this.tail(m)}`,
           );
@@ -128,6 +131,8 @@ async function startMember(
 ): Promise<Member> {
   const bytes = dep.memoryMb * 2 ** 20;
   const portKey = dep.port !== undefined ? `${dep.port}/tcp` : undefined;
+  // Published only where readiness needs the port from here (no health check): never a database on the LAN.
+  const published = Boolean(portKey && spec.publishOn && !dep.healthcheck);
   const container = await client.createContainer({
     Image: dep.image,
     ...(dep.command ? { Cmd: dep.command } : {}),
@@ -143,21 +148,27 @@ async function startMember(
       Memory: bytes,
       MemorySwap: bytes,
       ...(spec.cpuset ? { CpusetCpus: spec.cpuset } : {}),
-      Binds: dep.mounts.map((m) => `${m.source}:${m.target}:ro`),
-      ...(portKey && spec.publishOn ? { PortBindings: { [portKey]: [{ HostIp: spec.publishOn, HostPort: '' }] } } : {}),
+      // Mounts, not Binds: a missing source is an error, not an empty folder made on the engine's host.
+      Mounts: dep.mounts.map((m) => ({ Type: 'bind' as const, Source: m.source, Target: m.target, ReadOnly: true })),
+      ...(published ? { PortBindings: { [portKey!]: [{ HostIp: spec.publishOn!, HostPort: '' }] } } : {}),
     },
     NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [dep.name] } } },
   });
-  await container.start();
-  if (!portKey) return { dep, container };
-  const info = await container.inspect();
-  const published = info.NetworkSettings.Ports?.[portKey]?.[0]?.HostPort;
-  const address = spec.publishOn
-    ? published
-      ? { host: spec.publishOn, port: Number(published) }
-      : undefined
-    : { host: info.NetworkSettings.Networks?.[network]?.IPAddress ?? '', port: dep.port! };
-  return { dep, container, ...(address?.host ? { address } : {}) };
+  try {
+    await container.start();
+    if (!portKey || dep.healthcheck) return { dep, container };
+    const info = await container.inspect();
+    const port = info.NetworkSettings.Ports?.[portKey]?.[0]?.HostPort;
+    const address = published
+      ? port
+        ? { host: spec.publishOn!, port: Number(port) }
+        : undefined
+      : { host: info.NetworkSettings.Networks?.[network]?.IPAddress ?? '', port: dep.port! };
+    return { dep, container, ...(address?.host ? { address } : {}) };
+  } catch (e) {
+    await container.remove({ force: true, v: true }).catch(() => undefined); // not a member yet: remove() would miss it
+    throw e;
+  }
 }
 
 /** Whether the health check's command exits 0 within its timeout, run in the container as Docker would. */
