@@ -17,6 +17,8 @@ export const SHARED_A = [
   'answer',
   'bin-app',
   'budget-matrix',
+  'build-cancel',
+  'cell-failure',
   'config-errors',
   'containers',
   'k8s-session',
@@ -28,8 +30,6 @@ export const SHARED_A = [
 ] as const;
 
 export const SHARED_B = [
-  'build-cancel',
-  'cell-failure',
   'dependencies',
   'distributed',
   'load-agent',
