@@ -1,6 +1,7 @@
 // The one name of a configuration: who ran ("2 cluster workers", "2 containers × 1 cluster worker
 // (Node 22)") and on what ("0.5 CPU / 256 MB"). Decisions carry these labels and every sentence
 // uses them, so they sit below decide/, size/ and explain/.
+import { envWords } from '../common/env-name.ts';
 import { exactCpu, memLabel, pairLabel } from '../common/resource-labels.ts';
 import { joinAnd } from '../common/text.ts';
 import type { ConfigurationSummary, SearchConfig } from './types.ts';
@@ -58,8 +59,7 @@ export function who(c: Named, ctx?: WhoContext): string {
 
 /** "PG_POOL_SIZE=10, UV_THREADPOOL_SIZE=8": the environment dimension's values, in name order; null without any. */
 export function envText(envSet: Record<string, string> | undefined): string | null {
-  const names = Object.keys(envSet ?? {}).sort();
-  return names.length ? names.map((k) => `${k}=${envSet![k]}`).join(', ') : null;
+  return envWords(envSet) || null;
 }
 
 /**

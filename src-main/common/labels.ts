@@ -1,4 +1,5 @@
 // Short names of cells, shared by every listing (CLI tables, the UI, the answer, the reports).
+import { envPairs } from './env-name.ts';
 import type { CellConfig } from '../model/types.ts';
 
 /**
@@ -12,9 +13,8 @@ export function cellLabel(c: CellConfig): string {
   const why = c.phase === 'settle' ? ' (settle)' : c.phase === 'verify' ? ' (verify)' : '';
   const replicas = (c.replicas ?? 1) >= 2 ? `${c.replicas} × ` : '';
   const node = c.node !== undefined ? ` Node ${c.node}` : '';
-  const env = Object.keys(c.envSet ?? {})
-    .sort()
-    .map((k) => ` ${k}=${c.envSet![k]}`)
+  const env = envPairs(c.envSet)
+    .map(([k, v]) => ` ${k}=${v}`)
     .join('');
   const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}${env}`;
   return (

@@ -14,3 +14,4 @@ export { pickGoodput, pickP99, pickText } from '../common/pick-words.ts';
 export { GC_POOL_SECONDS, gcSharePooled, othersNote, probeProcesses } from '../common/probe-series.ts';
 export { joinArgs, splitArgs } from '../common/args.ts';
 export { coresNeeded } from '../common/cores.ts';
+export { envWords } from '../common/env-name.ts';

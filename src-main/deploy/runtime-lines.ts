@@ -2,6 +2,7 @@
 // (replicas), the exact Node.js version to build on, and the Node.js flags where the cells had them —
 // NODE_OPTIONS for the flags Node takes there, the command line for the others (docker/node-flags.ts,
 // the one rule the cells ran by). Nothing here is set that no cell ran.
+import { envPairs } from '../common/env-name.ts';
 import { joinAnd } from '../common/text.ts';
 import { connectionsText, poolConnections } from '../common/connections.ts';
 import { placeNodeFlags } from '../docker/node-flags.ts';
@@ -52,10 +53,7 @@ export function flagsLine(s: Pick<DeploySettings, 'nodeFlags'>, optionsWhere: st
 }
 
 /** The environment dimension's values as the cells ran them, in name order (none: empty). */
-export const envEntries = (s: Pick<DeploySettings, 'env'>): [string, string][] =>
-  Object.keys(s.env ?? {})
-    .sort()
-    .map((k) => [k, s.env![k]!]);
+export const envEntries = (s: Pick<DeploySettings, 'env'>): [string, string][] => envPairs(s.env);
 
 /** The connections line (no comment marker) where a pool size was a setting: the most the configuration opens. */
 export function connectionsLine(s: Pick<DeploySettings, 'env' | 'replicas' | 'workers' | 'mode'>): string | null {

@@ -121,7 +121,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
   const deps = (target.dependencies ?? []).map((d) => ({
     d,
     sampler: new StatsSampler(d, d.cpuMillis),
-    measured: [] as DependencyReading['measured'] & object,
+    measured: [] as NonNullable<DependencyReading['measured']>,
   }));
   try {
     await Promise.all([stats.start(), ...deps.map((x) => x.sampler.start())]);

@@ -1,5 +1,6 @@
 // The HTML report's tables of evidence: the winners of each CPU / memory pair, the configurations
 // (repetitions aggregated), every cell, and the host.
+import { envWords } from '../common/env-name.ts';
 import { failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, who } from '../analysis/index.ts';
 import type { Recommendation } from '../analysis/index.ts';
 import { STATE_WORDS } from '../analysis/explain/headline.ts';
@@ -101,11 +102,9 @@ const warmupText = (c: StoredCell): string => fmtWarmup(c.config.warmupSec, c.lo
 
 /** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
 function cellNote(c: StoredCell): string {
-  const settings = Object.keys(c.config.envSet ?? {}).sort();
+  const settings = envWords(c.config.envSet);
   const lines = [
-    ...(settings.length
-      ? [`<b>settings</b>: ${esc(settings.map((k) => `${k}=${c.config.envSet![k]}`).join(', '))}`]
-      : []),
+    ...(settings ? [`<b>settings</b>: ${esc(settings)}`] : []),
     ...(c.dependencies?.length ? [`<b>dependencies</b>: ${esc(dependencyWords(c))}`] : []),
     ...c.flags.map((f) => `<b>${esc(f.kind)}</b>: ${esc(f.reason)}`),
     ...(c.failure ? [`<b>${esc(c.status)}</b>: ${esc(c.failure.split('\n')[0]!)}`] : []),

@@ -1,3 +1,4 @@
+import { envWords } from '../../src-main/contract/present.ts';
 import type { CellConfig, CellResult, Flag, StoredCell } from '../../src-main/contract/api.ts';
 import { lineConfig, lineSet, type XY } from './charts.ts';
 
@@ -46,7 +47,7 @@ export type SummaryMetric = 'p99' | 'rps';
 /** The series key of a cell in summary charts: everything but workers (and repetition). */
 function seriesKey(c: CellConfig): string {
   const load = c.load.model === 'closed' ? `${c.load.connections} conn` : `${c.load.rate} req/s`;
-  const env = Object.keys(c.envSet ?? {}).sort().map((k) => ` · ${k}=${c.envSet![k]}`).join('');
+  const env = c.envSet ? ` · ${envWords(c.envSet, ' · ')}` : '';
   return `${c.app}${c.requests ? ` ${c.requests.name}` : ''} · ${c.mode} · ${c.cpuMillis}m/${c.memoryMb} MB · ${load}${env}`;
 }
 

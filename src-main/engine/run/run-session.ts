@@ -142,7 +142,10 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   try {
     // Under the lab: an offline database image may be built here. The run records the images that will run.
     plan.apps = await withBuildSignal(o.signal, () =>
-      settleDependencyImages(plan.apps, (line) => void (/offline/.test(line) && settled.push(line))),
+      settleDependencyImages(
+        plan.apps,
+        (line) => void (line.includes("using Rightsize's offline") && settled.push(line)),
+      ),
     );
     runId = record(o.store, plan, engine);
   } catch (e) {
@@ -159,7 +162,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   };
   const log = (level: 'info' | 'warn', message: string): void => emit({ type: 'log', runId, level, message });
   const notes = [
-    ...settled.filter((l) => l.includes("using Rightsize's offline")),
+    ...settled,
     ...(swept.length ? [`removed what stopped Rightsize processes left on ${provider.name}: ${swept.join(', ')}`] : []),
     ...(noReaper ? [`${noReaper}. If this process dies, the next Rightsize start removes its containers.`] : []),
   ];
