@@ -198,13 +198,16 @@ export interface Alternative {
 export interface CheapestCost {
   app: string;
   requestSet: string | null;
-  /** 'decided': the cheapest shown cheaper than every other; 'undecided': not; 'only-one': nothing to compare. */
-  state: 'decided' | 'undecided' | 'only-one' | 'none';
+  /**
+   * The contest's decision on cost per million (contest.ts): 'decided', shown cheaper than every other; 'equivalent',
+   * others shown within the margin of it; 'undecided', not; 'only-one', nothing to compare.
+   */
+  state: 'decided' | 'equivalent' | 'undecided' | 'only-one' | 'none';
   /** Lowest mean cost (null when none qualifies). */
   cheapest: string | null;
   /** The next lowest mean cost. */
   runnerUp: string | null;
-  /** Keys the test could not show costlier than the cheapest. */
+  /** Keys the contest could not show costlier than the cheapest, or showed within the margin of it. */
   notDistinguishable: string[];
   /** The line the answer says. */
   text: string;

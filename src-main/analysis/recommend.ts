@@ -70,7 +70,7 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
   // An auto-size run answers with what its search found (analysis/search-answer.ts).
   const search = run.search ? searchAnswer(run.search, configurations) : null;
   const sizingSlo = options.slo ?? (search ? searchSizingSlo(search) : null);
-  const costs = costsOf(configurations, sizingSlo, priced.prices, priced.source);
+  const costs = costsOf(configurations, sizingSlo, priced.prices, priced.source, marginPct);
   // An auto-size run is priced by what its search found, not by a contest over its cells.
   if (search) costs.cheapest = [searchCostLine(search, priced.prices)];
   const base: Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'> = {

@@ -178,6 +178,12 @@ function expectOneAnswer(o: Outputs): ConfigurationSummary {
     for (const k of decision!.candidates) expect(mine, `${where}: ${k} per million`).toBeLessThanOrEqual(per.get(k)! + 1e-12);
   }
 
+  // The cost line reads the same contest: its state is the decision's, and it never calls the pick costlier.
+  const line = rec.costs?.cheapest[0];
+  const costState = { confident: 'decided', equivalent: 'equivalent', undecided: 'undecided' }[h.state];
+  if (line && line.state !== 'only-one') expect(line.state, `${where}: cost line ${line.text}`).toBe(costState);
+  if (line?.state === 'decided') expect(line.cheapest, `${where}: cost line ${line.text}`).toBe(pick.key);
+
   // The summary: its first bullet is the pick on its pair; "Give it …" gives the pick's own cap and the rule's memory.
   expect(rec.summary[0], `${where}: summary`).toMatch(new RegExp(`^${escapeRe(capitalize(named))}: `));
   const give = rec.summary.map((b) => /^Give it (?:a memory limit of (\d+) MB and )?(\d+(?:\.\d+)? CPUs?)\b/.exec(b)).find(Boolean);

@@ -61,7 +61,7 @@ describe('each configuration’s cost at its measured goodput (analysis/decide/c
     expect(k.upperBound).toBe(false);
     expect(costText(k)).toBe('$0.0115 (0.00894–0.0147)');
     // At a 2,500 req/s objective: ⌈2500 / 1000⌉ = 3 copies (⌈2500 / 1281.99⌉ = 2 to ⌈2500 / 780.04⌉ = 4), 3 × 0.04125 = $0.12375 an hour.
-    const at = costsOf(rec.configurations, { p99Ms: 50, minRps: 2500, maxErrorPct: 1 }, PRICES, 'given').configurations[0]!;
+    const at = costsOf(rec.configurations, { p99Ms: 50, minRps: 2500, maxErrorPct: 1 }, PRICES, 'given', 5).configurations[0]!;
     expect(at.atRate).toEqual({ rate: 2500, copies: 3, copiesLow: 2, copiesHigh: 4, hourly: expect.closeTo(0.12375, 12) });
     expect(at.meets).toBe(false); // 1,000 req/s is below the 2,500 the objective asks of one configuration
   });
@@ -152,6 +152,28 @@ describe('the cheapest configuration that meets the objective, against its runne
     expect(c.text).toMatch(/^Cheapest per million requests meeting the objective: 1 cluster worker on 1 CPU \/ 256 MB at \$0\.0115/);
     // 800 req/s at 1000 req/s per copy: ⌈0.8⌉ = 1 copy, $0.04125 an hour.
     expect(c.text).toContain("at the objective's 800 req/s: ⌈800 ÷ 1,000⌉ = 1 copy, $0.0413 an hour");
+  });
+
+  // Two CPU caps: 0.5 CPU ($0.02125 an hour) against 1 CPU ($0.04125). 1 CPU is the lowest per million at 1,000 req/s;
+  // 0.5 CPU matches it per dollar at 1,000 × 0.02125 ÷ 0.04125 = 515 req/s, and is within 5 % above 0.95 × 515 = 489.
+  const half = (rps: number[]) => reps({ workers: 1, cpu: 500 }, rps);
+  const one = (rps: number[]) => reps({ workers: 1, cpu: 1000 }, rps);
+  it('the cost line reads the contest: within the margin per dollar, it names the answer as the cheapest of them', () => {
+    // 500 req/s is shown below 515 (a test of its own would call it "costlier"), and shown above 489: within the margin.
+    const rec = priced([...half([500, 502, 498]), ...one([1000, 1010, 990])]);
+    const c = rec.costs!.cheapest[0]!;
+    expect(c.state).toBe('equivalent');
+    expect(c.text).not.toContain('costlier');
+    expect(c.text).toMatch(/^Cheapest per million requests: 1 cluster worker on 1 CPU \/ 256 MB at \$0\.0115 .*; shown within 5 % of it: 1 cluster worker on 0\.5 CPU \/ 256 MB at \$0\.0118 .*\. The answer is the cheapest of them, 1 cluster worker on 0\.5 CPU \/ 256 MB\.$/);
+    expect(rec.headline!.text).toContain('0.5 CPU');
+  });
+
+  it('an undecided contest leaves the cost line undecided, naming the same two', () => {
+    const rec = priced([...half([470, 530, 500]), ...one([1000, 1010, 990])]);
+    const c = rec.costs!.cheapest[0]!;
+    expect(rec.decisions![0]!.state).toBe('undecided');
+    expect(c.state).toBe('undecided');
+    expect(c.text).toMatch(/not decided, 1 cluster worker on 1 CPU .* and 1 cluster worker on 0\.5 CPU .* are not distinguishable/);
   });
 
   it('none meets: said so, and nothing is priced as the answer', () => {

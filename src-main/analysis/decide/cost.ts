@@ -1,9 +1,8 @@
 // What each configuration costs, and which is cheapest, with the answer's own statistics: the
 // cost per million requests is the configuration's hourly price over its goodput, so its 95 %
-// interval is the goodput interval's, inverted, and "A costs less than B" is a one-sided Welch test
-// of goodput_A − (hourly_A ÷ hourly_B) · goodput_B > 0, Holm-corrected over the rivals, as the
-// contest tests goodput. A client-bound or host-busy goodput is a lower bound, so its cost is an
-// upper bound: it can be shown cheaper than another, never another cheaper than it.
+// interval is the goodput interval's, inverted. Which is cheapest is the contest's decision on
+// goodput per dollar (contest.ts), read here, never tested again. A client-bound or host-busy
+// goodput is a lower bound, so its cost is an upper bound: never shown costlier than another.
 import {
   copiesFor,
   costText,
@@ -21,9 +20,10 @@ import { isLowerBound } from '../../common/bottleneck.ts';
 import { groupBy, workloadKey } from './group.ts';
 import { onWhat, who } from '../names.ts';
 import { checkSlo } from './slo.ts';
-import { ALPHA, estimateOf, holm, welch } from './stats.ts';
+import { estimateOf } from './stats.ts';
+import { contest, pricingAt, type Pricing } from './contest.ts';
 import { searchConfigLabel } from '../names.ts';
-import type { CheapestCost, ConfigurationSummary, CostAnswer, SearchAnswer, Slo } from '../types.ts';
+import type { CheapestCost, ConfigurationSummary, CostAnswer, RivalTest, SearchAnswer, Slo } from '../types.ts';
 
 export { costText, type ConfigurationCost };
 
@@ -101,21 +101,22 @@ function atRateText(k: ConfigurationCost, goodput: number): string {
 }
 
 /**
- * The cheapest of one workload's candidates per million requests, tested against every other: shown
- * cheaper than all of them (Holm at 5 %) or not; never picked on point means.
+ * The lowest cost per million requests of one workload's candidates, by the answer's own contest
+ * (contest.ts, on goodput per dollar at these prices, margin and all): the cost line reads its
+ * decision and never tests again, so it cannot contradict the headline. Never picked on point means.
  */
 function cheapestOf(
   cs: ConfigurationSummary[],
   costs: Map<string, ConfigurationCost>,
   withSlo: boolean,
   head: { app: string; requestSet: string | null },
+  marginPct: number,
+  pricing: Pricing,
 ): CheapestCost {
   const heading = withSlo ? 'Cheapest per million requests meeting the objective' : 'Cheapest per million requests';
-  const ranked = cs
-    .filter((c) => costs.get(c.key)?.perMillion != null)
-    .sort((a, b) => costs.get(a.key)!.perMillion! - costs.get(b.key)!.perMillion!);
-  const lead = ranked[0];
-  if (!lead)
+  const priced = cs.filter((c) => costs.get(c.key)?.perMillion != null);
+  const c = contest(priced, marginPct, pricing);
+  if (!c)
     return {
       ...head,
       state: 'none',
@@ -126,9 +127,12 @@ function cheapestOf(
         ? 'No configuration meets the objective, so none is priced as its answer.'
         : 'No configuration has a goodput to price.',
     };
+  const lead = c.best;
   const kl = costs.get(lead.key)!;
   const leadText = `${kl.label} at ${costText(kl)} per million requests${atRateText(kl, lead.rps!.mean)}`;
-  const second = ranked[1];
+  const perMillionOf = (x: ConfigurationSummary): number => costs.get(x.key)!.perMillion!;
+  const rest = priced.filter((x) => x !== lead).sort((a, b) => perMillionOf(a) - perMillionOf(b));
+  const second = rest[0];
   if (!second)
     return {
       ...head,
@@ -140,52 +144,49 @@ function cheapestOf(
         `Cost: only ${kl.label} ${withSlo ? 'meets the objective' : 'was measured'}, ` +
         `at ${costText(kl)} per million requests${atRateText(kl, lead.rps!.mean)}.`,
     };
-  const el = estimateOf(lead.rps!);
-  // Lead cheaper than r ⟺ g_lead > (h_lead ÷ h_r) · g_r; r's bound could be higher, so no test against it.
-  const raw = ranked.slice(1).map((r) => {
-    const er = estimateOf(r.rps!);
-    const ratio = kl.hourly / costs.get(r.key)!.hourly;
-    const p = el && er && !isLowerBound(r) ? welch(el, er, ratio).pAbove : null;
-    return { r, p };
-  });
-  const tested = raw.filter((x) => x.p !== null);
-  const adjusted = holm(tested.map((x) => x.p!));
-  const pOf = new Map(tested.map((x, i) => [x.r.key, adjusted[i]!]));
-  const undecided = raw.filter((x) => !((pOf.get(x.r.key) ?? 1) <= ALPHA)).map((x) => x.r);
+  const rivalOf = (x: ConfigurationSummary): RivalTest => c.rivals.find((r) => r.key === x.key)!;
+  const pText = (p: number | null): string =>
+    p === null ? 'no interval to test' : p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(p < 0.01 ? 3 : 2)}`;
   const k2 = costs.get(second.key)!;
-  const p2 = pOf.get(second.key);
-  const pText = (p: number | undefined): string =>
-    p === undefined ? 'no interval to test' : p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(p < 0.01 ? 3 : 2)}`;
-  if (undecided.length === 0)
+  const base = { ...head, cheapest: lead.key, runnerUp: second.key };
+  if (c.state === 'confident')
     return {
-      ...head,
+      ...base,
       state: 'decided',
-      cheapest: lead.key,
-      runnerUp: second.key,
       notDistinguishable: [],
       text:
         `${heading}: ${leadText}; the runner-up, ${k2.label}, would cost ${costText(k2)} ` +
-        `(shown costlier, ${pText(p2)}).`,
+        `(shown costlier, ${pText(rivalOf(second).p)}).`,
     };
-  const why = undecided.some((c) => isLowerBound(c))
+  if (c.state === 'equivalent') {
+    const within = rest.filter((x) => rivalOf(x).within === 'shown-within');
+    const list = within.map((x) => `${costs.get(x.key)!.label} at ${costText(costs.get(x.key)!)}`).join(', ');
+    const answer = c.pick !== lead ? ` The answer is the cheapest of them, ${costs.get(c.pick.key)!.label}.` : '';
+    return {
+      ...base,
+      state: 'equivalent',
+      notDistinguishable: within.map((x) => x.key),
+      text: `${heading}: ${leadText}; shown within ${marginPct} % of it: ${list}.${answer}`,
+    };
+  }
+  const undecided = rest.filter((x) => rivalOf(x).relation === 'undecided');
+  const why = c.blockedBy.includes('bound')
     ? "a rival's cost is only an upper bound: the load generator, a dependency or the host set its pace"
-    : undecided.some((c) => !estimateOf(c.rps!)) || !el
-      ? undecided.some((c) => c.n > 1) || lead.n > 1
+    : undecided.some((x) => !estimateOf(x.rps!)) || !estimateOf(lead.rps!)
+      ? undecided.some((x) => x.n > 1) || lead.n > 1
         ? 'too few repetitions to bound: no interval to test'
         : 'a single sample has no interval to test'
       : 'more repetitions would decide';
   const rival = undecided[0]!;
-  const pr = pOf.get(rival.key);
+  const pr = rivalOf(rival).p;
   const kr = costs.get(rival.key)!;
   return {
-    ...head,
+    ...base,
     state: 'undecided',
-    cheapest: lead.key,
-    runnerUp: second.key,
-    notDistinguishable: undecided.map((c) => c.key),
+    notDistinguishable: undecided.map((x) => x.key),
     text:
       `${heading}: not decided, ${kl.label} at ${costText(kl)} and ${kr.label} at ${costText(kr)} per million ` +
-      `requests are not distinguishable (${pr === undefined ? '' : `${pText(pr)}; `}${why}).`,
+      `requests are not distinguishable (${pr === null ? '' : `${pText(pr)}; `}${why}).`,
   };
 }
 
@@ -198,7 +199,9 @@ export function costsOf(
   slo: Slo | null,
   prices: Prices,
   source: PriceSource,
+  marginPct: number,
 ): CostAnswer {
+  const pricing = pricingAt(prices);
   const measured = configurations.filter((c) => c.n > 0 && c.rps);
   const list = measured.map((c) => costOf(c, prices, slo));
   const byKey = new Map(list.map((k) => [k.key, k]));
@@ -214,6 +217,8 @@ export function costsOf(
       byKey,
       slo !== null,
       head,
+      marginPct,
+      pricing,
     );
     // Several workloads: each line says whose it is.
     const name = head.requestSet ? `${head.app} (${head.requestSet})` : head.app;
