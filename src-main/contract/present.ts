@@ -15,3 +15,4 @@ export { GC_POOL_SECONDS, gcSharePooled, othersNote, probeProcesses } from '../c
 export { joinArgs, splitArgs } from '../common/args.ts';
 export { coresNeeded } from '../common/cores.ts';
 export { envWords } from '../common/env-name.ts';
+export { reasonsText } from '../common/failure-reason.ts';

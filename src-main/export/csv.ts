@@ -1,3 +1,4 @@
+import { reasonsText } from '../common/failure-reason.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import type { Flag, Sample } from '../model/types.ts';
 import type { ProbeSecond } from '../model/probe.ts';
@@ -73,6 +74,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['host_busy_reason', (c) => reasonOf(c, 'host-busy')],
   ['dependency_bound_reason', (c) => reasonOf(c, 'dependency-bound')],
   ['dependencies', (c) => dependenciesText(c)],
+  // The server's reasons for failed responses: `503 "sorry, too many clients already" (1,234)`.
+  ['failure_reasons', (c) => reasonsText(c.load?.failureReasons ?? {}).slice(2) || undefined],
 ];
 
 /** Each dependency's CPU (share of its own cap) and highest memory over the measured seconds: "db 97 % 182 MB". */

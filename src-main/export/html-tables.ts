@@ -1,5 +1,6 @@
 // The HTML report's tables of evidence: the winners of each CPU / memory pair, the configurations
 // (repetitions aggregated), every cell, and the host.
+import { reasonsText } from '../common/failure-reason.ts';
 import { envWords } from '../common/env-name.ts';
 import { failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, who } from '../analysis/index.ts';
 import type { Recommendation } from '../analysis/index.ts';
@@ -106,6 +107,7 @@ function cellNote(c: StoredCell): string {
   const lines = [
     ...(settings ? [`<b>settings</b>: ${esc(settings)}`] : []),
     ...(c.dependencies?.length ? [`<b>dependencies</b>: ${esc(dependencyWords(c))}`] : []),
+    ...(c.load?.failureReasons ? [`<b>failed</b>${esc(reasonsText(c.load.failureReasons))}`] : []),
     ...c.flags.map((f) => `<b>${esc(f.kind)}</b>: ${esc(f.reason)}`),
     ...(c.failure ? [`<b>${esc(c.status)}</b>: ${esc(c.failure.split('\n')[0]!)}`] : []),
   ];

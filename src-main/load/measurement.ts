@@ -4,6 +4,7 @@
 import type { LoadSecond } from '../model/types.ts';
 import { addEncoded, newHistogram, summarize, type LatencyHistogram } from './histogram.ts';
 import type { ThreadSecond } from './protocol.ts';
+import { addReason } from '../common/failure-reason.ts';
 
 export interface WindowPlan {
   /** Minimum warmup (s). */
@@ -42,6 +43,7 @@ function addCounts(into: Counts, s: Counts): void {
   into.busyMs += s.busyMs;
   into.cpuMs += s.cpuMs;
   for (const [k, v] of Object.entries(s.statusCounts)) into.statusCounts[k] = (into.statusCounts[k] ?? 0) + v;
+  for (const [k, v] of Object.entries(s.failureReasons ?? {})) addReason((into.failureReasons ??= {}), k, v);
   if (s.byReplica) {
     const by = (into.byReplica ??= s.byReplica.map(() => 0));
     s.byReplica.forEach((n, r) => (by[r] = (by[r] ?? 0) + n));

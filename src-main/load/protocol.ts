@@ -69,6 +69,8 @@ export interface ThreadSecond {
   /** Time connections spent with a request in flight (actual send → response, or → given up). */
   busyMs: number;
   statusCounts: Record<string, number>;
+  /** Unexpected responses by reason ("503 sorry, too many clients already"): load/failure-reason.ts. */
+  failureReasons?: Record<string, number>;
   /** CPU time this thread used in the second (ms), where the platform tells (Linux); else 0. */
   cpuMs: number;
   /** The second's latency histogram (µs), hdr-histogram-js compressed base64: merged losslessly. */

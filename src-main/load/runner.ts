@@ -268,6 +268,7 @@ function toResult(
     latencyUs: summarize(m.latency),
     latencyFrom: plan.load.model === 'rate' ? 'intended-send' : 'send',
     statusCounts: t.statusCounts,
+    ...(t.failureReasons && Object.keys(t.failureReasons).length ? { failureReasons: t.failureReasons } : {}),
     errors: t.errors,
     timeouts: t.timeouts,
     non2xx: t.non2xx,

@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
 import { type AcClient, instrumentClient, type TimingSink } from './client-timing.ts';
 import { encodeHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
+import { addReason, failureReason } from '../common/failure-reason.ts';
 import type { ParentMessage, ThreadPlan, ThreadSecond, ThreadTarget, WorkerMessage } from './protocol.ts';
 
 // A thread spawned ahead has no plan yet: it waits for one (a 'plan' message), then says it is ready.
@@ -55,9 +56,15 @@ const clients: AcClient[] = [];
 
 function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
   const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0 };
+  const failureReasons: Record<string, number> = {};
   // A replicated cell counts each replica's responses (0 until its plan arrives: a spare thread has none yet).
   const replicas = plan?.replicas ?? 0;
-  return { ...counts, statusCounts: {}, ...(replicas ? { byReplica: new Array<number>(replicas).fill(0) } : {}) };
+  return {
+    ...counts,
+    statusCounts: {},
+    failureReasons,
+    ...(replicas ? { byReplica: new Array<number>(replicas).fill(0) } : {}),
+  };
 }
 
 function take(): ThreadSecond {
@@ -90,10 +97,11 @@ function armFlush(): void {
 }
 
 /**
- * Set by a request's own onResponse hook (requests with an expected status), which autocannon calls
- * synchronously just before the same client's 'response' event: the verdict for that one response.
+ * Set by each request's onResponse hook, which autocannon calls synchronously just before the same
+ * client's 'response' event: the verdict for that one response (requests with an expected status), and its body.
  */
 let expected: boolean | undefined;
+let lastBody: string | undefined;
 
 /** Where a response, a failure or a send is counted; `replica`: the replica whose client it was, if replicated. */
 const sinkFor = (replica: number | undefined): TimingSink => ({
@@ -101,7 +109,8 @@ const sinkFor = (replica: number | undefined): TimingSink => ({
     if (now >= nextBoundary) flushUntil(now);
     if (replica !== undefined && cur.byReplica) cur.byReplica[replica] = (cur.byReplica[replica] ?? 0) + 1;
     const ok = expected ?? (status >= 200 && status < 300);
-    expected = undefined;
+    if (!ok) addReason(cur.failureReasons!, failureReason(status, lastBody));
+    expected = lastBody = undefined;
     recordUs(histogram, latencyMs * 1000);
     cur.requests++;
     cur.bytes += bytes;
@@ -156,7 +165,10 @@ function clientsFor(set: ThreadTarget): void {
         path: r.path,
         headers: r.headers,
         body: r.body,
-        ...(r.status !== undefined ? { onResponse: (status: number) => void (expected = status === r.status) } : {}),
+        onResponse: (status: number, body: string) => {
+          lastBody = body;
+          if (r.status !== undefined) expected = status === r.status;
+        },
       })),
       setupClient: (raw: unknown) => {
         const client = raw as AcClient;

@@ -114,6 +114,8 @@ export interface LoadResult {
   /** Which clock latency was measured from: the actual send (closed loop) or the intended send (constant rate). */
   latencyFrom: 'send' | 'intended-send';
   statusCounts: Record<string, number>;
+  /** Unexpected responses by the server's reason ("503 sorry, too many clients already"), a few distinct ones. */
+  failureReasons?: Record<string, number>;
   errors: number;
   timeouts: number;
   non2xx: number;

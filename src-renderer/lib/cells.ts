@@ -1,4 +1,4 @@
-import { envWords } from '../../src-main/contract/present.ts';
+import { envWords, reasonsText } from '../../src-main/contract/present.ts';
 import type { CellConfig, CellResult, Flag, StoredCell } from '../../src-main/contract/api.ts';
 import { lineConfig, lineSet, type XY } from './charts.ts';
 
@@ -20,7 +20,14 @@ export interface CellRow {
   warmupUsedSec?: number;
   /** Its dependencies' CPU, each as a share of its own cap over the measured seconds: "db 97% · cache 8%". */
   dependencies?: string;
+  /** The server's reasons for its failed responses: `: 503 "sorry, too many clients already" (1,234)`. */
+  failedWhy?: string;
 }
+
+const failedWhy = (load: { failureReasons?: Record<string, number> } | null | undefined): { failedWhy?: string } => {
+  const why = reasonsText(load?.failureReasons ?? {});
+  return why ? { failedWhy: why } : {};
+};
 
 /** "db 97% · cache 8%": each dependency's mean CPU against its own cap (absent: none measured). */
 function dependencyText(deps: readonly { name: string; stats?: { cpuPctMean: number } }[] | undefined): { dependencies?: string } {
@@ -28,7 +35,7 @@ function dependencyText(deps: readonly { name: string; stats?: { cpuPctMean: num
 }
 
 export function fromStored(c: StoredCell): CellRow {
-  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}), ...dependencyText(c.dependencies) };
+  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}), ...dependencyText(c.dependencies), ...failedWhy(c.load) };
 }
 
 export function fromResult(r: CellResult, id?: number): CellRow {
@@ -39,6 +46,7 @@ export function fromResult(r: CellResult, id?: number): CellRow {
     cpuPctMean: r.stats?.cpuPctMean ?? null, memMaxBytes: r.stats?.memMaxBytes ?? null, errors: l ? l.errors + l.timeouts + l.non2xx : null, flags: r.flags, failure: r.failure ?? null,
     ...(l?.warmupUsedSec !== undefined ? { warmupUsedSec: l.warmupUsedSec } : {}),
     ...dependencyText(r.dependencies),
+    ...failedWhy(l),
   };
 }
 

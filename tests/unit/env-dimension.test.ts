@@ -1,6 +1,7 @@
 // Any setting as a dimension (issue 41): `envMatrix` gives each combination of values its own cells, each a configuration
 // of its own (named, keyed, charted apart), and the deployed one's settings travel into every snippet and verification
 // cell exactly as they ran, with the connections a pool size opens.
+import type { LoadResult } from '../../src-main/model/types.ts';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configurationKey } from '../../src-main/analysis/decide/group.ts';
@@ -98,5 +99,19 @@ describe('the answer says what a pool past the cliff asked for', () => {
     ]);
     const words = recommend(r).words.join(' ');
     expect(words).toMatch(/Not picked on 1 CPU \/ 256 MB: 4 cluster workers \(PG_POOL_SIZE=10\) \([\d.]+ % of requests failed \(above 1 %\), at 4 processes × PG_POOL_SIZE 10 = 40 database connections\)/);
+  });
+
+  it("and, where the server's failed responses said why, its reason: the connection cliff in the database's words", () => {
+    const reasons = { '503 sorry, too many clients already': 1990, '500 boom': 10 };
+    const failing = reps({ app: 'catalog', workers: 4 }, [6100, 6150, 6080]).map((c) => ({
+      ...c, non2xx: 2000, load: { failureReasons: reasons } as unknown as LoadResult,
+      config: { ...c.config, envSet: { PG_POOL_SIZE: '10' }, env: { PG_POOL_SIZE: '10' } },
+    }));
+    const words = recommend(run([...reps({ app: 'catalog', workers: 2 }, [6500, 6550, 6480]), ...failing])).words.join(' ');
+    // Three cells of 2,000 each: the reasons added over the repetitions, the most frequent first.
+    expect(words).toContain(
+      '% of requests failed (above 1 %), at 4 processes × PG_POOL_SIZE 10 = 40 database connections: ' +
+        '503 "sorry, too many clients already" (5,970), 500 "boom" (30))',
+    );
   });
 });

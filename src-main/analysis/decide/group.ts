@@ -7,6 +7,7 @@ import type { StoredCell } from '../../model/stored.ts';
 import { mean, summarize, summarizeOne, summarizeOneLog } from './stats.ts';
 import type { ConfigurationSummary, Exclusion, FlagSummary } from '../types.ts';
 import { compareEnv } from '../names.ts';
+import { disqualifications } from './disqualify.ts';
 
 export const ONE_REPETITION_NOTE =
   'one repetition: interval from batch means of its own seconds, blind to run-to-run variation; add repetitions';
@@ -196,19 +197,6 @@ export function cellShortfall(c: StoredCell): 'server' | 'client' | null {
   if (load.model !== 'rate' || !c.bottleneck || cellGoodput(c) >= load.rate * RATE_SHORTFALL) return null;
   if (c.bottleneck === 'client') return 'client';
   return c.load?.shortfallBy || (c.rpsMean ?? 0) >= load.rate * RATE_SHORTFALL ? 'server' : null;
-}
-
-/** Why a configuration may never be best or knee, from its included repetitions and its excluded ones. */
-function disqualifications(included: StoredCell[], excluded: Exclusion[], errorPct: number | null): string[] {
-  const out: string[] = [];
-  if (errorPct !== null && errorPct > MAX_ERROR_PCT)
-    out.push(`${fmtNum(errorPct, errorPct < 10 ? 1 : 0)} % of requests failed (above ${MAX_ERROR_PCT} %)`);
-  if (
-    excluded.some((e) => e.status === 'oom') ||
-    included.some((c) => c.flags.some((f) => f.kind === 'oom-killed') || c.exit?.oomKilled)
-  )
-    out.push('OOM-killed');
-  return out;
 }
 
 function flagSummaries(cells: StoredCell[]): FlagSummary[] {

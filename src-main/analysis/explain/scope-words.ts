@@ -224,5 +224,8 @@ export function cpuRuleSentence(
 /** Why a configuration was set aside; where it failed requests with a pool size set, the connections it asked for. */
 function setAsideWhy(c: ConfigurationSummary, reason: string): string {
   const p = /failed/.test(reason) ? poolConnections({ ...c, env: c.envSet }) : null;
-  return p ? `${reason}, at ${connectionsText(p)}` : reason;
+  if (!p) return reason;
+  // "… failed (above 1 %), at 4 processes × PG_POOL_SIZE 10 = 40 database connections: 503 "sorry, too many …" (12)".
+  const [what, why] = reason.split(/(?=: \d{3}\b)/);
+  return `${what}, at ${connectionsText(p)}${why ?? ''}`;
 }

@@ -1,0 +1,26 @@
+// Why a configuration may never be the answer: failed requests above the limit (with the server's
+// own reasons where its responses gave them) or an OOM kill.
+import { mergeReasons, reasonsText } from '../../common/failure-reason.ts';
+import { fmtNum } from '../../common/format.ts';
+import { MAX_ERROR_PCT } from '../../common/thresholds.ts';
+import type { StoredCell } from '../../model/stored.ts';
+import type { Exclusion } from '../types.ts';
+
+/** `: 503 "sorry, too many clients already" (1,234)`: the reasons the included cells' failed responses gave. */
+const failedWhy = (cells: readonly StoredCell[]): string =>
+  reasonsText(mergeReasons(cells.map((c) => c.load?.failureReasons)));
+
+/** Why a configuration may never be best or knee, from its included repetitions and its excluded ones. */
+export function disqualifications(included: StoredCell[], excluded: Exclusion[], errorPct: number | null): string[] {
+  const out: string[] = [];
+  if (errorPct !== null && errorPct > MAX_ERROR_PCT) {
+    const pct = fmtNum(errorPct, errorPct < 10 ? 1 : 0);
+    out.push(`${pct} % of requests failed (above ${MAX_ERROR_PCT} %)${failedWhy(included)}`);
+  }
+  if (
+    excluded.some((e) => e.status === 'oom') ||
+    included.some((c) => c.flags.some((f) => f.kind === 'oom-killed') || c.exit?.oomKilled)
+  )
+    out.push('OOM-killed');
+  return out;
+}
