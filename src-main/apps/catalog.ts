@@ -5,7 +5,8 @@ import { AppManifestSchema, type AppManifest } from './manifest.ts';
 
 /**
  * Where an app comes from, resolved: a built-in app, a user's project folder (entry, arguments and
- * perhaps the PM2 ecosystem file they were read from) or an existing image that runs its own command.
+ * perhaps the PM2 ecosystem file they were read from), a folder built with its own Dockerfile, or an
+ * existing image; the last two run the image's own command.
  */
 export type AppSource =
   | { kind: 'builtin' }
@@ -15,7 +16,19 @@ export type AppSource =
       /** Working directory relative to the folder ('' = the folder). */ cwd: string;
       ecosystem?: { file: string; app: string };
     }
-  | { kind: 'image'; image: string; imageId: string; workersEnv: string | null };
+  | { kind: 'image'; image: string; imageId: string; workersEnv: string | null }
+  | {
+      kind: 'dockerfile';
+      dockerfile: string;
+      buildArgs: Record<string, string>;
+      target?: string;
+      command?: string[];
+      workersEnv: string | null;
+    };
+
+/** The app runs its image's own command (an image as it is, or one built with the team's Dockerfile). */
+export const ownCommand = (source: { kind: string }): source is Extract<AppSource, { kind: 'image' | 'dockerfile' }> =>
+  source.kind === 'image' || source.kind === 'dockerfile';
 
 export interface AppDefinition extends AppManifest {
   /** Folder holding the app's files on this machine ('' for an image app). */
@@ -26,7 +39,7 @@ export interface AppDefinition extends AppManifest {
 
 /** An image app with no worker-count variable runs one configuration: the workers dimension does not apply. */
 export const fixedWorkers = (app: { source: { kind: string; workersEnv?: string | null } }): boolean =>
-  app.source.kind === 'image' && app.source.workersEnv === null;
+  ownCommand(app.source) && app.source.workersEnv === null;
 
 let builtIns: AppDefinition[] | undefined;
 

@@ -13,7 +13,11 @@ export function appLines(apps: unknown[]): string[] {
           : src.kind === 'image'
             ? `image ${src.image} (${src.imageId.replace(/^sha256:/, '').slice(0, 12)}), ` +
               `workers ${src.workersEnv ? `via ${src.workersEnv}` : 'fixed'}`
-            : 'built in';
+            : src.kind === 'dockerfile'
+              ? `folder ${a.dir} built with its ${src.dockerfile}` +
+                `${src.command ? `, command ${src.command.join(' ')}` : ''}, ` +
+                `workers ${src.workersEnv ? `via ${src.workersEnv}` : 'fixed'}`
+              : 'built in';
       const reqs = a.requests.map((r) => `${r.method} ${r.path}${r.status ? ` → ${r.status}` : ''}`).join(', ');
       return `App ${a.name}: ${from}; port ${a.port}, health ${a.health}; requests ${reqs}`;
     });

@@ -71,7 +71,7 @@ export async function planFolder(dir: string, entry: string): Promise<FolderPlan
 }
 
 /** Docker's rules, plus: .git never goes into an image when there is no .dockerignore to say so. */
-function makeSkip(ignoreText: string | undefined): (rel: string, isDir: boolean) => boolean {
+export function makeSkip(ignoreText: string | undefined): (rel: string, isDir: boolean) => boolean {
   if (ignoreText === undefined) return (rel) => rel === '.git' || rel.startsWith('.git/');
   const ig = dockerignore({ ignorecase: false }).add(ignoreText);
   // A folder that is ignored must still be walked when an exception ("!dir/keep") may re-include something in it.

@@ -1,6 +1,6 @@
 import type { Problem } from '../common/issues.ts';
 import type { ImageApps } from '../model/types.ts';
-import { builtInApps, fixedWorkers, type AppDefinition } from './catalog.ts';
+import { builtInApps, fixedWorkers, ownCommand, type AppDefinition } from './catalog.ts';
 import { resolveUserApp, UserAppSchema, type ResolveContext, type UserApp } from './user-apps.ts';
 
 /** Every app a matrix can name: the built-in ones and the user's, as stored. */
@@ -34,7 +34,7 @@ export const appNames = (lib: AppLibrary): string[] => [
 /** The image apps among the user's, for matrix expansion (checked on every edit in the UI: no Docker, no disk). */
 export function imageAppsOf(lib: AppLibrary): ImageApps {
   const out: ImageApps = {};
-  for (const a of lib.user) if (a.source.kind === 'image') out[a.name] = { fixed: fixedWorkers(a) };
+  for (const a of lib.user) if (ownCommand(a.source)) out[a.name] = { fixed: fixedWorkers(a) };
   return out;
 }
 

@@ -14,6 +14,13 @@ import { DependenciesSchema, type Dependency } from './dependencies.ts';
  * is in SQLite. Entry, arguments and environment from a PM2 ecosystem file are read again at
  * every run start, so editing the file needs no edit here.
  */
+const WorkersEnvSchema = z
+  .string()
+  .regex(ENV_NAME, 'an environment variable name: letters, digits and _')
+  .nullable()
+  .default(null);
+const EnvLikeSchema = z.record(z.string(), z.string({ error: 'a value is text' }));
+
 const SourceSchema = z.discriminatedUnion(
   'kind',
   [
@@ -35,15 +42,28 @@ const SourceSchema = z.discriminatedUnion(
         kind: z.literal('image'),
         image: z.string().min(1, 'give the image name'),
         /** The variable the image reads its worker count from (e.g. WEB_CONCURRENCY); null = fixed. */
-        workersEnv: z
-          .string()
-          .regex(ENV_NAME, 'an environment variable name: letters, digits and _')
-          .nullable()
-          .default(null),
+        workersEnv: WorkersEnvSchema,
+      })
+      .strict(),
+    z
+      .object({
+        kind: z.literal('dockerfile'),
+        dir: z.string().min(1, 'give the project folder'),
+        /** The team's Dockerfile, relative to the folder (the build context). */
+        dockerfile: z.string().min(1, 'give the Dockerfile').default('Dockerfile'),
+        buildArgs: EnvLikeSchema.default({}),
+        target: z.string().min(1).optional(),
+        /** What runs instead of the image's CMD (a Compose service's `command:`). */
+        command: z.array(z.string()).min(1).optional(),
+        workersEnv: WorkersEnvSchema,
       })
       .strict(),
   ],
-  { error: 'the source is a folder ({kind: "folder", dir, entry}) or an image ({kind: "image", image})' },
+  {
+    error:
+      'the source is a folder ({kind: "folder", dir, entry}), a folder built with its Dockerfile ' +
+      '({kind: "dockerfile", dir}) or an image ({kind: "image", image})',
+  },
 );
 // Keys checked one by one: a regex on the record's key schema only yields zod's generic "Invalid key in record".
 const EnvSchema = z.record(z.string(), z.string({ error: 'a value is text' })).superRefine((env, ctx) => {
@@ -124,7 +144,11 @@ export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promi
     : (SourceSchema.safeParse(raw.source).data ?? whereFrom(raw.source));
   const env = parsed.success ? parsed.data.env : (EnvSchema.safeParse(raw.env).data ?? {});
   const checked = source
-    ? await (source.kind === 'folder' ? checkFolder(source, env) : checkImage(source, ctx))
+    ? await (source.kind === 'folder'
+        ? checkFolder(source, env)
+        : source.kind === 'dockerfile'
+          ? checkDockerfile(source)
+          : checkImage(source, ctx))
     : undefined;
   if (checked) problems.push(...checked.problems);
   if (parsed.success) problems.push(...(await checkDependencies(parsed.data.dependencies, ctx)));
@@ -149,6 +173,8 @@ function whereFrom(src: unknown): UserApp['source'] | undefined {
   const s = (src ?? {}) as { kind?: unknown; dir?: unknown; image?: unknown; entry?: unknown };
   if (s.kind === 'image' && typeof s.image === 'string' && s.image)
     return { kind: 'image', image: s.image, workersEnv: null };
+  if (s.kind === 'dockerfile' && typeof s.dir === 'string' && s.dir)
+    return { kind: 'dockerfile', dir: s.dir, dockerfile: 'Dockerfile', buildArgs: {}, workersEnv: null };
   if (s.kind === 'folder' && typeof s.dir === 'string' && s.dir)
     return {
       kind: 'folder',
@@ -271,6 +297,37 @@ async function checkImage(
       env: {},
       dir: '',
       source: { kind: 'image', image: src.image, imageId: found.id, workersEnv: src.workersEnv },
+    },
+  };
+}
+
+/** The folder and its Dockerfile exist; the image is built at the run's start, as the team's `docker build` would. */
+async function checkDockerfile(src: Extract<UserApp['source'], { kind: 'dockerfile' }>): Promise<SourceCheck> {
+  const problems: Problem[] = [];
+  const dir = path.resolve(src.dir);
+  const dirStat = await stat(dir).catch(() => undefined);
+  const bad = (p: string, message: string): void => void problems.push({ path: p, message });
+  if (!path.isAbsolute(src.dir)) bad('source.dir', `give an absolute path (got ${src.dir})`);
+  else if (!dirStat?.isDirectory()) bad('source.dir', `the folder ${dir} does not exist`);
+  const file = path.resolve(dir, src.dockerfile);
+  if (!problems.length && !(isInside(dir, file) && (await stat(file).catch(() => undefined))?.isFile()))
+    bad('source.dockerfile', `there is no file ${src.dockerfile} in ${dir}`);
+  if (problems.length) return { problems, notes: [] };
+  const pkg = await readPackage(dir);
+  const { kind: _, dir: _dir, ...rest } = src;
+  return {
+    problems,
+    notes: [
+      `built with its own ${src.dockerfile} at each run's start; the image's own command runs it` +
+        (src.workersEnv ? `, with its workers set through ${src.workersEnv}` : ', its worker count fixed'),
+    ],
+    part: {
+      version: pkg.version ?? '0.0.0',
+      description: pkg.description || `your project at ${dir}, built with its ${src.dockerfile}`,
+      entry: '',
+      env: {},
+      dir,
+      source: { kind: 'dockerfile', ...rest },
     },
   };
 }

@@ -28,7 +28,17 @@ export function appsCommands(p: Command, globals: () => GlobalOptions): void {
           'and the services it depends on (started fresh beside it for every cell)',
       )
       .option('--service <name>', 'the Compose service to size (with --compose)')
-      .option('--folder <dir>', 'a Node.js project folder (built into an image; .dockerignore respected)')
+      .option(
+        '--folder <dir>',
+        "a Node.js project folder, built with its own Dockerfile when it has one, else on Rightsize's base " +
+          '(.dockerignore respected)',
+      )
+      .option('--dockerfile <file>', 'the Dockerfile to build the folder with (default: Dockerfile)')
+      .option('--build-arg <NAME=value>', 'a build argument for the Dockerfile (repeat)', collect)
+      .option(
+        '--base <rightsize|dockerfile>',
+        "rightsize: build the folder on Rightsize's base (launch modes, Node.js versions) even if it has a Dockerfile",
+      )
       .option(
         '--entry <file>',
         'the file that starts the server, relative to the folder (default: from ecosystem.config.js)',

@@ -5,6 +5,7 @@ import { docker } from './client.ts';
 import { buildImage, imageExists, type BuildLog } from './image-build.ts';
 import { IN_IMAGE, type BaseImage } from './base-image.ts';
 import { ensureFolderImage } from './folder-image.ts';
+import { ensureDockerfileImage } from './dockerfile-image.ts';
 import { appsDir, projectRoot, resourcesDir } from '../util/paths.ts';
 import { packageClosure } from './package-closure.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
@@ -26,6 +27,8 @@ export async function ensureAppImage(
       return ensureBuiltInImage(app, await base(), onLog);
     case 'folder':
       return ensureFolderImage(app, await base(), onLog);
+    case 'dockerfile':
+      return ensureDockerfileImage(app, onLog);
     case 'image': {
       // resolveUserApp already found (or pulled) it when it resolved the definition.
       const info = await docker()

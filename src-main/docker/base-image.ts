@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { docker, withTimeout } from './client.ts';
 import { BuildContext } from './build-context.ts';
-import { buildImage, imageExists, type BuildLog } from './image-build.ts';
+import { buildImage, imageExists, NODE_VERSION_LABEL, type BuildLog } from './image-build.ts';
 import { packageClosure } from './package-closure.ts';
 import { hostNodeBinary, hostNodeVersion } from '../util/node-binary.ts';
 import { projectRoot, resourcesDir } from '../util/paths.ts';
@@ -161,7 +161,9 @@ async function makeOfficialContext(nodeImageId: string): Promise<{ ctx: BuildCon
 async function ensureOffline(onLog?: BuildLog): Promise<BaseImage> {
   const ctx = await offlineContext();
   const tag = `rightsize/base-offline:${(await ctx.digest()).slice(0, 16)}`;
-  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', onLog });
+  // Labelled with its version, so an image a user builds FROM it says which Node.js it runs.
+  const labels = { [NODE_VERSION_LABEL]: hostNodeVersion() };
+  if (!(await imageExists(tag))) await buildImage(ctx, tag, { kind: 'base', onLog, labels });
   return { tag, strategy: 'offline', nodeVersion: hostNodeVersion() };
 }
 

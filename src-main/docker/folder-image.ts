@@ -64,7 +64,7 @@ export async function ensureFolderImage(app: AppDefinition, base: BaseImage, onL
  * A project changes often, and every change is a new tag: keep only the newest image of each app
  * (a tag still used by a container stays; the shared layers are never duplicated anyway).
  */
-async function removeOlderTags(tag: string, onLog?: BuildLog): Promise<void> {
+export async function removeOlderTags(tag: string, onLog?: BuildLog): Promise<void> {
   const repo = tag.slice(0, tag.lastIndexOf(':'));
   const images = await docker().listImages({ filters: JSON.stringify({ reference: [repo] }) });
   for (const old of images.flatMap((i) => i.RepoTags ?? []).filter((t) => t !== tag && t.startsWith(`${repo}:`))) {

@@ -20,6 +20,9 @@ export class ImageBuildError extends Error {
   }
 }
 
+/** On every base image Rightsize builds: the exact Node.js version in it (an image built FROM one inherits it). */
+export const NODE_VERSION_LABEL = 'io.rightsize.node-version';
+
 export type BuildLog = (line: string) => void;
 
 /** A build stopped because its run (or the process) was cancelled. */
@@ -64,7 +67,15 @@ interface BuildEvent {
 export async function buildImage(
   ctx: BuildContext,
   tag: string,
-  opts: { buildargs?: Record<string, string>; kind: string; onLog?: BuildLog; labels?: Record<string, string> },
+  opts: {
+    buildargs?: Record<string, string>;
+    kind: string;
+    onLog?: BuildLog;
+    labels?: Record<string, string>;
+    /** A Dockerfile other than the context's ./Dockerfile, and the stage to build (a user's own build). */
+    dockerfile?: string;
+    target?: string;
+  },
 ): Promise<void> {
   const log: string[] = [];
   const errors: string[] = [];
@@ -87,6 +98,8 @@ export async function buildImage(
       t: tag,
       forcerm: true,
       buildargs: opts.buildargs,
+      ...(opts.dockerfile ? { dockerfile: opts.dockerfile } : {}),
+      ...(opts.target ? { target: opts.target } : {}),
       labels: { ...opts.labels, ...ownLabels(), [LABEL.kind]: opts.kind },
       ...(signal ? { abortSignal: signal } : {}),
     })

@@ -11,12 +11,11 @@ import {
   type BaseImage,
   type BaseStrategy,
 } from './base-image.ts';
-import { buildImage, imageExists, type BuildLog } from './image-build.ts';
+import { buildImage, imageExists, NODE_VERSION_LABEL, type BuildLog } from './image-build.ts';
 import { ensureNodeBinary } from './node-download.ts';
 import { nodeRelease, nodeSpecProblem, npmArchOf, NodeDistError } from './node-dist.ts';
 
-/** On every base image built for a named version: the exact Node.js version in it. */
-export const NODE_VERSION_LABEL = 'io.rightsize.node-version';
+export { NODE_VERSION_LABEL };
 
 /** The Docker engine's architecture in npm's words (x64, arm64, …): the binary must run there, not here. */
 export async function engineNodeArch(): Promise<{ engine: string; npm: string | undefined }> {

@@ -3,6 +3,7 @@
 // an image's command) but Node refuses some flags there; those go on the first process's command
 // line, which cluster workers inherit (execArgv) and PM2 hands its instances (--node-args).
 import { nodeSpecProblem } from './node-dist.ts';
+import { ownCommand } from '../apps/catalog.ts';
 
 export interface PlacedFlags {
   /** For NODE_OPTIONS. */
@@ -45,10 +46,10 @@ export function nodeChoiceProblems(
   if (node !== undefined) {
     const p = nodeSpecProblem(node);
     if (p) problems.push(p);
-    else if (app.source.kind === 'image')
+    else if (ownCommand(app.source))
       problems.push(
-        `app ${app.name} is an image; its Node.js version is its own: run it without "node", ` +
-          'or define it as a project folder so that Rightsize builds it for each version',
+        `app ${app.name} runs its own image; its Node.js version is its image's: run it without "node", ` +
+          "or build it on Rightsize's base (a project folder, `--base rightsize`) for each version",
       );
   }
   for (const f of flags ?? []) {
@@ -56,9 +57,9 @@ export function nodeChoiceProblems(
       problems.push(`${JSON.stringify(f)} is not one Node.js flag: give each flag with its value as "--name=value"`);
   }
   const refused = placeNodeFlags(flags ?? [], allowed).argv.filter((f) => f.startsWith('-'));
-  if (app.source.kind === 'image' && refused.length)
+  if (ownCommand(app.source) && refused.length)
     problems.push(
-      `app ${app.name} is an image, which runs its own command: Rightsize can give it flags only through ` +
+      `app ${app.name} runs its own image's command: Rightsize can give it flags only through ` +
         `NODE_OPTIONS, and Node.js refuses ${refused.join(', ')} there`,
     );
   return problems;

@@ -4,7 +4,7 @@
 // would disturb a measurement), and its container carries this session's labels, so the reaper or
 // the next sweep removes it if this process dies; otherwise it is removed here, whatever happened.
 import { settleDependencyImages } from '../docker/dependency-images.ts';
-import type { AppDefinition } from '../apps/catalog.ts';
+import { ownCommand, type AppDefinition } from '../apps/catalog.ts';
 import { isExpected, trySuggestions, USUAL_HEALTH_PATHS, type TryOutResult, type TryProbe } from '../apps/try-out.ts';
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
 import type { BaseStrategy } from '../docker/base-image.ts';
@@ -84,12 +84,12 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
     target = await provider.provision({
       image: image.tag,
       launch: {
-        mode: src.kind === 'image' ? 'image' : 'single',
+        mode: ownCommand(src) ? 'image' : 'single',
         workers: 1,
         entry: image.entry,
         name: app.name,
         ...(src.kind === 'folder' ? { args: src.args } : {}),
-        ...(src.kind === 'image' ? { workersEnv: src.workersEnv } : {}),
+        ...(ownCommand(src) ? { workersEnv: src.workersEnv } : {}),
       },
       port: app.port,
       health: app.health,

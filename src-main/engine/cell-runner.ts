@@ -1,7 +1,7 @@
 // One cell, start to finish, in named phases: start the target under its caps → wait until every
 // worker is up → warmup and measurement (cell-load.ts) → how the target ended → teardown. The
 // provider does everything that depends on where the cell runs; this file never asks which it is.
-import type { AppDefinition } from '../apps/catalog.ts';
+import { ownCommand, type AppDefinition } from '../apps/catalog.ts';
 import { withTimeout } from '../docker/client.ts';
 import type { AppImage } from '../docker/app-image.ts';
 import type {
@@ -74,7 +74,7 @@ export function targetSpecOf(
       entry: ctx.image.entry,
       name: cfg.app,
       ...(source.kind === 'folder' ? { args: source.args } : {}),
-      ...(source.kind === 'image' ? { workersEnv: source.workersEnv } : {}),
+      ...(ownCommand(source) ? { workersEnv: source.workersEnv } : {}),
       ...(cfg.recycleRssMb ? { recycleRssMb: cfg.recycleRssMb } : {}),
       ...(probe ? { probe } : {}),
       ...(cfg.nodeFlags?.length ? { nodeFlags: cfg.nodeFlags } : {}),

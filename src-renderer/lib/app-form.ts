@@ -17,10 +17,29 @@ interface RequestRow {
   status: string;
 }
 
+/** One dependency as the form edits it: what a person types; what it does not show is kept as it was. */
+export interface DependencyRow {
+  name: string;
+  image: string;
+  port: string;
+  /** `KEY=VALUE`, one a line. */
+  env: string;
+  /** A shell command that exits 0 once it is ready (Docker's CMD-SHELL), e.g. `pg_isready -U shop`. */
+  health: string;
+  /** CPUs, e.g. "0.5"; empty: the default. */
+  cpus: string;
+  /** MB; empty: the default. */
+  memoryMb: string;
+  /** Fields the form does not edit (mounts, command, the offline image, health-check timings): saved unchanged. */
+  keep: Record<string, unknown>;
+}
+
+export const newDependency = (): DependencyRow => ({ name: '', image: '', port: '', env: '', health: '', cpus: '', memoryMb: '', keep: {} });
+
 export interface AppFormState {
   name: string;
   description: string;
-  kind: 'folder' | 'image';
+  kind: 'folder' | 'image' | 'dockerfile';
   dir: string;
   entry: string;
   /** Start arguments as one line: split on spaces, quotes kept together (common/args.ts). */
@@ -28,6 +47,11 @@ export interface AppFormState {
   ecosystem: string;
   ecosystemApp: string;
   image: string;
+  /** The folder's Dockerfile (kind 'dockerfile'), and its build arguments as `KEY=VALUE` lines. */
+  dockerfile: string;
+  buildArgs: string;
+  /** A Dockerfile app's fields the form does not edit (its stage, its command): saved unchanged. */
+  keepSource: Record<string, unknown>;
   workersEnv: string;
   fixedWorkers: boolean;
   port: string;
@@ -35,12 +59,13 @@ export interface AppFormState {
   /** `KEY=VALUE`, one a line; blank lines and `#` comments are skipped. */
   env: string;
   requests: RequestRow[];
+  dependencies: DependencyRow[];
 }
 
 export const newRequest = (): RequestRow => ({ method: 'GET', path: '/', headers: '', body: '', status: '' });
 
 export function emptyForm(): AppFormState {
-  return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', env: '', requests: [newRequest()] };
+  return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', dockerfile: 'Dockerfile', buildArgs: '', keepSource: {}, workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', env: '', requests: [newRequest()], dependencies: [] };
 }
 
 /** The form filled from a saved definition, for editing. */
@@ -50,7 +75,18 @@ export function fromUserApp(a: UserApp): AppFormState {
   f.description = a.description ?? '';
   f.port = String(a.port);
   f.health = a.health ?? '/';
-  f.env = Object.entries(a.env ?? {}).map(([k, v]) => `${k}=${v}`).join('\n');
+  f.env = lines(a.env);
+  f.dependencies = (a.dependencies ?? []).map((d) => {
+    const { name, image, port, env, healthcheck, cpuMillis, memoryMb, ...keep } = d;
+    const { test, ...timings } = healthcheck ?? { test: [] };
+    const shell = test[0] === 'CMD-SHELL' ? test.slice(1).join(' ') : '';
+    return {
+      name, image, port: port === undefined ? '' : String(port), env: lines(env), health: shell,
+      cpus: cpuMillis === undefined ? '' : String(cpuMillis / 1000), memoryMb: memoryMb === undefined ? '' : String(memoryMb),
+      // A health check the form cannot show as one shell line (["CMD", …]) is kept whole.
+      keep: { ...keep, ...(healthcheck && !shell ? { healthcheck } : healthcheck ? { timings } : {}) },
+    };
+  });
   f.requests = (a.requests ?? []).map((r) => ({
     method: r.method ?? 'GET',
     path: r.path,
@@ -65,6 +101,15 @@ export function fromUserApp(a: UserApp): AppFormState {
     f.args = joinArgs(a.source.args ?? []);
     f.ecosystem = a.source.ecosystem ?? '';
     f.ecosystemApp = a.source.ecosystemApp ?? '';
+  } else if (a.source.kind === 'dockerfile') {
+    const { kind: _k, dir, dockerfile, buildArgs, workersEnv, ...keep } = a.source;
+    f.kind = 'dockerfile';
+    f.dir = dir;
+    f.dockerfile = dockerfile ?? 'Dockerfile';
+    f.buildArgs = lines(buildArgs);
+    f.keepSource = keep;
+    f.fixedWorkers = workersEnv === null;
+    f.workersEnv = workersEnv ?? DEFAULT_WORKERS_ENV;
   } else {
     f.kind = 'image';
     f.image = a.source.image;
@@ -73,6 +118,9 @@ export function fromUserApp(a: UserApp): AppFormState {
   }
   return f;
 }
+
+const lines = (env: Record<string, string> | undefined): string =>
+  Object.entries(env ?? {}).map(([k, v]) => `${k}=${v}`).join('\n');
 
 /** A number when the text is one; otherwise the text as typed (or nothing, when empty) for the engine to judge. */
 function numberOrText(text: string): number | string | undefined {
@@ -121,8 +169,13 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
   } catch (e) {
     problems.push({ path: 'source.args', message: (e as Error).message });
   }
+  const workersEnv = f.fixedWorkers ? null : f.workersEnv.trim();
+  const buildArgs = pairs(f.buildArgs, '=', 'source.buildArgs', 'NAME=value');
+  problems.push(...buildArgs.problems);
   const source =
-    f.kind === 'folder'
+    f.kind === 'dockerfile'
+      ? { kind: 'dockerfile', dir: f.dir.trim(), dockerfile: f.dockerfile.trim() || 'Dockerfile', buildArgs: buildArgs.values, ...f.keepSource, workersEnv }
+      : f.kind === 'folder'
       ? {
           kind: 'folder',
           dir: f.dir.trim(),
@@ -131,7 +184,23 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
           ...(f.ecosystem.trim() ? { ecosystem: f.ecosystem.trim() } : {}),
           ...(f.ecosystemApp.trim() ? { ecosystemApp: f.ecosystemApp.trim() } : {}),
         }
-      : { kind: 'image', image: f.image.trim(), workersEnv: f.fixedWorkers ? null : f.workersEnv.trim() };
+      : { kind: 'image', image: f.image.trim(), workersEnv };
+  const dependencies = f.dependencies.map((d, i) => {
+    const env = pairs(d.env, '=', `dependencies.${i}.env`, 'KEY=VALUE');
+    problems.push(...env.problems);
+    const { timings, ...keep } = d.keep as { timings?: Record<string, unknown> };
+    const cpus = numberOrText(d.cpus);
+    return {
+      ...keep,
+      name: d.name.trim(),
+      image: d.image.trim(),
+      env: env.values,
+      ...(numberOrText(d.port) !== undefined ? { port: numberOrText(d.port) } : {}),
+      ...(d.health.trim() ? { healthcheck: { test: ['CMD-SHELL', d.health.trim()], ...timings } } : {}),
+      ...(cpus !== undefined ? { cpuMillis: typeof cpus === 'number' ? Math.round(cpus * 1000) : cpus } : {}),
+      ...(numberOrText(d.memoryMb) !== undefined ? { memoryMb: numberOrText(d.memoryMb) } : {}),
+    };
+  });
   const port = numberOrText(f.port);
   const app: Record<string, unknown> = {
     name: f.name.trim(),
@@ -141,6 +210,7 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
     ...(f.health.trim() ? { health: f.health.trim() } : {}),
     ...(requests.length ? { requests } : {}),
     ...(Object.keys(env.values).length ? { env: env.values } : {}),
+    ...(dependencies.length ? { dependencies } : {}),
   };
   return { app, problems };
 }

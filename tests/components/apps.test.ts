@@ -271,6 +271,61 @@ describe('the form’s definition', () => {
   });
 });
 
+/** An app read from a Compose file: built with its Dockerfile, a database with an init script and a cache. */
+const composed: UserApp = {
+  name: 'shop', description: '', port: 3000, health: '/healthz', env: {}, requests: [{ method: 'GET', path: '/' }],
+  source: { kind: 'dockerfile', dir: '/srv/shop', dockerfile: 'Dockerfile', buildArgs: { NODE_IMAGE: 'node:20-slim' }, command: ['node', 'server.js'], workersEnv: 'WEB_CONCURRENCY' },
+  dependencies: [
+    { name: 'db', image: 'postgres:16', env: { POSTGRES_PASSWORD: 'secret' }, port: 5432, cpuMillis: 1000, memoryMb: 256,
+      mounts: [{ source: '/srv/shop/db/init.sql', target: '/docker-entrypoint-initdb.d/init.sql' }], offline: 'postgres',
+      healthcheck: { test: ['CMD-SHELL', 'pg_isready -U shop'], intervalMs: 1000, timeoutMs: 3000, retries: 60, startPeriodMs: 0 } },
+    { name: 'cache', image: 'redis:7', env: {}, port: 6379, cpuMillis: 500, memoryMb: 512, mounts: [] },
+  ],
+};
+
+describe('the form’s dependencies and Dockerfile', () => {
+  it('round-trips them: what the form does not edit (mounts, the command, the offline image) is kept', () => {
+    const { description: _d, env: _e, ...sent } = composed; // empty ones are left to the engine's defaults
+    expect(toDefinition(fromUserApp(composed))).toEqual({ app: sent, problems: [] });
+  });
+
+  it('edits an app read from Compose: its dependencies shown as rows, one added, all saved with apps.update', async () => {
+    mine = [info(composed)];
+    fakeEngine.answers['apps.update'] = ({ app }: { app: UserApp }) => ((mine = [info(app)]), mine[0]!);
+    render(Apps, { props: { status: up } });
+    await vi.waitFor(() => expect(screen.getByTestId('app-row-shop')).toBeTruthy());
+    expect(screen.getByTestId('app-row-shop').textContent).toContain('Dockerfile');
+    await fireEvent.click(screen.getByTestId('app-edit-shop'));
+    expect((screen.getByTestId('app-kind-dockerfile') as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByTestId('app-build-args') as HTMLTextAreaElement).value).toBe('NODE_IMAGE=node:20-slim');
+    expect((screen.getByTestId('app-dep-health-0') as HTMLInputElement).value).toBe('pg_isready -U shop');
+    expect((screen.getByTestId('app-dep-cpus-1') as HTMLInputElement).value).toBe('0.5');
+    expect(screen.getByTestId('app-dep-kept-0').textContent).toBe('Kept as read: 1 mounted file, offline postgres image where none is pulled.');
+    await fireEvent.click(screen.getByTestId('app-dep-add'));
+    await type('app-dep-name-2', 'search');
+    await type('app-dep-image-2', 'opensearch:2');
+    await type('app-dep-env-2', 'discovery.type=single-node\nOPENSEARCH_JAVA_OPTS=-Xms256m');
+    await type('app-dep-cpus-2', '1.5');
+    await fireEvent.click(screen.getByTestId('app-save'));
+    await vi.waitFor(() => expect(called('apps.update')).toHaveLength(1));
+    const saved = input<{ app: UserApp }>('apps.update').app;
+    expect(saved.source).toEqual(composed.source);
+    expect(saved.dependencies!.slice(0, 2)).toEqual(composed.dependencies);
+    expect(saved.dependencies![2]).toEqual({ name: 'search', image: 'opensearch:2', env: { 'discovery.type': 'single-node', OPENSEARCH_JAVA_OPTS: '-Xms256m' }, cpuMillis: 1500 });
+  });
+
+  it('a dependency field the engine refuses is shown in its row', async () => {
+    mine = [info(composed)];
+    fakeEngine.answers['apps.check'] = (): AppCheck => ({ ok: false, notes: [], problems: [{ path: 'dependencies.1.image', message: 'cache: redis:7 is not on this machine and could not be pulled' }] });
+    render(Apps, { props: { status: up } });
+    await vi.waitFor(() => expect(screen.getByTestId('app-row-shop')).toBeTruthy());
+    await fireEvent.click(screen.getByTestId('app-edit-shop'));
+    await fireEvent.click(screen.getByTestId('app-check'));
+    await vi.waitFor(() => expect(within(screen.getByTestId('app-dep-1')).getByTestId('app-problem').textContent).toBe('image: cache: redis:7 is not on this machine and could not be pulled'));
+    expect(screen.getByTestId('app-dep-image-1').getAttribute('aria-invalid')).toBe('true');
+  });
+});
+
 describe('the Builder’s app picker', () => {
   it('tags user apps and says what does not apply to an image app', async () => {
     const web = info({ name: 'web', description: '', port: 3000, health: '/', env: {}, requests: [{ method: 'GET', path: '/' }], source: { kind: 'image', image: 'my/web:1', workersEnv: null } });

@@ -81,9 +81,10 @@ describe('a user project folder (Express, with its lockfile and ecosystem file)'
 
 describe('an existing image that reads its worker count from WEB_CONCURRENCY', () => {
   let lab: Lab;
+  let base: Awaited<ReturnType<typeof ensureBaseImage>>;
   beforeAll(async () => {
     // No registry here: build the "user's image" locally on a base image, as a user's own build would.
-    const base = await ensureBaseImage();
+    base = await ensureBaseImage();
     const ctx = new BuildContext();
     const src = path.join(ROOT, 'tests/fixtures/web-concurrency-image');
     ctx.addText('Dockerfile', readFileSync(path.join(src, 'Dockerfile'), 'utf8')).addFile('server.js', path.join(src, 'server.js'));
@@ -127,6 +128,30 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
       for (const s of c.seconds) expect(s.heapLimitBytes).toBeLessThan(100 * 2 ** 20);
     }
   });
+
+  it("a folder with its own Dockerfile is built with it (its build argument), runs its command, and the image's Node.js is recorded", async () => {
+    const src = path.join(ROOT, 'tests/fixtures/web-concurrency-image');
+    const db = path.join(tempDir(), 'df.db');
+    // --entry with a Dockerfile: refused with what to do, nothing saved.
+    const entry = await cli(['--db', db, 'apps', 'add', 'web-df', '--folder', src, '--entry', 'server.js', '--port', '5000', '--no-try']);
+    expect(entry.code).toBe(2);
+    expect(entry.stderr).toContain('is built with its Dockerfile, whose command starts the server');
+    const add = await cli(['--db', db, 'apps', 'add', 'web-df', '--folder', src, '--build-arg', `BASE_IMAGE=${base.tag}`,
+      '--workers-env', 'WEB_CONCURRENCY', '--port', '5000', '--no-try']);
+    expect(add.code, add.stderr).toBe(0);
+    const config = path.join(tempDir(), 'df.json');
+    writeFileSync(config, JSON.stringify({ apps: ['web-df'], modes: ['cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, settleBudgetPct: 0, verify: false }));
+    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { runId: number; cells: { config: { mode: string; workers: number }; status: string; imageTag: string; nodeVersion?: string }[] };
+    expect(out.cells.map((c) => `${c.config.mode}×${c.config.workers}:${c.status}`)).toEqual(['image×2:ok']);
+    expect(out.cells[0]!.imageTag).toMatch(/^rightsize\/app-user-web-df:/);
+    // Built FROM the base the build argument named: its Node.js version, read from the image, not the host's.
+    expect(out.cells[0]!.nodeVersion).toBe(base.nodeVersion);
+    const inspect = await docker().getImage(out.cells[0]!.imageTag).inspect();
+    expect(inspect.Config.Cmd).toEqual(['node', '/srv/web/server.js']); // the team's CMD, not Rightsize's launcher
+    expect(await listOwnContainers({ run: out.runId })).toEqual([]);
+  }, 120_000);
 
   it('collapses the workers dimension for a fixed image', async () => {
     await lab.handlers['apps.add']({ app: { name: 'web-fixed', source: { kind: 'image', image: WEB_IMAGE, workersEnv: null }, port: 5000 } });

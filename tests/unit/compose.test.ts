@@ -46,6 +46,38 @@ describe('the service under test and its dependencies', () => {
     expect(DependenciesSchema.safeParse(r.app.dependencies).success).toBe(true);
   });
 
+  it("a folder with its own Dockerfile is built with it, as the team deploys it: its args, stage and command kept", () => {
+    const file = composeFile(
+      [
+        'services:',
+        '  api:',
+        '    build: { context: ./api, dockerfile: docker/Dockerfile.prod, target: runtime, args: { NODE_IMAGE: "${NODE_IMAGE:-node:20-slim}", DEBUG: null } }',
+        '    command: ["node", "server.js", "--fast"]',
+        '    expose: ["3000"]',
+        '    environment: { WEB_CONCURRENCY: "2" }',
+      ].join('\n'),
+      { 'api/docker/Dockerfile.prod': 'FROM ${NODE_IMAGE}\n', 'api/server.js': '' },
+    );
+    const dir = path.join(path.dirname(file), 'api');
+    const r = readCompose(file, 'api', 'WEB_CONCURRENCY');
+    expect(problems(r)).toEqual([]);
+    if (!r.ok) return;
+    // DEBUG has no value and the shell sets none: left out, as Compose does.
+    expect(r.app.source).toEqual({
+      kind: 'dockerfile', dir, dockerfile: 'docker/Dockerfile.prod', buildArgs: { NODE_IMAGE: 'node:20-slim' },
+      target: 'runtime', command: ['node', 'server.js', '--fast'], workersEnv: 'WEB_CONCURRENCY',
+    });
+    expect(r.notes.join(' ')).toContain('built with its own docker/Dockerfile.prod, as the team deploys it');
+    // --base rightsize: Rightsize's base and launcher, the entry from the command.
+    const own = readCompose(file, 'api', null, 'rightsize');
+    expect(own.ok && own.app.source).toEqual({ kind: 'folder', dir, entry: 'server.js', args: ['--fast'] });
+    // A Dockerfile the file names that is not there.
+    const missing = composeFile('services:\n  api:\n    build: { context: ., dockerfile: Nope }\n    expose: ["3000"]\n');
+    expect(problems(readCompose(missing, 'api'))).toEqual([
+      `services.api.build.dockerfile: there is no file Nope in ${path.dirname(missing)}`,
+    ]);
+  });
+
   it('takes images and values from the shell first, then the .env beside the file', () => {
     const file = composeFile(
       'services:\n  api:\n    image: ${API_IMAGE}\n    expose: ["8080"]\n    depends_on: [db]\n' +

@@ -13,8 +13,8 @@ const problems = (m: Record<string, unknown>) => {
 describe('an image app with the Node.js dimensions', () => {
   it('a "node" list is refused for it (its Node.js is its own), not dropped', () => {
     expect(problems({ apps: ['hello', 'web'], node: ['20', '22'] })).toEqual([
-      'node: app web is an image; its Node.js version is its own: run it without "node", or define it as a ' +
-        'project folder so that Rightsize builds it for each version',
+      'node: app web runs its own image; its Node.js version is its image\'s: run it without "node", or build it on ' +
+        "Rightsize's base (a project folder, `--base rightsize`) for each version",
     ]);
     expect(problems({ apps: ['hello'], node: ['20', '22'] })).toEqual([]);
   });
@@ -23,7 +23,7 @@ describe('an image app with the Node.js dimensions', () => {
     expect(problems({ apps: ['web'], nodeFlags: [[], ['--max-semi-space-size=32'], ['--max-old-space-size=200']] })).toEqual([]);
     const out = problems({ apps: ['web'], nodeFlags: [[], ['--no-opt']] });
     expect(out).toEqual([
-      'nodeFlags.1: app web is an image, which runs its own command: Rightsize can give it flags only through ' +
+      "nodeFlags.1: app web runs its own image's command: Rightsize can give it flags only through " +
         'NODE_OPTIONS, and Node.js refuses --no-opt there',
     ]);
     // A built-in app takes it on its command line.

@@ -242,11 +242,11 @@ describe('where a cell’s Node.js flags go', () => {
     const image = { name: 'mine', source: { kind: 'image' } };
     const folder = { name: 'api', source: { kind: 'folder' } };
     expect(nodeChoiceProblems(image, '22', undefined)).toEqual([
-      'app mine is an image; its Node.js version is its own: run it without "node", ' +
-        'or define it as a project folder so that Rightsize builds it for each version',
+      'app mine runs its own image; its Node.js version is its image\'s: run it without "node", ' +
+        "or build it on Rightsize's base (a project folder, `--base rightsize`) for each version",
     ]);
     expect(nodeChoiceProblems(image, undefined, ['--stack-size=2000'], allowed)).toEqual([
-      'app mine is an image, which runs its own command: Rightsize can give it flags only through NODE_OPTIONS, ' +
+      "app mine runs its own image's command: Rightsize can give it flags only through NODE_OPTIONS, " +
         'and Node.js refuses --stack-size=2000 there',
     ]);
     expect(nodeChoiceProblems(image, undefined, ['--max-semi-space-size=32'], allowed)).toEqual([]);

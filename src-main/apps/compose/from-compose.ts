@@ -6,6 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Problem } from '../../common/issues.ts';
+import { folderKind, type BuildBase } from '../folder-source.ts';
 import { DEPENDENCY_DEFAULTS, type DependencyInput } from '../dependencies.ts';
 import type { UserAppInput } from '../user-apps.ts';
 import { composeProblems } from './compose-schema.ts';
@@ -32,7 +33,12 @@ const KNOWN_PORTS: [RegExp, number][] = [
  * `service` and what it depends on. `workersEnv`: for an image service, the variable it reads its
  * worker count from (null: fixed).
  */
-export function readCompose(file: string, service: string, workersEnv: string | null = null): ComposeRead {
+export function readCompose(
+  file: string,
+  service: string,
+  workersEnv: string | null = null,
+  buildBase?: BuildBase,
+): ComposeRead {
   const at = (p: string, message: string): ComposeRead => ({ ok: false, problems: [{ path: p, message }] });
   const abs = path.resolve(file);
   if (!existsSync(abs) || !statSync(abs).isFile()) return at('compose', `there is no file ${abs}`);
@@ -71,7 +77,7 @@ export function readCompose(file: string, service: string, workersEnv: string | 
   if (svc.volumes !== undefined)
     notes.push(`${key(service, 'volumes')} is not mounted: the app's image holds its files`);
 
-  const source = sourceOf(service, svc, base, workersEnv, bad, notes);
+  const source = sourceOf(service, svc, { base, workersEnv, buildBase }, bad, notes);
   const port = portOf(svc) ?? numberOrUndefined(envOf(svc.environment, process.env).PORT);
   if (port === undefined) bad(key(service, 'ports'), 'say the port the app listens on (ports: or expose:)');
   const health = healthPathOf(svc.healthcheck);
@@ -114,15 +120,17 @@ function healthPathOf(hc: unknown): string | undefined {
   return /https?:\/\/[^/\s"']+(\/[^\s"']*)/.exec(text)?.[1];
 }
 
+type Build = { context?: string; dockerfile?: string; args?: Record<string, unknown> | string[]; target?: string };
+
 function sourceOf(
   name: string,
   svc: Service,
-  base: string,
-  workersEnv: string | null,
+  o: { base: string; workersEnv: string | null; buildBase: BuildBase | undefined },
   bad: (key: string, message: string) => void,
   notes: string[],
 ): UserAppInput['source'] | undefined {
-  const build = svc.build as string | { context?: string; dockerfile?: string } | undefined;
+  const { base, workersEnv } = o;
+  const build = svc.build as string | Build | undefined;
   if (build === undefined) {
     if (typeof svc.image !== 'string') {
       bad(`services.${name}`, 'give build: (the project folder) or image:');
@@ -131,11 +139,34 @@ function sourceOf(
     return { kind: 'image', image: svc.image, workersEnv };
   }
   const dir = path.resolve(base, typeof build === 'string' ? build : (build.context ?? '.'));
-  notes.push(
-    `${name} is built from ${dir} on Rightsize's Node.js base (the launcher must start each worker), ` +
-      "not with its Dockerfile; the Node.js version is the matrix's",
-  );
+  const b: Build = typeof build === 'string' ? {} : build;
   const cmd = svc.command === undefined ? undefined : commandOf(svc.command, `services.${name}.command`, bad);
+  if (folderKind(dir, o.buildBase, b.dockerfile) === 'dockerfile') {
+    const dockerfile = b.dockerfile ?? 'Dockerfile';
+    if (!existsSync(path.resolve(dir, dockerfile))) {
+      bad(`services.${name}.build.dockerfile`, `there is no file ${dockerfile} in ${dir}`);
+      return undefined;
+    }
+    notes.push(
+      `${name} is built with its own ${dockerfile}, as the team deploys it; its image's command runs it ` +
+        `(${workersEnv ? `workers through ${workersEnv}` : 'a fixed worker count: give --workers-env to vary it'}). ` +
+        "--base rightsize builds it on Rightsize's base instead, for launch modes and Node.js versions",
+    );
+    const buildArgs = envOf(b.args, process.env);
+    return {
+      kind: 'dockerfile',
+      dir,
+      dockerfile,
+      ...(Object.keys(buildArgs).length ? { buildArgs } : {}),
+      ...(b.target ? { target: b.target } : {}),
+      ...(cmd ? { command: cmd } : {}),
+      workersEnv,
+    };
+  }
+  notes.push(
+    `${name} is built from ${dir} on Rightsize's Node.js base (the launcher must start each worker)` +
+      `${o.buildBase === 'rightsize' ? '' : ': the folder has no Dockerfile'}; the Node.js version is the matrix's`,
+  );
   if (!cmd) return { kind: 'folder', dir }; // the entry from an ecosystem file, or refused with what to give
   const at = cmd[0] === 'node' ? cmd.findIndex((a, i) => i > 0 && !a.startsWith('-')) : -1;
   if (at < 0) {

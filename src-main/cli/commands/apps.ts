@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { BUILD_BASES, folderKind, type BuildBase } from '../../apps/folder-source.ts';
 import path from 'node:path';
 import { readCompose } from '../../apps/compose/from-compose.ts';
 import { optionOf } from '../../apps/option-words.ts';
@@ -21,6 +22,9 @@ export interface AppOptions extends GlobalOptions {
   ecosystem?: string;
   ecosystemApp?: string;
   image?: string;
+  dockerfile?: string;
+  buildArg?: string[];
+  base?: string;
   workersEnv?: string;
   fixed?: boolean;
   port?: string;
@@ -60,11 +64,11 @@ export function appsListCommand(o: GlobalOptions): Promise<number> {
   return withLab(o, async (lab) => {
     const apps = await lab.handlers['apps.list']({});
     const where = (a: AppInfo): string =>
-      a.user?.source.kind === 'folder'
-        ? a.user.source.dir
-        : a.user?.source.kind === 'image'
-          ? a.user.source.image
-          : 'built in';
+      a.user?.source.kind === 'image'
+        ? a.user.source.image
+        : a.user?.source.kind === 'dockerfile'
+          ? `${a.user.source.dir} (its ${a.user.source.dockerfile})`
+          : (a.user?.source.dir ?? 'built in');
     say(
       o,
       table(
@@ -279,6 +283,13 @@ function mergeEdit(current: UserApp, o: AppOptions): Record<string, unknown> {
   return { ...base, ...partsFrom(o, base.source) };
 }
 
+/** --base, checked. */
+function baseOf(o: AppOptions): BuildBase | undefined {
+  if (o.base !== undefined && !(BUILD_BASES as readonly string[]).includes(o.base))
+    throw new CliError(`--base is ${BUILD_BASES.join(' or ')}, got "${o.base}".`, EXIT.usage);
+  return o.base as BuildBase | undefined;
+}
+
 /** What --compose and --service read (its notes on stderr); every problem of the file at once, nothing saved. */
 function composeParts(o: AppOptions): Record<string, unknown> {
   if (o.compose === undefined && o.service === undefined) return {};
@@ -289,7 +300,7 @@ function composeParts(o: AppOptions): Record<string, unknown> {
       'Give --compose or --folder or --image: the Compose service says where the app comes from.',
       EXIT.usage,
     );
-  const read = readCompose(o.compose, o.service, o.fixed ? null : (o.workersEnv ?? null));
+  const read = readCompose(o.compose, o.service, o.fixed ? null : (o.workersEnv ?? null), baseOf(o));
   if (!read.ok)
     throw new CliError(
       `The Compose file cannot be used; nothing was saved:\n${read.problems.map((p) => `  - ${p.message}`).join('\n')}`,
@@ -304,17 +315,34 @@ function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record
   const out: Record<string, unknown> = {};
   if (o.folder !== undefined && o.image !== undefined)
     throw new CliError('Give --folder or --image, not both.', EXIT.usage);
-  if (o.folder !== undefined) out.source = { kind: 'folder', dir: path.resolve(o.folder) };
+  const base = baseOf(o);
+  // A folder, given now or kept (an edit of its base or Dockerfile alone): built with its Dockerfile unless told.
+  const dir =
+    o.folder ?? ((o.base ?? o.dockerfile) !== undefined && source && 'dir' in source ? source.dir : undefined);
+  if (dir !== undefined)
+    out.source = { kind: folderKind(path.resolve(dir), base, o.dockerfile), dir: path.resolve(dir) };
   else if (o.image !== undefined) out.source = { kind: 'image', image: o.image };
   const src = { ...((out.source ?? source ?? {}) as Record<string, unknown>) };
   const folderOnly = { entry: o.entry, args: o.arg, ecosystem: o.ecosystem, ecosystemApp: o.ecosystemApp };
-  for (const [k, v] of Object.entries(folderOnly)) if (v !== undefined) src[k] = v;
+  const dockerfileOnly = {
+    dockerfile: o.dockerfile,
+    buildArgs: o.buildArg && Object.fromEntries(o.buildArg.map(parseEnv)),
+  };
+  if (src.kind === 'dockerfile' && Object.values(folderOnly).some((v) => v !== undefined))
+    throw new CliError(
+      `${String(src.dir)} is built with its ${o.dockerfile ?? 'Dockerfile'}, whose command starts the server: ` +
+        "drop --entry, --arg and --ecosystem, or add --base rightsize to build it on Rightsize's base and start it so.",
+      EXIT.usage,
+    );
+  if (src.kind !== 'dockerfile' && o.buildArg !== undefined)
+    throw new CliError('--build-arg applies to a folder built with its Dockerfile.', EXIT.usage);
+  for (const [k, v] of Object.entries({ ...folderOnly, ...dockerfileOnly })) if (v !== undefined) src[k] = v;
   if (o.workersEnv !== undefined && o.fixed) throw new CliError('Give --workers-env or --fixed, not both.', EXIT.usage);
   if (o.workersEnv !== undefined) src.workersEnv = o.workersEnv;
   if (o.fixed) src.workersEnv = null;
   if (
     out.source ||
-    Object.keys(folderOnly).some((k) => folderOnly[k as keyof typeof folderOnly] !== undefined) ||
+    Object.values({ ...folderOnly, ...dockerfileOnly }).some((v) => v !== undefined) ||
     o.workersEnv !== undefined ||
     o.fixed
   ) {
