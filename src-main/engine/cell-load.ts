@@ -244,6 +244,7 @@ function dependencyReading({ d, sampler, measured }: DependencySampler, measureF
     image: d.image,
     cpuMillis: d.cpuMillis,
     memoryMb: d.memoryMb,
+    ...(d.maxConnections !== undefined ? { maxConnections: d.maxConnections } : {}),
     ...(summary ? { stats: summary } : {}),
     seconds: sampler.seconds.map(({ t, cpuPct, memBytes, throttledMs }) => ({ t, cpuPct, memBytes, throttledMs })),
     measured,

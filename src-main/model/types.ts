@@ -169,6 +169,8 @@ export interface DependencyReading {
   image: string;
   cpuMillis: number;
   memoryMb: number;
+  /** The most connections it takes, where its definition says (apps/dependencies.ts connectionLimit). */
+  maxConnections?: number;
   stats?: StatsSummary;
   seconds: Pick<StatsSecond, 't' | 'cpuPct' | 'memBytes' | 'throttledMs'>[];
   measured?: (Pick<StatsSecond, 'cpuPct' | 'memBytes'> | null)[];
@@ -190,15 +192,9 @@ export interface StatsSummary {
    * memMaxBytes, the highest 1 Hz reading after warmup without inactive page cache.
    */
   memPeakBytes?: number;
-  /**
-   * 'cgroup': the cgroup's own high-water mark (v1 max_usage, v2 memory.peak); 'samples': the highest 1 Hz reading of
-   * usage.
-   */
+  /** 'cgroup': the cgroup's own high-water mark (v1 max_usage, v2 memory.peak); 'samples': the highest 1 Hz usage. */
   memPeakSource?: 'cgroup' | 'samples';
-  /**
-   * CFS periods over the measured seconds, for the share throttled (throttledPeriods ÷ cpuPeriods); absent in older
-   * cells.
-   */
+  /** CFS periods over the measured seconds, for the share throttled (throttledPeriods ÷ cpuPeriods); older: absent. */
   cpuPeriods?: number;
   /** CPU others took on the cores the target and the load ran on (absent where it cannot be measured). */
   host?: HostContention;

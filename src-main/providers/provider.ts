@@ -97,6 +97,8 @@ export interface DependencyTarget {
   image: string;
   cpuMillis: number;
   memoryMb: number;
+  /** The most connections it takes, where its definition says. */
+  maxConnections?: number;
   /** Whether it runs on the cores the target and its load are watched on (its CPU is then not someone else's). */
   sharesCores: boolean;
   stats(onReading: (r: StatsReading) => void): Promise<() => void>;

@@ -29,17 +29,28 @@ export function sampleSets(samples: Sample[], offset = 0): { p50: LineSet; p99: 
   };
 }
 
+/** A dependency's readings beside a cell's samples (model DependencyReading: one entry per sample, null where none). */
+interface DependencySeries {
+  name: string;
+  measured?: ({ cpuPct: number } | null)[];
+}
+
 /**
  * One cell's throughput and CPU per second: req/s on the left axis, CPU % of the cap on its own
  * right axis (on one axis the CPU line lay flat at zero under thousands of req/s). The warm-up
  * seconds, when the stored result has them, come first in grey, and a dashed line marks where
  * measuring began.
  */
-export function cellThroughputConfig(title: string, samples: Sample[], warmupRps: number[] = []): ChartConfiguration<'line', XY[]> {
+export function cellThroughputConfig(title: string, samples: Sample[], warmupRps: number[] = [], dependencies: readonly DependencySeries[] = []): ChartConfiguration<'line', XY[]> {
   const w = warmupRps.length;
   const rps = lineSet('req/s', samples.map((s) => ({ x: w + s.t + 1, y: s.rps })), 0, { yAxisID: 'y' });
   const cpu = lineSet('CPU % of cap', samples.map((s) => ({ x: w + s.t + 1, y: s.cpuPct })), 2, { yAxisID: 'y2' });
   const sets: LineSet[] = [rps, cpu];
+  // Each dependency's CPU beside the app's, on the same axis (each against its own cap): who was at its limit.
+  dependencies.forEach((d, k) => {
+    const points = samples.flatMap((s, i) => (d.measured?.[i] ? [{ x: w + s.t + 1, y: d.measured[i]!.cpuPct }] : []));
+    if (points.length) sets.push(lineSet(`${d.name} CPU % of its cap`, points, 4 + k, { yAxisID: 'y2', borderDash: [2, 2] }));
+  });
   // Throttling beside CPU, where the cap held the container back in some second (a third axis: a count of periods).
   const throttled = samples.some((s) => (s.throttledPeriods ?? 0) > 0);
   if (throttled) sets.push(lineSet('throttled periods', samples.map((s) => ({ x: w + s.t + 1, y: s.throttledPeriods })), 3, { yAxisID: 'y3', borderDash: [4, 3] }));

@@ -129,6 +129,16 @@ describe('throttling beside CPU', () => {
   });
 });
 
+describe('a dependency beside the app', () => {
+  it("draws each dependency's CPU (of its own cap) on the app's CPU axis, second by second, skipping unmeasured ones", () => {
+    const db = { name: 'db', measured: [{ cpuPct: 97, memBytes: 1 }, null, { cpuPct: 99, memBytes: 1 }] };
+    const c = cellThroughputConfig('cell 1', [sample(0, 0), sample(1, 0), sample(2, 0)], [], [db]);
+    const line = c.data.datasets.find((d) => d.label === 'db CPU % of its cap')!;
+    expect(line.yAxisID).toBe('y2');
+    expect(line.data).toEqual([{ x: 1, y: 97 }, { x: 3, y: 99 }]);
+  });
+});
+
 describe('Live', () => {
   it('shows the runtime of the last finished cell, fetched when it ends', async () => {
     fakeEngine.answers['runs.get'] = () => ({ id: 5, name: 'x', status: 'running', cellsTotal: 2, cells: [], matrix: {} });

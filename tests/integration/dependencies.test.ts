@@ -257,7 +257,7 @@ describe('the built-in catalog app (PostgreSQL at max_connections 30): the conne
     expect(by['10']!.non2xx).toBeGreaterThan(0); // 4 × 10 = 40 asked of 30: "sorry, too many clients already"
     // The answer sets it aside with the connections it asked for and the database's own words, read from the bodies.
     const words = (JSON.parse((await cli(['--db', db, '--json', 'report', String(out.runId)])).stdout) as { words: string[] }).words.join(' ');
-    expect(words).toMatch(/4 cluster workers \(PG_POOL_SIZE=10\) \([\d.]+ % of requests failed \(above 1 %\), at 4 processes × PG_POOL_SIZE 10 = 40 database connections: 503 "sorry, too many clients already" \([\d,]+\)/);
+    expect(words).toMatch(/4 cluster workers \(PG_POOL_SIZE=10\) \([\d.]+ % of requests failed \(above 1 %\), at 4 processes × PG_POOL_SIZE 10 = 40 database connections against db's max_connections 30: 503 "sorry, too many clients already" \([\d,]+\)/);
     const compose = (await cli(['--db', db, 'report', String(out.runId), '--emit', 'compose'])).stdout;
     expect(compose).toContain('PG_POOL_SIZE: "2"');
     expect(compose).toContain("# Connections: up to 4 processes × PG_POOL_SIZE 2 = 8 database connections (check the database's max_connections).");

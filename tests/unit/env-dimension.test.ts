@@ -2,6 +2,7 @@
 // of its own (named, keyed, charted apart), and the deployed one's settings travel into every snippet and verification
 // cell exactly as they ran, with the connections a pool size opens.
 import type { LoadResult } from '../../src-main/model/types.ts';
+import { connectionLimit } from '../../src-main/apps/dependencies.ts';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configurationKey } from '../../src-main/analysis/decide/group.ts';
@@ -101,16 +102,26 @@ describe('the answer says what a pool past the cliff asked for', () => {
     expect(words).toMatch(/Not picked on 1 CPU \/ 256 MB: 4 cluster workers \(PG_POOL_SIZE=10\) \([\d.]+ % of requests failed \(above 1 %\), at 4 processes × PG_POOL_SIZE 10 = 40 database connections\)/);
   });
 
+  it('what a database takes: max_connections on its command, else PostgreSQL\'s default, else not known', () => {
+    expect(connectionLimit({ image: 'postgres:16', command: ['postgres', '-c', 'max_connections=30'] })).toBe(30);
+    expect(connectionLimit({ image: 'mysql:8', command: ['mysqld', '--max_connections=250'] })).toBe(250);
+    expect(connectionLimit({ image: 'postgres:16' })).toBe(100);
+    expect(connectionLimit({ image: 'rightsize/postgres-offline:15-abc', offline: 'postgres' })).toBe(100);
+    expect(connectionLimit({ image: 'redis:7' })).toBeUndefined();
+  });
+
   it("and, where the server's failed responses said why, its reason: the connection cliff in the database's words", () => {
     const reasons = { '503 sorry, too many clients already': 1990, '500 boom': 10 };
     const failing = reps({ app: 'catalog', workers: 4 }, [6100, 6150, 6080]).map((c) => ({
       ...c, non2xx: 2000, load: { failureReasons: reasons } as unknown as LoadResult,
+      dependencies: [{ name: 'db', image: 'postgres:16', cpuMillis: 1000, memoryMb: 256, maxConnections: 30, seconds: [] }],
       config: { ...c.config, envSet: { PG_POOL_SIZE: '10' }, env: { PG_POOL_SIZE: '10' } },
     }));
     const words = recommend(run([...reps({ app: 'catalog', workers: 2 }, [6500, 6550, 6480]), ...failing])).words.join(' ');
     // Three cells of 2,000 each: the reasons added over the repetitions, the most frequent first.
     expect(words).toContain(
-      '% of requests failed (above 1 %), at 4 processes × PG_POOL_SIZE 10 = 40 database connections: ' +
+      "% of requests failed (above 1 %), at 4 processes × PG_POOL_SIZE 10 = 40 database connections against db's " +
+        'max_connections 30: ' +
         '503 "sorry, too many clients already" (5,970), 500 "boom" (30))',
     );
   });

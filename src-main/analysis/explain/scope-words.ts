@@ -1,7 +1,6 @@
 // The sentences about each CPU / memory pair: the best, the knee, how sure, the lower bounds, the
 // configurations set aside, the lowest p99, and whether "cluster size = CPU count" held.
 import { fmtMargin, fmtNum, fmtPct, fmtRatio } from '../../common/format.ts';
-import { connectionsText, poolConnections } from '../../common/connections.ts';
 import { capitalize } from '../../common/text.ts';
 import { RATE_SHORTFALL } from '../../common/thresholds.ts';
 import { be, caveats, p99Text, rpsText } from './phrases.ts';
@@ -166,7 +165,7 @@ export function scopeSentences(
     );
   }
   if (s.setAside.length) {
-    const aside = s.setAside.map((x) => `${who(byKey.get(x.key)!, ctx)} (${setAsideWhy(byKey.get(x.key)!, x.reason)})`);
+    const aside = s.setAside.map((x) => `${who(byKey.get(x.key)!, ctx)} (${x.reason})`);
     out.push(`Not picked on ${s.label}: ${aside.join('; ')}.`);
   }
   if (!only) {
@@ -219,13 +218,4 @@ export function cpuRuleSentence(
     `by its one-sided Welch's t-tests, Holm-corrected) on ${held} of ${checked.length} CPU / memory ` +
     `pair${checked.length === 1 ? '' : 's'} where it was tried (workers per CPU of the best: ${ratios}).`
   );
-}
-
-/** Why a configuration was set aside; where it failed requests with a pool size set, the connections it asked for. */
-function setAsideWhy(c: ConfigurationSummary, reason: string): string {
-  const p = /failed/.test(reason) ? poolConnections({ ...c, env: c.envSet }) : null;
-  if (!p) return reason;
-  // "… failed (above 1 %), at 4 processes × PG_POOL_SIZE 10 = 40 database connections: 503 "sorry, too many …" (12)".
-  const [what, why] = reason.split(/(?=: \d{3}\b)/);
-  return `${what}, at ${connectionsText(p)}${why ?? ''}`;
 }

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import type { Dependency } from '../../apps/dependencies.ts';
+import { connectionLimit, type Dependency } from '../../apps/dependencies.ts';
 import { demuxLogs } from '../../docker/containers.ts';
 import { LABEL, ownLabels } from '../../docker/labels.ts';
 import { currentSession } from '../../session/session.ts';
@@ -106,6 +106,7 @@ export class CellWorld {
       image: m.dep.image,
       cpuMillis: m.dep.cpuMillis,
       memoryMb: m.dep.memoryMb,
+      ...(connectionLimit(m.dep) !== undefined ? { maxConnections: connectionLimit(m.dep) } : {}),
       sharesCores: this.sharesCores,
       stats: (onReading: (r: StatsReading) => void) => streamReadings(m.container, onReading),
       logTail: (lines: number) => logText(m.container, lines),
