@@ -13,6 +13,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABEL, PRODUCT } from '../../src-main/docker/labels.ts';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
+import { demuxLogs } from '../../src-main/docker/containers.ts';
 import { stopReaper } from '../../src-main/reaper/reaper.ts';
 import { currentSession } from '../../src-main/session/session.ts';
 import { LOAD_SILENCE_SEC, UNREACHABLE_TEARDOWN_TIMEOUT_MS } from '../../src-main/engine/cell-runner.ts';
@@ -23,7 +24,8 @@ import { REMOVE_TIMEOUT_MS } from '../../src-main/load-agent/remote-load.ts';
 import { DockerProvider } from '../../src-main/providers/docker/provider.ts';
 import { SwarmProvider } from '../../src-main/providers/swarm/provider.ts';
 import { Store } from '../../src-main/store/index.ts';
-import { tempDir } from '../helpers/cli.ts';
+import { ROOT, tempDir } from '../helpers/cli.ts';
+import { DependenciesSchema } from '../../src-main/apps/dependencies.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
 import type { StatsReading } from '../../src-main/providers/provider.ts';
@@ -119,6 +121,51 @@ describe('a matrix on distributed engines', () => {
         10_000,
       );
       await left.remove();
+    });
+
+    it("a Swarm cell's dependency: a service on the cell's overlay network, its file a config, on the other node; reached by its name; measured; nothing left", async () => {
+      const { app, image } = await imageFor('hello');
+      const provider = pairProvider();
+      await provider.prepareImage(image.tag);
+      const echo = path.join(ROOT, 'tests/fixtures/dependency-echo');
+      const dependencies = DependenciesSchema.parse([{
+        name: 'cache', image: image.tag, command: ['node', '/srv/dep/echo.js'], mounts: [{ source: echo, target: '/srv/dep' }],
+        healthcheck: { test: ['CMD', 'node', '-e', "require('net').connect(7000,'127.0.0.1').on('data',()=>process.exit(0)).on('error',()=>process.exit(1))"] },
+        port: 7000, cpuMillis: 250, memoryMb: 64,
+      }]);
+      const t = await provider.provision({
+        image: image.tag, launch: { mode: 'single' as const, workers: 1, entry: image.entry, name: 'hello' }, port: app.port, env: app.env,
+        cpuMillis: 250, memoryMb: 128, labels: { run: 'swarm-deps', cell: '1', app: 'hello', session: currentSession() }, dependencies,
+      });
+      try {
+        const dep = t.dependencies![0]!;
+        expect(dep).toMatchObject({ name: 'cache', cpuMillis: 250, memoryMb: 64, sharesCores: false });
+        // The app's container asks `cache:7000` by name, from its node, over the overlay network.
+        const appNode = t.address.host === second.address ? second.client : new Docker();
+        const exec = await appNode.getContainer(t.id).exec({ Cmd: ['node', '-e', "require('net').connect(7000,'cache').on('data',(d)=>{process.stdout.write(String(d));process.exit(0)}).on('error',(e)=>{console.log(e.message);process.exit(1)})"], AttachStdout: true, AttachStderr: true });
+        const out = await new Promise<string>((resolve) => {
+          void exec.start({ hijack: true, stdin: false }).then((stream) => {
+            const chunks: Buffer[] = [];
+            stream.on('data', (d: Buffer) => chunks.push(d));
+            stream.on('end', () => resolve(demuxLogs(Buffer.concat(chunks))));
+          });
+        });
+        expect(out).toContain('pong');
+        const readings: StatsReading[] = [];
+        const stop = await dep.stats((r) => readings.push(r));
+        await until(() => readings.length >= 2, "the dependency's stats", 5000);
+        stop();
+        expect(readings[0]!.memLimitBytes).toBe(64 * 1024 * 1024);
+      } finally {
+        await t.remove();
+      }
+      // Services, configs and the overlay network went with the cell.
+      const left = await provider.removeRun('swarm-deps');
+      expect(left, JSON.stringify(left)).toEqual([]);
+      expect(await provider.manager.listConfigs({ filters: JSON.stringify({ label: [`${LABEL.run}=swarm-deps`] }) })).toEqual([]);
+      // A removed overlay network stays listed while the nodes tear it down: gone within seconds.
+      const networks = () => provider.manager.listNetworks({ filters: JSON.stringify({ label: [`${LABEL.run}=swarm-deps`] }) });
+      await until(async () => (await networks()).length === 0, "the cell's overlay network to be gone", 15_000);
     });
 
     it('a two-node Swarm runs 4 cells two at once, each target on one node and its load on the other; stored like a local run; nothing left', async () => {

@@ -67,6 +67,6 @@ export function checkDependenciesHosted(
   const what = needing.map((a) => `${a.name} needs ${a.dependencies!.map((d) => d.name).join(', ')}`).join('; ');
   throw new TargetNotReadyError(
     `The target "${p.name}" cannot start an app's dependencies yet (a Docker engine, this machine's or a remote ` +
-      `one, can): ${what}. Nothing was started.`,
+      `one, or a Swarm can): ${what}. Nothing was started.`,
   );
 }

@@ -3,15 +3,14 @@
 // cell's writes reach the next; every object labelled like the app's container, so cancel, the
 // reaper and the sweep remove them too. A network a cell, not a run: the next cell's world starts
 // while the last one's is still being removed, and two `db`s on one network would share the name.
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import { connectionLimit, type Dependency } from '../../apps/dependencies.ts';
-import { demuxLogs } from '../../docker/containers.ts';
 import { LABEL, ownLabels } from '../../docker/labels.ts';
 import { currentSession } from '../../session/session.ts';
 import type { DependencyTarget, StatsReading } from '../provider.ts';
 import { streamReadings } from './readings.ts';
+import { accepts, logText, untilReady } from './dependency-ready.ts';
 
 /** Marks a dependency's container (its value: the dependency's name) and a world's network. */
 export const WORLD_LABEL = { dependency: 'io.rightsize.dependency', network: 'io.rightsize.network' } as const;
@@ -66,37 +65,12 @@ export class CellWorld {
    * Resolves once every dependency is ready (its health check passes, else its port accepts a
    * connection); rejects naming the one that is not, with its log's last lines.
    */
-  async ready(deadlineMs: number, signal?: AbortSignal): Promise<void> {
-    const t0 = Date.now();
-    for (const m of this.members) {
-      const hc = m.dep.healthcheck;
-      let failures = 0;
-      let counted = 0; // polled every 250 ms at most, a failure counted once per interval (Docker's retries)
-      for (;;) {
-        if (signal?.aborted) throw new Error('cancelled');
-        const state = (await m.container.inspect()).State;
-        if (!state.Running)
-          throw new Error(`${m.dep.name} (${m.dep.image}) exited with code ${state.ExitCode}${await this.tail(m)}`);
-        if (hc ? await passes(m.container, hc) : await accepts(m.address)) break;
-        const started = Date.now() - t0 > (hc?.startPeriodMs ?? 0);
-        const due = hc !== undefined && started && Date.now() - counted >= hc.intervalMs;
-        if (due) counted = Date.now();
-        if (due && ++failures >= hc.retries)
-          throw new Error(
-            `${m.dep.name} (${m.dep.image}) failed its health check ${failures} times${await this.tail(m)}`,
-          );
-        if (Date.now() - t0 > deadlineMs)
-          throw new Error(
-            `${m.dep.name} (${m.dep.image}) was not ready after ${deadlineMs / 1000} s${await this.tail(m)}`,
-          );
-        await new Promise((r) => setTimeout(r, Math.min(hc?.intervalMs ?? 250, 250)));
-      }
-    }
-  }
-
-  private async tail(m: Member, lines = 10): Promise<string> {
-    const text = await logText(m.container, lines).catch(() => '');
-    return text ? `; its log ends:\n${text}` : '';
+  ready(deadlineMs: number, signal?: AbortSignal): Promise<void> {
+    return untilReady(
+      this.members.map((m) => ({ ...m, open: () => accepts(m.address) })),
+      deadlineMs,
+      signal,
+    );
   }
 
   /** Each dependency as a target's part: its name, caps, readings and log. */
@@ -170,43 +144,4 @@ async function startMember(
     await container.remove({ force: true, v: true }).catch(() => undefined); // not a member yet: remove() would miss it
     throw e;
   }
-}
-
-/** Whether the health check's command exits 0 within its timeout, run in the container as Docker would. */
-async function passes(c: Docker.Container, hc: NonNullable<Dependency['healthcheck']>): Promise<boolean> {
-  const cmd = hc.test[0] === 'CMD-SHELL' ? ['/bin/sh', '-c', hc.test.slice(1).join(' ')] : hc.test.slice(1);
-  try {
-    const exec = await c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => (stream.destroy(), resolve()), hc.timeoutMs);
-      stream.on('data', () => {});
-      stream.on('end', () => (clearTimeout(timer), resolve()));
-      stream.on('close', () => (clearTimeout(timer), resolve()));
-      stream.on('error', () => (clearTimeout(timer), resolve()));
-    });
-    return (await exec.inspect()).ExitCode === 0;
-  } catch {
-    return false; // not started yet, or gone: the state check says which
-  }
-}
-
-/** Whether a TCP connection to `addr` is accepted within a second. */
-function accepts(addr: { host: string; port: number } | undefined): Promise<boolean> {
-  if (!addr) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const s = net.connect(addr.port, addr.host);
-    const done = (ok: boolean): void => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.setTimeout(1000, () => done(false));
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-  });
-}
-
-async function logText(c: Docker.Container, lines: number): Promise<string> {
-  const buf = (await c.logs({ stdout: true, stderr: true, tail: lines, follow: false })) as unknown as Buffer;
-  return demuxLogs(buf).trimEnd();
 }

@@ -14,6 +14,7 @@ import { shipImage } from '../../docker/ship-image.ts';
 import { containerTarget } from '../docker/target.ts';
 import { replicaSet } from '../replica-set.ts';
 import { runningTasks, sharedAgentWords, untilGone, type SwarmTask } from './tasks.ts';
+import { removeWorlds, SwarmWorld } from './world.ts';
 import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { removeLoadAgents } from '../../load-agent/leftovers.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
@@ -32,6 +33,8 @@ import {
 } from '../provider.ts';
 
 const CHECK_TIMEOUT_MS = 5000;
+/** As on an engine: a database's first start (initdb, init scripts) takes seconds, not minutes. */
+const DEPENDENCY_READY_MS = 120_000;
 
 export interface SwarmProviderOptions {
   name: string;
@@ -64,6 +67,8 @@ export class SwarmProvider implements Provider {
   readonly kind = 'swarm' as const;
   readonly hostCpu = HOST_CPU_ELSEWHERE;
   readonly loadSilence = REMOTE_LOAD_SILENCE;
+  /** Services on an overlay network of the cell's own (providers/swarm/world.ts). */
+  readonly hostsDependencies = true;
   readonly name: string;
   readonly manager: Docker;
   private readonly engines = new Map<string, Docker>();
@@ -184,6 +189,11 @@ export class SwarmProvider implements Provider {
       ...(spec.placement?.avoidNode ? [`node.id!=${spec.placement.avoidNode}`] : []),
     ];
     const replicas = Math.max(1, spec.replicas ?? 1);
+    // Its dependencies first, ready before the app starts; the app then avoids their node where it can.
+    const world = spec.dependencies?.length ? await this.startWorld(spec, labels) : undefined;
+    const all = await this.nodes();
+    const apart = world?.nodes.length === 1 && !spec.placement?.node ? world.nodes[0] : undefined;
+    if (apart && all.filter(usable).some((n) => n.ID !== apart)) constraints.push(`node.id!=${apart}`);
     const service = await this.manager.createService({
       Name: `rightsize-${spec.labels.run}-${spec.labels.cell}-${randomBytes(3).toString('hex')}`,
       Labels: labels,
@@ -201,6 +211,7 @@ export class SwarmProvider implements Provider {
         },
         RestartPolicy: { Condition: 'none' },
         Placement: { Constraints: constraints },
+        ...(world ? { Networks: [{ Target: world.network }] } : {}),
       },
       // R replicas: Swarm spreads them over the nodes; the load reaches each task at its own port, per connection.
       Mode: { Replicated: { Replicas: replicas } },
@@ -214,24 +225,53 @@ export class SwarmProvider implements Provider {
     };
     try {
       const tasks = await runningTasks(this.manager, service.id, replicas);
-      const all = await this.nodes();
       const containers = await Promise.all(tasks.map((task) => this.taskContainer(task, all, spec.port)));
       // The tasks' containers go with the service; wait (bounded) so the nodes are free for the next cell.
       const remove = async (): Promise<void> => {
-        await removeService();
-        await Promise.all(containers.map(({ c }) => untilGone(c)));
+        // The world at the same time: its network waits for the app's tasks to leave it (world.ts removeNetwork).
+        const app = (async () => {
+          await removeService();
+          await Promise.all(containers.map(({ c }) => untilGone(c)));
+        })();
+        await Promise.all([app, world?.remove()]);
       };
-      const parts = containers.map(({ c, node }) => containerTarget(c, spec, { node, remove }));
+      const dependencies = world ? { dependencies: world.targets(tasks.map((t) => t.NodeID ?? '')) } : {};
+      const parts = containers.map(({ c, node }) => containerTarget(c, spec, { node, remove, ...dependencies }));
       if (replicas === 1) return parts[0]!;
       const free = all.filter(usable).some((n) => !tasks.some((t) => t.NodeID === n.ID));
       return replicaSet(parts, {
         remove,
+        ...dependencies,
         ...(free ? {} : { placementWarning: sharedAgentWords(parts.map((p) => p.node ?? '')) }),
       });
     } catch (e) {
       await removeService();
+      await world?.remove();
       throw e;
     }
+  }
+
+  /** The cell's overlay network and dependencies, all ready; on another node than the app's slot where one is free. */
+  private async startWorld(spec: TargetSpec, labels: Record<string, string>): Promise<SwarmWorld> {
+    const all = await this.nodes();
+    const world = await SwarmWorld.start(
+      this.manager,
+      {
+        dependencies: spec.dependencies!,
+        labels,
+        ...(spec.placement?.node ? { avoidNode: spec.placement.node } : {}),
+        imageOf: (tag) => this.imageIds.get(tag) ?? tag,
+      },
+      (id) => this.engineOf(all.find((n) => n.ID === id)!),
+      all.filter(usable).map((n) => n.ID),
+    );
+    try {
+      await world.ready(DEPENDENCY_READY_MS);
+    } catch (e) {
+      await world.remove();
+      throw new Error(`a dependency was not ready: ${(e as Error).message}`);
+    }
+    return world;
   }
 
   /** A running task's container on its node's own engine, reached at its host-mode port. */
@@ -337,7 +377,10 @@ export class SwarmProvider implements Provider {
           .catch(() => {}),
       ),
     );
-    return gone.map((s) => `service ${s.Spec.Name} on ${this.name}`);
+    return [
+      ...gone.map((s) => `service ${s.Spec.Name} on ${this.name}`),
+      ...(await removeWorlds(this.manager, this.name, labels, keep)),
+    ];
   }
 
   async removeRun(runId: string): Promise<string[]> {

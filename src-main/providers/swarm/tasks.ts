@@ -41,7 +41,7 @@ export async function runningTasks(manager: Docker, serviceId: string, count: nu
 }
 
 /** Bounded: a removed service's task container is gone within ~10 s, or left to removeRun and the sweep. */
-export async function untilGone(c: TargetContainer): Promise<void> {
+export async function untilGone(c: Pick<TargetContainer, 'container'>): Promise<void> {
   for (
     let i = 0;
     i < 100 &&
