@@ -90,7 +90,11 @@ const POSTGRES_DEFAULT_CONNECTIONS = 100;
  * The most connections a dependency takes, where its definition says: `max_connections=N` on its command (PostgreSQL's
  * `-c`, MySQL's `--max_connections`), else PostgreSQL's default for a PostgreSQL image; undefined otherwise.
  */
-export function connectionLimit(d: { image: string; command?: readonly string[]; offline?: string }): number | undefined {
+export function connectionLimit(d: {
+  image: string;
+  command?: readonly string[];
+  offline?: string;
+}): number | undefined {
   const set = (d.command ?? []).map((a) => /(?:^|-)max_connections=(\d+)$/.exec(a)?.[1]).find(Boolean);
   if (set) return Number(set);
   return d.offline === 'postgres' || /(^|\/)postgres(:|$)/.test(d.image) ? POSTGRES_DEFAULT_CONNECTIONS : undefined;

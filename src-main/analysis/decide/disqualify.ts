@@ -12,7 +12,7 @@ import type { Exclusion } from '../types.ts';
 const failedWhy = (cells: readonly StoredCell[]): string =>
   reasonsText(mergeReasons(cells.map((c) => c.load?.failureReasons)));
 
-/** ", at 4 processes × PG_POOL_SIZE 10 = 40 database connections against db's max_connections 30"; '' without a pool. */
+/** ", at 4 processes × PG_POOL_SIZE 10 = 40 database connections against db's max_connections 30"; '' if no pool. */
 function connectionsWhy(cells: readonly StoredCell[]): string {
   const c = cells[0];
   const p = c ? poolConnections({ ...c.config, env: { ...c.config.env, ...c.config.envSet } }) : null;
