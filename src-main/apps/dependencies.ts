@@ -2,6 +2,7 @@
 // own, started fresh for every cell on a network shared with the app only, reached by its name as in
 // Compose. Declared in an app definition, a built-in app's manifest, or read from a Compose file.
 import { ENV_NAME } from '../common/env-name.ts';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -98,4 +99,16 @@ export function connectionLimit(d: {
   const set = (d.command ?? []).map((a) => /(?:^|-)max_connections=(\d+)$/.exec(a)?.[1]).find(Boolean);
   if (set) return Number(set);
   return d.offline === 'postgres' || /(^|\/)postgres(:|$)/.test(d.image) ? POSTGRES_DEFAULT_CONNECTIONS : undefined;
+}
+
+/** Each file a mount brings (a file, a folder's files) and its path in the container: where no bind mount reaches. */
+export function mountedFiles(m: Dependency['mounts'][number]): { file: string; target: string }[] {
+  if (!statSync(m.source).isDirectory()) return [{ file: m.source, target: m.target }];
+  return readdirSync(m.source, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => {
+      const file = path.join(d.parentPath, d.name);
+      return { file, target: path.posix.join(m.target, path.relative(m.source, file).split(path.sep).join('/')) };
+    })
+    .sort((a, b) => a.target.localeCompare(b.target));
 }

@@ -225,6 +225,8 @@ export interface Provider {
   readonly prepareAhead?: boolean;
   /** Whether it starts an app's dependencies beside it (TargetSpec.dependencies); absent: it cannot, and says so. */
   readonly hostsDependencies?: boolean;
+  /** What it needs of a dependency that a definition may leave out (Kubernetes: its port), in words. */
+  dependencyProblems?(deps: readonly { name: string; port?: number | undefined }[]): string[];
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */
   concurrency?(): Promise<number>;
   /**

@@ -192,7 +192,7 @@ describe('where dependencies run', () => {
   const app = { name: 'shop', dependencies: [{ name: 'db' }, { name: 'cache' }] } as never;
   it('a target that cannot start them refuses the run before it starts, naming the app and its dependencies', () => {
     expect(() => checkDependenciesHosted({ name: 'cluster-a' }, [app])).toThrow(
-      'The target "cluster-a" cannot start an app\'s dependencies yet (a Docker engine, this machine\'s or a remote one, or a Swarm can): shop needs db, cache. Nothing was started.',
+      'The target "cluster-a" cannot start an app\'s dependencies (a Docker engine, a Swarm and Kubernetes can): shop needs db, cache. Nothing was started.',
     );
     expect(() => checkDependenciesHosted({ name: 'local', hostsDependencies: true }, [app])).not.toThrow();
   });

@@ -59,14 +59,21 @@ export async function limitsWhereCellsRun(
  * run is refused before anything starts, naming the apps and the target.
  */
 export function checkDependenciesHosted(
-  p: Pick<Provider, 'name' | 'hostsDependencies'>,
+  p: Pick<Provider, 'name' | 'hostsDependencies' | 'dependencyProblems'>,
   apps: readonly AppDefinition[],
 ): void {
   const needing = apps.filter((a) => a.dependencies?.length);
+  const problems = needing.flatMap((a) =>
+    (p.dependencyProblems?.(a.dependencies!) ?? []).map((x) => `${a.name}: ${x}`),
+  );
+  if (problems.length)
+    throw new TargetNotReadyError(
+      `The target "${p.name}" cannot start the dependencies as declared: ${problems.join('; ')}. Nothing was started.`,
+    );
   if (!needing.length || p.hostsDependencies) return;
   const what = needing.map((a) => `${a.name} needs ${a.dependencies!.map((d) => d.name).join(', ')}`).join('; ');
   throw new TargetNotReadyError(
-    `The target "${p.name}" cannot start an app's dependencies yet (a Docker engine, this machine's or a remote ` +
-      `one, or a Swarm can): ${what}. Nothing was started.`,
+    `The target "${p.name}" cannot start an app's dependencies (a Docker engine, a Swarm and Kubernetes can): ` +
+      `${what}. Nothing was started.`,
   );
 }

@@ -1,7 +1,15 @@
 // The Kubernetes objects one run makes: a namespace per run, a Deployment per cell, a load pod per
 // cell's load. Pure functions of their specs, so the exact manifests are asserted in tests without a cluster.
 import { createHash } from 'node:crypto';
-import type { V1Affinity, V1Deployment, V1Namespace, V1Pod, V1PodAffinityTerm, V1Probe } from '@kubernetes/client-node';
+import type {
+  V1Affinity,
+  V1Deployment,
+  V1HostAlias,
+  V1Namespace,
+  V1Pod,
+  V1PodAffinityTerm,
+  V1Probe,
+} from '@kubernetes/client-node';
 import { k8sCpu, k8sMemory } from '../../common/k8s-quantity.ts';
 import { PRODUCT } from '../../docker/labels.ts';
 import { launchCommand } from '../../docker/launch.ts';
@@ -30,6 +38,7 @@ export const K8S_LABEL = {
   app: 'rightsize.dev/app',
   session: 'rightsize.dev/session',
   role: 'rightsize.dev/role',
+  dependency: 'rightsize.dev/dependency',
 } as const;
 
 /**
@@ -39,7 +48,7 @@ export const K8S_LABEL = {
  */
 export const K8S_ANNOTATION = { session: 'rightsize.dev/session', app: 'rightsize.dev/app' } as const;
 
-export const ROLE = { target: 'target', load: 'load' } as const;
+export const ROLE = { target: 'target', load: 'load', dependency: 'dependency' } as const;
 
 /** The container's name in every target pod: stats, logs and status are looked up by it. */
 export const CONTAINER = 'app';
@@ -63,7 +72,7 @@ export function labelValue(text: string): string {
 }
 
 /** A DNS-1123 label (namespace names, the first part of pod names) from any text, with a hash when it had to change. */
-function dnsPart(text: string, max: number): string {
+export function dnsPart(text: string, max: number): string {
   if (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text) && text.length <= max) return text;
   const clean = text
     .toLowerCase()
@@ -176,7 +185,7 @@ function affinity(spec: TargetSpec, spread: Spread): V1Affinity {
  */
 export function deploymentManifest(
   spec: KubernetesTargetSpec,
-  opts: { spread: Spread; namespacePrefix?: string },
+  opts: { spread: Spread; namespacePrefix?: string; hostAliases?: V1HostAlias[] },
 ): V1Deployment {
   const { cmd, env } = launchCommand(spec.launch);
   const quantity = { cpu: k8sCpu(spec.cpuMillis), memory: k8sMemory(spec.memoryMb) };
@@ -209,6 +218,8 @@ export function deploymentManifest(
           terminationGracePeriodSeconds: 0, // teardown kills at once, as the local `docker rm -f` does
           automountServiceAccountToken: false, // the app under test has no business with the API
           enableServiceLinks: false, // no *_SERVICE_HOST variables: the same environment as a local container
+          // Its dependencies by the names it dials (`db`), at their cell's own Services (dependency-manifests.ts).
+          ...(opts.hostAliases?.length ? { hostAliases: opts.hostAliases } : {}),
           affinity: affinity(spec, opts.spread),
           containers: [
             {
@@ -229,7 +240,7 @@ export function deploymentManifest(
 }
 
 /** Every pod's labels besides the selecting ones: product, session, app (valid label values), managed-by. */
-function objectLabels(l: TargetSpec['labels']): Record<string, string> {
+export function objectLabels(l: TargetSpec['labels']): Record<string, string> {
   return {
     [K8S_LABEL.product]: PRODUCT,
     [K8S_LABEL.session]: labelValue(l.session),
@@ -239,7 +250,7 @@ function objectLabels(l: TargetSpec['labels']): Record<string, string> {
 }
 
 /** The exact session and app (labels can hold neither in general): the sweep reads the session from here. */
-const objectAnnotations = (l: TargetSpec['labels']): Record<string, string> => ({
+export const objectAnnotations = (l: TargetSpec['labels']): Record<string, string> => ({
   [K8S_ANNOTATION.session]: l.session,
   [K8S_ANNOTATION.app]: l.app,
 });

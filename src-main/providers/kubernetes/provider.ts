@@ -38,6 +38,7 @@ import {
   type Spread,
 } from './manifests.ts';
 import { pushToRegistry, type RegistryRef } from './registry-push.ts';
+import { KubernetesWorld } from './dependencies.ts';
 import { replicaSet } from '../replica-set.ts';
 import { KubernetesTarget } from './target.ts';
 import {
@@ -104,6 +105,15 @@ export interface KubernetesOptions extends ClusterRef {
 export class KubernetesProvider implements Provider {
   readonly kind = 'kubernetes' as const;
   readonly hostCpu = HOST_CPU_ELSEWHERE;
+  /** A Deployment and a Service each, in the run's namespace (kubernetes/dependencies.ts). */
+  readonly hostsDependencies = true;
+
+  /** A dependency is reached through a Service of its own, which needs its port. */
+  dependencyProblems(deps: readonly { name: string; port?: number | undefined }[]): string[] {
+    return deps
+      .filter((d) => d.port === undefined)
+      .map((d) => `on Kubernetes ${d.name} is reached through a Service: give its port ("port")`);
+  }
   /**
    * A load pod is scheduled and its image pulled before its first second: as long as a target pod may take to start.
    */
@@ -210,9 +220,27 @@ export class KubernetesProvider implements Provider {
     const prefix = this.opts.namespacePrefix;
     const namespace = namespaceFor(spec.labels.run, prefix);
     const name = deploymentFor(spec.labels.cell);
+    const timings = {
+      pollMs: this.pollMs,
+      statsEveryMs: this.statsEveryMs,
+      removeTimeoutMs: this.removeTimeoutMs,
+      ...(prefix ? { namespacePrefix: prefix } : {}),
+    };
+    let world: KubernetesWorld | undefined;
     try {
       await ensureNamespace(c, this.timing(), spec);
-      const body = deploymentManifest(spec, { spread: this.spread, ...(prefix ? { namespacePrefix: prefix } : {}) });
+      // Its dependencies first, Ready before the app starts; the app reaches each by its name (hostAliases).
+      if (spec.dependencies?.length)
+        world = await KubernetesWorld.start(c, spec, { ...timings, readyTimeoutMs: this.readyTimeoutMs }).catch(
+          (e: Error) => {
+            throw new Error(`a dependency was not ready: ${e.message}`);
+          },
+        );
+      const body = deploymentManifest(spec, {
+        spread: this.spread,
+        ...(prefix ? { namespacePrefix: prefix } : {}),
+        ...(world ? { hostAliases: world.hostAliases } : {}),
+      });
       try {
         await c.apps.createNamespacedDeployment({ namespace, body });
       } catch (e) {
@@ -222,14 +250,9 @@ export class KubernetesProvider implements Provider {
         await c.apps.createNamespacedDeployment({ namespace, body });
       }
     } catch (e) {
+      await world?.remove();
       throw new Error(`Could not start cell ${spec.labels.cell} on ${this.name}: ${describeError(e, where)}`);
     }
-    const timings = {
-      pollMs: this.pollMs,
-      statsEveryMs: this.statsEveryMs,
-      removeTimeoutMs: this.removeTimeoutMs,
-      ...(prefix ? { namespacePrefix: prefix } : {}),
-    };
     // A replicated cell: one Deployment of R pods, each followed as a target of its own, the load over their IPs.
     const of = Math.max(1, spec.replicas ?? 1);
     const parts = Array.from(
@@ -238,11 +261,21 @@ export class KubernetesProvider implements Provider {
     );
     try {
       await Promise.all(parts.map((t) => t.waitPodReady(this.readyTimeoutMs)));
-      return of > 1 ? replicaSet(parts) : parts[0]!;
     } catch (e) {
       await Promise.all(parts.map((t) => t.remove().catch(() => {})));
+      await world?.remove();
       throw e;
     }
+    if (!world) return of > 1 ? replicaSet(parts) : parts[0]!;
+    const dependencies = world.targets(parts.map((t) => t.node ?? ''));
+    if (of === 1) return parts[0]!.withWorld(dependencies, () => world.remove());
+    return replicaSet(parts, {
+      dependencies,
+      remove: async () => {
+        await Promise.all(parts.map((t) => t.remove()));
+        await world.remove();
+      },
+    });
   }
 
   /**

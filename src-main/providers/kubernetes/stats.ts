@@ -1,9 +1,10 @@
 // A target's cgroup readings on Kubernetes, from the two sources the kubelet serves through the API
 // server's node proxy: the summary API (/stats/summary: CPU time, working set) and cAdvisor's
 // Prometheus metrics (/metrics/cadvisor: CFS throttling, the memory high-water mark, the limit,
-// OOM events). Pure parsing here; provider.ts fetches.
+// OOM events). Parsing, and the poll both a target and a dependency read them with.
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import type { StatsReading } from '../provider.ts';
+import { rawGet, type Cluster } from './client.ts';
 
 /** The fields of the kubelet's stats/v1alpha1 Summary we read (k8s.io/kubelet/pkg/apis/stats/v1alpha1). */
 export interface KubeletSummary {
@@ -134,4 +135,52 @@ export class CounterCarry {
     }
     return out;
   }
+}
+
+/**
+ * Polls the kubelet's summary (CPU, working set) through the node proxy and, when it has moved
+ * (the kubelet's own timestamp: it refreshes every 10-15 s, not every second), cAdvisor's
+ * throttling, peak and limit, and passes on the reading. The first poll is done before this
+ * returns. Counters carry over a container restart. Throttling is cAdvisor's at its own
+ * timestamp, within a second of the summary's. Returns the stop.
+ */
+export async function pollKubeletStats(
+  c: Cluster,
+  node: string,
+  ref: ContainerRef,
+  capMb: number,
+  everyMs: number,
+  onReading: (r: StatsReading) => void,
+): Promise<() => void> {
+  const carry = new CounterCarry();
+  const nodePath = `/api/v1/nodes/${encodeURIComponent(node)}/proxy`;
+  let lastAt = 0;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const poll = async (): Promise<void> => {
+    try {
+      const s = summaryContainer(
+        JSON.parse(await rawGet(c, `${nodePath}/stats/summary?only_cpu_and_memory=true`)),
+        ref,
+      );
+      if (!s || s.atMs <= lastAt) return;
+      // cAdvisor's page is large and refreshes with the summary: read it only when the summary moved.
+      const cad = cadvisorContainer(await rawGet(c, `${nodePath}/metrics/cadvisor`).catch(() => ''), ref);
+      if (stopped || s.atMs <= lastAt) return;
+      lastAt = s.atMs;
+      onReading(carry.apply(toReading(s, cad, capMb * 1024 * 1024)));
+    } catch {
+      // a missed poll: the next one reads the same cumulative counters
+    }
+  };
+  const loop = async (): Promise<void> => {
+    await poll();
+    if (!stopped) timer = setTimeout(() => void loop(), everyMs);
+  };
+  await poll();
+  timer = setTimeout(() => void loop(), everyMs);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }

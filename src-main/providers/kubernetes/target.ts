@@ -4,7 +4,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ExitInfo } from '../../model/types.ts';
 import { RESTART_LINE } from '../../docker/launch.ts';
-import type { ProvisionedTarget, StatsReading } from '../provider.ts';
+import type { DependencyTarget, ProvisionedTarget, StatsReading } from '../provider.ts';
 import { describeError } from './check.ts';
 import { httpStatus, ignore404, rawGet, type Cluster } from './client.ts';
 import {
@@ -16,7 +16,7 @@ import {
   type KubernetesTargetSpec,
 } from './manifests.ts';
 import { currentPod, podExitInfo, podView, replicaPod } from './pod-status.ts';
-import { CounterCarry, cadvisorContainer, summaryContainer, toReading, type ContainerRef } from './stats.ts';
+import { cadvisorContainer, pollKubeletStats, type ContainerRef } from './stats.ts';
 import { sleep, until } from './wait.ts';
 import { workersUp } from './workers.ts';
 
@@ -50,6 +50,9 @@ export class KubernetesTarget implements ProvisionedTarget {
   private readonly stops = new Set<() => void>();
   /** A pod runs an image as it is: the probe's file cannot be copied into it before it starts. */
   readonly probeNote?: string;
+  /** Its dependencies (kubernetes/dependencies.ts), removed after it. */
+  dependencies?: DependencyTarget[];
+  private removeWorld?: () => Promise<void>;
 
   constructor(
     private readonly c: Cluster,
@@ -211,43 +214,18 @@ export class KubernetesTarget implements ProvisionedTarget {
     );
   }
 
-  /**
-   * Polls the kubelet's summary (CPU, working set) through the node proxy and, when it has moved
-   * (the kubelet's own timestamp: it refreshes every 10-15 s, not every second), cAdvisor's
-   * throttling, peak and limit, and passes on the reading. The first poll is done before this
-   * returns. Counters carry over a container restart. Throttling is cAdvisor's at its own
-   * timestamp, within a second of the summary's.
-   */
+  /** The kubelet's readings of the target's container (stats.ts pollKubeletStats), the first before this returns. */
   async stats(onReading: (r: StatsReading) => void): Promise<() => void> {
-    const carry = new CounterCarry();
-    const capBytes = this.spec.memoryMb * 1024 * 1024;
-    const summaryPath =
-      `/api/v1/nodes/${encodeURIComponent(this.node ?? '')}` + '/proxy/stats/summary?only_cpu_and_memory=true';
-    let lastAt = 0;
-    let stopped = false;
-    let timer: NodeJS.Timeout | undefined;
-    const poll = async (): Promise<void> => {
-      try {
-        const s = summaryContainer(JSON.parse(await rawGet(this.c, summaryPath)), this.ref);
-        if (!s || s.atMs <= lastAt) return;
-        // cAdvisor's page is large and refreshes with the summary: read it only when the summary moved.
-        const cad = cadvisorContainer(await this.cadvisor(), this.ref);
-        if (stopped || s.atMs <= lastAt) return;
-        lastAt = s.atMs;
-        onReading(carry.apply(toReading(s, cad, capBytes)));
-      } catch {
-        // a missed poll: the next one reads the same cumulative counters
-      }
-    };
-    const loop = async (): Promise<void> => {
-      await poll();
-      if (!stopped) timer = setTimeout(() => void loop(), this.t.statsEveryMs);
-    };
-    await poll();
-    timer = setTimeout(() => void loop(), this.t.statsEveryMs);
+    const stopPoll = await pollKubeletStats(
+      this.c,
+      this.node ?? '',
+      this.ref,
+      this.spec.memoryMb,
+      this.t.statsEveryMs,
+      onReading,
+    );
     const stop = (): void => {
-      stopped = true;
-      clearTimeout(timer);
+      stopPoll();
       this.stops.delete(stop);
     };
     this.stops.add(stop);
@@ -300,6 +278,13 @@ export class KubernetesTarget implements ProvisionedTarget {
     };
   }
 
+  /** This target with its dependencies, which go when it does. */
+  withWorld(dependencies: DependencyTarget[], remove: () => Promise<void>): this {
+    this.dependencies = dependencies;
+    this.removeWorld = remove;
+    return this;
+  }
+
   /**
    * Deletes the Deployment (Foreground: its ReplicaSet and pod first; grace 0, as `docker rm -f`)
    * and waits, bounded, until it is gone, so that its node is free for the next cell. Safe to call twice.
@@ -319,5 +304,6 @@ export class KubernetesTarget implements ProvisionedTarget {
       this.t.pollMs,
       this.t.removeTimeoutMs,
     );
+    if (first) await this.removeWorld?.();
   }
 }

@@ -3,11 +3,10 @@
 // as Swarm configs (a node has no path of this machine's). Each dependency goes on another node than
 // the app's where the Swarm has one; readiness is its health check run in its task's container, on
 // that node's engine. Everything is labelled like the app's service: removeRun and the sweep find it.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import { connectionLimit, type Dependency } from '../../apps/dependencies.ts';
+import { connectionLimit, mountedFiles, type Dependency } from '../../apps/dependencies.ts';
 import type { DependencyTarget, StatsReading } from '../provider.ts';
 import { streamReadings } from '../docker/readings.ts';
 import { logText, openInside, untilReady } from '../docker/dependency-ready.ts';
@@ -28,17 +27,6 @@ interface Member {
   service: string;
   node: string;
   container: Docker.Container;
-}
-
-/** Each file under a mount's source (a file, or a folder's files), with where it lands in the container. */
-function mountedFiles(m: Dependency['mounts'][number]): { file: string; target: string }[] {
-  if (!statSync(m.source).isDirectory()) return [{ file: m.source, target: m.target }];
-  return readdirSync(m.source, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => {
-      const file = path.join(d.parentPath, d.name);
-      return { file, target: path.posix.join(m.target, path.relative(m.source, file).split(path.sep).join('/')) };
-    });
 }
 
 export class SwarmWorld {
