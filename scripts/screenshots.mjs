@@ -143,6 +143,35 @@ try {
     await shot(page, 'compare');
     await page.close();
   }
+  if (want('run-dependency')) {
+    // The built-in catalog app (PostgreSQL) at pools of 2 and 10 (the pool-vs-workers preset, once, short): a cell's
+    // database CPU drawn beside the app's on the run page (~2 minutes; the offline PostgreSQL image is built if missing).
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    await page.goto(loginUrl);
+    await page.getByTestId('preset').selectOption('pool-vs-workers');
+    await page.getByTestId('duration').fill('4');
+    await page.getByTestId('warmup').fill('1');
+    await page.getByTestId('repetitions').fill('1');
+    await page.waitForTimeout(400);
+    await page.getByTestId('start').click();
+    await page.waitForURL(/#\/live\//);
+    await page.getByTestId('open-run').waitFor({ timeout: 600_000 });
+    await page.getByTestId('open-run').click();
+    // The busiest database: 8 workers with a pool of 2 (the last row of that pool, by the table's order).
+    const rows = page.getByTestId('cells').locator('tbody tr');
+    await rows.first().waitFor();
+    const texts = await rows.allTextContents();
+    const at = texts.findIndex((t) => /PG_POOL_SIZE=2/.test(t) && /\b8\b/.test(t));
+    await rows.nth(at >= 0 ? at : 0).click();
+    const chart = page.getByTestId('chart-cell-rps');
+    await chart.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(800);
+    const box = await page.getByTestId('cells').boundingBox();
+    const end = await chart.boundingBox();
+    await page.screenshot({ path: 'docs/screenshots/run-dependency.png', fullPage: true, clip: { x: 0, y: Math.floor(box.y - 40), width: 1280, height: Math.ceil(end.y + end.height - box.y + 52) } });
+    console.log('docs/screenshots/run-dependency.png');
+    await page.close();
+  }
   if (want('auto-size') || want('search')) {
     // Auto-size: the form (pbkdf2 at 150 req/s, p99 ≤ 100 ms), then a short real search and the path it took (~1 minute).
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });

@@ -59,7 +59,7 @@ export interface CellContext {
 /** What the provider is asked to start for a cell: the app's image and launcher under the cell's caps. */
 export function targetSpecOf(
   cfg: CellConfig,
-  ctx: Pick<CellContext, 'app' | 'image' | 'placement' | 'placementHint'>,
+  ctx: Pick<CellContext, 'app' | 'image' | 'placement' | 'placementHint' | 'signal'>,
   labels: TargetSpec['labels'],
 ): TargetSpec {
   const source = ctx.app.source;
@@ -87,6 +87,7 @@ export function targetSpecOf(
     memoryMb: cfg.memoryMb,
     ...(cfg.replicas !== undefined && cfg.replicas >= 2 ? { replicas: cfg.replicas } : {}),
     ...(ctx.app.dependencies?.length ? { dependencies: ctx.app.dependencies } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
     pinCores: ctx.placement,
     ...(ctx.placementHint ? { placement: ctx.placementHint } : {}),
     labels,

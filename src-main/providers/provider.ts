@@ -21,6 +21,8 @@ export interface TargetSpec {
   /** The app's health path, for providers whose own readiness check asks it (a pod's readinessProbe). */
   health?: string;
   env: Record<string, string>;
+  /** Cancels the start: waiting on a dependency that is still starting stops at once. */
+  signal?: AbortSignal;
   /** The caps: requests = limits (Guaranteed QoS on Kubernetes, equal reservations on Swarm). */
   cpuMillis: number;
   memoryMb: number;

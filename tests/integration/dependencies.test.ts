@@ -2,10 +2,11 @@
 // Redis, declared by its team's own Compose file, sized with its dependencies started fresh beside it
 // for every cell. Images: the official ones where a registry answers; here, Rightsize's offline ones
 // (built from Debian's packages, once per machine).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppDefinition } from '../../src-main/apps/catalog.ts';
+import { DependenciesSchema } from '../../src-main/apps/dependencies.ts';
 import type { UserApp } from '../../src-main/apps/user-apps.ts';
 import { docker } from '../../src-main/docker/client.ts';
 import { ensureDependencyImage } from '../../src-main/docker/dependency-images.ts';
@@ -19,6 +20,7 @@ import { cli, startCli, tempDir } from '../helpers/cli.ts';
 import { shopFolder } from '../helpers/compose-shop.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { until } from '../helpers/wait.ts';
+import { PREBUILD_MARK } from '../helpers/prebuild-dependency-images.ts';
 
 let images: { PG_IMAGE: string; REDIS_IMAGE: string };
 
@@ -35,6 +37,9 @@ async function worldOf(app: string, session?: string): Promise<string[]> {
 
 beforeAll(async () => {
   await requireDocker();
+  // The lane started building them as it started (tests/helpers/prebuild-dependency-images.ts): wait for that.
+  const mark = process.env[PREBUILD_MARK];
+  if (mark) await until(() => existsSync(mark) || undefined, "the lane's build of the offline images", 600_000);
   images = {
     PG_IMAGE: await ensureDependencyImage('postgres'),
     REDIS_IMAGE: await ensureDependencyImage('redis'),
@@ -164,6 +169,20 @@ describe('an app with a database and a cache, from its Compose file', () => {
     // Seeded with 3 orders by the init script; 200 written; the next world starts from the 3 again.
     expect(counts).toEqual([3, 203, 3, 203]);
   }, 180_000);
+
+  it('a cancel while a dependency is still starting stops the wait at once and removes what was started', async () => {
+    const ac = new AbortController();
+    // A cache that never passes its check: without the cancel, the wait would last its 300 retries (120 s at most).
+    const cache = DependenciesSchema.parse([{ name: 'cache', image: images.REDIS_IMAGE, healthcheck: { test: ['CMD', 'false'], retries: 300 }, port: 6379 }]);
+    setTimeout(() => ac.abort(), 1000);
+    const t0 = Date.now();
+    await expect(localProvider().provision({
+      image: 'unused-never-started', launch: { mode: 'single', workers: 1, entry: 'server.js', name: 'dep-cancel', args: [] }, port: 3000, env: {},
+      cpuMillis: 500, memoryMb: 256, dependencies: cache, labels: { run: '', cell: '', app: 'dep-cancel', session: currentSession() }, signal: ac.signal,
+    })).rejects.toThrow('a dependency was not ready: cancelled');
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(await worldOf('dep-cancel')).toEqual([]);
+  }, 60_000);
 
   it('a database held at a tenth of a CPU is recognised as what set the pace: a lower bound, said so', async () => {
     const dir = shopFolder();

@@ -132,7 +132,7 @@ export abstract class EngineProvider {
       spare.length === 0,
     );
     try {
-      await world.ready(DEPENDENCY_READY_MS);
+      await world.ready(DEPENDENCY_READY_MS, spec.signal);
     } catch (e) {
       await world.remove();
       throw new Error(`a dependency was not ready: ${(e as Error).message}`);

@@ -91,6 +91,7 @@ export class KubernetesWorld {
     const deadline = Date.now() + this.t.readyTimeoutMs;
     let last = 'nothing heard yet';
     for (;;) {
+      if (this.spec.signal?.aborted) throw new Error('cancelled');
       const pods: V1Pod[] = (await this.c.core.listNamespacedPod({ namespace, labelSelector })).items;
       const v = podView(currentPod(pods), DEP_CONTAINER);
       if (v.state === 'ready') return { dep, name, ip, pod: v.pod, node: v.node };

@@ -266,7 +266,7 @@ export class SwarmProvider implements Provider {
       all.filter(usable).map((n) => n.ID),
     );
     try {
-      await world.ready(DEPENDENCY_READY_MS);
+      await world.ready(DEPENDENCY_READY_MS, spec.signal);
     } catch (e) {
       await world.remove();
       throw new Error(`a dependency was not ready: ${(e as Error).message}`);
