@@ -34,7 +34,8 @@ export const appNames = (lib: AppLibrary): string[] => [
 /** The image apps among the user's, for matrix expansion (checked on every edit in the UI: no Docker, no disk). */
 export function imageAppsOf(lib: AppLibrary): ImageApps {
   const out: ImageApps = {};
-  for (const a of lib.user) if (ownCommand(a.source)) out[a.name] = { fixed: fixedWorkers(a) };
+  for (const a of lib.user)
+    if (ownCommand(a.source)) out[a.name] = { fixed: fixedWorkers(a), workersEnv: a.source.workersEnv };
   return out;
 }
 

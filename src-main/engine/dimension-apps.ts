@@ -16,6 +16,13 @@ export function dimensionAppProblems(
   for (const app of new Set(m.apps ?? []))
     if (app in imageApps) {
       const image = { name: app, source: { kind: 'image' } };
+      // Its worker-count variable is the workers dimension's: a setting over it would fight the workers.
+      const own = (imageApps[app] as { workersEnv?: string | null } | undefined)?.workersEnv;
+      if (own && m.envMatrix?.[own] !== undefined)
+        problems.push({
+          path: `envMatrix.${own}`,
+          message: `${own} is how ${app} reads its worker count: give the counts in "workers", not as a setting`,
+        });
       // The version once for the app (not per version listed); the flags per set.
       for (const message of nodeChoiceProblems(image, m.node?.[0], undefined)) problems.push({ path: 'node', message });
       (m.nodeFlags ?? []).forEach((set, i) => {

@@ -375,7 +375,7 @@ export interface RequestSpec {
 }
 
 /** Apps that are images, by name: whether their worker count is fixed (no env var sets it). */
-export type ImageApps = Record<string, { fixed: boolean }>;
+export type ImageApps = Record<string, { fixed: boolean; workersEnv?: string | null }>;
 
 /** One replica of a cell (CellConfig.replicas ≥ 2): what it did, beside the cell's totals (model/replicas.ts). */
 export interface ReplicaReading {

@@ -3,12 +3,21 @@ import { validateMatrix, type HostLimits } from '../../src-main/engine/matrix.ts
 
 // The new dimensions against the apps and the load: refused before a run exists, with every problem
 // at once, never silently dropped.
-const host: HostLimits = { cores: 4, memoryMb: 4096, apps: ['hello', 'web'], imageApps: { web: { fixed: false } } };
+const host: HostLimits = { cores: 4, memoryMb: 4096, apps: ['hello', 'web'], imageApps: { web: { fixed: false, workersEnv: 'WEB_WORKERS' } } };
 const base = { cpuMillicores: [500], memoryMb: [256], workers: [1], modes: ['cluster'] };
 const problems = (m: Record<string, unknown>) => {
   const v = validateMatrix({ ...base, ...m }, host);
   return v.ok ? [] : v.problems.map((p) => `${p.path}: ${p.message}`);
 };
+
+describe("an image app's worker-count variable", () => {
+  it('is not a setting: the workers dimension sets it, so a setting over it is refused', () => {
+    expect(problems({ apps: ['web'], envMatrix: { WEB_WORKERS: ['2', '4'] } })).toEqual([
+      'envMatrix.WEB_WORKERS: WEB_WORKERS is how web reads its worker count: give the counts in "workers", not as a setting',
+    ]);
+    expect(problems({ apps: ['web'], envMatrix: { PG_POOL_SIZE: ['2', '4'] } })).toEqual([]);
+  });
+});
 
 describe('an image app with the Node.js dimensions', () => {
   it('a "node" list is refused for it (its Node.js is its own), not dropped', () => {
