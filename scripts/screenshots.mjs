@@ -154,21 +154,25 @@ try {
     await page.getByTestId('repetitions').fill('1');
     await page.waitForTimeout(400);
     await page.getByTestId('start').click();
-    await page.waitForURL(/#\/live\//);
+    // The first run builds the offline PostgreSQL image before it starts (about a minute, once).
+    await page.waitForURL(/#\/live\//, { timeout: 300_000 });
     await page.getByTestId('open-run').waitFor({ timeout: 600_000 });
     await page.getByTestId('open-run').click();
     // The busiest database: 8 workers with a pool of 2 (the last row of that pool, by the table's order).
     const rows = page.getByTestId('cells').locator('tbody tr');
     await rows.first().waitFor();
-    const texts = await rows.allTextContents();
-    const at = texts.findIndex((t) => /PG_POOL_SIZE=2/.test(t) && /\b8\b/.test(t));
+    // Each row's workers and settings columns.
+    const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+    const at = cells.findIndex((c) => c[3] === '8' && c[4] === 'PG_POOL_SIZE=2');
     await rows.nth(at >= 0 ? at : 0).click();
     const chart = page.getByTestId('chart-cell-rps');
     await chart.scrollIntoViewIfNeeded();
     await page.waitForTimeout(800);
+    // Bounding boxes are in the viewport; a full-page clip is in the page: add the scroll.
+    const scrollY = await page.evaluate(() => window.scrollY);
     const box = await page.getByTestId('cells').boundingBox();
     const end = await chart.boundingBox();
-    await page.screenshot({ path: 'docs/screenshots/run-dependency.png', fullPage: true, clip: { x: 0, y: Math.floor(box.y - 40), width: 1280, height: Math.ceil(end.y + end.height - box.y + 52) } });
+    await page.screenshot({ path: 'docs/screenshots/run-dependency.png', fullPage: true, clip: { x: 0, y: Math.floor(scrollY + box.y - 40), width: 1280, height: Math.ceil(end.y + end.height - box.y + 52) } });
     console.log('docs/screenshots/run-dependency.png');
     await page.close();
   }

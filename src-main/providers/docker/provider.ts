@@ -1,6 +1,7 @@
 // The Docker provider: a remote engine reached by URL ('docker'; this machine's engine is
 // providers/local). Cells run as containers with real cgroup caps; images are shipped to the
 // engine with `docker save | docker load` when it lacks them (its own image cache).
+import { readyWorld } from '../dependency-target.ts';
 import type Docker from 'dockerode';
 import { withTimeout } from '../../docker/client.ts';
 import { TargetContainer } from '../../docker/containers.ts';
@@ -30,7 +31,6 @@ import { CellWorld } from './world.ts';
 import { formatCpuList, parseCpuList } from '../../common/cpu-list.ts';
 
 /** A database's first start (initdb, init scripts) within this, or the cell fails naming it. */
-const DEPENDENCY_READY_MS = 120_000;
 
 /** A connection check must answer quickly: a dead host must not hang the Builder. */
 const CHECK_TIMEOUT_MS = 5000;
@@ -131,13 +131,7 @@ export abstract class EngineProvider {
       this.client,
       spare.length === 0,
     );
-    try {
-      await world.ready(DEPENDENCY_READY_MS, spec.signal);
-    } catch (e) {
-      await world.remove();
-      throw new Error(`a dependency was not ready: ${(e as Error).message}`);
-    }
-    return world;
+    return readyWorld(world, spec.signal);
   }
 
   /**

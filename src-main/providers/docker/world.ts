@@ -5,7 +5,8 @@
 // while the last one's is still being removed, and two `db`s on one network would share the name.
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import { connectionLimit, type Dependency } from '../../apps/dependencies.ts';
+import type { Dependency } from '../../apps/dependencies.ts';
+import { dependencyTarget } from '../dependency-target.ts';
 import { LABEL, ownLabels } from '../../docker/labels.ts';
 import { currentSession } from '../../session/session.ts';
 import type { DependencyTarget, StatsReading } from '../provider.ts';
@@ -75,16 +76,13 @@ export class CellWorld {
 
   /** Each dependency as a target's part: its name, caps, readings and log. */
   targets(): DependencyTarget[] {
-    return this.members.map((m) => ({
-      name: m.dep.name,
-      image: m.dep.image,
-      cpuMillis: m.dep.cpuMillis,
-      memoryMb: m.dep.memoryMb,
-      ...(connectionLimit(m.dep) !== undefined ? { maxConnections: connectionLimit(m.dep) } : {}),
-      sharesCores: this.sharesCores,
-      stats: (onReading: (r: StatsReading) => void) => streamReadings(m.container, onReading),
-      logTail: (lines: number) => logText(m.container, lines),
-    }));
+    return this.members.map((m) =>
+      dependencyTarget(m.dep, {
+        sharesCores: this.sharesCores,
+        stats: (onReading: (r: StatsReading) => void) => streamReadings(m.container, onReading),
+        logTail: (lines: number) => logText(m.container, lines),
+      }),
+    );
   }
 
   /** Every container (with its anonymous volumes) and the network; what could not be removed is left to the sweep. */

@@ -3,7 +3,7 @@
 // kubelet as the target is, and deleted with the cell. The namespace's deletion at the run's end (and
 // the sweep's) removes whatever a crash left.
 import type { V1HostAlias, V1Pod } from '@kubernetes/client-node';
-import { connectionLimit } from '../../apps/dependencies.ts';
+import { dependencyTarget } from '../dependency-target.ts';
 import type { DependencyTarget, StatsReading, TargetSpec } from '../provider.ts';
 import { httpStatus, ignore404, type Cluster } from './client.ts';
 import { DEP_CONTAINER, dependencyManifests, dependencySelector } from './dependency-manifests.ts';
@@ -121,24 +121,21 @@ export class KubernetesWorld {
 
   /** Each dependency as a target's part; `appNodes`: where the app's pods run (its cores are then shared). */
   targets(appNodes: readonly string[]): DependencyTarget[] {
-    return this.members.map((m) => ({
-      name: m.dep.name,
-      image: m.dep.image,
-      cpuMillis: m.dep.cpuMillis,
-      memoryMb: m.dep.memoryMb,
-      ...(connectionLimit(m.dep) !== undefined ? { maxConnections: connectionLimit(m.dep) } : {}),
-      sharesCores: appNodes.includes(m.node),
-      stats: (onReading: (r: StatsReading) => void) =>
-        pollKubeletStats(
-          this.c,
-          m.node,
-          { namespace: this.namespace, pod: m.pod, container: DEP_CONTAINER },
-          m.dep.memoryMb,
-          this.t.statsEveryMs,
-          onReading,
-        ),
-      logTail: async (lines: number) => (await this.tail(m.pod, lines)).replace(/^; its log ends:\n/, ''),
-    }));
+    return this.members.map((m) =>
+      dependencyTarget(m.dep, {
+        sharesCores: appNodes.includes(m.node),
+        stats: (onReading: (r: StatsReading) => void) =>
+          pollKubeletStats(
+            this.c,
+            m.node,
+            { namespace: this.namespace, pod: m.pod, container: DEP_CONTAINER },
+            m.dep.memoryMb,
+            this.t.statsEveryMs,
+            onReading,
+          ),
+        logTail: async (lines: number) => (await this.tail(m.pod, lines)).replace(/^; its log ends:\n/, ''),
+      }),
+    );
   }
 
   /** Deletes what it made (Deployments first, grace 0) and waits, bounded, until the Deployments are gone. */

@@ -2,6 +2,7 @@
 // reservations, placed by constraints, never restarted, its port published in host mode on the
 // node that runs it. Swarm places the work; this provider only asks and watches. Stats, logs and
 // exit come from the node's own engine (the Swarm API has no container stats).
+import { readyWorld } from '../dependency-target.ts';
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import { withTimeout } from '../../docker/client.ts';
@@ -33,8 +34,6 @@ import {
 } from '../provider.ts';
 
 const CHECK_TIMEOUT_MS = 5000;
-/** As on an engine: a database's first start (initdb, init scripts) takes seconds, not minutes. */
-const DEPENDENCY_READY_MS = 120_000;
 
 export interface SwarmProviderOptions {
   name: string;
@@ -265,13 +264,7 @@ export class SwarmProvider implements Provider {
       (id) => this.engineOf(all.find((n) => n.ID === id)!),
       all.filter(usable).map((n) => n.ID),
     );
-    try {
-      await world.ready(DEPENDENCY_READY_MS, spec.signal);
-    } catch (e) {
-      await world.remove();
-      throw new Error(`a dependency was not ready: ${(e as Error).message}`);
-    }
-    return world;
+    return readyWorld(world, spec.signal);
   }
 
   /** A running task's container on its node's own engine, reached at its host-mode port. */

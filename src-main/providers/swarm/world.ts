@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import { connectionLimit, mountedFiles, type Dependency } from '../../apps/dependencies.ts';
+import { mountedFiles, type Dependency } from '../../apps/dependencies.ts';
+import { dependencyTarget } from '../dependency-target.ts';
 import type { DependencyTarget, StatsReading } from '../provider.ts';
 import { streamReadings } from '../docker/readings.ts';
 import { logText, openInside, untilReady } from '../docker/dependency-ready.ts';
@@ -130,16 +131,13 @@ export class SwarmWorld {
 
   /** Each dependency as a target's part; `appNodes`: where the app's tasks run (its cores are then shared). */
   targets(appNodes: readonly string[]): DependencyTarget[] {
-    return this.members.map((m) => ({
-      name: m.dep.name,
-      image: m.dep.image,
-      cpuMillis: m.dep.cpuMillis,
-      memoryMb: m.dep.memoryMb,
-      ...(connectionLimit(m.dep) !== undefined ? { maxConnections: connectionLimit(m.dep) } : {}),
-      sharesCores: appNodes.includes(m.node),
-      stats: (onReading: (r: StatsReading) => void) => streamReadings(m.container, onReading),
-      logTail: (lines: number) => logText(m.container, lines),
-    }));
+    return this.members.map((m) =>
+      dependencyTarget(m.dep, {
+        sharesCores: appNodes.includes(m.node),
+        stats: (onReading: (r: StatsReading) => void) => streamReadings(m.container, onReading),
+        logTail: (lines: number) => logText(m.container, lines),
+      }),
+    );
   }
 
   /** The services (their tasks go with them), then the configs and the network once nothing uses them. */
