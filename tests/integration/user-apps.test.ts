@@ -136,6 +136,8 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
     const entry = await cli(['--db', db, 'apps', 'add', 'web-df', '--folder', src, '--entry', 'server.js', '--port', '5000', '--no-try']);
     expect(entry.code).toBe(2);
     expect(entry.stderr).toContain('is built with its Dockerfile, whose command starts the server');
+    const badArg = await cli(['--db', db, 'apps', 'add', 'web-df', '--folder', src, '--build-arg', 'BASE_IMAGE', '--port', '5000', '--no-try']);
+    expect([badArg.code, badArg.stderr.trim()]).toEqual([2, 'rightsize: --build-arg takes NAME=value, got "BASE_IMAGE".']);
     const add = await cli(['--db', db, 'apps', 'add', 'web-df', '--folder', src, '--build-arg', `BASE_IMAGE=${base.tag}`,
       '--workers-env', 'WEB_CONCURRENCY', '--port', '5000', '--no-try']);
     expect(add.code, add.stderr).toBe(0);

@@ -326,7 +326,7 @@ function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record
   const folderOnly = { entry: o.entry, args: o.arg, ecosystem: o.ecosystem, ecosystemApp: o.ecosystemApp };
   const dockerfileOnly = {
     dockerfile: o.dockerfile,
-    buildArgs: o.buildArg && Object.fromEntries(o.buildArg.map(parseEnv)),
+    buildArgs: o.buildArg && Object.fromEntries(o.buildArg.map((kv) => parseEnv(kv, '--build-arg'))),
   };
   if (src.kind === 'dockerfile' && Object.values(folderOnly).some((v) => v !== undefined))
     throw new CliError(
@@ -353,15 +353,15 @@ function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record
   if (o.port !== undefined) out.port = /^\d+$/.test(o.port) ? Number(o.port) : o.port;
   if (o.health !== undefined) out.health = o.health;
   if (o.description !== undefined) out.description = o.description;
-  if (o.env) out.env = Object.fromEntries(o.env.map(parseEnv));
+  if (o.env) out.env = Object.fromEntries(o.env.map((kv) => parseEnv(kv, '--env')));
   if (o.requests) out.requests = readJson(o.requests);
   else if (o.request) out.requests = o.request.map(parseRequest);
   return out;
 }
 
-function parseEnv(kv: string): [string, string] {
+function parseEnv(kv: string, option: string): [string, string] {
   const eq = kv.indexOf('=');
-  if (eq < 1) throw new CliError(`--env takes NAME=value, got "${kv}".`, EXIT.usage);
+  if (eq < 1) throw new CliError(`${option} takes NAME=value, got "${kv}".`, EXIT.usage);
   return [kv.slice(0, eq), kv.slice(eq + 1)];
 }
 
