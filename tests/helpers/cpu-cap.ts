@@ -1,7 +1,7 @@
 // Proves a CPU cap with the kernel's own accounting: a busy loop that wants more than the cap runs
 // in a capped container, and the cgroup's CPU time over a window of wall time, divided by the cap,
 // should be about 1. Throughput of an app would be at the mercy of CFS bursts and of the load
-// generator; CPU time charged to the cgroup is not. Used by containers.test.ts and bench/caps.ts.
+// generator; CPU time charged to the cgroup is not. Used by cpu-caps.test.ts and bench/caps.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureBaseImage } from '../../src-main/docker/base-image.ts';
 import { docker } from '../../src-main/docker/client.ts';

@@ -16,8 +16,7 @@
 //    tests); it runs after them, with nothing beside it.
 
 export const SHARED_A = [
-  // First: its signals and removals mind no busy host, while lane B's image build (its first ~100 s) takes
-  // CPU that containers' "a quarter core is there" check needs (it got 0.47 of it beside the build).
+  // First: its signals and removals mind no busy host, while lane B builds the offline images (~100 s).
   'kill',
   'budget-matrix',
   'build-cancel',
@@ -47,6 +46,7 @@ export const QUIET = [
   'app-try-out',
   'auto-size',
   'baseline',
+  'cpu-caps',
   'dry-run-refusal',
   'lab-lock',
   'lab-order',
