@@ -8,22 +8,21 @@
 //    their runs queue for the lab (RIGHTSIZE_WAIT_FOR_LAB=1). The files that use the second engine
 //    (a fixed network namespace) are all in B, whose runs there do not take the main engine's lab;
 //    A has kill's 40 runs that do, so the lanes seldom wait on each other; B also builds the offline
-//    PostgreSQL and Redis images for the dependency tests, about 80 s, from its start, beside its
-//    files (prebuild-dependency-images.ts), and runs the dependency tests last (docs/contributing.md).
-//    Each lane runs its files in the order listed here (lane-sequencer.ts).
+//    PostgreSQL and Redis images for the dependency tests, about 90 s (docs/contributing.md).
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
 //    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
 //    tests); it runs after them, with nothing beside it.
 
 export const SHARED_A = [
-  // First: its signals and removals mind no busy host, while lane B builds the offline images (~100 s).
-  'kill',
+  'answer',
+  'bin-app',
   'budget-matrix',
   'build-cancel',
   'cell-failure',
   'config-errors',
   'containers',
   'k8s-session',
+  'kill',
   'matrix-cli',
   'memory-peak',
   'node-versions',
@@ -31,15 +30,12 @@ export const SHARED_A = [
 ] as const;
 
 export const SHARED_B = [
-  'distributed',
-  'user-apps',
-  'load-agent',
-  'targets',
-  'remote-docker',
-  'answer',
-  'bin-app',
-  // Last: the offline database images its lane started building are ready by then.
   'dependencies',
+  'distributed',
+  'load-agent',
+  'remote-docker',
+  'targets',
+  'user-apps',
 ] as const;
 
 export const QUIET = [
