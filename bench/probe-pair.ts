@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import type { AppDefinition } from '../src-main/apps/catalog.ts';
 import type { AppImage } from '../src-main/docker/app-image.ts';
 import { targetSpecOf } from '../src-main/engine/cell-runner.ts';
+import { stepsOf } from '../src-main/mix/routes.ts';
 import { instrumentClient, type AcClient, type TimingSink } from '../src-main/load/client-timing.ts';
 import { newHistogram, recordUs, summarize, type LatencyHistogram } from '../src-main/load/histogram.ts';
 import type { CellConfig } from '../src-main/model/types.ts';
@@ -168,7 +169,7 @@ export function load(
         // A safety bound only: the load is stopped at the window's end.
         duration: Math.ceil((window.to - performance.now()) / 1000) + 5,
         timeout: 10,
-        requests: ctx.app.requests.map((r) => ({ method: r.method, path: r.path })),
+        requests: ctx.app.requests.flatMap(stepsOf).map((r) => ({ method: r.method, path: r.path })),
         setupClient: (client) => instrumentClient(client as AcClient, sink, { stopped: () => stopped }),
       },
       (err) => {

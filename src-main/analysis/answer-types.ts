@@ -233,7 +233,9 @@ export type CauseKind =
   | 'gc-pressure'
   | 'imbalance'
   | 'saturated'
-  | 'memory';
+  | 'memory'
+  /** A mix: the route that sets the pick's p99 (explain/route-causes.ts). */
+  | 'route';
 
 /** One line of cause; `scope` is the CPU / memory pair it explains (null: across pairs). */
 export interface CauseNote {

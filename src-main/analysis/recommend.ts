@@ -1,5 +1,6 @@
 import type { RunDetail } from '../model/stored.ts';
 import { alternativesOf } from './explain/alternatives.ts';
+import { routeCauses } from './explain/route-causes.ts';
 import { causesOf } from './explain/answer-causes.ts';
 import { costsOf, pricesFor, searchCostLine } from './decide/cost.ts';
 import { pricingAt } from './decide/contest.ts';
@@ -93,7 +94,10 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     costs,
     exclusions,
     noise: noiseNotes(configurations, run),
-    causes: causesOf(run, scopes, options.probe, options.samples, exclusions),
+    causes: [
+      ...causesOf(run, scopes, options.probe, options.samples, exclusions),
+      ...routeCauses(run, scopes, exclusions),
+    ],
     // Topologies, Node.js versions and flags of a scope, each compared by the same contest as the pick.
     comparisons: [
       ...topologyNotes(configurations, scopes, run.cells, marginPct),

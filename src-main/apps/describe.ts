@@ -1,4 +1,5 @@
 import type { AppDefinition } from './catalog.ts';
+import { mixText } from '../mix/describe.ts';
 
 /** One line per app a run used, from the copy the run kept: where it came from and what it was sent. */
 export function appLines(apps: unknown[]): string[] {
@@ -18,7 +19,6 @@ export function appLines(apps: unknown[]): string[] {
                 `${src.command ? `, command ${src.command.join(' ')}` : ''}, ` +
                 `workers ${src.workersEnv ? `via ${src.workersEnv}` : 'fixed'}`
               : 'built in';
-      const reqs = a.requests.map((r) => `${r.method} ${r.path}${r.status ? ` → ${r.status}` : ''}`).join(', ');
-      return `App ${a.name}: ${from}; port ${a.port}, health ${a.health}; requests ${reqs}`;
+      return `App ${a.name}: ${from}; port ${a.port}, health ${a.health}; requests ${mixText(a.requests)}`;
     });
 }

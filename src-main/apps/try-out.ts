@@ -7,6 +7,8 @@ export interface ProbeAnswer {
   status?: number;
   ms?: number;
   error?: string;
+  /** Answered, but not as its request expects: a failed capture ("capture token: $.token not in the 200 response"). */
+  why?: string;
 }
 
 /** One path asked `answers.length` times. */
@@ -57,7 +59,9 @@ const is2xx = (s: number | undefined): boolean => s !== undefined && s >= 200 &&
 
 /** "404", "404 ×3", "no answer (ECONNREFUSED)": what a probe's attempts got, briefly. */
 export function answeredWith(p: Pick<TryProbe, 'answers'>): string {
-  const parts = p.answers.map((a) => (a.status !== undefined ? String(a.status) : `no answer (${a.error ?? '?'})`));
+  const parts = p.answers.map((a) =>
+    a.status !== undefined ? `${a.status}${a.why ? ` (${a.why})` : ''}` : `no answer (${a.error ?? '?'})`,
+  );
   const same = parts.every((x) => x === parts[0]);
   return same && parts.length > 1 ? `${parts[0]} ×${parts.length}` : parts.join(', ');
 }

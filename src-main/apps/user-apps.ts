@@ -6,7 +6,8 @@ import type { Problem } from '../common/issues.ts';
 import type { AppDefinition } from './catalog.ts';
 import { findEcosystem, isInside, readEcosystem } from './ecosystem.ts';
 import { planFolder, type PackageJson } from './folder-plan.ts';
-import { RequestSpecSchema } from './manifest.ts';
+import { readMixData } from './mix-data.ts';
+import { MixSchema } from './request-schema.ts';
 import { DependenciesSchema, type Dependency } from './dependencies.ts';
 
 /**
@@ -93,10 +94,7 @@ export const UserAppSchema = z
       .min(1, 'ports go from 1 to 65535')
       .max(65535, 'ports go from 1 to 65535'),
     health: z.string().startsWith('/', 'a path starts with /').default('/'),
-    requests: z
-      .array(RequestSpecSchema)
-      .min(1, 'give at least one request')
-      .default([{ method: 'GET', path: '/' }]),
+    requests: MixSchema.default([{ method: 'GET', path: '/' }]),
     env: EnvSchema.default({}),
     /** Its database, its cache…: each started fresh beside it for every cell (apps/dependencies.ts). */
     dependencies: DependenciesSchema.default([]),
@@ -152,6 +150,10 @@ export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promi
     : undefined;
   if (checked) problems.push(...checked.problems);
   if (parsed.success) problems.push(...(await checkDependencies(parsed.data.dependencies, ctx)));
+  if (parsed.success) {
+    const data = readMixData(parsed.data.requests, 'dir' in parsed.data.source ? parsed.data.source.dir : '');
+    if ('problems' in data) problems.push(...data.problems.map((message) => ({ path: 'requests', message })));
+  }
   if (!parsed.success || !checked?.part || problems.length) return { ok: false, problems };
   const app = parsed.data;
   const definition: AppDefinition = {

@@ -5,6 +5,9 @@
 // the next sweep removes it if this process dies; otherwise it is removed here, whatever happened.
 import { settleDependencyImages } from '../docker/dependency-images.ts';
 import { ownCommand, type AppDefinition } from '../apps/catalog.ts';
+import { readMixData } from '../apps/mix-data.ts';
+import { compileMix, ConnectionMix } from '../mix/connection.ts';
+import { stepsOf } from '../mix/routes.ts';
 import { isExpected, trySuggestions, USUAL_HEALTH_PATHS, type TryOutResult, type TryProbe } from '../apps/try-out.ts';
 import { ensureAppImage, type AppImage } from '../docker/app-image.ts';
 import type { BaseStrategy } from '../docker/base-image.ts';
@@ -112,6 +115,49 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
   }
 }
 
+/**
+ * Each request of the app's mix, in turn, as one connection would send them: values drawn, a sequence's steps in
+ * order with their captures passed on. An answer counts as the load would count it (status, capture).
+ */
+async function askMix(
+  app: AppDefinition,
+  addr: { host: string; port: number },
+  attempts: number,
+  signal: AbortSignal | undefined,
+): Promise<TryProbe[]> {
+  const data = readMixData(app.requests, app.dir);
+  if ('problems' in data) throw new Error(data.problems.join('; '));
+  const host = `${addr.host}:${addr.port}`;
+  const walk = new ConnectionMix(compileMix({ entries: app.requests, csv: data.csv }, host, true), host, 0, 1);
+  const steps = app.requests.flatMap(stepsOf).length;
+  const byStep = new Map<unknown, TryProbe>();
+  for (let i = 0; i < attempts * steps && !signal?.aborted; i++) {
+    const { out, request } = walk.nextDrawn();
+    const r = { ...request, headers: Object.fromEntries(request.headers), body: request.body || undefined };
+    const a = await probeOnce(addr, r, PROBE_TIMEOUT_MS);
+    const why = a.status !== undefined ? walk.answered(out, a.status, a.body ?? '', a.rawHeaders ?? []) : a.error;
+    const expected = out.step.status ?? '2xx';
+    const p = byStep.get(out.step) ?? {
+      kind: 'request',
+      method: r.method,
+      path: r.path,
+      expected,
+      answers: [],
+      ok: true,
+    };
+    byStep.set(out.step, p);
+    const capture = why?.startsWith('capture ') ? why : undefined;
+    p.answers.push({
+      ...(a.status !== undefined ? { status: a.status } : {}),
+      ...(a.ms !== undefined ? { ms: a.ms } : {}),
+      ...(a.error ? { error: a.error } : {}),
+      ...(capture ? { why: capture } : {}),
+    });
+    p.ok &&= why === undefined;
+  }
+  return [...byStep.values()];
+}
+
 async function askPaths(
   app: AppDefinition,
   image: AppImage,
@@ -139,7 +185,7 @@ async function askPaths(
       return { kind, method: r.method, path: r.path, expected, answers, ok };
     };
     probes.push(await ask('health', { method: 'GET', path: app.health }, '2xx'));
-    for (const r of app.requests) probes.push(await ask('request', r, r.status ?? '2xx'));
+    probes.push(...(await askMix(app, target.address, attempts, o.signal)));
     // A health path that is not right: the usual ones, once each, for a suggestion.
     if (!probes[0]!.ok)
       for (const p of USUAL_HEALTH_PATHS.filter((x) => x !== app.health)) {

@@ -1,6 +1,7 @@
 // The measuring phase of a cell: the provider's load against a ready target (warmup, then the
 // measured seconds), the target's cgroup readings beside every second, its processes' memory a few
 // times, and this host's CPU where it says something. Ends with the load; never removes the target.
+import { readMixData } from '../apps/mix-data.ts';
 import { contention, HostCpuRecorder } from '../load/host-cpu.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
@@ -31,6 +32,8 @@ export interface LoadPhaseInput {
   target: ProvisionedTarget;
   /** The app's request set, where the cell does not name its own. */
   requests: LoadPlan['requests'];
+  /** Where the mix's CSV files are named from (the app's folder; '' for an image app). */
+  appDir?: string;
   timeoutSec: number;
   labels: RemoteLoadRequest['labels'];
   signal?: AbortSignal;
@@ -166,10 +169,14 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
         p.onSample?.(toSample(s, stats));
       },
     };
+    const requests = cfg.requests?.requests ?? p.requests;
+    const data = readMixData(requests, p.appDir ?? '');
+    if ('problems' in data) throw new Error(`the requests' CSV files: ${data.problems.join('; ')}`);
     const plan: LoadPlan = {
       host: target.address.host,
       port: target.address.port,
-      requests: cfg.requests?.requests ?? p.requests,
+      requests,
+      ...(Object.keys(data.csv).length ? { csv: data.csv } : {}),
       load: cfg.load,
       durationSec: cfg.durationSec,
       warmupSec: cfg.warmupSec,

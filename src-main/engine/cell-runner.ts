@@ -266,6 +266,7 @@ class CellRun {
       provider: this.provider,
       target,
       requests: ctx.app.requests,
+      appDir: ctx.app.dir,
       timeoutSec: ctx.timeoutSec,
       labels: this.labels,
       ...(ctx.signal ? { signal: ctx.signal } : {}),

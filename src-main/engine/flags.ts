@@ -17,6 +17,7 @@ import {
   UNEVEN_SHARE,
 } from '../common/thresholds.ts';
 import { cellBottleneck } from '../common/bottleneck.ts';
+import { offShares, SHARE_CHECK_MIN_SEC } from '../mix/routes.ts';
 
 /**
  * The flags step of a measured cell: its flags, and what set its pace (common/bottleneck.ts), decided here once
@@ -84,6 +85,8 @@ export function cellFlags(
     flags.push({ kind: 'restarts', reason: `${exit.restarts} worker process(es) replaced during the cell` });
   const uneven = load?.replicaRequests ? unevenShareReason(load.replicaRequests) : undefined;
   if (uneven) flags.push({ kind: 'uneven-share', reason: uneven });
+  const off = load?.routes && load.measuredSec >= SHARE_CHECK_MIN_SEC ? offShares(load.routes) : [];
+  if (off.length) flags.push({ kind: 'mix-off', reason: off.join('; ') });
   return flags;
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dimensionAppProblems } from './dimension-apps.ts';
 import { LAUNCH_MODES, type CellConfig, type CellLoad, type LaunchMode } from '../model/types.ts';
-import { RequestSpecSchema } from '../apps/manifest.ts';
+import { MixSchema } from '../apps/request-schema.ts';
 import { PRICES_HINT, PricesSchema } from '../common/prices-schema.ts';
 import type { ImageApps } from '../model/types.ts';
 export type { ImageApps };
@@ -78,7 +78,7 @@ export const MatrixSchema = z.strictObject({
    * /32k).
    */
   requestSets: z
-    .array(z.strictObject({ name: z.string().min(1), requests: z.array(RequestSpecSchema).min(1) }))
+    .array(z.strictObject({ name: z.string().min(1), requests: MixSchema }))
     .optional(),
   recycleRssMb: z.number().optional(),
   placement: z.enum(['auto', 'off']).default('auto'),

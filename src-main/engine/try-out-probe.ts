@@ -10,11 +10,19 @@ export interface ProbeRequest {
   body?: string | undefined;
 }
 
+/** An answer with its body (up to 1 MB) and raw headers, for a mix to judge and take captures from. */
+export interface FullAnswer extends ProbeAnswer {
+  body?: string;
+  rawHeaders?: string[];
+}
+
+const BODY_KEPT = 1 << 20;
+
 export function probeOnce(
   addr: { host: string; port: number },
   r: ProbeRequest,
   timeoutMs: number,
-): Promise<ProbeAnswer> {
+): Promise<FullAnswer> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const req = http.request(
@@ -28,8 +36,12 @@ export function probeOnce(
         timeout: timeoutMs,
       },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body.length < BODY_KEPT ? (body += d) : undefined));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, body, rawHeaders: res.rawHeaders }),
+        );
         res.on('error', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
       },
     );

@@ -99,7 +99,7 @@ export function cellsCsv(run: RunDetail): string {
   );
 }
 
-const SAMPLE_COLUMNS: [string, keyof Sample][] = [
+const SAMPLE_COLUMNS: [string, Exclude<keyof Sample, 'routes' | 'warmup'>][] = [
   ['t_s', 't'],
   ['rps', 'rps'],
   ['bytes', 'bytes'],
@@ -140,12 +140,19 @@ export function samplesCsv(
   const rows: Cell[][] = [];
   // Each dependency of the run beside the app's own seconds: its CPU (of its own cap) and memory.
   const depNames = [...new Set(run.cells.flatMap((c) => (c.dependencies ?? []).map((d) => d.name)))];
+  // Each route of a mix: its responses, good ones and latency per second (columns named by the route).
+  const routeNames = [...new Set(run.cells.flatMap((c) => (c.load?.routes ?? []).map((r) => r.route)))];
   for (const c of run.cells) {
     const other = c.stats?.host?.perSecondOtherPct;
     const figures = probeBySecond(probe.get(c.id) ?? [], c.config.mode);
     const deps = depNames.map((n) => c.dependencies?.find((d) => d.name === n)?.measured);
+    const routeAt = routeNames.map((n) => c.load?.routes?.findIndex((r) => r.route === n) ?? -1);
     samples.get(c.id)?.forEach((s, i) => {
       const f = figures.get(s.t);
+      const routes = routeAt.flatMap((at) => {
+        const r = at >= 0 ? s.routes?.[at] : undefined;
+        return r ? [r.rps, r.good, r.p50Us, r.p99Us] : [null, null, null, null];
+      });
       rows.push([
         run.id,
         c.config.index,
@@ -153,6 +160,7 @@ export function samplesCsv(
         other?.[i],
         ...PROBE_COLUMNS.map(([, get]) => (f ? get(f) : null)),
         ...deps.flatMap((m) => [m?.[i]?.cpuPct, m?.[i]?.memBytes]),
+        ...routes,
       ]);
     });
   }
@@ -164,6 +172,7 @@ export function samplesCsv(
       'host_other_pct',
       ...PROBE_COLUMNS.map(([h]) => h),
       ...depNames.flatMap((n) => [`${n}_cpu_pct_of_cap`, `${n}_mem_bytes`]),
+      ...routeNames.flatMap((n) => [`${n} rps`, `${n} good_rps`, `${n} latency_p50_us`, `${n} latency_p99_us`]),
     ],
     rows,
   );

@@ -27,6 +27,8 @@ export interface AcClient {
   _connect(): void;
   _doRequest(): void;
   destroy(): void;
+  /** What it sends next (autocannon's iterator, or the mix's that the load thread puts in its place). */
+  requestIterator: { currentRequest?: { step?: { route: number } } };
 }
 
 /** Where the timings go. `now` is performance.now() of the event. */
@@ -35,11 +37,11 @@ export interface TimingSink {
    * A response to the request it answers. `latencyMs` counts from the request's origin (its send, or
    * its slot when a constant-rate connection was still busy past it); `serviceMs` from its actual send.
    */
-  response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number): void;
+  response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number, route: number): void;
   /** Requests that will never be answered: the connection failed, ended or timed out under them. */
-  failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void;
-  /** A request written. */
-  sent(): void;
+  failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number, route: number): void;
+  /** A request written, of the mix's route `route` (0 without a mix). */
+  sent(route: number): void;
 }
 
 export interface TimingOptions {
@@ -59,6 +61,8 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
   // where its latency counts from, and when it was actually written.
   let origin = NaN;
   let sentAt = NaN;
+  let route = 0; // its route in the mix
+  let lostRoute = 0;
   let closing = false; // the last response said "Connection: close": the next request goes on a new connection
   let waiting: ReturnType<typeof setTimeout> | undefined; // constant rate: a request waiting for its slot
   let lostOnReconnect = 0;
@@ -69,18 +73,20 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
   const drop = (kind?: 'errors' | 'timeouts'): void => {
     if (!inFlight()) return;
     const now = performance.now();
-    if (kind) sink.failed(kind, 1, now - sentAt, now);
+    if (kind) sink.failed(kind, 1, now - sentAt, now, route);
     else {
       lostOnReconnect = 1;
       lostBusyMs = now - sentAt;
+      lostRoute = route;
     }
     origin = sentAt = NaN;
   };
   const write = (from: number, now: number): void => {
     origin = from;
     sentAt = now;
-    sink.sent();
-    doRequest.call(client);
+    doRequest.call(client); // takes the next request from the iterator and writes it
+    route = client.requestIterator.currentRequest?.step?.route ?? 0;
+    sink.sent(route);
   };
 
   client._connect = function (this: AcClient) {
@@ -144,13 +150,13 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
     const from = origin;
     const sent = sentAt;
     origin = sentAt = NaN;
-    sink.response(status, bytes, now - from, now - sent, now);
+    sink.response(status, bytes, now - from, now - sent, now, route);
   });
   // autocannon emits 'connError' before it reconnects: what is in flight now is what failed.
   client.on('connError', () => drop('errors'));
   // ...but 'timeout' after it has reconnected and sent again: the reconnect kept what was lost.
   client.on('timeout', () => {
-    if (lostOnReconnect > 0) sink.failed('timeouts', lostOnReconnect, lostBusyMs, performance.now());
+    if (lostOnReconnect > 0) sink.failed('timeouts', lostOnReconnect, lostBusyMs, performance.now(), lostRoute);
     lostOnReconnect = 0;
     lostBusyMs = 0;
   });

@@ -48,6 +48,29 @@ function addCounts(into: Counts, s: Counts): void {
     const by = (into.byReplica ??= s.byReplica.map(() => 0));
     s.byReplica.forEach((n, r) => (by[r] = (by[r] ?? 0) + n));
   }
+  if (s.byRoute) {
+    // Counts only: the routes' histograms are merged beside (RouteLatency).
+    const by = (into.byRoute ??= s.byRoute.map(() => ({ sent: 0, requests: 0, good: 0, histogram: '' })));
+    s.byRoute.forEach((r, i) => {
+      const t = by[i]!;
+      t.sent += r.sent;
+      t.requests += r.requests;
+      t.good += r.good;
+    });
+  }
+}
+
+/** Each route's latency, merged losslessly like the cell's (index = route; created as routes report). */
+class RouteLatency {
+  readonly byRoute: LatencyHistogram[] = [];
+  addEncoded(s: ThreadSecond): void {
+    s.byRoute?.forEach((r, i) => {
+      if (r.histogram) addEncoded((this.byRoute[i] ??= newHistogram()), r.histogram);
+    });
+  }
+  add(other: RouteLatency): void {
+    other.byRoute.forEach((h, i) => (this.byRoute[i] ??= newHistogram()).add(h));
+  }
 }
 
 /** One second of all threads together, as the engine reports it. */
@@ -67,8 +90,13 @@ export class Measurement {
   /** Counts and latency over the measured seconds (plus, after a stop, the unfinished one). */
   readonly totals: Counts = zero();
   readonly latency: LatencyHistogram = newHistogram();
+  /** A mix of several routes: each route's latency over the measured seconds. */
+  readonly routeLatency = new RouteLatency();
   private readonly warmupRps: number[] = [];
-  private readonly pending = new Map<number, { threads: number; counts: Counts; histogram: LatencyHistogram }>();
+  private readonly pending = new Map<
+    number,
+    { threads: number; counts: Counts; histogram: LatencyHistogram; routes: RouteLatency }
+  >();
   private next = 0;
   private readonly maxWarmupSec: number;
 
@@ -92,7 +120,7 @@ export class Measurement {
     const out: CompletedSecond[] = [];
     for (let p = this.pending.get(this.next); p && p.threads === this.threads; p = this.pending.get(this.next)) {
       this.pending.delete(this.next);
-      const c = this.complete(this.next, p.counts, p.histogram);
+      const c = this.complete(this.next, p.counts, p.histogram, p.routes);
       this.next++;
       if (c) out.push(c);
     }
@@ -111,6 +139,7 @@ export class Measurement {
       if (this.isMeasured(index)) {
         addCounts(this.totals, p.counts);
         this.latency.add(p.histogram);
+        this.routeLatency.add(p.routes);
       }
     }
     this.pending.clear();
@@ -126,13 +155,23 @@ export class Measurement {
 
   private contribute(s: ThreadSecond): void {
     let p = this.pending.get(s.index);
-    if (!p) this.pending.set(s.index, (p = { threads: 0, counts: zero(), histogram: newHistogram() }));
+    if (!p)
+      this.pending.set(
+        s.index,
+        (p = { threads: 0, counts: zero(), histogram: newHistogram(), routes: new RouteLatency() }),
+      );
     p.threads++;
     addCounts(p.counts, s);
     addEncoded(p.histogram, s.histogram);
+    p.routes.addEncoded(s);
   }
 
-  private complete(index: number, counts: Counts, histogram: LatencyHistogram): CompletedSecond | undefined {
+  private complete(
+    index: number,
+    counts: Counts,
+    histogram: LatencyHistogram,
+    routes: RouteLatency,
+  ): CompletedSecond | undefined {
     const measured = this.isMeasured(index);
     if (!measured && this.measureFrom !== undefined && index >= this.measureFrom) return undefined; // after the window
     const lat = summarize(histogram);
@@ -149,10 +188,20 @@ export class Measurement {
       p90Us: lat.p90,
       p99Us: lat.p99,
       maxUs: lat.max,
+      ...(counts.byRoute
+        ? {
+            routes: counts.byRoute.map((r, i) => {
+              const h = routes.byRoute[i];
+              const l = h ? summarize(h) : undefined;
+              return { rps: r.requests, good: r.good, p50Us: l?.p50 ?? 0, p99Us: l?.p99 ?? 0 };
+            }),
+          }
+        : {}),
     };
     if (measured) {
       addCounts(this.totals, counts);
       this.latency.add(histogram);
+      this.routeLatency.add(routes);
       this.perSecondRps.push(counts.requests);
       this.perSecondGood.push(counts.good);
     } else {

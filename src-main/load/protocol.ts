@@ -1,11 +1,15 @@
-import type { CellLoad } from '../model/types.ts';
-import type { RequestSpec } from '../apps/manifest.ts';
+import type { CellLoad, MixEntry } from '../model/types.ts';
+import type { CsvTables } from '../mix/template.ts';
 
 /** What the engine asks of one load phase (warmup + measurement), whatever the number of threads. */
 export interface LoadPlan {
   host: string;
   port: number;
-  requests: RequestSpec[];
+  /** The app's requests: sent in turn, or a weighted mix (mix/). */
+  requests: MixEntry[];
+  /** The CSV columns the mix's templates read; the seed of its per-connection generators (default mix/random.ts). */
+  csv?: CsvTables;
+  seed?: number;
   load: CellLoad;
   durationSec: number;
   /** Minimum warmup in seconds (the whole warmup unless `maxWarmupSec` and an `isWarm` callback extend it). */
@@ -36,7 +40,9 @@ export interface ThreadTarget {
 export interface ThreadPlan {
   host: string;
   port: number;
-  requests: RequestSpec[];
+  requests: MixEntry[];
+  csv?: CsvTables;
+  seed?: number;
   model: CellLoad['model'];
   /** This thread's connections and where they sit among all of the plan's connections. */
   connections: number;
@@ -77,6 +83,16 @@ export interface ThreadSecond {
   histogram: string;
   /** A replicated cell: responses completed per replica (index = replica). */
   byReplica?: number[];
+  /** A mix of several routes: each route's counts and latency this second (index = route, mix/routes.ts). */
+  byRoute?: RouteSecond[];
+}
+
+/** One route's second: requests written, responses, good ones, and their latency histogram (encoded; '' if none). */
+export interface RouteSecond {
+  sent: number;
+  requests: number;
+  good: number;
+  histogram: string;
 }
 
 export type WorkerMessage =

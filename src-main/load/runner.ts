@@ -1,9 +1,10 @@
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { LoadResult, LoadSecond } from '../model/types.ts';
+import type { LoadResult, LoadSecond, RouteResult } from '../model/types.ts';
+import { mixRoutes } from '../mix/routes.ts';
 import { attribute, type AttributionInput } from './attribution.ts';
-import { summarize } from './histogram.ts';
+import { newHistogram, summarize } from './histogram.ts';
 import { type IsWarm, Measurement } from './measurement.ts';
 import type { LoadPlan, ParentMessage, ThreadPlan, ThreadSecond, WorkerMessage } from './protocol.ts';
 import { splitPlan } from './threads.ts';
@@ -283,5 +284,28 @@ function toResult(
     threads: threadElu.length,
     ...(verdict.shortfallBy ? { shortfallBy: verdict.shortfallBy } : {}),
     ...(t.byReplica ? { replicaRequests: [...t.byReplica] } : {}),
+    ...(t.byRoute ? { routes: routeResults(plan, m, measuredSec) } : {}),
   };
+}
+
+/** Each route of a mix over the measured seconds: its share of what was written, goodput and latency. */
+function routeResults(plan: LoadPlan, m: Measurement, measuredSec: number): RouteResult[] {
+  const { names, expected } = mixRoutes(plan.requests);
+  const by = m.totals.byRoute ?? [];
+  const sent = by.reduce((a, r) => a + r.sent, 0);
+  return names.map((route, i) => {
+    const r = by[i] ?? { sent: 0, requests: 0, good: 0 };
+    const lat = summarize(m.routeLatency.byRoute[i] ?? newHistogram());
+    return {
+      route,
+      sent: r.sent,
+      share: sent > 0 ? r.sent / sent : 0,
+      expectedShare: expected[i] ?? 0,
+      requests: r.requests,
+      good: r.good,
+      goodputMean: measuredSec > 0 ? r.good / measuredSec : 0,
+      p50Us: lat.p50,
+      p99Us: lat.p99,
+    };
+  });
 }

@@ -41,6 +41,8 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
       host: plan.host,
       port: plan.port,
       requests: plan.requests,
+      ...(plan.csv ? { csv: plan.csv } : {}),
+      ...(plan.seed !== undefined ? { seed: plan.seed } : {}),
       model: plan.load.model,
       connections,
       firstConnection: first,

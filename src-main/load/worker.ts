@@ -8,10 +8,12 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { type AcClient, instrumentClient, type TimingSink } from './client-timing.ts';
-import { encodeHistogram, newHistogram, recordUs } from './histogram.ts';
+import { encodeHistogram, type LatencyHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
-import { addReason, failureReason } from '../common/failure-reason.ts';
-import type { ParentMessage, ThreadPlan, ThreadSecond, ThreadTarget, WorkerMessage } from './protocol.ts';
+import { addReason } from '../common/failure-reason.ts';
+import { compileMix, ConnectionMix, type Outgoing } from '../mix/connection.ts';
+import { mixRoutes } from '../mix/routes.ts';
+import type { ParentMessage, RouteSecond, ThreadPlan, ThreadSecond, ThreadTarget, WorkerMessage } from './protocol.ts';
 
 // A thread spawned ahead has no plan yet: it waits for one (a 'plan' message), then says it is ready.
 let plan = workerData as ThreadPlan;
@@ -44,6 +46,8 @@ function threadCpuMs(): number {
 }
 
 const histogram = newHistogram();
+/** A mix of several routes: a histogram per route besides the thread's (created with the plan). */
+let routeHistograms: LatencyHistogram[] = [];
 let cpuAt = threadCpuMs();
 let t0 = 0; // the common start, on this thread's performance.now() clock
 let index = 0; // the second being filled
@@ -59,11 +63,13 @@ function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
   const failureReasons: Record<string, number> = {};
   // A replicated cell counts each replica's responses (0 until its plan arrives: a spare thread has none yet).
   const replicas = plan?.replicas ?? 0;
+  const byRoute = routeHistograms.map((): RouteSecond => ({ sent: 0, requests: 0, good: 0, histogram: '' }));
   return {
     ...counts,
     statusCounts: {},
     failureReasons,
     ...(replicas ? { byReplica: new Array<number>(replicas).fill(0) } : {}),
+    ...(byRoute.length ? { byRoute } : {}),
   };
 }
 
@@ -72,6 +78,11 @@ function take(): ThreadSecond {
   const s: ThreadSecond = { index, ...cur, cpuMs: cpu - cpuAt, histogram: encodeHistogram(histogram) };
   cpuAt = cpu;
   histogram.reset();
+  cur.byRoute?.forEach((r, i) => {
+    const h = routeHistograms[i]!;
+    if (r.requests) r.histogram = encodeHistogram(h);
+    h.reset();
+  });
   cur = fresh();
   return s;
 }
@@ -97,21 +108,26 @@ function armFlush(): void {
 }
 
 /**
- * Set by each request's onResponse hook, which autocannon calls synchronously just before the same
- * client's 'response' event: the verdict for that one response (requests with an expected status), and its body.
+ * Set by the mix's judgement of each answer, which autocannon asks (recordBody) synchronously just before the same
+ * client's 'response' event: why that one response does not count as good (undefined: it does).
  */
-let expected: boolean | undefined;
-let lastBody: string | undefined;
+let verdict: string | undefined;
 
 /** Where a response, a failure or a send is counted; `replica`: the replica whose client it was, if replicated. */
 const sinkFor = (replica: number | undefined): TimingSink => ({
-  response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number): void {
+  response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number, route: number): void {
     if (now >= nextBoundary) flushUntil(now);
     if (replica !== undefined && cur.byReplica) cur.byReplica[replica] = (cur.byReplica[replica] ?? 0) + 1;
-    const ok = expected ?? (status >= 200 && status < 300);
-    if (!ok) addReason(cur.failureReasons!, failureReason(status, lastBody));
-    expected = lastBody = undefined;
+    const ok = verdict === undefined;
+    if (!ok) addReason(cur.failureReasons!, verdict!);
+    verdict = undefined;
     recordUs(histogram, latencyMs * 1000);
+    const r = cur.byRoute?.[route];
+    if (r) {
+      r.requests++;
+      if (ok) r.good++;
+      recordUs(routeHistograms[route]!, latencyMs * 1000);
+    }
     cur.requests++;
     cur.bytes += bytes;
     cur.busyMs += serviceMs;
@@ -120,12 +136,15 @@ const sinkFor = (replica: number | undefined): TimingSink => ({
     cur.statusCounts[status] = (cur.statusCounts[status] ?? 0) + 1;
   },
   failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void {
+    // counted for the cell; a route's unanswered requests are its sent less its responses
     if (now >= nextBoundary) flushUntil(now);
     cur[kind] += count;
     cur.busyMs += busyMs;
   },
-  sent(): void {
+  sent(route: number): void {
     cur.sent++; // into the second being filled: a send right after a boundary may count a second early
+    const r = cur.byRoute?.[route];
+    if (r) r.sent++;
   },
 });
 
@@ -152,6 +171,15 @@ function start(t0Epoch: number): void {
 /** autocannon for one replica's connections (or the one target's): each client keeps its connection's global index. */
 function clientsFor(set: ThreadTarget): void {
   const sink = sinkFor(set.replica >= 0 ? set.replica : undefined);
+  const host = `${set.host}:${set.port}`; // the Host header, as autocannon writes it
+  const mix = compileMix(
+    {
+      entries: plan.requests,
+      ...(plan.csv ? { csv: plan.csv } : {}),
+      ...(plan.seed !== undefined ? { seed: plan.seed } : {}),
+    },
+    host,
+  );
   let next = 0;
   autocannon(
     {
@@ -160,20 +188,12 @@ function clientsFor(set: ThreadTarget): void {
       pipelining: 1,
       duration: plan.maxSec,
       timeout: plan.timeoutSec,
-      requests: plan.requests.map((r) => ({
-        method: r.method,
-        path: r.path,
-        headers: r.headers,
-        body: r.body,
-        onResponse: (status: number, body: string) => {
-          lastBody = body;
-          if (r.status !== undefined) expected = status === r.status;
-        },
-      })),
+      requests: [{ method: 'GET', path: '/' }], // never sent: setupClient puts the mix in place of autocannon's list
       setupClient: (raw: unknown) => {
         const client = raw as AcClient;
         clients.push(client);
         const index = set.connections[next++]!;
+        useMix(client, new ConnectionMix(mix, host, index, plan.totalConnections));
         const schedule =
           plan.model === 'rate' ? new ConnectionSchedule(t0, index, plan.totalConnections, plan.rate!) : undefined;
         instrumentClient(client, sink, { stopped: () => stopped, ...(schedule ? { schedule } : {}) });
@@ -184,6 +204,21 @@ function clientsFor(set: ThreadTarget): void {
       else if (!stopped) finish(); // its safety duration ran out before the engine said stop
     },
   );
+}
+
+/** The client sends what the connection's mix says, and the mix judges each answer (autocannon's iterator replaced). */
+function useMix(client: AcClient, m: ConnectionMix): void {
+  const iterator = {
+    currentRequest: m.next(),
+    resetted: false,
+    nextRequest(): Outgoing {
+      return (iterator.currentRequest = m.next());
+    },
+    recordBody(req: Outgoing | undefined, status: number, body: string, rawHeaders: string[] | undefined): void {
+      verdict = req ? m.answered(req, status, body, rawHeaders ?? []) : undefined;
+    },
+  };
+  client.requestIterator = iterator;
 }
 
 function finish(): void {
@@ -197,6 +232,8 @@ function finish(): void {
 
 const planned = (p: ThreadPlan): void => {
   plan = p;
+  const routes = mixRoutes(p.requests).names;
+  routeHistograms = routes.length > 1 ? routes.map(() => newHistogram()) : [];
   post({ type: 'ready', pinned: pin(p.cpus) });
 };
 if (plan) planned(plan);

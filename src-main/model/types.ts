@@ -1,6 +1,7 @@
 // Plain data shared by the engine, the store, the CLI and (later) the UI contract.
 // Latency is always integer microseconds: sub-millisecond loopback latency stays exact.
 import type { CellProbe } from './probe.ts';
+import type { MixEntry, RouteResult, RouteSecondFigures } from './requests.ts';
 
 /** The launch modes a matrix chooses from. */
 export const LAUNCH_MODES = ['single', 'cluster', 'pm2'] as const;
@@ -34,7 +35,7 @@ export interface CellConfig {
   /** Recycle a worker when its RSS passes this many MB (cluster: our launcher; pm2: --max-memory-restart). */
   recycleRssMb?: number;
   /** Requests to send instead of the app's own (a named set from the matrix). */
-  requests?: { name: string; requests: RequestSpec[] };
+  requests?: { name: string; requests: MixEntry[] };
   /**
    * Why the cell ran: absent or 'matrix' — a cell of the grid; 'settle' — an extra repetition of a
    * contender while the answer was undecided (engine/settle.ts); 'verify' — the picked configuration
@@ -97,6 +98,8 @@ export interface LoadSecond {
   p90Us: number;
   p99Us: number;
   maxUs: number;
+  /** A mix of several routes: each route's second (index = route, as in LoadResult.routes). */
+  routes?: RouteSecondFigures[];
 }
 
 export interface LoadResult {
@@ -149,6 +152,8 @@ export interface LoadResult {
   shortfallBy?: 'server' | 'client';
   /** A replicated cell: responses each replica served over the measured seconds (index = replica), per connection. */
   replicaRequests?: number[];
+  /** A mix of more than one route: each route's share, goodput and latency (load/mix/, counted per request). */
+  routes?: RouteResult[];
 }
 
 /** One second of container stats. cpuPct is a percentage of the cell's CPU cap (100 = the whole cap). */
@@ -286,7 +291,9 @@ export type FlagKind =
   | 'host-busy'
   | 'dependency-bound' /** a dependency (its database, its cache) at its own CPU cap while the app had room */
   /** A replicated cell whose replicas did not get an even share of the responses (> 10 % off). */
-  | 'uneven-share';
+  | 'uneven-share'
+  /** A mix whose realised shares of requests strayed from its weights (mix/routes.ts SHARE_TOLERANCE_PP). */
+  | 'mix-off';
 export interface Flag {
   kind: FlagKind;
   reason: string;
@@ -364,15 +371,7 @@ export interface HostFacts {
   rightsizeVersion: string;
 }
 
-/** One request of an app's load: what is sent and the status it must get (apps/manifest.ts checks it). */
-export interface RequestSpec {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
-  path: string;
-  headers?: Record<string, string> | undefined;
-  body?: string | undefined;
-  /** The status this request must get; anything else counts as an error. Default: any 2xx. */
-  status?: number | undefined;
-}
+export type { Capture, MixEntry, RequestSpec, RouteResult, RouteSecondFigures, SequenceSpec } from './requests.ts';
 
 /** Apps that are images, by name: whether their worker count is fixed (no env var sets it). */
 export type ImageApps = Record<string, { fixed: boolean; workersEnv?: string | null }>;

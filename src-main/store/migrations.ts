@@ -225,6 +225,8 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE cells DROP COLUMN bottleneck;
   ALTER TABLE cells RENAME COLUMN pace TO bottleneck;
   `,
+  // 13: a mix's routes per second (LoadSecond.routes, JSON; NULL: one route, or stored before mixes).
+  `ALTER TABLE samples ADD COLUMN routes_json TEXT;`,
 ];
 
 /**

@@ -15,6 +15,7 @@ import { imageFor, requireDocker } from '../helpers/docker.ts';
 import { cli, ROOT } from '../helpers/cli.ts';
 import { EXIT } from '../../src-main/cli/exit-codes.ts';
 import { request } from '../helpers/http.ts';
+import { stepsOf } from '../../src-main/mix/routes.ts';
 
 let engine: EngineInfo;
 const started: TargetContainer[] = [];
@@ -61,7 +62,7 @@ describe('every app in every launch mode starts under a cap and answers its requ
     const { app, c } = await start(name, mode, workers);
     const ready = await waitReady(c.address, { path: app.health, processes: servingProcesses(mode, workers), deadlineMs: 30_000, exited: c.exited });
     expect(ready.pids).toBe(workers); // every worker answered the health path before "ready"
-    for (const r of app.requests) {
+    for (const r of app.requests.flatMap(stepsOf)) {
       const res = await request(c.address.host, c.address.port, r);
       expect(res.status, `${r.method} ${r.path}`).toBeGreaterThanOrEqual(200);
       expect(res.status).toBeLessThan(300);

@@ -16,6 +16,7 @@ export const FLOORS: Record<string, number> = {
   util: 1,
   session: 2,
   apps: 2,
+  mix: 2,
   presets: 2,
   container: 3,
   docker: 3,

@@ -24,6 +24,7 @@ const FLAG_ORDER: FlagKind[] = [
   'unstable',
   'oom-killed',
   'errors',
+  'mix-off',
   'throttled',
   'restarts',
 ];

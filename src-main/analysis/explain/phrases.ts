@@ -86,6 +86,7 @@ const FLAG_WORDS: Record<FlagKind, string> = {
   'dependency-bound':
     'a dependency (its database or cache) at its own CPU cap set the pace, so the server may be faster',
   'uneven-share': 'the replicas did not get an even share of the load, so the cell is not the topology it names',
+  'mix-off': 'the requests sent strayed from the weights of the mix, so the cell did not measure the traffic it names',
 };
 
 /** Said instead of "the server may be faster" where every connection was waiting on the server. */

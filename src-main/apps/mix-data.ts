@@ -1,0 +1,56 @@
+// The CSV files a mix's `{{csv FILE COLUMN}}` templates read, found from the app's folder and read
+// column by column, once per cell: the load threads get the values, not the files.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { MixEntry } from '../model/requests.ts';
+import { stepsOf } from '../mix/routes.ts';
+import { callsOf, parseTemplate, type CsvTables } from '../mix/template.ts';
+import { csvFilesOf } from './request-schema.ts';
+
+/** Where a mix's file is: relative to the app's folder (or this directory for an image app), or absolute. */
+export const mixFilePath = (file: string, dir: string): string => path.resolve(dir || process.cwd(), file);
+
+/** The columns each file is asked for. */
+function columnsAsked(mix: readonly MixEntry[]): Map<string, Set<string>> {
+  const asked = new Map<string, Set<string>>();
+  for (const e of mix)
+    for (const r of stepsOf(e))
+      for (const t of [r.path, r.body ?? '', ...Object.values(r.headers ?? {})]) {
+        const parsed = parseTemplate(t);
+        if ('template' in parsed)
+          for (const c of callsOf(parsed.template, 'csv')) {
+            const cols = asked.get(c.file) ?? new Set<string>();
+            asked.set(c.file, cols.add(c.column));
+          }
+      }
+  return asked;
+}
+
+/** The asked columns of every file, or what is wrong ("ids.csv: no column "sku"; it has id, name"). */
+export function readMixData(mix: readonly MixEntry[], dir: string): { csv: CsvTables } | { problems: string[] } {
+  if (!csvFilesOf(mix).length) return { csv: {} };
+  const csv: CsvTables = {};
+  const problems: string[] = [];
+  for (const [file, cols] of columnsAsked(mix)) {
+    let rows: Record<string, string>[];
+    try {
+      rows = parse(readFileSync(mixFilePath(file, dir), 'utf8'), { columns: true, skip_empty_lines: true, trim: true });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException & { lines?: number };
+      problems.push(
+        err.code === 'ENOENT'
+          ? `${file}: no such file (looked in ${path.dirname(mixFilePath(file, dir))})`
+          : `${file}: ${err.message}`,
+      );
+      continue;
+    }
+    const have = rows.length ? Object.keys(rows[0]!) : [];
+    if (!rows.length) problems.push(`${file}: no rows under its header line`);
+    for (const col of cols)
+      if (rows.length && !have.includes(col))
+        problems.push(`${file}: no column "${col}"; it has ${have.map((h) => `"${h}"`).join(', ')}`);
+      else (csv[file] ??= {})[col] = rows.map((r) => r[col] ?? '');
+  }
+  return problems.length ? { problems } : { csv };
+}
