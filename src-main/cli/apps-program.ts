@@ -57,7 +57,14 @@ export function appsCommands(p: Command, globals: () => GlobalOptions): void {
         'a request to send: "METHOD /path [status] [body]" (repeat: sent in sequence)',
         collect,
       )
-      .option('--requests <file>', 'requests as a JSON array of {method, path, headers, body, status}')
+      .option(
+        '--requests <file>',
+        'requests as a JSON array of {method, path, headers, body, status, weight, name} and {sequence: [...]} ' +
+          '(docs/mixes.md)',
+      )
+      .option('--requests-from <file>', 'a weighted mix made from a HAR file or an access log (shown before saving)')
+      .option('--keep-static', 'with --requests-from: keep static assets (.js, .css, images, fonts)')
+      .option('--all-hosts', 'with --requests-from: keep requests to other hosts than the most frequent')
       .option('--description <text>', 'what the app is')
       .option('--from <file>', 'the whole definition as JSON (options given as well override it)')
       .option('--check', 'only check: report problems, save nothing')

@@ -5,6 +5,7 @@ import { describeSlo, searchConfigLabel } from '../analysis/index.ts';
 import type { Recommendation } from '../analysis/index.ts';
 import { STATE_WORDS } from '../analysis/explain/headline.ts';
 import { appLines } from '../apps/describe.ts';
+import { routesSection } from './html-routes.ts';
 import { fmtDuration, fmtLocalTime, fmtNum } from '../common/format.ts';
 import { recommendedDeployOf } from '../deploy/from-cell.ts';
 import { deploySnippet, nothingToDeploy, SNIPPET_KINDS, type SnippetKind } from '../deploy/snippets.ts';
@@ -173,6 +174,7 @@ export function htmlReport(
       ? section('configurations', 'Configurations (repetitions aggregated)', configurationsTable(rec))
       : '',
     section('cells', 'Cells', run.cells.length ? cellsTable(run.cells) : '<p>No cells.</p>'),
+    routesSection(run),
     userApps(run.apps),
     section('matrix', 'Matrix', `<pre>${esc(JSON.stringify(run.matrix, null, 2) ?? 'null')}</pre>`),
     section('host', 'Host', hostTable(run)),

@@ -1,3 +1,4 @@
+import { parseRequest, requestsFromFile } from './apps-import.ts';
 import { readFileSync } from 'node:fs';
 import { BUILD_BASES, folderKind, type BuildBase } from '../../apps/folder-source.ts';
 import path from 'node:path';
@@ -32,6 +33,9 @@ export interface AppOptions extends GlobalOptions {
   env?: string[];
   request?: string[];
   requests?: string;
+  requestsFrom?: string;
+  keepStatic?: boolean;
+  allHosts?: boolean;
   description?: string;
   rename?: string;
   check?: boolean;
@@ -354,8 +358,11 @@ function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record
   if (o.health !== undefined) out.health = o.health;
   if (o.description !== undefined) out.description = o.description;
   if (o.env) out.env = Object.fromEntries(o.env.map((kv) => parseEnv(kv, '--env')));
+  if ([o.requests, o.request, o.requestsFrom].filter((x) => x !== undefined).length > 1)
+    throw new CliError('Give one of --request, --requests and --requests-from.', EXIT.usage);
   if (o.requests) out.requests = readJson(o.requests);
   else if (o.request) out.requests = o.request.map(parseRequest);
+  else if (o.requestsFrom) out.requests = requestsFromFile(o);
   return out;
 }
 
@@ -365,27 +372,7 @@ function parseEnv(kv: string, option: string): [string, string] {
   return [kv.slice(0, eq), kv.slice(eq + 1)];
 }
 
-/**
- * "METHOD /path [STATUS] [BODY]", e.g. `POST /items 201 {"name":"x"}`. A body that looks like JSON
- * gets a JSON content type. Anything richer (headers): --requests with a JSON file.
- */
-export function parseRequest(text: string): Record<string, unknown> {
-  const m = /^\s*([A-Za-z]+)\s+(\S+)(?:\s+(\d{3}))?(?:\s+([\s\S]+))?$/.exec(text);
-  if (!m)
-    throw new CliError(
-      `--request takes "METHOD /path [status] [body]", e.g. "POST /items 201 {\\"name\\":\\"x\\"}", got "${text}".`,
-      EXIT.usage,
-    );
-  const [, method, p, status, body] = m;
-  const json = body !== undefined && /^\s*[[{]/.test(body);
-  return {
-    method: method!.toUpperCase(),
-    path: p,
-    ...(status ? { status: Number(status) } : {}),
-    ...(body !== undefined ? { body } : {}),
-    ...(json ? { headers: { 'content-type': 'application/json' } } : {}),
-  };
-}
+export { parseRequest };
 
 function readJson(file: string): Record<string, unknown> {
   try {
