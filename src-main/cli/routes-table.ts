@@ -6,6 +6,8 @@ import { SHARE_TOLERANCE_PP } from '../mix/routes.ts';
 import { table } from './format.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+const off = (r: { share: number; expectedShare: number }): boolean =>
+  Math.abs(r.share - r.expectedShare) * 100 > SHARE_TOLERANCE_PP;
 
 /** '' when no cell ran a mix of several routes. */
 export function routesTable(cells: readonly StoredCell[]): string {
@@ -13,7 +15,7 @@ export function routesTable(cells: readonly StoredCell[]): string {
     (c.load?.routes ?? []).map((r) => [
       String(c.config.index + 1),
       r.route,
-      `${pct(r.share)} (asks ${pct(r.expectedShare)})${Math.abs(r.share - r.expectedShare) * 100 > SHARE_TOLERANCE_PP ? ' !' : ''}`,
+      `${pct(r.share)} (asks ${pct(r.expectedShare)})${off(r) ? ' !' : ''}`,
       fmtNum(r.goodputMean),
       fmtUs(r.p50Us),
       fmtUs(r.p99Us),

@@ -25,6 +25,7 @@ export const SHARED_A = [
   'kill',
   'matrix-cli',
   'memory-peak',
+  'mix',
   'node-versions',
   'reaper-name',
 ] as const;

@@ -143,10 +143,11 @@ function memoryWords(cells: readonly CauseCell[]): string | null {
 
 /** The sentence of a line of cause in the answer's words: "Why, on 1 CPU / 256 MB (runtime probe): …". */
 export const causeSentence = (c: CauseNote): string =>
-  `${c.kind === 'memory' ? 'Memory' : 'Why'}${c.scopeLabel ? `, on ${c.scopeLabel}` : ''} (runtime probe): ${c.text}.`;
+  `${c.kind === 'memory' ? 'Memory' : c.kind === 'route' ? 'Routes' : 'Why'}` +
+  `${c.scopeLabel ? `, on ${c.scopeLabel}` : ''} (${c.kind === 'route' ? 'load side' : 'runtime probe'}): ${c.text}.`;
 
 /** The line of cause of one pair's pick, for the summary ("Why: …"), or null. */
 export const pickCause = (causes: readonly CauseNote[], scope: string, pick: string): CauseNote | null => {
-  const why = causes.filter((c) => c.scope === scope && c.kind !== 'memory');
+  const why = causes.filter((c) => c.scope === scope && c.kind !== 'memory' && c.kind !== 'route');
   return why.find((c) => c.key === pick) ?? why[0] ?? null;
 };

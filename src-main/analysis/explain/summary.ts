@@ -175,6 +175,9 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
     // The question the run asked of the pick's scope (containers or workers, which Node.js): its first line.
     const asked = rec.comparisons?.find((n) => n.scopeKey === c.scopeKey && n.keys.includes(c.key));
     if (asked) out.push(asked.text);
+    // A mix: the route that sets the pick's tail (decide/routes.ts).
+    const route = rec.causes.find((n) => n.kind === 'route' && n.scope === c.scopeKey && n.key === c.key);
+    if (route) out.push(`${capitalize(route.text)}.`);
   }
   const res = resourcesBullet(rec, c);
   if (res) out.push(res);

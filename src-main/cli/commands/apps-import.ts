@@ -1,6 +1,6 @@
-// The requests of `apps add|edit` from the command line: `--request "METHOD /path"`, and `--requests-from FILE`: a HAR file or an access log made into a weighted mix, shown
-// route by route (on stderr, so --json stays one document) before the app is checked and saved. A
-// malformed file is refused naming its line, and nothing is saved.
+// The requests of `apps add|edit` from the command line. `--request "METHOD /path"`; `--requests-from FILE`: a HAR
+// file or an access log made into a weighted mix, shown route by route (on stderr, so --json stays one document)
+// before the app is checked and saved. A malformed file is refused naming its line, and nothing is saved.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestSpec } from '../../model/requests.ts';
