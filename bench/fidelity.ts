@@ -1,4 +1,7 @@
-// npm run bench -- fidelity [--threads N]
+// npm run bench -- fidelity [--threads N] [--mix]
+//
+// --mix: Rightsize with 1 load thread sending a templated weighted mix ÷ the same thread sending one fixed request,
+// alternately, as requests per load-CPU-second: what drawing values per request costs the load generator (≥ 0.9).
 //
 // Against one `hello` container, side by side in the same run (order rotated every round):
 // - Rightsize with 1 load thread ÷ the autocannon CLI (node_modules/.bin/autocannon) and ÷ `wrk -t1`,
@@ -18,6 +21,7 @@ import { planPlacement } from '../src-main/docker/placement.ts';
 import { waitReady } from '../src-main/docker/readiness.ts';
 import { parseCpuList } from '../src-main/common/cpu-list.ts';
 import { runLoadDetailed } from '../src-main/load/runner.ts';
+import type { MixEntry } from '../src-main/model/requests.ts';
 import { isMain, median } from './stats.ts';
 
 const ROUNDS = 5;
@@ -81,12 +85,57 @@ function autocannonCli(url: string, cpus: string | undefined, startCpu: number):
   return { rps: r.requests.average, perCpuSec: r.requests.total / (cpuSec - startCpu) };
 }
 
-async function rightsize(host: string, port: number, threads: number, cpus: string | undefined): Promise<Sample> {
+/** A mix with every kind of template, a body and a header: what --mix measures against one fixed request. */
+const MIX: MixEntry[] = [
+  { method: 'GET', path: '/products/{{zipf 1 5000 1.1}}', weight: 6 },
+  { method: 'GET', path: '/search?q={{pick shoes hats socks coats}}&page={{int 1 20}}', weight: 3 },
+  { method: 'POST', path: '/orders', headers: { 'x-request-id': '{{uuid}}' }, body: '{"sku":{{int 1 900}},"n":{{seq}}}', weight: 1 },
+];
+const FIXED: MixEntry[] = [{ method: 'GET', path: '/' }];
+
+async function rightsize(host: string, port: number, threads: number, cpus: string | undefined, requests = FIXED): Promise<Sample> {
   const { result: r, loadCpuSec } = await runLoadDetailed({
-    host, port, requests: [{ method: 'GET', path: '/' }], load: { model: 'closed', connections: CONNECTIONS },
+    host, port, requests, load: { model: 'closed', connections: CONNECTIONS },
     durationSec: SECONDS, warmupSec: 0, timeoutSec: 10, threads, ...(cpus ? { cpus } : {}),
   });
   return { rps: r.rpsMean, perCpuSec: r.requests / loadCpuSec, elu: r.clientElu };
+}
+
+/** --mix: one thread, the templated mix against one fixed request, alternately on the same core. */
+async function benchMix(): Promise<void> {
+  const engine = await checkEngine();
+  const app = findApp('hello')!;
+  const image = await ensureBuiltInImage(app, await ensureBaseImage());
+  const place = planPlacement(CPU_MILLIS, engine.cpus, true);
+  const core = place.loadCpus ? String(parseCpuList(place.loadCpus)[0]) : undefined;
+  const c = await TargetContainer.start({
+    image: image.tag, launch: { mode: 'single', workers: 1, entry: image.entry, name: app.name }, port: app.port, env: {},
+    cpuMillis: CPU_MILLIS, memoryMb: 256, ...(place.targetCpus ? { cpuset: place.targetCpus } : {}), publish: !engine.bridgeRoutable, labels: { app: app.name, run: 'bench' },
+  });
+  const fixed: Sample[] = [];
+  const mixed: Sample[] = [];
+  try {
+    await waitReady(c.address, { path: app.health, processes: 1, deadlineMs: 30_000 });
+    await rightsize(c.address.host, c.address.port, 1, core); // warm the target's JIT once
+    for (let round = 0; round < ROUNDS; round++) {
+      const steps = [
+        async () => void fixed.push(await rightsize(c.address.host, c.address.port, 1, core, FIXED)),
+        async () => void mixed.push(await rightsize(c.address.host, c.address.port, 1, core, MIX)),
+      ];
+      for (let k = 0; k < steps.length; k++) await steps[(k + round) % steps.length]!();
+      console.log(`  round ${round + 1}: fixed ${fixed.at(-1)!.perCpuSec.toFixed(0)} req/CPU-s (${fixed.at(-1)!.rps.toFixed(0)} req/s) | mix ${mixed.at(-1)!.perCpuSec.toFixed(0)} req/CPU-s (${mixed.at(-1)!.rps.toFixed(0)} req/s)`);
+    }
+  } finally {
+    await c.remove();
+  }
+  const e = median(mixed.map((x, i) => x.perCpuSec / fixed[i]!.perCpuSec));
+  const r = median(mixed.map((x, i) => x.rps / fixed[i]!.rps));
+  console.log(`\n### fidelity --mix (hello single at ${CPU_MILLIS}m, 1 load thread on ${core ?? 'any core'}, ${CONNECTIONS} connections, ${SECONDS} s, ${ROUNDS} rounds, medians)\n`);
+  console.log('| 1 thread | requests per load-CPU-second | req/s |');
+  console.log('|---|---:|---:|');
+  console.log(`| one fixed GET | ${median(fixed.map((x) => x.perCpuSec)).toFixed(0)} | ${median(fixed.map((x) => x.rps)).toFixed(0)} |`);
+  console.log(`| templated weighted mix (zipf, pick, int, uuid, seq, a body and a header) | ${median(mixed.map((x) => x.perCpuSec)).toFixed(0)} | ${median(mixed.map((x) => x.rps)).toFixed(0)} |`);
+  console.log(`| mix ÷ fixed | **${e.toFixed(3)}** (target ≥ 0.9: ${e >= 0.9 ? 'pass' : 'FAIL'}) | ${r.toFixed(3)} |`);
 }
 
 export async function benchFidelity(maxThreads?: number): Promise<void> {
@@ -153,4 +202,7 @@ export async function benchFidelity(maxThreads?: number): Promise<void> {
   }
 }
 
-if (isMain(import.meta.url)) await benchFidelity(threadsArg());
+if (isMain(import.meta.url)) {
+  if (process.argv.includes('--mix')) await benchMix();
+  else await benchFidelity(threadsArg());
+}

@@ -6,7 +6,14 @@ import type { MixEntry, RequestSpec } from '../model/requests.ts';
 import { captureText, compileCapture, type Capturer } from './capture.ts';
 import { DEFAULT_SEED, rngFor, type Rng } from './random.ts';
 import { isWeighted, mixRoutes, routeName, stepsOf, weightOf, type MixRoutes } from './routes.ts';
-import { compileTemplate, parseTemplate, type CsvTables, type Render, type RenderContext } from './template.ts';
+import {
+  compileParts,
+  compileTemplate,
+  parseTemplate,
+  type CsvTables,
+  type Render,
+  type RenderContext,
+} from './template.ts';
 
 /** What a load plan carries of a mix: structured-cloned into each thread, compiled there. */
 export interface MixPlan {
@@ -28,13 +35,16 @@ interface Step {
   captures: { name: string; take: Capturer; text: string }[];
   /** Its bytes, when nothing in it varies: built once. */
   fixed: Outgoing | undefined;
+  /** Else its head (request line and headers, Host included) as literal runs and renderers, for the load's path. */
+  head: (string | Render)[];
   /** Reads a CSV file: the row is drawn once per request. */
   readsCsv: boolean;
 }
 
 /** A request written: what autocannon's client sends and queues until its answer. */
 export interface Outgoing {
-  requestBuffer: Buffer;
+  /** What autocannon writes to the socket (its name for it): bytes built once, or a drawn request's text. */
+  requestBuffer: Buffer | string;
   step: Step;
 }
 
@@ -81,6 +91,41 @@ function bytes(r: DrawnRequest, host: string): Buffer {
   return Buffer.from(`${head}\r\n${r.body}`);
 }
 
+/** A request's head as bytes are built: the request line, Host (unless it sets its own), keep-alive, its headers. */
+function headParts(r: RequestSpec, host: string, csv: CsvTables): (string | Render)[] {
+  const parts = (t: string): (string | Render)[] => {
+    const parsed = parseTemplate(t);
+    if ('problem' in parsed) throw new Error(parsed.problem);
+    return compileParts(parsed.template, csv);
+  };
+  const headers = Object.entries(r.headers ?? {});
+  const all: (string | Render)[] = [
+    `${r.method} `,
+    ...parts(r.path),
+    ' HTTP/1.1\r\n',
+    headers.some(([k]) => k.toLowerCase() === 'host') ? '' : `Host: ${host}\r\n`,
+    'Connection: keep-alive\r\n',
+    ...headers.flatMap(([k, v]) => [`${k}: `, ...parts(v), '\r\n']),
+  ];
+  // Adjacent literal runs joined: fewer pieces to concatenate per request.
+  const out: (string | Render)[] = [];
+  for (const p of all)
+    if (typeof p === 'string' && typeof out[out.length - 1] === 'string') out[out.length - 1] += p;
+    else out.push(p);
+  return out;
+}
+
+/**
+ * The load's path: the step's request with its values drawn, as one string. The socket encodes it as it writes
+ * (a Buffer made here first costs an allocation and a copy per request).
+ */
+function make(s: Step, x: RenderContext): string {
+  let text = '';
+  for (const p of s.head) text += typeof p === 'string' ? p : p(x);
+  const body = s.body === undefined ? '' : typeof s.body === 'string' ? s.body : s.body(x);
+  return body ? `${text}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}` : `${text}\r\n`;
+}
+
 /** Compiles a mix for one thread; `host` is the Host header ("host:port"); `inTurn`: every entry in order (try-out). */
 export function compileMix(plan: MixPlan, host: string, inTurn = false): CompiledMix {
   const csv = plan.csv ?? {};
@@ -99,6 +144,7 @@ export function compileMix(plan: MixPlan, host: string, inTurn = false): Compile
         text: captureText(c),
       })),
       fixed: undefined,
+      head: headParts(r, host, csv),
       readsCsv: [r.path, r.body ?? '', ...Object.values(r.headers ?? {})].some((t) => t.includes('{{csv ')),
     };
     const varies =
@@ -142,7 +188,7 @@ export class ConnectionMix {
     const s = this.advance();
     if (s.fixed) return s.fixed;
     if (s.readsCsv) this.rows = {};
-    return { requestBuffer: bytes(draw(s, this.ctx), this.host), step: s };
+    return { requestBuffer: make(s, this.ctx), step: s };
   }
 
   /** The next request with its values drawn, for a client other than the load's (try-out). */

@@ -97,15 +97,28 @@ export function parseTemplate(text: string): { template: Template } | { problem:
 export const callsOf = <F extends Call['fn']>(t: Template, fn: F): Extract<Call, { fn: F }>[] =>
   t.filter((p): p is Extract<Call, { fn: F }> => typeof p !== 'string' && p.fn === fn);
 
-/** 16 bytes from the generator as a version-4 UUID (repeatable, unlike crypto.randomUUID). */
+const HEX4 = Array.from({ length: 65536 }, (_, i) => i.toString(16).padStart(4, '0'));
+
+/** 128 bits from the generator as a version-4 UUID (repeatable, unlike crypto.randomUUID). */
 function uuid(rng: Rng): string {
-  const h = (n: number): string => n.toString(16).padStart(8, '0');
-  const a = h(rng.int(0, 0xffffffff));
-  const b = h(rng.int(0, 0xffffffff));
-  const c = h(rng.int(0, 0xffffffff));
-  const d = h(rng.int(0, 0xffffffff));
-  const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16);
-  return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4)}${d}`;
+  const a = rng.int(0, 0xffffffff);
+  const b = rng.int(0, 0xffffffff);
+  const c = rng.int(0, 0xffffffff);
+  const d = rng.int(0, 0xffffffff);
+  return (
+    HEX4[a >>> 16]! +
+    HEX4[a & 0xffff]! +
+    '-' +
+    HEX4[b >>> 16]! +
+    '-' +
+    HEX4[0x4000 | (b & 0x0fff)]! +
+    '-' +
+    HEX4[0x8000 | ((c >>> 16) & 0x3fff)]! +
+    '-' +
+    HEX4[c & 0xffff]! +
+    HEX4[d >>> 16]! +
+    HEX4[d & 0xffff]!
+  );
 }
 
 function renderCall(c: Call, csv: CsvTables): Render {
@@ -134,10 +147,14 @@ function renderCall(c: Call, csv: CsvTables): Render {
   }
 }
 
+/** The template as literal text and renderers, in order (a request's bytes are built from several of these). */
+export const compileParts = (t: Template, csv: CsvTables): (string | Render)[] =>
+  t.map((p) => (typeof p === 'string' ? p : renderCall(p, csv)));
+
 /** What renders the template: its text when it has no calls (sent as it is, built once). */
 export function compileTemplate(t: Template, csv: CsvTables): string | Render {
   if (t.every((p) => typeof p === 'string')) return t.join('');
-  const parts = t.map((p) => (typeof p === 'string' ? p : renderCall(p, csv)));
+  const parts = compileParts(t, csv);
   return (x) => {
     let s = '';
     for (const p of parts) s += typeof p === 'string' ? p : p(x);
