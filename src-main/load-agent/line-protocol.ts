@@ -18,6 +18,20 @@ export interface AgentPlan {
 
 /** The environment variable the plan travels in (JSON of AgentPlan); argv[2] works too. */
 export const PLAN_ENV = 'RIGHTSIZE_LOAD_PLAN';
+/** Linux refuses one environment string over 128 KiB (MAX_ARG_STRLEN): a plan must fit, CSV columns and all. */
+export const MAX_PLAN_BYTES = 128 * 1024 - PLAN_ENV.length - 2;
+
+/** The plan as its variable's value; an error saying what to shrink when it cannot travel that way. */
+export function planEnvValue(plan: unknown): string {
+  const text = JSON.stringify(plan);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_PLAN_BYTES)
+    throw new Error(
+      `the load plan is ${Math.ceil(bytes / 1024)} KiB, over the ${Math.floor(MAX_PLAN_BYTES / 1024)} KiB a load ` +
+        "agent's environment takes: its requests' CSV files are too large to send elsewhere; use fewer rows",
+    );
+  return text;
+}
 
 export type AgentLine =
   /** One merged second of every load thread, exactly as runLoad's onSecond gets it. */

@@ -16,7 +16,7 @@ import { currentSession } from '../session/session.ts';
 import { FrameSplitter } from './attach-frames.ts';
 import { AGENT_COMMAND, ensureLoadAgentImage } from './image.ts';
 import { AgentStream, agentPlanFor, LoadAgentError } from './agent-stream.ts';
-import { PLAN_ENV } from './line-protocol.ts';
+import { PLAN_ENV, planEnvValue } from './line-protocol.ts';
 
 /** Where the agent runs: an engine, its name for messages, and (optionally) the cores it keeps to. */
 export interface AgentPlacement {
@@ -70,7 +70,7 @@ export async function runRemoteLoad(
   const container = await placement.engine.createContainer({
     Image: opts.image,
     Cmd: AGENT_COMMAND,
-    Env: [`${PLAN_ENV}=${JSON.stringify(agentPlan)}`],
+    Env: [`${PLAN_ENV}=${planEnvValue(agentPlan)}`],
     Labels: {
       ...ownLabels(),
       [LABEL.session]: currentSession(),

@@ -108,11 +108,20 @@ describe('the load agent on another engine', () => {
     expect(ratio).toBeLessThan(10);
   });
 
-  it('rate model: keeps the rate from the other namespace and reports it as runLoad does', async () => {
-    const p = plan({ load: { model: 'rate', connections: 4, rate: 400 } });
+  it('rate model with a mix: keeps the rate from the other namespace, sends the mix, reports it as runLoad does', async () => {
+    // A weighted mix with values drawn per request, one of them from a CSV column the plan carries.
+    const requests = [
+      { method: 'GET' as const, path: '/p/{{zipf 1 500 1.1}}', weight: 3, name: 'products' },
+      { method: 'GET' as const, path: '/u/{{csv ids.csv id}}?r={{uuid}}', weight: 1, name: 'users' },
+    ];
+    const p = plan({ requests, csv: { 'ids.csv': { id: ['a', 'b', 'c'] } }, load: { model: 'rate', connections: 4, rate: 400 } });
     const r = await remote(p);
     expectSane(r.result, r.seconds);
     expect(r.result).toMatchObject({ model: 'rate', targetRate: 400, latencyFrom: 'intended-send' });
+    // ~1,200 measured requests: a share is within 5 points of its weight (4 standard deviations of a binomial).
+    expect(r.result.routes!.map((x) => [x.route, x.expectedShare])).toEqual([['products', 0.75], ['users', 0.25]]);
+    for (const x of r.result.routes!) expect(Math.abs(x.share - x.expectedShare), x.route).toBeLessThan(0.05);
+    expect(r.seconds.find((x) => !x.warmup)!.s.routes).toHaveLength(2);
     // A paced schedule: every measured second near 400 (±15 %: the first second of a schedule may catch up a little).
     for (const x of r.seconds.filter((s) => !s.warmup)) expect(Math.abs(x.s.requests - 400)).toBeLessThan(60);
     expect(await agents()).toEqual([]);

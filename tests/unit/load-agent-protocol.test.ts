@@ -2,7 +2,7 @@
 // container's stream happens to cut it.
 import { describe, expect, it } from 'vitest';
 import { FrameSplitter } from '../../src-main/load-agent/attach-frames.ts';
-import { agentLine, LineParser, parseAgentLine, readPlan, type AgentLine } from '../../src-main/load-agent/line-protocol.ts';
+import { agentLine, LineParser, parseAgentLine, planEnvValue, readPlan, type AgentLine } from '../../src-main/load-agent/line-protocol.ts';
 
 const second = (t: number, warmup: boolean): AgentLine => ({
   type: 'second', warmup, s: { t, requests: 100 + t, bytes: 1000, errors: 0, timeouts: 0, non2xx: 0, p50Us: 80, p90Us: 120, p99Us: 300, maxUs: 900 },
@@ -90,5 +90,26 @@ describe("Docker's attach frames", () => {
       expect(got, `chunks of ${size}`).toEqual([second(-1, true), second(0, false), result]);
       expect(err).toBe('warn: one\nwarn: two\n');
     }
+  });
+});
+
+describe('a mix sent to a load agent', () => {
+  const mix = [
+    { method: 'GET', path: '/p/{{csv ids.csv id}}', weight: 3 },
+    { sequence: [{ method: 'POST', path: '/login', capture: { t: { json: '$.t' } } }, { method: 'GET', path: '/me', headers: { a: '{{t}}' } }] },
+  ];
+  const plan = (rows: number) => ({
+    plan: {
+      host: 'h', port: 1, requests: mix, csv: { 'ids.csv': { id: Array.from({ length: rows }, (_, i) => String(i)) } }, seed: 7,
+      load: { model: 'closed', connections: 1 }, durationSec: 1, warmupSec: 0, timeoutSec: 5,
+    },
+  });
+
+  it('travels whole: requests, CSV columns and seed', () => {
+    expect(readPlan(planEnvValue(plan(1000))).plan).toEqual(plan(1000).plan);
+  });
+
+  it('is refused before any container when its CSV columns would not fit the environment, saying what to shrink', () => {
+    expect(() => planEnvValue(plan(40_000))).toThrow(/the load plan is \d+ KiB, over the 127 KiB a load agent's environment takes: .*use fewer rows/);
   });
 });

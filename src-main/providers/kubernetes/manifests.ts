@@ -14,7 +14,7 @@ import { k8sCpu, k8sMemory } from '../../common/k8s-quantity.ts';
 import { PRODUCT } from '../../docker/labels.ts';
 import { launchCommand } from '../../docker/launch.ts';
 import { AGENT_COMMAND } from '../../load-agent/image.ts';
-import { PLAN_ENV, type AgentPlan } from '../../load-agent/line-protocol.ts';
+import { PLAN_ENV, planEnvValue, type AgentPlan } from '../../load-agent/line-protocol.ts';
 import type { TargetSpec } from '../provider.ts';
 
 /**
@@ -349,7 +349,7 @@ export function loadPodManifest(p: LoadPodSpec): V1Pod {
           image: p.image,
           imagePullPolicy: 'IfNotPresent',
           args: [...AGENT_COMMAND],
-          env: [{ name: PLAN_ENV, value: JSON.stringify(p.plan) }],
+          env: [{ name: PLAN_ENV, value: planEnvValue(p.plan) }],
           resources: { requests: { ...quantity }, limits: { ...quantity } },
         },
       ],
