@@ -26,7 +26,7 @@ export type { ProviderNode, TargetCheck, TargetInfo, TargetKind } from '../targe
 import type { TargetCheck, TargetInfo } from '../targets/types.ts';
 import type { RunBaselineSpec, SavedBaseline } from '../store/baselines.ts';
 export type * from '../analysis/baseline-types.ts';
-import type { ShownAnswer, ShownComparison } from './views.ts';
+import type { ShownAnswer, ShownComparison, ShownRun } from './views.ts';
 export type * from './views.ts';
 export type { RunBaselineSpec, SavedBaseline };
 
@@ -47,6 +47,23 @@ import type { AppInfo } from '../apps/app-info.ts';
 export type { AppInfo };
 import type { TryOutResult } from '../apps/try-out.ts';
 export type { ProbeAnswer, TryOutResult, TryProbe, TrySuggestion } from '../apps/try-out.ts';
+import type { ImportOutcome } from '../mix/import/index.ts';
+export type { Dropped, ImportedRoute, ImportFormat, ImportOutcome } from '../mix/import/index.ts';
+export type { Capture, MixEntry, RequestSpec, RouteResult, SequenceSpec } from '../model/requests.ts';
+
+/** A HAR or an access log to make a mix of (mix/import/): the file's text as read, and what to keep of it. */
+export interface ImportRequestsInput {
+  text: string;
+  /** Its name: the extension settles .har and .jsonl/.ndjson; the content decides the rest. */
+  fileName: string;
+  /** Keep scripts, styles, images, fonts and media (dropped by default). */
+  keepStatic?: boolean;
+  /** Keep requests to every host of a HAR (default: the most frequent one only). */
+  allHosts?: boolean;
+}
+
+/** The largest file apps.importRequests reads (its text, in UTF-16 code units: about bytes for a HAR or a log). */
+export const MAX_IMPORT_CHARS = 20 * 1024 * 1024;
 
 /** The verdict on an app definition: every problem with what to fix, or what Rightsize read from it. */
 export interface AppCheck {
@@ -159,6 +176,11 @@ export interface Calls {
   'apps.build': { input: { name: string }; output: { tag: string; built: boolean; seconds: number } };
   /** Builds the app, starts it once and asks its health path and each request: what answered, and what to change. */
   'apps.tryOut': { input: { name: string }; output: TryOutResult };
+  /**
+   * A HAR or an access log made into a weighted mix, without saving anything: its requests (one per route, with
+   * weights), the routes with their shares and an example each, and what was dropped; or the problem, naming the line.
+   */
+  'apps.importRequests': { input: ImportRequestsInput; output: ImportOutcome };
   'presets.list': { input: Record<string, never>; output: Preset[] };
   /**
    * `target`: checked against that saved target's largest free node (its connection check) and
@@ -188,7 +210,8 @@ export interface Calls {
   'runs.size': { input: { spec: unknown; name?: string; target?: string }; output: { runId: number } };
   'runs.cancel': { input: { runId: number }; output: { cancelled: boolean } };
   'runs.list': { input: ListRunsQuery; output: RunList };
-  'runs.get': { input: { runId: number }; output: RunDetail };
+  /** With `view`: the mixes its cells sent, in words (contract/views.ts). */
+  'runs.get': { input: { runId: number }; output: ShownRun };
   'runs.delete': { input: { runId: number }; output: { deleted: boolean } };
   'runs.samples': { input: { runId: number }; output: { cellId: number; samples: Sample[] }[] };
   'cells.samples': { input: { cellId: number }; output: Sample[] };
@@ -274,6 +297,7 @@ const callNames: { [K in CallName]: true } = {
   'apps.remove': true,
   'apps.build': true,
   'apps.tryOut': true,
+  'apps.importRequests': true,
   'runs.start': true,
   'size.validate': true,
   'runs.size': true,

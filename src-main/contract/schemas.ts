@@ -3,7 +3,7 @@ import { BASE_STRATEGIES } from '../docker/base-image.ts';
 import { RUN_STATUSES } from '../model/types.ts';
 import { RUN_SORTS } from '../store/index.ts';
 import { findPreset, unknownPresetMessage } from '../presets/presets.ts';
-import type { CallName, StreamName } from './api.ts';
+import { MAX_IMPORT_CHARS, type CallName, type StreamName } from './api.ts';
 
 // Input schemas checked at the boundary, in every transport. `strict()` so a misspelt field is an
 // error the UI sees, not a silently ignored option.
@@ -46,6 +46,21 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'apps.remove': z.object({ name: appName }).strict(),
   'apps.build': z.object({ name: appName }).strict(),
   'apps.tryOut': z.object({ name: appName }).strict(),
+  // The file's text is read by the engine (importRequests: a problem names the line); only its size is capped here.
+  'apps.importRequests': z
+    .object({
+      text: z
+        .string()
+        .refine(
+          (t) => t.length <= MAX_IMPORT_CHARS,
+          `the file is over ${MAX_IMPORT_CHARS / 2 ** 20} MB: save a shorter HAR, or import part of the log ` +
+            '(a few thousand requests give the mix its shares)',
+        ),
+      fileName: z.string().max(255),
+      keepStatic: z.boolean().optional(),
+      allHosts: z.boolean().optional(),
+    })
+    .strict(),
   // The matrix is checked by the engine (validateMatrix: every problem at once, in words); a preset
   // named here must exist, matched as the CLI matches it.
   'runs.start': z

@@ -5,6 +5,7 @@
 import type { AnswerChartPanel } from '../analysis/explain/answer-chart.ts';
 import type { BaselineComparison, ConfigurationVerdict, MetricVerdict } from '../analysis/baseline-types.ts';
 import type { Recommendation } from '../analysis/types.ts';
+import type { RunDetail } from '../model/stored.ts';
 
 export type {
   AnswerChartPanel,
@@ -82,3 +83,24 @@ export type ShownConfigurationVerdict = Omit<ConfigurationVerdict, 'metrics'> & 
 export type ShownComparison = Omit<BaselineComparison, 'configurations'> & {
   configurations: ShownConfigurationVerdict[];
 };
+
+/** A mix a run's cells sent, in words (mix/describe.ts mixLines), as the HTML report's routes section says it. */
+export interface RunMixWords {
+  /** The app ("shop"), or the app and a matrix request set ("shop [checkout]"). */
+  who: string;
+  /** One line per entry: "60 % GET /products/{{zipf 1 5000 1.1}}", or the requests in turn. */
+  lines: string[];
+  /** The stored cells (ids) that sent it. */
+  cellIds: number[];
+}
+
+/** What the run page shows of a run beyond its stored fields. */
+export interface RunView {
+  /** The mixes of the cells that counted routes (load.routes), each as the run kept it; [] when none did. */
+  mixes: RunMixWords[];
+  /** How far a route's share of requests may stray from its weight's, in percentage points (mix/routes.ts). */
+  shareTolerancePp: number;
+}
+
+/** A run as `runs.get` gives it: the stored run, with what the run page shows of it. */
+export type ShownRun = RunDetail & { view: RunView };

@@ -3,6 +3,7 @@
 import { fmtNum, fmtUs } from '../common/format.ts';
 import { mixLines } from '../mix/describe.ts';
 import { SHARE_TOLERANCE_PP } from '../mix/routes.ts';
+import { runMixes } from '../mix/run-mixes.ts';
 import type { MixEntry } from '../model/requests.ts';
 import type { RunDetail } from '../model/stored.ts';
 import { esc, section, table, td, th } from './html-parts.ts';
@@ -13,20 +14,12 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
 export function routesSection(run: RunDetail): string {
   const cells = run.cells.filter((c) => c.load?.routes?.length);
   if (!cells.length) return '';
-  // The mixes the cells sent: a matrix request set's, else the app's as the run kept it.
-  const apps = run.apps as { name: string; requests?: MixEntry[] }[];
-  const mixes = new Map<string, MixEntry[]>();
-  for (const c of cells) {
-    const mix = c.config.requests?.requests ?? apps.find((a) => a?.name === c.config.app)?.requests;
-    if (mix) mixes.set(c.config.requests ? `${c.config.app} [${c.config.requests.name}]` : c.config.app, mix);
-  }
-  const mixHtml = [...mixes]
-    .map(
-      ([who, mix]) =>
-        `<p>${esc(who)}:</p><ul>${mixLines(mix)
-          .map((l) => `<li>${esc(l)}</li>`)
-          .join('')}</ul>`,
-    )
+  const list = (mix: MixEntry[]): string =>
+    mixLines(mix)
+      .map((l) => `<li>${esc(l)}</li>`)
+      .join('');
+  const mixHtml = runMixes(run)
+    .map(({ who, mix }) => `<p>${esc(who)}:</p><ul>${list(mix)}</ul>`)
     .join('');
   const rows = cells.flatMap((c) =>
     c.load!.routes!.map((r) => {

@@ -14,13 +14,14 @@ import { resolveTarget, type TargetRegistry } from '../targets/registry.ts';
 import { LOCAL_TARGET } from '../targets/settings.ts';
 import type { AppService } from './apps.ts';
 import { conflict, guard, invalid, notFound } from './errors.ts';
+import { importHandlers } from './import-requests.ts';
 import { listRunsWithPicks } from './run-list.ts';
 import { runProbe } from './run-probe.ts';
 import { baselineHandlers, startWithBaseline } from './baselines.ts';
 import { reportBaseline } from '../export/baseline-of.ts';
 import type { RunSupervisor } from './run-supervisor.ts';
 import type { StatusPoller } from './status-poller.ts';
-import { shownAnswer, shownRun } from './views.ts';
+import { runView, shownAnswer, shownRun } from './views.ts';
 import type { Validation } from './validation.ts';
 
 export type Handlers = { [K in CallName]: (input: CallInput<K>) => Promise<CallOutput<K>> | CallOutput<K> };
@@ -86,6 +87,7 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'apps.remove': ({ name }) => apps.remove(name),
     'apps.build': ({ name }) => apps.build(name),
     'apps.tryOut': ({ name }) => apps.tryOut(name),
+    ...importHandlers(),
     'presets.list': () => listPresets(),
     'matrix.validate': ({ matrix, target }) => validation.matrix(matrix, target),
     'runs.start': (input) =>
@@ -97,7 +99,10 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
       runs.search(input, providerFor(targets, input.target), () => validation.requireSize(input.spec, input.target)),
     'runs.cancel': ({ runId }) => ({ cancelled: runs.cancel(runId) }),
     'runs.list': (q) => listRunsWithPicks(store, q),
-    'runs.get': ({ runId }) => shownRun(runOf(store, runId)),
+    'runs.get': ({ runId }) => {
+      const run = runOf(store, runId);
+      return { ...shownRun(run), view: runView(run) };
+    },
     'runs.delete': ({ runId }) => {
       if (runs.activeRunId === runId) throw conflict(`Run ${runId} is in progress: cancel it before deleting it.`);
       // another process may be running it: RunInUseError, a CONFLICT

@@ -20,10 +20,15 @@ import type {
   AnswerView,
   ConfigurationWords,
   MetricWords,
+  RunMixWords,
+  RunView,
   ShownAnswer,
   ShownComparison,
   SizingWords,
 } from '../contract/views.ts';
+import { mixLines } from '../mix/describe.ts';
+import { SHARE_TOLERANCE_PP } from '../mix/routes.ts';
+import { runMixes } from '../mix/run-mixes.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 
 /** The UI's part of an answer: its chart from the run's cells, and its words. */
@@ -82,6 +87,10 @@ export const shownComparison = (c: BaselineComparison): ShownComparison => ({
   })),
 });
 
+/** The mixes the cells that counted routes sent, in words (mix/run-mixes.ts finds them, as for the report). */
+const runMixWords = (run: RunDetail): RunMixWords[] =>
+  runMixes(run).map((m) => ({ who: m.who, lines: mixLines(m.mix), cellIds: m.cellIds }));
+
 /** A stored run as the UI shows it: a search's words without the progress older traces ended them with. */
 export function shownRun(run: RunDetail): RunDetail {
   const s = run.search;
@@ -89,3 +98,6 @@ export function shownRun(run: RunDetail): RunDetail {
   const steps = s.steps.map((x) => ({ ...x, detail: withoutProgress(x.detail) }));
   return { ...run, search: { ...s, words: withoutProgress(s.words), steps } };
 }
+
+/** What the run page shows beside the stored run: its mixes in words, and the tolerance of their shares. */
+export const runView = (run: RunDetail): RunView => ({ mixes: runMixWords(run), shareTolerancePp: SHARE_TOLERANCE_PP });

@@ -32,9 +32,10 @@ export interface RunningServer {
 
 const COOKIE = 'rightsize_token';
 /**
- * The largest call body: a matrix or an app definition is a few KB; a file to save is the browser's job under serve.
+ * The largest call body: a matrix or an app definition is a few KB; the largest is a HAR file or access log to
+ * import (apps.importRequests: up to 20 MB of text, longer once JSON-escaped). Saving a file is the browser's job.
  */
-export const MAX_BODY = 5 * 1024 * 1024;
+export const MAX_BODY = 32 * 1024 * 1024;
 /** The largest stream message: a subscribe is under 1 KB. */
 export const MAX_WS_MESSAGE = 64 * 1024;
 /** How often the host's own names and addresses may be re-read when a request names one we do not know. */

@@ -2,12 +2,12 @@
 // The engine owns the rules: what the user typed goes through as is wherever it cannot be
 // converted (a port of "abc" stays "abc"), so the engine's own message appears by the field.
 import { joinArgs, splitArgs } from '../../src-main/contract/present.ts';
-import type { Problem, UserApp } from '../../src-main/contract/api.ts';
+import type { MixEntry, Problem, RequestSpec, SequenceSpec, UserApp } from '../../src-main/contract/api.ts';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 const DEFAULT_WORKERS_ENV = 'WEB_CONCURRENCY';
 
-interface RequestRow {
+export interface RequestRow {
   method: (typeof METHODS)[number];
   path: string;
   /** `Name: value`, one a line. */
@@ -15,7 +15,26 @@ interface RequestRow {
   body: string;
   /** The expected status; empty = any 2xx. */
   status: string;
+  /** Its share of the choices; empty = not set (any weight makes the list a weighted mix). */
+  weight: string;
+  /** The route it counts under; empty = "METHOD path". */
+  name: string;
+  /** Fields the form does not edit (a capture, a field it does not know): saved unchanged. */
+  keep: Record<string, unknown>;
 }
+
+/** A sequence (requests in order on one connection): shown, not edited here; saved exactly as read. */
+export interface SequenceRow {
+  sequence: SequenceSpec;
+}
+
+/** One entry of the app's requests as the form holds it. */
+export type EntryRow = RequestRow | SequenceRow;
+
+export const isSequenceRow = (r: EntryRow): r is SequenceRow => 'sequence' in r;
+
+/** Kept data as plain JSON: the form's state is proxied, and what is sent must be a copy of it. */
+const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /** One dependency as the form edits it: what a person types; what it does not show is kept as it was. */
 export interface DependencyRow {
@@ -58,11 +77,29 @@ export interface AppFormState {
   health: string;
   /** `KEY=VALUE`, one a line; blank lines and `#` comments are skipped. */
   env: string;
-  requests: RequestRow[];
+  requests: EntryRow[];
   dependencies: DependencyRow[];
 }
 
-export const newRequest = (): RequestRow => ({ method: 'GET', path: '/', headers: '', body: '', status: '' });
+export const newRequest = (): RequestRow => ({ method: 'GET', path: '/', headers: '', body: '', status: '', weight: '', name: '', keep: {} });
+
+/** A request of a saved app, or of an import, as a row of the form. */
+export function requestRow(r: RequestSpec): RequestRow {
+  const { method, path, headers, body, status, weight, name, ...keep } = r;
+  return {
+    method: method ?? 'GET',
+    path,
+    headers: Object.entries(headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n'),
+    body: body ?? '',
+    status: status === undefined ? '' : String(status),
+    weight: weight === undefined ? '' : String(weight),
+    name: name ?? '',
+    keep,
+  };
+}
+
+/** An entry of a saved app's requests as the form holds it: a request as a row, a sequence kept whole. */
+export const entryRow = (e: MixEntry): EntryRow => ('sequence' in e ? { sequence: plain(e) } : requestRow(e));
 
 export function emptyForm(): AppFormState {
   return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', dockerfile: 'Dockerfile', buildArgs: '', keepSource: {}, workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', env: '', requests: [newRequest()], dependencies: [] };
@@ -87,13 +124,7 @@ export function fromUserApp(a: UserApp): AppFormState {
       keep: { ...keep, ...(healthcheck && !shell ? { healthcheck } : healthcheck ? { timings } : {}) },
     };
   });
-  f.requests = (a.requests ?? []).map((r) => ({
-    method: r.method ?? 'GET',
-    path: r.path,
-    headers: Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n'),
-    body: r.body ?? '',
-    status: r.status === undefined ? '' : String(r.status),
-  }));
+  f.requests = (a.requests ?? []).map(entryRow);
   if (a.source.kind === 'folder') {
     f.kind = 'folder';
     f.dir = a.source.dir;
@@ -152,15 +183,20 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
   const env = pairs(f.env, '=', 'env', 'KEY=VALUE');
   problems.push(...env.problems);
   const requests = f.requests.map((r, i) => {
+    if (isSequenceRow(r)) return plain(r.sequence);
     const headers = pairs(r.headers, ':', `requests.${i}.headers`, 'Name: value');
     problems.push(...headers.problems);
     const status = numberOrText(r.status);
+    const weight = numberOrText(r.weight);
     return {
+      ...plain(r.keep),
       method: r.method,
       path: r.path.trim(),
       ...(Object.keys(headers.values).length ? { headers: headers.values } : {}),
       ...(r.body ? { body: r.body } : {}),
       ...(status !== undefined ? { status } : {}),
+      ...(weight !== undefined ? { weight } : {}),
+      ...(r.name.trim() ? { name: r.name.trim() } : {}),
     };
   });
   let args: string[] = [];
@@ -218,8 +254,11 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
 /** A problem belongs to a field when its path is the field's or below it (`env` holds `env.FOO`). */
 export const under = (path: string, prefix: string): boolean => path === prefix || path.startsWith(`${prefix}.`);
 
-/** "GET /items/3 · POST /items → 201 · +2 more" */
-export function requestsSummary(reqs: { method?: string; path: string; status?: number }[], max = 3): string {
-  const shown = reqs.slice(0, max).map((r) => `${r.method ?? 'GET'} ${r.path}${r.status ? ` → ${r.status}` : ''}`);
+type Short = { method?: string; path: string; status?: number | undefined };
+const short = (r: Short): string => `${r.method ?? 'GET'} ${r.path}${r.status ? ` → ${r.status}` : ''}`;
+
+/** "GET /items/3 · POST /items → 201 · sequence (POST /login → GET /me) · +2 more" */
+export function requestsSummary(reqs: readonly (Short | { sequence: readonly Short[] })[], max = 3): string {
+  const shown = reqs.slice(0, max).map((r) => ('sequence' in r ? `sequence (${r.sequence.map(short).join(' → ')})` : short(r)));
   return [...shown, ...(reqs.length > max ? [`+${reqs.length - max} more`] : [])].join(' · ');
 }

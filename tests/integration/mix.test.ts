@@ -142,6 +142,10 @@ describe('a run of a user app with a mix', () => {
     writeFileSync(mixFile, JSON.stringify([...SHOP, LOGIN]));
     const add = await cli(['--db', db, 'apps', 'add', 'mixapp', '--folder', FIXTURE, '--entry', 'server.js', '--port', '8080', '--health', '/health', '--requests', mixFile, '--no-try']);
     expect(add.code, add.stderr).toBe(0);
+    // The try-out asks each request once per attempt, the sequence in order with its token passed on.
+    const tried = await cli(['--db', db, 'apps', 'try', 'mixapp']);
+    expect(tried.code, tried.stdout + tried.stderr).toBe(0);
+    expect(tried.stdout).toMatch(/✓ request GET \/me\s+200 ×3/);
     const config = path.join(dir, 'matrix.json');
     writeFileSync(config, JSON.stringify({ apps: ['mixapp'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [256], durationSec: 5, warmupSec: 1, load: { model: 'closed', connections: [8] }, settleBudgetPct: 0, verify: false }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
