@@ -12,7 +12,12 @@ export async function sweepOrphans(client: Docker = docker()): Promise<string[]>
     all: true,
     filters: JSON.stringify({ label: ownFilters() }),
   });
-  const orphans = list.filter((c) => !isSessionAlive(c.Labels[LABEL.session] ?? ''));
+  // Every container Rightsize creates names its session. One without is a build step's: it inherits its base image's
+  // labels, never a session, and its builder removes it (forcerm). Removing it would kill another process's build.
+  const orphans = list.filter((c) => {
+    const session = c.Labels[LABEL.session];
+    return session !== undefined && !isSessionAlive(session);
+  });
   await Promise.all(
     orphans.map((c) =>
       client

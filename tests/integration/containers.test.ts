@@ -135,6 +135,20 @@ describe('sweep', () => {
     expect((await mine.c.container.inspect()).State.Running).toBe(true);
   });
 
+  it("leaves a build step's container alone: it carries the base image's labels, never a session", async () => {
+    // As `docker build` makes one from a Rightsize image: the image's labels (product, kind, RIGHTSIZE_LABELS), no session.
+    const { image } = await imageFor('hello');
+    const c = await docker().createContainer({ Image: image.tag, Cmd: ['node', '-e', 'setTimeout(() => {}, 30000)'], HostConfig: { AutoRemove: false } });
+    try {
+      await c.start();
+      expect((await c.inspect()).Config.Labels['io.rightsize.product']).toBe('rightsize');
+      expect(await sweepOrphans()).not.toContain(c.id);
+      expect((await c.inspect()).State.Running).toBe(true);
+    } finally {
+      await c.remove({ force: true });
+    }
+  });
+
   it('with RIGHTSIZE_LABELS, removes only the orphans that carry them; without, every orphan', async () => {
     const [x, y] = await Promise.all([orphan('rightsize-test.sweep=x'), orphan('rightsize-test.sweep=y')]);
     const scope = [process.env.RIGHTSIZE_LABELS, 'rightsize-test.sweep=x'].filter(Boolean).join(',');
