@@ -48,7 +48,7 @@ const shares = (c: Record<string, number>): Record<string, number> => {
 };
 const plan = (requests: MixEntry[], over: Partial<LoadPlan> = {}): LoadPlan => ({
   host: target.address.host, port: target.address.port, requests, load: { model: 'closed', connections: 8 },
-  durationSec: 3, warmupSec: 1, timeoutSec: 10, threads: 2, ...over,
+  durationSec: 2, warmupSec: 1, timeoutSec: 10, threads: 2, ...over,
 });
 
 beforeAll(async () => {
@@ -98,7 +98,12 @@ describe('a weighted mix against a real container', () => {
     const r = await runLoad(plan(SHOP, { load: { model: 'rate', rate: 1000, connections: 8 } }));
     expect(Math.abs(r.rpsMean - 1000) / 1000).toBeLessThan(0.05);
     expect(r.latencyFrom).toBe('intended-send');
-    for (const x of r.routes!) expect(Math.abs(x.share - x.expectedShare), x.route).toBeLessThan(0.02);
+    // ~2,000 requests: each share within 4 standard deviations of its weight's (the seeded draws barely vary).
+    const sent = r.routes!.reduce((a, x) => a + x.sent, 0);
+    for (const x of r.routes!) {
+      const sd = Math.sqrt((x.expectedShare * (1 - x.expectedShare)) / sent);
+      expect(Math.abs(x.share - x.expectedShare), x.route).toBeLessThan(4 * sd);
+    }
   });
 
   it('a login → token → authorised request succeeds only with the captured token', async () => {
@@ -114,7 +119,7 @@ describe('a weighted mix against a real container', () => {
     const forged: MixEntry = {
       sequence: [{ method: 'POST', path: '/login' }, { method: 'GET', path: '/me', headers: { authorization: 'Bearer forged' } }],
     };
-    const bad = await runLoad(plan([forged], { durationSec: 2 }));
+    const bad = await runLoad(plan([forged], { warmupSec: 0 }));
     const me = bad.routes!.find((x) => x.route === 'GET /me')!;
     expect(me.requests).toBeGreaterThan(50);
     expect(me.good).toBe(0);
@@ -125,7 +130,7 @@ describe('a weighted mix against a real container', () => {
       sequence: [{ method: 'POST', path: '/login', capture: { token: { json: '$.access_token' } } }, { method: 'GET', path: '/me', headers: { authorization: 'Bearer {{token}}' } }],
     };
     const before2 = await counts();
-    const lost = await runLoad(plan([missing], { durationSec: 2 }));
+    const lost = await runLoad(plan([missing], { warmupSec: 0 }));
     const got2 = since(before2, await counts());
     expect(got2['GET /me'] ?? 0).toBe(0);
     expect(got2['GET /me 401'] ?? 0).toBe(0);
