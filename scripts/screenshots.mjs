@@ -176,6 +176,58 @@ try {
     console.log('docs/screenshots/run-dependency.png');
     await page.close();
   }
+  if (want('apps-import')) {
+    // The Apps form's import: an access log made into a weighted mix, shown to edit before it is used (seconds, no run).
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    await page.goto(loginUrl);
+    await page.goto(`${url}/#/apps`);
+    await page.getByTestId('app-add').click();
+    await page.getByTestId('app-name').fill('shop-api');
+    await page.getByTestId('app-dir').fill(path.resolve('tests/fixtures/express-app'));
+    await page.getByTestId('app-import-file').setInputFiles(path.resolve('tests/fixtures/import/shop.har'));
+    await page.getByTestId('import-routes').waitFor();
+    await page.waitForTimeout(300);
+    const box = await page.getByTestId('import-dialog').boundingBox();
+    const scrollY = await page.evaluate(() => window.scrollY);
+    await page.screenshot({ path: 'docs/screenshots/apps-import.png', fullPage: true, clip: { x: 0, y: Math.floor(scrollY + box.y - 16), width: 1280, height: Math.ceil(box.height + 32) } });
+    console.log('docs/screenshots/apps-import.png');
+    await page.close();
+  }
+  if (want('run-mix')) {
+    // A user's API with a weighted mix and a login flow (tests/fixtures/mix-app), one short cell from the command line
+    // on the same history, then its routes on the run page (~30 s).
+    const cli = (args) => new Promise((resolve, reject) => {
+      const p = spawn(process.execPath, ['bin/rightsize.js', '--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      p.stdout.on('data', (c) => (out += c));
+      p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`rightsize ${args.join(' ')}: exit ${code}`))));
+    });
+    const mix = path.join(dataDir, 'mix.json');
+    const matrix = path.join(dataDir, 'matrix.json');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(mix, JSON.stringify([
+      { method: 'GET', path: '/products/{{zipf 1 5000 1.1}}', weight: 6, name: 'GET /products/:id' },
+      { method: 'GET', path: '/search?q={{pick shoes hats socks}}', weight: 3, name: 'GET /search' },
+      { method: 'POST', path: '/orders', body: '{"sku":{{int 1 50}}}', status: 201, weight: 1, name: 'POST /orders' },
+      { sequence: [{ method: 'POST', path: '/login', capture: { token: { json: '$.token' } } }, { method: 'GET', path: '/me', headers: { authorization: 'Bearer {{token}}' } }], name: 'login flow' },
+    ]));
+    writeFileSync(matrix, JSON.stringify({ apps: ['shop'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [256], durationSec: 5, warmupSec: 1, settleBudgetPct: 0, verify: false }));
+    await cli(['apps', 'add', 'shop', '--folder', path.resolve('tests/fixtures/mix-app'), '--entry', 'server.js', '--port', '8080', '--health', '/health', '--requests', mix, '--no-try']);
+    const { runId } = JSON.parse(await cli(['--json', 'run', '--config', matrix]));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    await page.goto(loginUrl);
+    await page.goto(`${url}/#/runs/${runId}`);
+    const rows = page.getByTestId('cells').locator('tbody tr');
+    await rows.first().click();
+    const routes = page.getByTestId('routes');
+    await routes.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(500);
+    const box = await routes.boundingBox();
+    const scrollY = await page.evaluate(() => window.scrollY);
+    await page.screenshot({ path: 'docs/screenshots/run-mix.png', fullPage: true, clip: { x: 0, y: Math.floor(scrollY + box.y - 16), width: 1280, height: Math.ceil(box.height + 32) } });
+    console.log('docs/screenshots/run-mix.png');
+    await page.close();
+  }
   if (want('auto-size') || want('search')) {
     // Auto-size: the form (pbkdf2 at 150 req/s, p99 ≤ 100 ms), then a short real search and the path it took (~1 minute).
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });

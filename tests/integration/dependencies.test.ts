@@ -111,7 +111,10 @@ describe('an app with a database and a cache, from its Compose file', () => {
     expect((await cli(['--db', db, 'export', String(runId), '--csv', path.join(tempDir(), 'cells.csv'), '--samples', csv])).code).toBe(0);
     const [head, ...lines] = readFileSync(csv, 'utf8').trim().split(/\r?\n/); // RFC 4180: CRLF
     const cols = head!.split(',');
-    expect(cols.slice(-4)).toEqual(['db_cpu_pct_of_cap', 'db_mem_bytes', 'cache_cpu_pct_of_cap', 'cache_mem_bytes']);
+    // The dependencies' columns, then each of the app's two routes (its requests go in turn: two routes counted).
+    const deps = cols.indexOf('db_cpu_pct_of_cap');
+    expect(cols.slice(deps, deps + 4)).toEqual(['db_cpu_pct_of_cap', 'db_mem_bytes', 'cache_cpu_pct_of_cap', 'cache_mem_bytes']);
+    expect(cols.slice(deps + 4).filter((c) => c.endsWith(' latency_p99_us'))).toEqual(['GET /products/7 latency_p99_us', 'POST /orders latency_p99_us']);
     const dbCpu = lines.map((l) => Number(l.split(',')[cols.indexOf('db_cpu_pct_of_cap')]));
     expect(dbCpu.filter((x) => x > 1).length).toBeGreaterThanOrEqual(lines.length / 2); // PostgreSQL busy most seconds
     // The pool size is part of each configuration, and the deployed one's travels into its snippet.
