@@ -1,0 +1,101 @@
+// npm run bench -- time-to-answer [--runs K] [--only quick,pbkdf2-one-thread,…]: where a user's wait goes.
+// Each preset run K times (default 1) through the CLI as a user runs it, settling and verification included,
+// after `run --dry-run` gave its estimate. Per run: the wall time against the estimate, and the cells' own wall
+// time split into measured seconds, warm-up and the rest (start, readiness, teardown), by phase (grid,
+// settling, verification). Issue 43's targets: measured ≥ 70 % of the wall time; `quick` in ≤ 75 s; the
+// estimate within 20 % of the wall time.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fmtNum } from '../src-main/common/format.ts';
+import { Store } from '../src-main/store/index.ts';
+import { isMain, median } from './stats.ts';
+
+const PRESETS = ['quick', 'pbkdf2-one-thread', 'pm2-right-sizing'];
+
+interface Timing {
+  preset: string;
+  estimateSec: number;
+  wallSec: number;
+  cells: Record<'matrix' | 'settle' | 'verify', number>;
+  cellWallSec: number;
+  measuredSec: number;
+  warmupSec: number;
+  warmupPerCell: number[];
+  unstable: number;
+}
+
+function option(name: string): string | undefined {
+  const i = process.argv.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return undefined;
+  return process.argv[i]!.includes('=') ? process.argv[i]!.split('=')[1] : process.argv[i + 1];
+}
+
+function cli(db: string, args: string[]): string {
+  const r = spawnSync(process.execPath, ['bin/rightsize.js', '--db', db, '--json', ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  // Exit 4 (a cell failed) is still a run with an answer.
+  if (r.status !== 0 && r.status !== 4) throw new Error(`rightsize ${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function timeOne(preset: string, db: string): Timing {
+  const estimateSec = (JSON.parse(cli(db, ['run', '--preset', preset, '--dry-run'])) as { estimateSec: number }).estimateSec;
+  const t0 = performance.now();
+  const runId = (JSON.parse(cli(db, ['run', '--preset', preset])) as { runId: number }).runId;
+  const wallSec = (performance.now() - t0) / 1000;
+  const store = Store.open(db);
+  try {
+    const run = store.getRun(runId)!;
+    const cells = { matrix: 0, settle: 0, verify: 0 };
+    let cellWallSec = 0;
+    let measuredSec = 0;
+    let warmupSec = 0;
+    const warmupPerCell: number[] = [];
+    let unstable = 0;
+    for (const c of run.cells) {
+      cells[c.config.phase ?? 'matrix']++;
+      if (c.finishedAt) cellWallSec += (Date.parse(c.finishedAt) - Date.parse(c.startedAt)) / 1000;
+      measuredSec += c.load?.measuredSec ?? 0;
+      const w = c.load?.warmupUsedSec ?? 0;
+      warmupSec += w;
+      if (c.load) warmupPerCell.push(w);
+      if (c.flags.some((f) => f.kind === 'unstable')) unstable++;
+    }
+    return { preset, estimateSec, wallSec, cells, cellWallSec, measuredSec, warmupSec, warmupPerCell, unstable };
+  } finally {
+    store.close();
+  }
+}
+
+export function benchTimeToAnswer(k: number, presets: string[]): Timing[] {
+  const out: Timing[] = [];
+  for (const preset of presets) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'rightsize-bench-'));
+    try {
+      for (let i = 0; i < k; i++) {
+        const t = timeOne(preset, path.join(dir, 'r.db'));
+        out.push(t);
+        console.log(`  ${preset} run ${i + 1}: ${fmtNum(t.wallSec)} s, estimate ${fmtNum(t.estimateSec)} s, measured ${fmtNum(t.measuredSec)} s`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const pct = (x: number): string => `${fmtNum(x * 100)} %`;
+  console.log('\n### time to answer (each run through the CLI, settling and verification included)\n');
+  console.log('| preset | cells (grid + settling + verification) | wall s | estimate s | estimate ÷ wall | measured s | measured ÷ wall | warm-up s (median a cell) | other cell time s | unstable cells |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const t of out) {
+    const cells = `${t.cells.matrix} + ${t.cells.settle} + ${t.cells.verify}`;
+    const other = t.cellWallSec - t.measuredSec - t.warmupSec;
+    console.log(`| ${t.preset} | ${cells} | ${fmtNum(t.wallSec)} | ${fmtNum(t.estimateSec)} | ${(t.estimateSec / t.wallSec).toFixed(2)} | ${fmtNum(t.measuredSec)} | ${pct(t.measuredSec / t.wallSec)} | ${fmtNum(t.warmupSec)} (${fmtNum(median(t.warmupPerCell), 1)}) | ${fmtNum(other)} | ${t.unstable} |`);
+  }
+  return out;
+}
+
+if (isMain(import.meta.url)) {
+  const runs = Number(option('--runs') ?? 1);
+  const only = option('--only')?.split(',');
+  benchTimeToAnswer(runs, only ?? PRESETS);
+}
