@@ -4,35 +4,17 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { MixEntry } from '../model/requests.ts';
-import { stepsOf } from '../mix/routes.ts';
-import { callsOf, parseTemplate, type CsvTables } from '../mix/template.ts';
-import { csvFilesOf } from './request-schema.ts';
+import type { CsvTables } from '../mix/template.ts';
+import { csvColumnsOf } from './request-schema.ts';
 
 /** Where a mix's file is: relative to the app's folder (or this directory for an image app), or absolute. */
 export const mixFilePath = (file: string, dir: string): string => path.resolve(dir || process.cwd(), file);
 
-/** The columns each file is asked for. */
-function columnsAsked(mix: readonly MixEntry[]): Map<string, Set<string>> {
-  const asked = new Map<string, Set<string>>();
-  for (const e of mix)
-    for (const r of stepsOf(e))
-      for (const t of [r.path, r.body ?? '', ...Object.values(r.headers ?? {})]) {
-        const parsed = parseTemplate(t);
-        if ('template' in parsed)
-          for (const c of callsOf(parsed.template, 'csv')) {
-            const cols = asked.get(c.file) ?? new Set<string>();
-            asked.set(c.file, cols.add(c.column));
-          }
-      }
-  return asked;
-}
-
 /** The asked columns of every file, or what is wrong ("ids.csv: no column "sku"; it has id, name"). */
 export function readMixData(mix: readonly MixEntry[], dir: string): { csv: CsvTables } | { problems: string[] } {
-  if (!csvFilesOf(mix).length) return { csv: {} };
   const csv: CsvTables = {};
   const problems: string[] = [];
-  for (const [file, cols] of columnsAsked(mix)) {
+  for (const [file, cols] of csvColumnsOf(mix)) {
     let rows: Record<string, string>[];
     try {
       rows = parse(readFileSync(mixFilePath(file, dir), 'utf8'), { columns: true, skip_empty_lines: true, trim: true });

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Capture, MixEntry, RequestSpec, SequenceSpec } from '../model/requests.ts';
 import { captureProblem } from '../mix/capture.ts';
-import { mixRoutes, stepsOf } from '../mix/routes.ts';
+import { mixRoutes, stepsOf, textsOf } from '../mix/routes.ts';
 import { callsOf, parseTemplate } from '../mix/template.ts';
 
 /** Most routes a mix counts (a histogram each, per load thread): name requests alike to count them as one route. */
@@ -119,14 +119,16 @@ function checkMix(mix: MixEntry[], ctx: z.RefinementCtx): void {
 /** An app's requests: at least one; a mix when any has a weight or is a sequence. */
 export const MixSchema = z.array(entry).min(1, 'give at least one request').superRefine(checkMix);
 
-/** The CSV files a mix's templates read, as written (apps/mix-data.ts reads them). */
-export function csvFilesOf(mix: readonly MixEntry[]): string[] {
-  const files = new Set<string>();
+/** The columns each CSV file is asked for by a mix's `{{csv FILE COLUMN}}` templates (apps/mix-data.ts reads them). */
+export function csvColumnsOf(mix: readonly MixEntry[]): Map<string, Set<string>> {
+  const asked = new Map<string, Set<string>>();
   for (const e of mix)
     for (const r of stepsOf(e))
-      for (const t of [r.path, r.body ?? '', ...Object.values(r.headers ?? {})]) {
+      for (const t of textsOf(r)) {
         const parsed = parseTemplate(t);
-        if ('template' in parsed) for (const c of callsOf(parsed.template, 'csv')) files.add(c.file);
+        if ('template' in parsed)
+          for (const c of callsOf(parsed.template, 'csv'))
+            asked.set(c.file, (asked.get(c.file) ?? new Set()).add(c.column));
       }
-  return [...files];
+  return asked;
 }

@@ -128,7 +128,7 @@ async function askMix(
   const data = readMixData(app.requests, app.dir);
   if ('problems' in data) throw new Error(data.problems.join('; '));
   const host = `${addr.host}:${addr.port}`;
-  const walk = new ConnectionMix(compileMix({ entries: app.requests, csv: data.csv }, host, true), host, 0, 1);
+  const walk = new ConnectionMix(compileMix({ entries: app.requests, csv: data.csv }, host, true), 0, 1);
   const steps = app.requests.flatMap(stepsOf).length;
   const byStep = new Map<unknown, TryProbe>();
   for (let i = 0; i < attempts * steps && !signal?.aborted; i++) {

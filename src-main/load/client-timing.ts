@@ -39,7 +39,7 @@ export interface TimingSink {
    */
   response(status: number, bytes: number, latencyMs: number, serviceMs: number, now: number, route: number): void;
   /** Requests that will never be answered: the connection failed, ended or timed out under them. */
-  failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number, route: number): void;
+  failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void;
   /** A request written, of the mix's route `route` (0 without a mix). */
   sent(route: number): void;
 }
@@ -62,7 +62,6 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
   let origin = NaN;
   let sentAt = NaN;
   let route = 0; // its route in the mix
-  let lostRoute = 0;
   let closing = false; // the last response said "Connection: close": the next request goes on a new connection
   let waiting: ReturnType<typeof setTimeout> | undefined; // constant rate: a request waiting for its slot
   let lostOnReconnect = 0;
@@ -73,11 +72,10 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
   const drop = (kind?: 'errors' | 'timeouts'): void => {
     if (!inFlight()) return;
     const now = performance.now();
-    if (kind) sink.failed(kind, 1, now - sentAt, now, route);
+    if (kind) sink.failed(kind, 1, now - sentAt, now);
     else {
       lostOnReconnect = 1;
       lostBusyMs = now - sentAt;
-      lostRoute = route;
     }
     origin = sentAt = NaN;
   };
@@ -156,7 +154,7 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
   client.on('connError', () => drop('errors'));
   // ...but 'timeout' after it has reconnected and sent again: the reconnect kept what was lost.
   client.on('timeout', () => {
-    if (lostOnReconnect > 0) sink.failed('timeouts', lostOnReconnect, lostBusyMs, performance.now(), lostRoute);
+    if (lostOnReconnect > 0) sink.failed('timeouts', lostOnReconnect, lostBusyMs, performance.now());
     lostOnReconnect = 0;
     lostBusyMs = 0;
   });

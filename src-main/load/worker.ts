@@ -136,7 +136,6 @@ const sinkFor = (replica: number | undefined): TimingSink => ({
     cur.statusCounts[status] = (cur.statusCounts[status] ?? 0) + 1;
   },
   failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void {
-    // counted for the cell; a route's unanswered requests are its sent less its responses
     if (now >= nextBoundary) flushUntil(now);
     cur[kind] += count;
     cur.busyMs += busyMs;
@@ -193,7 +192,7 @@ function clientsFor(set: ThreadTarget): void {
         const client = raw as AcClient;
         clients.push(client);
         const index = set.connections[next++]!;
-        useMix(client, new ConnectionMix(mix, host, index, plan.totalConnections));
+        useMix(client, new ConnectionMix(mix, index, plan.totalConnections));
         const schedule =
           plan.model === 'rate' ? new ConnectionSchedule(t0, index, plan.totalConnections, plan.rate!) : undefined;
         instrumentClient(client, sink, { stopped: () => stopped, ...(schedule ? { schedule } : {}) });

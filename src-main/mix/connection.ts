@@ -5,11 +5,12 @@ import { failureReason } from '../common/failure-reason.ts';
 import type { MixEntry, RequestSpec } from '../model/requests.ts';
 import { captureText, compileCapture, type Capturer } from './capture.ts';
 import { DEFAULT_SEED, rngFor, type Rng } from './random.ts';
-import { isWeighted, mixRoutes, routeName, stepsOf, weightOf, type MixRoutes } from './routes.ts';
+import { isWeighted, mixRoutes, routeName, stepsOf, textsOf, weightOf, type MixRoutes } from './routes.ts';
 import {
+  callsOf,
+  checkedTemplate,
   compileParts,
   compileTemplate,
-  parseTemplate,
   type CsvTables,
   type Render,
   type RenderContext,
@@ -56,11 +57,7 @@ export interface CompiledMix {
   seed: number;
 }
 
-function text(t: string, csv: CsvTables): Text {
-  const parsed = parseTemplate(t);
-  if ('problem' in parsed) throw new Error(parsed.problem); // checked when the app was saved
-  return compileTemplate(parsed.template, csv);
-}
+const text = (t: string, csv: CsvTables): Text => compileTemplate(checkedTemplate(t), csv);
 
 const render = (t: Text, x: RenderContext): string => (typeof t === 'string' ? t : t(x));
 
@@ -81,23 +78,9 @@ function draw(s: Step, x: RenderContext): DrawnRequest {
   };
 }
 
-/** HTTP/1.1 bytes as autocannon writes them (Host, keep-alive, Content-Length with a body). */
-function bytes(r: DrawnRequest, host: string): Buffer {
-  let head = `${r.method} ${r.path} HTTP/1.1\r\n`;
-  if (!r.headers.some(([k]) => k.toLowerCase() === 'host')) head += `Host: ${host}\r\n`;
-  head += 'Connection: keep-alive\r\n';
-  for (const [k, v] of r.headers) head += `${k}: ${v}\r\n`;
-  if (r.body) head += `Content-Length: ${Buffer.byteLength(r.body)}\r\n`;
-  return Buffer.from(`${head}\r\n${r.body}`);
-}
-
 /** A request's head as bytes are built: the request line, Host (unless it sets its own), keep-alive, its headers. */
 function headParts(r: RequestSpec, host: string, csv: CsvTables): (string | Render)[] {
-  const parts = (t: string): (string | Render)[] => {
-    const parsed = parseTemplate(t);
-    if ('problem' in parsed) throw new Error(parsed.problem);
-    return compileParts(parsed.template, csv);
-  };
+  const parts = (t: string): (string | Render)[] => compileParts(checkedTemplate(t), csv);
   const headers = Object.entries(r.headers ?? {});
   const all: (string | Render)[] = [
     `${r.method} `,
@@ -145,11 +128,11 @@ export function compileMix(plan: MixPlan, host: string, inTurn = false): Compile
       })),
       fixed: undefined,
       head: headParts(r, host, csv),
-      readsCsv: [r.path, r.body ?? '', ...Object.values(r.headers ?? {})].some((t) => t.includes('{{csv ')),
+      readsCsv: textsOf(r).some((t) => callsOf(checkedTemplate(t), 'csv').length > 0),
     };
     const varies =
       typeof s.path !== 'string' || typeof s.body === 'function' || s.headers.some(([, v]) => typeof v !== 'string');
-    if (!varies) s.fixed = { requestBuffer: bytes(draw(s, {} as RenderContext), host), step: s };
+    if (!varies) s.fixed = { requestBuffer: Buffer.from(make(s, {} as RenderContext)), step: s };
     return s;
   };
   const entries = plan.entries.map((e) => stepsOf(e).map(step));
@@ -169,7 +152,6 @@ export class ConnectionMix {
 
   constructor(
     private readonly mix: CompiledMix,
-    private readonly host: string,
     connection: number,
     totalConnections: number,
   ) {
@@ -191,12 +173,11 @@ export class ConnectionMix {
     return { requestBuffer: make(s, this.ctx), step: s };
   }
 
-  /** The next request with its values drawn, for a client other than the load's (try-out). */
+  /** The next request with its values drawn, for a client other than the load's (try-out), which sends it itself. */
   nextDrawn(): { out: Outgoing; request: DrawnRequest } {
     const s = this.advance();
     this.rows = {};
-    const request = draw(s, this.ctx);
-    return { out: { requestBuffer: bytes(request, this.host), step: s }, request };
+    return { out: { requestBuffer: '', step: s }, request: draw(s, this.ctx) };
   }
 
   /** Steps on to the next request's step: on in its sequence, else the next entry (in turn, or by weight). */

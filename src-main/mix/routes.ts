@@ -12,6 +12,9 @@ export const isWeighted = (mix: readonly MixEntry[]): boolean =>
 /** An entry's steps: a request alone, or a sequence's. */
 export const stepsOf = (e: MixEntry): RequestSpec[] => (isSequence(e) ? e.sequence : [e]);
 
+/** Every text of a request that may hold templates: its path, header values and body. */
+export const textsOf = (r: RequestSpec): string[] => [r.path, ...Object.values(r.headers ?? {}), r.body ?? ''];
+
 /** The weight an entry is chosen with (default 1). */
 export const weightOf = (e: MixEntry): number => e.weight ?? 1;
 

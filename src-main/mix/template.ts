@@ -93,6 +93,13 @@ export function parseTemplate(text: string): { template: Template } | { problem:
   return { template: out };
 }
 
+/** A template checked when its app was saved: its problem now is a bug, thrown. */
+export function checkedTemplate(text: string): Template {
+  const parsed = parseTemplate(text);
+  if ('problem' in parsed) throw new Error(parsed.problem);
+  return parsed.template;
+}
+
 /** The calls of a template, of one kind. */
 export const callsOf = <F extends Call['fn']>(t: Template, fn: F): Extract<Call, { fn: F }>[] =>
   t.filter((p): p is Extract<Call, { fn: F }> => typeof p !== 'string' && p.fn === fn);

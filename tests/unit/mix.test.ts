@@ -10,7 +10,7 @@ import type { MixEntry } from '../../src-main/model/requests.ts';
 
 const HOST = 'h:1';
 const connection = (entries: MixEntry[], c = 0, of = 1, csv = {}): ConnectionMix =>
-  new ConnectionMix(compileMix({ entries, csv }, HOST), HOST, c, of);
+  new ConnectionMix(compileMix({ entries, csv }, HOST), c, of);
 const line = (o: Outgoing): string => o.requestBuffer.toString().split('\r\n')[0]!;
 const draw = (m: ConnectionMix, n: number): string[] => Array.from({ length: n }, () => line(m.next()));
 
