@@ -16,7 +16,11 @@ const PRESETS = ['quick', 'pbkdf2-one-thread', 'pm2-right-sizing'];
 
 interface Timing {
   preset: string;
+  /** Which run of the preset on this bench's history (1: none of its apps had run here). */
+  run: number;
   estimateSec: number;
+  estimateLowSec: number;
+  estimateHighSec: number;
   wallSec: number;
   cells: Record<'matrix' | 'settle' | 'verify', number>;
   cellWallSec: number;
@@ -39,8 +43,12 @@ function cli(db: string, args: string[]): string {
   return r.stdout;
 }
 
-function timeOne(preset: string, db: string): Timing {
-  const estimateSec = (JSON.parse(cli(db, ['run', '--preset', preset, '--dry-run'])) as { estimateSec: number }).estimateSec;
+function timeOne(preset: string, db: string, n: number): Timing {
+  const dry = JSON.parse(cli(db, ['run', '--preset', preset, '--dry-run'])) as {
+    estimateSec: number;
+    estimate?: { lowSec: number; highSec: number };
+  };
+  const estimateSec = dry.estimateSec;
   const t0 = performance.now();
   const runId = (JSON.parse(cli(db, ['run', '--preset', preset])) as { runId: number }).runId;
   const wallSec = (performance.now() - t0) / 1000;
@@ -62,7 +70,8 @@ function timeOne(preset: string, db: string): Timing {
       if (c.load) warmupPerCell.push(w);
       if (c.flags.some((f) => f.kind === 'unstable')) unstable++;
     }
-    return { preset, estimateSec, wallSec, cells, cellWallSec, measuredSec, warmupSec, warmupPerCell, unstable };
+    const range = { estimateLowSec: dry.estimate?.lowSec ?? estimateSec, estimateHighSec: dry.estimate?.highSec ?? estimateSec };
+    return { preset, run: n, estimateSec, ...range, wallSec, cells, cellWallSec, measuredSec, warmupSec, warmupPerCell, unstable };
   } finally {
     store.close();
   }
@@ -74,7 +83,7 @@ export function benchTimeToAnswer(k: number, presets: string[]): Timing[] {
     const dir = mkdtempSync(path.join(tmpdir(), 'rightsize-bench-'));
     try {
       for (let i = 0; i < k; i++) {
-        const t = timeOne(preset, path.join(dir, 'r.db'));
+        const t = timeOne(preset, path.join(dir, 'r.db'), i + 1);
         out.push(t);
         console.log(`  ${preset} run ${i + 1}: ${fmtNum(t.wallSec)} s, estimate ${fmtNum(t.estimateSec)} s, measured ${fmtNum(t.measuredSec)} s`);
       }
@@ -84,12 +93,14 @@ export function benchTimeToAnswer(k: number, presets: string[]): Timing[] {
   }
   const pct = (x: number): string => `${fmtNum(x * 100)} %`;
   console.log('\n### time to answer (each run through the CLI, settling and verification included)\n');
-  console.log('| preset | cells (grid + settling + verification) | wall s | estimate s | estimate ÷ wall | measured s | measured ÷ wall | warm-up s (median a cell) | other cell time s | unstable cells |');
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| preset | run (history) | cells (grid + settling + verification) | wall s | estimate s (range) | estimate ÷ wall | measured s | measured ÷ wall | warm-up s (median a cell) | other cell time s | unstable cells |');
+  console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const t of out) {
     const cells = `${t.cells.matrix} + ${t.cells.settle} + ${t.cells.verify}`;
     const other = t.cellWallSec - t.measuredSec - t.warmupSec;
-    console.log(`| ${t.preset} | ${cells} | ${fmtNum(t.wallSec)} | ${fmtNum(t.estimateSec)} | ${(t.estimateSec / t.wallSec).toFixed(2)} | ${fmtNum(t.measuredSec)} | ${pct(t.measuredSec / t.wallSec)} | ${fmtNum(t.warmupSec)} (${fmtNum(median(t.warmupPerCell), 1)}) | ${fmtNum(other)} | ${t.unstable} |`);
+    const history = t.run === 1 ? '1 (none)' : `${t.run} (${t.run - 1} earlier)`;
+    const est = `${fmtNum(t.estimateSec)} (${fmtNum(t.estimateLowSec)}–${fmtNum(t.estimateHighSec)})`;
+    console.log(`| ${t.preset} | ${history} | ${cells} | ${fmtNum(t.wallSec)} | ${est} | ${(t.estimateSec / t.wallSec).toFixed(2)} | ${fmtNum(t.measuredSec)} | ${pct(t.measuredSec / t.wallSec)} | ${fmtNum(t.warmupSec)} (${fmtNum(median(t.warmupPerCell), 1)}) | ${fmtNum(other)} | ${t.unstable} |`);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import type { RunEvent } from '../model/events.ts';
 import { cellLabel } from '../common/labels.ts';
 import { fmtDuration, fmtNum, fmtUs } from '../common/format.ts';
+import { PHASE_WORDS, phasePlanText } from '../common/labels.ts';
 
 /** How many of a failed cell's log lines the terminal shows (the full tail is in `rightsize show`). */
 const LOG_LINES = 12;
@@ -40,8 +41,10 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
     const cells = [...running.entries()].sort(([a], [b]) => a - b);
     if (cells.length === 0) return; // between cells: the next cell-started draws
     if (cells.length === 1) {
-      const [index, c] = cells[0]!;
-      live = `${bar} ${index + 1}/${status.total} ETA ${fmtDuration(status.eta)}  ${c.label} — ${c.phase}${metrics(c)}`;
+      const [, c] = cells[0]!;
+      // Cells finished, not the cell's index: the grid skips cells of configurations already out of the contest.
+      const eta = fmtDuration(status.eta);
+      live = `${bar} ${status.done + 1}/${status.total} ETA ${eta}  ${c.label} — ${c.phase}${metrics(c)}`;
     } else {
       // Several at once: each by its number, its phase, its latest second.
       const each = cells.map(([i, c]) => `#${i + 1} ${c.label} — ${c.phase}${metrics(c)}`).join(' │ ');
@@ -53,11 +56,16 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
   return (e) => {
     switch (e.type) {
       case 'run-started':
-        write(`Run ${e.runId} "${e.name}": ${e.total} cell(s), about ${fmtDuration(e.etaSec)}.`);
+        write(
+          e.estimate
+            ? `Run ${e.runId} "${e.name}": ${phasePlanText(e.estimate)}; about ${fmtDuration(e.etaSec)} ` +
+                `(${fmtDuration(e.estimate.lowSec)}–${fmtDuration(e.estimate.highSec)}).`
+            : `Run ${e.runId} "${e.name}": ${e.total} cell(s), about ${fmtDuration(e.etaSec)}.`,
+        );
         break;
       case 'run-phase':
         status = { ...status, total: e.total, eta: e.etaSec };
-        write(`${e.phase === 'settle' ? 'Settling' : 'Verifying'}: ${e.message}`);
+        write(`${PHASE_WORDS[e.phase]}: ${e.message}`);
         break;
       case 'log':
         if (e.phase) write(`  ${e.level === 'warn' ? 'warning: ' : ''}${e.message}`);
@@ -104,7 +112,7 @@ export function progressPrinter(out: NodeJS.WriteStream, verbose: boolean): (e: 
         status.done++;
         running.delete(e.index);
         write(
-          `${mark} ${e.index + 1}/${e.total} ${cellLabel(r.config)}: ${r.status}${res ? `, ${res}` : ''}${why}${flags}`,
+          `${mark} ${status.done}/${e.total} ${cellLabel(r.config)}: ${r.status}${res ? `, ${res}` : ''}${why}${flags}`,
         );
         // A failure carries the container's last log lines: the cause is usually there.
         if (logLines.length)

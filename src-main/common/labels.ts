@@ -1,4 +1,5 @@
 // Short names of cells, shared by every listing (CLI tables, the UI, the answer, the reports).
+import type { RunEstimate } from '../model/estimate.ts';
 import { envPairs } from './env-name.ts';
 import type { CellConfig } from '../model/types.ts';
 
@@ -21,4 +22,24 @@ export function cellLabel(c: CellConfig): string {
     `${c.app}${req} ${c.mode}×${c.workers} ${replicas}${c.cpuMillis}m/${c.memoryMb}MB ` +
     `${load}${runtime}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`
   );
+}
+
+/** A run's phases as the progress line and the Live view name them. */
+export const PHASE_WORDS: Record<'grid' | 'settle' | 'verify', string> = {
+  grid: 'Grid',
+  settle: 'Settling',
+  verify: 'Verifying',
+};
+
+/** A matrix run's phases as planned: "a grid of 6 cells, then settling (0–3 cells) and verification (1–3 cells)". */
+export function phasePlanText(e: Pick<RunEstimate, 'gridCells' | 'settle' | 'verify'>): string {
+  const span = (c: RunEstimate['settle']['cells']): string =>
+    `${Math.round(c.low) === Math.round(c.high) ? Math.round(c.high) : `${Math.round(c.low)}–${Math.round(c.high)}`} ` +
+    `cell${Math.round(c.high) === 1 ? '' : 's'}`;
+  const after = [
+    ...(e.settle.cells.high > 0 ? [`settling (${span(e.settle.cells)}, only while undecided)`] : []),
+    ...(e.verify.cells.high > 0 ? [`verification (${span(e.verify.cells)})`] : []),
+  ];
+  const grid = `a grid of ${e.gridCells} cell${e.gridCells === 1 ? '' : 's'}`;
+  return after.length ? `${grid}, then ${after.join(' and ')}` : grid;
 }

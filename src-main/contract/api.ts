@@ -5,6 +5,7 @@ import type { BaseStrategy } from '../docker/base-image.ts';
 import type { CellPhase, RunEvent } from '../model/events.ts';
 import type { Problem } from '../engine/matrix.ts';
 import type { Sample } from '../model/types.ts';
+import type { RunEstimate } from '../model/estimate.ts';
 import type { Preset } from '../presets/presets.ts';
 import type { Recommendation, Slo } from '../analysis/types.ts';
 import type { ListRunsQuery, RunDetail, RunList } from '../store/index.ts';
@@ -83,8 +84,10 @@ export interface AppBuildLine {
 export interface MatrixCheck {
   ok: boolean;
   cells: number;
-  /** Rough duration: per cell warmup + duration + measured overhead, divided by `cellsAtOnce`. */
+  /** The estimate's expected duration (`estimate.totalSec`; 0 when invalid). */
   etaSec: number;
+  /** How it adds up: the grid at this host's warm-up and overhead, settling and verification as ranges. */
+  estimate?: RunEstimate;
   /** K, the cells the estimate runs at once: the target's concurrency (as a run would take it), 1 on this machine. */
   cellsAtOnce: number;
   /** The saved target the check and estimate are for (absent: this machine). */
@@ -187,7 +190,8 @@ export interface Calls {
    * estimated with its cells at once (its concurrency), both asked at most every ~30 s and waited on
    * ≤ ~2 s; unknown, or no node free: a problem at path 'target'.
    */
-  'matrix.validate': { input: { matrix: unknown; target?: string }; output: MatrixCheck };
+  /** `name`: the run's name, whose earlier runs tell how much settling and verification to expect. */
+  'matrix.validate': { input: { matrix: unknown; target?: string; name?: string }; output: MatrixCheck };
   /** `target`: where to run ('local' when absent); a saved target's name. */
   /** `baseline`: a run id or a saved baseline name to compare with when it is done (thresholdPct default 5). */
   'runs.start': {

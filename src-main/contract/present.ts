@@ -9,7 +9,7 @@
 export { fmtBytes, fmtDuration, fmtLocalTime, fmtMb, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
 export { atRateText, costText, DEFAULT_PRICES, fmtMoney, pricesSourceText, pricesText } from '../common/cost.ts';
 export { cpuLabel } from '../common/resource-labels.ts';
-export { cellLabel } from '../common/labels.ts';
+export { cellLabel, PHASE_WORDS, phasePlanText } from '../common/labels.ts';
 export { pickGoodput, pickP99, pickText } from '../common/pick-words.ts';
 export { GC_POOL_SECONDS, gcSharePooled, othersNote, probeProcesses } from '../common/probe-series.ts';
 export { joinArgs, splitArgs } from '../common/args.ts';

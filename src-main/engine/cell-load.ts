@@ -70,6 +70,13 @@ export function toSample(s: LoadSecond, stats: StatsSampler | undefined): Sample
   };
 }
 
+/** The container's readings of a sample (as paired when its second came). */
+const pick3 = (s: Sample): Pick<Sample, 'cpuPct' | 'memBytes' | 'throttledPeriods'> => ({
+  cpuPct: s.cpuPct,
+  memBytes: s.memBytes,
+  throttledPeriods: s.throttledPeriods,
+});
+
 /** `p`, or a rejection once `signal` has been aborted for `graceMs` (a request to a vanished engine never settles). */
 function untilStopped<T>(p: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -144,26 +151,45 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     let hostFrom = -1;
     let measureFrom = Date.now() + cfg.warmupSec * 1000;
     const warmupRps: number[] = [];
+    // Each warm-up second as it was paired when it came (its start, host reading, stats and dependencies): the
+    // steady ones become measured seconds once warm-up is judged over (LoadSecond.wasWarmup).
+    const warm: { fromMs: number; hostFrom: number; sample: Sample; deps: (ReturnType<typeof pick> | null)[] }[] = [];
     let measuring = false;
     const watch = silenceWatch(p, stop);
     const callbacks: LoadCallbacks = {
       signal: stop.signal,
       isWarm,
       onSecond: (s, warmup) => {
-        watch.heard();
         if (warmup) {
+          watch.heard();
+          const sample: Sample = { ...toSample(s, stats), t: warmupRps.length, warmup: true };
+          warm.push({
+            fromMs: Date.now() - 1000,
+            hostFrom: host ? host.snapshots.length - 1 : -1,
+            sample,
+            deps: deps.map((x) => pick(x.sampler.latest())),
+          });
           warmupRps.push(s.requests);
-          p.onWarmupSample?.({ ...toSample(s, stats), t: warmupRps.length - 1, warmup: true });
+          p.onWarmupSample?.(sample);
           host?.mark();
           return;
         }
+        const was = s.wasWarmup !== undefined ? warm[s.wasWarmup] : undefined;
         if (!measuring) {
           measuring = true;
-          measureFrom = Date.now() - 1000;
-          hostFrom = host ? host.snapshots.length - 1 : -1;
+          measureFrom = was ? was.fromMs : Date.now() - 1000;
+          hostFrom = was ? was.hostFrom : host ? host.snapshots.length - 1 : -1;
+          if (was) warmupRps.splice(s.wasWarmup!);
           p.onMeasuring?.();
           void procMem.read();
         } else if (s.t > 0 && s.t % PROCESS_READ_EVERY_SEC === 0) void procMem.read();
+        if (was) {
+          // Already heard, marked and paired when it came as a warm-up second.
+          for (const [i, x] of deps.entries()) x.measured.push(was.deps[i] ?? null);
+          p.onSample?.({ ...toSample(s, stats), ...pick3(was.sample) });
+          return;
+        }
+        watch.heard();
         host?.mark();
         for (const x of deps) x.measured.push(pick(x.sampler.latest()));
         p.onSample?.(toSample(s, stats));

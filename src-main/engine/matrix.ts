@@ -77,9 +77,7 @@ export const MatrixSchema = z.strictObject({
    * Requests to send instead of the app's own, as a dimension: each named set is its own cells (e.g. static's /1k vs
    * /32k).
    */
-  requestSets: z
-    .array(z.strictObject({ name: z.string().min(1), requests: MixSchema }))
-    .optional(),
+  requestSets: z.array(z.strictObject({ name: z.string().min(1), requests: MixSchema })).optional(),
   recycleRssMb: z.number().optional(),
   placement: z.enum(['auto', 'off']).default('auto'),
   timeoutSec: z.number().default(10),
@@ -372,6 +370,9 @@ export function expandMatrix(m: Matrix, imageApps?: ImageApps): CellConfig[] {
                         ...(m.probe ? { probe: true as const } : {}),
                         ...cellDimensions(t, node, flags, envSet),
                       });
-  if (m.order === 'shuffle') shuffleInPlace(cells, m.seed ?? 1);
-  return cells.map((c, index) => ({ index, ...c }));
+  // Shuffled within each round of repetitions (a randomized block): drift spreads over every configuration alike,
+  // and after each round every configuration has as many repetitions, for the sequential look (run-matrix.ts).
+  const rounds = Array.from({ length: m.repetitions }, (_, r) => cells.filter((c) => c.repetition === r));
+  if (m.order === 'shuffle') rounds.forEach((round, r) => shuffleInPlace(round, (m.seed ?? 1) + r * 7919));
+  return rounds.flat().map((c, index) => ({ index, ...c }));
 }

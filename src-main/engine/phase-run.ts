@@ -31,6 +31,10 @@ export interface PhaseRunInput {
   nextIndex: number;
   /** Cells planned before the phases (the run's total grows from it). */
   plannedBefore: number;
+  /** Seconds a cell takes here beyond its warm-up and measurement (the grid's, as timed); default CELL_OVERHEAD_SEC. */
+  overheadSec?: number;
+  /** The estimate's expected seconds of each phase, counted in the ETA until the phase announces its cells. */
+  later?: { settle: number; verify: number };
 }
 
 export interface PhaseRunOutcome {
@@ -67,8 +71,11 @@ function phaseContext(p: PhaseRunInput): { ctx: PhaseContext; current: { phase: 
   let next = p.nextIndex;
   let total = p.plannedBefore;
   let planned = 0; // cells announced and not yet finished, for the ETA
-  let perCell = CELL_OVERHEAD_SEC + p.matrix.warmupSec + p.matrix.durationSec;
-  const eta = (): number => Math.max(1, planned * perCell);
+  const overhead = p.overheadSec ?? CELL_OVERHEAD_SEC;
+  let perCell = overhead + p.matrix.warmupSec + p.matrix.durationSec;
+  // Verification's expected time still counts while settling runs; a phase's own cells replace its expectation.
+  const verifyLater = (): number => (current.phase === 'settle' ? (p.later?.verify ?? 0) : 0);
+  const eta = (): number => Math.max(1, planned * perCell + verifyLater());
   const results: CellResult[] = [];
   const ctx: PhaseContext = {
     store: s.store,
@@ -85,7 +92,7 @@ function phaseContext(p: PhaseRunInput): { ctx: PhaseContext; current: { phase: 
       s.emit({ type: 'run-phase', runId: s.runId, phase, message, total, etaSec: eta() });
     },
     runCell: async (cell) => {
-      perCell = CELL_OVERHEAD_SEC + cell.warmupSec + cell.durationSec;
+      perCell = overhead + cell.warmupSec + cell.durationSec;
       const { result } = await s.runCell({ ...cell, index: next++ } as CellConfig, {
         total,
         etaSec: (after) => {

@@ -6,11 +6,13 @@ import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
 import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
+import { estimateWithHistory } from './estimate.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import { afterGrid, runPhases, type RunPhaseStep } from './phase-run.ts';
 import { runSession, type CellSource, type Session, type SessionOptions } from './run/run-session.ts';
 import { imageNeeds } from './run/images.ts';
 import { sameFailureReason, skippedFailure } from './run/same-failure.ts';
+import { SequentialLook } from './sequential-look.ts';
 
 export { limitsWhereCellsRun, readyTarget, TargetNotReadyError } from './run/limits.ts';
 export { runStoredCell } from './run/stored-cell.ts';
@@ -68,37 +70,51 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
 async function runGrid(s: Session, matrix: Matrix, name: string, results: CellResult[]): Promise<string | void> {
   const cells = expandMatrix(matrix, s.limits.imageApps);
   const perCell = (c: (typeof cells)[number]): number => c.warmupSec + c.durationSec;
-  let overhead = CELL_OVERHEAD_SEC; // until this run's own cells have been timed
-  const overheads: number[] = [];
   // K cells at once where the target has the nodes (each target alone on its node, its load on another).
   const k = await poolSize(s.provider, cells.length);
+  // The estimate's rule (engine/estimate.ts): until this run's own cells are timed, what this host's
+  // history says a cell takes beyond its configured seconds; settling and verification as expected.
+  const estimate = estimateWithHistory(s.store, { cells, matrix, k, name });
+  const configured = cells.reduce((a, c) => a + perCell(c), 0);
+  let overhead = cells.length ? Math.max(0, (estimate.gridSec * k - configured) / cells.length) : CELL_OVERHEAD_SEC;
+  const overheads: number[] = [];
+  const later = { settle: estimate.settle.sec.expected, verify: estimate.verify.sec.expected };
   const finished = new Set<number>();
   const position = new Map(cells.map((c, i) => [c.index, i]));
-  const eta = (): number => etaSec(cells.filter((c) => !finished.has(c.index)).map(perCell), overhead, k);
+  const eta = (): number =>
+    etaSec(cells.filter((c) => !finished.has(c.index)).map(perCell), overhead, k) + later.settle + later.verify;
   // Each app's first cell in run order; once it fails at start in a way every cell of the app would
   // repeat, the app's cells not yet started are skipped (run/same-failure.ts).
   const firstOf = new Map<string, number>();
   const skipping = new Map<string, string>();
-  s.started({ name, total: cells.length, cells, etaSec: eta() });
+  // Between rounds of repetitions, configurations already out of the contest get no more (sequential-look.ts).
+  const look = new SequentialLook(s, matrix, cells, (message, total) =>
+    s.emit({ type: 'run-phase', runId: s.runId, phase: 'grid', message, total, etaSec: eta() }),
+  );
+  s.started({ name, total: cells.length, cells, etaSec: eta(), estimate });
   if (k > 1)
     s.log('info', `${k} cells at once on ${s.provider.name}: each target alone on its node, its load on another node`);
   const byIndex = await runPool(
     cells,
     k,
     async (cell, slot) => {
+      if (look.skips(cell)) {
+        finished.add(cell.index); // not run, not stored, no longer planned
+        return undefined;
+      }
       const skip = skipping.get(cell.app);
       if (skip !== undefined && s.skipCell) {
         finished.add(cell.index); // took no time: the overhead estimate is not touched
-        return (await s.skipCell(cell, skip, { total: cells.length, etaSec: () => eta() })).result;
+        return (await s.skipCell(cell, skip, { total: look.planned, etaSec: () => eta() })).result;
       }
       if (!firstOf.has(cell.app)) firstOf.set(cell.app, cell.index);
       const hint = slotPlacement(s.provider, slot, k);
       // One cell at a time: the next one is known, and its target can be started as this one ends.
-      const next = k === 1 ? cells[position.get(cell.index)! + 1] : undefined;
+      const next = k === 1 ? cells.slice(position.get(cell.index)! + 1).find((c) => !look.isOut(c)) : undefined;
       const { result } = await s.runCell(cell, {
         ...(hint ? { placementHint: hint } : {}),
         ...(next ? { next } : {}),
-        total: cells.length,
+        total: look.planned,
         etaSec: (after) => {
           if (after !== undefined) {
             overheads.push(after - perCell(cell));
@@ -129,12 +145,12 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
   results.push(...byIndex.filter((r): r is CellResult => r !== undefined));
   if (s.signal?.aborted) return;
   const phases = await runPhases(
-    { session: s, matrix, nextIndex: cells.length, plannedBefore: cells.length },
+    { session: s, matrix, nextIndex: cells.length, plannedBefore: look.planned, overheadSec: overhead, later },
     afterGrid(matrix),
   );
   results.push(...phases.results);
   // Planned but not run (a round cut short): the total is what ran. A phase's failure is the phase's, not the run's.
-  s.store.setCellsTotal(s.runId, cells.length + phases.results.length);
+  s.store.setCellsTotal(s.runId, look.planned + phases.results.length);
 }
 
 /**

@@ -1,10 +1,13 @@
 // The engine's side of a load phase: merges the threads' seconds into one (counts added,
 // histograms added losslessly), decides where warmup ends and keeps the measured window's totals.
 // Pure bookkeeping, no threads: the runner feeds it what the threads send.
+// An adaptive warm-up ends where the steady state began, not where it was noticed: the flat seconds
+// that showed it are measured too (sent again, as measured), so a cell pays only for its ramp.
 import type { LoadSecond } from '../model/types.ts';
 import { addEncoded, newHistogram, summarize, type LatencyHistogram } from './histogram.ts';
 import type { ThreadSecond } from './protocol.ts';
 import { addReason } from '../common/failure-reason.ts';
+import { WARM_WINDOW_SEC } from './warmup.ts';
 
 export interface WindowPlan {
   /** Minimum warmup (s). */
@@ -14,8 +17,20 @@ export interface WindowPlan {
   durationSec: number;
 }
 
-/** Called after each warmup second once `warmupSec` have passed, with req/s of every warmup second so far. */
+/**
+ * Called after each warmup second once `warmupSec` + `WARM_WINDOW_SEC` have passed, with req/s of every warmup second
+ * so far: true when the last WARM_WINDOW_SEC of them are steady (measurement then starts where they began).
+ */
 export type IsWarm = (warmupRps: number[]) => boolean;
+
+/** A warm-up second kept until it is known whether it was warm-up or the start of the measurement. */
+interface HeldSecond {
+  index: number;
+  counts: Counts;
+  histogram: LatencyHistogram;
+  routes: RouteLatency;
+  second: LoadSecond;
+}
 
 type Counts = Omit<ThreadSecond, 'index' | 'histogram'>;
 
@@ -93,6 +108,8 @@ export class Measurement {
   /** A mix of several routes: each route's latency over the measured seconds. */
   readonly routeLatency = new RouteLatency();
   private readonly warmupRps: number[] = [];
+  /** The last WARM_WINDOW_SEC warm-up seconds, whole: they become measured ones if they were already steady. */
+  private held: HeldSecond[] = [];
   private readonly pending = new Map<
     number,
     { threads: number; counts: Counts; histogram: LatencyHistogram; routes: RouteLatency }
@@ -120,9 +137,8 @@ export class Measurement {
     const out: CompletedSecond[] = [];
     for (let p = this.pending.get(this.next); p && p.threads === this.threads; p = this.pending.get(this.next)) {
       this.pending.delete(this.next);
-      const c = this.complete(this.next, p.counts, p.histogram, p.routes);
+      out.push(...this.complete(this.next, p.counts, p.histogram, p.routes));
       this.next++;
-      if (c) out.push(c);
     }
     return out;
   }
@@ -171,9 +187,41 @@ export class Measurement {
     counts: Counts,
     histogram: LatencyHistogram,
     routes: RouteLatency,
-  ): CompletedSecond | undefined {
+  ): CompletedSecond[] {
     const measured = this.isMeasured(index);
-    if (!measured && this.measureFrom !== undefined && index >= this.measureFrom) return undefined; // after the window
+    if (!measured && this.measureFrom !== undefined && index >= this.measureFrom) return []; // after the window
+    const second = this.secondOf(index, counts, histogram, routes, measured);
+    if (!measured) {
+      this.warmupRps.push(counts.requests);
+      this.held = [...this.held, { index, counts, histogram, routes, second }].slice(-WARM_WINDOW_SEC);
+      return [{ index, second, warmup: true, last: false }, ...this.decide(index + 1)];
+    }
+    return [this.measure(index, counts, histogram, routes, second)];
+  }
+
+  /** Adds a measured second to the totals and series. */
+  private measure(
+    index: number,
+    counts: Counts,
+    histogram: LatencyHistogram,
+    routes: RouteLatency,
+    second: LoadSecond,
+  ): CompletedSecond {
+    addCounts(this.totals, counts);
+    this.latency.add(histogram);
+    this.routeLatency.add(routes);
+    this.perSecondRps.push(counts.requests);
+    this.perSecondGood.push(counts.good);
+    return { index, second, warmup: false, last: index === this.measureFrom! + this.plan.durationSec - 1 };
+  }
+
+  private secondOf(
+    index: number,
+    counts: Counts,
+    histogram: LatencyHistogram,
+    routes: RouteLatency,
+    measured: boolean,
+  ): LoadSecond {
     const lat = summarize(histogram);
     const second: LoadSecond = {
       // Warmup seconds count up to 0 at the end of the minimum warmup (-2, -1 for 2 s), then on (0, 1, …) while it is
@@ -198,29 +246,31 @@ export class Measurement {
           }
         : {}),
     };
-    if (measured) {
-      addCounts(this.totals, counts);
-      this.latency.add(histogram);
-      this.routeLatency.add(routes);
-      this.perSecondRps.push(counts.requests);
-      this.perSecondGood.push(counts.good);
-    } else {
-      this.warmupRps.push(counts.requests);
-      this.decide(index + 1);
-    }
-    return {
-      index,
-      second,
-      warmup: !measured,
-      last: measured && index === this.measureFrom! + this.plan.durationSec - 1,
-    };
+    return second;
   }
 
-  /** At the boundary after `completed` warmup seconds: does measurement start here? */
-  private decide(completed: number): void {
-    if (this.measureFrom !== undefined || completed < this.plan.warmupSec) return;
-    // Without an isWarm judge the warmup is the minimum; with one, it goes on until warm or the cap.
-    if (completed >= this.maxWarmupSec || !this.isWarm || this.isWarm([...this.warmupRps]))
-      this.measureFrom = completed;
+  /**
+   * At the boundary after `completed` warmup seconds: does measurement start, and where? Without an isWarm judge,
+   * here, after the minimum. With one: where the steady seconds it saw began (those are measured, returned again
+   * with `wasWarmup`), or here at the cap if never steady.
+   */
+  private decide(completed: number): CompletedSecond[] {
+    if (this.measureFrom !== undefined || completed < this.plan.warmupSec) return [];
+    if (!this.isWarm) return (void (this.measureFrom = completed), []);
+    if (completed >= this.plan.warmupSec + WARM_WINDOW_SEC && this.isWarm([...this.warmupRps])) {
+      this.measureFrom = completed - WARM_WINDOW_SEC;
+      const steady = this.held.filter((h) => this.isMeasured(h.index));
+      this.warmupRps.splice(this.measureFrom);
+      this.held = [];
+      return steady.map((h) =>
+        this.measure(h.index, h.counts, h.histogram, h.routes, {
+          ...h.second,
+          t: h.index - this.measureFrom!,
+          wasWarmup: h.index,
+        }),
+      );
+    }
+    if (completed >= this.maxWarmupSec) this.measureFrom = completed;
+    return [];
   }
 }

@@ -100,6 +100,8 @@ export interface LoadSecond {
   maxUs: number;
   /** A mix of several routes: each route's second (index = route, as in LoadResult.routes). */
   routes?: RouteSecondFigures[];
+  /** A measured second first reported as warm-up second N (0-based): warm-up ended where the steady state began. */
+  wasWarmup?: number;
 }
 
 export interface LoadResult {

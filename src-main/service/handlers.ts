@@ -89,7 +89,7 @@ function table({ store, poller, runs, apps, validation, targets, hooks }: LabPar
     'apps.tryOut': ({ name }) => apps.tryOut(name),
     ...importHandlers(),
     'presets.list': () => listPresets(),
-    'matrix.validate': ({ matrix, target }) => validation.matrix(matrix, target),
+    'matrix.validate': ({ matrix, target, name }) => validation.matrix(matrix, target, name),
     'runs.start': (input) =>
       startWithBaseline(store, input, (i) =>
         runs.matrix(i, providerFor(targets, i.target), () => validation.requireMatrix(i.matrix, i.target)),

@@ -4,14 +4,21 @@
 // sweeps or changes anything there. A target that does not answer in time is checked against what
 // is known of it, and the answer says so in `note`; never silently against this machine.
 import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
-import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 import type { MatrixCheck, SizeCheck } from '../contract/api.ts';
 import type { EngineInfo } from '../docker/client.ts';
 import { sizeEtaSec, SizeSpecInvalidError, validateSizeSpec } from '../engine/auto-size/spec.ts';
-import { etaSec, poolSize } from '../engine/cell-pool.ts';
+import { poolSize } from '../engine/cell-pool.ts';
+import { estimateWithHistory } from '../engine/estimate.ts';
 import { forecastMatrix, type ClientForecast } from '../engine/client-forecast.ts';
 import { hostLimits } from '../engine/host.ts';
-import { MatrixInvalidError, validateMatrix, type HostLimits, type Matrix, type Problem } from '../engine/matrix.ts';
+import {
+  expandMatrix,
+  MatrixInvalidError,
+  validateMatrix,
+  type HostLimits,
+  type Matrix,
+  type Problem,
+} from '../engine/matrix.ts';
 import { largestFreeNode, limitsOnNode } from '../engine/run/limits.ts';
 import type { Provider, ProviderCheck } from '../providers/provider.ts';
 import type { Store } from '../store/index.ts';
@@ -98,10 +105,6 @@ const aboutPlace = (p: Place): { target?: string; note?: string } => ({
   ...(p.notes.length ? { note: p.notes.join('; ') } : {}),
 });
 
-/** The ETA of `cells` cells of a matrix, `k` at once, with the run's own rule (cell-pool's etaSec). */
-const matrixEta = (m: Matrix, cells: number, k: number): number =>
-  etaSec(new Array<number>(cells).fill(m.warmupSec + m.durationSec), CELL_OVERHEAD_SEC, k);
-
 export class Validation {
   /** Each saved target's connection check, as last asked (the limits). */
   private readonly checks = new TargetQuestion<ProviderCheck>(checkWithNodes);
@@ -165,7 +168,7 @@ export class Validation {
    * at once (poolSize over a saved target's concurrency; 1 with a note when it does not answer), and
    * on this machine which cells are likely client-bound.
    */
-  async matrix(matrix: unknown, name: string | undefined): Promise<MatrixCheck> {
+  async matrix(matrix: unknown, name: string | undefined, runName?: string): Promise<MatrixCheck> {
     const { place, v, problems } = await this.verdict(matrix, name, validateMatrix, true);
     if (!v.ok || problems.length)
       return { ok: false, cells: 0, etaSec: 0, cellsAtOnce: 1, problems, ...aboutPlace(place) };
@@ -177,10 +180,18 @@ export class Validation {
         ? []
         : [`estimate assumes one cell at a time${place.silent ? '' : `: ${name} did not answer`}`];
     const forecast = place.target ? undefined : this.forecast(v.matrix, place.limits);
+    // The run's own rule, with what this machine's history says of each app's cells and of earlier runs.
+    const estimate = estimateWithHistory(this.store, {
+      cells: expandMatrix(v.matrix, place.limits.imageApps),
+      matrix: v.matrix,
+      k,
+      ...((runName ?? v.matrix.name) ? { name: runName ?? v.matrix.name } : {}),
+    });
     return {
       ok: true,
       cells: v.cells,
-      etaSec: matrixEta(v.matrix, v.cells, k),
+      etaSec: estimate.totalSec,
+      estimate,
       cellsAtOnce: k,
       problems: [],
       ...aboutPlace({ ...place, notes: [...place.notes, ...alone] }),

@@ -15,6 +15,7 @@ import type { CellProbe, ProbeSecond } from '../model/probe.ts';
 import { UserAppQueries, type StoredUserApp } from './user-apps.ts';
 import { TargetQueries } from './targets.ts';
 import { BaselineQueries } from './baselines.ts';
+import { TimingQueries } from './timings.ts';
 import { describeSession } from '../session/session.ts';
 
 export const INTERRUPTED_ERROR = 'interrupted: the process running it stopped';
@@ -49,6 +50,8 @@ export class Store {
   readonly targets: TargetQueries;
   /** Saved baselines by app and name, and what each run was compared with. */
   readonly baselines: BaselineQueries;
+  /** What earlier cells and runs took on this host, for estimates. */
+  readonly timings: TimingQueries;
   private readonly settingsAll: Database.Statement<[], { key: string; value: string }>;
   private readonly settingsPut: Database.Statement<[string, string]>;
 
@@ -65,6 +68,7 @@ export class Store {
     this.picks = new RunPickQueries(db);
     this.targets = new TargetQueries(db);
     this.baselines = new BaselineQueries(db);
+    this.timings = new TimingQueries(db);
     this.settingsAll = db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings');
     this.settingsPut = db.prepare<[string, string]>(
       'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',

@@ -96,6 +96,25 @@ describe('the live view', () => {
     expect(screen.getByTestId('summary-waiting').textContent).toContain('Each cell that finishes with a result adds a point here');
   });
 
+  it('says the run’s plan, moves the warm-up band back when steady seconds become measured, and counts what the grid skipped', async () => {
+    render(Live, { props: { runId: 5 } });
+    const range = (low: number, expected: number, high: number) => ({ low, expected, high });
+    const estimate = { gridCells: 6, gridSec: 42, settle: { cells: range(0, 1.5, 3), sec: range(0, 10.5, 21) }, verify: { cells: range(1, 2, 3), sec: range(11, 22, 33) }, totalSec: 74.5, lowSec: 53, highSec: 96, basis: [], runs: 0 };
+    fakeEngine.emit('run.progress', { type: 'run-started', runId: 5, name: 'quick', total: 6, cells: [], etaSec: 74.5, estimate });
+    await vi.waitFor(() => expect(screen.getByTestId('run-plan').textContent).toBe('Planned: a grid of 6 cells, then settling (0–3 cells, only while undecided) and verification (1–3 cells)'));
+    fakeEngine.emit('run.progress', { type: 'cell-started', runId: 5, cellId: 1, index: 0, total: 6, etaSec: 70, cell: config(0) });
+    fakeEngine.emit('run.progress', { type: 'cell-phase', runId: 5, cellId: 1, index: 0, phase: 'warmup' });
+    for (const t of [0, 1, 2, 3]) fakeEngine.emit('run.samples', { runId: 5, cellId: 1, index: 0, sample: { ...sample(t), warmup: true } });
+    await vi.waitFor(() => expect(screen.getByTestId('chart-latency').getAttribute('data-warmup-until')).toBe('4.5'));
+    // Seconds 1–3 were already steady: they come again as the first measured ones, and only the ramp stays warm-up.
+    for (const t of [0, 1, 2]) fakeEngine.emit('run.samples', { runId: 5, cellId: 1, index: 0, sample: { ...sample(t), wasWarmup: t + 1 } });
+    await vi.waitFor(() => expect(screen.getByTestId('chart-latency').getAttribute('data-warmup-until')).toBe('1.5'));
+    await vi.waitFor(() => expect(screen.getByTestId('chart-rps').getAttribute('data-points')).toBe('4'), { timeout: 3000 }); // one warm-up, three measured
+    fakeEngine.emit('run.progress', { type: 'run-phase', runId: 5, phase: 'grid', message: 'after 3 of 4 repetitions, 2 cluster workers on 1 CPU / 256 MB is out of the contest (…): 1 cell skipped', total: 5, etaSec: 60 });
+    await vi.waitFor(() => expect(screen.getByTestId('progress').textContent).toContain('Grid: cell 1 of 5'));
+    expect(screen.getByTestId('run-phase').textContent).toContain('1 cell skipped');
+  });
+
   it('follows a cell whose start it did not see (the view opened late)', async () => {
     fakeEngine.answers['runs.get'] = () => ({ ...run, cells: [{ id: 1, status: 'running', config: config(0) }] });
     render(Live, { props: { runId: 5 } });

@@ -50,8 +50,8 @@ export class StubProvider implements Provider {
   private readonly servers = new Map<string, http.Server>();
   private next = 1;
 
-  /** `answerDelayMs`: how long each answer waits (0: at once, as fast as the cores allow). */
-  constructor(private readonly o: { answerDelayMs?: number } = {}) {}
+  /** `answerDelayMs`: how long each answer waits (0: at once, as fast as the cores allow), or per target. */
+  constructor(private readonly o: { answerDelayMs?: number | ((spec: TargetSpec) => number) } = {}) {}
 
   async check(): Promise<ProviderCheck> {
     return {
@@ -75,7 +75,7 @@ export class StubProvider implements Provider {
     const id = `stub-${this.next++}`;
     const health = spec.health ?? '/health';
     const record: StubTarget = { id, spec, port: 0, answered: 0 };
-    const delayMs = this.o.answerDelayMs ?? 5;
+    const delayMs = typeof this.o.answerDelayMs === 'function' ? this.o.answerDelayMs(spec) : (this.o.answerDelayMs ?? 5);
     const server = http.createServer((req, res) => {
       record.answered++;
       res.setHeader('content-type', 'text/plain');

@@ -64,8 +64,10 @@ describe('rightsize run --dry-run', () => {
     const rows = r.stdout.split('\n').filter((l) => /^\d+\s+json\s+cluster/.test(l));
     expect(rows).toHaveLength(6);
     expect(rows[5]).toMatch(/^6\s+json\s+cluster\s+2\s+1000m\s+256 MB\s+20 conn\s+5 s\s+1 s\s+3$/);
-    // 6 cells × (5 s + 1 s + 4 s of start and teardown), one at a time: what the run announces
-    expect(r.stdout).toContain('6 cells (2 configurations × 3 repetitions), about 1m00s (one cell at a time).');
+    // 6 cells × (5 s + 1 s + 1 s around each) = 42 s, settling expected at half its 3-cell budget (10.5 s) and two
+    // verification cells of 9 s (22 s), one at a time: what the run announces (engine/estimate.ts, no history yet)
+    expect(r.stdout).toContain('6 cells (2 configurations × 3 repetitions), about 1m15s (one cell at a time).');
+    expect(r.stdout).toContain('Estimate: grid 42s; settling 0s–21s, expected 11s; verification 11s–33s, expected 22s; 53s–1m36s in all (warm-up as configured and 1 s around each cell: no cell of these apps has run here yet).');
     expect(r.stdout).toContain("settling, only while the answer is undecided: up to 50 % of the grid's measured time (18s)");
     expect(r.stdout).toContain('verification: the pick run exactly as its deploy snippets deploy it');
     expect(r.stdout.trimEnd().endsWith('Nothing was started (--dry-run).')).toBe(true);
@@ -118,7 +120,7 @@ describe('rightsize run --dry-run', () => {
       problems: [],
       counts: { cells: 6, configurations: 2, repetitions: 3 },
       phases: { settleBudgetPct: 0, settleBudgetSec: 0, verify: false },
-      estimateSec: 60,
+      estimateSec: 42, // 6 × (1 s warm-up + 5 s + 1 s around each cell): no history yet, no settling, no verification
       cellsAtOnce: 1,
     });
     expect(doc.cells.map((c) => [c.index, c.workers, c.repetition])).toEqual([[0, 1, 0], [1, 2, 0], [2, 1, 1], [3, 2, 1], [4, 1, 2], [5, 2, 2]]);

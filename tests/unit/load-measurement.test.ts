@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeHistogram, newHistogram, recordUs, summarize } from '../../src-main/load/histogram.ts';
 import { Measurement } from '../../src-main/load/measurement.ts';
+import { WARM_WINDOW_SEC } from '../../src-main/load/warmup.ts';
 import type { ThreadSecond } from '../../src-main/load/protocol.ts';
 
 /** One thread's second with `requests` responses, each at the given latencies (µs) in turn. */
@@ -45,28 +46,47 @@ describe('merging load threads second by second', () => {
     expect(m.totals.requests).toBe(25); // warmup excluded
   });
 
-  it('adaptive warmup: isWarm is asked after the minimum, with every warmup second, until warm', () => {
+  it('adaptive warmup: isWarm is asked once the minimum and a window have passed; measurement starts where the steady window began', () => {
+    expect(WARM_WINDOW_SEC).toBe(3); // the series below are written for a three-second window
     const asked: number[][] = [];
     const m = new Measurement(1, { warmupSec: 2, maxWarmupSec: 10, durationSec: 3 }, (rps) => {
       asked.push(rps);
-      return rps.length >= 2 && rps.at(-1)! === rps.at(-2)!; // warm once two seconds agree
+      const w = rps.slice(-3);
+      return Math.max(...w) - Math.min(...w) <= 0.05 * Math.max(...w); // warm once the last three agree within 5 %
     });
     const series = [5, 50, 90, 100, 100, 101, 102, 103];
     const out = series.flatMap((r, i) => m.add(sec(i, r)));
-    expect(asked).toEqual([[5, 50], [5, 50, 90], [5, 50, 90, 100], [5, 50, 90, 100, 100]]);
-    expect(m.measureFrom).toBe(5);
-    expect(out.map((c) => [c.second.t, c.warmup])).toEqual([[-2, true], [-1, true], [0, true], [1, true], [2, true], [0, false], [1, false], [2, false]]);
+    expect(asked).toEqual([[5, 50, 90, 100, 100], [5, 50, 90, 100, 100, 101]]);
+    expect(m.measureFrom).toBe(3); // not 6: seconds 3–5 were already steady when that was seen after second 5
+    // Every second is reported as it comes; the steady ones again, as measured, naming the warm-up second they were.
+    expect(out.map((c) => [c.second.t, c.warmup, c.second.wasWarmup])).toEqual([
+      [-2, true, undefined], [-1, true, undefined], [0, true, undefined], [1, true, undefined], [2, true, undefined], [3, true, undefined],
+      [0, false, 3], [1, false, 4], [2, false, 5],
+    ]);
     expect(out.at(-1)!.last).toBe(true);
-    expect(m.perSecondRps).toEqual([101, 102, 103]);
+    expect(m.done).toBe(true);
+    expect(m.perSecondRps).toEqual([100, 100, 101]);
+    expect(m.totals.requests).toBe(301); // the replayed seconds' counts, once; nothing of the ramp, nothing after
+    expect(m.latency.totalCount).toBe(301);
+  });
+
+  it('a measurement shorter than the steady window ends inside it', () => {
+    const m = new Measurement(1, { warmupSec: 1, maxWarmupSec: 10, durationSec: 1 }, () => true);
+    const out = [10, 100, 100, 100].flatMap((r, i) => m.add(sec(i, r)));
+    expect(m.measureFrom).toBe(1);
+    expect(out.filter((c) => !c.warmup).map((c) => [c.second.t, c.second.wasWarmup, c.last])).toEqual([[0, 1, true]]);
+    expect(m.totals.requests).toBe(100);
+    expect(m.add(sec(4, 100))).toEqual([]); // after the window
   });
 
   it('adaptive warmup stops at the cap even if never warm', () => {
     let calls = 0;
-    const m = new Measurement(1, { warmupSec: 1, maxWarmupSec: 3, durationSec: 1 }, () => (calls++, false));
-    const out = [0, 1, 2, 3].flatMap((i) => m.add(sec(i, 1)));
-    expect(m.measureFrom).toBe(3);
-    expect(calls).toBe(2); // after seconds 1 and 2; at 3 the cap decides
-    expect(out.map((c) => c.warmup)).toEqual([true, true, true, false]);
+    const m = new Measurement(1, { warmupSec: 1, maxWarmupSec: 5, durationSec: 1 }, () => (calls++, false));
+    const out = [0, 1, 2, 3, 4, 5].flatMap((i) => m.add(sec(i, 1)));
+    expect(m.measureFrom).toBe(5);
+    expect(calls).toBe(2); // after seconds 4 (the minimum and a window) and 5, where the cap decides
+    expect(out.map((c) => c.warmup)).toEqual([true, true, true, true, true, false]);
+    expect(out.every((c) => c.second.wasWarmup === undefined)).toBe(true);
   });
 
   it('without isWarm the warmup is the minimum, whatever the cap', () => {

@@ -54,7 +54,9 @@ describe('matrix.validate with a target', () => {
     expect(one.target).toBeUndefined();
     expect(two).toMatchObject({ ok: true, cells: 4, cellsAtOnce: 2, target: 'lab-swarm', problems: [] });
     expect(two.note).toBeUndefined();
-    expect(two.etaSec).toBeCloseTo(one.etaSec / 2, 6);
+    // The grid runs 2 at once; settling and verification, one cell at a time, do not halve.
+    expect(two.estimate!.gridSec).toBeCloseTo(one.estimate!.gridSec / 2, 6);
+    expect(two.etaSec - two.estimate!.gridSec).toBeCloseTo(one.etaSec - one.estimate!.gridSec, 6);
     expect((await validate({ matrix, target: 'local' })).cellsAtOnce).toBe(1);
     await validate({ matrix, target: 'lab-swarm' });
     expect(concurrency).toHaveBeenCalledTimes(1); // cached per target name

@@ -5,6 +5,8 @@
 // lab lock, no image build or pull, no container, no start-up recovery; a history file that does
 // not exist is not created. Where Docker does not answer, this machine's cores and memory are the
 // limits, said in one line, so a CI machine without Docker can check a matrix file.
+import type { RunEstimate } from '../../model/estimate.ts';
+import { OVERHEAD_DEFAULT_SEC } from '../../engine/estimate.ts';
 import { envText } from '../../analysis/names.ts';
 import { existsSync } from 'node:fs';
 import { appLibrary, resolveApps } from '../../apps/library.ts';
@@ -48,6 +50,8 @@ export interface DryRunDoc {
   phases: { settleBudgetPct: number; settleBudgetSec: number; verify: boolean };
   /** The estimate the run would announce (the grid), in seconds. */
   estimateSec: number;
+  /** How the estimate adds up (engine/estimate.ts): the grid, settling and verification as ranges. */
+  estimate?: RunEstimate;
   cellsAtOnce: number;
   /** The cells likely client-bound on this machine, with the remedy; null when none is or nothing is known. */
   forecast: string | null;
@@ -159,6 +163,24 @@ function coresNote(m: Matrix, cores: number): string | undefined {
     : `${lead}; this machine has ${short.have}, so they share cores and results are pessimistic`;
 }
 
+/** How the estimate adds up, with what it learned from this machine's history. */
+function estimateLine(e: RunEstimate): string {
+  const r = (p: RunEstimate['settle']): string =>
+    p.sec.high === 0
+      ? 'none'
+      : `${fmtDuration(p.sec.low)}–${fmtDuration(p.sec.high)}, expected ${fmtDuration(p.sec.expected)}`;
+  const learned = e.basis.filter((b) => b.cells > 0);
+  const cells = learned.map((b) => `${b.cells} ${b.app} ${b.mode}`).join(', ');
+  const from = learned.length
+    ? `warm-up and start-up as the latest ${cells} cells took here`
+    : `warm-up as configured and ${OVERHEAD_DEFAULT_SEC} s around each cell: no cell of these apps has run here yet`;
+  const runs = e.runs ? `; phases as the latest ${e.runs} run${e.runs === 1 ? '' : 's'} of this name` : '';
+  return (
+    `Estimate: grid ${fmtDuration(e.gridSec)}; settling ${r(e.settle)}; verification ${r(e.verify)}; ` +
+    `${fmtDuration(e.lowSec)}–${fmtDuration(e.highSec)} in all (${from}${runs}).`
+  );
+}
+
 /** The phases after the grid, in words: what they may add and when. */
 function phasesLine(p: DryRunDoc['phases']): string {
   const settle =
@@ -188,6 +210,7 @@ function describeValid(d: DryRunDoc, orderNote: string | undefined): string {
     `${cells} cell${cells === 1 ? '' : 's'} (${times}${repetitions === 1 ? '' : 's'}), ` +
       `about ${fmtDuration(d.estimateSec)} (${atOnce}).`,
     phasesLine(d.phases),
+    ...(d.estimate ? [estimateLine(d.estimate)] : []),
     ...(d.forecast ? [d.forecast] : []),
     'Nothing was started (--dry-run).',
   ].join('\n');
@@ -203,7 +226,8 @@ export async function dryRunCommand(o: RunCommandOptions): Promise<number> {
     if (target !== LOCAL_TARGET) resolveTargetOption(store, target); // an unknown name: the run's usage error
     const local = target === LOCAL_TARGET ? await localEngine() : { engine: null };
     const validation = new Validation(store, () => local.engine, new TargetRegistry(store));
-    const check = await validation.matrix(input, target === LOCAL_TARGET ? undefined : target);
+    const runName = o.name ?? nameOf(input) ?? preset; // as a run names it: its earlier runs tell what to expect
+    const check = await validation.matrix(input, target === LOCAL_TARGET ? undefined : target, runName);
     const limits = validation.localLimits();
     const notes = [
       ...(local.note
@@ -253,6 +277,7 @@ export async function dryRunCommand(o: RunCommandOptions): Promise<number> {
         verify: matrix.verify,
       },
       estimateSec: check.etaSec,
+      ...(check.estimate ? { estimate: check.estimate } : {}),
       forecast: check.forecast?.message ?? null,
     } satisfies Partial<DryRunDoc>);
     process.stdout.write(o.json ? `${JSON.stringify(doc, null, 2)}\n` : `${describeValid(doc, grid.note)}\n`);

@@ -1,0 +1,130 @@
+// How long a matrix run takes here: the one rule behind the dry run, the Builder and the run's own
+// ETA. A cell costs its warm-up as this host spends it for that app and launch mode, its measured
+// seconds, and the time around them (start, readiness, teardown), from the latest finished cells in
+// the history; without any, the configured warm-up and a default overhead. Settling and verification
+// are ranges, expected from earlier runs of the same name (else a middle guess), so the count of
+// cells never grows unannounced.
+import type { CellConfig } from '../model/types.ts';
+import type { CellTiming, RunPhaseCounts } from '../store/timings.ts';
+import type { PhaseRange, RunEstimate } from '../model/estimate.ts';
+
+export type { PhaseRange, RunEstimate };
+import { etaSec } from './cell-pool.ts';
+import type { Matrix } from './matrix.ts';
+import { settleBudgetSec } from './settle.ts';
+import { VERIFY_MIN_SEC } from './verify-plan.ts';
+
+/** How many recent cells of an app and mode, and recent runs of a name, the estimate learns from. */
+export const TIMING_CELLS = 30;
+export const TIMING_RUNS = 5;
+/**
+ * A cell's time outside warm-up and measurement before this host has timed any: the next target starts while the
+ * previous one is torn down, so little is left (BENCHMARKS.md, Time to answer). An upper bound (auto-size's longest
+ * run) keeps CELL_OVERHEAD_SEC.
+ */
+export const OVERHEAD_DEFAULT_SEC = 1;
+/** Verification cells without history: one per kind of deploy snippet that differs (PM2; Kubernetes and Compose). */
+const VERIFY_CELLS_DEFAULT = 2;
+
+/** What a cell of an app and mode costs beyond its configured seconds, and from how many cells that is known. */
+export interface CellCost {
+  /** Warm-up beyond the configured minimum (the adaptive warm-up's extension), median. */
+  warmupExtraSec: number;
+  /** Wall time outside warm-up and measurement (start, readiness, teardown), median. */
+  overheadSec: number;
+  /** Cells of the history it comes from (0: defaults). */
+  cells: number;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** A cell's cost from the history's timings of its app and mode (newest first), or the defaults. */
+export function cellCostFrom(timings: readonly CellTiming[]): CellCost {
+  const ok = timings.filter((t) => [t.warmupSec, t.warmupUsedSec, t.measuredSec, t.wallSec].every(Number.isFinite));
+  if (ok.length === 0) return { warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0 };
+  return {
+    warmupExtraSec: median(ok.map((t) => Math.max(0, t.warmupUsedSec - t.warmupSec))),
+    overheadSec: median(ok.map((t) => Math.max(0, t.wallSec - t.warmupUsedSec - t.measuredSec))),
+    cells: ok.length,
+  };
+}
+
+export interface EstimateInput {
+  cells: readonly Pick<CellConfig, 'app' | 'mode' | 'warmupSec' | 'durationSec'>[];
+  matrix: Pick<Matrix, 'settleBudgetPct' | 'verify' | 'durationSec'>;
+  /** The cost of a cell of this app and mode (cellCostFrom over the store's timings). */
+  costOf: (app: string, mode: string) => CellCost;
+  /** Earlier completed runs of the same name, newest first. */
+  pastRuns: readonly RunPhaseCounts[];
+  /** Cells at once. */
+  k: number;
+}
+
+/** The estimate of a matrix run: the grid, then settling and verification as ranges. */
+export function estimateRun(o: EstimateInput): RunEstimate {
+  const basis = new Map<string, { app: string; mode: string; cost: CellCost }>();
+  const costOf = (c: Pick<CellConfig, 'app' | 'mode'>): CellCost => {
+    const key = `${c.app}\u0000${c.mode}`;
+    let b = basis.get(key);
+    if (!b) basis.set(key, (b = { app: c.app, mode: c.mode, cost: o.costOf(c.app, c.mode) }));
+    return b.cost;
+  };
+  const wallOf = (c: Pick<CellConfig, 'app' | 'mode' | 'warmupSec' | 'durationSec'>): number =>
+    c.warmupSec + costOf(c).warmupExtraSec + c.durationSec + costOf(c).overheadSec;
+  const walls = o.cells.map(wallOf);
+  const gridSec = etaSec(walls, 0, o.k);
+  const meanWall = walls.length ? walls.reduce((a, b) => a + b, 0) / walls.length : 0;
+  // Settling adds cells until its budget (planned warm-up + measured seconds) would be exceeded.
+  const budget = settleBudgetSec(o.cells, o.matrix.settleBudgetPct);
+  const planned = o.cells.length ? o.cells.reduce((a, c) => a + c.warmupSec + c.durationSec, 0) / o.cells.length : 0;
+  const settleHigh = planned > 0 ? Math.floor(budget / planned + 1e-9) : 0;
+  const past = o.pastRuns;
+  const settleExpected = past.length ? median(past.map((r) => r.settle)) : settleHigh / 2;
+  const settle = range({ low: 0, expected: Math.min(settleHigh, settleExpected), high: settleHigh }, meanWall);
+  // Verification: its cells measure at least VERIFY_MIN_SEC.
+  const first = o.cells[0];
+  const verifyWall = first
+    ? wallOf({ ...first, durationSec: Math.max(first.durationSec, o.matrix.durationSec, VERIFY_MIN_SEC) })
+    : 0;
+  const verifyExpected = past.length ? median(past.map((r) => r.verify)) : VERIFY_CELLS_DEFAULT;
+  const verify = o.matrix.verify
+    ? range({ low: 1, expected: verifyExpected, high: Math.max(verifyExpected, VERIFY_CELLS_DEFAULT + 1) }, verifyWall)
+    : range({ low: 0, expected: 0, high: 0 }, 0);
+  return {
+    gridCells: o.cells.length,
+    gridSec,
+    settle,
+    verify,
+    totalSec: gridSec + settle.sec.expected + verify.sec.expected,
+    lowSec: gridSec + settle.sec.low + verify.sec.low,
+    highSec: gridSec + settle.sec.high + verify.sec.high,
+    basis: [...basis.values()].map((b) => ({ app: b.app, mode: b.mode, cells: b.cost.cells })),
+    runs: past.length,
+  };
+}
+
+const range = (cells: PhaseRange['cells'], perCell: number): PhaseRange => ({
+  cells,
+  sec: { low: cells.low * perCell, expected: cells.expected * perCell, high: cells.high * perCell },
+});
+
+/** The estimate with what this store knows: its latest cells per app and mode, its latest runs of `name`. */
+export function estimateWithHistory(
+  store: {
+    timings: {
+      cells: (app: string, mode: string, limit: number) => CellTiming[];
+      runs: (name: string, limit: number) => RunPhaseCounts[];
+    };
+  },
+  o: Omit<EstimateInput, 'costOf' | 'pastRuns'> & { name?: string },
+): RunEstimate {
+  return estimateRun({
+    ...o,
+    costOf: (app, mode) => cellCostFrom(store.timings.cells(app, mode, TIMING_CELLS)),
+    pastRuns: o.name ? store.timings.runs(o.name, TIMING_RUNS) : [],
+  });
+}

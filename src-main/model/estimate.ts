@@ -1,0 +1,22 @@
+// A matrix run's estimate (engine/estimate.ts makes it): the grid, then settling and verification as ranges.
+
+/** A phase after the grid: how many cells, and how long, at least, expected and at most. */
+export interface PhaseRange {
+  cells: { low: number; expected: number; high: number };
+  sec: { low: number; expected: number; high: number };
+}
+
+export interface RunEstimate {
+  gridCells: number;
+  gridSec: number;
+  settle: PhaseRange;
+  verify: PhaseRange;
+  /** Grid plus the expected settling and verification; and the range from the lows to the highs. */
+  totalSec: number;
+  lowSec: number;
+  highSec: number;
+  /** Per app and mode: how many earlier cells the timing comes from (0: defaults). */
+  basis: { app: string; mode: string; cells: number }[];
+  /** Earlier completed runs of the same name the expected phases come from. */
+  runs: number;
+}

@@ -1,0 +1,54 @@
+// What cells and runs took on this host, for estimates (engine/estimate.ts): the most recent finished
+// cells of an app under a launch mode, and the phases earlier runs of the same name added to their grid.
+import type Database from 'better-sqlite3';
+
+/** One finished cell's time: warm-up asked and used, seconds measured, and its wall time from start to end. */
+export interface CellTiming {
+  warmupSec: number;
+  warmupUsedSec: number;
+  measuredSec: number;
+  wallSec: number;
+}
+
+/** The cells an earlier run of a name ran in each phase (grid, settling, verification). */
+export interface RunPhaseCounts {
+  grid: number;
+  settle: number;
+  verify: number;
+}
+
+export class TimingQueries {
+  private readonly cellsStmt: Database.Statement<[string, string, number], CellTiming>;
+  private readonly runsStmt: Database.Statement<[string, number], RunPhaseCounts>;
+
+  constructor(db: Database.Database) {
+    this.cellsStmt = db.prepare(
+      `SELECT coalesce(json_extract(config_json, '$.warmupSec'), 0) AS warmupSec,
+              json_extract(load_json, '$.warmupUsedSec') AS warmupUsedSec,
+              json_extract(load_json, '$.measuredSec') AS measuredSec,
+              (julianday(finished_at) - julianday(started_at)) * 86400 AS wallSec
+         FROM cells
+        WHERE app = ? AND mode = ? AND status = 'ok' AND finished_at IS NOT NULL
+          AND json_extract(load_json, '$.warmupUsedSec') IS NOT NULL
+        ORDER BY id DESC LIMIT ?`,
+    );
+    this.runsStmt = db.prepare(
+      `SELECT sum(coalesce(json_extract(c.config_json, '$.phase'), 'matrix') = 'matrix') AS grid,
+              sum(json_extract(c.config_json, '$.phase') = 'settle') AS settle,
+              sum(json_extract(c.config_json, '$.phase') = 'verify') AS verify
+         FROM runs r JOIN cells c ON c.run_id = r.id
+        WHERE r.name = ? AND r.status = 'completed' AND r.search_json IS NULL
+        GROUP BY r.id ORDER BY r.id DESC LIMIT ?`,
+    );
+  }
+
+  /** The latest `limit` finished cells of `app` under `mode`, newest first. */
+  cells(app: string, mode: string, limit: number): CellTiming[] {
+    return this.cellsStmt.all(app, mode, limit);
+  }
+
+  /** The phases of the latest `limit` completed runs named `name` (matrix runs), newest first. */
+  runs(name: string, limit: number): RunPhaseCounts[] {
+    return this.runsStmt.all(name, limit);
+  }
+}

@@ -1,0 +1,96 @@
+// The grid's sequential look on the real run loop (runMatrix → runGrid → runStoredCell → the real
+// load threads) against a stub provider whose targets are real HTTP servers in this process, on a
+// real SQLite file. Only the engine check, the lab's lock and the image build are replaced (as in
+// cell-failure.test.ts): the look reads the real store through the real answer.
+import path from 'node:path';
+import { describe, it, vi, type TestContext } from 'vitest';
+import type { RunEvent } from '../../src-main/model/events.ts';
+import { runMatrix } from '../../src-main/engine/run-matrix.ts';
+import { Store } from '../../src-main/store/index.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { twoCellMatrix } from '../helpers/docker.ts';
+import { StubProvider } from '../helpers/stub-provider.ts';
+
+// No Docker here: the engine's facts are this machine's, the lab is entered without a lock container
+// or reaper (this process's targets end with it), and the app's image is named, never built (the
+// stub's targets run no image). The store, the run loop and the load are the real ones.
+vi.mock('../../src-main/docker/client.ts', async (importOriginal) => {
+  const os = await import('node:os');
+  return {
+    ...(await importOriginal<typeof import('../../src-main/docker/client.ts')>()),
+    checkEngine: async () => ({
+      version: 'stub',
+      cgroupVersion: '2',
+      cpus: os.cpus().length,
+      memoryBytes: os.totalmem(),
+      os: 'no engine (unit test)',
+      bridgeRoutable: false,
+    }),
+  };
+});
+vi.mock('../../src-main/lab-lock/enter-lab.ts', () => ({
+  enterLab: async () => ({
+    base: { tag: 'rightsize/base:stub', strategy: 'official' },
+    lease: {
+      holder: { id: 'no-lock-container', session: 'unit', what: 'unit test', since: new Date().toISOString() },
+      release: async () => {},
+    },
+  }),
+}));
+vi.mock('../../src-main/engine/run/images.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src-main/engine/run/images.ts')>();
+  const image = (app: string) => ({ tag: `rightsize/app-${app}:stub`, entry: `/srv/apps/${app}/server.js`, built: false });
+  return {
+    ...real,
+    buildImages: async (apps: { name: string }[]) => ({
+      images: new Map(apps.map((a) => [real.imageKey(a.name), image(a.name)])),
+      imageFor: async (cell: { app: string }) => image(cell.app),
+    }),
+  };
+});
+
+/** Four repetitions of 1 and 2 workers in rounds; each target answers after `delayMs(workers)`. */
+async function runSequential(delayMs: (workers: number) => number, onTestFinished: TestContext['onTestFinished']) {
+  const store = Store.open(path.join(tempDir(), 'h.db'));
+  const provider = new StubProvider({ answerDelayMs: (spec) => delayMs(spec.launch.workers) });
+  onTestFinished(async () => {
+    await provider.close();
+    store.close();
+  });
+  const events: RunEvent[] = [];
+  const matrix = twoCellMatrix({ name: 'sequential', repetitions: 4, durationSec: 1, order: 'shuffle', seed: 3 });
+  const outcome = await runMatrix(matrix, { store, provider, onEvent: (e) => events.push(e) });
+  return { store, outcome, events, provider };
+}
+
+describe.concurrent('the sequential look between rounds of repetitions', () => {
+  it('a configuration shown far below its pair’s best after three rounds gets no fourth repetition; the run says so in one line', async ({ expect, onTestFinished }) => {
+    // 2 workers answer 15× slower: after three repetitions each, Welch's test puts it below 1 worker far beyond the look's alpha.
+    const { store, outcome, events, provider } = await runSequential((w) => (w === 2 ? 30 : 2), onTestFinished);
+    expect(outcome.status).toBe('completed');
+    const run = store.getRun(outcome.runId)!;
+    const byWorkers = (w: number) => run.cells.filter((c) => c.config.workers === w).map((c) => c.config.repetition);
+    expect(byWorkers(1)).toEqual([0, 1, 2, 3]);
+    expect(byWorkers(2)).toEqual([0, 1, 2]); // its fourth repetition was never started
+    expect(run.cellsTotal).toBe(7);
+    expect(provider.started(outcome.runId)).toHaveLength(7);
+    expect(provider.left(outcome.runId)).toEqual([]);
+    const said = events.filter((e) => e.type === 'run-phase' && e.phase === 'grid');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ total: 7 });
+    expect((said[0] as { message: string }).message).toMatch(
+      /^after 3 of 4 repetitions, 2 cluster workers on 0\.5 CPU \/ 128 MB is out of the contest \(goodput shown below the best of its CPU \/ memory pair, p ≤ 0\.041 at this look\): 1 cell skipped$/,
+    );
+    // Every later progress event counts the cells now planned.
+    const last = events.filter((e) => e.type === 'cell-finished').at(-1) as { total: number };
+    expect(last.total).toBe(7);
+  });
+
+  it('configurations the test cannot tell apart all get every repetition', async ({ expect, onTestFinished }) => {
+    const { store, outcome, events } = await runSequential(() => 5, onTestFinished);
+    const run = store.getRun(outcome.runId)!;
+    expect(run.cells).toHaveLength(8);
+    expect(run.cellsTotal).toBe(8);
+    expect(events.some((e) => e.type === 'run-phase' && e.phase === 'grid')).toBe(false);
+  });
+});

@@ -1,0 +1,92 @@
+// Issue 43's rules on constructed and recorded data: the sequential look's alpha and who it puts out
+// of the contest (analysis/decide/sequential.ts), the randomized rounds it looks between
+// (engine/matrix.ts), and the estimate (engine/estimate.ts) against a recorded run's own timings.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { recommend } from '../../src-main/analysis/recommend.ts';
+import { clearlyOut, lookAlpha, pocockSpent } from '../../src-main/analysis/decide/sequential.ts';
+import { cellCostFrom, estimateRun, OVERHEAD_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
+import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';
+import type { CellTiming } from '../../src-main/store/timings.ts';
+import { reps, run } from '../helpers/run-fixture.ts';
+
+describe('the sequential look', () => {
+  it('spends alpha by Pocock-type increments: nothing before three repetitions nor at the end, never more than α in all', () => {
+    expect(pocockSpent(1)).toBeCloseTo(0.05, 12);
+    expect(pocockSpent(0)).toBe(0);
+    expect(lookAlpha(2, 3)).toBe(0); // two repetitions give no interval (MIN_VALUES_TO_BOUND)
+    expect(lookAlpha(3, 3)).toBe(0); // the end: the contest decides
+    expect(lookAlpha(3, 4)).toBeCloseTo(0.05 * Math.log(1 + (Math.E - 1) * 0.75), 12); // 0.0414
+    const looks = [3, 4, 5, 6, 7, 8, 9].map((d) => lookAlpha(d, 10));
+    expect(looks.every((a) => a > 0)).toBe(true);
+    expect(looks.reduce((a, b) => a + b, 0)).toBeLessThan(0.05);
+  });
+
+  it('puts out of the contest only what the contest shows worse than its pair’s best at the look’s alpha', () => {
+    const far = recommend(run([...reps({ workers: 1 }, [10000, 10100, 9900]), ...reps({ workers: 2 }, [5000, 5050, 4950])]));
+    const out = clearlyOut(far, lookAlpha(3, 5));
+    expect(out).toHaveLength(1);
+    expect(far.configurations.find((c) => c.key === out[0]!.key)!.workers).toBe(2);
+    expect(out[0]!.p).toBeLessThanOrEqual(out[0]!.alpha);
+    // Within the noise: nobody is out.
+    const close = recommend(run([...reps({ workers: 1 }, [10000, 10300, 9700]), ...reps({ workers: 2 }, [9900, 10200, 9600])]));
+    expect(clearlyOut(close, lookAlpha(3, 5))).toEqual([]);
+    // At the end (alpha 0) or under an SLO (p99 decides there), nobody either.
+    expect(clearlyOut(far, 0)).toEqual([]);
+    expect(clearlyOut({ ...far, slo: { p99Ms: 5 } } as typeof far, lookAlpha(3, 5))).toEqual([]);
+  });
+
+  it('a shuffled grid runs in rounds: every configuration once before any twice, each round in its own seeded order', () => {
+    const v = validateMatrix({ apps: ['hello'], modes: ['cluster'], workers: [1, 2, 3, 4], cpuMillicores: [500, 1000], memoryMb: [256], load: { model: 'closed', connections: [4] }, durationSec: 3, repetitions: 3, order: 'shuffle', seed: 11 }, { cores: 2, memoryMb: 4096, apps: ['hello'] });
+    if (!v.ok) throw new Error(JSON.stringify(v.problems));
+    const cells = expandMatrix(v.matrix);
+    expect(cells.map((c) => c.repetition)).toEqual([...Array(8).fill(0), ...Array(8).fill(1), ...Array(8).fill(2)]);
+    const order = (r: number) => cells.filter((c) => c.repetition === r).map((c) => `${c.workers}/${c.cpuMillis}`);
+    expect(new Set(order(0))).toEqual(new Set(order(1)));
+    expect(order(0)).not.toEqual(order(1)); // shuffled anew each round
+    expect(expandMatrix(v.matrix).map((c) => c.index)).toEqual(cells.map((_, i) => i));
+  });
+});
+
+interface Recorded {
+  run: { name: string; started_at: string; finished_at: string };
+  cells: (CellTiming & { app: string; mode: 'cluster'; phase: 'matrix' | 'settle' | 'verify'; durationSec: number })[];
+}
+
+describe('the estimate', () => {
+  it('learns a cell’s warm-up and overhead from the history (medians), and falls back to the defaults', () => {
+    expect(cellCostFrom([])).toEqual({ warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0 });
+    const t = (warmupUsedSec: number, wallSec: number): CellTiming => ({ warmupSec: 2, warmupUsedSec, measuredSec: 8, wallSec });
+    expect(cellCostFrom([t(2, 10.5), t(12, 23), t(4, 14)])).toEqual({ warmupExtraSec: 2, overheadSec: 2, cells: 3 });
+  });
+
+  it('on a recorded quick run: its own timings and phases give the wall time within 20 %', () => {
+    const rec = JSON.parse(readFileSync('tests/fixtures/timings/quick-run.json', 'utf8')) as Recorded;
+    const wall = (Date.parse(rec.run.finished_at) - Date.parse(rec.run.started_at)) / 1000;
+    const grid = rec.cells.filter((c) => c.phase === 'matrix');
+    const count = (p: string) => rec.cells.filter((c) => c.phase === p).length;
+    const e = estimateRun({
+      cells: grid.map((c) => ({ app: c.app, mode: c.mode, warmupSec: c.warmupSec, durationSec: c.durationSec })),
+      matrix: { settleBudgetPct: 50, verify: true, durationSec: 5 },
+      costOf: () => cellCostFrom(rec.cells),
+      pastRuns: [{ grid: grid.length, settle: count('settle'), verify: count('verify') }],
+      k: 1,
+    });
+    expect(e.gridCells).toBe(6);
+    expect(e.verify.cells.expected).toBe(2);
+    expect(e.lowSec).toBeLessThanOrEqual(e.totalSec);
+    expect(e.totalSec).toBeLessThanOrEqual(e.highSec);
+    expect(Math.abs(e.totalSec / wall - 1), JSON.stringify({ wall, e })).toBeLessThan(0.2);
+  });
+
+  it('without history, settling is a range around half its budget and verification two cells of at least 9 s', () => {
+    const cells = Array.from({ length: 6 }, () => ({ app: 'json', mode: 'cluster' as const, warmupSec: 1, durationSec: 5 }));
+    const e = estimateRun({ cells, matrix: { settleBudgetPct: 50, verify: true, durationSec: 5 }, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
+    expect(e.gridSec).toBe(6 * (1 + 5 + OVERHEAD_DEFAULT_SEC));
+    expect(e.settle.cells).toEqual({ low: 0, expected: 1.5, high: 3 }); // a budget of 18 s: three 6 s cells
+    expect(e.verify.cells).toEqual({ low: 1, expected: 2, high: 3 });
+    expect(e.verify.sec.expected).toBe(2 * (1 + 9 + OVERHEAD_DEFAULT_SEC));
+    const off = estimateRun({ cells, matrix: { settleBudgetPct: 0, verify: false, durationSec: 5 }, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
+    expect(off.totalSec).toBe(off.gridSec);
+  });
+});
