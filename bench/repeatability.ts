@@ -141,17 +141,20 @@ export function benchRepeatability(k = 5, only?: string[]): Map<string, RunAnswe
     const preset = findPreset(m.preset)!;
     if (m.over) writeFileSync(config, JSON.stringify({ ...preset.matrix, name: m.label, ...m.over }));
     try {
+      const walls: number[] = []; // each run's wall time, as the user waits for it (issue 43)
       for (let i = 0; i < k; i++) {
+        const t0 = performance.now();
         const what = m.over ? ['--config', config] : ['--preset', m.preset];
         // Exit 4 (a cell failed) is still a run with an answer; anything else stops the benchmark.
         const r = spawnSync(process.execPath, ['bin/rightsize.js', '--db', db, '--json', 'run', ...what], { stdio: ['ignore', 'ignore', 'inherit'] });
         if (r.status !== 0 && r.status !== 4) throw new Error(`run ${i + 1} of ${m.label} exited ${r.status ?? r.signal}`);
+        walls.push((performance.now() - t0) / 1000);
       }
       const store = Store.open(db);
       try {
         const answers = store.listRuns({}).runs.map((r) => store.getRun(r.id)!).sort((a, b) => a.id - b.id)
           .map((run) => answerOf(run, recommend(run, { samples: store.getRunSamples(run.id) })));
-        print(answers, m.label, Math.max(0, ...answers.map((a) => a.caps)));
+        print(answers, m.label, Math.max(0, ...answers.map((a) => a.caps)), walls);
         out.set(m.label, answers);
       } finally {
         store.close();
@@ -163,15 +166,16 @@ export function benchRepeatability(k = 5, only?: string[]): Map<string, RunAnswe
   return out;
 }
 
-function print(answers: RunAnswer[], label: string, caps: number): void {
+function print(answers: RunAnswer[], label: string, caps: number, walls: readonly number[]): void {
   console.log(`\n### repeatability: ${label}, ${answers.length} runs back to back\n`);
   // With several caps the headline's key is the check, and an undecided run's leading contender is shown too.
   const keyed = caps > 1;
-  console.log(`| run | state | pick | ${keyed ? 'headline names | ' : ''}deployed (snippets) | grid s | settling s | verification s |`);
-  console.log(`|---|---|---|${keyed ? '---|' : ''}---|---:|---:|---:|`);
-  for (const a of answers) {
-    console.log(`| ${a.runId} | ${a.state} | ${a.pick ?? '—'} | ${keyed ? `${a.named ?? '—'} | ` : ''}${a.deployed ?? '—'} | ${fmtNum(a.gridSec)} | ${fmtNum(a.settleSec)} | ${fmtNum(a.verifySec)} |`);
-  }
+  console.log(`| run | state | pick | ${keyed ? 'headline names | ' : ''}deployed (snippets) | grid s | settling s | verification s | run wall s |`);
+  console.log(`|---|---|---|${keyed ? '---|' : ''}---|---:|---:|---:|---:|`);
+  answers.forEach((a, i) => {
+    console.log(`| ${a.runId} | ${a.state} | ${a.pick ?? '—'} | ${keyed ? `${a.named ?? '—'} | ` : ''}${a.deployed ?? '—'} | ${fmtNum(a.gridSec)} | ${fmtNum(a.settleSec)} | ${fmtNum(a.verifySec)} | ${walls[i] !== undefined ? fmtNum(walls[i]) : '—'} |`);
+  });
+  if (walls.length) console.log(`\nEach run's wall time: median ${fmtNum(median([...walls]))} s (min ${fmtNum(Math.min(...walls))}, max ${fmtNum(Math.max(...walls))}).`);
   const labels = [...new Set(answers.flatMap((a) => [...a.goodput.keys()]))].sort();
   console.log('\n| configuration | median goodput req/s | min | max | spread (max−min)/median |');
   console.log('|---|---:|---:|---:|---:|');

@@ -106,5 +106,11 @@ export type ParentMessage =
   /** Start now: `t0` is the common start as epoch ms (performance.timeOrigin + performance.now()). */
   | { type: 'start'; t0: number }
   | { type: 'stop' }
+  /**
+   * Leave: drop the connections and end the thread from within. Never terminate() a thread that may be compressing a
+   * histogram (hdr-histogram-js deflates with node:zlib): Node aborts the whole process on a zlib stream closed before
+   * its init.
+   */
+  | { type: 'exit' }
   /** A thread spawned ahead (without workerData) gets its share of the load this way. */
   | { type: 'plan'; plan: ThreadPlan };

@@ -76,6 +76,9 @@ function spawnWorker(plan: ThreadPlan | undefined): Worker {
   return new Worker(boot, { eval: true, workerData: plan });
 }
 
+/** How long a load thread told to exit may take before it is terminated from outside. */
+const THREAD_EXIT_GRACE_MS = 2_000;
+
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
 /**
@@ -127,8 +130,13 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
       settled = true;
       cb.signal?.removeEventListener('abort', stop);
       fn();
-      post({ type: 'stop' });
-      for (const w of workers) void w.terminate();
+      // Each thread ends itself between two pieces of work; terminate() is only for one that does not within the grace.
+      post({ type: 'exit' });
+      for (const w of workers) {
+        const force = setTimeout(() => void w.terminate(), THREAD_EXIT_GRACE_MS);
+        force.unref();
+        w.once('exit', () => clearTimeout(force));
+      }
       if (cb.spareAfter) spawnSpare(n);
     };
     const fail = (e: unknown): void => settle(() => reject(e instanceof Error ? e : new Error(String(e))));

@@ -240,4 +240,13 @@ parentPort!.on('message', (m: ParentMessage) => {
   if (m.type === 'plan' && !started) planned(m.plan);
   else if (m.type === 'start' && !started && !stopped) start(m.t0);
   else if (m.type === 'stop') finish();
+  else if (m.type === 'exit') leave();
 });
+
+/** The engine has what it needs: no last second to send; the connections go and so does the thread, at a safe point. */
+function leave(): never {
+  stopped = true;
+  if (flushTimer) clearTimeout(flushTimer);
+  for (const c of clients) c.destroy();
+  process.exit(0);
+}

@@ -11,43 +11,15 @@ import { tempDir } from '../helpers/cli.ts';
 import { twoCellMatrix } from '../helpers/docker.ts';
 import { StubProvider } from '../helpers/stub-provider.ts';
 
-// No Docker here: the engine's facts are this machine's, the lab is entered without a lock container
-// or reaper (this process's targets end with it), and the app's image is named, never built (the
-// stub's targets run no image). The store, the run loop and the load are the real ones.
-vi.mock('../../src-main/docker/client.ts', async (importOriginal) => {
-  const os = await import('node:os');
-  return {
-    ...(await importOriginal<typeof import('../../src-main/docker/client.ts')>()),
-    checkEngine: async () => ({
-      version: 'stub',
-      cgroupVersion: '2',
-      cpus: os.cpus().length,
-      memoryBytes: os.totalmem(),
-      os: 'no engine (unit test)',
-      bridgeRoutable: false,
-    }),
-  };
-});
-vi.mock('../../src-main/lab-lock/enter-lab.ts', () => ({
-  enterLab: async () => ({
-    base: { tag: 'rightsize/base:stub', strategy: 'official' },
-    lease: {
-      holder: { id: 'no-lock-container', session: 'unit', what: 'unit test', since: new Date().toISOString() },
-      release: async () => {},
-    },
-  }),
-}));
-vi.mock('../../src-main/engine/run/images.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src-main/engine/run/images.ts')>();
-  const image = (app: string) => ({ tag: `rightsize/app-${app}:stub`, entry: `/srv/apps/${app}/server.js`, built: false });
-  return {
-    ...real,
-    buildImages: async (apps: { name: string }[]) => ({
-      images: new Map(apps.map((a) => [real.imageKey(a.name), image(a.name)])),
-      imageFor: async (cell: { app: string }) => image(cell.app),
-    }),
-  };
-});
+// No Docker here (tests/helpers/no-docker-run.ts): the engine's facts, the lab's lock and the image
+// build are replaced; the store, the run loop and the load are the real ones.
+vi.mock('../../src-main/docker/client.ts', async (importOriginal) =>
+  (await import('../helpers/no-docker-run.ts')).engineClient(importOriginal as never),
+);
+vi.mock('../../src-main/lab-lock/enter-lab.ts', async () => (await import('../helpers/no-docker-run.ts')).enterLab());
+vi.mock('../../src-main/engine/run/images.ts', async (importOriginal) =>
+  (await import('../helpers/no-docker-run.ts')).namedImages(importOriginal as never),
+);
 
 /** Four repetitions of 1 and 2 workers in rounds; each target answers after `delayMs(workers)`. */
 async function runSequential(delayMs: (workers: number) => number, onTestFinished: TestContext['onTestFinished']) {
