@@ -73,7 +73,7 @@ async function main() {
     const r = await run(process.execPath, ['bin/rightsize.js', ...COMMAND], { env });
     if (r.code !== 0)
       throw new Error(`\`rightsize ${COMMAND.join(' ')}\` exited with ${r.code}; README.md unchanged.\n${r.stderr}`);
-    if (!/^Run \d+ "quick": \d+ cell\(s\)/m.test(r.stdout)) throw new Error('the run printed no start line; README.md unchanged');
+    if (!/^Run \d+ "quick": (a grid of \d+ cells|\d+ cell\(s\))/m.test(r.stdout)) throw new Error('the run printed no start line; README.md unchanged');
     const next = replaceExample(readFileSync(README, 'utf8'), exampleBlock(r.stdout, tmp));
     if (args.has('--dry-run')) process.stdout.write(`${next}\n`);
     else {
