@@ -37,8 +37,11 @@ export const CALL_INPUTS: { [K in CallName]: z.ZodType } = {
   'apps.list': none,
   'presets.list': none,
   // `target`: checked against that target's largest free node, estimated with its cells at once; an
-  // unknown name is a problem in the answer (path 'target'), not a refusal.
-  'matrix.validate': z.object({ matrix: z.unknown(), target: targetName.optional() }).strict(),
+  // unknown name is a problem in the answer (path 'target'), not a refusal. `name`: the run's name, whose
+  // earlier runs tell the estimate what settling and verification to expect.
+  'matrix.validate': z
+    .object({ matrix: z.unknown(), target: targetName.optional(), name: z.string().min(1).max(200).optional() })
+    .strict(),
   // The app itself is checked by the engine (resolveUserApp), which reports every problem with what to fix.
   'apps.check': z.object({ app: z.unknown(), replacing: appName.optional() }).strict(),
   'apps.add': z.object({ app: z.unknown() }).strict(),

@@ -17,6 +17,8 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   // A preset stays shown in the picker after it filled the form, until something is changed.
   await page.getByTestId('preset').selectOption('quick');
   await expect(page.getByTestId('cell-count')).toContainText('cells');
+  // The estimate says its phases, so the count never grows unannounced (engine/estimate.ts through matrix.validate).
+  await expect(page.getByTestId('estimate-plan')).toContainText('a grid of 6 cells, then settling (0–3 cells, only while undecided) and verification (1–3 cells)');
   await expect(page.getByTestId('preset')).toHaveValue('quick');
   await page.getByTestId('duration').fill('4');
   await expect(page.getByTestId('preset')).toHaveValue('');

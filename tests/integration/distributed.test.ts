@@ -8,6 +8,7 @@
 // on once the link is back, and what the cut cell left there is removed. The Swarm provider's own
 // parts (a capped service per node at once, a busy check, the sweep of a dead session's service) run
 // on the same Swarm, formed once.
+import { OVERHEAD_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,7 +184,9 @@ describe('a matrix on distributed engines', () => {
       const atOnce = (t: number): number => spans.filter(([a, b]) => a <= t && t < b).length;
       expect(Math.max(...spans.map(([a]) => atOnce(a)))).toBe(2);
       const started = events.filter((e) => e.type === 'run-started')[0] as Extract<RunEvent, { type: 'run-started' }>;
-      expect(started.etaSec).toBeCloseTo((4 * (0 + 3 + 4)) / 2); // the ETA knows two run at once: no warm-up, 3 s, 4 s of start and end
+      // The ETA knows two run at once: no warm-up, 3 s, and the default time around a cell (a fresh history).
+      expect(started.etaSec).toBeCloseTo((4 * (0 + 3 + OVERHEAD_DEFAULT_SEC)) / 2);
+      expect(started.estimate).toMatchObject({ gridCells: 4, settle: { cells: { high: 0 } }, verify: { cells: { high: 0 } } });
 
       // Each target on a node, its load on the other; both nodes carried targets.
       for (const c of out.cells) {

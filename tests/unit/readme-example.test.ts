@@ -1,6 +1,8 @@
 // README's command-line example is a real run's output (scripts/readme-example.mjs regenerates it):
 // checked here against what the CLI prints today — the cells table's columns as cli/describe.ts
 // makes them (warm-up included), and the start line with the quick preset's own cell count.
+import { cellCostFrom, estimateRun } from '../../src-main/engine/estimate.ts';
+import { expandMatrix, type Matrix } from '../../src-main/engine/matrix.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,10 +24,12 @@ const example = (): string[] => {
 const columns = (line: string): string[] => line.trim().split(/\s{2,}/);
 
 /** The start line the CLI prints now, for a run of `total` cells (progress.ts, fed a run-started event). */
-function startLine(total: number): string {
+function startLine(matrix: Matrix): string {
   let out = '';
   const printer = progressPrinter({ write: (s: string) => ((out += s), true), isTTY: false } as unknown as NodeJS.WriteStream, false);
-  printer({ type: 'run-started', runId: 1, name: 'quick', total, cells: [], etaSec: 60 });
+  const cells = expandMatrix(matrix);
+  const estimate = estimateRun({ cells, matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
+  printer({ type: 'run-started', runId: 1, name: 'quick', total: cells.length, cells: [], etaSec: estimate.totalSec, estimate });
   return out.trim();
 }
 
@@ -43,9 +47,9 @@ describe('README’s command-line example', () => {
     const preset = findPreset('quick')!;
     const v = validateMatrix(preset.matrix, { cores: 64, memoryMb: 65536, apps: (preset.matrix as { apps: string[] }).apps });
     expect(v.ok).toBe(true);
-    const cells = v.ok ? v.cells : 0;
-    // The shape of today's start line with the example's run id and estimate put in its place.
-    const shape = startLine(cells).replace(/^Run 1 /, 'Run \\d+ ').replace(/about .*\.$/, 'about \\S+\\.');
+    if (!v.ok) return;
+    // The shape of today's start line (the plan of its phases) with the example's run id and estimate put in its place.
+    const shape = startLine(v.matrix).replace(/^Run 1 /, 'Run \\d+ ').replace(/about .*\.$/, 'about \\S+ \\S+\\.'); // "about 1m15s (53s–1m36s)."
     expect(lines[2]).toMatch(new RegExp(`^${shape.replace(/[()]/g, '\\$&')}$`));
   });
 
