@@ -35,7 +35,10 @@ async function runSequential(delayMs: (workers: number) => number, onTestFinishe
   return { store, outcome, events, provider };
 }
 
-describe.concurrent('the sequential look between rounds of repetitions', () => {
+// That nobody is out within the noise is checked on constructed measurements (time-to-answer.test.ts):
+// two identical targets here would differ by chance, and a test at the look's alpha would drop one now
+// and then.
+describe('the sequential look between rounds of repetitions', () => {
   it('a configuration shown far below its pair’s best after three rounds gets no fourth repetition; the run says so in one line', async ({ expect, onTestFinished }) => {
     // 2 workers answer 15× slower: after three repetitions each, Welch's test puts it below 1 worker far beyond the look's alpha.
     const { store, outcome, events, provider } = await runSequential((w) => (w === 2 ? 30 : 2), onTestFinished);
@@ -56,13 +59,5 @@ describe.concurrent('the sequential look between rounds of repetitions', () => {
     // Every later progress event counts the cells now planned.
     const last = events.filter((e) => e.type === 'cell-finished').at(-1) as { total: number };
     expect(last.total).toBe(7);
-  });
-
-  it('configurations the test cannot tell apart all get every repetition', async ({ expect, onTestFinished }) => {
-    const { store, outcome, events } = await runSequential(() => 5, onTestFinished);
-    const run = store.getRun(outcome.runId)!;
-    expect(run.cells).toHaveLength(8);
-    expect(run.cellsTotal).toBe(8);
-    expect(events.some((e) => e.type === 'run-phase' && e.phase === 'grid')).toBe(false);
   });
 });
