@@ -5,7 +5,7 @@
 // are ranges, expected from earlier runs of the same name (else a middle guess), so the count of
 // cells never grows unannounced.
 import type { CellConfig } from '../model/types.ts';
-import type { CellTiming, RunPhaseCounts } from '../store/timings.ts';
+import type { CellTiming, RunPhaseCounts, TimingQueries } from '../store/timings.ts';
 import type { PhaseRange, RunEstimate } from '../model/estimate.ts';
 
 export type { PhaseRange, RunEstimate };
@@ -97,6 +97,7 @@ export function estimateRun(o: EstimateInput): RunEstimate {
   return {
     gridCells: o.cells.length,
     gridSec,
+    extraSecPerCell: o.cells.length ? meanWall - planned : 0,
     settle,
     verify,
     totalSec: gridSec + settle.sec.expected + verify.sec.expected,
@@ -114,12 +115,7 @@ const range = (cells: PhaseRange['cells'], perCell: number): PhaseRange => ({
 
 /** The estimate with what this store knows: its latest cells per app and mode, its latest runs of `name`. */
 export function estimateWithHistory(
-  store: {
-    timings: {
-      cells: (app: string, mode: string, limit: number) => CellTiming[];
-      runs: (name: string, limit: number) => RunPhaseCounts[];
-    };
-  },
+  store: { timings: Pick<TimingQueries, 'cells' | 'runs'> },
   o: Omit<EstimateInput, 'costOf' | 'pastRuns'> & { name?: string },
 ): RunEstimate {
   return estimateRun({

@@ -4,7 +4,6 @@
 import { resolveApps } from '../apps/library.ts';
 import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
-import { CELL_OVERHEAD_SEC } from '../common/thresholds.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { estimateWithHistory } from './estimate.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
@@ -75,8 +74,7 @@ async function runGrid(s: Session, matrix: Matrix, name: string, results: CellRe
   // The estimate's rule (engine/estimate.ts): until this run's own cells are timed, what this host's
   // history says a cell takes beyond its configured seconds; settling and verification as expected.
   const estimate = estimateWithHistory(s.store, { cells, matrix, k, name });
-  const configured = cells.reduce((a, c) => a + perCell(c), 0);
-  let overhead = cells.length ? Math.max(0, (estimate.gridSec * k - configured) / cells.length) : CELL_OVERHEAD_SEC;
+  let overhead = estimate.extraSecPerCell;
   const overheads: number[] = [];
   const later = { settle: estimate.settle.sec.expected, verify: estimate.verify.sec.expected };
   const finished = new Set<number>();

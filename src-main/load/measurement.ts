@@ -23,12 +23,16 @@ export interface WindowPlan {
  */
 export type IsWarm = (warmupRps: number[]) => boolean;
 
-/** A warm-up second kept until it is known whether it was warm-up or the start of the measurement. */
-interface HeldSecond {
-  index: number;
+/** One second of every thread merged: counts, latency, and each route's latency. */
+interface Merged {
   counts: Counts;
   histogram: LatencyHistogram;
   routes: RouteLatency;
+}
+
+/** A warm-up second kept until it is known whether it was warm-up or the start of the measurement. */
+interface HeldSecond extends Merged {
+  index: number;
   second: LoadSecond;
 }
 
@@ -110,10 +114,7 @@ export class Measurement {
   private readonly warmupRps: number[] = [];
   /** The last WARM_WINDOW_SEC warm-up seconds, whole: they become measured ones if they were already steady. */
   private held: HeldSecond[] = [];
-  private readonly pending = new Map<
-    number,
-    { threads: number; counts: Counts; histogram: LatencyHistogram; routes: RouteLatency }
-  >();
+  private readonly pending = new Map<number, Merged & { threads: number }>();
   private next = 0;
   private readonly maxWarmupSec: number;
 
@@ -137,7 +138,7 @@ export class Measurement {
     const out: CompletedSecond[] = [];
     for (let p = this.pending.get(this.next); p && p.threads === this.threads; p = this.pending.get(this.next)) {
       this.pending.delete(this.next);
-      out.push(...this.complete(this.next, p.counts, p.histogram, p.routes));
+      out.push(...this.complete(this.next, p));
       this.next++;
     }
     return out;
@@ -182,31 +183,20 @@ export class Measurement {
     p.routes.addEncoded(s);
   }
 
-  private complete(
-    index: number,
-    counts: Counts,
-    histogram: LatencyHistogram,
-    routes: RouteLatency,
-  ): CompletedSecond[] {
+  private complete(index: number, m: Merged): CompletedSecond[] {
     const measured = this.isMeasured(index);
     if (!measured && this.measureFrom !== undefined && index >= this.measureFrom) return []; // after the window
-    const second = this.secondOf(index, counts, histogram, routes, measured);
+    const second = this.secondOf(index, m, measured);
     if (!measured) {
-      this.warmupRps.push(counts.requests);
-      this.held = [...this.held, { index, counts, histogram, routes, second }].slice(-WARM_WINDOW_SEC);
+      this.warmupRps.push(m.counts.requests);
+      this.held = [...this.held, { ...m, index, second }].slice(-WARM_WINDOW_SEC);
       return [{ index, second, warmup: true, last: false }, ...this.decide(index + 1)];
     }
-    return [this.measure(index, counts, histogram, routes, second)];
+    return [this.measure(index, m, second)];
   }
 
   /** Adds a measured second to the totals and series. */
-  private measure(
-    index: number,
-    counts: Counts,
-    histogram: LatencyHistogram,
-    routes: RouteLatency,
-    second: LoadSecond,
-  ): CompletedSecond {
+  private measure(index: number, { counts, histogram, routes }: Merged, second: LoadSecond): CompletedSecond {
     addCounts(this.totals, counts);
     this.latency.add(histogram);
     this.routeLatency.add(routes);
@@ -215,13 +205,7 @@ export class Measurement {
     return { index, second, warmup: false, last: index === this.measureFrom! + this.plan.durationSec - 1 };
   }
 
-  private secondOf(
-    index: number,
-    counts: Counts,
-    histogram: LatencyHistogram,
-    routes: RouteLatency,
-    measured: boolean,
-  ): LoadSecond {
+  private secondOf(index: number, { counts, histogram, routes }: Merged, measured: boolean): LoadSecond {
     const lat = summarize(histogram);
     const second: LoadSecond = {
       // Warmup seconds count up to 0 at the end of the minimum warmup (-2, -1 for 2 s), then on (0, 1, …) while it is
@@ -256,18 +240,17 @@ export class Measurement {
    */
   private decide(completed: number): CompletedSecond[] {
     if (this.measureFrom !== undefined || completed < this.plan.warmupSec) return [];
-    if (!this.isWarm) return (void (this.measureFrom = completed), []);
+    if (!this.isWarm) {
+      this.measureFrom = completed;
+      return [];
+    }
     if (completed >= this.plan.warmupSec + WARM_WINDOW_SEC && this.isWarm([...this.warmupRps])) {
       this.measureFrom = completed - WARM_WINDOW_SEC;
       const steady = this.held.filter((h) => this.isMeasured(h.index));
       this.warmupRps.splice(this.measureFrom);
       this.held = [];
       return steady.map((h) =>
-        this.measure(h.index, h.counts, h.histogram, h.routes, {
-          ...h.second,
-          t: h.index - this.measureFrom!,
-          wasWarmup: h.index,
-        }),
+        this.measure(h.index, h, { ...h.second, t: h.index - this.measureFrom!, wasWarmup: h.index }),
       );
     }
     if (completed >= this.maxWarmupSec) this.measureFrom = completed;

@@ -9,6 +9,8 @@ export interface PhaseRange {
 export interface RunEstimate {
   gridCells: number;
   gridSec: number;
+  /** What a grid cell takes beyond its configured warm-up and measurement, on average (the run's ETA starts there). */
+  extraSecPerCell: number;
   settle: PhaseRange;
   verify: PhaseRange;
   /** Grid plus the expected settling and verification; and the range from the lows to the highs. */

@@ -185,7 +185,7 @@ export class Validation {
       cells: expandMatrix(v.matrix, place.limits.imageApps),
       matrix: v.matrix,
       k,
-      ...((runName ?? v.matrix.name) ? { name: runName ?? v.matrix.name } : {}),
+      name: runName ?? v.matrix.name,
     });
     return {
       ok: true,

@@ -226,8 +226,9 @@ export async function dryRunCommand(o: RunCommandOptions): Promise<number> {
     if (target !== LOCAL_TARGET) resolveTargetOption(store, target); // an unknown name: the run's usage error
     const local = target === LOCAL_TARGET ? await localEngine() : { engine: null };
     const validation = new Validation(store, () => local.engine, new TargetRegistry(store));
-    const runName = o.name ?? nameOf(input) ?? preset; // as a run names it: its earlier runs tell what to expect
-    const check = await validation.matrix(input, target === LOCAL_TARGET ? undefined : target, runName);
+    // As a run names it; its earlier runs tell the estimate what to expect.
+    const name = o.name ?? nameOf(input) ?? preset ?? 'matrix';
+    const check = await validation.matrix(input, target === LOCAL_TARGET ? undefined : target, name);
     const limits = validation.localLimits();
     const notes = [
       ...(local.note
@@ -243,7 +244,6 @@ export async function dryRunCommand(o: RunCommandOptions): Promise<number> {
       const resolved = await resolveApps(appLibrary(store), matrix.apps, lookUpOnly(notes));
       if (!resolved.ok) problems = resolved.problems;
     }
-    const name = o.name ?? (matrix ? matrix.name : nameOf(input)) ?? preset ?? 'matrix'; // as a run names it
     const doc: DryRunDoc = {
       schemaVersion: DRY_RUN_JSON_SCHEMA_VERSION,
       dryRun: true,
