@@ -70,7 +70,14 @@ export function debianMirror(): string {
 
 const listDir = (d: string): string[] => (existsSync(d) ? readdirSync(d).map((f) => path.join(d, f)) : []);
 
-async function ensureDebianRoot(onLog?: BuildLog): Promise<string> {
+// One debootstrap at a time in this process: two dependencies settled at once share it.
+let rootBuild: Promise<string> | undefined;
+function ensureDebianRoot(onLog?: BuildLog): Promise<string> {
+  rootBuild ??= buildDebianRoot(onLog).finally(() => (rootBuild = undefined));
+  return rootBuild;
+}
+
+async function buildDebianRoot(onLog?: BuildLog): Promise<string> {
   if (await imageExists(DEBIAN_ROOT_TAG)) return DEBIAN_ROOT_TAG;
   const problem = debianRootProblem();
   if (problem) throw new Error(`No ${DEBIAN_ROOT_TAG} image to build on: ${problem}.`);
