@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { laneFiles, QUIET, SHARED_A, SHARED_B } from './tests/helpers/lanes.ts';
-import LaneSequencer from './tests/helpers/lane-sequencer.ts';
 
 // Suites: `unit` (no Docker; with `unit-mocks`, its files that replace a module), `components`
 // (Svelte components in jsdom; chart.js gets a mocked canvas, as jsdom has none), `integration-*` (a
@@ -50,8 +49,6 @@ const UNIT = {
 
 export default defineConfig({
   test: {
-    // The integration lanes' files in the order tests/helpers/lanes.ts lists them.
-    sequence: { sequencer: LaneSequencer },
     projects: [
       {
         test: {

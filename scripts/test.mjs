@@ -225,12 +225,6 @@ try {
     if (playwrightConfig) playwright(playwrightConfig);
   } else {
     const want = (s) => only.length === 0 || only.includes(s);
-    // The offline database images of the dependency tests, built from the start in the background at
-    // the lowest CPU priority (tests/helpers/prebuild-dependency-images.ts); lane B runs those tests last.
-    const mark = path.join(tmp.dir, 'dependency-images.json');
-    const prebuilt = want('integration')
-      ? parallelSteps([{ name: 'offline database images (background)', cmd: 'nice', args: ['-n', '19', process.execPath, '--import', 'tsx', 'tests/helpers/prebuild-dependency-images.ts', mark] }])
-      : Promise.resolve(true);
     if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
     // The integration files that do not mind a busy host nor another job on the engine
     // (tests/helpers/lanes.ts) run in two lanes at once, beside everything that uses no Docker. Each
@@ -256,9 +250,9 @@ try {
         projects: [`integration-shared-${name}`],
         label: `integration (shared ${name})`,
         buffered,
-        env: { RIGHTSIZE_LABELS: `rightsize-test.lane=${name}`, RIGHTSIZE_WAIT_FOR_LAB: '1', RIGHTSIZE_DEPENDENCY_IMAGES_MARK: mark },
+        env: { RIGHTSIZE_LABELS: `rightsize-test.lane=${name}`, RIGHTSIZE_WAIT_FOR_LAB: '1' },
       });
-    await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true)] : []), prebuilt]);
+    await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true)] : [])]);
     // Then the files whose numbers need the machine to themselves, with nothing beside them.
     if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)' });
     if (want('e2e')) playwright();

@@ -227,6 +227,7 @@ export interface CostAnswer {
 export type CauseKind =
   | 'client-bound'
   | 'dependency-bound'
+  | 'network-bound'
   | 'not-client-bound'
   | 'oversubscribed'
   | 'off-loop'

@@ -1,3 +1,4 @@
+import { linkText } from '../common/labels.ts';
 import type { StoredCell } from '../store/index.ts';
 import { fmtBytes, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
 import { table } from './format.ts';
@@ -55,7 +56,8 @@ export function cellsTable(cells: StoredCell[]): string {
       `${replicasText(c)}${c.config.cpuMillis}m`,
       `${replicasText(c)}${c.config.memoryMb} MB`,
       (c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`) +
-        threadsText(c),
+        threadsText(c) +
+        linkText(c.config.load),
       warmupText(c),
       c.status,
       ...[

@@ -1,7 +1,10 @@
 // Short names of cells, shared by every listing (CLI tables, the UI, the answer, the reports).
 import type { RunEstimate } from '../model/estimate.ts';
 import { envPairs } from './env-name.ts';
-import type { CellConfig } from '../model/types.ts';
+import type { CellConfig, CellLoad } from '../model/types.ts';
+
+/** A cell's bandwidth cap after its load in the listings ("c20 · 2000 Mbit/s"); empty without one. */
+export const linkText = (l: CellLoad): string => (l.networkMbps ? ` · ${l.networkMbps} Mbit/s` : '');
 
 /**
  * "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing; with replicas, a
@@ -20,7 +23,7 @@ export function cellLabel(c: CellConfig): string {
   const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}${env}`;
   return (
     `${c.app}${req} ${c.mode}×${c.workers} ${replicas}${c.cpuMillis}m/${c.memoryMb}MB ` +
-    `${load}${runtime}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`
+    `${load}${linkText(c.load)}${runtime}${c.repetition > 0 ? ` rep${c.repetition + 1}` : ''}${why}`
   );
 }
 

@@ -86,6 +86,7 @@ export function targetSpecOf(
     cpuMillis: cfg.cpuMillis,
     memoryMb: cfg.memoryMb,
     ...(cfg.replicas !== undefined && cfg.replicas >= 2 ? { replicas: cfg.replicas } : {}),
+    ...(cfg.load.networkMbps ? { networkMbps: cfg.load.networkMbps } : {}),
     ...(ctx.app.dependencies?.length ? { dependencies: ctx.app.dependencies } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     pinCores: ctx.placement,
@@ -192,7 +193,14 @@ class CellRun {
       ...(this.load ? { load: this.load } : {}),
       ...(this.stats ? { stats: this.stats } : {}),
       ...(this.exit ? { exit: this.exit } : {}),
-      ...cellFlagsAndBottleneck(this.load, this.stats, this.exit, cfg.memoryMb, this.dependencies),
+      ...cellFlagsAndBottleneck(
+        this.load,
+        this.stats,
+        this.exit,
+        cfg.memoryMb,
+        this.dependencies,
+        cfg.load.networkMbps,
+      ),
       imageTag: this.ctx.image.tag,
       ...(this.ctx.image.nodeVersion ? { nodeVersion: this.ctx.image.nodeVersion } : {}),
       ranOn: {

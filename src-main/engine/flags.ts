@@ -13,11 +13,13 @@ import {
   DEPENDENCY_SATURATED_PCT,
   HOST_BUSY_BURST_SEC,
   HOST_BUSY_PCT,
+  NETWORK_BOUND_SHARE,
   THROTTLED_TIME_SHARE,
   UNEVEN_SHARE,
 } from '../common/thresholds.ts';
 import { cellBottleneck } from '../common/bottleneck.ts';
 import { offShares, SHARE_CHECK_MIN_SEC } from '../mix/routes.ts';
+import { fmtNum, fmtPct } from '../common/format.ts';
 
 /**
  * The flags step of a measured cell: its flags, and what set its pace (common/bottleneck.ts), decided here once
@@ -30,8 +32,9 @@ export function cellFlagsAndBottleneck(
   exit: ExitInfo | undefined,
   memoryMb: number,
   dependencies?: readonly DependencyReading[],
+  networkMbps?: number,
 ): Pick<CellResult, 'flags' | 'bottleneck'> {
-  const flags = cellFlags(load, stats, exit, memoryMb, dependencies);
+  const flags = cellFlags(load, stats, exit, memoryMb, dependencies, networkMbps);
   const bottleneck = cellBottleneck({ flags, load });
   return { flags, ...(bottleneck ? { bottleneck } : {}) };
 }
@@ -43,8 +46,11 @@ export function cellFlags(
   exit: ExitInfo | undefined,
   memoryMb: number,
   dependencies?: readonly DependencyReading[],
+  networkMbps?: number,
 ): Flag[] {
   const flags: Flag[] = [];
+  const link = load && networkMbps ? networkBoundReason(load, networkMbps) : undefined;
+  if (link) flags.push({ kind: 'network-bound', reason: link });
   if (load?.clientBound)
     flags.push({ kind: 'client-bound', reason: load.clientBoundReason ?? 'the load generator was saturated' });
   if (exit?.oomKilled)
@@ -102,6 +108,26 @@ export function unevenShareReason(requests: readonly number[]): string | undefin
   const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
   const which = off.map((r) => `replica ${r.i + 1} served ${pct(r.share)}`).join(', ');
   return `${which} of the responses, against ${pct(even)} each if even (more than ${UNEVEN_SHARE * 100} % off)`;
+}
+
+/**
+ * Words for a cell whose responses filled its bandwidth cap (each replica's own: R replicas, R caps), or undefined.
+ * The bytes are the load side's count of what the server sent, per measured second.
+ */
+export function networkBoundReason(
+  load: Pick<LoadResult, 'bytesPerSec' | 'replicaRequests'>,
+  networkMbps: number,
+): string | undefined {
+  const replicas = load.replicaRequests?.length ?? 1;
+  const cap = networkMbps * replicas;
+  const used = (load.bytesPerSec * 8) / 1e6;
+  if (used < NETWORK_BOUND_SHARE * cap) return undefined;
+  const of =
+    replicas > 1
+      ? `its ${replicas} replicas' ${fmtNum(cap)} Mbit/s (${fmtNum(networkMbps)} each)`
+      : `its ${fmtNum(cap)} Mbit/s`;
+  const share = fmtPct((used / cap) * 100);
+  return `its responses carried ${fmtNum(used, 0)} Mbit/s, ${share} of ${of} bandwidth cap: the network set the pace`;
 }
 
 /** Words for a dependency at its own CPU cap while the app had room (the first such, by CPU share), or undefined. */

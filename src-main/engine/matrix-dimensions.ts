@@ -35,7 +35,11 @@ export const DIMENSION_FIELDS = {
   node: z.array(z.string()).optional(),
   nodeFlags: z.array(z.array(z.string())).optional(),
   envMatrix: z.record(z.string(), z.array(z.string())).optional(),
+  networkMbps: nums.optional(),
 };
+
+/** The widest bandwidth cap a cell may ask (Mbit/s): 100 Gbit/s; the narrowest is 1 Mbit/s. */
+export const MAX_NETWORK_MBPS = 100_000;
 
 /** The most values one environment variable may take, and the most settings (their product) a matrix may ask. */
 export const MAX_ENV_VALUES = 8;
@@ -53,6 +57,9 @@ export const DIMENSION_HINTS: Record<string, string> = {
   'budget.maxReplicas': 'the most replicas to split a total into, a whole number, e.g. 4',
   node: 'a list of Node.js versions: majors such as "22" or exact versions such as "22.11.0", e.g. ["20", "22"]',
   nodeFlags: 'a list of flag sets, each applied together, e.g. [[], ["--max-semi-space-size=32"]]',
+  networkMbps:
+    "a list of bandwidth caps in Mbit/s on the server's side of the link, each its own cells, e.g. [100, 2000] " +
+    '(leave it out for none)',
   envMatrix:
     'an object of variable names to lists of values, each value its own cells, e.g. {"PG_POOL_SIZE": ["5", "20"]}',
 };
@@ -66,6 +73,7 @@ export interface Dimensions {
   node?: string[];
   nodeFlags?: string[][];
   envMatrix?: Record<string, string[]>;
+  networkMbps?: number[];
   /** The environment of every cell, which a dimension's variable must not also set. */
   env?: Record<string, string>;
 }
@@ -151,6 +159,10 @@ export const envSetsOf = (m: Dimensions): Record<string, string>[] =>
       [{}],
     );
 
+/** The bandwidth caps of the cells, each its own (none named = one uncapped link). */
+export const networkCapsOf = (m: Dimensions): (number | undefined)[] =>
+  m.networkMbps?.length ? unique(m.networkMbps) : [undefined];
+
 /** The cell's own fields for these dimensions: present only where they differ from the old default. */
 export const cellDimensions = (
   t: Topology,
@@ -235,6 +247,11 @@ export function dimensionProblems(m: Dimensions, host: DimensionLimits, present:
   if (m.nodeFlags && unique(m.nodeFlags.map((s) => JSON.stringify(s))).length !== m.nodeFlags.length)
     bad('nodeFlags', 'each flag set only once');
   problems.push(...envProblems(m));
+  if (m.networkMbps?.length === 0) bad('networkMbps', 'needs at least one value (leave it out for no cap)');
+  for (const n of m.networkMbps ?? [])
+    if (!Number.isInteger(n) || n < 1 || n > MAX_NETWORK_MBPS)
+      bad('networkMbps', `${n} is not a bandwidth cap: a whole number of Mbit/s from 1 to ${MAX_NETWORK_MBPS}`);
+  if (m.networkMbps && unique(m.networkMbps).length !== m.networkMbps.length) bad('networkMbps', 'each cap only once');
   return problems;
 }
 

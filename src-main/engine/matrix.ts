@@ -12,6 +12,7 @@ import {
   DIMENSION_HINTS,
   dimensionProblems,
   envSetsOf,
+  networkCapsOf,
   flagSetsOf,
   MIN_MEMORY_MB,
   nodeVersionsOf,
@@ -315,15 +316,18 @@ function shapes(m: Matrix, app: string, imageApps: ImageApps = {}): { mode: Laun
 const threadsOf = (m: Matrix): { threads?: number } =>
   m.load.threads !== undefined ? { threads: m.load.threads } : {};
 
+/** The loads of the cells: each connection count or rate through each bandwidth cap (none: an uncapped link). */
 function loads(m: Matrix): CellLoad[] {
-  return m.load.model === 'closed'
-    ? unique(m.load.connections).map((connections) => ({ model: 'closed', connections, ...threadsOf(m) }))
-    : unique(m.load.rates).map((rate) => ({
-        model: 'rate',
-        rate,
-        connections: (m.load as { connections: number }).connections,
-        ...threadsOf(m),
-      }));
+  const base: CellLoad[] =
+    m.load.model === 'closed'
+      ? unique(m.load.connections).map((connections) => ({ model: 'closed', connections, ...threadsOf(m) }))
+      : unique(m.load.rates).map((rate) => ({
+          model: 'rate',
+          rate,
+          connections: (m.load as { connections: number }).connections,
+          ...threadsOf(m),
+        }));
+  return networkCapsOf(m).flatMap((n) => base.map((l) => (n ? { ...l, networkMbps: n } : l)));
 }
 
 const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.requestSets ?? [undefined];

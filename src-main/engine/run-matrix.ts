@@ -57,6 +57,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
         record: { create: { name, preset: o.preset ?? null, matrix, cellsTotal, apps: resolved.apps } },
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
         images: imageNeeds(cells), // each (app, Node.js version) built before any cell runs
+        ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
         run: (s) => runGrid(s, matrix, name, results),
       };
     },
@@ -182,6 +183,7 @@ export async function runPhasesOnRun(
         record: { claim: runId },
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
         images: imageNeeds(expandMatrix(matrix, limits.imageApps)), // the phases run the grid's configurations
+        ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
         run: async (s) => {
           const out = await runPhases({ session: s, matrix, nextIndex, plannedBefore: stored.cellsTotal }, phases);
           results.push(...out.results);

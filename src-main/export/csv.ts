@@ -26,6 +26,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['load_model', (c) => c.config.load.model],
   ['connections', (c) => c.config.load.connections],
   ['target_rate_rps', (c) => (c.config.load.model === 'rate' ? c.config.load.rate : null)],
+  // The cell's bandwidth cap on what the server sent (empty: none).
+  ['network_mbps', (c) => c.config.load.networkMbps],
   ['duration_s', (c) => c.config.durationSec],
   ['warmup_s', (c) => c.config.warmupSec],
   // Empty for cells stored before the warmup adapted to the app: they used warmup_s.
@@ -73,6 +75,7 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['unstable_reason', (c) => reasonOf(c, 'unstable')],
   ['host_busy_reason', (c) => reasonOf(c, 'host-busy')],
   ['dependency_bound_reason', (c) => reasonOf(c, 'dependency-bound')],
+  ['network_bound_reason', (c) => reasonOf(c, 'network-bound')],
   ['dependencies', (c) => dependenciesText(c)],
   // The server's reasons for failed responses: `503 "sorry, too many clients already" (1,234)`.
   ['failure_reasons', (c) => reasonsText(c.load?.failureReasons ?? {}).slice(2) || undefined],

@@ -76,7 +76,7 @@ function legendOf(panel: AnswerChartPanel, metric: Metric): LegendEntry[] {
     'leading contender (no pick)',
     (x, y) => diamond(x + 15, y, 7, `fill="none" stroke="${KNEE}" stroke-width="2"`),
   );
-  const bound = '≥ lower bound (client-bound, dependency-bound or host-busy)';
+  const bound = '≥ lower bound (client-bound, dependency-bound, network-bound or host-busy)';
   add(metric === 'rps' && pts.some((p) => p.lowerBound), bound, (x, y) => arrowUp(x + 15, y + 9, '#555'));
   add(
     panel.group.length > 1,

@@ -1,5 +1,6 @@
 // The HTML report's tables of evidence: the winners of each CPU / memory pair, the configurations
 // (repetitions aggregated), every cell, and the host.
+import { linkText } from '../common/labels.ts';
 import { reasonsText } from '../common/failure-reason.ts';
 import { envWords } from '../common/env-name.ts';
 import { failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, who } from '../analysis/index.ts';
@@ -121,9 +122,9 @@ export function cellsTable(cells: StoredCell[]): string {
   const rows = cells.map((c) => {
     const k = c.config;
     const load =
-      k.load.model === 'closed'
+      (k.load.model === 'closed'
         ? `${k.load.connections} conn`
-        : `${fmtNum(k.load.rate)} req/s, ${k.load.connections} conn`;
+        : `${fmtNum(k.load.rate)} req/s, ${k.load.connections} conn`) + linkText(k.load);
     const [failed] = failedAndAttempts(c);
     const data =
       `data-cell-index="${k.index}"${c.rpsMean === null ? '' : ` data-rps="${c.rpsMean}"`}` +

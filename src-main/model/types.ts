@@ -13,9 +13,10 @@ export type LaunchMode = (typeof LAUNCH_MODES)[number] | 'image';
 export type LoadModel = 'closed' | 'rate';
 
 /** How one cell drives load: closed loop (as fast as the server answers) or a constant target rate. */
-export type CellLoad =
+export type CellLoad = (
   | { model: 'closed'; connections: number; threads?: number }
-  | { model: 'rate'; rate: number; connections: number; threads?: number };
+  | { model: 'rate'; rate: number; connections: number; threads?: number }
+) & { networkMbps?: number }; // the bandwidth cap on the server's side of the link (absent: none)
 // `threads`: load threads the matrix asked for (`load.threads`, CLI --load-threads); absent = chosen
 // from the cores the target's cpuset leaves free. A measurement setting, not part of a configuration.
 
@@ -292,6 +293,7 @@ export type FlagKind =
   | 'unstable'
   | 'host-busy'
   | 'dependency-bound' /** a dependency (its database, its cache) at its own CPU cap while the app had room */
+  | 'network-bound' /** the bytes the server sent per second at its bandwidth cap (engine/network-bound.ts) */
   /** A replicated cell whose replicas did not get an even share of the responses (> 10 % off). */
   | 'uneven-share'
   /** A mix whose realised shares of requests strayed from its weights (mix/routes.ts SHARE_TOLERANCE_PP). */
@@ -302,10 +304,11 @@ export interface Flag {
 }
 
 /**
- * What set a measured cell's pace: the server, the load generator ('client'), others ('host'), a dependency at its cap.
+ * What set a measured cell's pace: the server, the load generator ('client'), others ('host'), a dependency at its cap,
+ * the network at its bandwidth cap.
  * Decided once when measured (common/bottleneck.ts); all but 'server' (BoundPace) make goodput a lower bound.
  */
-export type Bottleneck = 'server' | 'client' | 'host' | 'dependency';
+export type Bottleneck = 'server' | 'client' | 'host' | 'dependency' | 'network';
 export type BoundPace = Exclude<Bottleneck, 'server'>;
 
 export type CellStatus = 'running' | 'ok' | 'failed' | 'oom' | 'cancelled' | 'interrupted';

@@ -45,6 +45,8 @@ export interface TargetSpec {
    * and gives back one target whose `addresses` the load spreads over (providers/replica-set.ts).
    */
   replicas?: number;
+  /** A bandwidth cap on what each replica sends (Mbit/s; absent: none), where the provider can set one. */
+  networkMbps?: number;
 }
 
 /** One cumulative reading of the target's cgroup, as the provider's stats source gives it. */
@@ -227,6 +229,11 @@ export interface Provider {
   readonly prepareAhead?: boolean;
   /** Whether it starts an app's dependencies beside it (TargetSpec.dependencies); absent: it cannot, and says so. */
   readonly hostsDependencies?: boolean;
+  /**
+   * Why this target cannot cap a cell's bandwidth (TargetSpec.networkMbps), in words; undefined when it can. Absent:
+   * it cannot (a Swarm service or a pod has no per-container egress cap Rightsize can set).
+   */
+  bandwidthCapProblem?(): string | undefined;
   /** What it needs of a dependency that a definition may leave out (Kubernetes: its port), in words. */
   dependencyProblems?(deps: readonly { name: string; port?: number | undefined }[]): string[];
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */

@@ -227,6 +227,13 @@ export const MIGRATIONS: readonly Migration[] = [
   `,
   // 13: a mix's routes per second (LoadSecond.routes, JSON; NULL: one route, or stored before mixes).
   `ALTER TABLE samples ADD COLUMN routes_json TEXT;`,
+  // 14: a fifth pace, 'network' (the responses filled the cell's bandwidth cap), widened as in 12.
+  `
+  ALTER TABLE cells ADD COLUMN pace TEXT CHECK (pace IN ('server','client','host','dependency','network'));
+  UPDATE cells SET pace = bottleneck;
+  ALTER TABLE cells DROP COLUMN bottleneck;
+  ALTER TABLE cells RENAME COLUMN pace TO bottleneck;
+  `,
 ];
 
 /**

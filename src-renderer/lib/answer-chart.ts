@@ -163,7 +163,7 @@ export function answerPanelConfig(panel: AnswerChartPanel, metric: AnswerMetric)
     const label = undecided ? 'leading contender (no pick)' : `knee: cheapest within ${fmtNum(panel.marginPct, 0)} % of the best`;
     sets.push(lineSet(label, knees, 0, { showLine: false, pointStyle: 'rectRot', pointRadius: 8, borderWidth: 2, borderColor: '#009E73', backgroundColor: 'rgba(0,0,0,0)' }));
   }
-  if (metric === 'rps' && marks.some((m) => m.point.lowerBound)) sets.push(legendOnly('≥ lower bound (client-bound, dependency-bound or host-busy)', { pointStyle: 'triangle', borderColor: '#555555', backgroundColor: '#555555' }));
+  if (metric === 'rps' && marks.some((m) => m.point.lowerBound)) sets.push(legendOnly('≥ lower bound (client-bound, dependency-bound, network-bound or host-busy)', { pointStyle: 'triangle', borderColor: '#555555', backgroundColor: '#555555' }));
   if (panel.group.length > 1) sets.push(legendOnly(groupWords(panel), { pointStyle: 'rect', borderColor: BAND_EDGE, backgroundColor: BAND }));
   const workers = panel.workers;
   // Chart.js scales to its points only: the error bars' tops and the marks above them need room too.

@@ -22,7 +22,12 @@ export interface CellRow {
   dependencies?: string;
   /** The server's reasons for its failed responses: `: 503 "sorry, too many clients already" (1,234)`. */
   failedWhy?: string;
+  /** What its responses carried, Mbit/s (absent: not measured). */
+  sentMbps?: number;
 }
+
+const sent = (bytesPerSec: number | null | undefined): { sentMbps?: number } =>
+  bytesPerSec === null || bytesPerSec === undefined ? {} : { sentMbps: (bytesPerSec * 8) / 1e6 };
 
 const failedWhy = (load: { failureReasons?: Record<string, number> } | null | undefined): { failedWhy?: string } => {
   const why = reasonsText(load?.failureReasons ?? {});
@@ -35,7 +40,7 @@ function dependencyText(deps: readonly { name: string; stats?: { cpuPctMean: num
 }
 
 export function fromStored(c: StoredCell): CellRow {
-  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}), ...dependencyText(c.dependencies), ...failedWhy(c.load) };
+  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}), ...dependencyText(c.dependencies), ...failedWhy(c.load), ...sent(c.bytesPerSec) };
 }
 
 export function fromResult(r: CellResult, id?: number): CellRow {
@@ -47,6 +52,7 @@ export function fromResult(r: CellResult, id?: number): CellRow {
     ...(l?.warmupUsedSec !== undefined ? { warmupUsedSec: l.warmupUsedSec } : {}),
     ...dependencyText(r.dependencies),
     ...failedWhy(l),
+    ...sent(l?.bytesPerSec),
   };
 }
 

@@ -139,3 +139,20 @@ describe('the Builder’s settings (a pool size as a dimension)', () => {
     }
   });
 });
+
+describe('the Builder’s bandwidth cap (issue 44)', () => {
+  it('none by default; a cap from the slider is its own cells, sent as networkMbps, and a preset’s caps come back', async () => {
+    const { unmount } = render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));
+    expect(lastValidated()).not.toHaveProperty('networkMbps');
+    expect(screen.getByTestId('network').textContent).toContain('none: the link is not capped');
+    await fireEvent.input(screen.getByTestId('network-range'), { target: { value: '2000' } });
+    expect(screen.getByTestId('network-current').textContent).toBe('2 Gbit/s');
+    await fireEvent.click(screen.getByTestId('network-add'));
+    await fireEvent.input(screen.getByTestId('network-range'), { target: { value: '100' } });
+    await fireEvent.click(screen.getByTestId('network-add'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ networkMbps: [100, 2000] }));
+    await vi.waitFor(() => expect(count()).toMatch(/^4 cells/));
+    unmount();
+  });
+});

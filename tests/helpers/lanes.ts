@@ -7,10 +7,8 @@
 //    lane labels what it makes (RIGHTSIZE_LABELS) and checks only its own (helpers/lane-scope.ts);
 //    their runs queue for the lab (RIGHTSIZE_WAIT_FOR_LAB=1). The files that use the second engine
 //    (a fixed network namespace) are all in B, whose runs there do not take the main engine's lab;
-//    A has kill's 40 runs that do, so the lanes seldom wait on each other. npm test builds the offline
-//    PostgreSQL and Redis images for the dependency tests from its start, in the background
-//    (prebuild-dependency-images.ts), so B runs them last, and its Swarm share (distributed) after
-//    that build's busiest minute. Each lane runs its files in the order listed (lane-sequencer.ts).
+//    A has kill's 40 runs that do, so the lanes seldom wait on each other; B also builds the offline
+//    PostgreSQL and Redis images for the dependency tests, about 90 s (docs/contributing.md).
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
 //    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
 //    tests); it runs after them, with nothing beside it.
@@ -25,21 +23,21 @@ export const SHARED_A = [
   'containers',
   'k8s-session',
   'kill',
+  'matrix-cli',
   'memory-peak',
   'mix',
+  'network',
   'node-versions',
   'reaper-name',
 ] as const;
 
 export const SHARED_B = [
-  'user-apps',
-  'load-agent',
-  'targets',
-  'remote-docker',
-  'matrix-cli',
-  'distributed',
-  // Last: the offline database images npm test started building are ready by then.
   'dependencies',
+  'distributed',
+  'load-agent',
+  'remote-docker',
+  'targets',
+  'user-apps',
 ] as const;
 
 export const QUIET = [

@@ -2,7 +2,7 @@
 // Redis, declared by its team's own Compose file, sized with its dependencies started fresh beside it
 // for every cell. Images: the official ones where a registry answers; here, Rightsize's offline ones
 // (built from Debian's packages, once per machine).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppDefinition } from '../../src-main/apps/catalog.ts';
@@ -20,7 +20,6 @@ import { cli, startCli, tempDir } from '../helpers/cli.ts';
 import { shopFolder } from '../helpers/compose-shop.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { until } from '../helpers/wait.ts';
-import { PREBUILD_MARK } from '../helpers/prebuild-dependency-images.ts';
 
 let images: { PG_IMAGE: string; REDIS_IMAGE: string };
 
@@ -37,9 +36,6 @@ async function worldOf(app: string, session?: string): Promise<string[]> {
 
 beforeAll(async () => {
   await requireDocker();
-  // npm test started building them at its start (tests/helpers/prebuild-dependency-images.ts): wait for that.
-  const mark = process.env[PREBUILD_MARK];
-  if (mark) await until(() => existsSync(mark) || undefined, 'the offline images npm test is building', 590_000);
   images = {
     PG_IMAGE: await ensureDependencyImage('postgres'),
     REDIS_IMAGE: await ensureDependencyImage('redis'),

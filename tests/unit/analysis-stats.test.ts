@@ -270,7 +270,7 @@ describe('who may be picked', () => {
     ]));
     expect(scope(rec).ceiling).toBe('host');
     expect(scope(rec).bestRps.workers).toBe(2);
-    expect(rec.words).toContain('Every candidate here was client-bound, dependency-bound or host-busy: the load generator, a dependency or other processes on the host, not the server, set the ceiling.');
+    expect(rec.words).toContain('Every candidate here was client-bound, dependency-bound, network-bound or host-busy: the load generator, a dependency, the network or other processes on the host, not the server, set the ceiling.');
   });
 
   it('keeps disqualified configurations out of the SLO answer too, and counts an unstable one', () => {

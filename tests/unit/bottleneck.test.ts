@@ -246,7 +246,7 @@ describe('store migration 12: the wider pace column keeps every stored value', (
       expect(raw.prepare('SELECT bottleneck FROM cells ORDER BY idx').all().map((r) => (r as { bottleneck: string | null }).bottleneck))
         .toEqual(['server', 'client', 'host', null]);
       raw.prepare("UPDATE cells SET bottleneck = 'dependency' WHERE idx = 3").run();
-      expect(() => raw.prepare("UPDATE cells SET bottleneck = 'network' WHERE idx = 3").run()).toThrow(/CHECK constraint/);
+      expect(() => raw.prepare("UPDATE cells SET bottleneck = 'disk' WHERE idx = 3").run()).toThrow(/CHECK constraint/);
       raw.close();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

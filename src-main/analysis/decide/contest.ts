@@ -178,6 +178,12 @@ function blockOf(
 
 /** What would decide an undecided contest, in words the answer can print. */
 export function whatWouldDecide(blockedBy: readonly ('noise' | 'bound')[], ceiling: BoundPace | null): string[] {
+  // Contenders held at a bandwidth cap measure the link, not the server: repetitions would measure it again.
+  if (ceiling === 'network')
+    return [
+      'more bandwidth, or smaller responses: the network held the contenders at its cap, so the server was never ' +
+        'what set the pace (`networkMbps`)',
+    ];
   const out: string[] = [];
   if (blockedBy.includes('noise')) {
     // A command with its value, never a config key: doubling the default budget (50 %) settles most ties here.

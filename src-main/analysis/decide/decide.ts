@@ -82,7 +82,9 @@ export function candidatesOf(cs: ConfigurationSummary[]): Candidates {
         ? 'client'
         : candidates.every((c) => c.bottleneck === 'dependency')
           ? 'dependency'
-          : 'host';
+          : candidates.every((c) => c.bottleneck === 'network')
+            ? 'network'
+            : 'host';
   return { candidates, setAside, ceiling };
 }
 
@@ -219,4 +221,6 @@ const paceOf = (candidates: readonly ConfigurationSummary[]): BoundPace =>
     ? 'host'
     : candidates.some((x) => x.bottleneck === 'dependency')
       ? 'dependency'
-      : 'client';
+      : candidates.some((x) => x.bottleneck === 'network')
+        ? 'network'
+        : 'client';

@@ -18,6 +18,7 @@ export const NO_INTERVAL_NOTE = 'one repetition and no per-second series: no con
 /** Lightest launcher first: a single process has no primary; PM2 adds its daemon. Also breaks ties by cost. */
 export const MODE_ORDER: Record<LaunchMode, number> = { single: 0, cluster: 1, pm2: 2, image: 3 };
 const FLAG_ORDER: FlagKind[] = [
+  'network-bound',
   'client-bound',
   'dependency-bound',
   'host-busy',
@@ -29,8 +30,11 @@ const FLAG_ORDER: FlagKind[] = [
   'restarts',
 ];
 
-const loadParts = (l: CellLoad): (string | number)[] =>
-  l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections];
+// A bandwidth cap is part of the conditions, like the load: only when set, so keys stored before it stay.
+const loadParts = (l: CellLoad): (string | number)[] => [
+  ...(l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections]),
+  ...(l.networkMbps ? ['net', l.networkMbps] : []),
+];
 
 /** What is being served: the app and, when the matrix named request sets, which one. */
 export const workloadKey = (w: { app: string; requestSet: string | null }): string =>
@@ -103,15 +107,17 @@ export function sameBut(free: 'cpuMillis' | 'memoryMb', a: ConfigurationSummary,
 }
 
 export const loadLabel = (l: CellLoad): string =>
-  l.model === 'closed'
+  (l.model === 'closed'
     ? `${l.connections} connections`
-    : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`;
+    : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`) +
+  (l.networkMbps ? ` through ${fmtNum(l.networkMbps)} Mbit/s` : '');
 export const workloadLabel = (app: string, requestSet: string | null): string =>
   requestSet ? `${app} [${requestSet}]` : app;
 
 /**
- * What capped these repetitions' goodput (a lower bound then), from their stored bottlenecks: the load generator
- * (never where one missed its constant rate by the server's fault), a dependency, other processes, or nothing.
+ * What capped these repetitions' goodput (a lower bound then), from their stored bottlenecks: the network at its cap,
+ * the load generator (never where one missed its constant rate by the server's fault), a dependency, other
+ * processes, or nothing.
  */
 const PACES_AFTER_CLIENT = ['dependency', 'host'] as const;
 type ConfigurationPace = { bottleneck: BoundPace | null; shortfallBy: 'server' | 'client' | null };
@@ -119,7 +125,11 @@ export function bottleneckOf(cells: readonly StoredCell[]): ConfigurationPace {
   const has = (b: Bottleneck): boolean => cells.some((c) => c.bottleneck === b);
   const shortfalls = cells.map(cellShortfall);
   const shortfallBy = shortfalls.includes('server') ? 'server' : shortfalls.includes('client') ? 'client' : null;
-  const bottleneck = has('client') && shortfallBy !== 'server' ? 'client' : (PACES_AFTER_CLIENT.find(has) ?? null);
+  const bottleneck = has('network')
+    ? 'network'
+    : has('client') && shortfallBy !== 'server'
+      ? 'client'
+      : (PACES_AFTER_CLIENT.find(has) ?? null);
   return { bottleneck, shortfallBy };
 }
 

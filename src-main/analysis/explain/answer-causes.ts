@@ -4,10 +4,10 @@
 import type { ProbeSecond } from '../../model/probe.ts';
 import type { RunDetail, StoredCell } from '../../model/stored.ts';
 import type { Sample } from '../../model/types.ts';
-import { fmtMb, fmtPct } from '../../common/format.ts';
+import { fmtMb, fmtNum, fmtPct } from '../../common/format.ts';
 import { memoryFromProbe, runtimeSummaries, type CauseCell, type RuntimeSummary } from './causes.ts';
 import { memoryCapCause, pairCause, type CauseKind, type CauseLine } from './causes-words.ts';
-import { configurationKey } from '../decide/group.ts';
+import { configurationKey, workloadLabel } from '../decide/group.ts';
 import type { CauseNote, Exclusion, ScopeDecision } from '../types.ts';
 
 /** A stored cell as the causes read it: its measured seconds and probe records (warm-up left out). */
@@ -60,6 +60,41 @@ function dependencyLine(mine: readonly StoredCell[], key: string): CauseLine | n
 }
 
 /**
+ * A pick held by its bandwidth cap, from its cells' own flag: where every configuration of its pair was held too,
+ * "static [1m]: 236–241 req/s at every worker count here, 95 % of the 2,000 Mbit/s cap: network-bound, not a CPU
+ * question"; else its share of repetitions and the flag's words. null when none of its counted repetitions was.
+ */
+function networkLine(counted: readonly StoredCell[], key: string, pair: readonly StoredCell[]): CauseLine | null {
+  const held = counted.filter((c) => c.bottleneck === 'network');
+  const first = held[0];
+  if (!first?.load || !first.config.load.networkMbps) return null;
+  const who = workloadLabel(first.config.app, first.config.requests?.name ?? null);
+  const measured = pair.filter((c) => c.rpsMean !== null && c.bottleneck !== null);
+  if (measured.length > held.length && measured.every((c) => c.bottleneck === 'network')) {
+    const rps = measured.map((c) => c.rpsMean!);
+    const [lo, hi] = [Math.min(...rps), Math.max(...rps)];
+    const cap = first.config.load.networkMbps * (first.config.replicas ?? 1);
+    const shares = measured.map((c) => (c.load!.bytesPerSec * 8) / 1e6 / cap);
+    const share = shares.reduce((a, b) => a + b, 0) / shares.length;
+    const range = Math.round(lo) === Math.round(hi) ? fmtNum(lo) : `${fmtNum(lo)}–${fmtNum(hi)}`;
+    return {
+      kind: 'network-bound',
+      key,
+      text:
+        `${who}: ${range} req/s at every worker count here, ${fmtPct(share * 100)} of the ${fmtNum(cap)} Mbit/s ` +
+        'cap: network-bound, not a CPU question',
+    };
+  }
+  const reason = first.flags.find((f) => f.kind === 'network-bound')?.reason;
+  if (!reason) return null;
+  return {
+    kind: 'network-bound',
+    key,
+    text: `${who}: a lower bound: in ${held.length} of its ${counted.length} repetitions ${reason}`,
+  };
+}
+
+/**
  * Every line of cause of a run's decisions; empty when no cell was probed. The lines of why read the
  * repetitions the decision counted (`exclusions` left out: a host-busy repetition waited for the CPU
  * because of the host, not the server); the memory lines read every repetition, since a disturbed
@@ -95,7 +130,10 @@ export function causesOf(
     const clientPaced = lowerBound && all.some((c) => c.bottleneck === 'client' && !left.has(c.config.index));
     const said = cause(clientPaced);
     const counted = all.filter((c) => !left.has(c.config.index));
+    const inPair = new Set(s.configurations);
+    const pair = cells.filter((c) => inPair.has(configurationKey(c.config)) && !left.has(c.config.index));
     const line =
+      networkLine(counted, pick, pair) ??
       dependencyLine(counted, pick) ??
       clientLine(all, pick, lowerBound) ??
       (said?.kind === 'not-client-bound' ? cause(false) : said);

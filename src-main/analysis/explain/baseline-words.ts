@@ -45,7 +45,9 @@ const boundWords = (bound: BoundPace): string =>
     ? 'capped by the load generator'
     : bound === 'dependency'
       ? 'held back by a dependency at its cap'
-      : 'held back by a busy host';
+      : bound === 'network'
+        ? 'held back by the bandwidth cap'
+        : 'held back by a busy host';
 
 /** Why no verdict could be reached, in words. */
 export function blockedReason(metric: BaselineMetric, base: SideValue, cand: SideValue, test: RawTest): string {

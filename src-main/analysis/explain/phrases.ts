@@ -85,6 +85,9 @@ const FLAG_WORDS: Record<FlagKind, string> = {
   'host-busy': 'other processes on the host took CPU from the target or the load generator',
   'dependency-bound':
     'a dependency (its database or cache) at its own CPU cap set the pace, so the server may be faster',
+  'network-bound':
+    'the responses filled the bandwidth cap, so the network set the pace: the server may be faster, and more CPU ' +
+    'or workers would not serve more',
   'uneven-share': 'the replicas did not get an even share of the load, so the cell is not the topology it names',
   'mix-off': 'the requests sent strayed from the weights of the mix, so the cell did not measure the traffic it names',
 };

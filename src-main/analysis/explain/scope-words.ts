@@ -158,10 +158,15 @@ export function scopeSentences(
       "Every candidate here was held by a dependency at its own CPU cap: the app's database or cache, not the " +
         'server, set the ceiling, so the server may be faster than any of these numbers.',
     );
+  } else if (s.ceiling === 'network') {
+    out.push(
+      'Every candidate here filled its bandwidth cap: the network, not the server, set the ceiling, so this is ' +
+        'not a CPU question: more CPU or workers would not serve more.',
+    );
   } else if (s.ceiling === 'host') {
     out.push(
-      'Every candidate here was client-bound, dependency-bound or host-busy: the load generator, a dependency or ' +
-        'other processes on the host, not the server, set the ceiling.',
+      'Every candidate here was client-bound, dependency-bound, network-bound or host-busy: the load generator, a ' +
+        'dependency, the network or other processes on the host, not the server, set the ceiling.',
     );
   }
   if (s.setAside.length) {

@@ -5,6 +5,7 @@
 // lab lock, no image build or pull, no container, no start-up recovery; a history file that does
 // not exist is not created. Where Docker does not answer, this machine's cores and memory are the
 // limits, said in one line, so a CI machine without Docker can check a matrix file.
+import { linkText } from '../../common/labels.ts';
 import type { RunEstimate } from '../../model/estimate.ts';
 import { OVERHEAD_DEFAULT_SEC } from '../../engine/estimate.ts';
 import { envText } from '../../analysis/names.ts';
@@ -145,7 +146,8 @@ export function plannedCellsTable(cells: readonly CellConfig[]): string {
       `${c.cpuMillis}m`,
       `${c.memoryMb} MB`,
       (c.load.model === 'closed' ? `${c.load.connections} conn` : `${c.load.rate} rps`) +
-        (c.load.threads !== undefined ? `, ${c.load.threads} thr` : ''),
+        (c.load.threads !== undefined ? `, ${c.load.threads} thr` : '') +
+        linkText(c.load),
       `${c.durationSec} s`,
       `${c.warmupSec} s`,
       String(c.repetition + 1),

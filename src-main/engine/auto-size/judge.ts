@@ -56,6 +56,7 @@ const PACE_TAINTS: Record<Exclude<Bottleneck, 'server'>, string> = {
   client: 'client-bound (the load generator was saturated)',
   host: 'host-busy (other processes took the cores)',
   dependency: 'dependency-bound (its database or cache was at its own cap)',
+  network: 'network-bound (its responses filled the bandwidth cap)',
 };
 const UNSTABLE_TAINT = 'unstable (the measured seconds drifted)';
 

@@ -55,6 +55,22 @@ export async function limitsWhereCellsRun(
 }
 
 /**
+ * Bandwidth caps run only where the provider can set them; elsewhere the run is refused before anything starts,
+ * naming the caps, the target and why.
+ */
+export function checkBandwidthCaps(p: Pick<Provider, 'name' | 'bandwidthCapProblem'>, caps: readonly number[]): void {
+  if (!caps.length) return;
+  const why = p.bandwidthCapProblem
+    ? p.bandwidthCapProblem()
+    : 'a Swarm service or a Kubernetes pod has no per-container bandwidth cap Rightsize can set (a Docker engine has)';
+  if (!why) return;
+  throw new TargetNotReadyError(
+    `The target "${p.name}" cannot cap a cell's bandwidth (networkMbps ${caps.join(', ')}): ${why}. ` +
+      'Nothing was started.',
+  );
+}
+
+/**
  * Apps with dependencies run only where the provider can start them beside the app; elsewhere the
  * run is refused before anything starts, naming the apps and the target.
  */

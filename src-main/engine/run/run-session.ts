@@ -23,7 +23,7 @@ import type { Store } from '../../store/index.ts';
 import { hostFacts } from '../host.ts';
 import type { HostLimits } from '../matrix.ts';
 import { targetSpecOf } from '../cell-runner.ts';
-import { checkDependenciesHosted, limitsWhereCellsRun } from './limits.ts';
+import { checkBandwidthCaps, checkDependenciesHosted, limitsWhereCellsRun } from './limits.ts';
 import { buildImages, imageKey, type ImageNeed, type RunImages } from './images.ts';
 import { PrepareAhead } from './prepare-ahead.ts';
 import { runStoredCell, storeSkippedCell } from './stored-cell.ts';
@@ -63,6 +63,8 @@ export interface SourcePlan {
    * built before any cell runs. Absent: every app on the default base.
    */
   images?: ImageNeed[];
+  /** The bandwidth caps its cells ask (CellLoad.networkMbps), checked against the target before anything starts. */
+  networkMbps?: number[];
   /**
    * Runs the cells through the session. Throws for the run's own failure (the session says it);
    * returns an error the outcome carries without having thrown (a phase that stopped), if any.
@@ -130,6 +132,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   const { limits, swept } = await limitsWhereCellsRun(engine, lib, provider);
   const plan = await source.plan(limits, lib);
   checkDependenciesHosted(provider, plan.apps);
+  checkBandwidthCaps(provider, plan.networkMbps ?? []);
   const { base, lease, noReaper } = await enterLab(engine, {
     what: `${plan.what} (history: ${o.store.path})`,
     ...(o.base ? { strategy: o.base } : {}),

@@ -28,6 +28,7 @@ import { connect, connectionProblem, engineHost, type DockerConnection } from '.
 import { shipImage } from '../../docker/ship-image.ts';
 import { containerTarget } from './target.ts';
 import { CellWorld } from './world.ts';
+import { bandwidthCapProblem, capBandwidth, ensureShaperImage } from '../../docker/net-shaper.ts';
 import { formatCpuList, parseCpuList } from '../../common/cpu-list.ts';
 
 /** A database's first start (initdb, init scripts) within this, or the cell fails naming it. */
@@ -65,6 +66,19 @@ export abstract class EngineProvider {
   readonly hostsDependencies = true;
   /** Each target's load cores, by target id: its load runs there. */
   protected readonly loadCpus = new Map<string, string>();
+  private shaper?: Promise<string>;
+
+  /** A bandwidth cap needs this machine's `tc` (docker/net-shaper.ts), on this engine or shipped to it. */
+  bandwidthCapProblem(): string | undefined {
+    return bandwidthCapProblem();
+  }
+
+  /** The bandwidth cap's helper image where this engine runs it: built here (a remote engine ships it). */
+  protected shaperImage(): Promise<string> {
+    this.shaper ??= ensureShaperImage();
+    this.shaper.catch(() => (this.shaper = undefined));
+    return this.shaper;
+  }
 
   /** A cell's container under its caps, on the cores the placement gave it, as a provisioned target. */
   protected async startContainer(spec: TargetSpec, at: ContainerPlace, shared?: CellWorld): Promise<ProvisionedTarget> {
@@ -92,6 +106,17 @@ export abstract class EngineProvider {
     } catch (e) {
       await own?.remove();
       throw e;
+    }
+    if (spec.networkMbps) {
+      const labels = containerLabels(spec);
+      const scope = { [LABEL.app]: labels.app, ...(labels.run ? { [LABEL.run]: labels.run } : {}) };
+      try {
+        await capBandwidth(this.client, await this.shaperImage(), c.id, spec.networkMbps, scope);
+      } catch (e) {
+        await c.remove().catch(() => {});
+        await own?.remove();
+        throw e;
+      }
     }
     if (at.place.loadCpus) this.loadCpus.set(c.id, at.place.loadCpus);
     const together = world?.sharesCores ? sharedCoresWarning(world, at.cores, Boolean(at.place.loadCpus)) : undefined;
@@ -277,6 +302,13 @@ export class DockerProvider extends EngineProvider implements Provider {
     } catch (e) {
       return { ok: false, problems: [connectionProblem(this.o.connection.url, e)], nodes: [] };
     }
+  }
+
+  protected override shaperImage(): Promise<string> {
+    return super.shaperImage().then(async (tag) => {
+      await shipImage(tag, this.client, this.o.source, `${this.name} (${this.o.connection.url})`);
+      return tag;
+    });
   }
 
   async prepareImage(localTag: string): Promise<string> {

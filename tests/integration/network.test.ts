@@ -1,0 +1,83 @@
+// The network as a resource (issue 44), on the real engine: a cell's bandwidth cap is Linux traffic control in its
+// container's network namespace, set by a helper that is gone afterwards; the bytes the load side counts stay at the
+// cap; 1 MiB responses under a small cap are attributed to the network at every worker count, and said so. A cap is
+// an upper bound the kernel enforces, and a small one is reached on a busy host too: this file shares a lane.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { docker } from '../../src-main/docker/client.ts';
+import { LABEL, ownFilters } from '../../src-main/docker/labels.ts';
+import { Store } from '../../src-main/store/index.ts';
+import { cli, tempDir } from '../helpers/cli.ts';
+import { requireDocker } from '../helpers/docker.ts';
+
+const CAP_MBPS = 200;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+beforeAll(async () => {
+  await requireDocker();
+});
+
+describe('a bandwidth cap per cell', () => {
+  it(`1 MiB responses through ${CAP_MBPS} Mbit/s: bytes at the cap every second, network-bound at every worker count, said so, nothing left`, async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'h.db');
+    const config = path.join(dir, 'matrix.json');
+    writeFileSync(config, JSON.stringify({
+      apps: ['static'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256], networkMbps: [CAP_MBPS],
+      requestSets: [{ name: '1m', requests: [{ method: 'GET', path: '/1m' }] }],
+      load: { model: 'closed', connections: [8] }, durationSec: 5, warmupSec: 1, settleBudgetPct: 0, verify: false,
+    }));
+    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+    expect(r.code, r.stderr).toBe(0);
+    const runId = (JSON.parse(r.stdout) as { runId: number }).runId;
+    const store = Store.open(db);
+    try {
+      const run = store.getRun(runId)!;
+      const samples = store.getRunSamples(runId);
+      expect(run.cells).toHaveLength(2);
+      for (const c of run.cells) {
+        expect(c.status, c.failure ?? '').toBe('ok');
+        expect(c.config.load.networkMbps).toBe(CAP_MBPS);
+        const perSecond = samples.get(c.id)!.map((s) => (s.bytes * 8) / 1e6 / CAP_MBPS);
+        const share = (c.bytesPerSec! * 8) / 1e6 / CAP_MBPS;
+        console.log(`${c.config.workers} worker(s): ${c.rpsMean!.toFixed(1)} req/s, ${(share * 100).toFixed(1)} % of the cap; per second ${perSecond.map((x) => x.toFixed(2)).join(' ')}`);
+        // The kernel's bucket: never above the cap (its 10 ms burst aside), and a server that can send more fills it.
+        expect(share).toBeGreaterThanOrEqual(0.85);
+        expect(share).toBeLessThanOrEqual(1.05);
+        // Whole 1 MiB responses land in whole seconds (one is 4 % of a second's 25 MB here): the median second.
+        expect(median(perSecond)).toBeGreaterThan(0.75);
+        expect(median(perSecond)).toBeLessThan(1.25);
+        expect(c.flags.map((f) => f.kind)).toContain('network-bound');
+        expect(c.bottleneck).toBe('network');
+      }
+    } finally {
+      store.close();
+    }
+    const report = await cli(['--db', db, 'report', String(runId)]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/What would decide it: more bandwidth, or smaller responses/);
+    const explain = await cli(['--db', db, 'report', String(runId), '--explain']);
+    expect(explain.stdout).toMatch(/the network, not the server, set the ceiling, so this is not a CPU question/);
+    expect(report.stdout).toMatch(new RegExp(`static \\[1m\\]: [\\d.–]+ req/s at every worker count here, \\d+ % of the ${CAP_MBPS} Mbit/s cap: network-bound, not a CPU question`));
+    const csv = path.join(dir, 'cells.csv');
+    expect((await cli(['--db', db, 'export', String(runId), '--csv', csv])).code).toBe(0);
+    const [head, row] = readFileSync(csv, 'utf8').split('\n');
+    const col = (name: string): string => row!.split(',')[head!.split(',').indexOf(name)]!;
+    expect(col('network_mbps')).toBe(String(CAP_MBPS));
+    // The helpers that set the caps are gone with the cells.
+    const tools = await docker().listContainers({ all: true, filters: JSON.stringify({ label: [...ownFilters(), `${LABEL.kind}=tool`] }) });
+    expect(tools).toEqual([]);
+  }, 120_000);
+
+  it('a cap it cannot set is refused before anything starts, in words', async () => {
+    const dir = tempDir();
+    const config = path.join(dir, 'matrix.json');
+    writeFileSync(config, JSON.stringify({ apps: ['static'], modes: ['single'], workers: [1], cpuMillicores: [500], memoryMb: [128], networkMbps: [0, 100, 100] }));
+    const r = await cli(['--db', path.join(dir, 'h.db'), 'run', '--config', config]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/networkMbps: 0 is not a bandwidth cap: a whole number of Mbit\/s from 1 to 100000/);
+    expect(r.stderr).toMatch(/networkMbps: each cap only once/);
+  }, 60_000);
+});
