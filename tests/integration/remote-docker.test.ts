@@ -51,8 +51,18 @@ describe('a remote Docker engine as a target', () => {
     const target = await provider.provision({
       image: image.tag, launch: { mode: 'cluster', workers: 2, entry: image.entry, name: 'hello' }, port: app.port, env: app.env,
       cpuMillis: 500, memoryMb: 128, labels: { run: 'remote-test', cell: '1', app: 'hello', session: currentSession() },
+      networkMbps: 100,
     });
     try {
+      // The bandwidth cap's helper image was shipped there and set the cap in the target's network namespace.
+      const shaper = (await second.client.listImages()).flatMap((i) => i.RepoTags ?? []).find((t) => t.startsWith('rightsize/net-shaper:'));
+      expect(shaper).toBeDefined();
+      const look = await second.client.createContainer({ Image: shaper!, Cmd: ['qdisc', 'show', 'dev', 'eth0'], HostConfig: { NetworkMode: `container:${target.id}`, CapAdd: ['NET_ADMIN'] } });
+      await look.start();
+      await look.wait();
+      const qdisc = (await look.logs({ stdout: true, stderr: true })).toString('utf8');
+      await look.remove({ force: true });
+      expect(qdisc).toMatch(/qdisc tbf .* rate 100Mbit/);
       // Published on the remote engine's address, not on this machine's loopback or a bridge IP.
       expect(target.address.host).toBe(second.address);
       await waitReady({ ...target.address, via: 'published' }, { path: app.health, processes: 2, deadlineMs: 30_000, exited: target.exited });
