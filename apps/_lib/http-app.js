@@ -2,6 +2,7 @@
 // Shared boilerplate for the target apps. Node built-ins only: the apps are copied as-is into
 // images that contain nothing but the `node` binary.
 const http = require('node:http');
+const https = require('node:https');
 
 const PORT = Number(process.env.PORT || 3000);
 const HOST = process.env.HOST || '0.0.0.0';
@@ -18,7 +19,10 @@ const SLOW_START_DELAY_MS = 10;
 function serve(handler, { onStart } = {}) {
   let loggedError = false;
   let slowUntil = 0;
-  const server = http.createServer((req, res) => {
+  // HTTPS when Rightsize gives the run's certificate (a cell with tls: true): every connection pays its handshake.
+  const tls = process.env.RS_TLS_CERT && process.env.RS_TLS_KEY ? { cert: process.env.RS_TLS_CERT, key: process.env.RS_TLS_KEY } : null;
+  const create = tls ? (h) => https.createServer(tls, h) : (h) => http.createServer(h);
+  const server = create((req, res) => {
     if (req.url === '/health' && req.method === 'GET') {
       // The engine counts distinct pids on /health to know that N workers are up.
       res.writeHead(200, { 'content-type': 'text/plain', 'x-rightsize-pid': String(process.pid) });
@@ -53,7 +57,7 @@ function serve(handler, { onStart } = {}) {
     .then(() => {
       server.listen(PORT, HOST, () => {
         if (SLOW_START_MS > 0) slowUntil = Date.now() + SLOW_START_MS;
-        console.log(`rightsize:listening pid=${process.pid} port=${server.address().port}`);
+        console.log(`rightsize:listening pid=${process.pid} port=${server.address().port}${tls ? ' tls' : ''}`);
       });
     })
     .catch((err) => {

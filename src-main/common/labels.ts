@@ -3,8 +3,9 @@ import type { RunEstimate } from '../model/estimate.ts';
 import { envPairs } from './env-name.ts';
 import type { CellConfig, CellLoad } from '../model/types.ts';
 
-/** A cell's bandwidth cap after its load in the listings ("c20 · 2000 Mbit/s"); empty without one. */
-export const linkText = (l: CellLoad): string => (l.networkMbps ? ` · ${l.networkMbps} Mbit/s` : '');
+/** A cell's TLS and bandwidth cap after its load in the listings ("c20 · TLS · 2000 Mbit/s"); empty without. */
+export const linkText = (l: CellLoad): string =>
+  `${l.tls ? ' · TLS' : ''}${l.networkMbps ? ` · ${l.networkMbps} Mbit/s` : ''}`;
 
 /**
  * "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing; with replicas, a

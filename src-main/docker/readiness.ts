@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { Address } from './containers.ts';
 
 export interface ReadyOptions {
@@ -20,6 +21,8 @@ export interface ReadyOptions {
   signal?: AbortSignal;
   /** How long the same client error (404, 401, …) may answer before it is final ({@link DEFINITE_MS}). */
   definiteMs?: number;
+  /** The app serves HTTPS: asked over TLS, its (self-signed) certificate not verified. */
+  tls?: boolean;
 }
 
 /**
@@ -53,7 +56,7 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
       await new Promise((res) => setTimeout(res, o.intervalMs ?? 20));
       continue;
     }
-    const r = await probe(addr, o.path, o.attemptTimeoutMs ?? 1000);
+    const r = await probe(addr, o.path, o.attemptTimeoutMs ?? 1000, o.tls);
     if (r.ok) {
       if (!r.pid) {
         if (!o.allListening || (await o.allListening())) return { ms: performance.now() - t0, pids: 1 };
@@ -83,10 +86,11 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
 
 type Probe = { ok: true; pid?: string } | { ok: false; reason: string; status?: number };
 
-function probe(addr: Address, path: string, timeoutMs: number): Promise<Probe> {
+function probe(addr: Address, path: string, timeoutMs: number, tls = false): Promise<Probe> {
   return new Promise((resolve) => {
     // agent:false = a fresh connection per probe, so the cluster's round robin reaches every worker.
-    const req = http.get({ host: addr.host, port: addr.port, path, agent: false, timeout: timeoutMs }, (res) => {
+    const opts = { host: addr.host, port: addr.port, path, agent: false, timeout: timeoutMs };
+    const onResponse = (res: http.IncomingMessage): void => {
       res.resume();
       const pid = res.headers['x-rightsize-pid'];
       const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
@@ -99,7 +103,8 @@ function probe(addr: Address, path: string, timeoutMs: number): Promise<Probe> {
               ...(res.statusCode ? { status: res.statusCode } : {}),
             },
       );
-    });
+    };
+    const req = tls ? https.get({ ...opts, rejectUnauthorized: false }, onResponse) : http.get(opts, onResponse);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (e) => resolve({ ok: false, reason: e.message }));
   });

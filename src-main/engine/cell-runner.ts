@@ -1,6 +1,7 @@
 // One cell, start to finish, in named phases: start the target under its caps → wait until every
 // worker is up → warmup and measurement (cell-load.ts) → how the target ended → teardown. The
 // provider does everything that depends on where the cell runs; this file never asks which it is.
+import { tlsEnv, type Pem } from '../tls/certificate.ts';
 import { ownCommand, type AppDefinition } from '../apps/catalog.ts';
 import { withTimeout } from '../docker/client.ts';
 import type { AppImage } from '../docker/app-image.ts';
@@ -34,6 +35,8 @@ export interface CellContext {
   /** Keep the target and its load on separate cores where they share a machine (the matrix's placement 'auto'). */
   placement: boolean;
   timeoutSec: number;
+  /** The run's certificate, which an HTTPS cell's app serves (tls/certificate.ts). */
+  tls?: Pem;
   runId?: number;
   cellId?: number;
   /** The node (or the node to avoid) the pool's slot gave this cell, where the provider places by node. */
@@ -59,11 +62,12 @@ export interface CellContext {
 /** What the provider is asked to start for a cell: the app's image and launcher under the cell's caps. */
 export function targetSpecOf(
   cfg: CellConfig,
-  ctx: Pick<CellContext, 'app' | 'image' | 'placement' | 'placementHint' | 'signal'>,
+  ctx: Pick<CellContext, 'app' | 'image' | 'placement' | 'placementHint' | 'signal' | 'tls'>,
   labels: TargetSpec['labels'],
 ): TargetSpec {
   const source = ctx.app.source;
-  const env = { ...ctx.app.env, ...cfg.env };
+  if (cfg.load.tls && !ctx.tls) throw new Error("an HTTPS cell needs the run's certificate (none was made)");
+  const env = { ...ctx.app.env, ...cfg.env, ...(cfg.load.tls ? tlsEnv(ctx.tls!) : {}) };
   const probe = cfg.probe === true;
   const nodeOptions = env.NODE_OPTIONS ?? ctx.image.nodeOptions; // an image's own, when the app sets none
   return {
@@ -87,6 +91,7 @@ export function targetSpecOf(
     memoryMb: cfg.memoryMb,
     ...(cfg.replicas !== undefined && cfg.replicas >= 2 ? { replicas: cfg.replicas } : {}),
     ...(cfg.load.networkMbps ? { networkMbps: cfg.load.networkMbps } : {}),
+    ...(cfg.load.tls ? { tls: true } : {}),
     ...(ctx.app.dependencies?.length ? { dependencies: ctx.app.dependencies } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     pinCores: ctx.placement,

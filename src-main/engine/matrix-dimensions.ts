@@ -36,6 +36,7 @@ export const DIMENSION_FIELDS = {
   nodeFlags: z.array(z.array(z.string())).optional(),
   envMatrix: z.record(z.string(), z.array(z.string())).optional(),
   networkMbps: nums.optional(),
+  tls: z.array(z.boolean()).optional(),
 };
 
 /** The widest bandwidth cap a cell may ask (Mbit/s): 100 Gbit/s; the narrowest is 1 Mbit/s. */
@@ -57,6 +58,7 @@ export const DIMENSION_HINTS: Record<string, string> = {
   'budget.maxReplicas': 'the most replicas to split a total into, a whole number, e.g. 4',
   node: 'a list of Node.js versions: majors such as "22" or exact versions such as "22.11.0", e.g. ["20", "22"]',
   nodeFlags: 'a list of flag sets, each applied together, e.g. [[], ["--max-semi-space-size=32"]]',
+  tls: 'a list of true (HTTPS: TLS on every connection) and false (plain HTTP), each its own cells, e.g. [false, true]',
   networkMbps:
     "a list of bandwidth caps in Mbit/s on the server's side of the link, each its own cells, e.g. [100, 2000] " +
     '(leave it out for none)',
@@ -74,6 +76,7 @@ export interface Dimensions {
   nodeFlags?: string[][];
   envMatrix?: Record<string, string[]>;
   networkMbps?: number[];
+  tls?: boolean[];
   /** The environment of every cell, which a dimension's variable must not also set. */
   env?: Record<string, string>;
 }
@@ -158,6 +161,9 @@ export const envSetsOf = (m: Dimensions): Record<string, string>[] =>
       (sets, name) => sets.flatMap((s) => unique(m.envMatrix![name]!).map((v) => ({ ...s, [name]: v }))),
       [{}],
     );
+
+/** Whether the cells speak TLS, each its own (none named = plain HTTP). */
+export const tlsOf = (m: Dimensions): boolean[] => (m.tls?.length ? unique(m.tls) : [false]);
 
 /** The bandwidth caps of the cells, each its own (none named = one uncapped link). */
 export const networkCapsOf = (m: Dimensions): (number | undefined)[] =>
@@ -252,6 +258,8 @@ export function dimensionProblems(m: Dimensions, host: DimensionLimits, present:
     if (!Number.isInteger(n) || n < 1 || n > MAX_NETWORK_MBPS)
       bad('networkMbps', `${n} is not a bandwidth cap: a whole number of Mbit/s from 1 to ${MAX_NETWORK_MBPS}`);
   if (m.networkMbps && unique(m.networkMbps).length !== m.networkMbps.length) bad('networkMbps', 'each cap only once');
+  if (m.tls?.length === 0) bad('tls', 'needs at least one value (leave it out for plain HTTP)');
+  if (m.tls && unique(m.tls).length !== m.tls.length) bad('tls', 'each value only once');
   return problems;
 }
 

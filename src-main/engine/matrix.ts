@@ -13,6 +13,7 @@ import {
   dimensionProblems,
   envSetsOf,
   networkCapsOf,
+  tlsOf,
   flagSetsOf,
   MIN_MEMORY_MB,
   nodeVersionsOf,
@@ -316,7 +317,7 @@ function shapes(m: Matrix, app: string, imageApps: ImageApps = {}): { mode: Laun
 const threadsOf = (m: Matrix): { threads?: number } =>
   m.load.threads !== undefined ? { threads: m.load.threads } : {};
 
-/** The loads of the cells: each connection count or rate through each bandwidth cap (none: an uncapped link). */
+/** The loads of the cells: each connection count or rate through each bandwidth cap (none: uncapped), plain or TLS. */
 function loads(m: Matrix): CellLoad[] {
   const base: CellLoad[] =
     m.load.model === 'closed'
@@ -327,7 +328,8 @@ function loads(m: Matrix): CellLoad[] {
           connections: (m.load as { connections: number }).connections,
           ...threadsOf(m),
         }));
-  return networkCapsOf(m).flatMap((n) => base.map((l) => (n ? { ...l, networkMbps: n } : l)));
+  const linked = networkCapsOf(m).flatMap((n) => base.map((l) => (n ? { ...l, networkMbps: n } : l)));
+  return tlsOf(m).flatMap((tls) => linked.map((l) => (tls ? { ...l, tls: true as const } : l)));
 }
 
 const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.requestSets ?? [undefined];

@@ -6,7 +6,8 @@ import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { estimateWithHistory } from './estimate.ts';
-import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
+import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix, type Problem } from './matrix.ts';
+import type { AppDefinition } from '../apps/catalog.ts';
 import { afterGrid, runPhases, type RunPhaseStep } from './phase-run.ts';
 import { runSession, type CellSource, type Session, type SessionOptions } from './run/run-session.ts';
 import { imageNeeds } from './run/images.ts';
@@ -43,6 +44,8 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
       // User apps are checked again: their folder, entry file or image may have changed since they were added.
       const resolved = await resolveApps(lib, v.matrix.apps, (image) => findImage(image));
       if (!resolved.ok) throw new MatrixInvalidError(resolved.problems);
+      const tlsRefused = tlsProblems(v.matrix, resolved.apps);
+      if (tlsRefused.length) throw new MatrixInvalidError(tlsRefused);
       const matrix: Matrix =
         v.matrix.order === 'shuffle' && v.matrix.seed === undefined
           ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) }
@@ -58,6 +61,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
         images: imageNeeds(cells), // each (app, Node.js version) built before any cell runs
         ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
+        ...(matrix.tls?.includes(true) ? { tls: true } : {}),
         run: (s) => runGrid(s, matrix, name, results),
       };
     },
@@ -184,6 +188,7 @@ export async function runPhasesOnRun(
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
         images: imageNeeds(expandMatrix(matrix, limits.imageApps)), // the phases run the grid's configurations
         ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
+        ...(matrix.tls?.includes(true) ? { tls: true } : {}),
         run: async (s) => {
           const out = await runPhases({ session: s, matrix, nextIndex, plannedBefore: stored.cellsTotal }, phases);
           results.push(...out.results);
@@ -202,4 +207,16 @@ export async function runPhasesOnRun(
   };
   const outcome = await runSession(source, o);
   return { ...outcome, cells: results };
+}
+
+/**
+ * HTTPS cells only of the built-in apps: their server reads the run's certificate (apps/_lib/http-app.js). A user's
+ * app that serves TLS itself is not yet told where its certificate is.
+ */
+function tlsProblems(m: Matrix, apps: readonly AppDefinition[]): Problem[] {
+  if (!m.tls?.includes(true)) return [];
+  const own = apps.filter((a) => !a.builtIn).map((a) => a.name);
+  return own.length
+    ? [{ path: 'tls', message: `HTTPS cells run the built-in apps only for now; ${own.join(', ')} would not serve it` }]
+    : [];
 }

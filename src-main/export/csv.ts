@@ -28,6 +28,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['target_rate_rps', (c) => (c.config.load.model === 'rate' ? c.config.load.rate : null)],
   // The cell's bandwidth cap on what the server sent (empty: none).
   ['network_mbps', (c) => c.config.load.networkMbps],
+  // 1: the cell's connections spoke TLS (HTTPS); empty: plain HTTP.
+  ['tls', (c) => (c.config.load.tls ? 1 : null)],
   ['duration_s', (c) => c.config.durationSec],
   ['warmup_s', (c) => c.config.warmupSec],
   // Empty for cells stored before the warmup adapted to the app: they used warmup_s.

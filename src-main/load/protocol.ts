@@ -50,6 +50,8 @@ export interface ThreadPlan {
   totalConnections: number;
   /** The plan's whole rate (constant-rate model): each connection keeps its slot in the shared schedule. */
   rate?: number;
+  /** Every connection speaks TLS (HTTPS), a full handshake each: no session is resumed. */
+  tls?: true;
   timeoutSec: number;
   /** A stop the thread applies itself should the engine never send one (seconds after start). */
   maxSec: number;

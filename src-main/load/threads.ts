@@ -48,6 +48,7 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
       firstConnection: first,
       totalConnections: total,
       ...(plan.load.model === 'rate' ? { rate: plan.load.rate } : {}),
+      ...(plan.load.tls ? { tls: true as const } : {}),
       timeoutSec: plan.timeoutSec,
       maxSec,
       ...(cpus ? { cpus } : {}),

@@ -182,7 +182,8 @@ function clientsFor(set: ThreadTarget): void {
   let next = 0;
   autocannon(
     {
-      url: `http://${set.host}:${set.port}`,
+      // autocannon's TLS client never verifies the certificate and offers no session: a full handshake each.
+      url: `${plan.tls ? 'https' : 'http'}://${set.host}:${set.port}`,
       connections: set.connections.length,
       pipelining: 1,
       duration: plan.maxSec,

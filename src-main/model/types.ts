@@ -16,7 +16,7 @@ export type LoadModel = 'closed' | 'rate';
 export type CellLoad = (
   | { model: 'closed'; connections: number; threads?: number }
   | { model: 'rate'; rate: number; connections: number; threads?: number }
-) & { networkMbps?: number }; // the bandwidth cap on the server's side of the link (absent: none)
+) & { networkMbps?: number; tls?: true }; // a bandwidth cap on the server's side (absent: none); HTTPS (absent: HTTP)
 // `threads`: load threads the matrix asked for (`load.threads`, CLI --load-threads); absent = chosen
 // from the cores the target's cpuset leaves free. A measurement setting, not part of a configuration.
 

@@ -47,6 +47,8 @@ export interface TargetSpec {
   replicas?: number;
   /** A bandwidth cap on what each replica sends (Mbit/s; absent: none), where the provider can set one. */
   networkMbps?: number;
+  /** The app serves HTTPS (its certificate is in `env`): readiness is checked over TLS. */
+  tls?: boolean;
 }
 
 /** One cumulative reading of the target's cgroup, as the provider's stats source gives it. */
@@ -234,6 +236,8 @@ export interface Provider {
    * it cannot (a Swarm service or a pod has no per-container egress cap Rightsize can set).
    */
   bandwidthCapProblem?(): string | undefined;
+  /** Its targets can serve HTTPS cells (TargetSpec.tls: readiness over TLS). Absent: not yet. */
+  readonly servesTls?: boolean;
   /** What it needs of a dependency that a definition may leave out (Kubernetes: its port), in words. */
   dependencyProblems?(deps: readonly { name: string; port?: number | undefined }[]): string[];
   /** How many cells may run at once here: nodes free for a target, each with another node for its load. Absent: 1. */

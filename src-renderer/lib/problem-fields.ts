@@ -37,6 +37,7 @@ export const MATRIX_PLACES = [
   { label: 'Node.js', testid: 'node-field', paths: ['node', 'nodeFlags'] },
   { label: 'Settings', testid: 'settings-field', paths: ['envMatrix'] },
   { label: 'Load', testid: 'load-field', paths: ['load'] },
+  { label: 'TLS', testid: 'tls-field', paths: ['tls'] },
   { label: 'Bandwidth cap', testid: 'network', paths: ['networkMbps'] },
   { label: 'Timing', testid: 'timing-field', paths: ['durationSec', 'warmupSec', 'repetitions', 'settleBudgetPct'] },
   { label: 'Cost', testid: 'cost-field', paths: ['prices'] },

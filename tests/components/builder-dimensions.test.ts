@@ -156,3 +156,19 @@ describe('the Builder’s bandwidth cap (issue 44)', () => {
     unmount();
   });
 });
+
+describe('the Builder’s TLS (issue 44)', () => {
+  it('plain HTTP by default; HTTPS beside it is its own cells; HTTPS alone sends only it; none is refused at the field', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));
+    expect(lastValidated()).not.toHaveProperty('tls');
+    await fireEvent.click(screen.getByTestId('tls-on'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ tls: [false, true] }));
+    await vi.waitFor(() => expect(count()).toMatch(/^4 cells/));
+    await fireEvent.click(screen.getByTestId('tls-off'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ tls: [true] }));
+    await fireEvent.click(screen.getByTestId('tls-on'));
+    const field = screen.getByTestId('tls-field');
+    await vi.waitFor(() => expect(within(field).getByRole('alert').textContent).toBe('needs at least one value (leave it out for plain HTTP)'));
+  });
+});

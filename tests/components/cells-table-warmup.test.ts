@@ -58,3 +58,28 @@ describe('CellsTable: settings and dependencies (issue 41)', () => {
     expect(fromResult(result).dependencies).toBe('db 97% · cache —');
   });
 });
+
+describe('CellsTable: the bandwidth cap (issue 44)', () => {
+  it('a capped run shows what each cell sent against its link; an uncapped one has no such column', () => {
+    const capped = (index: number, sentMbps?: number): CellRow => ({
+      ...row(index),
+      config: { ...row(index).config, app: 'static', load: { model: 'closed', connections: 20, networkMbps: 2000 } },
+      ...(sentMbps !== undefined ? { sentMbps } : {}),
+    });
+    const { unmount } = render(CellsTable, { props: { cells: [capped(0, 1912.4), capped(1)] } });
+    const header = screen.getAllByRole('columnheader').map((h) => h.textContent!.trim());
+    const col = header.indexOf('sent / link');
+    expect(col).toBeGreaterThan(0);
+    const cells = screen.getAllByRole('row').slice(1).map((r) => r.querySelectorAll('td')[col]!.textContent!.trim());
+    expect(cells).toEqual(['1,912 of 2,000 Mbit/s', '— of 2,000 Mbit/s']);
+    unmount();
+    render(CellsTable, { props: { cells: [row(0)] } });
+    expect(screen.getAllByRole('columnheader').map((h) => h.textContent!.trim())).not.toContain('sent / link');
+  });
+
+  it('rows from the store and from a live result carry the Mbit/s the responses carried', () => {
+    expect(fromStored({ ...cell({}), bytesPerSec: 250_000_000 }).sentMbps).toBe(2000);
+    const result = { config: cell({}).config, status: 'ok', flags: [], load: { rpsMean: 1, bytesPerSec: 12_500_000, latencyUs: { p50: 1, p99: 1, max: 1 }, errors: 0, timeouts: 0, non2xx: 0 } } as unknown as CellResult;
+    expect(fromResult(result).sentMbps).toBe(100);
+  });
+});

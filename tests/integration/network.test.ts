@@ -71,6 +71,38 @@ describe('a bandwidth cap per cell', () => {
     expect(tools).toEqual([]);
   }, 120_000);
 
+  it('HTTPS beside plain HTTP: the built-in app serves the run\'s certificate, every response measured over TLS', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'h.db');
+    const config = path.join(dir, 'matrix.json');
+    writeFileSync(config, JSON.stringify({
+      apps: ['json'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [256], tls: [false, true],
+      load: { model: 'closed', connections: [8] }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false,
+    }));
+    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+    expect(r.code, r.stderr).toBe(0);
+    const runId = (JSON.parse(r.stdout) as { runId: number }).runId;
+    const store = Store.open(db);
+    try {
+      const cells = store.getRun(runId)!.cells;
+      expect(cells.map((c) => [c.config.load.tls ?? false, c.status])).toEqual([[false, 'ok'], [true, 'ok']]);
+      for (const c of cells) {
+        // A plain-HTTP load against the HTTPS server (or the reverse) fails every request: these all succeeded.
+        expect(c.errors! + c.timeouts! + c.non2xx!, `tls ${c.config.load.tls ?? false}`).toBe(0);
+        expect(c.rpsMean!).toBeGreaterThan(100);
+        console.log(`tls ${c.config.load.tls ?? false}: ${c.rpsMean!.toFixed(0)} req/s, ${(c.cpuPctMean! * 5 / c.rpsMean!).toFixed(3)} ms CPU a request`);
+      }
+    } finally {
+      store.close();
+    }
+    const csv = path.join(dir, 'cells.csv');
+    expect((await cli(['--db', db, 'export', String(runId), '--csv', csv])).code).toBe(0);
+    const [head, ...rows] = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(rows.map((row) => row.split(',')[head!.split(',').indexOf('tls')])).toEqual(['', '1']);
+    const show = await cli(['--db', db, 'show', String(runId)]);
+    expect(show.stdout).toMatch(/· TLS/);
+  }, 120_000);
+
   it('a cap it cannot set is refused before anything starts, in words', async () => {
     const dir = tempDir();
     const config = path.join(dir, 'matrix.json');

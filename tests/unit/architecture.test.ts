@@ -21,6 +21,7 @@ export const FLOORS: Record<string, number> = {
   container: 3,
   docker: 3,
   probe: 3,
+  tls: 3,
   load: 3,
   reaper: 3,
   'lab-lock': 4,

@@ -159,3 +159,44 @@ describe('store migration 14: the pace column takes network, keeps every stored 
     }
   });
 });
+
+describe('tls, a matrix dimension (issue 44)', () => {
+  it.each([
+    [[], 'tls: needs at least one value (leave it out for plain HTTP)'],
+    [[true, true], 'tls: each value only once'],
+  ])('%j is refused in words', (values, words) => {
+    expect(problems({ ...base, tls: values })).toContain(words);
+  });
+
+  it('plain and HTTPS are each their own contest; without it, keys stay as stored before', () => {
+    const cells = expandMatrix(valid({ ...base, workers: [1], tls: [false, true], networkMbps: [2000] }));
+    expect(cells.map((c) => c.load)).toEqual([
+      { model: 'closed', connections: 20, networkMbps: 2000 },
+      { model: 'closed', connections: 20, networkMbps: 2000, tls: true },
+    ]);
+    expect(new Set(cells.map(scopeKey)).size).toBe(2);
+    expect(loadLabel(cells[1]!.load)).toBe('20 connections over TLS through 2,000 Mbit/s');
+    expect(cellLabel(cells[1]!)).toBe('static cluster×1 1000m/256MB c20 · TLS · 2000 Mbit/s');
+    expect(expandMatrix(valid({ ...base, tls: [false] })).every((c) => !('tls' in c.load))).toBe(true);
+  });
+
+  it('a target whose readiness check does not speak TLS refuses HTTPS cells before anything starts', async () => {
+    const { checkTls } = await import('../../src-main/engine/run/limits.ts');
+    expect(() => checkTls({ name: 'k8s' }, true)).toThrow(/The target "k8s" cannot run HTTPS cells yet \(tls: true\)/);
+    expect(() => checkTls({ name: 'k8s' }, false)).not.toThrow();
+    expect(() => checkTls({ name: 'local', servesTls: true }, true)).not.toThrow();
+  });
+
+  it("a run's certificate: made once per run, self-signed RSA, and what a built-in app reads", async () => {
+    const { runCertificate, tlsEnv } = await import('../../src-main/tls/certificate.ts');
+    const { X509Certificate, createPrivateKey } = await import('node:crypto');
+    const a = await runCertificate('t1');
+    expect(await runCertificate('t1')).toBe(a);
+    expect(await runCertificate('t2')).not.toBe(a);
+    const x = new X509Certificate(a.cert);
+    expect(x.subject).toBe('CN=rightsize');
+    expect(x.publicKey.asymmetricKeyType).toBe('rsa');
+    expect(x.checkPrivateKey(createPrivateKey(a.key))).toBe(true);
+    expect(Object.keys(tlsEnv(a))).toEqual(['RS_TLS_CERT', 'RS_TLS_KEY']);
+  });
+});

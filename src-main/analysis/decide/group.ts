@@ -30,11 +30,13 @@ const FLAG_ORDER: FlagKind[] = [
   'restarts',
 ];
 
-// A bandwidth cap is part of the conditions, like the load: only when set, so keys stored before it stay.
-const loadParts = (l: CellLoad): (string | number)[] => [
-  ...(l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections]),
-  ...(l.networkMbps ? ['net', l.networkMbps] : []),
-];
+// A bandwidth cap and TLS are part of the conditions, like the load: only when set, so keys stored before stay.
+const loadParts = (l: CellLoad): (string | number)[] =>
+  [
+    l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections],
+    l.networkMbps ? ['net', l.networkMbps] : [],
+    l.tls ? ['tls'] : [],
+  ].flat();
 
 /** What is being served: the app and, when the matrix named request sets, which one. */
 export const workloadKey = (w: { app: string; requestSet: string | null }): string =>
@@ -110,6 +112,7 @@ export const loadLabel = (l: CellLoad): string =>
   (l.model === 'closed'
     ? `${l.connections} connections`
     : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`) +
+  (l.tls ? ' over TLS' : '') +
   (l.networkMbps ? ` through ${fmtNum(l.networkMbps)} Mbit/s` : '');
 export const workloadLabel = (app: string, requestSet: string | null): string =>
   requestSet ? `${app} [${requestSet}]` : app;
@@ -125,11 +128,8 @@ export function bottleneckOf(cells: readonly StoredCell[]): ConfigurationPace {
   const has = (b: Bottleneck): boolean => cells.some((c) => c.bottleneck === b);
   const shortfalls = cells.map(cellShortfall);
   const shortfallBy = shortfalls.includes('server') ? 'server' : shortfalls.includes('client') ? 'client' : null;
-  const bottleneck = has('network')
-    ? 'network'
-    : has('client') && shortfallBy !== 'server'
-      ? 'client'
-      : (PACES_AFTER_CLIENT.find(has) ?? null);
+  const client = has('client') && shortfallBy !== 'server';
+  const bottleneck = has('network') ? 'network' : client ? 'client' : (PACES_AFTER_CLIENT.find(has) ?? null);
   return { bottleneck, shortfallBy };
 }
 

@@ -70,6 +70,15 @@ export function checkBandwidthCaps(p: Pick<Provider, 'name' | 'bandwidthCapProbl
   );
 }
 
+/** HTTPS cells run only where the provider's readiness check speaks TLS; elsewhere refused before anything starts. */
+export function checkTls(p: Pick<Provider, 'name' | 'servesTls'>, tls: boolean): void {
+  if (!tls || p.servesTls) return;
+  throw new TargetNotReadyError(
+    `The target "${p.name}" cannot run HTTPS cells yet (tls: true): a Swarm service's or a pod's readiness check ` +
+      'does not speak TLS here (a Docker engine does). Nothing was started.',
+  );
+}
+
 /**
  * Apps with dependencies run only where the provider can start them beside the app; elsewhere the
  * run is refused before anything starts, naming the apps and the target.

@@ -23,7 +23,8 @@ import type { Store } from '../../store/index.ts';
 import { hostFacts } from '../host.ts';
 import type { HostLimits } from '../matrix.ts';
 import { targetSpecOf } from '../cell-runner.ts';
-import { checkBandwidthCaps, checkDependenciesHosted, limitsWhereCellsRun } from './limits.ts';
+import { checkBandwidthCaps, checkDependenciesHosted, checkTls, limitsWhereCellsRun } from './limits.ts';
+import { runCertificate, type Pem } from '../../tls/certificate.ts';
 import { buildImages, imageKey, type ImageNeed, type RunImages } from './images.ts';
 import { PrepareAhead } from './prepare-ahead.ts';
 import { runStoredCell, storeSkippedCell } from './stored-cell.ts';
@@ -48,6 +49,8 @@ export interface CellDefaults {
   /** Separate cores for the target and its load where they share a machine. */
   placement: boolean;
   timeoutSec: number;
+  /** The run's certificate, for its HTTPS cells (tls/certificate.ts); absent: it has none. */
+  tls?: Pem;
 }
 
 /** A run's cells, planned: what the session needs before it starts, and the cells themselves. */
@@ -65,6 +68,8 @@ export interface SourcePlan {
   images?: ImageNeed[];
   /** The bandwidth caps its cells ask (CellLoad.networkMbps), checked against the target before anything starts. */
   networkMbps?: number[];
+  /** Some of its cells speak TLS (CellLoad.tls): the run makes its certificate, and the target must serve it. */
+  tls?: boolean;
   /**
    * Runs the cells through the session. Throws for the run's own failure (the session says it);
    * returns an error the outcome carries without having thrown (a phase that stopped), if any.
@@ -133,6 +138,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   const plan = await source.plan(limits, lib);
   checkDependenciesHosted(provider, plan.apps);
   checkBandwidthCaps(provider, plan.networkMbps ?? []);
+  checkTls(provider, Boolean(plan.tls));
   const { base, lease, noReaper } = await enterLab(engine, {
     what: `${plan.what} (history: ${o.store.path})`,
     ...(o.base ? { strategy: o.base } : {}),
@@ -151,6 +157,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
       ),
     );
     runId = record(o.store, plan, engine);
+    if (plan.tls) plan.cellDefaults = { ...plan.cellDefaults, tls: await runCertificate(String(runId)) };
   } catch (e) {
     await lease.release().catch(() => {});
     throw e;

@@ -64,6 +64,8 @@ export abstract class EngineProvider {
   abstract readonly client: Docker;
   /** A network and fresh containers per cell (providers/docker/world.ts). */
   readonly hostsDependencies = true;
+  /** Readiness is polled from here, over TLS where the cell's app serves it (docker/readiness.ts). */
+  readonly servesTls = true;
   /** Each target's load cores, by target id: its load runs there. */
   protected readonly loadCpus = new Map<string, string>();
   private shaper?: Promise<string>;

@@ -18,7 +18,7 @@ function imageProbeNote(c: TargetContainer, launch: TargetSpec['launch']): strin
  */
 export function containerTarget(
   c: TargetContainer,
-  spec: Pick<TargetSpec, 'launch' | 'health'>,
+  spec: Pick<TargetSpec, 'launch' | 'health' | 'tls'>,
   o: {
     remove: () => Promise<void>;
     node?: string;
@@ -47,6 +47,7 @@ export function containerTarget(
         deadlineMs,
         exited: c.exited,
         ...(signal ? { signal } : {}),
+        ...(spec.tls ? { tls: true } : {}),
       }),
     address: { host: c.address.host, port: c.address.port },
     ...(o.node ? { node: o.node } : {}),

@@ -1,0 +1,34 @@
+// The certificate a run's HTTPS servers present: self-signed, made once per run (RSA 2048 and SHA-256, so the
+// handshake is the ECDHE-RSA one seed 001 measured) with the selfsigned library, and given to the built-in apps'
+// processes through their environment. The load side does not verify it: it sizes the server, not a PKI.
+import { generate } from 'selfsigned';
+
+export interface Pem {
+  cert: string;
+  key: string;
+}
+
+/** The variables a built-in app reads its certificate and key from (apps/_lib/http-app.js). */
+export const TLS_ENV = { cert: 'RS_TLS_CERT', key: 'RS_TLS_KEY' } as const;
+
+const byRun = new Map<string, Promise<Pem>>();
+
+/** The run's certificate, made on first need (about 0.2 s); `run` '' (a cell outside a run) gets one of its own. */
+export function runCertificate(run: string): Promise<Pem> {
+  let pem = byRun.get(run);
+  if (!pem) {
+    const notAfterDate = new Date(Date.now() + 2 * 86_400_000); // a run's certificate outlives no run
+    pem = generate([{ name: 'commonName', value: 'rightsize' }], {
+      keyType: 'rsa',
+      keySize: 2048,
+      algorithm: 'sha256',
+      notAfterDate,
+    }).then((p) => ({ cert: p.cert, key: p.private }));
+    pem.catch(() => byRun.delete(run));
+    byRun.set(run, pem);
+  }
+  return pem;
+}
+
+/** The environment that makes a built-in app serve HTTPS with `pem`. */
+export const tlsEnv = (pem: Pem): Record<string, string> => ({ [TLS_ENV.cert]: pem.cert, [TLS_ENV.key]: pem.key });
