@@ -145,6 +145,7 @@ export function load(
   let cpuFrom: number | null = null;
   const cpuAtFrom = setTimeout(() => (cpuFrom = cpuNs(t.id)), window.from - performance.now());
   const sink: TimingSink = {
+    opened: () => {},
     response: (status, _bytes, latencyMs, _serviceMs, now) => {
       const ok = status >= 200 && status < 300;
       if (ok && now >= loadFrom && now < window.to) {

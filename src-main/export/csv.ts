@@ -118,6 +118,8 @@ const SAMPLE_COLUMNS: [string, Exclude<keyof Sample, 'routes' | 'warmup'>][] = [
   ['cpu_pct_of_cap', 'cpuPct'],
   ['mem_bytes', 'memBytes'],
   ['throttled_periods', 'throttledPeriods'],
+  // Connections the load opened that second: over TLS, each a full handshake (empty: none).
+  ['connections_opened', 'opened'],
 ];
 
 /** The probe's figures of a cell-second, over its serving processes: empty where the probe has none. */

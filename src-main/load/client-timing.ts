@@ -21,6 +21,8 @@ export interface AcClient {
   on(event: 'headers', fn: (info: { shouldKeepAlive?: boolean }) => void): unknown;
   on(event: 'timeout' | 'connError', fn: () => void): unknown;
   conn?: Socket;
+  /** Its connections speak TLS. */
+  secure?: boolean;
   destroyed: boolean;
   parser: { initialize(type: string): void; type: string };
   pipelinedRequests: { clear(): void };
@@ -42,6 +44,8 @@ export interface TimingSink {
   failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void;
   /** A request written, of the mix's route `route` (0 without a mix). */
   sent(route: number): void;
+  /** A connection opened: TCP connected, or over TLS its handshake done. */
+  opened(now: number): void;
 }
 
 export interface TimingOptions {
@@ -87,6 +91,10 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
     sink.sent(route);
   };
 
+  // autocannon's TLS client offers no session, so every connection it opens pays a full handshake.
+  const countOpened = (conn: NonNullable<AcClient['conn']>): void =>
+    void conn.once(client.secure ? 'secureConnect' : 'connect', () => sink.opened(performance.now()));
+  if (client.conn) countOpened(client.conn); // the first, made as the client was: not connected yet
   client._connect = function (this: AcClient) {
     const old = this.conn;
     if (old) {
@@ -103,6 +111,7 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
       closing = false;
     }
     connect.call(this);
+    countOpened(this.conn!);
     // Before autocannon's own 'end' listener, which reconnects: what was in flight is lost.
     this.conn!.prependListener('end', () => drop('errors'));
   };

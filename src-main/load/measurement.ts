@@ -47,6 +47,7 @@ const zero = (): Counts => ({
   non2xx: 0,
   sent: 0,
   busyMs: 0,
+  opened: 0,
   cpuMs: 0,
   statusCounts: {},
 });
@@ -60,6 +61,7 @@ function addCounts(into: Counts, s: Counts): void {
   into.non2xx += s.non2xx;
   into.sent += s.sent;
   into.busyMs += s.busyMs;
+  into.opened += s.opened ?? 0; // a remote agent of an older build sends none
   into.cpuMs += s.cpuMs;
   for (const [k, v] of Object.entries(s.statusCounts)) into.statusCounts[k] = (into.statusCounts[k] ?? 0) + v;
   for (const [k, v] of Object.entries(s.failureReasons ?? {})) addReason((into.failureReasons ??= {}), k, v);
@@ -216,6 +218,7 @@ export class Measurement {
       errors: counts.errors,
       timeouts: counts.timeouts,
       non2xx: counts.non2xx,
+      ...(counts.opened ? { opened: counts.opened } : {}),
       p50Us: lat.p50,
       p90Us: lat.p90,
       p99Us: lat.p99,

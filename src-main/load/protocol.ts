@@ -76,6 +76,8 @@ export interface ThreadSecond {
   sent: number;
   /** Time connections spent with a request in flight (actual send → response, or → given up). */
   busyMs: number;
+  /** Connections opened (over TLS: full handshakes completed). */
+  opened: number;
   statusCounts: Record<string, number>;
   /** Unexpected responses by reason ("503 sorry, too many clients already"): load/failure-reason.ts. */
   failureReasons?: Record<string, number>;

@@ -59,7 +59,7 @@ let flushTimer: ReturnType<typeof setTimeout> | undefined;
 const clients: AcClient[] = [];
 
 function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
-  const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0 };
+  const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, opened: 0 };
   const failureReasons: Record<string, number> = {};
   // A replicated cell counts each replica's responses (0 until its plan arrives: a spare thread has none yet).
   const replicas = plan?.replicas ?? 0;
@@ -144,6 +144,10 @@ const sinkFor = (replica: number | undefined): TimingSink => ({
     cur.sent++; // into the second being filled: a send right after a boundary may count a second early
     const r = cur.byRoute?.[route];
     if (r) r.sent++;
+  },
+  opened(now: number): void {
+    if (now >= nextBoundary) flushUntil(now);
+    cur.opened++;
   },
 });
 

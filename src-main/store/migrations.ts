@@ -234,6 +234,8 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE cells DROP COLUMN bottleneck;
   ALTER TABLE cells RENAME COLUMN pace TO bottleneck;
   `,
+  // 15: connections the load opened each second (over TLS, full handshakes; LoadSecond.opened; NULL: none).
+  `ALTER TABLE samples ADD COLUMN opened INTEGER;`,
 ];
 
 /**

@@ -116,6 +116,7 @@ async function drive(port: number, model: 'closed' | 'rate', seconds: number) {
           instrumentClient(
             client,
             {
+              opened: () => {},
               response: (_status, _bytes, latencyMs, serviceMs) => {
                 const seq = header('x-seq');
                 if (Number.isNaN(seq)) headerless++;

@@ -90,6 +90,9 @@ describe('a bandwidth cap per cell', () => {
         // A plain-HTTP load against the HTTPS server (or the reverse) fails every request: these all succeeded.
         expect(c.errors! + c.timeouts! + c.non2xx!, `tls ${c.config.load.tls ?? false}`).toBe(0);
         expect(c.rpsMean!).toBeGreaterThan(100);
+        // No warm-up: the 8 keep-alive connections open (over TLS, a full handshake each) in the first measured second.
+        const opened = store.getRunSamples(runId).get(c.id)!.map((s) => s.opened ?? 0);
+        expect(opened.reduce((a, b) => a + b, 0), opened.join(' ')).toBe(8);
         console.log(`tls ${c.config.load.tls ?? false}: ${c.rpsMean!.toFixed(0)} req/s, ${(c.cpuPctMean! * 5 / c.rpsMean!).toFixed(3)} ms CPU a request`);
       }
     } finally {

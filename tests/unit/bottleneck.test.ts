@@ -16,6 +16,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src-main/store/migrations.ts';
 import { Store, type StoredCell } from '../../src-main/store/index.ts';
 import type { CellConfig, DependencyReading, Flag, LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import { cell, reps, run } from '../helpers/run-fixture.ts';
+import { migratedFrom, storedBottlenecks } from '../helpers/old-store.ts';
 
 /** A load result as the load runner builds it from the attribution of what it measured. */
 function measured(x: AttributionInput): LoadResult {
@@ -224,32 +225,14 @@ describe('a dependency at its own cap sets the pace (issue 41)', () => {
 
 describe('store migration 12: the wider pace column keeps every stored value', () => {
   it("keeps 'server', 'client', 'host' and NULL, takes 'dependency', refuses anything else", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-m12-'));
+    const { raw, done } = migratedFrom(12, ['server', 'client', 'host', null]);
     try {
-      const file = path.join(dir, 'old.db');
-      const db = new Database(file);
-      MIGRATIONS.slice(0, 12).forEach((m, v) => {
-        if (typeof m === 'string') db.exec(m);
-        else m(db);
-        db.pragma(`user_version = ${v + 1}`);
-      });
-      const runId = Number(db.prepare(`INSERT INTO runs (name, matrix_json, host_json, owner_session, status, cells_total, started_at)
-        VALUES ('old', '{}', '{}', 'lab:1:1', 'completed', 4, '2026-01-01T00:00:00.000Z')`).run().lastInsertRowid);
-      const insert = db.prepare(`INSERT INTO cells (run_id, idx, repetition, app, mode, workers, cpu_millis, memory_mb, load_model,
-        connections, config_json, status, flags_json, started_at, bottleneck)
-        VALUES (?, ?, 0, 'hello', 'single', 1, 1000, 256, 'closed', 4, '{}', 'ok', '[]', '2026-01-01T00:00:00.000Z', ?)`);
-      ['server', 'client', 'host', null].forEach((b, i) => insert.run(runId, i, b));
-      db.close();
-      Store.open(file).close();
-      const raw = new Database(file);
       expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(raw.prepare('SELECT bottleneck FROM cells ORDER BY idx').all().map((r) => (r as { bottleneck: string | null }).bottleneck))
-        .toEqual(['server', 'client', 'host', null]);
+      expect(storedBottlenecks(raw)).toEqual(['server', 'client', 'host', null]);
       raw.prepare("UPDATE cells SET bottleneck = 'dependency' WHERE idx = 3").run();
       expect(() => raw.prepare("UPDATE cells SET bottleneck = 'disk' WHERE idx = 3").run()).toThrow(/CHECK constraint/);
-      raw.close();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      done();
     }
   });
 });

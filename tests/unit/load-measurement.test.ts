@@ -8,7 +8,7 @@ import type { ThreadSecond } from '../../src-main/load/protocol.ts';
 function sec(index: number, requests: number, latenciesUs: number[] = [100], over: Partial<ThreadSecond> = {}): ThreadSecond {
   const h = newHistogram();
   for (let i = 0; i < requests; i++) recordUs(h, latenciesUs[i % latenciesUs.length]!);
-  return { index, requests, good: requests, bytes: requests * 10, errors: 0, timeouts: 0, non2xx: 0, sent: requests, busyMs: requests * 0.1, cpuMs: 1, statusCounts: { 200: requests }, histogram: encodeHistogram(h), ...over };
+  return { index, requests, good: requests, bytes: requests * 10, errors: 0, timeouts: 0, non2xx: 0, sent: requests, busyMs: requests * 0.1, opened: 0, cpuMs: 1, statusCounts: { 200: requests }, histogram: encodeHistogram(h), ...over };
 }
 
 describe('merging load threads second by second', () => {
@@ -35,6 +35,17 @@ describe('merging load threads second by second', () => {
     expect(m.perSecondGood).toEqual([4, 10]);
     expect(m.totals).toMatchObject({ requests: 15, non2xx: 1, statusCounts: { 200: 14, 503: 1 } });
     expect(m.latency.totalCount).toBe(15);
+  });
+
+  it('connections opened (over TLS, handshakes) are summed over the threads, and said only where there were some', () => {
+    const m = new Measurement(2, { warmupSec: 0, durationSec: 2 });
+    m.add(sec(0, 3, [100], { opened: 4 }));
+    const [first] = m.add(sec(0, 3, [100], { opened: 4 }));
+    expect(first!.second.opened).toBe(8);
+    m.add(sec(1, 3));
+    const [second] = m.add(sec(1, 3, [100], { opened: undefined as unknown as number })); // an older agent's second
+    expect(second!.second).not.toHaveProperty('opened');
+    expect(m.totals.opened).toBe(8);
   });
 
   it('a fixed warmup: seconds before it are warmup, counted -2, -1, then measured from 0', () => {

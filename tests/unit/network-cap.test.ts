@@ -1,10 +1,6 @@
 // The network as a resource (issue 44): a bandwidth cap per cell as a matrix dimension, refused in words where it
 // cannot be, the network-bound flag decided once from the bytes the load side counted against the cap, and the
 // answer reading it as a lower bound that is not a CPU question.
-import Database from 'better-sqlite3';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandMatrix, validateMatrix, type HostLimits, type Matrix } from '../../src-main/engine/matrix.ts';
 import { cellFlagsAndBottleneck, networkBoundReason } from '../../src-main/engine/flags.ts';
@@ -14,8 +10,8 @@ import { cellLabel } from '../../src-main/common/labels.ts';
 import { checkBandwidthCaps } from '../../src-main/engine/run/limits.ts';
 import { tbfArgs } from '../../src-main/docker/net-shaper.ts';
 import { recommend } from '../../src-main/analysis/recommend.ts';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src-main/store/migrations.ts';
-import { Store } from '../../src-main/store/index.ts';
+import { SCHEMA_VERSION } from '../../src-main/store/migrations.ts';
+import { migratedFrom, storedBottlenecks } from '../helpers/old-store.ts';
 import { cellsCsv } from '../../src-main/export/csv.ts';
 import type { LoadResult } from '../../src-main/model/types.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
@@ -130,32 +126,14 @@ describe('network-bound: decided once, from the bytes against the cap', () => {
 
 describe('store migration 14: the pace column takes network, keeps every stored value', () => {
   it("keeps 'server', 'client', 'host', 'dependency' and NULL, takes 'network', refuses anything else", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rightsize-m14-'));
+    const { raw, done } = migratedFrom(14, ['server', 'client', 'host', 'dependency', null]);
     try {
-      const file = path.join(dir, 'old.db');
-      const db = new Database(file);
-      MIGRATIONS.slice(0, 14).forEach((m, v) => {
-        if (typeof m === 'string') db.exec(m);
-        else m(db);
-        db.pragma(`user_version = ${v + 1}`);
-      });
-      const runId = Number(db.prepare(`INSERT INTO runs (name, matrix_json, host_json, owner_session, status, cells_total, started_at)
-        VALUES ('old', '{}', '{}', 'lab:1:1', 'completed', 5, '2026-01-01T00:00:00.000Z')`).run().lastInsertRowid);
-      const insert = db.prepare(`INSERT INTO cells (run_id, idx, repetition, app, mode, workers, cpu_millis, memory_mb, load_model,
-        connections, config_json, status, flags_json, started_at, bottleneck)
-        VALUES (?, ?, 0, 'hello', 'single', 1, 1000, 256, 'closed', 4, '{}', 'ok', '[]', '2026-01-01T00:00:00.000Z', ?)`);
-      ['server', 'client', 'host', 'dependency', null].forEach((b, i) => insert.run(runId, i, b));
-      db.close();
-      Store.open(file).close();
-      const raw = new Database(file);
       expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(raw.prepare('SELECT bottleneck FROM cells ORDER BY idx').all().map((r) => (r as { bottleneck: string | null }).bottleneck))
-        .toEqual(['server', 'client', 'host', 'dependency', null]);
+      expect(storedBottlenecks(raw)).toEqual(['server', 'client', 'host', 'dependency', null]);
       raw.prepare("UPDATE cells SET bottleneck = 'network' WHERE idx = 4").run();
       expect(() => raw.prepare("UPDATE cells SET bottleneck = 'disk' WHERE idx = 4").run()).toThrow(/CHECK constraint/);
-      raw.close();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      done();
     }
   });
 });

@@ -92,6 +92,7 @@ describe('per-replica counts', () => {
     non2xx: 0,
     sent: 0,
     busyMs: 0,
+    opened: 0,
     statusCounts: {},
     cpuMs: 0,
     histogram: '',

@@ -176,7 +176,9 @@ export function decideScopes(
 /** "0.5 CPU / 256 MB and 1 CPU / 256 MB", or "4 CPU / memory pairs" when the list would not read. */
 function pairsLabel(scopes: readonly ScopeDecision[]): string {
   if (scopes.length > 3) return `${scopes.length} CPU / memory pairs`;
-  const labels = scopes.map((s) => s.label);
+  const pairs = scopes.map((s) => s.label);
+  // One pair under several loads (connections, TLS, a bandwidth cap): each named with its load, never twice alike.
+  const labels = new Set(pairs).size < pairs.length ? scopes.map((s) => `${s.label}, ${loadLabel(s.load)}`) : pairs;
   return labels.length <= 2 ? labels.join(' and ') : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
 }
 
