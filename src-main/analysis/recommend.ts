@@ -9,6 +9,7 @@ import { configurationKey, groupCells } from './decide/group.ts';
 import { headlineOf } from './explain/headline.ts';
 import { topologyNotes } from './compare/topology.ts';
 import { flagNotes, versionNotes } from './compare/versions.ts';
+import { tlsNotes } from './compare/tls.ts';
 import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './size/sizing.ts';
 import { sloOutcomes } from './decide/slo.ts';
@@ -98,11 +99,12 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
       ...causesOf(run, scopes, options.probe, options.samples, exclusions),
       ...routeCauses(run, scopes, exclusions),
     ],
-    // Topologies, Node.js versions and flags of a scope, each compared by the same contest as the pick.
+    // Topologies, Node.js versions, flags and TLS, each compared by the same contest as the pick.
     comparisons: [
       ...topologyNotes(configurations, scopes, run.cells, marginPct),
       ...versionNotes(configurations, scopes, marginPct),
       ...flagNotes(configurations, scopes, marginPct),
+      ...tlsNotes(configurations, marginPct),
     ],
     sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search, decisions),
     method: methodText(marginPct),

@@ -104,6 +104,9 @@ describe('a bandwidth cap per cell', () => {
     expect(rows.map((row) => row.split(',')[head!.split(',').indexOf('tls')])).toEqual(['', '1']);
     const show = await cli(['--db', db, 'show', String(runId)]);
     expect(show.stdout).toMatch(/· TLS/);
+    // What TLS costs, by the answer's own contest (one repetition each: batch means of its seconds).
+    const explain = await cli(['--db', db, 'report', String(runId), '--explain']);
+    expect(explain.stdout).toMatch(/HTTPS, for 1 cluster worker on 0\.5 CPU \/ 256 MB \(json\): (plain HTTP|HTTPS) /);
   }, 120_000);
 
   it('a cap it cannot set is refused before anything starts, in words', async () => {

@@ -178,3 +178,29 @@ describe('tls, a matrix dimension (issue 44)', () => {
     expect(Object.keys(tlsEnv(a))).toEqual(['RS_TLS_CERT', 'RS_TLS_KEY']);
   });
 });
+
+describe('what HTTPS costs, by the answer’s own contest (issue 44)', () => {
+  const plain = { model: 'closed' as const, connections: 20 };
+  const tls = { ...plain, tls: true as const };
+
+  it('each configuration run both ways gets one line: how much more plain serves, with its test', () => {
+    const r = run([
+      ...reps({ app: 'static', workers: 1, load: plain }, [56_000, 57_000, 55_500]),
+      ...reps({ app: 'static', workers: 1, load: tls }, [38_000, 37_500, 38_400]),
+      ...reps({ app: 'static', workers: 2, load: plain }, [55_000, 54_000, 55_500]),
+    ]);
+    const notes = recommend(r).comparisons!.filter((n) => n.kind === 'tls');
+    expect(notes).toHaveLength(1); // 2 workers ran plain only
+    expect(notes[0]!.relation).toBe('worse');
+    expect(notes[0]!.text).toMatch(/^HTTPS, for 1 cluster worker on 1 CPU \/ 256 MB \(static\): plain HTTP serves 48 % more than HTTPS \(56,167 ± [\d,]+ against 37,967 ± [\d,]+ req\/s; one-sided Welch, Holm 5 %: p [<\d.]/);
+  });
+
+  it('not where the network held a side: the link, not TLS, set both goodputs', () => {
+    const net = { kind: 'network-bound' as const, reason: 'n' };
+    const r = run([
+      ...reps({ app: 'static', workers: 1, load: { ...plain, networkMbps: 2000 }, flags: [net] }, [228, 228, 229]),
+      ...reps({ app: 'static', workers: 1, load: { ...tls, networkMbps: 2000 }, flags: [net] }, [227, 228, 227]),
+    ]);
+    expect(recommend(r).comparisons!.filter((n) => n.kind === 'tls')).toEqual([]);
+  });
+});
