@@ -27,17 +27,17 @@ export const SHARED_A = [
   'memory-peak',
   'mix',
   'network',
+  'node-versions',
   'reaper-name',
-  'user-apps',
 ] as const;
 
 export const SHARED_B = [
   'dependencies',
   'distributed',
   'load-agent',
-  'node-versions',
   'remote-docker',
   'targets',
+  'user-apps',
 ] as const;
 
 export const QUIET = [
