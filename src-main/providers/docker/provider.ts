@@ -70,14 +70,17 @@ export abstract class EngineProvider {
   protected readonly loadCpus = new Map<string, string>();
   private shaper?: Promise<string>;
 
+  /** An image built here, made available where this engine's cells run (shipped to a remote engine). */
+  abstract prepareImage(localTag: string): Promise<string>;
+
   /** A bandwidth cap needs this machine's `tc` (docker/net-shaper.ts), on this engine or shipped to it. */
   bandwidthCapProblem(): string | undefined {
     return bandwidthCapProblem();
   }
 
-  /** The bandwidth cap's helper image where this engine runs it: built here (a remote engine ships it). */
-  protected shaperImage(): Promise<string> {
-    this.shaper ??= ensureShaperImage();
+  /** The bandwidth cap's helper image where this engine runs it: built here, prepared there once per provider. */
+  private shaperImage(): Promise<string> {
+    this.shaper ??= ensureShaperImage().then((tag) => this.prepareImage(tag));
     this.shaper.catch(() => (this.shaper = undefined));
     return this.shaper;
   }
@@ -304,13 +307,6 @@ export class DockerProvider extends EngineProvider implements Provider {
     } catch (e) {
       return { ok: false, problems: [connectionProblem(this.o.connection.url, e)], nodes: [] };
     }
-  }
-
-  protected override shaperImage(): Promise<string> {
-    return super.shaperImage().then(async (tag) => {
-      await shipImage(tag, this.client, this.o.source, `${this.name} (${this.o.connection.url})`);
-      return tag;
-    });
   }
 
   async prepareImage(localTag: string): Promise<string> {
