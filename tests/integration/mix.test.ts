@@ -40,6 +40,19 @@ async function counts(): Promise<Record<string, number>> {
   const r = await fetch(`http://${target.address.host}:${target.address.port}/counts`);
   return ((await r.json()) as { counts: Record<string, number> }).counts;
 }
+/**
+ * The server's counts once the last run's requests have all landed: a request in flight when the load stopped may
+ * still be counted after runLoad returns (on a busy host, two forged /me's were, after the next run's baseline).
+ */
+async function settledCounts(): Promise<Record<string, number>> {
+  let a = await counts();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 200));
+    const b = await counts();
+    if (JSON.stringify(a) === JSON.stringify(b)) return b;
+    a = b;
+  }
+}
 const since = (a: Record<string, number>, b: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.keys(b).map((k) => [k, b[k]! - (a[k] ?? 0)]));
 const shares = (c: Record<string, number>): Record<string, number> => {
@@ -107,7 +120,7 @@ describe('a weighted mix against a real container', () => {
   });
 
   it('a login → token → authorised request succeeds only with the captured token', async () => {
-    const before = await counts();
+    const before = await settledCounts();
     const ok = await runLoad(plan([LOGIN]));
     const got = since(before, await counts());
     expect(got['GET /me']).toBeGreaterThan(100);
@@ -129,7 +142,7 @@ describe('a weighted mix against a real container', () => {
     const missing: MixEntry = {
       sequence: [{ method: 'POST', path: '/login', capture: { token: { json: '$.access_token' } } }, { method: 'GET', path: '/me', headers: { authorization: 'Bearer {{token}}' } }],
     };
-    const before2 = await counts();
+    const before2 = await settledCounts();
     const lost = await runLoad(plan([missing], { warmupSec: 0 }));
     const got2 = since(before2, await counts());
     expect(got2['GET /me'] ?? 0).toBe(0);
