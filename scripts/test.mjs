@@ -96,10 +96,10 @@ function step(name, cmd, args) {
  * they took about 30 s of the CI's time), or `oneAtATime` beside the shared lanes. Each one's output
  * is printed whole when it ends, so the logs of two never interleave. Resolves to whether all passed.
  */
-async function parallelSteps(steps, { oneAtATime = false } = {}) {
+async function parallelSteps(steps, { oneAtATime = false, low = false } = {}) {
   const one = async ({ name, cmd, args }) => {
     const t0 = performance.now();
-    const code = await runAsync(cmd, args, {}, true);
+    const code = await runAsync(cmd, args, {}, true, low);
     return { name, code, ms: performance.now() - t0 };
   };
   // Counted in the order given, whichever ended first.
@@ -121,10 +121,11 @@ const SUITE_PROJECTS = { unit: ['unit*'] };
 /**
  * Runs a command without blocking this process: its output goes straight through, or (`buffered`)
  * is printed whole when it ends, so that two suites running at once never interleave their logs.
+ * `low`: at the lowest CPU priority (nice 19), so that it takes only the cores the lanes beside it leave idle.
  */
-function runAsync(cmd, args, env = {}, buffered = false) {
+function runAsync(cmd, args, env = {}, buffered = false, low = false) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(low ? 'nice' : cmd, low ? ['-n', '19', cmd, ...args] : args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     const out = [];
     child.stdout?.on('data', (b) => out.push(b));
     child.stderr?.on('data', (b) => out.push(b));
@@ -144,11 +145,11 @@ function runAsync(cmd, args, env = {}, buffered = false) {
  * Runs one suite's vitest project(s), reads their summary (tests/helpers/summary-reporter.ts) and
  * counts it. `label` names it in the closing lines (a suite run in parts: "integration (alone)").
  */
-async function vitest(project, config, { projects: named, label = project, buffered = false, env = {} } = {}) {
+async function vitest(project, config, { projects: named, label = project, buffered = false, env = {}, low = false } = {}) {
   const summaryFile = path.join(tmp.dir, `vitest-${label.replace(/\W+/g, '-')}.json`);
   const projects = named ?? ((!config && SUITE_PROJECTS[project]) || [project]);
   const code = await runAsync('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), ...projects.flatMap((p) => ['--project', p]), ...excluded,
-    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { ...env, RIGHTSIZE_SUMMARY: summaryFile }, buffered);
+    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { ...env, RIGHTSIZE_SUMMARY: summaryFile }, buffered, low);
   const failedBefore = totals.failed;
   const c = { passed: 0, failed: 0, skipped: 0 };
   const where = project;
@@ -231,7 +232,8 @@ try {
     // lane labels what it makes and checks only that (RIGHTSIZE_LABELS), and queues for the lab.
     const shared = want('integration');
     // Beside them the steps without Docker take one core between them, one step and one file at a
-    // time, so the lanes' CLIs, builds and load keep the other (docs/contributing.md).
+    // time and at the lowest CPU priority, so the lanes' CLIs, builds and load come first: they run in
+    // the time the lanes leave idle (waits for the lab, containers, the network) (docs/contributing.md).
     const oneCore = shared ? { RIGHTSIZE_UNIT_WORKERS: process.env.RIGHTSIZE_UNIT_WORKERS ?? '1' } : {};
     const withoutDocker = async () => {
       await parallelSteps([
@@ -242,8 +244,8 @@ try {
             ]
           : []),
         ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
-      ], { oneAtATime: shared });
-      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: shared, env: oneCore });
+      ], { oneAtATime: shared, low: shared });
+      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: shared, env: oneCore, low: shared });
     };
     const lane = (name, buffered) =>
       vitest('integration', undefined, {

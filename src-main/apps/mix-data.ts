@@ -2,10 +2,10 @@
 // column by column, once per cell: the load threads get the values, not the files.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'csv-parse/sync';
 import type { MixEntry } from '../model/requests.ts';
 import type { CsvTables } from '../mix/template.ts';
 import { csvColumnsOf } from './request-schema.ts';
+import { loadOnUse } from '../common/load-on-use.ts';
 
 /** Where a mix's file is: relative to the app's folder (or this directory for an image app), or absolute. */
 export const mixFilePath = (file: string, dir: string): string => path.resolve(dir || process.cwd(), file);
@@ -17,6 +17,7 @@ export function readMixData(mix: readonly MixEntry[], dir: string): { csv: CsvTa
   for (const [file, cols] of csvColumnsOf(mix)) {
     let rows: Record<string, string>[];
     try {
+      const { parse } = loadOnUse('csv-parse/sync') as typeof import('csv-parse/sync');
       rows = parse(readFileSync(mixFilePath(file, dir), 'utf8'), { columns: true, skip_empty_lines: true, trim: true });
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { lines?: number };

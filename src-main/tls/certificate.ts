@@ -1,7 +1,7 @@
 // The certificate a run's HTTPS servers present: self-signed, made once per run (RSA 2048 and SHA-256, so the
 // handshake is the ECDHE-RSA one seed 001 measured) with the selfsigned library, and given to the built-in apps'
 // processes through their environment. The load side does not verify it: it sizes the server, not a PKI.
-import { generate } from 'selfsigned';
+// selfsigned (and its X.509 library) loads on first need: imported at the top, every CLI start paid ~100 ms for it.
 
 export interface Pem {
   cert: string;
@@ -18,12 +18,16 @@ export function runCertificate(run: string): Promise<Pem> {
   let pem = byRun.get(run);
   if (!pem) {
     const notAfterDate = new Date(Date.now() + 2 * 86_400_000); // a run's certificate outlives no run
-    pem = generate([{ name: 'commonName', value: 'rightsize' }], {
-      keyType: 'rsa',
-      keySize: 2048,
-      algorithm: 'sha256',
-      notAfterDate,
-    }).then((p) => ({ cert: p.cert, key: p.private }));
+    pem = import('selfsigned')
+      .then(({ generate }) =>
+        generate([{ name: 'commonName', value: 'rightsize' }], {
+          keyType: 'rsa',
+          keySize: 2048,
+          algorithm: 'sha256',
+          notAfterDate,
+        }),
+      )
+      .then((p) => ({ cert: p.cert, key: p.private }));
     pem.catch(() => byRun.delete(run));
     byRun.set(run, pem);
   }

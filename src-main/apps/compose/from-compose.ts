@@ -4,13 +4,15 @@
 // until the file is fixed (the caller saves only an `ok` result).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { Problem } from '../../common/issues.ts';
 import { folderKind, type BuildBase } from '../folder-source.ts';
 import { DEPENDENCY_DEFAULTS, type DependencyInput } from '../dependencies.ts';
 import type { UserAppInput } from '../user-apps.ts';
 import { composeProblems } from './compose-schema.ts';
 import { durationMs, envOf, interpolateAll, parseEnvFile, sizeMb, splitCommand } from './compose-values.ts';
+import { loadOnUse } from '../../common/load-on-use.ts';
+
+const parseYaml = (text: string): unknown => (loadOnUse('yaml') as typeof import('yaml')).parse(text, { merge: true });
 
 type Service = Record<string, unknown>;
 type AppPart = Pick<UserAppInput, 'source' | 'port' | 'health' | 'env' | 'dependencies'>;
@@ -47,7 +49,7 @@ export function readCompose(
   const missing = new Set<string>();
   try {
     const shell = { ...readDotEnv(base), ...process.env };
-    doc = interpolateAll(parseYaml(readFileSync(abs, 'utf8'), { merge: true }), shell, missing);
+    doc = interpolateAll(parseYaml(readFileSync(abs, 'utf8')), shell, missing);
   } catch (e) {
     return at('compose', `${path.basename(abs)} is not a Compose file Rightsize can read: ${(e as Error).message}`);
   }
