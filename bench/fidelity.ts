@@ -1,4 +1,8 @@
-// npm run bench -- fidelity [--threads N] [--mix] [--tls]
+// npm run bench -- fidelity [--threads N] [--mix] [--tls] [--h2 | --h2c]
+//
+// --h2 / --h2c: HTTP/2 (issue 44), over TLS or in clear: hello serves HTTP/2, and Rightsize's HTTP/2 load (Node's
+// http2 client, one stream per connection) is set against h2load (`-t1 -m1`, Debian's nghttp2-client), the reference.
+// Target ≥ 0.95 of h2load's req/s and of its requests per load-CPU-second.
 //
 // --tls: the same over HTTPS (issue 44): hello serves the run's kind of certificate, and every tool speaks TLS with a
 // full handshake per connection: Rightsize, the autocannon CLI, `wrk -t1` and h2load (`--h1`, Debian's
@@ -27,10 +31,12 @@ import { parseCpuList } from '../src-main/common/cpu-list.ts';
 import { runLoadDetailed } from '../src-main/load/runner.ts';
 import type { MixEntry } from '../src-main/model/requests.ts';
 import { isMain, median } from './stats.ts';
-import { runCertificate, tlsEnv } from '../src-main/tls/certificate.ts';
+import { linkEnv, runCertificate } from '../src-main/tls/certificate.ts';
 
-/** --tls: every tool over HTTPS. */
-const TLS = process.argv.includes('--tls');
+/** --h2 / --h2c: HTTP/2 over TLS or in clear, against h2load only (the other tools speak HTTP/1.1). */
+const PROTOCOL = process.argv.includes('--h2') ? 'h2' : process.argv.includes('--h2c') ? 'h2c' : undefined;
+/** --tls (or --h2): every tool over HTTPS. */
+const TLS = process.argv.includes('--tls') || PROTOCOL === 'h2';
 
 const ROUNDS = 5;
 const SECONDS = 8;
@@ -71,9 +77,10 @@ function run(cpus: string | undefined, cmd: string[]): { out: string; cpuSec: nu
   return { out: lines.join('\n'), cpuSec: Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]) };
 }
 
-/** h2load over HTTP/1.1 (`--h1`), one thread: its own count of requests done. */
+/** h2load over HTTP/1.1 (`--h1`), or HTTP/2 with one stream per connection, one thread: its own count of requests done. */
 function h2load(url: string, cpus: string | undefined): Sample {
-  const { out, cpuSec } = run(cpus, ['h2load', '--h1', '-t1', `-c${CONNECTIONS}`, `-D${SECONDS}`, url]);
+  const proto = PROTOCOL ? ['-m1'] : ['--h1'];
+  const { out, cpuSec } = run(cpus, ['h2load', ...proto, '-t1', `-c${CONNECTIONS}`, `-D${SECONDS}`, url]);
   const done = /requests: \d+ total, \d+ started, (\d+) done/.exec(out);
   const rps = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(out);
   if (!done || !rps) throw new Error(`cannot read h2load output:\n${out}`);
@@ -112,7 +119,8 @@ const FIXED: MixEntry[] = [{ method: 'GET', path: '/' }];
 
 async function rightsize(host: string, port: number, threads: number, cpus: string | undefined, requests = FIXED): Promise<Sample> {
   const { result: r, loadCpuSec } = await runLoadDetailed({
-    host, port, requests, load: { model: 'closed', connections: CONNECTIONS, ...(TLS ? { tls: true as const } : {}) },
+    host, port, requests,
+    load: { model: 'closed', connections: CONNECTIONS, ...(TLS ? { tls: true as const } : {}), ...(PROTOCOL ? { protocol: PROTOCOL } : {}) },
     durationSec: SECONDS, warmupSec: 0, timeoutSec: 10, threads, ...(cpus ? { cpus } : {}),
   });
   return { rps: r.rpsMean, perCpuSec: r.requests / loadCpuSec, elu: r.clientElu };
@@ -163,7 +171,8 @@ export async function benchFidelity(maxThreads?: number): Promise<void> {
   const loadCores = place.loadCpus ? parseCpuList(place.loadCpus).length : 1;
   const n = maxThreads ?? Math.max(2, loadCores);
   const c = await TargetContainer.start({
-    image: image.tag, launch: { mode: 'single', workers: 1, entry: image.entry, name: app.name }, port: app.port, env: TLS ? tlsEnv(await runCertificate('bench')) : {},
+    image: image.tag, launch: { mode: 'single', workers: 1, entry: image.entry, name: app.name }, port: app.port,
+    env: linkEnv({ ...(TLS ? { tls: true } : {}), ...(PROTOCOL ? { protocol: PROTOCOL } : {}) }, TLS ? await runCertificate('bench') : undefined),
     cpuMillis: CPU_MILLIS, memoryMb: 256, ...(place.targetCpus ? { cpuset: place.targetCpus } : {}), publish: !engine.bridgeRoutable, labels: { app: app.name, run: 'bench' },
   });
   // The CLIs run on the first load core, as Rightsize's first thread does.
@@ -175,20 +184,21 @@ export async function benchFidelity(maxThreads?: number): Promise<void> {
   const startCpu = autocannonStartCpu();
   try {
     const url = `${TLS ? 'https' : 'http'}://${c.address.host}:${c.address.port}/`;
-    await waitReady(c.address, { path: app.health, processes: 1, deadlineMs: 30_000, tls: TLS });
-    wrk(url, oneCore); // warm the target's JIT once
+    await waitReady(c.address, { path: app.health, processes: 1, deadlineMs: 30_000, tls: TLS, h2c: PROTOCOL === 'h2c' });
+    if (PROTOCOL) h2load(url, oneCore); // warm the target's JIT once
+    else wrk(url, oneCore);
     console.log(`hello single at ${CPU_MILLIS}m on cpuset ${place.targetCpus ?? 'any'}; load on ${place.loadCpus ?? 'any core'} (${engine.cpus} host cores); autocannon CLI start-up ${startCpu.toFixed(2)} CPU-s`);
     for (let round = 0; round < ROUNDS; round++) {
       const steps: (() => Promise<void>)[] = [
-        async () => void ac.push(autocannonCli(url, oneCore, startCpu)),
-        async () => void wr.push(wrk(url, oneCore)),
-        ...(TLS ? [async () => void h2.push(h2load(url, oneCore))] : []),
+        ...(PROTOCOL ? [] : [async () => void ac.push(autocannonCli(url, oneCore, startCpu)), async () => void wr.push(wrk(url, oneCore))]),
+        ...(TLS || PROTOCOL ? [async () => void h2.push(h2load(url, oneCore))] : []),
         ...Array.from({ length: n }, (_, i) => async () => void ours[i]!.push(await rightsize(c.address.host, c.address.port, i + 1, i === 0 ? oneCore : place.loadCpus))),
       ];
       // Rotate the order each round so drift (other work on the host) does not favour one tool.
       for (let k = 0; k < steps.length; k++) await steps[(k + round) % steps.length]!();
       const fmt = (x: Sample): string => `${x.rps.toFixed(0)} req/s, ${x.perCpuSec.toFixed(0)} req/CPU-s${x.elu !== undefined ? `, ELU ${x.elu.toFixed(2)}` : ''}`;
-      console.log(`  round ${round + 1}: autocannon CLI ${fmt(ac.at(-1)!)} | wrk ${fmt(wr.at(-1)!)}${TLS ? ` | h2load --h1 ${fmt(h2.at(-1)!)}` : ''} | ${ours.map((s, i) => `rightsize ${i + 1}t ${fmt(s.at(-1)!)}`).join(' | ')}`);
+      const theirs = PROTOCOL ? `h2load ${fmt(h2.at(-1)!)}` : `autocannon CLI ${fmt(ac.at(-1)!)} | wrk ${fmt(wr.at(-1)!)}${TLS ? ` | h2load --h1 ${fmt(h2.at(-1)!)}` : ''}`;
+      console.log(`  round ${round + 1}: ${theirs} | ${ours.map((s, i) => `rightsize ${i + 1}t ${fmt(s.at(-1)!)}`).join(' | ')}`);
     }
   } finally {
     await c.remove();
@@ -199,10 +209,13 @@ export async function benchFidelity(maxThreads?: number): Promise<void> {
   const f0 = (x: number): string => x.toFixed(0);
   const f3 = (x: number): string => x.toFixed(3);
   const verdict = (x: number, min: number): string => (x >= min ? 'pass' : 'FAIL');
-  console.log(`\n### fidelity${TLS ? ' --tls (HTTPS, a full handshake per connection)' : ''} (hello single at ${CPU_MILLIS}m, ${CONNECTIONS} connections, ${SECONDS} s, ${ROUNDS} rounds, medians)\n`);
+  const mode = PROTOCOL === 'h2' ? ' --h2 (HTTP/2 over TLS, one stream per connection)' : PROTOCOL ? ' --h2c (HTTP/2 in clear, one stream per connection)' : TLS ? ' --tls (HTTPS, a full handshake per connection)' : '';
+  console.log(`\n### fidelity${mode} (hello single at ${CPU_MILLIS}m, ${CONNECTIONS} connections, ${SECONDS} s, ${ROUNDS} rounds, medians)\n`);
   console.log('| Rightsize, 1 thread ÷ | req/s (Rightsize / other) | ratio | requests per CPU-second (Rightsize / other) | ratio | target | |');
   console.log('|---|---:|---:|---:|---:|---|---|');
-  const others: [string, Sample[], number | undefined][] = [['autocannon CLI', ac, TLS ? 0.95 : 0.97], ['wrk -t1', wr, undefined], ...(TLS ? [['h2load --h1 -t1', h2, undefined] as [string, Sample[], undefined]] : [])];
+  const others: [string, Sample[], number | undefined][] = PROTOCOL
+    ? [['h2load -t1 -m1', h2, 0.95]]
+    : [['autocannon CLI', ac, TLS ? 0.95 : 0.97], ['wrk -t1', wr, undefined], ...(TLS ? [['h2load --h1 -t1', h2, undefined] as [string, Sample[], undefined]] : [])];
   for (const [name, other, target] of others) {
     const r = ratio(one, other, 'rps');
     const e = ratio(one, other, 'perCpuSec');

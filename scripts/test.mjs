@@ -24,8 +24,8 @@
 //   node scripts/test.mjs --playwright-config FILE
 // Integration files run one at a time within a lane (tests/helpers/lanes.ts): the two shared lanes
 // (proofs that mind neither a busy host nor another job on the engine) at once, beside the steps
-// and suites that use no Docker; then the quiet lane, whose numbers need the machine, with nothing
-// beside it; then e2e.
+// and suites that use no Docker, then e2e; then the quiet lane, whose numbers need the machine, with
+// nothing beside it.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -145,11 +145,11 @@ function runAsync(cmd, args, env = {}, buffered = false, low = false) {
  * Runs one suite's vitest project(s), reads their summary (tests/helpers/summary-reporter.ts) and
  * counts it. `label` names it in the closing lines (a suite run in parts: "integration (alone)").
  */
-async function vitest(project, config, { projects: named, label = project, buffered = false, env = {}, low = false } = {}) {
+async function vitest(project, config, { projects: named, label = project, buffered = false, env = {} } = {}) {
   const summaryFile = path.join(tmp.dir, `vitest-${label.replace(/\W+/g, '-')}.json`);
   const projects = named ?? ((!config && SUITE_PROJECTS[project]) || [project]);
   const code = await runAsync('npx', ['vitest', 'run', ...(config ? ['--config', config] : []), ...projects.flatMap((p) => ['--project', p]), ...excluded,
-    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { ...env, RIGHTSIZE_SUMMARY: summaryFile }, buffered, low);
+    '--reporter=default', '--reporter=./tests/helpers/summary-reporter.ts'], { ...env, RIGHTSIZE_SUMMARY: summaryFile }, buffered);
   const failedBefore = totals.failed;
   const c = { passed: 0, failed: 0, skipped: 0 };
   const where = project;
@@ -184,9 +184,9 @@ async function vitest(project, config, { projects: named, label = project, buffe
 }
 
 /** Runs Playwright and counts its JSON report, errors included. */
-function playwright(config) {
+async function playwright(config, { env = {}, buffered = false } = {}) {
   const report = path.join(tmp.dir, 'e2e.json');
-  const code = run('npx', ['playwright', 'test', ...(config ? ['--config', config] : [])], { PLAYWRIGHT_JSON: report });
+  const code = await runAsync('npx', ['playwright', 'test', ...(config ? ['--config', config] : [])], { ...env, PLAYWRIGHT_JSON: report }, buffered);
   const failedBefore = totals.failed;
   const c = { passed: 0, skipped: 0 };
   if (!existsSync(report)) {
@@ -223,7 +223,7 @@ function playwright(config) {
 try {
   if (fixtureMode) {
     if (vitestConfig) for (const p of only) await vitest(p, vitestConfig);
-    if (playwrightConfig) playwright(playwrightConfig);
+    if (playwrightConfig) await playwright(playwrightConfig);
   } else {
     const want = (s) => only.length === 0 || only.includes(s);
     if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
@@ -232,8 +232,8 @@ try {
     // lane labels what it makes and checks only that (RIGHTSIZE_LABELS), and queues for the lab.
     const shared = want('integration');
     // Beside them the steps without Docker take one core between them, one step and one file at a
-    // time and at the lowest CPU priority, so the lanes' CLIs, builds and load come first: they run in
-    // the time the lanes leave idle (waits for the lab, containers, the network) (docs/contributing.md).
+    // time, so the lanes' CLIs, builds and load keep the other; the type checks and the security scan at
+    // the lowest CPU priority, in the time the lanes leave idle (docs/contributing.md).
     const oneCore = shared ? { RIGHTSIZE_UNIT_WORKERS: process.env.RIGHTSIZE_UNIT_WORKERS ?? '1' } : {};
     const withoutDocker = async () => {
       await parallelSteps([
@@ -245,7 +245,11 @@ try {
           : []),
         ...(want('security') ? [{ name: 'security scan (electronegativity)', cmd: 'node', args: ['scripts/security-scan.mjs'] }] : []),
       ], { oneAtATime: shared, low: shared });
-      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: shared, env: oneCore, low: shared });
+      // The suites keep the normal priority: starved, their real processes' timings (the probe's seconds) miss.
+      for (const p of ['runner', 'unit', 'components']) if (want(p)) await vitest(p, undefined, { buffered: shared, env: oneCore });
+      // Then e2e takes that core, beside the lanes' last minutes: its checks are the UI's, its runs queue for the lab
+      // like theirs (its waits for a run allow for that queue: playwright.config.ts), its containers carry their own label.
+      if (want('e2e') && shared) await playwright(undefined, { env: { RIGHTSIZE_LABELS: 'rightsize-test.lane=e2e', RIGHTSIZE_WAIT_FOR_LAB: '1' }, buffered: true });
     };
     const lane = (name, buffered) =>
       vitest('integration', undefined, {
@@ -257,7 +261,7 @@ try {
     await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true)] : [])]);
     // Then the files whose numbers need the machine to themselves, with nothing beside them.
     if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)' });
-    if (want('e2e')) playwright();
+    if (want('e2e') && !shared) await playwright();
   }
 } finally {
   // No trace: the run's folder (reports included), then whatever it made on the engine.

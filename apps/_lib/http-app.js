@@ -3,6 +3,7 @@
 // images that contain nothing but the `node` binary.
 const http = require('node:http');
 const https = require('node:https');
+const http2 = require('node:http2');
 
 const PORT = Number(process.env.PORT || 3000);
 const HOST = process.env.HOST || '0.0.0.0';
@@ -21,7 +22,13 @@ function serve(handler, { onStart } = {}) {
   let slowUntil = 0;
   // HTTPS when Rightsize gives the run's certificate (a cell with tls: true): every connection pays its handshake.
   const tls = process.env.RS_TLS_CERT && process.env.RS_TLS_KEY ? { cert: process.env.RS_TLS_CERT, key: process.env.RS_TLS_KEY } : null;
-  const create = tls ? (h) => https.createServer(tls, h) : (h) => http.createServer(h);
+  // HTTP/2 when the cell's protocol says so: h2 over TLS (HTTP/1.1 too, for clients that ask it), h2c in clear.
+  const protocol = process.env.RS_PROTOCOL;
+  if (protocol === 'h2' && !tls) throw new Error('rightsize: RS_PROTOCOL=h2 needs RS_TLS_CERT and RS_TLS_KEY');
+  const create =
+    protocol === 'h2' ? (h) => http2.createSecureServer({ ...tls, allowHTTP1: true }, h)
+    : protocol === 'h2c' ? (h) => http2.createServer(h)
+    : tls ? (h) => https.createServer(tls, h) : (h) => http.createServer(h);
   const server = create((req, res) => {
     if (req.url === '/health' && req.method === 'GET') {
       // The engine counts distinct pids on /health to know that N workers are up.
@@ -46,7 +53,7 @@ function serve(handler, { onStart } = {}) {
   // As PID 1 in a container, Node ignores SIGTERM unless it is handled.
   const stop = () => {
     server.close(() => process.exit(0));
-    server.closeAllConnections();
+    server.closeAllConnections?.(); // an HTTP/2 server has none: its sessions go with the process
     setTimeout(() => process.exit(0), 1000).unref(); // never hang on a stuck socket
   };
   process.once('SIGTERM', stop);
@@ -57,7 +64,7 @@ function serve(handler, { onStart } = {}) {
     .then(() => {
       server.listen(PORT, HOST, () => {
         if (SLOW_START_MS > 0) slowUntil = Date.now() + SLOW_START_MS;
-        console.log(`rightsize:listening pid=${process.pid} port=${server.address().port}${tls ? ' tls' : ''}`);
+        console.log(`rightsize:listening pid=${process.pid} port=${server.address().port}${tls ? ' tls' : ''}${protocol ? ` ${protocol}` : ''}`);
       });
     })
     .catch((err) => {

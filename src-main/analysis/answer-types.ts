@@ -252,7 +252,7 @@ export interface CauseNote {
 /** A line of the answer comparing configurations that differ in one dimension. */
 export interface ComparisonNote {
   /** Which question it answers: containers or workers, which Node.js, which flags. */
-  kind: 'topology' | 'version' | 'flags' | 'tls';
+  kind: 'topology' | 'version' | 'flags' | 'tls' | 'http2';
   /** The scope (analysis/decide/group.ts scopeKey) both configurations belong to. */
   scopeKey: string;
   /** The better by goodput first, then the one it was compared with. */

@@ -9,7 +9,7 @@ import { configurationKey, groupCells } from './decide/group.ts';
 import { headlineOf } from './explain/headline.ts';
 import { topologyNotes } from './compare/topology.ts';
 import { flagNotes, versionNotes } from './compare/versions.ts';
-import { tlsNotes } from './compare/tls.ts';
+import { http2Notes, tlsNotes } from './compare/tls.ts';
 import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './size/sizing.ts';
 import { sloOutcomes } from './decide/slo.ts';
@@ -105,6 +105,7 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
       ...versionNotes(configurations, scopes, marginPct),
       ...flagNotes(configurations, scopes, marginPct),
       ...tlsNotes(configurations, marginPct),
+      ...http2Notes(configurations, marginPct),
     ],
     sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search, decisions),
     method: methodText(marginPct),

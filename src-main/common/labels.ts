@@ -3,9 +3,21 @@ import type { RunEstimate } from '../model/estimate.ts';
 import { envPairs } from './env-name.ts';
 import type { CellConfig, CellLoad } from '../model/types.ts';
 
-/** A cell's TLS and bandwidth cap after its load in the listings ("c20 · TLS · 2000 Mbit/s"); empty without. */
+const streamsText = (l: CellLoad): string => ((l.streams ?? 1) > 1 ? ` · ${l.streams} streams` : '');
+
+/** A cell's link after its load in the listings ("c20 · TLS · 2000 Mbit/s", "c20 · h2 · 10 streams"); empty without. */
 export const linkText = (l: CellLoad): string =>
-  `${l.tls ? ' · TLS' : ''}${l.networkMbps ? ` · ${l.networkMbps} Mbit/s` : ''}`;
+  `${l.protocol ? ` · ${l.protocol}${streamsText(l)}` : l.tls ? ' · TLS' : ''}` +
+  `${l.networkMbps ? ` · ${l.networkMbps} Mbit/s` : ''}`;
+
+/** The same in words, after the load ("20 connections over HTTP/2 (h2, TLS) with 10 streams each"). */
+export const linkWords = (l: CellLoad): string =>
+  l.protocol
+    ? ` over HTTP/2 (${l.protocol === 'h2' ? 'h2, TLS' : 'h2c, in clear'})` +
+      ((l.streams ?? 1) > 1 ? ` with ${l.streams} streams each` : '')
+    : l.tls
+      ? ' over TLS'
+      : '';
 
 /**
  * "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing; with replicas, a

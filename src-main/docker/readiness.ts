@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import http2 from 'node:http2';
 import type { Address } from './containers.ts';
 
 export interface ReadyOptions {
@@ -23,6 +24,8 @@ export interface ReadyOptions {
   definiteMs?: number;
   /** The app serves HTTPS: asked over TLS, its (self-signed) certificate not verified. */
   tls?: boolean;
+  /** The app serves HTTP/2 in clear only (h2c): asked over HTTP/2. */
+  h2c?: boolean;
 }
 
 /**
@@ -56,7 +59,7 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
       await new Promise((res) => setTimeout(res, o.intervalMs ?? 20));
       continue;
     }
-    const r = await probe(addr, o.path, o.attemptTimeoutMs ?? 1000, o.tls);
+    const r = await (o.h2c ? probeH2c : probe)(addr, o.path, o.attemptTimeoutMs ?? 1000, o.tls);
     if (r.ok) {
       if (!r.pid) {
         if (!o.allListening || (await o.allListening())) return { ms: performance.now() - t0, pids: 1 };
@@ -86,23 +89,36 @@ export async function waitReady(addr: Address, o: ReadyOptions): Promise<{ ms: n
 
 type Probe = { ok: true; pid?: string } | { ok: false; reason: string; status?: number };
 
+const answered = (status: number, pid: unknown): Probe =>
+  status >= 200 && status < 300
+    ? { ok: true, pid: typeof pid === 'string' ? pid : undefined }
+    : { ok: false, reason: `health answered ${status}`, ...(status ? { status } : {}) };
+
+/** The health path over HTTP/2 in clear, on a session of its own (a new connection: the cluster's next worker). */
+function probeH2c(addr: Address, path: string, timeoutMs: number): Promise<Probe> {
+  return new Promise((resolve) => {
+    const session = http2.connect(`http://${addr.host}:${addr.port}`);
+    const done = (p: Probe): void => {
+      clearTimeout(timer);
+      session.destroy();
+      resolve(p);
+    };
+    const timer = setTimeout(() => done({ ok: false, reason: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    session.on('error', (e) => done({ ok: false, reason: e.message }));
+    const req = session.request({ ':path': path });
+    req.on('response', (h) => done(answered(Number(h[':status'] ?? 0), h['x-rightsize-pid'])));
+    req.on('error', (e) => done({ ok: false, reason: e.message }));
+    req.end();
+  });
+}
+
 function probe(addr: Address, path: string, timeoutMs: number, tls = false): Promise<Probe> {
   return new Promise((resolve) => {
     // agent:false = a fresh connection per probe, so the cluster's round robin reaches every worker.
     const opts = { host: addr.host, port: addr.port, path, agent: false, timeout: timeoutMs };
     const onResponse = (res: http.IncomingMessage): void => {
       res.resume();
-      const pid = res.headers['x-rightsize-pid'];
-      const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
-      resolve(
-        ok
-          ? { ok: true, pid: typeof pid === 'string' ? pid : undefined }
-          : {
-              ok: false,
-              reason: `health answered ${res.statusCode}`,
-              ...(res.statusCode ? { status: res.statusCode } : {}),
-            },
-      );
+      resolve(answered(res.statusCode ?? 0, res.headers['x-rightsize-pid']));
     };
     const req = tls ? https.get({ ...opts, rejectUnauthorized: false }, onResponse) : http.get(opts, onResponse);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));

@@ -1,7 +1,7 @@
 // One cell, start to finish, in named phases: start the target under its caps → wait until every
 // worker is up → warmup and measurement (cell-load.ts) → how the target ended → teardown. The
 // provider does everything that depends on where the cell runs; this file never asks which it is.
-import { tlsEnv, type Pem } from '../tls/certificate.ts';
+import { linkEnv, linkSpec, type Pem } from '../tls/certificate.ts';
 import { ownCommand, type AppDefinition } from '../apps/catalog.ts';
 import { withTimeout } from '../docker/client.ts';
 import type { AppImage } from '../docker/app-image.ts';
@@ -66,8 +66,7 @@ export function targetSpecOf(
   labels: TargetSpec['labels'],
 ): TargetSpec {
   const source = ctx.app.source;
-  if (cfg.load.tls && !ctx.tls) throw new Error("an HTTPS cell needs the run's certificate (none was made)");
-  const env = { ...ctx.app.env, ...cfg.env, ...(cfg.load.tls ? tlsEnv(ctx.tls!) : {}) };
+  const env = { ...ctx.app.env, ...cfg.env, ...linkEnv(cfg.load, ctx.tls) };
   const probe = cfg.probe === true;
   const nodeOptions = env.NODE_OPTIONS ?? ctx.image.nodeOptions; // an image's own, when the app sets none
   return {
@@ -91,7 +90,7 @@ export function targetSpecOf(
     memoryMb: cfg.memoryMb,
     ...(cfg.replicas !== undefined && cfg.replicas >= 2 ? { replicas: cfg.replicas } : {}),
     ...(cfg.load.networkMbps ? { networkMbps: cfg.load.networkMbps } : {}),
-    ...(cfg.load.tls ? { tls: true } : {}),
+    ...linkSpec(cfg.load),
     ...(ctx.app.dependencies?.length ? { dependencies: ctx.app.dependencies } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     pinCores: ctx.placement,

@@ -6,6 +6,7 @@ import { ENV_NAME } from '../common/env-name.ts';
 import { z } from 'zod';
 import { coresNeeded, replicaCoresProblem } from '../docker/replica-placement.ts';
 import type { Problem } from '../common/issues.ts';
+import { PROTOCOLS, type CellLoad, type Protocol } from '../model/cell-load.ts';
 
 /** Below this a Node.js process cannot even start reliably. */
 export const MIN_MEMORY_MB = 32;
@@ -37,6 +38,7 @@ export const DIMENSION_FIELDS = {
   envMatrix: z.record(z.string(), z.array(z.string())).optional(),
   networkMbps: nums.optional(),
   tls: z.array(z.boolean()).optional(),
+  protocol: z.array(z.string()).optional(),
 };
 
 /** The widest bandwidth cap a cell may ask (Mbit/s): 100 Gbit/s; the narrowest is 1 Mbit/s. */
@@ -59,6 +61,9 @@ export const DIMENSION_HINTS: Record<string, string> = {
   node: 'a list of Node.js versions: majors such as "22" or exact versions such as "22.11.0", e.g. ["20", "22"]',
   nodeFlags: 'a list of flag sets, each applied together, e.g. [[], ["--max-semi-space-size=32"]]',
   tls: 'a list of true (HTTPS: TLS on every connection) and false (plain HTTP), each its own cells, e.g. [false, true]',
+  protocol:
+    'a list of HTTP versions, each its own cells: "http1" (HTTP/1.1, plain or TLS by "tls"), "h2" (HTTP/2 over TLS), ' +
+    '"h2c" (HTTP/2 in clear), e.g. ["http1", "h2"]',
   networkMbps:
     "a list of bandwidth caps in Mbit/s on the server's side of the link, each its own cells, e.g. [100, 2000] " +
     '(leave it out for none)',
@@ -77,6 +82,7 @@ export interface Dimensions {
   envMatrix?: Record<string, string[]>;
   networkMbps?: number[];
   tls?: boolean[];
+  protocol?: string[];
   /** The environment of every cell, which a dimension's variable must not also set. */
   env?: Record<string, string>;
 }
@@ -164,6 +170,28 @@ export const envSetsOf = (m: Dimensions): Record<string, string>[] =>
 
 /** Whether the cells speak TLS, each its own (none named = plain HTTP). */
 export const tlsOf = (m: Dimensions): boolean[] => (m.tls?.length ? unique(m.tls) : [false]);
+
+/** The HTTP versions of the cells, each its own (none named = HTTP/1.1). */
+export const protocolsOf = (m: Dimensions): Protocol[] =>
+  m.protocol?.length ? (unique(m.protocol) as Protocol[]) : ['http1'];
+
+/**
+ * The links of the cells, past the bandwidth cap: HTTP/1.1 plain or over TLS (the `tls` dimension), HTTP/2 over TLS
+ * (h2: TLS is part of it) and HTTP/2 in clear (h2c). `streams`: HTTP/2's requests in flight on each connection.
+ */
+export const linksOf = (m: Dimensions, streams = 1): Pick<CellLoad, 'tls' | 'protocol' | 'streams'>[] =>
+  protocolsOf(m).flatMap((p): Pick<CellLoad, 'tls' | 'protocol' | 'streams'>[] => {
+    const many = streams > 1 ? { streams } : {};
+    if (p === 'h2') return [{ tls: true, protocol: 'h2', ...many }];
+    if (p === 'h2c') return [{ protocol: 'h2c', ...many }];
+    return tlsOf(m).map((tls) => (tls ? { tls: true } : {}));
+  });
+
+/** Some cell speaks TLS (HTTPS, or HTTP/2's h2): the run makes a certificate, and its target must serve it. */
+export const anyTls = (m: Dimensions): boolean => Boolean(m.tls?.includes(true) || m.protocol?.includes('h2'));
+
+/** Some cell speaks HTTP/2 (h2 or h2c). */
+export const anyHttp2 = (m: Dimensions): boolean => Boolean(m.protocol?.some((p) => p !== 'http1'));
 
 /** The bandwidth caps of the cells, each its own (none named = one uncapped link). */
 export const networkCapsOf = (m: Dimensions): (number | undefined)[] =>
@@ -260,6 +288,16 @@ export function dimensionProblems(m: Dimensions, host: DimensionLimits, present:
   if (m.networkMbps && unique(m.networkMbps).length !== m.networkMbps.length) bad('networkMbps', 'each cap only once');
   if (m.tls?.length === 0) bad('tls', 'needs at least one value (leave it out for plain HTTP)');
   if (m.tls && unique(m.tls).length !== m.tls.length) bad('tls', 'each value only once');
+  if (m.protocol?.length === 0) bad('protocol', 'needs at least one value (leave it out for HTTP/1.1)');
+  for (const p of m.protocol ?? [])
+    if (!(PROTOCOLS as readonly string[]).includes(p))
+      bad('protocol', `"${p}" is not an HTTP version Rightsize speaks: "http1", "h2" or "h2c"`);
+  if (m.protocol && unique(m.protocol).length !== m.protocol.length) bad('protocol', 'each value only once');
+  if (m.tls && m.protocol?.length && !m.protocol.includes('http1'))
+    bad(
+      'tls',
+      'applies to HTTP/1.1 cells only ("h2" is always over TLS, "h2c" never): add "http1" to protocol or leave it out',
+    );
   return problems;
 }
 

@@ -12,8 +12,9 @@ import {
   DIMENSION_HINTS,
   dimensionProblems,
   envSetsOf,
+  anyHttp2,
+  linksOf,
   networkCapsOf,
-  tlsOf,
   flagSetsOf,
   MIN_MEMORY_MB,
   nodeVersionsOf,
@@ -36,13 +37,18 @@ const nums = z.array(z.number());
 
 /** Load threads: absent = one per core the target's cpuset leaves free (at least 1); set to override. */
 const loadThreads = z.number().optional();
-const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums, threads: loadThreads });
+/** HTTP/2's requests in flight on each connection (h2 and h2c cells; absent: 1). */
+const streams = z.number().optional();
+const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums, threads: loadThreads, streams });
 const RateLoad = z.strictObject({
   model: z.literal('rate'),
   rates: nums,
   connections: z.number().default(20),
   threads: loadThreads,
+  streams,
 });
+/** The most HTTP/2 requests in flight on one connection (nghttp2's default limit a server announces is 100). */
+export const MAX_STREAMS = 100;
 /** Settling may add up to this share of the grid's measured time by default (percent). */
 export const DEFAULT_SETTLE_BUDGET_PCT = 50;
 /** The load when a matrix names none. */
@@ -114,6 +120,7 @@ const HINTS: Record<string, string> = {
   'load.model': '"closed" (a fixed number of connections) or "rate" (requests per second)',
   'load.connections': 'connection counts, e.g. [20] (with "rate": one number, e.g. 20)',
   'load.rates': 'a list of request rates per second, e.g. [500, 1000]',
+  'load.streams': 'HTTP/2 requests in flight on each connection, a whole number, e.g. 10 (default 1)',
   'load.threads':
     'how many load threads send the requests, a whole number, e.g. 2 (default: one per core the target leaves free)',
   durationSec: 'the measured seconds per cell, a whole number, e.g. 10',
@@ -285,6 +292,13 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits, present: (key: stri
           'to share among them: every thread needs at least one connection',
       );
   }
+  const streams = m.load?.streams;
+  if (streams !== undefined) {
+    if (!Number.isInteger(streams) || streams < 1 || streams > MAX_STREAMS)
+      bad('load.streams', `${streams} is not a number of streams: a whole number from 1 to ${MAX_STREAMS}`);
+    else if (!anyHttp2(m))
+      bad('load.streams', 'streams are HTTP/2\'s: add "h2" or "h2c" to protocol, or leave streams out');
+  }
   const { durationSec: d, warmupSec: w, repetitions: r, timeoutSec: t, recycleRssMb: rss } = m;
   if (d !== undefined && (!Number.isInteger(d) || d < 1 || d > 3600))
     bad('durationSec', `${d} is not a whole number of seconds from 1 to 3600`);
@@ -329,7 +343,7 @@ function loads(m: Matrix): CellLoad[] {
           ...threadsOf(m),
         }));
   const linked = networkCapsOf(m).flatMap((n) => base.map((l) => (n ? { ...l, networkMbps: n } : l)));
-  return tlsOf(m).flatMap((tls) => linked.map((l) => (tls ? { ...l, tls: true as const } : l)));
+  return linksOf(m, m.load.streams).flatMap((link) => linked.map((l) => ({ ...l, ...link })));
 }
 
 const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.requestSets ?? [undefined];

@@ -7,6 +7,7 @@ import type { CellResult, RunStatus } from '../model/types.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { estimateWithHistory } from './estimate.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix, type Problem } from './matrix.ts';
+import { anyHttp2, anyTls } from './matrix-dimensions.ts';
 import type { AppDefinition } from '../apps/catalog.ts';
 import { afterGrid, runPhases, type RunPhaseStep } from './phase-run.ts';
 import { runSession, type CellSource, type Session, type SessionOptions } from './run/run-session.ts';
@@ -61,7 +62,8 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
         images: imageNeeds(cells), // each (app, Node.js version) built before any cell runs
         ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
-        ...(matrix.tls?.includes(true) ? { tls: true } : {}),
+        ...(anyTls(matrix) ? { tls: true } : {}),
+        ...(anyHttp2(matrix) ? { http2: true } : {}),
         run: (s) => runGrid(s, matrix, name, results),
       };
     },
@@ -188,7 +190,8 @@ export async function runPhasesOnRun(
         cellDefaults: { placement: matrix.placement === 'auto', timeoutSec: matrix.timeoutSec },
         images: imageNeeds(expandMatrix(matrix, limits.imageApps)), // the phases run the grid's configurations
         ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
-        ...(matrix.tls?.includes(true) ? { tls: true } : {}),
+        ...(anyTls(matrix) ? { tls: true } : {}),
+        ...(anyHttp2(matrix) ? { http2: true } : {}),
         run: async (s) => {
           const out = await runPhases({ session: s, matrix, nextIndex, plannedBefore: stored.cellsTotal }, phases);
           results.push(...out.results);
@@ -210,13 +213,17 @@ export async function runPhasesOnRun(
 }
 
 /**
- * HTTPS cells only of the built-in apps: their server reads the run's certificate (apps/_lib/http-app.js). A user's
- * app that serves TLS itself is not yet told where its certificate is.
+ * HTTPS and HTTP/2 cells only of the built-in apps: their server reads the run's certificate and protocol
+ * (apps/_lib/http-app.js). A user's app that serves TLS or HTTP/2 itself is not yet told so.
  */
 function tlsProblems(m: Matrix, apps: readonly AppDefinition[]): Problem[] {
-  if (!m.tls?.includes(true)) return [];
   const own = apps.filter((a) => !a.builtIn).map((a) => a.name);
-  return own.length
-    ? [{ path: 'tls', message: `HTTPS cells run the built-in apps only for now; ${own.join(', ')} would not serve it` }]
-    : [];
+  if (!own.length) return [];
+  const not = `${own.join(', ')} would not serve it`;
+  return [
+    ...(m.tls?.includes(true)
+      ? [{ path: 'tls', message: `HTTPS cells run the built-in apps only for now; ${not}` }]
+      : []),
+    ...(anyHttp2(m) ? [{ path: 'protocol', message: `HTTP/2 cells run the built-in apps only for now; ${not}` }] : []),
+  ];
 }

@@ -30,6 +30,10 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['network_mbps', (c) => c.config.load.networkMbps],
   // 1: the cell's connections spoke TLS (HTTPS); empty: plain HTTP.
   ['tls', (c) => (c.config.load.tls ? 1 : null)],
+  // The HTTP version the load spoke: http1, h2 (over TLS) or h2c (in clear); HTTP/2's requests in flight on each
+  // connection.
+  ['protocol', (c) => c.config.load.protocol ?? 'http1'],
+  ['streams', (c) => (c.config.load.protocol ? (c.config.load.streams ?? 1) : null)],
   ['duration_s', (c) => c.config.durationSec],
   ['warmup_s', (c) => c.config.warmupSec],
   // Empty for cells stored before the warmup adapted to the app: they used warmup_s.

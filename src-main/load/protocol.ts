@@ -52,6 +52,9 @@ export interface ThreadPlan {
   rate?: number;
   /** Every connection speaks TLS (HTTPS), a full handshake each: no session is resumed. */
   tls?: true;
+  /** HTTP/2 (h2 over TLS, h2c in clear) with up to `streams` requests in flight per connection; absent: HTTP/1.1. */
+  protocol?: 'h2' | 'h2c';
+  streams?: number;
   timeoutSec: number;
   /** A stop the thread applies itself should the engine never send one (seconds after start). */
   maxSec: number;

@@ -8,6 +8,7 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { type AcClient, instrumentClient, type TimingSink } from './client-timing.ts';
+import { h2Connection } from './h2-client.ts';
 import { encodeHistogram, type LatencyHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
 import { addReason } from '../common/failure-reason.ts';
@@ -56,7 +57,7 @@ let cur = fresh();
 let stopped = false;
 let started = false;
 let flushTimer: ReturnType<typeof setTimeout> | undefined;
-const clients: AcClient[] = [];
+const clients: { destroy(): void }[] = [];
 
 function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
   const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, opened: 0 };
@@ -183,6 +184,7 @@ function clientsFor(set: ThreadTarget): void {
     },
     host,
   );
+  if (plan.protocol) return h2ClientsFor(set, sink, mix);
   let next = 0;
   autocannon(
     {
@@ -208,6 +210,27 @@ function clientsFor(set: ThreadTarget): void {
       else if (!stopped) finish(); // its safety duration ran out before the engine said stop
     },
   );
+}
+
+/** HTTP/2: one session per connection (h2-client.ts), fed by the connection's mix and counted in the same sink. */
+function h2ClientsFor(set: ThreadTarget, sink: TimingSink, mix: ReturnType<typeof compileMix>): void {
+  setTimeout(() => stopped || finish(), plan.maxSec * 1000).unref(); // as autocannon's own duration does
+  for (const index of set.connections) {
+    const m = new ConnectionMix(mix, index, plan.totalConnections);
+    const schedule =
+      plan.model === 'rate' ? new ConnectionSchedule(t0, index, plan.totalConnections, plan.rate!) : undefined;
+    clients.push(
+      h2Connection(sink, {
+        origin: `${plan.protocol === 'h2' ? 'https' : 'http'}://${set.host}:${set.port}`,
+        streams: plan.streams ?? 1,
+        timeoutMs: plan.timeoutSec * 1000,
+        next: () => m.next(),
+        judge: (o, status, body, raw) => (verdict = m.answered(o, status, body, raw)),
+        ...(schedule ? { schedule } : {}),
+        stopped: () => stopped,
+      }),
+    );
+  }
 }
 
 /** The client sends what the connection's mix says, and the mix judges each answer (autocannon's iterator replaced). */

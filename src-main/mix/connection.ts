@@ -141,6 +141,17 @@ export function compileMix(plan: MixPlan, host: string, inTurn = false): Compile
   return { entries, cumulative, routes, seed: plan.seed ?? DEFAULT_SEED };
 }
 
+/** The status a step expects (absent: any 2xx). */
+const expected = (s: Step, status: number): boolean =>
+  s.status !== undefined ? status === s.status : status >= 200 && status < 300;
+
+/**
+ * Whether judging this answer reads its body and fields (a failure's words, a capture): a client that keeps them
+ * only then spares the common answer the copies.
+ */
+export const answerIsRead = (o: Outgoing, status: number): boolean =>
+  !expected(o.step, status) || o.step.captures.length > 0;
+
 /** One connection's place in the mix. */
 export class ConnectionMix {
   private readonly rng: Rng;
@@ -205,7 +216,7 @@ export class ConnectionMix {
    */
   answered(o: Outgoing, status: number, body: string, rawHeaders: readonly string[]): string | undefined {
     const s = o.step;
-    const ok = s.status !== undefined ? status === s.status : status >= 200 && status < 300;
+    const ok = expected(s, status);
     let why = ok ? undefined : failureReason(status, body);
     if (ok && s.captures.length) {
       let doc: unknown;

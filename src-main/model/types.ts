@@ -1,5 +1,6 @@
 // Plain data shared by the engine, the store, the CLI and (later) the UI contract.
 // Latency is always integer microseconds: sub-millisecond loopback latency stays exact.
+import type { CellLoad, LoadModel } from './cell-load.ts';
 import type { CellProbe } from './probe.ts';
 import type { MixEntry, RouteResult, RouteSecondFigures } from './requests.ts';
 
@@ -10,15 +11,8 @@ export const LAUNCH_MODES = ['single', 'cluster', 'pm2'] as const;
  */
 export type LaunchMode = (typeof LAUNCH_MODES)[number] | 'image';
 
-export type LoadModel = 'closed' | 'rate';
-
-/** How one cell drives load: closed loop (as fast as the server answers) or a constant target rate. */
-export type CellLoad = (
-  | { model: 'closed'; connections: number; threads?: number }
-  | { model: 'rate'; rate: number; connections: number; threads?: number }
-) & { networkMbps?: number; tls?: true }; // a bandwidth cap on the server's side (absent: none); HTTPS (absent: HTTP)
-// `threads`: load threads the matrix asked for (`load.threads`, CLI --load-threads); absent = chosen
-// from the cores the target's cpuset leaves free. A measurement setting, not part of a configuration.
+export type { CellLoad, LoadModel, Protocol } from './cell-load.ts';
+export { PROTOCOLS } from './cell-load.ts';
 
 /** One point of the matrix: everything needed to run it, nothing derived. */
 export interface CellConfig {

@@ -49,6 +49,8 @@ export interface TargetSpec {
   networkMbps?: number;
   /** The app serves HTTPS (its certificate is in `env`): readiness is checked over TLS. */
   tls?: boolean;
+  /** The app serves HTTP/2 (h2: over TLS, HTTP/1.1 too; h2c: in clear, HTTP/2 only): h2c's readiness speaks HTTP/2. */
+  protocol?: 'h2' | 'h2c';
 }
 
 /** One cumulative reading of the target's cgroup, as the provider's stats source gives it. */

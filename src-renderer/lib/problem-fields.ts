@@ -38,6 +38,7 @@ export const MATRIX_PLACES = [
   { label: 'Settings', testid: 'settings-field', paths: ['envMatrix'] },
   { label: 'Load', testid: 'load-field', paths: ['load'] },
   { label: 'TLS', testid: 'tls-field', paths: ['tls'] },
+  { label: 'HTTP version', testid: 'protocol-field', paths: ['protocol'] },
   { label: 'Bandwidth cap', testid: 'network', paths: ['networkMbps'] },
   { label: 'Timing', testid: 'timing-field', paths: ['durationSec', 'warmupSec', 'repetitions', 'settleBudgetPct'] },
   { label: 'Cost', testid: 'cost-field', paths: ['prices'] },

@@ -171,4 +171,20 @@ describe('the Builder’s TLS (issue 44)', () => {
     const field = screen.getByTestId('tls-field');
     await vi.waitFor(() => expect(within(field).getByRole('alert').textContent).toBe('needs at least one value (leave it out for plain HTTP)'));
   });
+
+  it('HTTP/1.1 by default; h2 beside it is its own cells, with its streams in the load; the engine\'s refusal shows at the field', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));
+    expect(lastValidated()).not.toHaveProperty('protocol');
+    expect(screen.queryByTestId('streams')).toBeNull(); // streams are HTTP/2's
+    await fireEvent.click(screen.getByTestId('protocol-h2'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ protocol: ['http1', 'h2'] }));
+    await vi.waitFor(() => expect(count()).toMatch(/^4 cells/));
+    await fireEvent.input(screen.getByTestId('streams'), { target: { value: '10' } });
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ load: { streams: 10 } }));
+    await fireEvent.click(screen.getByTestId('protocol-http1'));
+    await fireEvent.click(screen.getByTestId('protocol-h2'));
+    const field = screen.getByTestId('protocol-field');
+    await vi.waitFor(() => expect(within(field).getByRole('alert').textContent).toBe('needs at least one value (leave it out for HTTP/1.1)'));
+  });
 });

@@ -7,7 +7,7 @@ import { expect, ROOT, test } from './fixtures';
 const EXPRESS = path.resolve(ROOT, 'tests/fixtures/express-app');
 
 test('add an app with problems, then a real project: check, save, build, run, remove', async ({ page, served }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(300_000); // a run may queue for the lab beside the shared lanes
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(served.loginUrl);
@@ -85,7 +85,7 @@ test('add an app with problems, then a real project: check, save, build, run, re
   await page.getByTestId('verify').uncheck();
   await page.getByTestId('start').click();
   await expect(page).toHaveURL(/#\/live\/\d+$/);
-  await expect(page.getByTestId('run-status')).toContainText('completed', { timeout: 90_000 });
+  await expect(page.getByTestId('run-status')).toContainText('completed', { timeout: 180_000 });
   await expect(page.getByTestId('run-status')).toContainText('2 of 2 cells');
   await expect.poll(async () => Number(await page.getByTestId('chart-summary').getAttribute('data-points'))).toBe(2);
 

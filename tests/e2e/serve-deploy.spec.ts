@@ -12,7 +12,7 @@ const MATRIX = {
 };
 
 test('copy the recommended configuration and a picked cell as PM2, Kubernetes and Compose snippets', async ({ page, context, served }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000); // a run may queue for the lab beside the shared lanes
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.url });
@@ -27,7 +27,7 @@ test('copy the recommended configuration and a picked cell as PM2, Kubernetes an
     return body.value as T;
   };
   const { runId } = await call<{ runId: number }>('runs.start', { matrix: MATRIX, name: 'deploy e2e' });
-  await expect.poll(async () => (await call<{ status: string }>('runs.get', { runId })).status, { timeout: 150_000, intervals: [1000] }).toBe('completed');
+  await expect.poll(async () => (await call<{ status: string }>('runs.get', { runId })).status, { timeout: 240_000, intervals: [1000] }).toBe('completed');
 
   await page.goto(`${served.url}/#/runs/${runId}/report`);
   const text = page.getByTestId('deploy-text');

@@ -13,7 +13,7 @@ const MATRIX = {
 const NAME = `history pick e2e ${'with a name far longer than the table has room for '.repeat(4)}`.slice(0, 200);
 
 test('History shows the pick of a finished run, and — while one runs', async ({ page, served }) => {
-  test.setTimeout(150_000);
+  test.setTimeout(300_000); // a run may queue for the lab beside the shared lanes
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(served.loginUrl);
@@ -29,7 +29,7 @@ test('History shows the pick of a finished run, and — while one runs', async (
   // Running: no answer yet.
   await expect(row.getByTestId('history-pick')).toHaveText('—');
 
-  await expect.poll(async () => (await call<{ status: string }>('runs.get', { runId })).status, { timeout: 120_000, intervals: [1000] }).toBe('completed');
+  await expect.poll(async () => (await call<{ status: string }>('runs.get', { runId })).status, { timeout: 240_000, intervals: [1000] }).toBe('completed');
   const rec = await call<{ headline: { state: string; key: string } | null; configurations: { key: string; mode: string; workers: number; rps: { mean: number } | null }[] }>('runs.recommend', { runId });
   const list = await call<{ runs: { id: number; pick: RunPick | null; bestRps: number | null }[] }>('runs.list', {});
   const pick = list.runs.find((r) => r.id === runId)!.pick!;

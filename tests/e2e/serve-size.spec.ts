@@ -70,7 +70,7 @@ test('Auto-size: the engine checks the form field by field, and a refused start 
 });
 
 test('Auto-size: a tiny real search, watched live, and the path it took on the run page', async ({ page, served }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(300_000); // a run may queue for the lab beside the shared lanes
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${served.loginUrl}`);
@@ -99,7 +99,7 @@ test('Auto-size: a tiny real search, watched live, and the path it took on the r
   await expect(page).toHaveURL(/#\/live\/\d+$/);
   const runId = Number(/live\/(\d+)/.exec(page.url())![1]);
   await expect(page.getByTestId('phase')).toHaveText(/\S/);
-  await expect(page.getByTestId('open-run')).toBeVisible({ timeout: 180_000 });
+  await expect(page.getByTestId('open-run')).toBeVisible({ timeout: 240_000 });
   await expect(page.getByTestId('run-status')).toContainText(/completed/);
 
   // The run page: the path, step by step, each step linked to its cell.

@@ -6,7 +6,7 @@ import { expect, test } from './fixtures';
 // The whole loop a user goes through, in Chromium against `rightsize serve` with the real engine:
 // build a 2-cell matrix with the sliders, run it, watch it live, find it in history, export.
 test('build a matrix, run it live, find it in history, export CSV and PNG', async ({ page, served }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000); // a run may queue for the lab beside the shared lanes
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(served.loginUrl);
@@ -64,11 +64,11 @@ test('build a matrix, run it live, find it in history, export CSV and PNG', asyn
   await expect(page.getByTestId('chart-latency').or(page.getByTestId('charts-waiting'))).toHaveCount(1);
 
   // Live: per-second points arrive in the latency and throughput charts.
-  await expect.poll(async () => Number(await page.getByTestId('chart-latency').getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect.poll(async () => Number(await page.getByTestId('chart-latency').getAttribute('data-points')), { timeout: 150_000 }).toBeGreaterThan(0);
   await expect.poll(async () => Number(await page.getByTestId('chart-rps').getAttribute('data-points'))).toBeGreaterThan(0);
   await expect(page.getByTestId('current-cell')).toContainText('req/s');
   // …and the summary fills in as cells finish.
-  await expect(page.getByTestId('open-run')).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByTestId('open-run')).toBeVisible({ timeout: 180_000 });
   await expect(page.getByTestId('run-status')).toContainText('completed');
   // The end of the run shows its answer in place: the headline with its state, and a way to the whole answer.
   await expect(page.getByTestId('live-answer').getByTestId('headline')).toHaveAttribute('data-state', /^(confident|equivalent|undecided)$/);
@@ -180,7 +180,7 @@ test('engine errors are shown where they belong: a run that does not exist', asy
 });
 
 test('a cancelled cell is kept, marked partial, and counted in no summary; compare says why it is empty', async ({ page, served }) => {
-  test.setTimeout(150_000);
+  test.setTimeout(300_000); // a run may queue for the lab beside the shared lanes
   await page.goto(served.loginUrl);
   await expect(page.getByRole('heading', { name: 'New experiment' })).toBeVisible();
   await page.getByTestId('worker-2').click(); // one cell: json, cluster × 1
@@ -190,7 +190,7 @@ test('a cancelled cell is kept, marked partial, and counted in no summary; compa
   await page.getByTestId('start').click();
   await expect(page).toHaveURL(/#\/live\/\d+$/);
   const runId = Number(/live\/(\d+)/.exec(page.url())![1]);
-  await expect(page.getByTestId('phase')).toHaveAttribute('data-phase', 'measuring', { timeout: 90_000 });
+  await expect(page.getByTestId('phase')).toHaveAttribute('data-phase', 'measuring', { timeout: 180_000 });
   await expect.poll(async () => Number(await page.getByTestId('chart-rps').getAttribute('data-points')), { timeout: 20_000 }).toBeGreaterThan(0);
   await page.getByTestId('cancel').click();
   await expect(page.getByTestId('run-status')).toContainText('cancelled', { timeout: 30_000 });

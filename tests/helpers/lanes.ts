@@ -46,6 +46,7 @@ export const QUIET = [
   'baseline',
   'cpu-caps',
   'dry-run-refusal',
+  'http2-load',
   'lab-lock',
   'lab-order',
   'load',

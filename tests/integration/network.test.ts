@@ -71,12 +71,12 @@ describe('a bandwidth cap per cell', () => {
     expect(tools).toEqual([]);
   }, 120_000);
 
-  it('HTTPS beside plain HTTP: the built-in app serves the run\'s certificate, every response measured over TLS', async () => {
+  it('HTTPS and HTTP/2 beside plain HTTP/1.1: the built-in app serves the run\'s certificate and HTTP version, every response measured over it', async () => {
     const dir = tempDir();
     const db = path.join(dir, 'h.db');
     const config = path.join(dir, 'matrix.json');
     writeFileSync(config, JSON.stringify({
-      apps: ['json'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [256], tls: [false, true],
+      apps: ['json'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [256], tls: [false, true], protocol: ['http1', 'h2', 'h2c'],
       load: { model: 'closed', connections: [8] }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false,
     }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
@@ -85,15 +85,17 @@ describe('a bandwidth cap per cell', () => {
     const store = Store.open(db);
     try {
       const cells = store.getRun(runId)!.cells;
-      expect(cells.map((c) => [c.config.load.tls ?? false, c.status])).toEqual([[false, 'ok'], [true, 'ok']]);
+      const link = (c: (typeof cells)[number]): string => `${c.config.load.protocol ?? 'http1'}${c.config.load.tls ? '+tls' : ''}`;
+      expect(cells.map((c) => [link(c), c.status])).toEqual([['http1', 'ok'], ['http1+tls', 'ok'], ['h2+tls', 'ok'], ['h2c', 'ok']]);
       for (const c of cells) {
-        // A plain-HTTP load against the HTTPS server (or the reverse) fails every request: these all succeeded.
-        expect(c.errors! + c.timeouts! + c.non2xx!, `tls ${c.config.load.tls ?? false}`).toBe(0);
+        // A load of another protocol than the server's (plain against TLS, HTTP/1.1 against h2c) fails every request:
+        // these all succeeded.
+        expect(c.errors! + c.timeouts! + c.non2xx!, link(c)).toBe(0);
         expect(c.rpsMean!).toBeGreaterThan(100);
         // No warm-up: the 8 keep-alive connections open (over TLS, a full handshake each) in the first measured second.
         const opened = store.getRunSamples(runId).get(c.id)!.map((s) => s.opened ?? 0);
         expect(opened.reduce((a, b) => a + b, 0), opened.join(' ')).toBe(8);
-        console.log(`tls ${c.config.load.tls ?? false}: ${c.rpsMean!.toFixed(0)} req/s, ${(c.cpuPctMean! * 5 / c.rpsMean!).toFixed(3)} ms CPU a request`);
+        console.log(`${link(c)}: ${c.rpsMean!.toFixed(0)} req/s, ${(c.cpuPctMean! * 5 / c.rpsMean!).toFixed(3)} ms CPU a request`);
       }
     } finally {
       store.close();
@@ -101,12 +103,19 @@ describe('a bandwidth cap per cell', () => {
     const csv = path.join(dir, 'cells.csv');
     expect((await cli(['--db', db, 'export', String(runId), '--csv', csv])).code).toBe(0);
     const [head, ...rows] = readFileSync(csv, 'utf8').trim().split('\n');
-    expect(rows.map((row) => row.split(',')[head!.split(',').indexOf('tls')])).toEqual(['', '1']);
+    const col = (name: string): string[] => rows.map((row) => row.split(',')[head!.split(',').indexOf(name)]!);
+    expect(col('tls')).toEqual(['', '1', '1', '']);
+    expect(col('protocol')).toEqual(['http1', 'http1', 'h2', 'h2c']);
     const show = await cli(['--db', db, 'show', String(runId)]);
     expect(show.stdout).toMatch(/· TLS/);
+    expect(show.stdout).toMatch(/· h2\b/);
+    expect(show.stdout).toMatch(/· h2c\b/);
     // What TLS costs, by the answer's own contest (one repetition each: batch means of its seconds).
     const explain = await cli(['--db', db, 'report', String(runId), '--explain']);
     expect(explain.stdout).toMatch(/HTTPS, for 1 cluster worker on 0\.5 CPU \/ 256 MB \(json\): (plain HTTP|HTTPS) /);
+    // What HTTP/2 changes for the same encryption: h2 against HTTP/1.1 over TLS, h2c against plain HTTP/1.1.
+    expect(explain.stdout).toMatch(/HTTP\/2, for 1 cluster worker on 0\.5 CPU \/ 256 MB \(json\): (HTTP\/2 \(h2\)|HTTP\/1\.1 over TLS) /);
+    expect(explain.stdout).toMatch(/HTTP\/2, for 1 cluster worker on 0\.5 CPU \/ 256 MB \(json\): (HTTP\/2 \(h2c\)|HTTP\/1\.1) /);
   }, 120_000);
 
   it('a cap it cannot set is refused before anything starts, in words', async () => {

@@ -113,6 +113,7 @@ const PRESET_PICKS: Record<string, string> = {
   quick: 'json cluster×1 1000m/256MB confident',
   'cluster-vs-cpus': 'static cluster×1 500m/512MB undecided',
   'file-sizes-network': 'static cluster×1 1000m/256MB undecided',
+  'http2-file-sizes': 'static cluster×1 1000m/256MB undecided',
   'launch-modes': 'hello single×1 1000m/512MB undecided',
   'node-versions': 'json cluster×1 1000m/256MB node 22 equivalent',
   'pbkdf2-one-thread': 'pbkdf2 cluster×1 1000m/256MB confident',

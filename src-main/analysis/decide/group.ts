@@ -1,4 +1,4 @@
-import { cellLabel } from '../../common/labels.ts';
+import { cellLabel, linkWords } from '../../common/labels.ts';
 import { fmtNum } from '../../common/format.ts';
 import { skippedAfter } from '../../common/skipped-cells.ts';
 import { MAX_ERROR_PCT, NOISY_CV, RATE_SHORTFALL } from '../../common/thresholds.ts';
@@ -30,12 +30,13 @@ const FLAG_ORDER: FlagKind[] = [
   'restarts',
 ];
 
-// A bandwidth cap and TLS are part of the conditions, like the load: only when set, so keys stored before stay.
+// A bandwidth cap, TLS and HTTP/2 are part of the conditions, like the load: only when set, so keys stored before stay.
 const loadParts = (l: CellLoad): (string | number)[] =>
   [
     l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections],
     l.networkMbps ? ['net', l.networkMbps] : [],
     l.tls ? ['tls'] : [],
+    l.protocol ? [l.protocol, l.streams ?? 1] : [],
   ].flat();
 
 /** What is being served: the app and, when the matrix named request sets, which one. */
@@ -112,7 +113,7 @@ export const loadLabel = (l: CellLoad): string =>
   (l.model === 'closed'
     ? `${l.connections} connections`
     : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`) +
-  (l.tls ? ' over TLS' : '') +
+  linkWords(l) +
   (l.networkMbps ? ` through ${fmtNum(l.networkMbps)} Mbit/s` : '');
 export const workloadLabel = (app: string, requestSet: string | null): string =>
   requestSet ? `${app} [${requestSet}]` : app;

@@ -70,12 +70,16 @@ export function checkBandwidthCaps(p: Pick<Provider, 'name' | 'bandwidthCapProbl
   );
 }
 
-/** HTTPS cells run only where the provider's readiness check speaks TLS; elsewhere refused before anything starts. */
-export function checkTls(p: Pick<Provider, 'name' | 'servesTls'>, tls: boolean): void {
-  if (!tls || p.servesTls) return;
+/**
+ * HTTPS and HTTP/2 cells run only where the provider's readiness check speaks TLS and HTTP/2; elsewhere refused
+ * before anything starts.
+ */
+export function checkTls(p: Pick<Provider, 'name' | 'servesTls'>, tls: boolean, http2 = false): void {
+  if ((!tls && !http2) || p.servesTls) return;
+  const what = http2 ? 'HTTP/2 cells yet (protocol "h2" or "h2c")' : 'HTTPS cells yet (tls: true)';
   throw new TargetNotReadyError(
-    `The target "${p.name}" cannot run HTTPS cells yet (tls: true): a Swarm service's or a pod's readiness check ` +
-      'does not speak TLS here (a Docker engine does). Nothing was started.',
+    `The target "${p.name}" cannot run ${what}: a Swarm service's or a pod's readiness check ` +
+      'speaks neither TLS nor HTTP/2 here (a Docker engine does). Nothing was started.',
   );
 }
 

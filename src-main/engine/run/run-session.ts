@@ -70,6 +70,8 @@ export interface SourcePlan {
   networkMbps?: number[];
   /** Some of its cells speak TLS (CellLoad.tls): the run makes its certificate, and the target must serve it. */
   tls?: boolean;
+  /** Some of its cells speak HTTP/2 (CellLoad.protocol): the target's readiness check must too. */
+  http2?: boolean;
   /**
    * Runs the cells through the session. Throws for the run's own failure (the session says it);
    * returns an error the outcome carries without having thrown (a phase that stopped), if any.
@@ -138,7 +140,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
   const plan = await source.plan(limits, lib);
   checkDependenciesHosted(provider, plan.apps);
   checkBandwidthCaps(provider, plan.networkMbps ?? []);
-  checkTls(provider, Boolean(plan.tls));
+  checkTls(provider, Boolean(plan.tls), Boolean(plan.http2));
   const { base, lease, noReaper } = await enterLab(engine, {
     what: `${plan.what} (history: ${o.store.path})`,
     ...(o.base ? { strategy: o.base } : {}),

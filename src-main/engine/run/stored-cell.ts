@@ -7,6 +7,7 @@ import type { CellConfig, CellResult } from '../../model/types.ts';
 import type { Provider, ProvisionedTarget, TargetSpec } from '../../providers/provider.ts';
 import type { Store } from '../../store/index.ts';
 import { runCell } from '../cell-runner.ts';
+import type { Pem } from '../../tls/certificate.ts';
 
 export interface StoredCellContext {
   store: Store;
@@ -18,6 +19,8 @@ export interface StoredCellContext {
   signal?: AbortSignal;
   /** Where the cell runs. */
   provider: Provider;
+  /** The run's certificate, for an HTTPS or h2 cell (tls/certificate.ts). */
+  tls?: Pem;
   /** This cell's target, already being started (prepared while the cell before it was torn down). */
   prepared?: Promise<ProvisionedTarget>;
   /** Called once the cell's load is over, before its target is inspected and removed. */
@@ -74,6 +77,8 @@ export async function runStoredCell(
       ...(c.deferRemoval ? { deferRemoval: c.deferRemoval } : {}),
       ...(c.beforeLoad ? { beforeLoad: c.beforeLoad } : {}),
       ...(c.placementHint ? { placementHint: c.placementHint } : {}),
+      // The run's certificate: a cell not prepared ahead starts its own target with it.
+      ...(c.tls ? { tls: c.tls } : {}),
       signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
       onSample: (sample) => {
         if (cellError) return;

@@ -18,7 +18,7 @@ function imageProbeNote(c: TargetContainer, launch: TargetSpec['launch']): strin
  */
 export function containerTarget(
   c: TargetContainer,
-  spec: Pick<TargetSpec, 'launch' | 'health' | 'tls'>,
+  spec: Pick<TargetSpec, 'launch' | 'health' | 'tls' | 'protocol'>,
   o: {
     remove: () => Promise<void>;
     node?: string;
@@ -48,6 +48,7 @@ export function containerTarget(
         exited: c.exited,
         ...(signal ? { signal } : {}),
         ...(spec.tls ? { tls: true } : {}),
+        ...(spec.protocol === 'h2c' ? { h2c: true } : {}),
       }),
     address: { host: c.address.host, port: c.address.port },
     ...(o.node ? { node: o.node } : {}),
