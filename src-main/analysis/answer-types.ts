@@ -6,6 +6,7 @@ import type { LaunchMode, RunStatus, Sample } from '../model/types.ts';
 import type { SearchStatus, Slo } from '../model/search.ts';
 import type { ProbeSecond } from '../model/probe.ts';
 import type { Sizing } from './sizing-types.ts';
+import type { RuntimeSeen, TrapFinding, TrapNote } from './trap-types.ts';
 import type { ConfigurationCost, PriceSource, Prices } from '../model/cost.ts';
 import type {
   AnswerState,
@@ -148,6 +149,11 @@ export interface Recommendation {
    * flags, compared by the same contest (compare/topology.ts, versions.ts). Absent in answers made before it existed.
    */
   comparisons?: ComparisonNote[];
+  /** What each configuration's processes believed about their box at start (absent: no reading, or an older answer). */
+  runtime?: RuntimeSeen[];
+  /** The container traps, decided (decide/traps.ts) and said (explain/trap-words.ts); the deployed one's first. */
+  trapFindings?: TrapFinding[];
+  traps?: TrapNote[];
   /**
    * Memory and CPU sizing of every configuration with a finished repetition (recommended ones first); the words speak
    * of the recommended ones. Absent in answers made before it existed.

@@ -12,6 +12,8 @@ import { flagNotes, versionNotes } from './compare/versions.ts';
 import { http2Notes, tlsNotes } from './compare/tls.ts';
 import { searchAnswer, searchSizingSlo, searchWords } from './search-answer.ts';
 import { sizeConfigurations } from './size/sizing.ts';
+import { anyProbed, runtimeSeen, trapsOf } from './decide/traps.ts';
+import { trapNotes } from './explain/trap-words.ts';
 import { sloOutcomes } from './decide/slo.ts';
 import type { ConfigurationSummary, NoiseNote, Recommendation, RecommendOptions } from './types.ts';
 import { methodsOf, summaryOf } from './explain/summary.ts';
@@ -110,6 +112,18 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     sizing: sizeConfigurations(run, configurations, scopes, outcomes, marginPct, sizingSlo, search, decisions),
     method: methodText(marginPct),
   };
+  // The container traps: decided from the processes' readings against the caps, said with the pick's first.
+  base.runtime = runtimeSeen(run, configurations);
+  base.trapFindings = trapsOf(run, configurations, options.probe);
+  base.traps = trapNotes({
+    findings: base.trapFindings,
+    seen: base.runtime,
+    configurations,
+    causes: base.causes,
+    comparisons: base.comparisons ?? [],
+    probed: anyProbed(run) || !run.cells.some((c) => c.load),
+    probeOff: (run.matrix as { probe?: unknown } | null)?.probe === false,
+  });
   // Read from the decision, never deciding: the latency and throughput the pick gives up, labelled as such.
   base.alternatives = alternativesOf({ ...base, ...(search ? { search } : {}) });
   const methods = methodsOf({ ...base, ...(search ? { search } : {}) });

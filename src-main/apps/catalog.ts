@@ -14,7 +14,8 @@ export type AppSource =
       kind: 'folder';
       args: string[];
       /** Working directory relative to the folder ('' = the folder). */ cwd: string;
-      ecosystem?: { file: string; app: string };
+      /** `instances`: kept where the file sizes it from the host's CPUs ("max", 0, -1), for the answer to name. */
+      ecosystem?: { file: string; app: string; instances?: string };
     }
   | { kind: 'image'; image: string; imageId: string; workersEnv: string | null }
   | {

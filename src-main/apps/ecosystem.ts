@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { hostNodeBinary } from '../util/node-binary.ts';
 import { splitArgs } from '../common/args.ts';
@@ -17,7 +18,26 @@ export interface EcosystemApp {
   cwd: string;
   /** Settings in the file that Rightsize does not apply, to tell the user. */
   ignored: string[];
+  /** Its `instances` when it makes PM2 count the host's CPUs ("max", 0 or -1; -N: all but N); absent otherwise. */
+  hostInstances?: string;
 }
+
+/**
+ * Whether PM2 sizes `instances` from os.cpus() (the host's CPUs, whatever the container's cap): "max", 0, a negative
+ * number ("all but N"), or a string of one. Returns it as the file writes it, else undefined.
+ */
+export function hostInstances(v: unknown): string | undefined {
+  if (v === 'max') return '"max"';
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
+  if (Number.isInteger(n) && n <= 0) return typeof v === 'string' ? `"${v}"` : String(n);
+  return undefined;
+}
+
+/** What `apps add` says at once of such a file: PM2 would fork by the host, not by the container. */
+export const hostInstancesWarning = (file: string, instances: string): string =>
+  `warning: ${file} says instances: ${instances}: PM2 counts os.cpus(), the host's CPUs, not the container's ` +
+  `(${os.cpus().length} on this machine whatever the CPU cap, 48 on a 48-core node). Rightsize runs the matrix's ` +
+  'worker counts; deploy with instances set to the number the answer names';
 
 export const ECOSYSTEM_FILES = [
   'ecosystem.config.js',
@@ -88,6 +108,7 @@ export async function readEcosystem(dir: string, file: string, appName?: string)
     env,
     cwd: toPosix(cwd),
     ignored,
+    ...(hostInstances(a.instances) ? { hostInstances: hostInstances(a.instances)! } : {}),
   };
 }
 

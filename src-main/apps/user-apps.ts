@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Problem } from '../common/issues.ts';
 import type { AppDefinition } from './catalog.ts';
-import { findEcosystem, isInside, readEcosystem } from './ecosystem.ts';
+import { findEcosystem, hostInstancesWarning, isInside, readEcosystem } from './ecosystem.ts';
 import { planFolder, type PackageJson } from './folder-plan.ts';
 import { readMixData } from './mix-data.ts';
 import { MixSchema } from './request-schema.ts';
@@ -212,7 +212,7 @@ async function checkFolder(
   let args = src.args;
   let env = userEnv;
   let cwd = '';
-  let ecosystem: { file: string; app: string } | undefined;
+  let ecosystem: { file: string; app: string; instances?: string } | undefined;
   if (ecoFile) {
     try {
       const eco = await readEcosystem(dir, ecoFile, src.ecosystemApp);
@@ -220,7 +220,7 @@ async function checkFolder(
       args = src.args.length ? src.args : eco.args;
       env = { ...eco.env, ...userEnv }; // what the user typed here wins over the file
       cwd = eco.cwd;
-      ecosystem = { file: ecoFile, app: eco.name };
+      ecosystem = { file: ecoFile, app: eco.name, ...(eco.hostInstances ? { instances: eco.hostInstances } : {}) };
       notes.push(
         `read ${ecoFile} (app "${eco.name}"): entry ${eco.entry}` +
           (eco.args.length ? `, args ${eco.args.join(' ')}` : '') +
@@ -230,6 +230,7 @@ async function checkFolder(
         notes.push(
           `${ecoFile} sets ${eco.ignored.join(', ')}: not applied, the matrix chooses launch mode, workers and caps`,
         );
+      if (eco.hostInstances) notes.push(hostInstancesWarning(ecoFile, eco.hostInstances));
     } catch (e) {
       bad('source.ecosystem', (e as Error).message);
       return { problems, notes };

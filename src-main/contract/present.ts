@@ -16,3 +16,4 @@ export { joinArgs, splitArgs } from '../common/args.ts';
 export { coresNeeded } from '../common/cores.ts';
 export { envWords } from '../common/env-name.ts';
 export { reasonsText } from '../common/failure-reason.ts';
+export { runtimeFields } from '../common/runtime-words.ts';

@@ -22,6 +22,7 @@ import { costsSection } from './html-costs.ts';
 import { baselineSection, type ReportBaseline } from './html-baseline.ts';
 import { CSS } from './html-style.ts';
 import { cellsTable, configurationsTable, hostTable, winnersTable } from './html-tables.ts';
+import { runtimeSeenSection } from './html-runtime-seen.ts';
 
 /** A stored time as the CLI shows it: this machine's local time with its offset from UTC. */
 const timeText = (iso: string | null): string => (iso ? fmtLocalTime(iso) : '—');
@@ -170,6 +171,7 @@ export function htmlReport(
     rec.scopes.length ? section('charts', 'Throughput and p99 by worker count', summaryCharts(rec)) : '',
     stabilityCharts(run, samples, rec.scopes),
     runtimeSection(run, samples, probe),
+    runtimeSeenSection(rec),
     rec.configurations.length
       ? section('configurations', 'Configurations (repetitions aggregated)', configurationsTable(rec))
       : '',

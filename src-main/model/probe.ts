@@ -1,6 +1,7 @@
 // What the runtime probe (resources/base-image/launchers/probe.js, preloaded into every Node.js
 // process of a cell) reports, one record per process and second, and what a cell keeps of it.
 // Plain data: the probe writes it, the engine reads and stores it, the analysis explains with it.
+import type { RuntimeReading } from './runtime.ts';
 
 /** Which process of the server: the cluster primary, a worker, a single process, PM2's daemon, or anything else. */
 export type ProcessRole = 'primary' | 'worker' | 'single' | 'pm2-daemon' | 'other';
@@ -75,8 +76,11 @@ export interface CellProbe {
   attached: number;
   /** Processes the launch mode starts: 1, or the primary / PM2 daemon plus N workers; null where unknown (an image). */
   expected: number | null;
-  /** The processes heard, with their roles (a replaced worker is a new pid). */
-  processes: { pid: number; role: ProcessRole }[];
+  /**
+   * The processes heard, with their roles (a replaced worker is a new pid) and what each believed about its box
+   * at start (absent: its first lines were not in the log read, or a probe from before 2026-12-01).
+   */
+  processes: { pid: number; role: ProcessRole; runtime?: RuntimeReading }[];
   /** Why some or all processes are missing ("the probe could not attach to …"), or why there is no probe. */
   note?: string;
   /** Per process and second, warm-up included (t < 0); stored apart from the result, absent once stored. */

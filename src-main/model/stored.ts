@@ -15,6 +15,10 @@ import type {
   StatsSummary,
 } from './types.ts';
 import type { SearchTrace } from './search.ts';
+import type { CellProbe } from './probe.ts';
+
+/** What a cell's probe heard, as stored: its seconds are kept apart. */
+export type StoredCellProbe = Omit<CellProbe, 'seconds'>;
 
 /** A cell as stored: the config and the full results parsed back, plus the flat metrics used for tables and CSV. */
 export interface StoredCell {
@@ -62,6 +66,11 @@ export interface StoredCell {
   ranOn: RanOn | null;
   /** The exact Node.js version the cell's processes ran (absent: not recorded — an image app, an older run). */
   nodeVersion?: string;
+  /**
+   * What its runtime probe heard: the processes, their roles and what each believed about its box at start (absent:
+   * the probe was off, or the cell never reached its load).
+   */
+  probe?: StoredCellProbe;
   /** Per replica, when the cell ran several (config.replicas ≥ 2); the columns above are their totals. */
   replicas?: import('./replicas.ts').ReplicaReading[];
   startedAt: string;

@@ -1,6 +1,7 @@
 // Which processes a cell's probe heard, against the ones its launch mode starts, in words: a
 // process that never reported is said so, never silently missing.
 import type { CellProbe, ProbeSecond, ProcessRole } from '../model/probe.ts';
+import type { RuntimeReading } from '../model/runtime.ts';
 import type { LaunchMode } from '../model/types.ts';
 
 /** The processes a launch mode starts by role (an image's are unknown: null). */
@@ -39,10 +40,14 @@ export function summarizeProbe(
   seconds: ProbeSecond[],
   launch: { mode: LaunchMode; workers: number },
   off: ReadonlyMap<number, string> = new Map(),
+  runtimes: ReadonlyMap<number, RuntimeReading> = new Map(),
 ): CellProbe {
   const roles = new Map<number, ProcessRole>();
   for (const s of seconds) roles.set(s.pid, s.role);
-  const processes = [...roles].map(([pid, role]) => ({ pid, role }));
+  const processes = [...roles].map(([pid, role]) => {
+    const runtime = runtimes.get(pid);
+    return { pid, role, ...(runtime ? { runtime } : {}) };
+  });
   const want = expectedRoles(launch.mode, launch.workers);
   const expected = want ? Object.values(want).reduce((a, b) => a + b, 0) : null;
   const notes: string[] = [];

@@ -37,8 +37,8 @@ export async function collectProbe(
       note: `no probe data on this target: its log could not be read (${why})`,
     };
   }
-  const { reports, off } = parseProbeLog(log);
-  return summarizeProbe(placeReports(reports, clock), launch, off);
+  const { reports, off, runtimes } = parseProbeLog(log);
+  return summarizeProbe(placeReports(reports, clock), launch, off, runtimes);
 }
 
 /** The app's last `n` log lines without the probe's (what a failed cell shows): probe lines can outnumber the app's. */

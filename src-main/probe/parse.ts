@@ -2,8 +2,10 @@
 // process and second (resources/base-image/launchers/probe.js), `rightsize:probe-off pid=N why` once
 // where it turned itself off. Anything malformed is skipped: a log line is never trusted to be whole.
 import type { GcCounts, ProbeReport, ProcessRole } from '../model/probe.ts';
+import type { RuntimeReading } from '../model/runtime.ts';
 
 const PREFIX = 'rightsize:probe ';
+const RUNTIME = 'rightsize:probe-runtime ';
 const OFF = /rightsize:probe-off pid=(\d+) ?(.*)$/;
 const ROLES: readonly ProcessRole[] = ['primary', 'worker', 'single', 'pm2-daemon', 'other'];
 
@@ -67,9 +69,49 @@ export function parseProbeLine(line: string): ProbeReport | undefined {
   };
 }
 
-/** Every report in a log, and the processes where the probe turned itself off (pid → why). */
-export function parseProbeLog(log: string): { reports: ProbeReport[]; off: Map<number, string> } {
+/** A process's reading of its box at start, with its pid, or undefined when the line is not a whole one. */
+export function parseRuntimeLine(line: string): { pid: number; runtime: RuntimeReading } | undefined {
+  const i = line.indexOf(RUNTIME);
+  if (i < 0) return undefined;
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(line.slice(i + RUNTIME.length)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (typeof o !== 'object' || o === null) return undefined;
+  const pid = num(o['pid']);
+  const cpus = num(o['cpus']);
+  const heapLimitBytes = num(o['heapLimitBytes']);
+  const threadpool = num(o['threadpool']);
+  if (pid === undefined || cpus === undefined || heapLimitBytes === undefined || threadpool === undefined) return;
+  if (typeof o['node'] !== 'string') return undefined;
+  const cgroup = o['cgroup'] === 1 || o['cgroup'] === 2 ? o['cgroup'] : null;
+  return {
+    pid,
+    runtime: {
+      node: o['node'],
+      cpus,
+      parallelism: numOrNull(o['parallelism']),
+      constrainedMemory: numOrNull(o['constrainedMemory']),
+      heapLimitBytes,
+      threadpool,
+      cgroup,
+      heapPercentFlag: o['heapPercentFlag'] === true,
+    },
+  };
+}
+
+/** What a log says: every report, each process's reading at start (pid →), where the probe turned itself off. */
+export interface ProbeLog {
+  reports: ProbeReport[];
+  runtimes: Map<number, RuntimeReading>;
+  off: Map<number, string>;
+}
+
+export function parseProbeLog(log: string): ProbeLog {
   const reports: ProbeReport[] = [];
+  const runtimes = new Map<number, RuntimeReading>();
   const off = new Map<number, string>();
   for (const line of log.split('\n')) {
     if (!isProbeLine(line)) continue;
@@ -78,8 +120,13 @@ export function parseProbeLog(log: string): { reports: ProbeReport[]; off: Map<n
       reports.push(r);
       continue;
     }
+    const seen = parseRuntimeLine(line);
+    if (seen) {
+      runtimes.set(seen.pid, seen.runtime);
+      continue;
+    }
     const m = OFF.exec(line);
     if (m) off.set(Number(m[1]), m[2]!.trim());
   }
-  return { reports, off };
+  return { reports, runtimes, off };
 }

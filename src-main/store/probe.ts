@@ -3,6 +3,7 @@
 // them with its cells (ON DELETE CASCADE).
 import type Database from 'better-sqlite3';
 import type { CellProbe, ProbeSecond, ProcessRole } from '../model/probe.ts';
+import type { StoredCellProbe } from '../model/stored.ts';
 
 const COLUMNS = `t, pid, ppid, role, elu, delay_p50_ms, delay_p99_ms, delay_max_ms, gc_ms, gc_scavenge, gc_mark_sweep,
   gc_incremental, gc_weak, gc_max_ms, heap_used, heap_total, heap_limit, rss, external, array_buffers,
@@ -96,8 +97,21 @@ const params = (cellId: number, s: ProbeSecond): unknown[] => [
   s.gcWindowMs ?? null,
 ];
 
-/** What a cell's probe heard, as stored (its seconds come from getProbeSeconds). */
-export type StoredCellProbe = Omit<CellProbe, 'seconds'>;
+export type { StoredCellProbe };
+
+interface SummaryRow {
+  attached: number;
+  expected: number | null;
+  processes_json: string;
+  note: string | null;
+}
+
+const toSummary = (r: SummaryRow): StoredCellProbe => ({
+  attached: r.attached,
+  expected: r.expected,
+  processes: JSON.parse(r.processes_json) as StoredCellProbe['processes'],
+  ...(r.note !== null ? { note: r.note } : {}),
+});
 
 export class ProbeQueries {
   private readonly putCell: Database.Statement<unknown[]>;
@@ -106,8 +120,9 @@ export class ProbeQueries {
   private readonly byRun: Database.Statement<[number], [number, ...Row]>;
   private readonly cellOf: Database.Statement<
     [number],
-    { attached: number; expected: number | null; processes_json: string; note: string | null }
+    SummaryRow
   >;
+  private readonly cellsOf: Database.Statement<[number], SummaryRow & { cell_id: number }>;
   private readonly addAll: (cellId: number, probe: CellProbe) => void;
 
   constructor(db: Database.Database) {
@@ -131,6 +146,10 @@ export class ProbeQueries {
       )
       .raw();
     this.cellOf = db.prepare('SELECT attached, expected, processes_json, note FROM probe_cells WHERE cell_id = ?');
+    this.cellsOf = db.prepare(
+      `SELECT p.cell_id, p.attached, p.expected, p.processes_json, p.note
+       FROM cells c JOIN probe_cells p ON p.cell_id = c.id WHERE c.run_id = ?`,
+    );
     this.addAll = db.transaction((cellId: number, probe: CellProbe) => {
       this.putCell.run(cellId, probe.attached, probe.expected, JSON.stringify(probe.processes), probe.note ?? null);
       for (const s of probe.seconds ?? []) this.putSecond.run(...params(cellId, s));
@@ -159,12 +178,11 @@ export class ProbeQueries {
 
   summary(cellId: number): StoredCellProbe | undefined {
     const r = this.cellOf.get(cellId);
-    if (!r) return undefined;
-    return {
-      attached: r.attached,
-      expected: r.expected,
-      processes: JSON.parse(r.processes_json) as StoredCellProbe['processes'],
-      ...(r.note !== null ? { note: r.note } : {}),
-    };
+    return r ? toSummary(r) : undefined;
+  }
+
+  /** What every cell of a run heard, by cell id (cells without a probe are absent). */
+  runSummaries(runId: number): Map<number, StoredCellProbe> {
+    return new Map(this.cellsOf.all(runId).map((r) => [r.cell_id, toSummary(r)]));
   }
 }

@@ -205,7 +205,15 @@ export class Store {
 
   /** The run with its cells (ordered by idx), or undefined. */
   getRun(runId: number): RunDetail | undefined {
-    return this.read(() => this.runs.get(runId, this.cells.forRun(runId)));
+    return this.read(() => {
+      // Each cell with what its probe heard: the processes and what each believed about its box.
+      const probes = this.probe.runSummaries(runId);
+      const cells = this.cells.forRun(runId).map((c) => {
+        const probe = probes.get(c.id);
+        return probe ? { ...c, probe } : c;
+      });
+      return this.runs.get(runId, cells);
+    });
   }
 
   getSamples(cellId: number): Sample[] {

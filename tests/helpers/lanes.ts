@@ -8,7 +8,7 @@
 //    their runs queue for the lab (RIGHTSIZE_WAIT_FOR_LAB=1). The files that use the second engine
 //    (a fixed network namespace) are all in B, whose runs there do not take the main engine's lab;
 //    A has kill's 40 runs that do, so the lanes seldom wait on each other; B also builds the offline
-//    PostgreSQL and Redis images for the dependency tests, about 90 s (docs/contributing.md).
+//    PostgreSQL and Redis images for the dependency tests, about two minutes (docs/contributing.md).
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
 //    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
 //    tests); it runs after them, with nothing beside it.
@@ -24,7 +24,6 @@ export const SHARED_A = [
   'k8s-session',
   'kill',
   'matrix-cli',
-  'memory-peak',
   'mix',
   'network',
   'node-versions',
@@ -35,6 +34,7 @@ export const SHARED_B = [
   'dependencies',
   'distributed',
   'load-agent',
+  'memory-peak',
   'remote-docker',
   'targets',
   'user-apps',
@@ -45,6 +45,7 @@ export const QUIET = [
   'auto-size',
   'baseline',
   'cpu-caps',
+  'dependency-bound',
   'dry-run-refusal',
   'http2-load',
   'lab-lock',
@@ -56,6 +57,7 @@ export const QUIET = [
   'one-answer',
   'probe',
   'probe-causes',
+  'probe-process',
   'reaper-build',
   'replicas',
   'serve',

@@ -183,40 +183,6 @@ describe('an app with a database and a cache, from its Compose file', () => {
     expect(await worldOf('dep-cancel')).toEqual([]);
   }, 60_000);
 
-  it('a database held at a tenth of a CPU is recognised as what set the pace: a lower bound, said so', async () => {
-    const dir = shopFolder();
-    const add = await cli(
-      ['--db', db, 'apps', 'add', 'shop-slowdb', '--compose', path.join(dir, 'docker-compose.yml'), '--service', 'api', '--no-try',
-        '--request', 'POST /orders 201'],
-      { ...images, DB_CPUS: '0.1' },
-    );
-    expect(add.code, add.stderr).toBe(0);
-    const config = path.join(tempDir(), 'slow.json');
-    writeFileSync(config, JSON.stringify({
-      apps: ['shop-slowdb'], modes: ['cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256],
-      durationSec: 3, warmupSec: 0, load: { model: 'closed', connections: [16] }, settleBudgetPct: 0, verify: false,
-    }));
-    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
-    expect(r.code, r.stderr).toBe(0);
-    const id = (JSON.parse(r.stdout) as { runId: number }).runId;
-    const store = Store.open(db);
-    try {
-      const [cell] = store.getRun(id)!.cells;
-      const dbReading = cell!.dependencies![0]!;
-      const why = `app ${cell!.stats?.cpuPctMean.toFixed(0)} %, db ${dbReading.stats?.cpuPctMean.toFixed(0)} % of ${dbReading.cpuMillis}m`;
-      expect(cell!.flags.map((f) => f.kind), why).toContain('dependency-bound');
-      expect(cell!.bottleneck).toBe('dependency');
-      expect(cell!.flags.find((f) => f.kind === 'dependency-bound')!.reason).toMatch(/^db \(.*\) used \d+ % of its 0\.1 CPU cap while the app used \d+ % of its own: db set the pace$/);
-    } finally {
-      store.close();
-    }
-    const report = await cli(['--db', db, 'report', String(id)]);
-    // Said where the numbers are, and as the line of cause: the database, not the libuv pool or the host.
-    expect(report.stdout).toMatch(/≥ [\d,]+ req\/s \(a lower bound: a dependency \(its database or cache\) set the pace\)/);
-    expect(report.stdout).toMatch(/Why: shop-slowdb: a lower bound: in 1 of its 1 repetitions db \(.*\) used \d+ % of its 0\.1 CPU cap/);
-    expect(report.stdout).not.toMatch(/host set the pace|libuv pool/);
-  }, 120_000);
-
   it('apps try names the dependency the app could not log in to, not its health path', async () => {
     const dir = shopFolder();
     const add = await cli(

@@ -130,12 +130,18 @@ describe.concurrent('Playwright suites', () => {
 });
 
 describe('the real integration suite', () => {
-  it('every integration file asks for the engine and none can skip: the ones that use no Docker are the load tests', () => {
+  it('every integration file asks for the engine and none can skip: the ones that use no Docker are the load tests and the probe in real processes', () => {
     const dir = path.join(ROOT, 'tests/integration');
     const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts'));
     const text = (f: string): string => readFileSync(path.join(dir, f), 'utf8');
     const asks = (f: string): boolean => /\b(requireDocker|withBaseImageAndReaper|docker)\(/.test(text(f));
-    expect(files.filter((f) => !asks(f)).sort()).toEqual(['load-reconnect.test.ts', 'load-spread.test.ts', 'load-threads.test.ts']);
+    expect(files.filter((f) => !asks(f)).sort()).toEqual([
+      'http2-load.test.ts',
+      'load-reconnect.test.ts',
+      'load-spread.test.ts',
+      'load-threads.test.ts',
+      'probe-process.test.ts',
+    ]);
     expect(files.filter((f) => /\.skip\b|\bskip\(/.test(text(f)))).toEqual([]);
     expect(files.length).toBeGreaterThan(30);
   });

@@ -101,6 +101,29 @@
     // V8's heap limit is set at start (--max-old-space-size): read once, not every second.
     const HEAP_LIMIT = v8.getHeapStatistics().heap_size_limit;
     let lastElu = performance.eventLoopUtilization();
+    seen();
+
+    // What this process believes about its box, once at start (src-main/model/runtime.ts RuntimeReading):
+    // the values a runtime or a library sizes itself by, so the engine can tell where they mislead.
+    function seen() {
+      const os = require('node:os');
+      const pool = Number.parseInt(process.env.UV_THREADPOOL_SIZE || '', 10);
+      const cgroup = fs.existsSync('/sys/fs/cgroup/cgroup.controllers') ? 2 : fs.existsSync('/sys/fs/cgroup/cpu') ? 1 : 0;
+      const record = {
+        pid: process.pid,
+        node: process.versions.node,
+        cpus: os.cpus().length,
+        parallelism: typeof os.availableParallelism === 'function' ? os.availableParallelism() : null,
+        constrainedMemory: typeof process.constrainedMemory === 'function' ? process.constrainedMemory() || null : null,
+        heapLimitBytes: HEAP_LIMIT,
+        // libuv reads the variable when the pool first starts, clamped to 1–1024; anything unreadable is its 4.
+        threadpool: Number.isFinite(pool) && pool > 0 ? Math.min(pool, 1024) : 4,
+        cgroup: cgroup || null,
+        // Whether this Node.js takes the heap limit as a share of the container's memory (22.21, 24.8 on).
+        heapPercentFlag: process.allowedNodeEnvironmentFlags.has('--max-old-space-size-percentage'),
+      };
+      write(`rightsize:probe-runtime ${JSON.stringify(record)}\n`);
+    }
 
     // GC pauses are sampled. While a `gc` PerformanceObserver listens, every pause costs the process
     // 1–2 ms of CPU (side by side in Docker, listening whole seconds cost 8 % of goodput; BENCHMARKS.md,

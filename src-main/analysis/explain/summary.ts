@@ -183,6 +183,9 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   if (res) out.push(res);
   const left = leftOutBullet(rec);
   if (left) out.push(left);
+  // A container trap of the pick's (decide/traps.ts): one bullet at most, the rest under --explain.
+  const trap = trapBullet(rec, c.key);
+  if (trap && out.length < MAX_SUMMARY) out.push(trap);
   // The cost line of the pick's workload (analysis/decide/cost.ts), when there is room for it.
   const cost = rec.costs?.cheapest.find((k) => k.app === c.app && k.requestSet === c.requestSet);
   if (cost && cost.state !== 'none' && out.length < MAX_SUMMARY) out.push(cost.text);
@@ -195,6 +198,20 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
         '"if you are given".',
     );
   return out.filter((x) => x.length > 0).slice(0, MAX_SUMMARY);
+}
+
+const TRAP_ORDER = ['forks-by-host', 'heap-above-cap', 'threadpool', 'parallelism', 'versions', 'not-checked'];
+
+/** The pick's weightiest trap in one sentence, and how many more --explain says; null without any. */
+function trapBullet(rec: Base, key: string): string | null {
+  const mine = (rec.traps ?? [])
+    .filter((t) => t.key === key || t.key === null)
+    .sort((a, b) => TRAP_ORDER.indexOf(a.kind) - TRAP_ORDER.indexOf(b.kind));
+  if (!mine.length) return null;
+  const more = mine.length - 1;
+  return more
+    ? `${mine[0]!.short.replace(/\.$/, '')} (and ${more} more trap${more === 1 ? '' : 's'}: --explain).`
+    : mine[0]!.short;
 }
 
 /** The methods, each under a title: the same paragraphs the full words end with. */

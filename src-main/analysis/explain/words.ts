@@ -94,6 +94,8 @@ export function explain(rec: Omit<Recommendation, 'words' | 'sizingWords' | 'sum
     // Containers or workers, which Node.js, which flags: each pair by the same contest (topology.ts, versions.ts).
     for (const n of rec.comparisons ?? []) out.push(n.text);
     for (const c of rec.causes) out.push(causeSentence(c));
+    // What Node.js believed about the box, where that sets a trap (decide/traps.ts): in full.
+    for (const t of rec.traps ?? []) out.push(t.text);
     const rule = cpuRuleSentence(rec.scopes, byKey, rec.marginPct);
     if (rule) out.push(rule);
     out.push(...recommendedSizingSentences(rec));

@@ -7,6 +7,7 @@ import type { RunStatus } from '../../model/types.ts';
 import type { GlobalOptions } from '../context.ts';
 import { appLines } from '../../apps/describe.ts';
 import { routesTable } from '../routes-table.ts';
+import { runtimeSeenLines } from '../runtime-seen.ts';
 import { cellsTable } from '../describe.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { fmtDuration, fmtLocalTime } from '../../common/format.ts';
@@ -104,6 +105,8 @@ export function showCommand(id: string, o: GlobalOptions): Promise<number> {
     if (run.cells.length) process.stdout.write(`${cellsTable(run.cells)}\n`);
     const routes = routesTable(run.cells);
     if (routes) process.stdout.write(`\n${routes}`);
+    const seen = runtimeSeenLines(run.cells);
+    if (seen.length) process.stdout.write(`\n${seen.join('\n')}\n`);
     if (run.search) process.stdout.write(`\n${formatTrace(run.search)}\n`); // an auto-size run: the path it took
     for (const c of run.cells.filter((x) => x.failure))
       process.stdout.write(`\ncell ${c.config.index + 1}: ${c.failure}\n`);

@@ -1,0 +1,192 @@
+// The container traps in words (decided in decide/traps.ts; the libuv pool's from the line of cause,
+// the versions' from the version comparison): a short form for the summary's one bullet, the full one
+// for --explain. Reads decisions, makes none.
+import { fmtNum } from '../../common/format.ts';
+import { capitalize } from '../../common/text.ts';
+import type { RuntimeReading } from '../../model/runtime.ts';
+import { onWhat, who } from '../names.ts';
+import type { RuntimeSeen, TrapFinding, TrapNote } from '../trap-types.ts';
+import type { CauseNote, ComparisonNote, ConfigurationSummary } from '../types.ts';
+
+const cpusText = (n: number): string => `${Number(n.toFixed(2))} CPU`;
+const inCells = (f: TrapFinding): string => (f.cells < f.of ? ` (in ${f.cells} of its ${f.of} cells)` : '');
+
+function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: string): TrapNote {
+  const box = `in a ${cpusText(f.capCpus)} container on this ${f.hostCpus}-core host, os.cpus() says ${f.hostCpus}`;
+  if (f.ecosystem) {
+    const { file, instances } = f.ecosystem;
+    // About the app's file, not one configuration: said once for the run (key null).
+    return {
+      kind: f.kind,
+      key: null,
+      short:
+        `${file} says instances: ${instances}: PM2 would start ${f.hostCpus} here and 48 on a 48-core node; ` +
+        "set instances to the answer's count.",
+      text:
+        `${capitalize(app)}'s ${file} says instances: ${instances}, and PM2 counts os.cpus(): ${box}, so it would ` +
+        `start ${f.hostCpus} processes here and 48 on a 48-core node, whatever the CPU limit. Rightsize ran the ` +
+        "matrix's worker counts; deploy with instances set to the count the answer names.",
+    };
+  }
+  const follows = f.seen === f.hostCpus ? `, as many as os.cpus() says (${box})` : '';
+  return {
+    kind: f.kind,
+    key: null,
+    short:
+      `${capitalize(app)} started ${f.seen} workers where ${f.asked} were asked` +
+      `${follows ? `: os.cpus() says ${f.hostCpus}` : ''}; set the count explicitly.`,
+    text:
+      `${capitalize(app)} started ${f.seen} serving processes where the matrix asked for ${f.asked}` +
+      `${follows}${inCells(f)}. ` +
+      `${follows ? 'Counted that way it starts 48 on a 48-core node, whatever the CPU limit. ' : ''}` +
+      `Set its worker count explicitly (WEB_CONCURRENCY, PM2 instances) to the one the answer names.`,
+  };
+}
+
+function heapWords(f: Extract<TrapFinding, { kind: 'heap-above-cap' }>, label: string): TrapNote {
+  const need = Math.round(f.processes * f.heapLimitMb + f.otherMb);
+  const n = f.processes === 1 ? 'its process' : `each of its ${fmtNum(f.processes)} serving processes`;
+  const fix =
+    f.fitMb === null
+      ? 'no heap limit fits beside the rest: give it more memory or fewer workers'
+      : `--max-old-space-size=${f.fitMb} fits` +
+        (f.fitPct !== null ? ` (or --max-old-space-size-percentage=${f.fitPct}, which this Node.js takes)` : '');
+  return {
+    kind: f.kind,
+    key: null,
+    short: `Heap above the cap: ${label} lets V8 grow to ${need} MB in ${f.memoryMb} MB; ${fix}.`,
+    text:
+      `${capitalize(label)}: V8's heap limit is ${f.heapLimitMb} MB in ${n} (Node ${f.node}), and the rest took ` +
+      `${f.otherMb} MB, so the heap can grow to ${need} MB in a ${f.memoryMb} MB container${inCells(f)}: the kernel ` +
+      `kills the process before V8 collects in earnest. ${capitalize(fix)}.`,
+  };
+}
+
+function parallelismWords(f: Extract<TrapFinding, { kind: 'parallelism' }>, label: string): TrapNote {
+  const how =
+    f.parallelism > Math.ceil(f.capCpus)
+      ? f.parallelism === f.hostCpus
+        ? "the host's count"
+        : 'more'
+      : 'rounded down';
+  return {
+    kind: f.kind,
+    key: null,
+    short:
+      `os.availableParallelism() says ${f.parallelism} on ${cpusText(f.capCpus)} (${how}); ` +
+      'pools sized by it misjudge the box.',
+    text:
+      `${capitalize(label)}: os.availableParallelism() says ${f.parallelism} under a ${cpusText(f.capCpus)} cap ` +
+      `(${how}; Node ${f.node})${inCells(f)}. What sizes itself by it misjudges the box: worker pools (piscina), ` +
+      `PM2's instances: "max", the app's own code. Give them the count explicitly.`,
+  };
+}
+
+/** "4 threads: 820 req/s (95 % interval 790–850)". */
+const poolRps = (pool: string, c: ConfigurationSummary): string =>
+  `${pool}: ${fmtNum(c.rps?.mean ?? 0)} req/s` +
+  (c.rps?.ci ? ` (95 % interval ${fmtNum(Math.max(0, c.rps.ci.low))}–${fmtNum(c.rps.ci.high)})` : '');
+
+/** The same configuration but for UV_THREADPOOL_SIZE: the pool sizes the matrix tried beside it. */
+function poolSiblings(c: ConfigurationSummary, all: readonly ConfigurationSummary[]): ConfigurationSummary[] {
+  const rest = (x: ConfigurationSummary): string => {
+    const { UV_THREADPOOL_SIZE: _pool, ...env } = x.envSet ?? {};
+    return JSON.stringify([x.scopeKey, x.mode, x.workers, x.node ?? null, x.nodeFlags ?? [], env]);
+  };
+  return all.filter((x) => x.key !== c.key && x.rps && rest(x) === rest(c));
+}
+
+/** The pool's size as the processes read it, and what the other pool sizes the matrix tried measured. */
+function threadpoolWords(
+  c: ConfigurationSummary,
+  seen: RuntimeSeen | undefined,
+  all: readonly ConfigurationSummary[],
+): TrapNote {
+  const pool = seen?.server?.threadpool;
+  const size =
+    pool === undefined
+      ? 'its UV_THREADPOOL_SIZE'
+      : `UV_THREADPOOL_SIZE is ${pool}${pool === 4 ? " (libuv's default, whatever the CPU cap)" : ''}`;
+  const siblings = poolSiblings(c, all);
+  const threads = (x: ConfigurationSummary): string => `${x.envSet?.UV_THREADPOOL_SIZE ?? 4} threads`;
+  const tried = siblings.length
+    ? ` The matrix tried other sizes beside it: ${[c, ...siblings].map((x) => poolRps(threads(x), x)).join('; ')}.`
+    : ' The matrix tried no other pool size: an environment dimension of UV_THREADPOOL_SIZE would say if a larger ' +
+      'one helps.';
+  return {
+    kind: 'threadpool',
+    key: c.key,
+    short: `Requests wait on the libuv pool: ${size}.`,
+    text:
+      `${capitalize(who(c))} on ${onWhat(c)}: requests wait on the libuv pool, not the event loop; ` +
+      `${size} in every process.${tried}`,
+  };
+}
+
+const readingText = (r: RuntimeReading): string =>
+  `os.availableParallelism() ${r.parallelism ?? 'n/a'}, heap limit ${Math.round(r.heapLimitBytes / 2 ** 20)} MB`;
+
+/** Where two Node.js versions of one configuration saw different values, and whether the result differed. */
+function versionWords(n: ComparisonNote, seen: ReadonlyMap<string, RuntimeSeen>): TrapNote | null {
+  const [a, b] = n.keys.map((k) => seen.get(k)?.server);
+  if (!a || !b || a.node === b.node) return null;
+  if (a.parallelism === b.parallelism && Math.abs(a.heapLimitBytes - b.heapLimitBytes) < 2 ** 20) return null;
+  return {
+    kind: 'versions',
+    key: n.keys[0],
+    short: `Node ${a.node} and ${b.node} saw the box differently (${readingText(a)} against ${readingText(b)}).`,
+    text: `Node ${a.node} saw ${readingText(a)}; Node ${b.node} saw ${readingText(b)}, in the same box. ${n.text}`,
+  };
+}
+
+/** Every trap of the run in words: the deployed configuration's first. */
+export function trapNotes(input: {
+  findings: readonly TrapFinding[];
+  seen: readonly RuntimeSeen[];
+  configurations: readonly ConfigurationSummary[];
+  causes: readonly CauseNote[];
+  comparisons: readonly ComparisonNote[];
+  probed: boolean;
+  probeOff: boolean;
+}): TrapNote[] {
+  if (!input.probed) {
+    const why = input.probeOff
+      ? 'the runtime probe was off (--no-probe)'
+      : 'the runtime probe heard no process of the cells';
+    return [
+      {
+        kind: 'not-checked',
+        key: null,
+        short: `The container traps were not checked: ${why}.`,
+        text:
+          'The container traps (forks by the host, heap above the cap, the libuv pool, parallelism) were not ' +
+          `checked: ${why}, so no process said what it saw of its box.`,
+      },
+    ];
+  }
+  const byKey = new Map(input.configurations.map((c) => [c.key, c]));
+  const seen = new Map(input.seen.map((s) => [s.key, s]));
+  const out: TrapNote[] = [];
+  for (const f of input.findings) {
+    const c = byKey.get(f.key);
+    if (!c) continue;
+    const label = `${who(c)} on ${onWhat(c)}`;
+    const note =
+      f.kind === 'forks-by-host'
+        ? forksWords(f, c.app)
+        : f.kind === 'heap-above-cap'
+          ? heapWords(f, label)
+          : parallelismWords(f, label);
+    if (!out.some((o) => o.text === note.text))
+      out.push(note.key === null && f.kind === 'forks-by-host' && f.ecosystem ? note : { ...note, key: f.key });
+  }
+  for (const cause of input.causes.filter((x) => x.kind === 'off-loop')) {
+    const c = byKey.get(cause.key);
+    if (c) out.push(threadpoolWords(c, seen.get(c.key), input.configurations));
+  }
+  for (const n of input.comparisons.filter((x) => x.kind === 'version')) {
+    const v = versionWords(n, seen);
+    if (v) out.push(v);
+  }
+  return out;
+}

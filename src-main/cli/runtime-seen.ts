@@ -1,0 +1,19 @@
+// `show`'s "What Node.js saw": each distinct reading of the cells' serving processes at start, with
+// the cells that saw it (a cell's processes agree unless the app set something per process).
+import { runtimeLine } from '../common/runtime-words.ts';
+import type { StoredCell } from '../model/stored.ts';
+
+export function runtimeSeenLines(cells: readonly StoredCell[]): string[] {
+  const byLine = new Map<string, number[]>();
+  for (const c of cells) {
+    const r = c.probe?.processes.find((p) => (p.role === 'worker' || p.role === 'single') && p.runtime)?.runtime;
+    if (!r) continue;
+    const line = runtimeLine(r);
+    (byLine.get(line) ?? byLine.set(line, []).get(line)!).push(c.config.index + 1);
+  }
+  if (!byLine.size) return [];
+  return [
+    'What Node.js saw in the box (each cell’s serving processes, at start):',
+    ...[...byLine].map(([line, idx]) => `  cell${idx.length > 1 ? 's' : ''} ${idx.join(', ')}: ${line}`),
+  ];
+}
