@@ -31,6 +31,7 @@ export const SHARED_A = [
 ] as const;
 
 export const SHARED_B = [
+  'container-traps',
   'dependencies',
   'distributed',
   'load-agent',

@@ -11,12 +11,13 @@ import type { CauseNote, ComparisonNote, ConfigurationSummary } from '../types.t
 const cpusText = (n: number): string => `${Number(n.toFixed(2))} CPU`;
 const inCells = (f: TrapFinding): string => (f.cells < f.of ? ` (in ${f.cells} of its ${f.of} cells)` : '');
 
-function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: string): TrapNote {
+/** The ecosystem file's `instances` (about the app: key null, said once) and more workers than asked (its key). */
+function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: string): TrapNote[] {
   const box = `in a ${cpusText(f.capCpus)} container on this ${f.hostCpus}-core host, os.cpus() says ${f.hostCpus}`;
+  const out: TrapNote[] = [];
   if (f.ecosystem) {
     const { file, instances } = f.ecosystem;
-    // About the app's file, not one configuration: said once for the run (key null).
-    return {
+    out.push({
       kind: f.kind,
       key: null,
       short:
@@ -26,21 +27,24 @@ function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: str
         `${capitalize(app)}'s ${file} says instances: ${instances}, and PM2 counts os.cpus(): ${box}, so it would ` +
         `start ${f.hostCpus} processes here and 48 on a 48-core node, whatever the CPU limit. Rightsize ran the ` +
         "matrix's worker counts; deploy with instances set to the count the answer names.",
-    };
+    });
   }
-  const follows = f.seen === f.hostCpus ? `, as many as os.cpus() says (${box})` : '';
-  return {
-    kind: f.kind,
-    key: null,
-    short:
-      `${capitalize(app)} started ${f.seen} workers where ${f.asked} were asked` +
-      `${follows ? `: os.cpus() says ${f.hostCpus}` : ''}; set the count explicitly.`,
-    text:
-      `${capitalize(app)} started ${f.seen} serving processes where the matrix asked for ${f.asked}` +
-      `${follows}${inCells(f)}. ` +
-      `${follows ? 'Counted that way it starts 48 on a 48-core node, whatever the CPU limit. ' : ''}` +
-      `Set its worker count explicitly (WEB_CONCURRENCY, PM2 instances) to the one the answer names.`,
-  };
+  if (f.seen > f.asked) {
+    const follows = f.seen === f.hostCpus ? `, as many as os.cpus() says (${box})` : '';
+    out.push({
+      kind: f.kind,
+      key: f.key,
+      short:
+        `${capitalize(app)} started ${f.seen} workers where ${f.asked} were asked` +
+        `${follows ? `: os.cpus() says ${f.hostCpus}` : ''}; set the count explicitly.`,
+      text:
+        `${capitalize(app)} started ${f.seen} serving processes where the matrix asked for ${f.asked}` +
+        `${follows}${inCells(f)}. ` +
+        `${follows ? 'Counted that way it starts 48 on a 48-core node, whatever the CPU limit. ' : ''}` +
+        'Set its worker count explicitly (WEB_CONCURRENCY, PM2 instances) to the one the answer names.',
+    });
+  }
+  return out;
 }
 
 function heapWords(f: Extract<TrapFinding, { kind: 'heap-above-cap' }>, label: string): TrapNote {
@@ -171,14 +175,12 @@ export function trapNotes(input: {
     const c = byKey.get(f.key);
     if (!c) continue;
     const label = `${who(c)} on ${onWhat(c)}`;
-    const note =
+    const notes =
       f.kind === 'forks-by-host'
         ? forksWords(f, c.app)
-        : f.kind === 'heap-above-cap'
-          ? heapWords(f, label)
-          : parallelismWords(f, label);
-    if (!out.some((o) => o.text === note.text))
-      out.push(note.key === null && f.kind === 'forks-by-host' && f.ecosystem ? note : { ...note, key: f.key });
+        : [{ ...(f.kind === 'heap-above-cap' ? heapWords(f, label) : parallelismWords(f, label)), key: f.key }];
+    // The same words of another configuration (an app's file) are said once.
+    for (const n of notes) if (!out.some((o) => o.text === n.text)) out.push(n);
   }
   for (const cause of input.causes.filter((x) => x.kind === 'off-loop')) {
     const c = byKey.get(cause.key);
