@@ -123,6 +123,7 @@ export function recommend(run: RunDetail, options: RecommendOptions = {}): Recom
     comparisons: base.comparisons ?? [],
     probed: anyProbed(run) || !run.cells.some((c) => c.load),
     probeOff: (run.matrix as { probe?: unknown } | null)?.probe === false,
+    limitMb: (key) => base.sizing?.find((x) => x.key === key)?.memory.limitMb ?? null,
   });
   // Read from the decision, never deciding: the latency and throughput the pick gives up, labelled as such.
   base.alternatives = alternativesOf({ ...base, ...(search ? { search } : {}) });

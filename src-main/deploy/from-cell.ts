@@ -13,6 +13,7 @@ import type { Sample } from '../model/types.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import { answerKey, recommendedMemoryLimitMb } from '../analysis/size/sizing.ts';
 import {
+  heapFitOf,
   kneePick,
   nothingToDeploy,
   provenanceLines,
@@ -141,6 +142,7 @@ export function cellDeploy(
     ...(rule !== null ? { ruleMemoryMb: rule } : {}),
     // The cell's own topology, flags and the exact Node.js it ran (else the one its matrix named).
     ...runtimeOf({ replicas: k.replicas, node: c.nodeVersion ?? k.node, nodeFlags: k.nodeFlags, env: k.envSet }),
+    ...(heapFitOf(rec, key) ? { heapFit: heapFitOf(rec, key)! } : {}),
   };
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;

@@ -11,6 +11,7 @@ import { recommendedCpu, recommendedMemoryLimit } from './resources.ts';
 import { runtimeOf } from './settings.ts';
 import type { DeployConfig, DeployInput } from './snippet-input.ts';
 import type { Verification } from './verification.ts';
+import type { HeapFitBasis } from '../common/heap-fit.ts';
 
 const STATE_CONFIDENCE: Record<ScopeDecision['state'], string> = {
   confident: 'confident — a test separates it from every other configuration',
@@ -106,14 +107,23 @@ function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confiden
  * Node.js version its cells ran — the exact one where they all ran one, else the matrix's name with every version.
  */
 export function deployRuntime(
-  k: Pick<ConfigurationSummary, 'replicas' | 'node' | 'nodeFlags' | 'envSet' | 'nodeVersions'>,
-): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'env' | 'nodeVersions'> {
+  k: Pick<ConfigurationSummary, 'key' | 'replicas' | 'node' | 'nodeFlags' | 'envSet' | 'nodeVersions'>,
+  rec: Pick<Recommendation, 'trapFindings'>,
+): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'env' | 'nodeVersions' | 'heapFit'> {
   const exact = k.nodeVersions ?? [];
   const node = exact.length === 1 ? exact[0] : k.node;
+  const heapFit = heapFitOf(rec, k.key);
   return {
     ...runtimeOf({ replicas: k.replicas, node, nodeFlags: k.nodeFlags, env: k.envSet }),
     ...(exact.length > 1 ? { nodeVersions: [...exact] } : {}),
+    ...(heapFit ? { heapFit } : {}),
   };
+}
+
+/** The heap trap's basis for a configuration (analysis/decide/traps.ts), read, never re-decided; absent: none. */
+export function heapFitOf(rec: Pick<Recommendation, 'trapFindings'>, key: string): HeapFitBasis | undefined {
+  const f = rec.trapFindings?.find((x) => x.key === key && x.kind === 'heap-above-cap');
+  return f?.kind === 'heap-above-cap' ? { otherMb: f.otherMb, processes: f.processes } : undefined;
 }
 
 /**
@@ -141,7 +151,7 @@ export function recommendedDeploy(rec: Recommendation, verification?: Verificati
       cpuRequestMillis: cpu.requestMillis,
       memoryMb: k.memoryMb,
       ruleMemoryMb: memory.mb,
-      ...deployRuntime(k),
+      ...deployRuntime(k, rec),
     },
     provenance: {
       runId: rec.run.id,

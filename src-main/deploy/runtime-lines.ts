@@ -6,6 +6,7 @@ import { envPairs } from '../common/env-name.ts';
 import { joinAnd } from '../common/text.ts';
 import { connectionsText, poolConnections } from '../common/connections.ts';
 import { placeNodeFlags } from '../docker/node-flags.ts';
+import type { HeapFitBasis } from '../common/heap-fit.ts';
 import type { DeploySettings } from './settings.ts';
 
 /** The flags as the cells ran them: NODE_OPTIONS (null: none there) and those for node's command line. */
@@ -68,4 +69,23 @@ export function replicasLine(s: Pick<DeploySettings, 'replicas'>, what: string):
     `${s.replicas} replicas: ${what}, each with the resources below — as measured, the load spread across them ` +
     'per connection.'
   );
+}
+
+/** A container snippet's NODE_OPTIONS: the cells' flags there, and the heap flag where a verification ran it. */
+export function containerNodeOptions(s: Pick<DeploySettings, 'nodeFlags' | 'heapMb'>): string | null {
+  const parts = [placedFlags(s).nodeOptions, s.heapMb === null ? null : `--max-old-space-size=${s.heapMb}`];
+  const set = parts.filter((x): x is string => x !== null);
+  return set.length ? set.join(' ') : null;
+}
+
+/** The heap line (no comment marker) where the container traps found V8's default heap able to outgrow the limit. */
+export function heapLine(s: Pick<DeploySettings, 'heapMb' | 'memoryMb'>, fit: HeapFitBasis | undefined): string | null {
+  if (!fit) return null;
+  const why = `V8 sizes each process's heap from the whole container, so ${
+    fit.processes === 1 ? 'its process' : `its ` + `${fit.processes} serving processes`
+  } can outgrow the limit and be killed before it collects (the probe's readings)`;
+  return s.heapMb !== null
+    ? `Heap: --max-old-space-size=${s.heapMb} in NODE_OPTIONS: ${why}; fit at ${s.memoryMb} MB and run so.`
+    : `Heap: ${why}; a verification sets --max-old-space-size fit at the limit it runs, this unverified ` +
+        'snippet does not.';
 }

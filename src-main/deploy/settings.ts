@@ -9,13 +9,15 @@
  *   process too (limit ÷ (instances + 1)). A verification cell runs it as launch mode `pm2` with
  *   `recycleRssMb` = max_memory_restart and `NODE_OPTIONS` = the heap flag.
  * - Kubernetes and Compose: the configuration's own launch mode and worker count (the worker
- *   variable), CPU limit and memory limit, nothing else: the same cell for both.
+ *   variable), CPU limit and memory limit: the same cell for both. Where the container traps found V8's
+ *   default heap able to outgrow the limit, `--max-old-space-size` fit at that limit (common/heap-fit.ts).
  * - Every kind: the cells' replicas (the caps and workers are per container), their Node.js version
  *   (the exact one they ran, where recorded) and flags, each only where it is not the default — a
  *   verification cell runs its grid cell's (engine/verify-plan.ts keeps them from the template).
  *
  * Pure: the renderer bundles it.
  */
+import { heapFitMb, type HeapFitBasis } from '../common/heap-fit.ts';
 import type { LaunchMode } from '../model/types.ts';
 
 import { SNIPPET_KINDS, type SnippetKind } from '../model/verify.ts';
@@ -61,6 +63,11 @@ export interface MeasuredConfig {
   nodeFlags?: string[];
   /** The environment dimension's values its cells ran (absent: none). */
   env?: Record<string, string>;
+  /**
+   * Where the container traps found V8's default heap able to outgrow the cap (analysis/decide/traps.ts): what the
+   * probe measured besides the serving heaps, from which the container snippets' heap flag is fit at their limit.
+   */
+  heapFit?: HeapFitBasis;
 }
 
 /** What a configuration runs besides its caps, only where it differs from the default: the runtime a snippet names. */
@@ -186,7 +193,8 @@ export function deployedSettings(
     cpuRequestMillis,
     memoryMb,
     recycleRssMb: null,
-    heapMb: null,
+    // Set only where the traps found the default heap too large, and only where a cell runs it (a verification).
+    heapMb: thresholds && c.heapFit ? heapFitMb(memoryMb, c.heapFit) : null,
     ...runtime,
   };
 }

@@ -11,7 +11,16 @@
  * size that no cell ran.
  */
 import { k8sCpu, k8sMemory } from '../common/k8s-quantity.ts';
-import { connectionsLine, envEntries, flagsLine, nodeLine, placedFlags, replicasLine } from './runtime-lines.ts';
+import {
+  connectionsLine,
+  containerNodeOptions,
+  envEntries,
+  flagsLine,
+  heapLine,
+  nodeLine,
+  placedFlags,
+  replicasLine,
+} from './runtime-lines.ts';
 import { snippetDeploy, snippetLines, type DeployInput, type SnippetDeploy } from './snippet-input.ts';
 import {
   HEAP_SHARE,
@@ -34,7 +43,7 @@ export {
   type DeploySettings,
   type SnippetKind,
 } from './settings.ts';
-export { kneePick, nothingToDeploy, recommendedDeploy, scopeConfidence } from './recommended-deploy.ts';
+export { heapFitOf, kneePick, nothingToDeploy, recommendedDeploy, scopeConfidence } from './recommended-deploy.ts';
 export {
   provenanceLines,
   snippetDeploy,
@@ -73,6 +82,7 @@ function runtimeComment(
     nodeLine(s, input.config.nodeVersions),
     flagsLine(s, optionsWhere),
     connectionsLine(s),
+    ...(d.kind === 'pm2' ? [] : [heapLine(s, input.config.heapFit)]),
   ];
   return lines.filter((l): l is string => l !== null).map((l) => `${marker} ${l}`);
 }
@@ -149,7 +159,7 @@ export function kubernetesSnippet(input: DeployInput): string {
   const d = snippetDeploy('kubernetes', input);
   const s = d.settings;
   const q = (x: string): string => quote(x);
-  const { nodeOptions } = placedFlags(s);
+  const nodeOptions = containerNodeOptions(s);
   const container = [
     'resources:',
     '  requests:',
@@ -204,7 +214,7 @@ export function composeSnippet(input: DeployInput): string {
     `          cpus: ${quote(composeCpus(cpu))}`,
     `          memory: ${composeMemory(s.memoryMb)}`,
   ];
-  const { nodeOptions } = placedFlags(s);
+  const nodeOptions = containerNodeOptions(s);
   const lines = [
     comment('#', snippetLines('compose', input, d)),
     ...runtimeComment('#', input, d, 'deploy.replicas runs this many containers of the service', 'environment'),

@@ -175,7 +175,7 @@ export function planVerification(
     cpuRequestMillis: cpuRequest === null ? c.cpuMillis : Math.min(cpuRequest, c.cpuMillis),
     ...(rss !== undefined ? { serverRssMb: rss } : {}),
     // Its containers, Node.js (the exact version its cells ran, where one) and flags, as its snippets deploy them.
-    ...deployRuntime(c),
+    ...deployRuntime(c, rec),
   };
   const sizing = rec.sizing?.find((s) => s.key === key);
   const ceilingMb = Math.max(c.memoryMb, sizing?.memory.referenceMb ?? c.memoryMb);

@@ -70,6 +70,13 @@ export interface ProbeSecond extends Omit<ProbeReport, 'at'> {
   warmup?: true;
 }
 
+/** A process's highest readings over the cell's seconds, warm-up included: what the heap trap weighs. */
+export interface ProcessPeak {
+  rssBytes: number;
+  heapTotalBytes: number;
+  heapLimitBytes: number;
+}
+
 /** What a cell's probe heard: which processes reported, against how many were expected, and their seconds. */
 export interface CellProbe {
   /** Distinct processes (pids) that reported at least once while the load ran. */
@@ -80,7 +87,9 @@ export interface CellProbe {
    * The processes heard, with their roles (a replaced worker is a new pid) and what each believed about its box
    * at start (absent: its first lines were not in the log read, or a probe from before 2026-12-01).
    */
-  processes: { pid: number; role: ProcessRole; runtime?: RuntimeReading }[];
+  processes: { pid: number; role: ProcessRole; runtime?: RuntimeReading; peak?: ProcessPeak }[];
+  /** The most serving processes (workers, or the single process) heard in any one second; absent before 2026-12-01. */
+  servingAtOnce?: number;
   /** Why some or all processes are missing ("the probe could not attach to …"), or why there is no probe. */
   note?: string;
   /** Per process and second, warm-up included (t < 0); stored apart from the result, absent once stored. */

@@ -1,6 +1,6 @@
 // Which processes a cell's probe heard, against the ones its launch mode starts, in words: a
 // process that never reported is said so, never silently missing.
-import type { CellProbe, ProbeSecond, ProcessRole } from '../model/probe.ts';
+import type { CellProbe, ProbeSecond, ProcessPeak, ProcessRole } from '../model/probe.ts';
 import type { RuntimeReading } from '../model/runtime.ts';
 import type { LaunchMode } from '../model/types.ts';
 
@@ -43,11 +43,24 @@ export function summarizeProbe(
   runtimes: ReadonlyMap<number, RuntimeReading> = new Map(),
 ): CellProbe {
   const roles = new Map<number, ProcessRole>();
-  for (const s of seconds) roles.set(s.pid, s.role);
+  const peaks = new Map<number, ProcessPeak>();
+  const servingByT = new Map<number, Set<number>>();
+  for (const s of seconds) {
+    roles.set(s.pid, s.role);
+    const p = peaks.get(s.pid) ?? { rssBytes: 0, heapTotalBytes: 0, heapLimitBytes: 0 };
+    peaks.set(s.pid, {
+      rssBytes: Math.max(p.rssBytes, s.rssBytes),
+      heapTotalBytes: Math.max(p.heapTotalBytes, s.heapTotalBytes),
+      heapLimitBytes: Math.max(p.heapLimitBytes, s.heapLimitBytes),
+    });
+    if (s.role === 'worker' || s.role === 'single')
+      (servingByT.get(s.t) ?? servingByT.set(s.t, new Set()).get(s.t)!).add(s.pid);
+  }
   const processes = [...roles].map(([pid, role]) => {
     const runtime = runtimes.get(pid);
-    return { pid, role, ...(runtime ? { runtime } : {}) };
+    return { pid, role, ...(runtime ? { runtime } : {}), peak: peaks.get(pid)! };
   });
+  const servingAtOnce = Math.max(0, ...[...servingByT.values()].map((x) => x.size));
   const want = expectedRoles(launch.mode, launch.workers);
   const expected = want ? Object.values(want).reduce((a, b) => a + b, 0) : null;
   const notes: string[] = [];
@@ -71,6 +84,7 @@ export function summarizeProbe(
     attached: processes.length,
     expected,
     processes,
+    ...(servingAtOnce ? { servingAtOnce } : {}),
     ...(notes.length ? { note: notes.join('; ') } : {}),
     seconds,
   };

@@ -236,6 +236,8 @@ export const MIGRATIONS: readonly Migration[] = [
   `,
   // 15: connections the load opened each second (over TLS, full handshakes; LoadSecond.opened; NULL: none).
   `ALTER TABLE samples ADD COLUMN opened INTEGER;`,
+  // 16: the most serving processes heard in one second (CellProbe.servingAtOnce; NULL: stored before, or none).
+  `ALTER TABLE probe_cells ADD COLUMN serving_at_once INTEGER;`,
 ];
 
 /**

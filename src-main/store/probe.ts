@@ -104,6 +104,7 @@ interface SummaryRow {
   expected: number | null;
   processes_json: string;
   note: string | null;
+  serving_at_once: number | null;
 }
 
 const toSummary = (r: SummaryRow): StoredCellProbe => ({
@@ -111,6 +112,7 @@ const toSummary = (r: SummaryRow): StoredCellProbe => ({
   expected: r.expected,
   processes: JSON.parse(r.processes_json) as StoredCellProbe['processes'],
   ...(r.note !== null ? { note: r.note } : {}),
+  ...(r.serving_at_once !== null ? { servingAtOnce: r.serving_at_once } : {}),
 });
 
 export class ProbeQueries {
@@ -127,9 +129,10 @@ export class ProbeQueries {
 
   constructor(db: Database.Database) {
     this.putCell = db.prepare(
-      `INSERT INTO probe_cells (cell_id, attached, expected, processes_json, note) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO probe_cells (cell_id, attached, expected, processes_json, note, serving_at_once)
+       VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (cell_id) DO UPDATE SET attached = excluded.attached, expected = excluded.expected,
-         processes_json = excluded.processes_json, note = excluded.note`,
+         processes_json = excluded.processes_json, note = excluded.note, serving_at_once = excluded.serving_at_once`,
     );
     // A retried write of the same second replaces it instead of failing the cell.
     this.putSecond = db.prepare(
@@ -145,13 +148,22 @@ export class ProbeQueries {
          FROM cells c JOIN probe_seconds p ON p.cell_id = c.id WHERE c.run_id = ? ORDER BY c.idx, p.t, p.pid`,
       )
       .raw();
-    this.cellOf = db.prepare('SELECT attached, expected, processes_json, note FROM probe_cells WHERE cell_id = ?');
+    this.cellOf = db.prepare(
+      'SELECT attached, expected, processes_json, note, serving_at_once FROM probe_cells WHERE cell_id = ?',
+    );
     this.cellsOf = db.prepare(
-      `SELECT p.cell_id, p.attached, p.expected, p.processes_json, p.note
+      `SELECT p.cell_id, p.attached, p.expected, p.processes_json, p.note, p.serving_at_once
        FROM cells c JOIN probe_cells p ON p.cell_id = c.id WHERE c.run_id = ?`,
     );
     this.addAll = db.transaction((cellId: number, probe: CellProbe) => {
-      this.putCell.run(cellId, probe.attached, probe.expected, JSON.stringify(probe.processes), probe.note ?? null);
+      this.putCell.run(
+        cellId,
+        probe.attached,
+        probe.expected,
+        JSON.stringify(probe.processes),
+        probe.note ?? null,
+        probe.servingAtOnce ?? null,
+      );
       for (const s of probe.seconds ?? []) this.putSecond.run(...params(cellId, s));
     });
   }

@@ -58,9 +58,19 @@ describe('what every process saw, and the traps it sets', () => {
     const limit = ps.find((p) => p.role === 'worker')!.runtime!.heapLimitBytes;
     expect(2 * limit).toBeGreaterThan(256 * MB);
     const words = await explain(run.id);
-    const fit = /V8's heap limit is (\d+) MB in each of its 2 serving processes \(Node [\d.]+\).* --max-old-space-size=(\d+) fits/.exec(words);
+    const fit = /V8's heap limit is (\d+) MB in each of its 2 serving processes \(Node [\d.]+\).* --max-old-space-size=(\d+) fits in 256 MB/.exec(words);
     expect(fit, words).not.toBeNull();
     expect(Number(fit![1])).toBe(Math.round(limit / MB));
+    // Verification runs the container snippets with the flag fit at the limit they deploy, and they carry it.
+    const verify = await cli(['--db', db, 'verify', String(run.id)]);
+    expect(verify.code, verify.stderr).toBe(0);
+    const k8s = (await cli(['--db', db, 'report', String(run.id), '--emit', 'kubernetes'])).stdout;
+    const limitMb = Number(/memory: "(\d+)Mi"/.exec(k8s)![1]);
+    const flag = Number(/- name: NODE_OPTIONS\n\s+value: "--max-old-space-size=(\d+)"/.exec(k8s)?.[1]);
+    expect(k8s, k8s).toMatch(/^# Verified: ran \d+ s exactly as emitted/m);
+    expect(k8s).toContain(`# Heap: --max-old-space-size=${flag} in NODE_OPTIONS`);
+    expect(flag).toBeGreaterThan(0);
+    expect(flag * 2).toBeLessThan(limitMb); // two serving heaps fit in the limit, with room for the rest
     // The same configuration with that flag: the readings say the heap now fits, and no trap is named.
     const fixed = await runOf({
       apps: ['json'], modes: ['cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256],
@@ -69,7 +79,7 @@ describe('what every process saw, and the traps it sets', () => {
     const worker = fixed.cells[0]!.probe!.processes.find((p) => p.role === 'worker')!.runtime!;
     expect(worker.heapLimitBytes).toBeLessThan(Number(fit![2]) * MB * 1.2); // old space + young generation
     expect(await explain(fixed.id)).not.toMatch(/Heap above the cap|V8's heap limit is/);
-  }, 120_000);
+  }, 180_000);
 
   it('a project that forks by os.cpus(), with an ecosystem file saying instances: "max": apps add warns at once, the answer names both', async () => {
     const add = await cli(['--db', db, 'apps', 'add', 'forky', '--folder', path.join(ROOT, 'tests/fixtures/forks-by-host'), '--port', '3000', '--no-try']);

@@ -204,15 +204,19 @@ describe('the probe in the store', () => {
     expect(back).toEqual(seconds);
     expect(back.filter((s) => s.warmup).map((s) => s.t)).toEqual([-1, -1]);
     expect(store.getRunProbeSeconds(runId).get(cellId)).toEqual(seconds);
+    // Each process's peaks over the seconds, and the most serving processes heard at once, kept with the cell.
+    const peak = { rssBytes: 60_000_000, heapTotalBytes: 20_000_000, heapLimitBytes: 2_000_000_000 };
     expect(store.getProbe(cellId)).toEqual({
       attached: 2,
       expected: 3,
       processes: [
-        { pid: 1, role: 'primary' },
-        { pid: 2, role: 'worker' },
+        { pid: 1, role: 'primary', peak },
+        { pid: 2, role: 'worker', peak },
       ],
+      servingAtOnce: 1,
       note: 'the probe could not attach to 1 of 2 workers: no line came from them',
     });
+    expect(store.getRun(runId)!.cells[0]!.probe).toEqual(store.getProbe(cellId));
     expect(store.deleteRun(runId)).toBe(true);
     expect(store.getProbeSeconds(cellId)).toEqual([]);
     expect(store.getProbe(cellId)).toBeUndefined();

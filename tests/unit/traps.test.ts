@@ -64,7 +64,7 @@ describe('forks by the host', () => {
     const c = probed({ mode: 'single', cpu: 1000 }, ['primary', 'worker', 'worker']);
     const [f] = cellTraps({ cell: c, seconds: undefined });
     expect(f).toEqual({ kind: 'forks-by-host', asked: 1, seen: 2, hostCpus: 2, capCpus: 1 });
-    const [note] = trapNotes({ findings: [{ ...f!, key: 'k', cells: 1, of: 1 }], seen: [], configurations: recommend(run([c])).configurations.map((x) => ({ ...x, key: 'k' })), causes: [], comparisons: [], probed: true, probeOff: false });
+    const [note] = trapNotes({ findings: [{ ...f!, key: 'k', cells: 1, of: 1 }], seen: [], configurations: recommend(run([c])).configurations.map((x) => ({ ...x, key: 'k' })), causes: [], comparisons: [], probed: true, probeOff: false, limitMb: () => null });
     expect(note!.text).toMatch(/^Hello started 2 serving processes where the matrix asked for 1, as many as os\.cpus\(\) says \(in a 1 CPU container on this 2-core host, os\.cpus\(\) says 2\)\. Counted that way it starts 48 on a 48-core node/);
   });
 
@@ -133,7 +133,7 @@ describe('the answer says them: one summary bullet at most, all of them under --
     const rec = recommend(r, { probe });
     expect(rec.traps!.map((t) => t.kind)).toEqual(['heap-above-cap', 'parallelism']);
     const bullets = rec.summary.filter((s) => /Heap above the cap|availableParallelism/.test(s));
-    expect(bullets).toEqual([expect.stringMatching(/^Heap above the cap: 2 cluster workers on 0\.5 CPU \/ 256 MB lets V8 grow to 548 MB in 256 MB; --max-old-space-size=101 fits \(and 1 more trap: --explain\)\.$/)]);
+    expect(bullets).toEqual([expect.stringMatching(/^Heap above the cap: 2 cluster workers on 0\.5 CPU \/ 256 MB lets V8 grow to 548 MB in 256 MB; --max-old-space-size=101 fits in 256 MB; at the 96 MB limit the answer gives it, --max-old-space-size=29 \(and 1 more trap: --explain\)\.$/)]);
     expect(rec.summary.length).toBeLessThanOrEqual(4);
     expect(rec.words.filter((w) => /V8's heap limit is 259 MB|os\.availableParallelism\(\) says 2 under a 0\.5 CPU cap/.test(w))).toHaveLength(2);
     expect(rec.runtime![0]!.server?.parallelism).toBe(2);
@@ -152,7 +152,7 @@ describe('the answer says them: one summary bullet at most, all of them under --
     const [high] = recommend(run(reps({}, [300, 305, 295]))).configurations;
     const [one, four] = [{ ...low!, key: 'a', envSet: { UV_THREADPOOL_SIZE: '1' } }, { ...high!, key: 'b', envSet: { UV_THREADPOOL_SIZE: '4' } }];
     const notes = trapNotes({
-      findings: [], seen, configurations: [one, four], probed: true, probeOff: false, comparisons: [],
+      findings: [], seen, configurations: [one, four], probed: true, probeOff: false, limitMb: () => null, comparisons: [],
       causes: [{ kind: 'off-loop', key: 'a', scope: null, scopeLabel: null, text: '' }],
     });
     expect(notes).toHaveLength(1);
@@ -165,7 +165,7 @@ describe('the answer says them: one summary bullet at most, all of them under --
       recommend(run([cell({ app: 'a' }), cell({ app: 'b' })])).configurations,
     );
     const notes = trapNotes({
-      findings: [], seen, configurations: [], causes: [], probed: true, probeOff: false,
+      findings: [], seen, configurations: [], causes: [], probed: true, probeOff: false, limitMb: () => null,
       comparisons: [{ kind: 'version', scopeKey: 's', keys: [seen[1]!.key, seen[0]!.key], relation: 'equivalent', text: 'Node 22 and Node 20 are equivalent here.' }],
     });
     expect(notes.map((n) => n.text)).toEqual([

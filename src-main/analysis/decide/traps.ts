@@ -1,6 +1,7 @@
 // The container traps, decided once per configuration from what its processes reported at start
 // (model/runtime.ts) and what the probe measured each second, against the caps the cells ran under.
 // Each is a comparison of readings with caps, never a guess: no reading, no finding.
+import { heapFitMb } from '../../common/heap-fit.ts';
 import type { ProbeSecond, ProcessRole } from '../../model/probe.ts';
 import type { RuntimeReading } from '../../model/runtime.ts';
 import type { RunDetail, StoredCell } from '../../model/stored.ts';
@@ -9,10 +10,6 @@ import type { ConfigurationSummary } from '../types.ts';
 import { configurationKey } from './group.ts';
 
 const MB = 2 ** 20;
-/** A heap that fits leaves this share of the cap's remainder to V8, the rest to what a heap limit does not bound. */
-export const HEAP_FIT_SHARE = 0.9;
-/** Below this a heap limit cannot hold a typical server: none fits. */
-export const MIN_FIT_HEAP_MB = 16;
 
 /** A reading this many CPUs below the cap leaves that much of it to a pool sized by the reading. */
 export const ROUNDED_DOWN_CPUS = 0.5;
@@ -25,13 +22,46 @@ type Processes = NonNullable<StoredCell['probe']>['processes'];
 const readingOf = (ps: Processes, roles: readonly ProcessRole[]): RuntimeReading | null =>
   ps.find((p) => roles.includes(p.role) && p.runtime)?.runtime ?? null;
 
-/** Serving processes at once: the most distinct workers (or single processes) in any one second. */
-export function servingAtOnce(seconds: readonly ProbeSecond[] | undefined, ps: Processes): number {
+/** Serving processes at once: as the probe counted them (the most in one second), else from the seconds given. */
+export function servingAtOnce(
+  seconds: readonly ProbeSecond[] | undefined,
+  probe: NonNullable<StoredCell['probe']>,
+): number {
+  if (probe.servingAtOnce) return probe.servingAtOnce;
   const byT = new Map<number, Set<number>>();
   for (const s of seconds ?? [])
     if (SERVING.includes(s.role)) (byT.get(s.t) ?? byT.set(s.t, new Set()).get(s.t)!).add(s.pid);
   const most = Math.max(0, ...[...byT.values()].map((x) => x.size));
-  return most || ps.filter((p) => SERVING.includes(p.role)).length;
+  return most || probe.processes.filter((p) => SERVING.includes(p.role)).length;
+}
+
+interface Peak {
+  role: ProcessRole;
+  rss: number;
+  heapTotal: number;
+  limit: number;
+}
+
+/** Each process's highest readings: as the probe kept them with the cell, else from the seconds given. */
+function peaksOf(probe: NonNullable<StoredCell['probe']>, seconds: readonly ProbeSecond[] | undefined): Peak[] {
+  if (probe.processes.every((p) => p.peak))
+    return probe.processes.map((p) => ({
+      role: p.role,
+      rss: p.peak!.rssBytes,
+      heapTotal: p.peak!.heapTotalBytes,
+      limit: p.peak!.heapLimitBytes,
+    }));
+  const byPid = new Map<number, Peak>();
+  for (const s of seconds ?? []) {
+    const p = byPid.get(s.pid) ?? { role: s.role, rss: 0, heapTotal: 0, limit: 0 };
+    byPid.set(s.pid, {
+      role: s.role,
+      rss: Math.max(p.rss, s.rssBytes),
+      heapTotal: Math.max(p.heapTotal, s.heapTotalBytes),
+      limit: Math.max(p.limit, s.heapLimitBytes),
+    });
+  }
+  return [...byPid.values()];
 }
 
 interface CellInput {
@@ -46,7 +76,7 @@ function forksByHost({ cell, seconds, ecosystem }: CellInput, server: RuntimeRea
   const c = cell.config;
   const replicas = Math.max(1, c.replicas ?? 1);
   const asked = (c.mode === 'single' ? 1 : c.workers) * replicas;
-  const seen = servingAtOnce(seconds, cell.probe!.processes);
+  const seen = servingAtOnce(seconds, cell.probe!);
   if (seen <= asked && !ecosystem) return null;
   return {
     kind: 'forks-by-host',
@@ -61,37 +91,32 @@ function forksByHost({ cell, seconds, ecosystem }: CellInput, server: RuntimeRea
 function heapAboveCap({ cell, seconds }: CellInput, server: RuntimeReading): Found | null {
   const c = cell.config;
   const replicas = Math.max(1, c.replicas ?? 1);
-  const peak = new Map<number, { role: ProcessRole; rss: number; nonHeap: number; limit: number; heapTotal: number }>();
-  for (const s of seconds ?? []) {
-    const p = peak.get(s.pid) ?? { role: s.role, rss: 0, nonHeap: 0, limit: 0, heapTotal: 0 };
-    p.rss = Math.max(p.rss, s.rssBytes);
-    p.heapTotal = Math.max(p.heapTotal, s.heapTotalBytes);
-    p.nonHeap = Math.max(p.nonHeap, s.rssBytes - s.heapTotalBytes);
-    p.limit = Math.max(p.limit, s.heapLimitBytes);
-    peak.set(s.pid, p);
-  }
-  const serving = [...peak.values()].filter((p) => SERVING.includes(p.role));
-  const processes = Math.max(1, serving.length || servingAtOnce(seconds, cell.probe!.processes)) / replicas;
+  const peaks = peaksOf(cell.probe!, seconds);
+  const serving = peaks.filter((p) => SERVING.includes(p.role));
+  const processes = Math.max(1, servingAtOnce(seconds, cell.probe!)) / replicas;
   const limit = Math.max(server.heapLimitBytes, ...serving.map((p) => p.limit));
   // What a heap limit does not bound, per container: the cgroup's peak (what the cap is charged with, shared pages
-  // once) less the serving heaps at their peak; without a peak, the processes' own non-heap and the others' RSS.
+  // once) less the serving heaps at their peak; without a peak, the serving processes' non-heap and the others' RSS.
   const heaps = serving.reduce((a, p) => a + p.heapTotal, 0);
   const other =
     (cell.memMaxBytes
       ? Math.max(0, cell.memMaxBytes - heaps)
-      : [...peak.values()].reduce((a, p) => a + (SERVING.includes(p.role) ? p.nonHeap : p.rss), 0)) / replicas;
+      : peaks.reduce((a, p) => a + (SERVING.includes(p.role) ? Math.max(0, p.rss - p.heapTotal) : p.rss), 0)) /
+    replicas;
   const needMb = (processes * limit + other) / MB;
   if (needMb <= c.memoryMb) return null;
-  const fit = Math.floor(((c.memoryMb - other / MB) * HEAP_FIT_SHARE) / processes);
+  // The flag is fit on the rounded figures the answer states, so a reader can redo the sum.
+  const otherMb = Math.round(other / MB);
+  const fit = heapFitMb(c.memoryMb, { otherMb, processes });
   return {
     kind: 'heap-above-cap',
     processes,
     heapLimitMb: Math.round(limit / MB),
-    otherMb: Math.round(other / MB),
+    otherMb,
     memoryMb: c.memoryMb,
-    fitMb: fit >= MIN_FIT_HEAP_MB ? fit : null,
+    fitMb: fit,
     node: server.node,
-    fitPct: fit >= MIN_FIT_HEAP_MB && server.heapPercentFlag ? Math.floor((fit / c.memoryMb) * 100) : null,
+    fitPct: fit !== null && server.heapPercentFlag ? Math.floor((fit / c.memoryMb) * 100) : null,
   };
 }
 

@@ -2,6 +2,7 @@
 // the versions' from the version comparison): a short form for the summary's one bullet, the full one
 // for --explain. Reads decisions, makes none.
 import { fmtNum } from '../../common/format.ts';
+import { heapFitMb } from '../../common/heap-fit.ts';
 import { capitalize } from '../../common/text.ts';
 import type { RuntimeReading } from '../../model/runtime.ts';
 import { onWhat, who } from '../names.ts';
@@ -47,13 +48,21 @@ function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: str
   return out;
 }
 
-function heapWords(f: Extract<TrapFinding, { kind: 'heap-above-cap' }>, label: string): TrapNote {
+function heapWords(
+  f: Extract<TrapFinding, { kind: 'heap-above-cap' }>,
+  label: string,
+  limitMb: number | null,
+): TrapNote {
+  // At the answer's own memory limit for it, the flag its verified container snippets carry (common/heap-fit.ts).
+  const atLimit = limitMb !== null && limitMb !== f.memoryMb ? heapFitMb(limitMb, f) : null;
+  const deployed =
+    atLimit === null ? '' : `; at the ${limitMb} MB limit the answer gives it, --max-old-space-size=${atLimit}`;
   const need = Math.round(f.processes * f.heapLimitMb + f.otherMb);
   const n = f.processes === 1 ? 'its process' : `each of its ${fmtNum(f.processes)} serving processes`;
   const fix =
     f.fitMb === null
       ? 'no heap limit fits beside the rest: give it more memory or fewer workers'
-      : `--max-old-space-size=${f.fitMb} fits` +
+      : `--max-old-space-size=${f.fitMb} fits in ${f.memoryMb} MB${deployed}` +
         (f.fitPct !== null ? ` (or --max-old-space-size-percentage=${f.fitPct}, which this Node.js takes)` : '');
   return {
     kind: f.kind,
@@ -152,6 +161,8 @@ export function trapNotes(input: {
   comparisons: readonly ComparisonNote[];
   probed: boolean;
   probeOff: boolean;
+  /** The answer's memory limit for a configuration (size/sizing.ts), where it has one. */
+  limitMb: (key: string) => number | null;
 }): TrapNote[] {
   if (!input.probed) {
     const why = input.probeOff
@@ -178,7 +189,12 @@ export function trapNotes(input: {
     const notes =
       f.kind === 'forks-by-host'
         ? forksWords(f, c.app)
-        : [{ ...(f.kind === 'heap-above-cap' ? heapWords(f, label) : parallelismWords(f, label)), key: f.key }];
+        : [
+            {
+              ...(f.kind === 'heap-above-cap' ? heapWords(f, label, input.limitMb(f.key)) : parallelismWords(f, label)),
+              key: f.key,
+            },
+          ];
     // The same words of another configuration (an app's file) are said once.
     for (const n of notes) if (!out.some((o) => o.text === n.text)) out.push(n);
   }
