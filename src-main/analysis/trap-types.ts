@@ -51,6 +51,8 @@ export type TrapNoteKind = TrapFinding['kind'] | 'threadpool' | 'versions' | 'no
 export interface TrapNote {
   kind: TrapNoteKind;
   key: string | null;
+  /** The app it is about, where it is said once for all its configurations (key null). */
+  app?: string;
   /** One sentence for the summary. */
   short: string;
   /** The whole of it, for --explain and the report. */

@@ -37,7 +37,7 @@ function modelRun(configs: CellConfig[], matrix: unknown): RunDetail {
   return run(cells, { matrix });
 }
 
-const HOST = { cores: 8, memoryMb: 16384, apps: ['hello', 'json', 'static', 'pbkdf2', 'alloc', 'catalog'] };
+const HOST = { cores: 8, memoryMb: 16384, apps: ['hello', 'json', 'static', 'pbkdf2', 'alloc', 'catalog', 'forky'] };
 
 /** "0.5 CPU", "1 CPU", "2 CPUs" and snippet forms ("500m", cpus: '0.5') as millicores. */
 function cpuFigures(text: string): number[] {
@@ -112,6 +112,7 @@ function expectOneAnswer(r: RunDetail): Outputs {
 const PRESET_PICKS: Record<string, string> = {
   quick: 'json cluster×1 1000m/256MB confident',
   'cluster-vs-cpus': 'static cluster×1 500m/512MB undecided',
+  'container-traps': 'forky single×1 500m/256MB node 22 undecided',
   'file-sizes-network': 'static cluster×1 1000m/256MB undecided',
   'http2-file-sizes': 'static cluster×1 1000m/256MB undecided',
   'launch-modes': 'hello single×1 1000m/512MB undecided',

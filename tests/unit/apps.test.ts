@@ -143,8 +143,8 @@ const rightsizeTmpDirs = () => fs.readdirSync(os.tmpdir()).filter((name) => name
 // ---- manifests ---------------------------------------------------------------------------------
 
 describe('manifests', () => {
-  it('lists the seven apps', () => {
-    expect([...appNames].sort()).toEqual(['alloc', 'catalog', 'hello', 'json', 'json-read', 'json-write', 'pbkdf2', 'static']);
+  it('lists the built-in apps', () => {
+    expect([...appNames].sort()).toEqual(['alloc', 'catalog', 'forky', 'hello', 'json', 'json-read', 'json-write', 'pbkdf2', 'static']);
   });
 
   it.each(appNames)('%s has every key with the right type, and its entry exists', (name) => {
@@ -184,7 +184,8 @@ const checkBody: Record<string, (body: Buffer, reqPath: string) => void> = {
 
 describe('apps', () => {
   // An app with a database needs it to answer: catalog is run with a real PostgreSQL in tests/integration/dependencies.test.ts.
-  const standalone = appNames.filter((n) => !manifest(n).dependencies);
+  // forky run alone is a primary that forks its own workers: they, not it, answer (its own test below).
+  const standalone = appNames.filter((n) => !manifest(n).dependencies && n !== 'forky');
   it.each(standalone)('%s serves its manifest requests and stops on SIGTERM', async (name) => {
     const m = manifest(name);
     const tmpBefore = rightsizeTmpDirs();
@@ -209,6 +210,21 @@ describe('apps', () => {
     expect(await app.exited).toEqual({ code: 0, signal: null });
     // json-read / json-write clean up their temp directories on exit.
     expect(rightsizeTmpDirs()).toEqual(tmpBefore);
+  });
+});
+
+describe('forky, run alone', () => {
+  it('forks one worker per os.cpus(), each answering with its own pid; SIGTERM ends them all', async () => {
+    const port = await freePort();
+    const app = new Proc([path.join(APPS, 'forky', 'server.js')], { PORT: String(port) });
+    await until(() => app.count(/rightsize:listening/) === os.cpus().length, 'every worker listening', 10_000, POLL_MS);
+    const pids = new Set(app.output.match(/listening pid=(\d+)/g)!.map((l) => l.split('=')[1]));
+    expect(pids.size).toBe(os.cpus().length);
+    expect(pids.has(String(app.child.pid))).toBe(false); // the primary only forks
+    const reply = await request(port, { method: 'GET', path: '/' });
+    expect(JSON.parse(reply.body.toString())).toEqual({ pid: expect.any(Number), cpus: os.cpus().length });
+    expect(await app.terminate()).toBeLessThan(EXIT_BOUND_MS);
+    expect(await app.exited).toEqual({ code: 0, signal: null });
   });
 });
 

@@ -108,7 +108,7 @@ describe('presets', () => {
     const { listPresets } = await import('../../src-main/presets/presets.ts');
     const { builtInApps } = await import('../../src-main/apps/catalog.ts');
     const presets = listPresets();
-    expect(presets.map((p) => p.name)).toEqual(['quick', 'cluster-vs-cpus', 'file-sizes-network', 'http2-file-sizes', 'launch-modes', 'node-versions', 'pbkdf2-one-thread', 'pm2-right-sizing', 'pool-vs-workers', 'replicas-vs-workers', 'worker-recycling']);
+    expect(presets.map((p) => p.name)).toEqual(['quick', 'cluster-vs-cpus', 'container-traps', 'file-sizes-network', 'http2-file-sizes', 'launch-modes', 'node-versions', 'pbkdf2-one-thread', 'pm2-right-sizing', 'pool-vs-workers', 'replicas-vs-workers', 'worker-recycling']);
     const limits = { cores: 2, memoryMb: 4096, apps: builtInApps().map((a) => a.name) };
     for (const p of presets) {
       const v = validateMatrix(p.matrix, limits);

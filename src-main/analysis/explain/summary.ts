@@ -155,6 +155,7 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   const c = p.configuration;
   const byKey = new Map(rec.configurations.map((x) => [x.key, x]));
   const out: string[] = [];
+  let askedAt = -1;
   const ctx = p.scope ? whoContext(p.scope.candidates.map((k) => byKey.get(k)!).filter(Boolean)) : undefined;
   // One container in a scope of replicas: its caps are the scope's totals, said as such.
   const where =
@@ -174,18 +175,20 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
     out.push(rivals + (why ? ` Why: ${why.text}.` : ''));
     // The question the run asked of the pick's scope (containers or workers, which Node.js): its first line.
     const asked = rec.comparisons?.find((n) => n.scopeKey === c.scopeKey && n.keys.includes(c.key));
-    if (asked) out.push(asked.text);
+    if (asked) ((askedAt = out.length), out.push(asked.text));
     // A mix: the route that sets the pick's tail (decide/routes.ts).
     const route = rec.causes.find((n) => n.kind === 'route' && n.scope === c.scopeKey && n.key === c.key);
     if (route) out.push(`${capitalize(route.text)}.`);
   }
   const res = resourcesBullet(rec, c);
   if (res) out.push(res);
+  // A container trap of the pick's (decide/traps.ts): one bullet at most, the rest under --explain. One that would
+  // kill or multiply the deployed processes takes the place of the comparison the run asked, which --explain keeps.
+  const trap = trapBullet(rec, c.key, c.app);
+  if (trap && out.length >= MAX_SUMMARY && askedAt >= 0 && trap.grave) out.splice(askedAt, 1);
+  if (trap && out.length < MAX_SUMMARY) out.push(trap.text);
   const left = leftOutBullet(rec);
   if (left) out.push(left);
-  // A container trap of the pick's (decide/traps.ts): one bullet at most, the rest under --explain.
-  const trap = trapBullet(rec, c.key);
-  if (trap && out.length < MAX_SUMMARY) out.push(trap);
   // The cost line of the pick's workload (analysis/decide/cost.ts), when there is room for it.
   const cost = rec.costs?.cheapest.find((k) => k.app === c.app && k.requestSet === c.requestSet);
   if (cost && cost.state !== 'none' && out.length < MAX_SUMMARY) out.push(cost.text);
@@ -202,16 +205,21 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
 
 const TRAP_ORDER = ['forks-by-host', 'heap-above-cap', 'threadpool', 'parallelism', 'versions', 'not-checked'];
 
-/** The pick's weightiest trap in one sentence, and how many more --explain says; null without any. */
-function trapBullet(rec: Base, key: string): string | null {
+/**
+ * The pick's weightiest trap in one sentence, and how many more --explain says; null without any. `grave`: it would
+ * multiply the deployed processes or have them killed.
+ */
+function trapBullet(rec: Base, key: string, app: string): { text: string; grave: boolean } | null {
   const mine = (rec.traps ?? [])
-    .filter((t) => t.key === key || t.key === null)
+    .filter((t) => t.key === key || (t.key === null && (t.app === undefined || t.app === app)))
     .sort((a, b) => TRAP_ORDER.indexOf(a.kind) - TRAP_ORDER.indexOf(b.kind));
   if (!mine.length) return null;
   const more = mine.length - 1;
-  return more
+  const grave = mine[0]!.kind === 'forks-by-host' || mine[0]!.kind === 'heap-above-cap';
+  const text = more
     ? `${mine[0]!.short.replace(/\.$/, '')} (and ${more} more trap${more === 1 ? '' : 's'}: --explain).`
     : mine[0]!.short;
+  return { text, grave };
 }
 
 /** The methods, each under a title: the same paragraphs the full words end with. */

@@ -12,7 +12,7 @@ import type { CauseNote, ComparisonNote, ConfigurationSummary } from '../types.t
 const cpusText = (n: number): string => `${Number(n.toFixed(2))} CPU`;
 const inCells = (f: TrapFinding): string => (f.cells < f.of ? ` (in ${f.cells} of its ${f.of} cells)` : '');
 
-/** The ecosystem file's `instances` (about the app: key null, said once) and more workers than asked (its key). */
+/** The ecosystem file's `instances` and more workers than asked: about the app, said once for all its configurations. */
 function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: string): TrapNote[] {
   const box = `in a ${cpusText(f.capCpus)} container on this ${f.hostCpus}-core host, os.cpus() says ${f.hostCpus}`;
   const out: TrapNote[] = [];
@@ -21,6 +21,7 @@ function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: str
     out.push({
       kind: f.kind,
       key: null,
+      app,
       short:
         `${file} says instances: ${instances}: PM2 would start ${f.hostCpus} here and 48 on a 48-core node; ` +
         "set instances to the answer's count.",
@@ -34,9 +35,10 @@ function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: str
     const follows = f.seen === f.hostCpus ? `, as many as os.cpus() says (${box})` : '';
     out.push({
       kind: f.kind,
-      key: f.key,
+      key: null,
+      app,
       short:
-        `${capitalize(app)} started ${f.seen} workers where ${f.asked} were asked` +
+        `${capitalize(app)} started ${f.seen} workers where ${f.asked} ${f.asked === 1 ? 'was' : 'were'} asked` +
         `${follows ? `: os.cpus() says ${f.hostCpus}` : ''}; set the count explicitly.`,
       text:
         `${capitalize(app)} started ${f.seen} serving processes where the matrix asked for ${f.asked}` +
@@ -62,8 +64,9 @@ function heapWords(
   const fix =
     f.fitMb === null
       ? 'no heap limit fits beside the rest: give it more memory or fewer workers'
-      : `--max-old-space-size=${f.fitMb} fits in ${f.memoryMb} MB${deployed}` +
-        (f.fitPct !== null ? ` (or --max-old-space-size-percentage=${f.fitPct}, which this Node.js takes)` : '');
+      : `--max-old-space-size=${f.fitMb} fits in ${f.memoryMb} MB` +
+        (f.fitPct !== null ? ` (or --max-old-space-size-percentage=${f.fitPct}, which this Node.js takes)` : '') +
+        deployed;
   return {
     kind: f.kind,
     key: null,
