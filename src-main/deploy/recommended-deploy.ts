@@ -108,16 +108,32 @@ function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confiden
  */
 export function deployRuntime(
   k: Pick<ConfigurationSummary, 'key' | 'replicas' | 'node' | 'nodeFlags' | 'envSet' | 'nodeVersions'>,
-  rec: Pick<Recommendation, 'trapFindings'>,
-): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'env' | 'nodeVersions' | 'heapFit'> {
+  rec: Pick<Recommendation, 'trapFindings' | 'traps' | 'runtime'>,
+): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'env' | 'nodeVersions' | 'heapFit' | 'pinnedPool'> {
   const exact = k.nodeVersions ?? [];
   const node = exact.length === 1 ? exact[0] : k.node;
   const heapFit = heapFitOf(rec, k.key);
+  const pool = pinnedPoolOf(rec, k);
+  const env = pool === undefined ? k.envSet : { ...k.envSet, UV_THREADPOOL_SIZE: String(pool) };
   return {
-    ...runtimeOf({ replicas: k.replicas, node, nodeFlags: k.nodeFlags, env: k.envSet }),
+    ...runtimeOf({ replicas: k.replicas, node, nodeFlags: k.nodeFlags, env }),
     ...(exact.length > 1 ? { nodeVersions: [...exact] } : {}),
     ...(heapFit ? { heapFit } : {}),
+    ...(pool !== undefined ? { pinnedPool: pool } : {}),
   };
+}
+
+/**
+ * Where requests waited on the libuv pool (the threadpool trap) and the cells left its size to libuv: the size their
+ * processes read, which the snippets then set explicitly (the cells ran exactly that). Absent otherwise.
+ */
+export function pinnedPoolOf(
+  rec: Pick<Recommendation, 'traps' | 'runtime'>,
+  k: Pick<ConfigurationSummary, 'key' | 'envSet'>,
+): number | undefined {
+  if (k.envSet?.UV_THREADPOOL_SIZE !== undefined) return undefined;
+  if (!rec.traps?.some((t) => t.kind === 'threadpool' && t.key === k.key)) return undefined;
+  return rec.runtime?.find((r) => r.key === k.key)?.server?.threadpool;
 }
 
 /** The heap trap's basis for a configuration (analysis/decide/traps.ts), read, never re-decided; absent: none. */

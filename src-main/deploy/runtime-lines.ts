@@ -89,3 +89,10 @@ export function heapLine(s: Pick<DeploySettings, 'heapMb' | 'memoryMb'>, fit: He
     : `Heap: ${why}; a verification sets --max-old-space-size fit at the limit it runs, this unverified ` +
         'snippet does not.';
 }
+
+/** The pool line (no comment marker) where the snippet pins UV_THREADPOOL_SIZE to what its processes read. */
+export const poolLine = (pool: number | undefined): string | null =>
+  pool === undefined
+    ? null
+    : `UV_THREADPOOL_SIZE=${pool}: set explicitly as its processes read it${pool === 4 ? " (libuv's default)" : ''}, ` +
+      'since requests waited on the pool; libuv does not size it from the CPU cap, and a later Node.js may.';

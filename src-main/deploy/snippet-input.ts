@@ -18,6 +18,8 @@ export interface DeployConfig extends MeasuredConfig {
   ruleMemoryMb?: number;
   /** Every exact Node.js version its cells ran, when they ran more than one (`node` then is the matrix's name). */
   nodeVersions?: string[];
+  /** UV_THREADPOOL_SIZE as its processes read it, set explicitly where requests waited on the pool (in `env`). */
+  pinnedPool?: number;
 }
 
 export interface DeployProvenance {

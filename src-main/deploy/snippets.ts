@@ -19,6 +19,7 @@ import {
   heapLine,
   nodeLine,
   placedFlags,
+  poolLine,
   replicasLine,
 } from './runtime-lines.ts';
 import { snippetDeploy, snippetLines, type DeployInput, type SnippetDeploy } from './snippet-input.ts';
@@ -43,7 +44,14 @@ export {
   type DeploySettings,
   type SnippetKind,
 } from './settings.ts';
-export { heapFitOf, kneePick, nothingToDeploy, recommendedDeploy, scopeConfidence } from './recommended-deploy.ts';
+export {
+  heapFitOf,
+  kneePick,
+  nothingToDeploy,
+  pinnedPoolOf,
+  recommendedDeploy,
+  scopeConfidence,
+} from './recommended-deploy.ts';
 export {
   provenanceLines,
   snippetDeploy,
@@ -83,6 +91,7 @@ function runtimeComment(
     flagsLine(s, optionsWhere),
     connectionsLine(s),
     ...(d.kind === 'pm2' ? [] : [heapLine(s, input.config.heapFit)]),
+    poolLine(input.config.pinnedPool),
   ];
   return lines.filter((l): l is string => l !== null).map((l) => `${marker} ${l}`);
 }

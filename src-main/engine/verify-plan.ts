@@ -284,8 +284,11 @@ export function verifyCellConfig(
     cpuMillis: settings.cpuMillis,
     memoryMb: settings.memoryMb,
     durationSec: plan.durationSec,
+    // The snippet's own environment too (a pool size it pins), so the cell runs what it carries.
     env: withHeapFlag(
-      container ? { ...t.env, [WORKERS_ENV]: String(settings.workers) } : { ...t.env },
+      container
+        ? { ...t.env, ...settings.env, [WORKERS_ENV]: String(settings.workers) }
+        : { ...t.env, ...settings.env },
       settings.heapMb,
     ),
     ...(settings.recycleRssMb !== null ? { recycleRssMb: settings.recycleRssMb } : {}),

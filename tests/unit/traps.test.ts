@@ -2,10 +2,14 @@
 // said of their box against the cell's caps, the words the answer says of them, one summary bullet at
 // most and the whole of them under --explain.
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { cellTraps, runtimeSeen, trapsOf } from '../../src-main/analysis/decide/traps.ts';
 import { trapNotes } from '../../src-main/analysis/explain/trap-words.ts';
 import { hostInstances } from '../../src-main/apps/ecosystem.ts';
+import { deployedSettings } from '../../src-main/deploy/settings.ts';
+import { composeSnippet, kubernetesSnippet, pinnedPoolOf, pm2Snippet, type DeployInput } from '../../src-main/deploy/snippets.ts';
+import { composeProblems, kubernetesContainerProblems } from '../helpers/deploy-schemas.ts';
 import type { ProbeSecond, ProcessRole } from '../../src-main/model/probe.ts';
 import type { RuntimeReading } from '../../src-main/model/runtime.ts';
 import type { StoredCell } from '../../src-main/model/stored.ts';
@@ -179,5 +183,39 @@ describe('the answer says them: one summary bullet at most, all of them under --
     const [f, ...rest] = trapsOf(r, recommend(r).configurations, undefined);
     expect(rest).toEqual([]);
     expect(f).toMatchObject({ kind: 'parallelism', cells: 1, of: 3 });
+  });
+});
+
+describe('the snippets set what the traps found the runtime would otherwise guess', () => {
+  const input = (over: Partial<DeployInput['config']> = {}, verification?: DeployInput['verification']): DeployInput => ({
+    config: { app: 'json', mode: 'cluster', workers: 2, cpuMillis: 1000, memoryMb: 256, ...over },
+    provenance: { runId: 3, runName: 'traps', load: { model: 'closed', connections: 8 }, goodput: null, p99Us: null, confidence: 'clear', pick: 'the knee' },
+    ...(verification !== undefined ? { verification } : {}),
+  });
+
+  it('the heap: fit at the limit a verified container snippet deploys, set in NODE_OPTIONS with why; unverified, said and not set', () => {
+    const fit = { otherMb: 22, processes: 2 };
+    expect(deployedSettings('kubernetes', { ...input({ heapFit: fit }).config }, 128, true).heapMb).toBe(47); // (128 − 22) × 0.9 ÷ 2
+    expect(deployedSettings('kubernetes', { ...input({ heapFit: fit }).config }, 128, false).heapMb).toBeNull();
+    expect(deployedSettings('kubernetes', { ...input().config }, 128, true).heapMb).toBeNull(); // no trap, no flag
+    const unverified = kubernetesSnippet(input({ heapFit: fit }));
+    expect(unverified).toContain('# Heap: V8 sizes each process\'s heap from the whole container, so its 2 serving processes can outgrow the limit');
+    expect(unverified).not.toContain('NODE_OPTIONS');
+    expect(kubernetesContainerProblems(parse(unverified) as Record<string, unknown>)).toEqual([]);
+  });
+
+  it('the pool: where requests waited on it, UV_THREADPOOL_SIZE as the processes read it, in every snippet', () => {
+    const c = { key: 'k', envSet: undefined };
+    const rec = { traps: [{ kind: 'threadpool' as const, key: 'k', short: '', text: '' }], runtime: [{ key: 'k', server: reading({ threadpool: 4 }), supervisor: null, capCpus: 1, memoryMb: 256 }] };
+    expect(pinnedPoolOf(rec, c)).toBe(4);
+    expect(pinnedPoolOf({ ...rec, traps: [] }, c)).toBeUndefined(); // no trap: left to libuv, as the cells ran
+    expect(pinnedPoolOf(rec, { key: 'k', envSet: { UV_THREADPOOL_SIZE: '1' } })).toBeUndefined(); // the matrix set it
+    const pinned = input({ env: { UV_THREADPOOL_SIZE: '4' }, pinnedPool: 4 });
+    for (const text of [kubernetesSnippet(pinned), composeSnippet(pinned), pm2Snippet(pinned)]) {
+      expect(text).toContain("UV_THREADPOOL_SIZE=4: set explicitly as its processes read it (libuv's default), since requests waited on the pool");
+      expect(text).toMatch(/UV_THREADPOOL_SIZE(: |", value: |\n\s+value: )"4"|UV_THREADPOOL_SIZE: '4'/);
+    }
+    expect(composeProblems(parse(composeSnippet(pinned)))).toEqual([]);
+    expect(kubernetesContainerProblems(parse(kubernetesSnippet(pinned)) as Record<string, unknown>)).toEqual([]);
   });
 });
