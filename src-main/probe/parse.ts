@@ -25,17 +25,22 @@ function gcCounts(v: unknown): GcCounts {
   };
 }
 
-/** One report from a log line, or undefined when the line is not a whole probe record. */
-export function parseProbeLine(line: string): ProbeReport | undefined {
-  const i = line.indexOf(PREFIX);
+/** The JSON object after `prefix` in a line, or undefined when there is none or it is cut short. */
+function objectAfter(line: string, prefix: string): Record<string, unknown> | undefined {
+  const i = line.indexOf(prefix);
   if (i < 0) return undefined;
-  let o: Record<string, unknown>;
   try {
-    o = JSON.parse(line.slice(i + PREFIX.length)) as Record<string, unknown>;
+    const o = JSON.parse(line.slice(i + prefix.length)) as unknown;
+    return typeof o === 'object' && o !== null ? (o as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
-  if (typeof o !== 'object' || o === null) return undefined;
+}
+
+/** One report from a log line, or undefined when the line is not a whole probe record. */
+export function parseProbeLine(line: string): ProbeReport | undefined {
+  const o = objectAfter(line, PREFIX);
+  if (!o) return undefined;
   const at = num(o['at']);
   const pid = num(o['pid']);
   const elu = num(o['elu']);
@@ -71,15 +76,8 @@ export function parseProbeLine(line: string): ProbeReport | undefined {
 
 /** A process's reading of its box at start, with its pid, or undefined when the line is not a whole one. */
 export function parseRuntimeLine(line: string): { pid: number; runtime: RuntimeReading } | undefined {
-  const i = line.indexOf(RUNTIME);
-  if (i < 0) return undefined;
-  let o: Record<string, unknown>;
-  try {
-    o = JSON.parse(line.slice(i + RUNTIME.length)) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  if (typeof o !== 'object' || o === null) return undefined;
+  const o = objectAfter(line, RUNTIME);
+  if (!o) return undefined;
   const pid = num(o['pid']);
   const cpus = num(o['cpus']);
   const heapLimitBytes = num(o['heapLimitBytes']);

@@ -2,7 +2,7 @@
 // cannot be; what a cell's link is called everywhere; the mix's requests as HTTP/2 requests; and the answer's line
 // on what HTTP/2 changes for the same encryption. The load over a real HTTP/2 server is in http2-load.test.ts.
 import { describe, expect, it } from 'vitest';
-import { expandMatrix, validateMatrix, type HostLimits, type Matrix } from '../../src-main/engine/matrix.ts';
+import { expandMatrix, type HostLimits } from '../../src-main/engine/matrix.ts';
 import { configurationKey, loadLabel, scopeKey } from '../../src-main/analysis/decide/group.ts';
 import { cellLabel } from '../../src-main/common/labels.ts';
 import { checkTls } from '../../src-main/engine/run/limits.ts';
@@ -10,21 +10,13 @@ import { h2Request } from '../../src-main/load/h2-client.ts';
 import { linkEnv, linkSpec } from '../../src-main/tls/certificate.ts';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import { cellsCsv } from '../../src-main/export/csv.ts';
+import { matrixCheck } from '../helpers/matrix-check.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
 
 const host: HostLimits = { cores: 4, memoryMb: 4096, apps: ['static'] };
 const base = { apps: ['static'], modes: ['cluster'], workers: [1], cpuMillicores: [1000], memoryMb: [256] };
 
-function problems(input: unknown): string[] {
-  const v = validateMatrix(input, host);
-  if (v.ok) throw new Error('expected problems');
-  return v.problems.map((p) => `${p.path}: ${p.message}`);
-}
-function valid(input: unknown): Matrix {
-  const v = validateMatrix(input, host);
-  if (!v.ok) throw new Error(v.problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
-  return v.matrix;
-}
+const { problems, valid } = matrixCheck(host);
 
 describe('protocol, a matrix dimension', () => {
   it.each([

@@ -2,7 +2,7 @@
 // cannot be, the network-bound flag decided once from the bytes the load side counted against the cap, and the
 // answer reading it as a lower bound that is not a CPU question.
 import { describe, expect, it } from 'vitest';
-import { expandMatrix, validateMatrix, type HostLimits, type Matrix } from '../../src-main/engine/matrix.ts';
+import { expandMatrix, type HostLimits } from '../../src-main/engine/matrix.ts';
 import { cellFlagsAndBottleneck, networkBoundReason } from '../../src-main/engine/flags.ts';
 import { cellBottleneck, isLowerBound, whoSetThePace } from '../../src-main/common/bottleneck.ts';
 import { configurationKey, loadLabel, scopeKey } from '../../src-main/analysis/decide/group.ts';
@@ -14,21 +14,13 @@ import { SCHEMA_VERSION } from '../../src-main/store/migrations.ts';
 import { migratedFrom, storedBottlenecks } from '../helpers/old-store.ts';
 import { cellsCsv } from '../../src-main/export/csv.ts';
 import type { LoadResult } from '../../src-main/model/types.ts';
+import { matrixCheck } from '../helpers/matrix-check.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
 
 const host: HostLimits = { cores: 4, memoryMb: 4096, apps: ['static'] };
 const base = { apps: ['static'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256] };
 
-function problems(input: unknown): string[] {
-  const v = validateMatrix(input, host);
-  if (v.ok) throw new Error('expected problems');
-  return v.problems.map((p) => `${p.path}: ${p.message}`);
-}
-function valid(input: unknown): Matrix {
-  const v = validateMatrix(input, host);
-  if (!v.ok) throw new Error(v.problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
-  return v.matrix;
-}
+const { problems, valid } = matrixCheck(host);
 
 describe('networkMbps, a matrix dimension', () => {
   it.each([
