@@ -21,5 +21,10 @@ export const AppManifestSchema = z.object({
   dependencies: DependenciesSchema.optional(),
   /** npm packages it requires, copied into its image from Rightsize's own node_modules (no registry asked). */
   packages: z.array(z.string()).optional(),
+  /**
+   * A user's app that serves HTTPS itself (`apps add --tls`): every cell of it is measured over TLS, and it is given
+   * the run's certificate and key in RS_TLS_CERT and RS_TLS_KEY (PEM) unless it brings its own.
+   */
+  tls: z.literal(true).optional(),
 });
 export type AppManifest = z.infer<typeof AppManifestSchema>;

@@ -98,6 +98,8 @@ export const UserAppSchema = z
     env: EnvSchema.default({}),
     /** Its database, its cache…: each started fresh beside it for every cell (apps/dependencies.ts). */
     dependencies: DependenciesSchema.default([]),
+    /** It serves HTTPS itself: its cells are measured over TLS (the matrix's tls: [true]). */
+    tls: z.boolean({ error: 'tls is true or false' }).default(false),
   })
   .strict();
 export type UserApp = z.output<typeof UserAppSchema>;
@@ -166,6 +168,7 @@ export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promi
     ...checked.part,
     description: app.description || checked.part.description,
     ...(app.dependencies.length ? { dependencies: app.dependencies } : {}),
+    ...(app.tls ? { tls: true as const } : {}),
   };
   return { ok: true, app, definition, notes: checked.notes };
 }

@@ -51,6 +51,11 @@ export function appsCommands(p: Command, globals: () => GlobalOptions): void {
       .option('--fixed', 'the image has a fixed worker count: the workers dimension does not apply')
       .option('--port <n>', 'the port the server listens on')
       .option('--health <path>', 'readiness path answering 2xx (default /)')
+      .option(
+        '--tls',
+        'it serves HTTPS itself: measured over TLS, given the run\'s certificate in RS_TLS_CERT and RS_TLS_KEY (PEM)',
+      )
+      .option('--no-tls', 'it serves plain HTTP (an edit of an app added with --tls)')
       .option('--env <NAME=value>', 'environment for the server (repeat)', collect)
       .option(
         '--request <spec>',

@@ -17,7 +17,8 @@ import { enterLab } from '../lab-lock/enter-lab.ts';
 import { localProvider } from '../providers/local/provider.ts';
 import type { Provider, ProvisionedTarget } from '../providers/provider.ts';
 import { currentSession } from '../session/session.ts';
-import { firstAnswer, probeOnce, type ProbeRequest } from './try-out-probe.ts';
+import { firstAnswer, probeOnce, type ProbeAddress, type ProbeRequest } from './try-out-probe.ts';
+import { runCertificate, tlsEnv } from '../tls/certificate.ts';
 
 export interface TryOutOptions {
   engine: EngineInfo;
@@ -96,7 +97,9 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
       },
       port: app.port,
       health: app.health,
-      env: { ...app.env },
+      // An app that serves HTTPS itself is given a certificate as a cell gives it the run's, and asked over TLS.
+      env: { ...app.env, ...(app.tls ? tlsEnv(await runCertificate('')) : {}) },
+      ...(app.tls ? { tls: true } : {}),
       cpuMillis: TRY_CPU_MILLIS,
       memoryMb: TRY_MEMORY_MB,
       ...(dependencies?.length ? { dependencies } : {}),
@@ -121,7 +124,7 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
  */
 async function askMix(
   app: AppDefinition,
-  addr: { host: string; port: number },
+  addr: ProbeAddress,
   attempts: number,
   signal: AbortSignal | undefined,
 ): Promise<TryProbe[]> {
@@ -166,9 +169,10 @@ async function askPaths(
 ): Promise<TryOutResult> {
   let exitCode: number | undefined;
   void target.exited.then((c) => (exitCode = c >= 0 ? c : undefined));
+  const address = { ...target.address, ...(app.tls ? { tls: true } : {}) };
   const deadlineMs = o.startDeadlineMs ?? 30_000;
   const t0 = performance.now();
-  const startMs = await firstAnswer(target.address, app.health, {
+  const startMs = await firstAnswer(address, app.health, {
     deadlineMs,
     exited: target.exited,
     ...(o.signal ? { signal: o.signal } : {}),
@@ -180,16 +184,16 @@ async function askPaths(
     const ask = async (kind: TryProbe['kind'], r: ProbeRequest, expected: TryProbe['expected']): Promise<TryProbe> => {
       const answers = [];
       for (let i = 0; i < attempts && !o.signal?.aborted; i++)
-        answers.push(await probeOnce(target.address, r, PROBE_TIMEOUT_MS));
+        answers.push(await probeOnce(address, r, PROBE_TIMEOUT_MS));
       const ok = answers.length > 0 && answers.every((a) => isExpected(a.status, expected));
       return { kind, method: r.method, path: r.path, expected, answers, ok };
     };
     probes.push(await ask('health', { method: 'GET', path: app.health }, '2xx'));
-    probes.push(...(await askMix(app, target.address, attempts, o.signal)));
+    probes.push(...(await askMix(app, address, attempts, o.signal)));
     // A health path that is not right: the usual ones, once each, for a suggestion.
     if (!probes[0]!.ok)
       for (const p of USUAL_HEALTH_PATHS.filter((x) => x !== app.health)) {
-        const guess = await probeOnce(target.address, { method: 'GET', path: p }, PROBE_TIMEOUT_MS);
+        const guess = await probeOnce(address, { method: 'GET', path: p }, PROBE_TIMEOUT_MS);
         if (isExpected(guess.status, '2xx')) {
           probes.push({ kind: 'guess', method: 'GET', path: p, expected: '2xx', answers: [guess], ok: true });
           break;

@@ -213,17 +213,35 @@ export async function runPhasesOnRun(
 }
 
 /**
- * HTTPS and HTTP/2 cells only of the built-in apps: their server reads the run's certificate and protocol
- * (apps/_lib/http-app.js). A user's app that serves TLS or HTTP/2 itself is not yet told so.
+ * HTTPS cells of the built-in apps (their server reads the run's certificate: apps/_lib/http-app.js) and of a
+ * user's app added with --tls (it serves HTTPS itself, given the same certificate); HTTP/2 of the built-in apps only.
  */
 function tlsProblems(m: Matrix, apps: readonly AppDefinition[]): Problem[] {
-  const own = apps.filter((a) => !a.builtIn).map((a) => a.name);
-  if (!own.length) return [];
-  const not = `${own.join(', ')} would not serve it`;
-  return [
-    ...(m.tls?.includes(true)
-      ? [{ path: 'tls', message: `HTTPS cells run the built-in apps only for now; ${not}` }]
-      : []),
-    ...(anyHttp2(m) ? [{ path: 'protocol', message: `HTTP/2 cells run the built-in apps only for now; ${not}` }] : []),
-  ];
+  const own = apps.filter((a) => !a.builtIn);
+  const plain = own.filter((a) => !a.tls).map((a) => a.name);
+  const https = own.filter((a) => a.tls).map((a) => a.name);
+  const out: Problem[] = [];
+  // An app that serves HTTPS itself is measured over TLS only; one that does not, never.
+  if (m.tls?.includes(true) && plain.length)
+    out.push({
+      path: 'tls',
+      message:
+        `${plain.join(', ')} ${plain.length === 1 ? 'serves' : 'serve'} plain HTTP: HTTPS cells need the built-in ` +
+        'apps or an app added with --tls (it serves HTTPS itself)',
+    });
+  if (https.length && !(m.tls?.length && m.tls.every((t) => t)))
+    out.push({
+      path: 'tls',
+      message:
+        `${https.join(', ')} ${https.length === 1 ? 'serves' : 'serve'} HTTPS itself (--tls): give "tls": [true] ` +
+        'so every cell of it is measured over TLS',
+    });
+  if (anyHttp2(m) && own.length)
+    out.push({
+      path: 'protocol',
+      message:
+        `HTTP/2 cells run the built-in apps only for now; ${own.map((a) => a.name).join(', ')} ` +
+        'would not serve it',
+    });
+  return out;
 }

@@ -1,6 +1,7 @@
 // The try-out's HTTP: one request at a time on a fresh connection, with a timeout, reporting the
 // status whatever it is (readiness wants a 2xx; a try-out wants to know what answered).
 import http from 'node:http';
+import https from 'node:https';
 import type { ProbeAnswer } from '../apps/try-out.ts';
 
 export interface ProbeRequest {
@@ -18,15 +19,19 @@ export interface FullAnswer extends ProbeAnswer {
 
 const BODY_KEPT = 1 << 20;
 
-export function probeOnce(
-  addr: { host: string; port: number },
-  r: ProbeRequest,
-  timeoutMs: number,
-): Promise<FullAnswer> {
+/** Where to ask: over TLS (`tls`) for an app that serves HTTPS itself, its certificate not verified. */
+export interface ProbeAddress {
+  host: string;
+  port: number;
+  tls?: boolean;
+}
+
+export function probeOnce(addr: ProbeAddress, r: ProbeRequest, timeoutMs: number): Promise<FullAnswer> {
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const req = http.request(
+    const req = (addr.tls ? https : http).request(
       {
+        ...(addr.tls ? { rejectUnauthorized: false } : {}),
         host: addr.host,
         port: addr.port,
         method: r.method,
@@ -56,7 +61,7 @@ export function probeOnce(
  * container's exit, or the signal. Returns the milliseconds it took, or undefined.
  */
 export async function firstAnswer(
-  addr: { host: string; port: number },
+  addr: ProbeAddress,
   path: string,
   o: { deadlineMs: number; exited: Promise<number>; signal?: AbortSignal },
 ): Promise<number | undefined> {

@@ -75,6 +75,8 @@ export interface AppFormState {
   fixedWorkers: boolean;
   port: string;
   health: string;
+  /** It serves HTTPS itself: measured over TLS only, given the run's certificate. */
+  tls: boolean;
   /** `KEY=VALUE`, one a line; blank lines and `#` comments are skipped. */
   env: string;
   requests: EntryRow[];
@@ -102,7 +104,7 @@ export function requestRow(r: RequestSpec): RequestRow {
 export const entryRow = (e: MixEntry): EntryRow => ('sequence' in e ? { sequence: plain(e) } : requestRow(e));
 
 export function emptyForm(): AppFormState {
-  return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', dockerfile: 'Dockerfile', buildArgs: '', keepSource: {}, workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', env: '', requests: [newRequest()], dependencies: [] };
+  return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', dockerfile: 'Dockerfile', buildArgs: '', keepSource: {}, workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', tls: false, env: '', requests: [newRequest()], dependencies: [] };
 }
 
 /** The form filled from a saved definition, for editing. */
@@ -112,6 +114,7 @@ export function fromUserApp(a: UserApp): AppFormState {
   f.description = a.description ?? '';
   f.port = String(a.port);
   f.health = a.health ?? '/';
+  f.tls = a.tls === true;
   f.env = lines(a.env);
   f.dependencies = (a.dependencies ?? []).map((d) => {
     const { name, image, port, env, healthcheck, cpuMillis, memoryMb, ...keep } = d;
@@ -244,6 +247,7 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
     source,
     ...(port !== undefined ? { port } : {}),
     ...(f.health.trim() ? { health: f.health.trim() } : {}),
+    ...(f.tls ? { tls: true } : {}),
     ...(requests.length ? { requests } : {}),
     ...(Object.keys(env.values).length ? { env: env.values } : {}),
     ...(dependencies.length ? { dependencies } : {}),

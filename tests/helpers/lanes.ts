@@ -39,6 +39,7 @@ export const SHARED_B = [
   'remote-docker',
   'targets',
   'user-apps',
+  'user-tls',
 ] as const;
 
 export const QUIET = [

@@ -12,6 +12,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import type { TrapFinding } from '../../src-main/analysis/trap-types.ts';
+import { heapFitMb } from '../../src-main/common/heap-fit.ts';
 import { heapFlagOf } from '../../src-main/deploy/settings.ts';
 import { judgeVerifyCell } from '../../src-main/deploy/verification.ts';
 import { Store, type StoredCell } from '../../src-main/store/index.ts';
@@ -113,14 +115,23 @@ describe('rightsize verify on a run stored without verification', () => {
       expect(group.every((c) => c.config.mode === 'pm2' && c.config.workers === 1 && c.config.cpuMillis === 500 && c.config.durationSec >= 3)).toBe(true);
     }
     expect(pm2.every((c) => c.config.recycleRssMb !== undefined)).toBe(true);
-    expect(containers.every((c) => c.config.recycleRssMb === undefined && heapFlagOf(c.config.env) === null && c.config.env.WEB_CONCURRENCY === '1')).toBe(true);
+    // The container snippets set a heap flag only where the container traps found V8's default able to outgrow the
+    // cap (issue 45), fit at each limit they run: the answer's own finding, read back.
+    const answer = JSON.parse((await rightsize(['--db', db, '--json', 'report', String(runId)])).stdout) as { trapFindings?: TrapFinding[] };
+    const heapTrap = answer.trapFindings?.find((f) => f.kind === 'heap-above-cap' && f.key === containers[0]!.config.verify!.key);
+    const basis = heapTrap?.kind === 'heap-above-cap' ? { otherMb: heapTrap.otherMb, processes: heapTrap.processes } : null;
+    for (const c of containers) {
+      expect(c.config.recycleRssMb).toBeUndefined();
+      expect(c.config.env.WEB_CONCURRENCY).toBe('1');
+      expect(heapFlagOf(c.config.env), `cell ${c.config.index + 1} at ${c.config.memoryMb} MB`).toBe(basis ? heapFitMb(c.config.memoryMb, basis) : null);
+    }
 
     // The snippets carry the passing cell's settings exactly, or the fallback with nothing unrun.
     const k8s = await rightsize(['--db', db, 'report', String(runId), '--emit', 'kubernetes']);
     const spec = parse(k8s.stdout) as { resources: { limits: { memory: string; cpu: string } } };
     const passedK8s = containers.find((c) => c.status === 'ok' && k8s.stdout.includes(`(cell ${c.config.index + 1})`));
     if (passedK8s) {
-      expect(k8s.stdout.split('\n')[1]).toMatch(/^# Verified: ran \d+ s exactly as emitted on .* UTC \(cell \d+\): no OOM kill, no restart, .*goodput [\d,]+ req\/s .*, p99 .* Stepped up from 32 MB: /);
+      expect(k8s.stdout.split('\n')[1]).toMatch(/^# Verified: ran \d+ s exactly as emitted on .* UTC \(cell \d+\): no OOM kill, no restart, .*goodput [\d,]+ req\/s .*, p99 .* Stepped up from 32 MB( \([^)]*\))?: /);
       expect(spec.resources.limits.memory).toBe(`${passedK8s.config.memoryMb}Mi`);
     } else {
       expect(k8s.stdout.split('\n')[1]).toMatch(/^# Not verified: nothing passed/);

@@ -90,7 +90,7 @@ describe('rightsize run --dry-run', () => {
     expect(r.stderr).toBe(
       'rightsize: The matrix is not valid; nothing was started:\n' +
         '  - repetition: is not a field here. Did you mean "repetitions"?\n' +
-        '  - apps: unknown app "nope". Known apps: alloc, catalog, hello, json, json-read, json-write, pbkdf2, static.\n' +
+        '  - apps: unknown app "nope". Known apps: alloc, catalog, forky, hello, json, json-read, json-write, pbkdf2, static.\n' +
         '  - cpuMillicores: 0 is not a positive whole number of millicores\n' +
         '  - memoryMb: 8 MB is below the minimum of 32 MB\n',
     );

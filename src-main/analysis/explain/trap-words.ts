@@ -12,7 +12,7 @@ import type { CauseNote, ComparisonNote, ConfigurationSummary } from '../types.t
 const cpusText = (n: number): string => `${Number(n.toFixed(2))} CPU`;
 const inCells = (f: TrapFinding): string => (f.cells < f.of ? ` (in ${f.cells} of its ${f.of} cells)` : '');
 
-/** The ecosystem file's `instances` and more workers than asked: about the app, said once for all its configurations. */
+/** The ecosystem file's `instances` and more workers than asked: about the app, said once for all its configs. */
 function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: string): TrapNote[] {
   const box = `in a ${cpusText(f.capCpus)} container on this ${f.hostCpus}-core host, os.cpus() says ${f.hostCpus}`;
   const out: TrapNote[] = [];

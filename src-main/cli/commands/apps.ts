@@ -30,6 +30,8 @@ export interface AppOptions extends GlobalOptions {
   fixed?: boolean;
   port?: string;
   health?: string;
+  /** It serves HTTPS itself (commander: true with --tls, false with --no-tls, absent otherwise). */
+  tls?: boolean;
   env?: string[];
   request?: string[];
   requests?: string;
@@ -356,6 +358,7 @@ function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record
   // The port goes through as typed when it is not a number, so the engine's message says what is wrong.
   if (o.port !== undefined) out.port = /^\d+$/.test(o.port) ? Number(o.port) : o.port;
   if (o.health !== undefined) out.health = o.health;
+  if (o.tls !== undefined) out.tls = o.tls;
   if (o.description !== undefined) out.description = o.description;
   if (o.env) out.env = Object.fromEntries(o.env.map((kv) => parseEnv(kv, '--env')));
   if ([o.requests, o.request, o.requestsFrom].filter((x) => x !== undefined).length > 1)
