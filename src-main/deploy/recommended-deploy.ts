@@ -109,10 +109,15 @@ function pickWords(rec: Recommendation, p: AnswerPick): { pick: string; confiden
 export function deployRuntime(
   k: Pick<ConfigurationSummary, 'key' | 'replicas' | 'node' | 'nodeFlags' | 'envSet' | 'nodeVersions'>,
   rec: Pick<Recommendation, 'trapFindings' | 'traps' | 'runtime'>,
-): Pick<DeployConfig, 'replicas' | 'node' | 'nodeFlags' | 'env' | 'nodeVersions' | 'heapFit' | 'pinnedPool'> {
+): Pick<
+  DeployConfig,
+  'replicas' | 'node' | 'nodeFlags' | 'env' | 'nodeVersions' | 'heapFit' | 'pinnedPool' | 'forkedByHost'
+> {
   const exact = k.nodeVersions ?? [];
   const node = exact.length === 1 ? exact[0] : k.node;
   const heapFit = heapFitOf(rec, k.key);
+  const forks = rec.trapFindings?.find((x) => x.key === k.key && x.kind === 'forks-by-host');
+  const forked = forks?.kind === 'forks-by-host' && forks.seen > forks.asked ? forks : undefined;
   const pool = pinnedPoolOf(rec, k);
   const env = pool === undefined ? k.envSet : { ...k.envSet, UV_THREADPOOL_SIZE: String(pool) };
   return {
@@ -120,6 +125,7 @@ export function deployRuntime(
     ...(exact.length > 1 ? { nodeVersions: [...exact] } : {}),
     ...(heapFit ? { heapFit } : {}),
     ...(pool !== undefined ? { pinnedPool: pool } : {}),
+    ...(forked ? { forkedByHost: { seen: forked.seen, hostCpus: forked.hostCpus } } : {}),
   };
 }
 

@@ -96,3 +96,17 @@ export const poolLine = (pool: number | undefined): string | null =>
     ? null
     : `UV_THREADPOOL_SIZE=${pool}: set explicitly as its processes read it${pool === 4 ? " (libuv's default)" : ''}, ` +
       'since requests waited on the pool; libuv does not size it from the CPU cap, and a later Node.js may.';
+
+/** The workers line (no comment marker) where the app forked by the host: the count is set, the app must read it. */
+export function workersLine(
+  s: Pick<DeploySettings, 'workers'>,
+  forked: { seen: number; hostCpus: number } | undefined,
+): string | null {
+  if (!forked) return null;
+  const count = forked.seen === forked.hostCpus ? `by os.cpus(), ${forked.hostCpus} here and 48 on a 48-core node` : '';
+  return (
+    `Workers: ${s.workers}, set explicitly: its app started ${forked.seen} where ${s.workers} ` +
+    `${s.workers === 1 ? 'was' : 'were'} asked` +
+    `${count ? ` (${count})` : ''}; make it read this count, or the box's CPU limit is not what it sizes by.`
+  );
+}

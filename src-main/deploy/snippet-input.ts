@@ -20,6 +20,8 @@ export interface DeployConfig extends MeasuredConfig {
   nodeVersions?: string[];
   /** UV_THREADPOOL_SIZE as its processes read it, set explicitly where requests waited on the pool (in `env`). */
   pinnedPool?: number;
+  /** Where its app started more workers than asked (the forks trap): how many, and os.cpus() in the box. */
+  forkedByHost?: { seen: number; hostCpus: number };
 }
 
 export interface DeployProvenance {

@@ -21,6 +21,7 @@ import {
   placedFlags,
   poolLine,
   replicasLine,
+  workersLine,
 } from './runtime-lines.ts';
 import { snippetDeploy, snippetLines, type DeployInput, type SnippetDeploy } from './snippet-input.ts';
 import {
@@ -92,6 +93,7 @@ function runtimeComment(
     connectionsLine(s),
     ...(d.kind === 'pm2' ? [] : [heapLine(s, input.config.heapFit)]),
     poolLine(input.config.pinnedPool),
+    workersLine(s, input.config.forkedByHost),
   ];
   return lines.filter((l): l is string => l !== null).map((l) => `${marker} ${l}`);
 }

@@ -219,3 +219,14 @@ describe('the snippets set what the traps found the runtime would otherwise gues
     expect(kubernetesContainerProblems(parse(kubernetesSnippet(pinned)) as Record<string, unknown>)).toEqual([]);
   });
 });
+
+describe('the workers line where the app forked by the host', () => {
+  it('says the count is set and that the app must read it', () => {
+    const text = kubernetesSnippet({
+      config: { app: 'forky', mode: 'single', workers: 1, cpuMillis: 500, memoryMb: 256, forkedByHost: { seen: 2, hostCpus: 2 } },
+      provenance: { runId: 3, runName: 'traps', load: { model: 'closed', connections: 8 }, goodput: null, p99Us: null, confidence: 'clear', pick: 'the knee' },
+    });
+    expect(text).toContain('# Workers: 1, set explicitly: its app started 2 where 1 was asked (by os.cpus(), 2 here and 48 on a 48-core node)');
+    expect(text).toMatch(/- name: WEB_CONCURRENCY\n\s+value: "1"/);
+  });
+});
