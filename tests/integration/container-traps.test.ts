@@ -40,7 +40,7 @@ async function runOf(matrix: object, extra: string[] = []): Promise<RunDetail> {
 const explain = async (id: number): Promise<string> => (await cli(['--db', db, 'report', String(id), '--explain'])).stdout;
 
 describe('what every process saw, and the traps it sets', () => {
-  it('a cluster ×2 cell: each process’s reading stored; its heap above the 256 MB cap named with the flag that fits, which the verified container snippets carry at their limit', async () => {
+  it('a cluster ×2 cell: each process’s reading stored; its heap above the 256 MB cap named with the flag that fits, and the snippets say so', async () => {
     const run = await runOf({ apps: ['json'], modes: ['cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256] });
     const [cell] = run.cells;
     const ps = cell!.probe!.processes;
@@ -61,17 +61,12 @@ describe('what every process saw, and the traps it sets', () => {
     const fit = /V8's heap limit is (\d+) MB in each of its 2 serving processes \(Node [\d.]+\).* --max-old-space-size=(\d+) fits in 256 MB/.exec(words);
     expect(fit, words).not.toBeNull();
     expect(Number(fit![1])).toBe(Math.round(limit / MB));
-    // Verification runs the container snippets with the flag fit at the limit they deploy, and they carry it.
-    const verify = await cli(['--db', db, 'verify', String(run.id)]);
-    expect(verify.code, verify.stderr).toBe(0);
+    // Unverified, the container snippets say the trap and carry no flag; verify.test.ts runs the flag verification
+    // sets at each limit (fit by the same rule), so it is not run again here.
     const k8s = (await cli(['--db', db, 'report', String(run.id), '--emit', 'kubernetes'])).stdout;
-    const limitMb = Number(/memory: "(\d+)Mi"/.exec(k8s)![1]);
-    const flag = Number(/- name: NODE_OPTIONS\n\s+value: "--max-old-space-size=(\d+)"/.exec(k8s)?.[1]);
-    expect(k8s, k8s).toMatch(/^# Verified: ran \d+ s exactly as emitted/m);
-    expect(k8s).toContain(`# Heap: --max-old-space-size=${flag} in NODE_OPTIONS`);
-    expect(flag).toBeGreaterThan(0);
-    expect(flag * 2).toBeLessThan(limitMb); // two serving heaps fit in the limit, with room for the rest
-  }, 180_000);
+    expect(k8s).toContain("# Heap: V8 sizes each process's heap from the whole container, so its 2 serving processes");
+    expect(k8s).not.toContain('NODE_OPTIONS');
+  }, 120_000);
 
   it('a project that forks by os.cpus(), with an ecosystem file saying instances: "max": apps add warns at once, the answer names both', async () => {
     const add = await cli(['--db', db, 'apps', 'add', 'shop', '--folder', path.join(ROOT, 'tests/fixtures/forks-by-host'), '--port', '3000', '--no-try']);
