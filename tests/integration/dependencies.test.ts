@@ -36,10 +36,9 @@ async function worldOf(app: string, session?: string): Promise<string[]> {
 
 beforeAll(async () => {
   await requireDocker();
-  images = {
-    PG_IMAGE: await ensureDependencyImage('postgres'),
-    REDIS_IMAGE: await ensureDependencyImage('redis'),
-  };
+  // Both at once: they share one debootstrap, and their package downloads overlap.
+  const [PG_IMAGE, REDIS_IMAGE] = await Promise.all([ensureDependencyImage('postgres'), ensureDependencyImage('redis')]);
+  images = { PG_IMAGE, REDIS_IMAGE };
 }, 600_000);
 
 describe('an app with a database and a cache, from its Compose file', () => {
