@@ -26,5 +26,10 @@ export const AppManifestSchema = z.object({
    * the run's certificate and key in RS_TLS_CERT and RS_TLS_KEY (PEM) unless it brings its own.
    */
   tls: z.literal(true).optional(),
+  /**
+   * A PM2 ecosystem file shipped with a built-in app, and its `instances` where it counts the host's CPUs ("max", 0,
+   * -1): what the answer names as a trap. A user's app keeps the same in its source (apps/user-apps.ts).
+   */
+  ecosystem: z.strictObject({ file: z.string(), instances: z.string() }).optional(),
 });
 export type AppManifest = z.infer<typeof AppManifestSchema>;

@@ -17,6 +17,7 @@ interface ManifestRequest { method: string; path: string; headers?: Record<strin
 interface Manifest {
   name: string; version: string; description: string; stresses: string; entry: string;
   port: number; health: string; requests: ManifestRequest[]; env: Record<string, string>; dependencies?: unknown[];
+  ecosystem?: { file: string; instances: string };
 }
 
 const appNames = fs.readdirSync(APPS).filter((name) => fs.existsSync(path.join(APPS, name, 'manifest.json')));
@@ -149,8 +150,10 @@ describe('manifests', () => {
 
   it.each(appNames)('%s has every key with the right type, and its entry exists', (name) => {
     const m = manifest(name);
-    // An app with a database also says what it talks to and which packages it needs (catalog).
-    const optional = ['dependencies', 'packages'];
+    // An app with a database also says what it talks to and which packages it needs (catalog); one that ships a PM2
+    // ecosystem file says which, and its instances (forky), and the file is there.
+    const optional = ['dependencies', 'packages', 'ecosystem'];
+    if (m.ecosystem) expect(fs.existsSync(path.join(APPS, name, m.ecosystem.file))).toBe(true);
     expect(Object.keys(m).filter((k) => !optional.includes(k)).sort()).toEqual(['description', 'entry', 'env', 'health', 'name', 'port', 'requests', 'stresses', 'version']);
     expect(m.name).toBe(name);
     expect(m.version).toMatch(/^\d+\.\d+\.\d+$/);

@@ -6,7 +6,8 @@ import { parse } from 'yaml';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { cellTraps, runtimeSeen, trapsOf } from '../../src-main/analysis/decide/traps.ts';
 import { trapNotes } from '../../src-main/analysis/explain/trap-words.ts';
-import { hostInstances } from '../../src-main/apps/ecosystem.ts';
+import { builtInApps } from '../../src-main/apps/catalog.ts';
+import { hostInstances, readEcosystem } from '../../src-main/apps/ecosystem.ts';
 import { deployedSettings } from '../../src-main/deploy/settings.ts';
 import { composeSnippet, kubernetesSnippet, pinnedPoolOf, pm2Snippet, type DeployInput } from '../../src-main/deploy/snippets.ts';
 import { composeProblems, kubernetesContainerProblems } from '../helpers/deploy-schemas.ts';
@@ -228,5 +229,17 @@ describe('the workers line where the app forked by the host', () => {
     });
     expect(text).toContain('# Workers: 1, set explicitly: its app started 2 where 1 was asked (by os.cpus(), 2 here and 48 on a 48-core node)');
     expect(text).toMatch(/- name: WEB_CONCURRENCY\n\s+value: "1"/);
+  });
+});
+
+describe("a built-in app's ecosystem file", () => {
+  it("forky's manifest declares what its shipped ecosystem file says, and the answer names it", async () => {
+    const forky = builtInApps().find((a) => a.name === 'forky')!;
+    const eco = await readEcosystem(forky.dir, forky.ecosystem!.file);
+    expect(eco.hostInstances).toBe(forky.ecosystem!.instances);
+    const r = run([probed({ app: 'forky', mode: 'single' }, ['single'])]);
+    r.apps = [forky];
+    const note = recommend(r).traps!.find((t) => t.kind === 'forks-by-host');
+    expect(note?.text).toContain('Forky\'s ecosystem.config.js says instances: "max", and PM2 counts os.cpus()');
   });
 });

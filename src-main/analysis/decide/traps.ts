@@ -135,10 +135,13 @@ export function cellTraps(input: CellInput): Found[] {
   return [forksByHost, heapAboveCap, parallelism].flatMap((check) => check(input, server) ?? []);
 }
 
-/** The ecosystem file of a run's app that sizes PM2's instances from the host, if any. */
+type EcosystemNote = { file: string; instances?: string };
+
+/** The ecosystem file of a run's app that sizes PM2's instances from the host, if any (a built-in's manifest, or a
+ * user's app as `apps add` read it). */
 function ecosystemOf(run: RunDetail, app: string): { file: string; instances: string } | undefined {
-  for (const a of run.apps as { name?: string; source?: { ecosystem?: { file: string; instances?: string } } }[]) {
-    const e = a?.name === app ? a.source?.ecosystem : undefined;
+  for (const a of run.apps as { name?: string; ecosystem?: EcosystemNote; source?: { ecosystem?: EcosystemNote } }[]) {
+    const e = a?.name === app ? (a.source?.ecosystem ?? a.ecosystem) : undefined;
     if (e?.instances) return { file: e.file, instances: e.instances };
   }
   return undefined;
