@@ -53,6 +53,8 @@ export interface TrapNote {
   key: string | null;
   /** The app it is about, where it is said once for all its configurations (key null). */
   app?: string;
+  /** An ecosystem file's trap: what the summary says of it with the deployed configuration's instances. */
+  ecosystem?: { file: string; instances: string; hostCpus: number };
   /** One sentence for the summary. */
   short: string;
   /** The whole of it, for --explain and the report. */

@@ -90,6 +90,10 @@ describe('forks by the host', () => {
     expect(notes).toHaveLength(1);
     expect(notes[0]!.key).toBeNull();
     expect(notes[0]!.text).toContain('ecosystem.config.js says instances: "max", and PM2 counts os.cpus()');
+    // Said of the pick in the summary: the instances it deploys.
+    const pick = rec.headline!.key;
+    const workers = rec.configurations.find((c) => c.key === pick)!.workers;
+    expect(rec.summary.filter((b) => b.startsWith(`ecosystem.config.js says instances: "max": PM2 would start 2 here and 48 on a 48-core node; set instances: ${workers} (and `))).toHaveLength(1);
   });
 });
 

@@ -11,6 +11,7 @@ import { onWhat, who, whoContext, type WhoContext } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
 import { sizingMethodText } from './sizing-words.ts';
 import type { ConfigurationSummary, MethodNote, Recommendation, ScopeDecision } from '../types.ts';
+import { ecosystemShort } from './trap-words.ts';
 
 /** The most bullets under the headline: the answer stays one screen, the rest is behind a disclosure. */
 export const MAX_SUMMARY = 4;
@@ -184,7 +185,7 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   if (res) out.push(res);
   // A container trap of the pick's (decide/traps.ts): one bullet at most, the rest under --explain. One that would
   // kill or multiply the deployed processes takes the place of the comparison the run asked, which --explain keeps.
-  const trap = trapBullet(rec, c.key, c.app);
+  const trap = trapBullet(rec, c.key, c.app, c.mode === 'single' ? 1 : c.workers);
   if (trap && out.length >= MAX_SUMMARY && askedAt >= 0 && trap.grave) out.splice(askedAt, 1);
   if (trap && out.length < MAX_SUMMARY) out.push(trap.text);
   const left = leftOutBullet(rec);
@@ -209,16 +210,16 @@ const TRAP_ORDER = ['forks-by-host', 'heap-above-cap', 'threadpool', 'parallelis
  * The pick's weightiest trap in one sentence, and how many more --explain says; null without any. `grave`: it would
  * multiply the deployed processes or have them killed.
  */
-function trapBullet(rec: Base, key: string, app: string): { text: string; grave: boolean } | null {
+function trapBullet(rec: Base, key: string, app: string, instances: number): { text: string; grave: boolean } | null {
   const mine = (rec.traps ?? [])
     .filter((t) => t.key === key || (t.key === null && (t.app === undefined || t.app === app)))
     .sort((a, b) => TRAP_ORDER.indexOf(a.kind) - TRAP_ORDER.indexOf(b.kind));
   if (!mine.length) return null;
   const more = mine.length - 1;
+  // An app's ecosystem file, said of the pick: the instances it deploys.
+  const first = mine[0]!.ecosystem ? ecosystemShort(mine[0]!.ecosystem, instances) : mine[0]!.short;
   const grave = mine[0]!.kind === 'forks-by-host' || mine[0]!.kind === 'heap-above-cap';
-  const text = more
-    ? `${mine[0]!.short.replace(/\.$/, '')} (and ${more} more trap${more === 1 ? '' : 's'}: --explain).`
-    : mine[0]!.short;
+  const text = more ? `${first.replace(/\.$/, '')} (and ${more} more trap${more === 1 ? '' : 's'}: --explain).` : first;
   return { text, grave };
 }
 

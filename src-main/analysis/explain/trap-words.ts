@@ -12,6 +12,14 @@ import type { CauseNote, ComparisonNote, ConfigurationSummary } from '../types.t
 const cpusText = (n: number): string => `${Number(n.toFixed(2))} CPU`;
 const inCells = (f: TrapFinding): string => (f.cells < f.of ? ` (in ${f.cells} of its ${f.of} cells)` : '');
 
+/**
+ * The ecosystem trap in one sentence; with `count`, the instances the deployed configuration runs (the summary says it
+ * of the pick), else the answer's count in words (said once for every configuration of the app).
+ */
+export const ecosystemShort = (e: { file: string; instances: string; hostCpus: number }, count?: number): string =>
+  `${e.file} says instances: ${e.instances}: PM2 would start ${e.hostCpus} here and 48 on a 48-core node; ` +
+  `set instances: ${count ?? "the answer's count"}.`;
+
 /** The ecosystem file's `instances` and more workers than asked: about the app, said once for all its configs. */
 function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: string): TrapNote[] {
   const box = `in a ${cpusText(f.capCpus)} container on this ${f.hostCpus}-core host, os.cpus() says ${f.hostCpus}`;
@@ -22,9 +30,8 @@ function forksWords(f: Extract<TrapFinding, { kind: 'forks-by-host' }>, app: str
       kind: f.kind,
       key: null,
       app,
-      short:
-        `${file} says instances: ${instances}: PM2 would start ${f.hostCpus} here and 48 on a 48-core node; ` +
-        "set instances to the answer's count.",
+      short: ecosystemShort({ file, instances, hostCpus: f.hostCpus }),
+      ecosystem: { file, instances, hostCpus: f.hostCpus },
       text:
         `${capitalize(app)}'s ${file} says instances: ${instances}, and PM2 counts os.cpus(): ${box}, so it would ` +
         `start ${f.hostCpus} processes here and 48 on a 48-core node, whatever the CPU limit. Rightsize ran the ` +
