@@ -98,6 +98,7 @@ export async function readEcosystem(dir: string, file: string, appName?: string)
   if (!isInside(dir, script)) throw new Error(`${file}: script ${a.script} is outside the project folder`);
   const env =
     a.env && typeof a.env === 'object' ? Object.fromEntries(Object.entries(a.env).map(([k, v]) => [k, String(v)])) : {};
+  const byHost = hostInstances(a.instances);
   const ignored = ['instances', 'exec_mode', 'max_memory_restart', 'node_args', 'watch'].filter(
     (k) => a[k] !== undefined,
   );
@@ -108,7 +109,7 @@ export async function readEcosystem(dir: string, file: string, appName?: string)
     env,
     cwd: toPosix(cwd),
     ignored,
-    ...(hostInstances(a.instances) ? { hostInstances: hostInstances(a.instances)! } : {}),
+    ...(byHost ? { hostInstances: byHost } : {}),
   };
 }
 

@@ -2,11 +2,12 @@
 // the cells that saw it (a cell's processes agree unless the app set something per process).
 import { runtimeLine } from '../common/runtime-words.ts';
 import type { StoredCell } from '../model/stored.ts';
+import { serverReading } from '../analysis/decide/traps.ts';
 
 export function runtimeSeenLines(cells: readonly StoredCell[]): string[] {
   const byLine = new Map<string, number[]>();
   for (const c of cells) {
-    const r = c.probe?.processes.find((p) => (p.role === 'worker' || p.role === 'single') && p.runtime)?.runtime;
+    const r = c.probe ? serverReading(c.probe.processes) : null;
     if (!r) continue;
     const line = runtimeLine(r);
     (byLine.get(line) ?? byLine.set(line, []).get(line)!).push(c.config.index + 1);

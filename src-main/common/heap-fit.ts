@@ -4,9 +4,9 @@
 // flag at the limit they deploy (deploy/settings.ts). Pure.
 
 /** A heap that fits leaves this share of the limit's remainder to V8, the rest to what a heap limit does not bound. */
-export const HEAP_FIT_SHARE = 0.9;
+const HEAP_FIT_SHARE = 0.9;
 /** Below this a heap limit cannot hold a typical server: none fits. */
-export const MIN_FIT_HEAP_MB = 16;
+const MIN_FIT_HEAP_MB = 16;
 
 /** What the probe measured besides the serving heaps (MB, per container), and how many serving processes share it. */
 export interface HeapFitBasis {

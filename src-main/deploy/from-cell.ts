@@ -133,6 +133,7 @@ export function cellDeploy(
   const k = c.config;
   const key = configurationKey(k);
   const rule = recommendedMemoryLimitMb(rec, key);
+  const heapFit = heapFitOf(rec, key);
   const config: DeployConfig = {
     app: k.app,
     mode: k.mode,
@@ -142,7 +143,7 @@ export function cellDeploy(
     ...(rule !== null ? { ruleMemoryMb: rule } : {}),
     // The cell's own topology, flags and the exact Node.js it ran (else the one its matrix named).
     ...runtimeOf({ replicas: k.replicas, node: c.nodeVersion ?? k.node, nodeFlags: k.nodeFlags, env: k.envSet }),
-    ...(heapFitOf(rec, key) ? { heapFit: heapFitOf(rec, key)! } : {}),
+    ...(heapFit ? { heapFit } : {}),
   };
   const n = cellNumber(c);
   const repetition = `cell ${n} (repetition ${k.repetition + 1})`;

@@ -18,7 +18,7 @@ import { localProvider } from '../providers/local/provider.ts';
 import type { Provider, ProvisionedTarget } from '../providers/provider.ts';
 import { currentSession } from '../session/session.ts';
 import { firstAnswer, probeOnce, type ProbeAddress, type ProbeRequest } from './try-out-probe.ts';
-import { runCertificate, tlsEnv } from '../tls/certificate.ts';
+import { linkEnv, linkSpec, runCertificate } from '../tls/certificate.ts';
 
 export interface TryOutOptions {
   engine: EngineInfo;
@@ -81,6 +81,8 @@ function failed(app: AppDefinition, image: string, built: boolean, why: string):
 async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): Promise<TryOutResult> {
   const provider = o.provider ?? localProvider(o.engine);
   const src = app.source;
+  // An app that serves HTTPS itself is tried as its cells run: the certificate a cell gets, asked over TLS.
+  const link = app.tls ? { tls: true as const } : {};
   let target: ProvisionedTarget;
   try {
     const [settled] = await settleDependencyImages([app], o.onLog);
@@ -97,9 +99,8 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
       },
       port: app.port,
       health: app.health,
-      // An app that serves HTTPS itself is given a certificate as a cell gives it the run's, and asked over TLS.
-      env: { ...app.env, ...(app.tls ? tlsEnv(await runCertificate('')) : {}) },
-      ...(app.tls ? { tls: true } : {}),
+      env: { ...app.env, ...linkEnv(link, app.tls ? await runCertificate('') : undefined) },
+      ...linkSpec(link),
       cpuMillis: TRY_CPU_MILLIS,
       memoryMb: TRY_MEMORY_MB,
       ...(dependencies?.length ? { dependencies } : {}),

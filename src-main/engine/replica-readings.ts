@@ -10,6 +10,7 @@ import type { CellClock } from '../probe/place.ts';
 import type { ProvisionedTarget } from '../providers/provider.ts';
 import { ReadingSum } from '../providers/replica-set.ts';
 import { StatsSampler } from './stats-sampler.ts';
+import { servingAtOnceOf } from '../probe/attach.ts';
 
 /**
  * Pids restart at 1 in every container, so the cell's probe (the union of its replicas') numbers
@@ -61,10 +62,13 @@ export function unionProbes(parts: readonly CellProbe[]): CellProbe {
   const seconds = parts.flatMap((p, i) =>
     (p.seconds ?? []).map((s) => ({ ...s, pid: move(s.pid, i), ppid: move(s.ppid, i) })),
   );
+  // Counted over the merged seconds (replicas' pids kept apart), as a lone target's is over its own.
+  const serving = servingAtOnceOf(seconds);
   return {
     attached: parts.reduce((a, p) => a + p.attached, 0),
     expected,
     processes: parts.flatMap((p, i) => p.processes.map((x) => ({ ...x, pid: move(x.pid, i) }))),
+    ...(serving ? { servingAtOnce: serving } : {}),
     ...(notes.length ? { note: notes.join('; ') } : {}),
     ...(parts.some((p) => p.seconds) ? { seconds } : {}),
   };

@@ -4,6 +4,14 @@ import type { CellProbe, ProbeSecond, ProcessPeak, ProcessRole } from '../model/
 import type { RuntimeReading } from '../model/runtime.ts';
 import type { LaunchMode } from '../model/types.ts';
 
+/** The most serving processes (workers, or the single process) that reported in any one second; 0 without any. */
+export function servingAtOnceOf(seconds: readonly Pick<ProbeSecond, 't' | 'pid' | 'role'>[]): number {
+  const byT = new Map<number, Set<number>>();
+  for (const s of seconds)
+    if (s.role === 'worker' || s.role === 'single') (byT.get(s.t) ?? byT.set(s.t, new Set()).get(s.t)!).add(s.pid);
+  return Math.max(0, ...[...byT.values()].map((x) => x.size));
+}
+
 /** The processes a launch mode starts by role (an image's are unknown: null). */
 export function expectedRoles(mode: LaunchMode, workers: number): Partial<Record<ProcessRole, number>> | null {
   switch (mode) {
@@ -44,7 +52,6 @@ export function summarizeProbe(
 ): CellProbe {
   const roles = new Map<number, ProcessRole>();
   const peaks = new Map<number, ProcessPeak>();
-  const servingByT = new Map<number, Set<number>>();
   for (const s of seconds) {
     roles.set(s.pid, s.role);
     const p = peaks.get(s.pid) ?? { rssBytes: 0, heapTotalBytes: 0, heapLimitBytes: 0 };
@@ -53,14 +60,12 @@ export function summarizeProbe(
       heapTotalBytes: Math.max(p.heapTotalBytes, s.heapTotalBytes),
       heapLimitBytes: Math.max(p.heapLimitBytes, s.heapLimitBytes),
     });
-    if (s.role === 'worker' || s.role === 'single')
-      (servingByT.get(s.t) ?? servingByT.set(s.t, new Set()).get(s.t)!).add(s.pid);
   }
   const processes = [...roles].map(([pid, role]) => {
     const runtime = runtimes.get(pid);
     return { pid, role, ...(runtime ? { runtime } : {}), peak: peaks.get(pid)! };
   });
-  const servingAtOnce = Math.max(0, ...[...servingByT.values()].map((x) => x.size));
+  const servingAtOnce = servingAtOnceOf(seconds);
   const want = expectedRoles(launch.mode, launch.workers);
   const expected = want ? Object.values(want).reduce((a, b) => a + b, 0) : null;
   const notes: string[] = [];

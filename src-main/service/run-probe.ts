@@ -6,13 +6,14 @@ import { notFound } from './errors.ts';
 
 export function runProbe(store: Store, run: RunDetail, { cellId }: RunProbeInput): CellProbeSeconds[] {
   if (cellId !== undefined) {
-    if (!run.cells.some((c) => c.id === cellId)) throw notFound(`Run ${run.id} has no cell with id ${cellId}.`);
-    return [{ cellId, probe: store.getProbe(cellId) ?? null, seconds: store.getProbeSeconds(cellId) }];
+    const cell = run.cells.find((c) => c.id === cellId);
+    if (!cell) throw notFound(`Run ${run.id} has no cell with id ${cellId}.`);
+    return [{ cellId, probe: cell.probe ?? null, seconds: store.getProbeSeconds(cellId) }];
   }
   const seconds = store.getRunProbeSeconds(run.id);
   return run.cells.map((c) => ({
     cellId: c.id,
-    probe: store.getProbe(c.id) ?? null,
+    probe: c.probe ?? null, // read with the run (Store.getRun)
     seconds: seconds.get(c.id) ?? [],
   }));
 }

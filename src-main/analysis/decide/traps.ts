@@ -2,6 +2,7 @@
 // (model/runtime.ts) and what the probe measured each second, against the caps the cells ran under.
 // Each is a comparison of readings with caps, never a guess: no reading, no finding.
 import { heapFitMb } from '../../common/heap-fit.ts';
+import { servingAtOnceOf } from '../../probe/attach.ts';
 import type { ProbeSecond, ProcessRole } from '../../model/probe.ts';
 import type { RuntimeReading } from '../../model/runtime.ts';
 import type { RunDetail, StoredCell } from '../../model/stored.ts';
@@ -12,7 +13,7 @@ import { configurationKey } from './group.ts';
 const MB = 2 ** 20;
 
 /** A reading this many CPUs below the cap leaves that much of it to a pool sized by the reading. */
-export const ROUNDED_DOWN_CPUS = 0.5;
+const ROUNDED_DOWN_CPUS = 0.5;
 
 const SERVING: readonly ProcessRole[] = ['worker', 'single'];
 const SUPERVISING: readonly ProcessRole[] = ['primary', 'pm2-daemon'];
@@ -22,17 +23,16 @@ type Processes = NonNullable<StoredCell['probe']>['processes'];
 const readingOf = (ps: Processes, roles: readonly ProcessRole[]): RuntimeReading | null =>
   ps.find((p) => roles.includes(p.role) && p.runtime)?.runtime ?? null;
 
+/** What a serving process (a worker, or the single process) said of its box at start; null: none said. */
+export const serverReading = (ps: Processes): RuntimeReading | null => readingOf(ps, SERVING);
+
 /** Serving processes at once: as the probe counted them (the most in one second), else from the seconds given. */
-export function servingAtOnce(
-  seconds: readonly ProbeSecond[] | undefined,
-  probe: NonNullable<StoredCell['probe']>,
-): number {
-  if (probe.servingAtOnce) return probe.servingAtOnce;
-  const byT = new Map<number, Set<number>>();
-  for (const s of seconds ?? [])
-    if (SERVING.includes(s.role)) (byT.get(s.t) ?? byT.set(s.t, new Set()).get(s.t)!).add(s.pid);
-  const most = Math.max(0, ...[...byT.values()].map((x) => x.size));
-  return most || probe.processes.filter((p) => SERVING.includes(p.role)).length;
+function servingAtOnce(seconds: readonly ProbeSecond[] | undefined, probe: NonNullable<StoredCell['probe']>): number {
+  return (
+    probe.servingAtOnce ||
+    servingAtOnceOf(seconds ?? []) ||
+    probe.processes.filter((p) => SERVING.includes(p.role)).length
+  );
 }
 
 interface Peak {
@@ -148,7 +148,7 @@ function ecosystemOf(run: RunDetail, app: string): { file: string; instances: st
 }
 
 /** A configuration's grid and settling cells that reached their load with a probe that heard a process. */
-export const probedCells = (run: RunDetail, key: string): StoredCell[] =>
+const probedCells = (run: RunDetail, key: string): StoredCell[] =>
   run.cells.filter(
     (x) => x.config.phase !== 'verify' && x.load && x.probe?.attached && configurationKey(x.config) === key,
   );
