@@ -15,7 +15,14 @@ export interface HeapFitBasis {
 }
 
 /** `--max-old-space-size` (MB) for each serving process under a `memoryMb` limit; null: none fits. */
+/**
+ * …rounded down to this many MB: the rest measured differs by a megabyte between identical runs, and at 1 MB steps
+ * two quick runs' snippets said 71 and 72 (BENCHMARKS.md, repeatability), as PM2's restart threshold once did.
+ */
+const HEAP_STEP_MB = 8;
+
 export function heapFitMb(memoryMb: number, b: HeapFitBasis): number | null {
-  const fit = Math.floor(((memoryMb - b.otherMb) * HEAP_FIT_SHARE) / Math.max(1, b.processes));
+  const raw = ((memoryMb - b.otherMb) * HEAP_FIT_SHARE) / Math.max(1, b.processes);
+  const fit = Math.floor(raw / HEAP_STEP_MB) * HEAP_STEP_MB;
   return fit >= MIN_FIT_HEAP_MB ? fit : null;
 }
