@@ -1,7 +1,8 @@
 // npm run bench -- fidelity [--threads N] [--mix] [--tls] [--h2 | --h2c]
 //
-// --h2 / --h2c: HTTP/2 (issue 44), over TLS or in clear: hello serves HTTP/2, and Rightsize's HTTP/2 load (Node's
-// http2 client, one stream per connection) is set against h2load (`-t1 -m1`, Debian's nghttp2-client), the reference.
+// --h2 / --h2c: HTTP/2 (issue 44), over TLS or in clear: hello serves HTTP/2, and Rightsize's HTTP/2 load (h2load
+// driven by a load thread, one stream per connection; and Node's http2 client, which sends what h2load cannot) is set
+// against h2load itself (`-t1 -m1`, Debian's nghttp2-client), the reference.
 // Target ≥ 0.95 of h2load's req/s and of its requests per load-CPU-second.
 //
 // --tls: the same over HTTPS (issue 44): hello serves the run's kind of certificate, and every tool speaks TLS with a
@@ -117,9 +118,9 @@ const MIX: MixEntry[] = [
 ];
 const FIXED: MixEntry[] = [{ method: 'GET', path: '/' }];
 
-async function rightsize(host: string, port: number, threads: number, cpus: string | undefined, requests = FIXED): Promise<Sample> {
+async function rightsize(host: string, port: number, threads: number, cpus: string | undefined, requests = FIXED, h2Client?: 'node'): Promise<Sample> {
   const { result: r, loadCpuSec } = await runLoadDetailed({
-    host, port, requests,
+    host, port, requests, ...(h2Client ? { h2Client } : {}),
     load: { model: 'closed', connections: CONNECTIONS, ...(TLS ? { tls: true as const } : {}), ...(PROTOCOL ? { protocol: PROTOCOL } : {}) },
     durationSec: SECONDS, warmupSec: 0, timeoutSec: 10, threads, ...(cpus ? { cpus } : {}),
   });
@@ -181,6 +182,7 @@ export async function benchFidelity(maxThreads?: number): Promise<void> {
   const ac: Sample[] = [];
   const wr: Sample[] = [];
   const h2: Sample[] = [];
+  const nodeH2: Sample[] = []; // --h2/--h2c: Rightsize's load through Node's http2 client, as before h2load sent it
   const startCpu = autocannonStartCpu();
   try {
     const url = `${TLS ? 'https' : 'http'}://${c.address.host}:${c.address.port}/`;
@@ -192,12 +194,13 @@ export async function benchFidelity(maxThreads?: number): Promise<void> {
       const steps: (() => Promise<void>)[] = [
         ...(PROTOCOL ? [] : [async () => void ac.push(autocannonCli(url, oneCore, startCpu)), async () => void wr.push(wrk(url, oneCore))]),
         ...(TLS || PROTOCOL ? [async () => void h2.push(h2load(url, oneCore))] : []),
+        ...(PROTOCOL ? [async () => void nodeH2.push(await rightsize(c.address.host, c.address.port, 1, oneCore, FIXED, 'node'))] : []),
         ...Array.from({ length: n }, (_, i) => async () => void ours[i]!.push(await rightsize(c.address.host, c.address.port, i + 1, i === 0 ? oneCore : place.loadCpus))),
       ];
       // Rotate the order each round so drift (other work on the host) does not favour one tool.
       for (let k = 0; k < steps.length; k++) await steps[(k + round) % steps.length]!();
       const fmt = (x: Sample): string => `${x.rps.toFixed(0)} req/s, ${x.perCpuSec.toFixed(0)} req/CPU-s${x.elu !== undefined ? `, ELU ${x.elu.toFixed(2)}` : ''}`;
-      const theirs = PROTOCOL ? `h2load ${fmt(h2.at(-1)!)}` : `autocannon CLI ${fmt(ac.at(-1)!)} | wrk ${fmt(wr.at(-1)!)}${TLS ? ` | h2load --h1 ${fmt(h2.at(-1)!)}` : ''}`;
+      const theirs = PROTOCOL ? `h2load ${fmt(h2.at(-1)!)} | rightsize 1t, Node's client ${fmt(nodeH2.at(-1)!)}` : `autocannon CLI ${fmt(ac.at(-1)!)} | wrk ${fmt(wr.at(-1)!)}${TLS ? ` | h2load --h1 ${fmt(h2.at(-1)!)}` : ''}`;
       console.log(`  round ${round + 1}: ${theirs} | ${ours.map((s, i) => `rightsize ${i + 1}t ${fmt(s.at(-1)!)}`).join(' | ')}`);
     }
   } finally {
@@ -221,6 +224,11 @@ export async function benchFidelity(maxThreads?: number): Promise<void> {
     const e = ratio(one, other, 'perCpuSec');
     const v = target === undefined ? '' : `${verdict(r, target)} (req/s), ${verdict(e, target)} (per CPU-s)`;
     console.log(`| ${name} | ${f0(med(one, 'rps'))} / ${f0(med(other, 'rps'))} | ${f3(r)} | ${f0(med(one, 'perCpuSec'))} / ${f0(med(other, 'perCpuSec'))} | ${f3(e)} | ${target ? `≥ ${target}` : ''} | ${v} |`);
+  }
+  if (PROTOCOL) {
+    const r = ratio(nodeH2, h2, 'rps');
+    const e = ratio(nodeH2, h2, 'perCpuSec');
+    console.log(`| (Node's http2 client instead) ÷ h2load -t1 -m1 | ${f0(med(nodeH2, 'rps'))} / ${f0(med(h2, 'rps'))} | ${f3(r)} | ${f0(med(nodeH2, 'perCpuSec'))} / ${f0(med(h2, 'perCpuSec'))} | ${f3(e)} | | where h2load cannot send the load |`);
   }
   console.log('\n| threads | load cores | req/s | busiest thread ELU | requests per CPU-second | req/s ÷ (N × 1 thread) | per CPU-second ÷ 1 thread |');
   console.log('|---:|---|---:|---:|---:|---:|---:|');

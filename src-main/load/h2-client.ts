@@ -1,6 +1,6 @@
 // HTTP/2 load for one connection of a load thread: Node's own client (node:http2, nghttp2 inside), one
-// session with up to `streams` requests in flight. Driven from here rather than h2load (a process with
-// its own clock and totals), every response is timed, judged and counted as HTTP/1.1's are: from the
+// session with up to `streams` requests in flight, for what h2load cannot send (h2load-client.ts): a
+// constant rate, a mix, captures. Every response is timed, judged and counted as HTTP/1.1's are: from the
 // intended send time, by the mix's verdicts, into the same per-second histograms and counts
 // (docs/ARCHITECTURE.md, "HTTP/2"; its fidelity against h2load: BENCHMARKS.md).
 import http2 from 'node:http2';

@@ -21,6 +21,8 @@ export interface LoadPlan {
   cpus?: string;
   /** Load threads; default: one per core in `cpus`, else 1. Never more than the connections. */
   threads?: number;
+  /** HTTP/2 from Node's client even where h2load could send it (benchmarks and tests compare the two). */
+  h2Client?: 'node';
   /**
    * A replicated cell: every replica's address, in replica order (`host`/`port` are the first's). Connection c goes
    * to replica c mod R (spread.ts) and the responses are counted per replica. Absent or one: a single target.
@@ -55,6 +57,8 @@ export interface ThreadPlan {
   /** HTTP/2 (h2 over TLS, h2c in clear) with up to `streams` requests in flight per connection; absent: HTTP/1.1. */
   protocol?: 'h2' | 'h2c';
   streams?: number;
+  /** HTTP/2 sent by this h2load binary (load/h2load-client.ts), where it can send the load; absent: Node's client. */
+  h2load?: string;
   timeoutSec: number;
   /** A stop the thread applies itself should the engine never send one (seconds after start). */
   maxSec: number;
@@ -84,8 +88,10 @@ export interface ThreadSecond {
   statusCounts: Record<string, number>;
   /** Unexpected responses by reason ("503 sorry, too many clients already"): load/failure-reason.ts. */
   failureReasons?: Record<string, number>;
-  /** CPU time this thread used in the second (ms), where the platform tells (Linux); else 0. */
+  /** CPU time this thread used in the second (ms), where the platform tells (Linux); else 0. With h2load, its too. */
   cpuMs: number;
+  /** h2load's share of `cpuMs`, where it sends the thread's load: how near a full core the load side was. */
+  clientCpuMs?: number;
   /** The second's latency histogram (µs), hdr-histogram-js compressed base64: merged losslessly. */
   histogram: string;
   /** A replicated cell: responses completed per replica (index = replica). */
@@ -103,7 +109,8 @@ export interface RouteSecond {
 }
 
 export type WorkerMessage =
-  | { type: 'ready'; pinned: string | null }
+  /** `h2Client`: an HTTP/2 thread's client (h2load where it can send the load: load/h2load-client.ts). */
+  | { type: 'ready'; pinned: string | null; h2Client?: 'h2load' | 'node' }
   | { type: 'second'; second: ThreadSecond }
   /** After a stop: the unfinished second, then nothing more. */
   | { type: 'final'; partial: ThreadSecond }

@@ -122,6 +122,9 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
     let eluStart: EventLoopUtilization[] | undefined;
     const finals: ThreadSecond[] = [];
     const seconds = new PerSecond();
+    // h2load's CPU per second, by thread: its thread's event loop only reads its log, h2load is the one that works.
+    const external = workers.map(() => new Map<number, number>());
+    let h2Client: 'h2load' | 'node' | undefined;
 
     const post = (m: ParentMessage): void => workers.forEach((w) => w.postMessage(m));
     const eluNow = (): EventLoopUtilization[] => workers.map((w) => w.performance.eventLoopUtilization());
@@ -145,9 +148,10 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
       const elu = eluStart
         ? workers.map((w, i) => w.performance.eventLoopUtilization(eluEnd[i], eluStart![i]).utilization)
         : workers.map(() => 0);
+      external.forEach((byIndex, i) => (elu[i] = Math.max(elu[i]!, clientShare(byIndex, measurement, measuredSec))));
       settle(() =>
         resolve({
-          result: toResult(plan, measurement, measuredSec, elu, seconds),
+          result: { ...toResult(plan, measurement, measuredSec, elu, seconds), ...(h2Client ? { h2Client } : {}) },
           threadElu: elu,
           loadCpuSec: measurement.totals.cpuMs / 1000,
         }),
@@ -184,10 +188,12 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
       w.on('message', (m: WorkerMessage) => {
         switch (m.type) {
           case 'ready':
+            if (m.h2Client) h2Client = m.h2Client;
             // else cancelled before the load began: the finals end it
             if (++ready === n && stopAt === undefined) begin();
             break;
           case 'second':
+            if (m.second.clientCpuMs !== undefined) external[i]!.set(m.second.index, m.second.clientCpuMs);
             onSecond(m.second);
             break;
           case 'final':
@@ -208,6 +214,14 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
     if (cb.signal?.aborted) stop();
     cb.signal?.addEventListener('abort', stop, { once: true });
   });
+}
+
+/** The share of a core h2load used over the measured seconds (0 without it): a load thread's ceiling, as its ELU. */
+function clientShare(byIndex: Map<number, number>, m: Measurement, measuredSec: number): number {
+  if (!byIndex.size || m.measureFrom === undefined || measuredSec <= 0) return 0;
+  let ms = 0;
+  for (let k = 0; k < Math.ceil(measuredSec); k++) ms += byIndex.get(m.measureFrom + k) ?? 0;
+  return Math.min(1, ms / (measuredSec * 1000));
 }
 
 /**

@@ -2,6 +2,7 @@
 import { parseCpuList } from '../common/cpu-list.ts';
 import type { LoadPlan, ThreadPlan } from './protocol.ts';
 import { spreadProblem, threadTargets } from './spread.ts';
+import { h2loadBinary, h2loadUnfit } from './h2load-client.ts';
 
 /**
  * How many threads: as the plan says (`threads`, set by benchmarks and tests), else as the matrix
@@ -32,6 +33,7 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
   const spread = plan.targets && plan.targets.length >= 2 ? plan.targets : undefined;
   const problem = spread ? spreadProblem(total, spread.length) : undefined;
   if (problem) throw new Error(problem);
+  const h2load = h2loadFor(plan);
   const threads: ThreadPlan[] = [];
   let first = 0;
   for (let i = 0; i < n; i++) {
@@ -50,6 +52,7 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
       ...(plan.load.model === 'rate' ? { rate: plan.load.rate } : {}),
       ...(plan.load.tls ? { tls: true as const } : {}),
       ...(plan.load.protocol ? { protocol: plan.load.protocol, streams: plan.load.streams ?? 1 } : {}),
+      ...(h2load ? { h2load } : {}),
       timeoutSec: plan.timeoutSec,
       maxSec,
       ...(cpus ? { cpus } : {}),
@@ -58,4 +61,11 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
     first += connections;
   }
   return threads;
+}
+
+/** The h2load that sends an HTTP/2 plan's load where it can (h2load-client.ts), else undefined: Node's client. */
+function h2loadFor(plan: LoadPlan): string | undefined {
+  if (!plan.load.protocol || plan.h2Client === 'node') return undefined;
+  const replicas = plan.targets?.length ?? 1;
+  return h2loadUnfit({ model: plan.load.model, requests: plan.requests, replicas }) ? undefined : h2loadBinary();
 }

@@ -9,11 +9,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { type AcClient, instrumentClient, type TimingSink } from './client-timing.ts';
 import { h2Connection } from './h2-client.ts';
+import { H2loadProcess } from './h2load-client.ts';
 import { encodeHistogram, type LatencyHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
-import { addReason } from '../common/failure-reason.ts';
+import { addReason, failureReason } from '../common/failure-reason.ts';
 import { compileMix, ConnectionMix, type Outgoing } from '../mix/connection.ts';
 import { mixRoutes } from '../mix/routes.ts';
+import type { RequestSpec } from '../model/requests.ts';
 import type { ParentMessage, RouteSecond, ThreadPlan, ThreadSecond, ThreadTarget, WorkerMessage } from './protocol.ts';
 
 // A thread spawned ahead has no plan yet: it waits for one (a 'plan' message), then says it is ready.
@@ -50,6 +52,11 @@ const histogram = newHistogram();
 /** A mix of several routes: a histogram per route besides the thread's (created with the plan). */
 let routeHistograms: LatencyHistogram[] = [];
 let cpuAt = threadCpuMs();
+/** h2load's CPU so far (ms), where it sends this thread's load: counted with the thread's own. */
+let clientCpuMs = (): number => 0;
+let clientCpuAt = 0;
+/** Reads h2load's answers so far into the sink (before a second is closed); nothing with the other clients. */
+let drainClient = (): void => {};
 let t0 = 0; // the common start, on this thread's performance.now() clock
 let index = 0; // the second being filled
 let nextBoundary = Infinity;
@@ -75,9 +82,12 @@ function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
 }
 
 function take(): ThreadSecond {
-  const cpu = threadCpuMs();
+  const client = clientCpuMs();
+  const cpu = threadCpuMs() + client;
   const s: ThreadSecond = { index, ...cur, cpuMs: cpu - cpuAt, histogram: encodeHistogram(histogram) };
+  if (plan?.h2load) s.clientCpuMs = client - clientCpuAt;
   cpuAt = cpu;
+  clientCpuAt = client;
   histogram.reset();
   cur.byRoute?.forEach((r, i) => {
     const h = routeHistograms[i]!;
@@ -101,6 +111,7 @@ function flushUntil(now: number): void {
 function armFlush(): void {
   flushTimer = setTimeout(
     () => {
+      drainClient();
       flushUntil(performance.now());
       if (!stopped) armFlush();
     },
@@ -184,6 +195,7 @@ function clientsFor(set: ThreadTarget): void {
     },
     host,
   );
+  if (plan.protocol && plan.h2load) return h2loadFor(plan.h2load, set, sink);
   if (plan.protocol) return h2ClientsFor(set, sink, mix);
   let next = 0;
   autocannon(
@@ -233,6 +245,70 @@ function h2ClientsFor(set: ThreadTarget, sink: TimingSink, mix: ReturnType<typeo
   }
 }
 
+/**
+ * HTTP/2 from h2load: its log's answers, each second, into the same sink; its sends counted as it answers them (it
+ * logs only answers), its bytes as it read them from its sockets, shared among the second's answers. It has no
+ * timeout per request (its -N aborts here), so only a whole thread's silence counts as timeouts.
+ */
+/** Its log is read once a second, at the boundary: a silence that ends just short of the timeout is one. */
+const SILENCE_SLACK_MS = 100;
+
+function h2loadFor(binary: string, set: ThreadTarget, sink: TimingSink): void {
+  const request = plan.requests[0] as RequestSpec;
+  const p = new H2loadProcess(binary, {
+    origin: `${plan.protocol === 'h2' ? 'https' : 'http'}://${set.host}:${set.port}`,
+    request,
+    connections: set.connections.length,
+    streams: plan.streams ?? 1,
+    maxSec: plan.maxSec,
+    ...(plan.cpus ? { cpus: plan.cpus } : {}),
+  });
+  clients.push(p);
+  clientCpuMs = () => p.usage().cpuMs;
+  clientCpuAt = 0;
+  cpuAt = threadCpuMs();
+  let bytesAt = 0;
+  let opened = false;
+  const inFlight = set.connections.length * (plan.streams ?? 1);
+  let heardAt = performance.now();
+  drainClient = () => {
+    const answers = p.drain();
+    // h2load never gives a request up: with no answer for the timeout, its streams count as timed out, each period.
+    const now = performance.now();
+    if (answers.length) heardAt = now;
+    else if (now - heardAt >= plan.timeoutSec * 1000 - SILENCE_SLACK_MS) {
+      sink.failed('timeouts', inFlight, inFlight * (now - heardAt), now);
+      heardAt = now;
+    }
+    const { bytes } = p.usage();
+    // Whole bytes each, the remainder with the first: the second's total is what the sockets gave.
+    const each = answers.length ? Math.floor((bytes - bytesAt) / answers.length) : 0;
+    let extra = answers.length ? bytes - bytesAt - each * answers.length : 0;
+    if (answers.length) bytesAt = bytes;
+    for (const a of answers) {
+      const now = a.endMs - performance.timeOrigin;
+      // h2load opens every connection at its start and keeps it: one handshake each, before its first answers.
+      if (!opened) for (const _ of set.connections) sink.opened(now);
+      opened = true;
+      sink.sent(0);
+      if (a.status < 0) {
+        sink.failed('errors', 1, a.durationMs, now);
+        continue;
+      }
+      const ok = request.status !== undefined ? a.status === request.status : a.status >= 200 && a.status < 300;
+      verdict = ok ? undefined : failureReason(a.status, '');
+      sink.response(a.status, each + extra, a.durationMs, a.durationMs, now, 0);
+      extra = 0;
+    }
+    const ended = p.ended();
+    if (ended && !stopped) {
+      if (ended.code === 0)
+        finish(); // its safety duration ran out before the engine said stop
+      else post({ type: 'error', message: ended.words });
+    }
+  };
+}
+
 /** The client sends what the connection's mix says, and the mix judges each answer (autocannon's iterator replaced). */
 function useMix(client: AcClient, m: ConnectionMix): void {
   const iterator = {
@@ -252,6 +328,7 @@ function finish(): void {
   if (stopped) return;
   stopped = true;
   if (flushTimer) clearTimeout(flushTimer);
+  if (started) drainClient();
   if (started) flushUntil(performance.now());
   post({ type: 'final', partial: take() });
   for (const c of clients) c.destroy(); // autocannon notices at its next tick; the engine does not wait for it
@@ -261,7 +338,7 @@ const planned = (p: ThreadPlan): void => {
   plan = p;
   const routes = mixRoutes(p.requests).names;
   routeHistograms = routes.length > 1 ? routes.map(() => newHistogram()) : [];
-  post({ type: 'ready', pinned: pin(p.cpus) });
+  post({ type: 'ready', pinned: pin(p.cpus), ...(p.protocol ? { h2Client: p.h2load ? 'h2load' : 'node' } : {}) });
 };
 if (plan) planned(plan);
 parentPort!.on('message', (m: ParentMessage) => {

@@ -143,6 +143,8 @@ export interface LoadResult {
   warmupPerSecondRps?: number[];
   /** Load threads that generated this load (their histograms merged losslessly). */
   threads?: number;
+  /** An HTTP/2 cell's client: h2load where it could send the load (load/h2load-client.ts), else Node's http2. */
+  h2Client?: 'h2load' | 'node';
   /**
    * Constant rate that fell short: which side was the bottleneck ('server': every connection busy; 'client': a load
    * thread was).

@@ -6,7 +6,8 @@ import SearchPath from '../../src-renderer/components/SearchPath.svelte';
 import { sizeEtaSec, validateSizeSpec } from '../../src-main/engine/auto-size/spec.ts';
 import type { CellConfig, RunDetail, SearchTrace, SizeSpec, StoredCell } from '../../src-main/contract/api.ts';
 import { fmtDuration } from '../../src-main/common/format.ts';
-import { engineError, fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { engineError, fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 // The Builder's Auto-size mode and the path a search took on the run page (issue 15).
 

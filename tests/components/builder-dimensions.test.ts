@@ -1,7 +1,8 @@
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
-import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 // The Builder's replicas, total budget, Node.js versions and flag sets: the matrix it sends, the
 // cells the engine counts for it, and the engine's own words at the field that has the problem.

@@ -5,7 +5,8 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import type { ClientForecast, MatrixCheck } from '../../src-main/contract/api.ts';
-import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 const apps = [{ name: 'hello', description: 'plain text', stresses: 'HTTP', port: 3000, health: '/health', requests: [], env: {}, builtIn: true, kind: 'builtin', fixedWorkers: false }];
 const MESSAGE =

@@ -2,7 +2,8 @@ import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import { DEFAULT_PRICES } from '../../src-main/common/cost.ts';
-import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 // The Builder's prices and baseline: prices sent with the matrix only when one is given (the engine's examples
 // otherwise), filled from a preset that has them, and the engine's words at the Cost field.

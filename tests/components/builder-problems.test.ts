@@ -2,7 +2,8 @@ import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import { sizeEtaSec, validateSizeSpec } from '../../src-main/engine/auto-size/spec.ts';
-import { engineError, fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { engineError, fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 // The Builder says a field's problem in the engine's own words (the CLI's), and the sticky Start bar
 // names the fields with problems and brings each into view, so none stays hidden behind it.

@@ -4,7 +4,8 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import Builder from '../../src-renderer/routes/Builder.svelte';
 import type { MatrixCheck, TargetInfo } from '../../src-main/contract/api.ts';
-import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 const saved: TargetInfo[] = [
   { name: 'local', kind: 'local', builtIn: true, where: "this machine's Docker engine" },

@@ -8,7 +8,8 @@ import { recommend } from '../../src-main/analysis/index.ts';
 import type { Flag } from '../../src-main/model/types.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
 import { answerOf } from '../helpers/shown-answer.ts';
-import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 const PRICES = { cpuHour: 0.04, gbHour: 0.005, replicaHour: 0 };
 const clientBound: Flag = { kind: 'client-bound', reason: 'load thread busy 97 %' };

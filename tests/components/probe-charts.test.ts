@@ -12,7 +12,8 @@ import { probePanels } from '../../src-renderer/lib/probe-series.ts';
 import { cellThroughputConfig } from '../../src-renderer/lib/charts.ts';
 import { defaultDraft, toSpec } from '../../src-renderer/lib/size-form.ts';
 import type { CellConfig, ProbeSecond, ProcessRole, RunDetail, Sample } from '../../src-main/contract/api.ts';
-import { fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 const second = (t: number, pid: number, role: ProcessRole, o: Partial<ProbeSecond> = {}): ProbeSecond => ({
   t, pid, ppid: 1, role, elu: 0.5, delayP50Ms: 10, delayP99Ms: 12, delayMaxMs: 20, gcMs: 0,

@@ -1,7 +1,6 @@
 import 'vitest-canvas-mock';
 import { afterEach } from 'vitest';
 import { cleanup } from '@testing-library/svelte';
-import { validateMatrix } from '../../src-main/engine/matrix.ts';
 import type { CallName, ContractErrorData, EngineStatus, Envelope, StreamName, StreamServerMessage } from '../../src-main/contract/api.ts';
 
 /**
@@ -18,11 +17,6 @@ export const fakeEngine = {
 };
 /** An engine status with Docker up: 2 cores, 8 GiB. */
 export const up: EngineStatus = { docker: { ok: true, version: '28', cpus: 2, memoryBytes: 8 * 2 ** 30, cgroupVersion: '2' }, limits: { cores: 2, memoryMb: 8192, minMemoryMb: 32, largeMatrixCells: 500 }, activeRunId: null, checkedAt: '' };
-/** `matrix.validate` as the real Lab answers it (the engine's own rules; 2 cores, 8 GiB, the hello and json apps; 13 s a cell). */
-export function validateLikeTheEngine({ matrix }: { matrix: unknown }): unknown {
-  const v = validateMatrix(matrix, { cores: 2, memoryMb: 8192, apps: ['hello', 'json'] });
-  return v.ok ? { ok: true, cells: v.cells, etaSec: v.cells * 13, problems: [] } : { ok: false, cells: 0, etaSec: 0, problems: v.problems };
-}
 /** Throw this from a fake answer to fail the call with a contract error (e.g. APP_INVALID with its fields). */
 export function engineError(data: ContractErrorData): Error {
   return Object.assign(new Error(data.message), { data });

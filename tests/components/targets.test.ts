@@ -4,7 +4,8 @@ import Builder from '../../src-renderer/routes/Builder.svelte';
 import TargetPicker from '../../src-renderer/components/TargetPicker.svelte';
 import Targets from '../../src-renderer/routes/Targets.svelte';
 import type { TargetCheck, TargetInfo } from '../../src-main/contract/api.ts';
-import { engineError, fakeEngine, up, validateLikeTheEngine } from './setup.ts';
+import { engineError, fakeEngine, up } from './setup.ts';
+import { validateLikeTheEngine } from './engine-rules.ts';
 
 const GiB = 2 ** 30;
 const saved: TargetInfo[] = [

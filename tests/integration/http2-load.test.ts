@@ -4,6 +4,7 @@
 // request, and a constant rate kept; a mix's POST with its body reaches the server and is judged by its status.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { h2loadBinary } from '../../src-main/load/h2load-client.ts';
 import { runLoad, type LoadPlan } from '../../src-main/load/runner.ts';
 import { runCertificate } from '../../src-main/tls/certificate.ts';
 
@@ -77,14 +78,29 @@ const plan = (p: 'h2' | 'h2c', load: LoadPlan['load'], over: Partial<LoadPlan> =
   load: { ...load, protocol: p, ...(p === 'h2' ? { tls: true as const } : {}) },
 });
 
+// Both clients: h2load where it can send the load (Debian's nghttp2-client; .ci/run installs it), Node's elsewhere
+// (its h2 over TLS: the constant-rate case below).
+const CLIENTS = [
+  ['h2c', 'h2load'],
+  ['h2', 'h2load'],
+  ['h2c', 'node'],
+] as const;
+
 describe('HTTP/2 load against a real server', () => {
-  it.each(['h2c', 'h2'] as const)('%s, closed loop, 4 connections × 8 streams: counted as the server counts, each connection opened once, 8 streams in flight', async (p) => {
+  it('h2load is installed here, so the closed-loop cases below measure it (apt-get install nghttp2-client)', () => {
+    expect(h2loadBinary()).toBeDefined();
+  });
+
+  it.each(CLIENTS)('%s from %s, closed loop, 4 connections × 8 streams: counted as the server counts, each connection opened once, 8 streams in flight', async (p, client) => {
     const before = await served(p);
     let opened = 0;
-    const r = await runLoad(plan(p, { model: 'closed', connections: 4, streams: 8 }), { onSecond: (s) => (opened += s.opened ?? 0) });
+    const over = client === 'node' ? { h2Client: 'node' as const } : {};
+    const r = await runLoad(plan(p, { model: 'closed', connections: 4, streams: 8 }, over), { onSecond: (s) => (opened += s.opened ?? 0) });
     const after = await served(p);
     const answered = after.n - before.n;
-    console.log(`${p}: ${r.requests} responses measured (${r.rpsMean.toFixed(0)} req/s), ${answered} served, at most ${after.most} streams open; p50 ${r.latencyUs.p50} µs`);
+    console.log(`${p} (${r.h2Client}): ${r.requests} responses measured (${r.rpsMean.toFixed(0)} req/s), ${answered} served, at most ${after.most} streams open; p50 ${r.latencyUs.p50} µs; ${r.bytes} bytes`);
+    expect(r.h2Client).toBe(client);
+    expect(r.bytes).toBeGreaterThan(r.requests * 2); // 'ok' and its frames: read from the sockets, not assumed
     expect(r.errors + r.timeouts + r.non2xx).toBe(0);
     expect(r.requests).toBeGreaterThan(0);
     // The server also answered what came after the last measured second (until the thread stopped): an upper bound.
@@ -96,8 +112,9 @@ describe('HTTP/2 load against a real server', () => {
     expect(opened).toBe(4); // no warm-up: each connection opens in the first second, and stays open
   });
 
-  it('h2 at a constant 300 req/s over 4 connections: the rate kept, latency from the intended send', async () => {
+  it('h2 at a constant 300 req/s over 4 connections: the rate kept, latency from the intended send (Node\'s client: h2load paces connections, not requests)', async () => {
     const r = await runLoad(plan('h2', { model: 'rate', rate: 300, connections: 4 }, { durationSec: 3 }));
+    expect(r.h2Client).toBe('node');
     expect(r.latencyFrom).toBe('intended-send');
     expect(r.errors + r.timeouts + r.non2xx).toBe(0);
     expect(r.rpsMean).toBeGreaterThan(270);
@@ -105,9 +122,11 @@ describe('HTTP/2 load against a real server', () => {
     expect(r.latencyUs.p50).toBeGreaterThanOrEqual(DELAY_MS * 1000);
   });
 
-  it('requests never answered time out, each counted once as a timeout, and their streams go to the next requests', async () => {
-    const r = await runLoad(plan('h2c', { model: 'closed', connections: 2, streams: 2 }, { requests: [{ method: 'GET', path: '/hang' }], durationSec: 3, timeoutSec: 1 }));
-    console.log(`h2c /hang: ${r.timeouts} timeouts, ${r.errors} errors, ${r.requests} responses in 3 s`);
+  it.each(['node', 'h2load'] as const)('requests never answered time out (%s), counted as timeouts, and their streams go to the next requests', async (client) => {
+    const over = { requests: [{ method: 'GET' as const, path: '/hang' }], durationSec: 3, timeoutSec: 1, ...(client === 'node' ? { h2Client: 'node' as const } : {}) };
+    const r = await runLoad(plan('h2c', { model: 'closed', connections: 2, streams: 2 }, over));
+    console.log(`h2c /hang (${r.h2Client}): ${r.timeouts} timeouts, ${r.errors} errors, ${r.requests} responses in 3 s`);
+    expect(r.h2Client).toBe(client);
     expect(r.requests).toBe(0);
     expect(r.errors).toBe(0);
     // 4 streams each give up after 1 s and send again: about 4 a second, checked by a sweep every half second.
@@ -121,6 +140,7 @@ describe('HTTP/2 load against a real server', () => {
         requests: [{ method: 'POST', path: '/orders', headers: { 'content-type': 'application/json' }, body: '{"item":7}', status: 201 }],
       }),
     );
+    expect(r.h2Client).toBe('h2load'); // a fixed POST: h2load sends the body file
     expect(r.statusCounts).toEqual({ '201': r.requests });
     expect(r.non2xx + r.errors).toBe(0);
     expect(r.goodputMean).toBeCloseTo(r.rpsMean, 5);
