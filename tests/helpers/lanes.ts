@@ -34,6 +34,7 @@ export const SHARED_B = [
   'container-traps',
   'dependencies',
   'distributed',
+  'engine-guard',
   'load-agent',
   'memory-peak',
   'remote-docker',

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { LABEL } from '../../src-main/docker/labels.ts';
+import { guardEngine } from './engine-guard.ts';
 import { laneContainers } from './lane-scope.ts';
 
 const run = promisify(execFile);
@@ -122,6 +123,17 @@ export async function startSecondEngine(): Promise<SecondEngine> {
   const why = await secondEngineUnsupported();
   if (why) throw new Error(why);
   await removeSecondEngine();
+  // What removeSecondEngine does, in sh, for a test process that dies before its stop() (Ctrl-C, a killed worker).
+  const guard = guardEngine(
+    'second engine',
+    [
+      `pid=$(cat ${PIDFILE} 2>/dev/null)`,
+      'if [ -n "$pid" ]; then kill "$pid"; for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done;',
+      'kill -9 "$pid" 2>/dev/null; fi',
+      `grep -o " ${EXEC_ROOT}[^ ]*\\| ${DATA_ROOT}[^ ]*" /proc/mounts | tac | while read -r m; do umount -l "$m"; done`,
+      `ip netns del ${NETNS}; ip link del ${VETH_HOST}; rm -rf ${EXEC_ROOT} ${DATA_ROOT} ${SOCKET} ${PIDFILE}`,
+    ].join('\n'),
+  );
   await run('ip', ['netns', 'add', NETNS]);
   await run('ip', ['link', 'add', VETH_HOST, 'type', 'veth', 'peer', 'name', VETH_NS]);
   await run('ip', ['link', 'set', VETH_NS, 'netns', NETNS]);
@@ -154,6 +166,7 @@ export async function startSecondEngine(): Promise<SecondEngine> {
     } catch (e) {
       if (i >= 150) {
         const log = existsSync(LOG) ? readFileSync(LOG, 'utf8').split('\n').slice(-15).join('\n') : '';
+        guard.release();
         await removeSecondEngine();
         throw new Error(`the second Docker engine did not come up in 30 s: ${(e as Error).message}\n${log}`);
       }
@@ -175,7 +188,10 @@ export async function startSecondEngine(): Promise<SecondEngine> {
       // The connected route comes back with the link; replaced in case the kernel has not yet.
       execFileSync('ip', ['route', 'replace', `${HOST_SIDE.replace(/\.\d+$/, '.0')}/24`, 'dev', VETH_HOST, 'src', HOST_SIDE]);
     },
-    stop: removeSecondEngine,
+    async stop() {
+      guard.release();
+      await removeSecondEngine();
+    },
   };
 }
 
@@ -199,7 +215,12 @@ export async function formSwarm(second: SecondEngine): Promise<TwoNodeSwarm> {
   }
   const hadGwBridge = (await main.listNetworks({ filters: { name: ['docker_gwbridge'] } })).length > 0;
   await main.swarmInit({ ListenAddr: `${HOST_SIDE}:2377`, AdvertiseAddr: HOST_SIDE });
+  const guard = guardEngine(
+    'swarm',
+    `docker swarm leave --force${hadGwBridge ? '' : '; docker network rm docker_gwbridge'}`,
+  );
   const leave = async (): Promise<void> => {
+    guard.release();
     await second.client.swarmLeave({ force: true }).catch(() => {});
     await main.swarmLeave({ force: true }).catch(() => {});
     if (!hadGwBridge) await main.getNetwork('docker_gwbridge').remove().catch(() => {});
