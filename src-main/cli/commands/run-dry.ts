@@ -14,8 +14,7 @@ import { appLibrary, resolveApps } from '../../apps/library.ts';
 import { fmtDuration, fmtNum } from '../../common/format.ts';
 import { checkEngine, docker, DockerUnavailableError, type EngineInfo } from '../../docker/client.ts';
 import { expandMatrix, MatrixInvalidError, MatrixSchema, type Matrix, type Problem } from '../../engine/matrix.ts';
-import { coresShortfall, linksOf } from '../../engine/matrix-dimensions.ts';
-import { linkProblems } from '../../apps/served-links.ts';
+import { coresShortfall } from '../../engine/matrix-dimensions.ts';
 import { settleBudgetSec } from '../../engine/settle.ts';
 import type { CellConfig } from '../../model/types.ts';
 import { Validation } from '../../service/validation.ts';
@@ -245,8 +244,7 @@ export async function dryRunCommand(o: RunCommandOptions): Promise<number> {
       matrix = MatrixSchema.parse(input); // valid: its defaults filled in, as the run's validation gives it
       // User apps are checked as a run checks them (folder, entry, ecosystem file); images only looked up.
       const resolved = await resolveApps(appLibrary(store), matrix.apps, lookUpOnly(notes));
-      // A user's app in cells over a link it does not serve: the run's own refusal.
-      problems = resolved.ok ? linkProblems(linksOf(matrix), resolved.apps) : resolved.problems;
+      if (!resolved.ok) problems = resolved.problems;
     }
     const doc: DryRunDoc = {
       schemaVersion: DRY_RUN_JSON_SCHEMA_VERSION,
