@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RequestSpec } from '../model/types.ts';
 import { DependenciesSchema } from './dependencies.ts';
 import { MixSchema } from './request-schema.ts';
+import { Http2Schema } from './served-links.ts';
 
 export { RequestSpecSchema } from './request-schema.ts';
 export type { RequestSpec };
@@ -26,6 +27,11 @@ export const AppManifestSchema = z.object({
    * the run's certificate and key in RS_TLS_CERT and RS_TLS_KEY (PEM) unless it brings its own.
    */
   tls: z.literal(true).optional(),
+  /**
+   * A user's app that serves HTTP/2 itself (`apps add --http2`): "h2" over TLS with HTTP/1.1 beside it (ALPN, as
+   * http2.createSecureServer({ allowHTTP1: true }); with tls), or "h2c" in clear, HTTP/2 only. Absent: HTTP/1.1 only.
+   */
+  http2: Http2Schema.optional(),
   /**
    * A PM2 ecosystem file shipped with a built-in app, and its `instances` where it counts the host's CPUs ("max", 0,
    * -1): what the answer names as a trap. A user's app keeps the same in its source (apps/user-apps.ts).

@@ -16,6 +16,8 @@ const OPTION_OF: Record<string, string> = {
   'source.workersEnv': '--workers-env',
   port: '--port',
   health: '--health',
+  tls: '--tls',
+  http2: '--http2',
   env: '--env',
   requests: '--request',
   '(app)': 'the app',

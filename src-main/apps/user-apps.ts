@@ -9,6 +9,7 @@ import { planFolder, type PackageJson } from './folder-plan.ts';
 import { readMixData } from './mix-data.ts';
 import { MixSchema } from './request-schema.ts';
 import { DependenciesSchema, type Dependency } from './dependencies.ts';
+import { Http2Schema, http2Problem } from './served-links.ts';
 
 /**
  * An app a user added: what they typed in the Add-app form or on `rightsize apps add`, stored as
@@ -100,8 +101,14 @@ export const UserAppSchema = z
     dependencies: DependenciesSchema.default([]),
     /** It serves HTTPS itself: its cells are measured over TLS (the matrix's tls: [true]). */
     tls: z.boolean({ error: 'tls is true or false' }).default(false),
+    /** It serves HTTP/2 itself: h2 (over TLS, with tls) or h2c; absent: HTTP/1.1 only (apps/served-links.ts). */
+    http2: Http2Schema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((a, ctx) => {
+    const message = http2Problem(a);
+    if (message) ctx.addIssue({ code: 'custom', path: ['http2'], message });
+  });
 export type UserApp = z.output<typeof UserAppSchema>;
 export type UserAppInput = z.input<typeof UserAppSchema>;
 
@@ -169,6 +176,7 @@ export async function resolveUserApp(input: unknown, ctx: ResolveContext): Promi
     description: app.description || checked.part.description,
     ...(app.dependencies.length ? { dependencies: app.dependencies } : {}),
     ...(app.tls ? { tls: true as const } : {}),
+    ...(app.http2 ? { http2: app.http2 } : {}),
   };
   return { ok: true, app, definition, notes: checked.notes };
 }

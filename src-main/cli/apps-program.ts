@@ -53,9 +53,14 @@ export function appsCommands(p: Command, globals: () => GlobalOptions): void {
       .option('--health <path>', 'readiness path answering 2xx (default /)')
       .option(
         '--tls',
-        'it serves HTTPS itself: measured over TLS, given the run\'s certificate in RS_TLS_CERT and RS_TLS_KEY (PEM)',
+        "it serves HTTPS itself: measured over TLS, given the run's certificate in RS_TLS_CERT and RS_TLS_KEY (PEM)",
       )
       .option('--no-tls', 'it serves plain HTTP (an edit of an app added with --tls)')
+      .option(
+        '--http2 <h2|h2c>',
+        'it serves HTTP/2 itself: h2 over TLS with HTTP/1.1 beside it (with --tls), or h2c in clear only',
+      )
+      .option('--no-http2', 'it serves HTTP/1.1 only (an edit of an app added with --http2)')
       .option('--env <NAME=value>', 'environment for the server (repeat)', collect)
       .option(
         '--request <spec>',

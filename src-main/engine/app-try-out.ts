@@ -19,6 +19,7 @@ import type { Provider, ProvisionedTarget } from '../providers/provider.ts';
 import { currentSession } from '../session/session.ts';
 import { firstAnswer, probeOnce, type ProbeAddress, type ProbeRequest } from './try-out-probe.ts';
 import { linkEnv, linkSpec, runCertificate } from '../tls/certificate.ts';
+import { tryLink } from '../apps/served-links.ts';
 
 export interface TryOutOptions {
   engine: EngineInfo;
@@ -81,8 +82,9 @@ function failed(app: AppDefinition, image: string, built: boolean, why: string):
 async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): Promise<TryOutResult> {
   const provider = o.provider ?? localProvider(o.engine);
   const src = app.source;
-  // An app that serves HTTPS itself is tried as its cells run: the certificate a cell gets, asked over TLS.
-  const link = app.tls ? { tls: true as const } : {};
+  // An app that serves HTTPS or HTTP/2 itself is tried as its cells run: the certificate a cell gets, asked over
+  // the link it serves (HTTP/2 where it says so).
+  const link = tryLink(app);
   let target: ProvisionedTarget;
   try {
     const [settled] = await settleDependencyImages([app], o.onLog);
@@ -99,7 +101,7 @@ async function tryImage(app: AppDefinition, image: AppImage, o: TryOutOptions): 
       },
       port: app.port,
       health: app.health,
-      env: { ...app.env, ...linkEnv(link, app.tls ? await runCertificate('') : undefined) },
+      env: { ...app.env, ...linkEnv(link, link.tls ? await runCertificate('') : undefined) },
       ...linkSpec(link),
       cpuMillis: TRY_CPU_MILLIS,
       memoryMb: TRY_MEMORY_MB,
@@ -170,7 +172,7 @@ async function askPaths(
 ): Promise<TryOutResult> {
   let exitCode: number | undefined;
   void target.exited.then((c) => (exitCode = c >= 0 ? c : undefined));
-  const address = { ...target.address, ...(app.tls ? { tls: true } : {}) };
+  const address = { ...target.address, ...linkSpec(tryLink(app)) };
   const deadlineMs = o.startDeadlineMs ?? 30_000;
   const t0 = performance.now();
   const startMs = await firstAnswer(address, app.health, {

@@ -6,9 +6,9 @@ import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { estimateWithHistory } from './estimate.ts';
-import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix, type Problem } from './matrix.ts';
-import { anyHttp2, anyTls } from './matrix-dimensions.ts';
-import type { AppDefinition } from '../apps/catalog.ts';
+import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
+import { anyHttp2, anyTls, linksOf } from './matrix-dimensions.ts';
+import { linkProblems } from '../apps/served-links.ts';
 import { afterGrid, runPhases, type RunPhaseStep } from './phase-run.ts';
 import { runSession, type CellSource, type Session, type SessionOptions } from './run/run-session.ts';
 import { imageNeeds } from './run/images.ts';
@@ -45,8 +45,9 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
       // User apps are checked again: their folder, entry file or image may have changed since they were added.
       const resolved = await resolveApps(lib, v.matrix.apps, (image) => findImage(image));
       if (!resolved.ok) throw new MatrixInvalidError(resolved.problems);
-      const tlsRefused = tlsProblems(v.matrix, resolved.apps);
-      if (tlsRefused.length) throw new MatrixInvalidError(tlsRefused);
+      // HTTPS and HTTP/2 cells of a user's app only over the links it says it serves (the built-in apps serve all).
+      const unserved = linkProblems(linksOf(v.matrix), resolved.apps);
+      if (unserved.length) throw new MatrixInvalidError(unserved);
       const matrix: Matrix =
         v.matrix.order === 'shuffle' && v.matrix.seed === undefined
           ? { ...v.matrix, seed: Math.floor(Math.random() * 2 ** 31) }
@@ -210,38 +211,4 @@ export async function runPhasesOnRun(
   };
   const outcome = await runSession(source, o);
   return { ...outcome, cells: results };
-}
-
-/**
- * HTTPS cells of the built-in apps (their server reads the run's certificate: apps/_lib/http-app.js) and of a
- * user's app added with --tls (it serves HTTPS itself, given the same certificate); HTTP/2 of the built-in apps only.
- */
-function tlsProblems(m: Matrix, apps: readonly AppDefinition[]): Problem[] {
-  const own = apps.filter((a) => !a.builtIn);
-  const plain = own.filter((a) => !a.tls).map((a) => a.name);
-  const https = own.filter((a) => a.tls).map((a) => a.name);
-  const out: Problem[] = [];
-  // An app that serves HTTPS itself is measured over TLS only; one that does not, never.
-  if (m.tls?.includes(true) && plain.length)
-    out.push({
-      path: 'tls',
-      message:
-        `${plain.join(', ')} ${plain.length === 1 ? 'serves' : 'serve'} plain HTTP: HTTPS cells need the built-in ` +
-        'apps or an app added with --tls (it serves HTTPS itself)',
-    });
-  if (https.length && !(m.tls?.length && m.tls.every((t) => t)))
-    out.push({
-      path: 'tls',
-      message:
-        `${https.join(', ')} ${https.length === 1 ? 'serves' : 'serve'} HTTPS itself (--tls): give "tls": [true] ` +
-        'so every cell of it is measured over TLS',
-    });
-  if (anyHttp2(m) && own.length)
-    out.push({
-      path: 'protocol',
-      message:
-        `HTTP/2 cells run the built-in apps only for now; ${own.map((a) => a.name).join(', ')} ` +
-        'would not serve it',
-    });
-  return out;
 }

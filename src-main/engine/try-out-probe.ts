@@ -2,7 +2,9 @@
 // status whatever it is (readiness wants a 2xx; a try-out wants to know what answered).
 import http from 'node:http';
 import https from 'node:https';
+import http2 from 'node:http2';
 import type { ProbeAnswer } from '../apps/try-out.ts';
+import { HOP_BY_HOP } from '../load/h2-client.ts';
 
 export interface ProbeRequest {
   method: string;
@@ -19,14 +21,19 @@ export interface FullAnswer extends ProbeAnswer {
 
 const BODY_KEPT = 1 << 20;
 
-/** Where to ask: over TLS (`tls`) for an app that serves HTTPS itself, its certificate not verified. */
+/**
+ * Where to ask: over TLS (`tls`) for an app that serves HTTPS itself, its certificate not verified; over HTTP/2
+ * (`protocol`) for one that serves it (h2 over TLS, h2c in clear), as its cells' load speaks to it.
+ */
 export interface ProbeAddress {
   host: string;
   port: number;
   tls?: boolean;
+  protocol?: 'h2' | 'h2c' | undefined;
 }
 
 export function probeOnce(addr: ProbeAddress, r: ProbeRequest, timeoutMs: number): Promise<FullAnswer> {
+  if (addr.protocol) return probeHttp2(addr, r, timeoutMs);
   const t0 = performance.now();
   return new Promise((resolve) => {
     const req = (addr.tls ? https : http).request(
@@ -52,6 +59,51 @@ export function probeOnce(addr: ProbeAddress, r: ProbeRequest, timeoutMs: number
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.end(r.body);
+  });
+}
+
+/** The same over HTTP/2, on a session of its own (a fresh connection, as HTTP/1.1's agent: false). */
+function probeHttp2(addr: ProbeAddress, r: ProbeRequest, timeoutMs: number): Promise<FullAnswer> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const tls = addr.protocol === 'h2';
+    const session = http2.connect(
+      `${tls ? 'https' : 'http'}://${addr.host}:${addr.port}`,
+      tls ? { rejectUnauthorized: false } : {},
+    );
+    const done = (a: FullAnswer): void => {
+      clearTimeout(timer);
+      session.destroy();
+      resolve(a);
+    };
+    const timer = setTimeout(() => done({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    const failed = (e: NodeJS.ErrnoException): void => done({ error: e.code ?? e.message });
+    session.on('error', failed);
+    const headers: http2.OutgoingHttpHeaders = { ':method': r.method, ':path': r.path };
+    if (r.body !== undefined) headers['content-length'] = Buffer.byteLength(r.body);
+    // As the load sends a mix's request over HTTP/2: Host becomes :authority, hop-by-hop fields are dropped.
+    for (const [k, v] of Object.entries(r.headers ?? {}))
+      if (k.toLowerCase() === 'host') headers[':authority'] = v;
+      else if (!HOP_BY_HOP.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+    let req: http2.ClientHttp2Stream;
+    try {
+      req = session.request(headers);
+    } catch (e) {
+      return failed(e as NodeJS.ErrnoException);
+    }
+    req.on('error', failed);
+    req.on('response', (h) => {
+      const status = Number(h[':status'] ?? 0);
+      // HTTP/1.1's raw headers, for a capture to read: the pseudo-headers are not headers.
+      const rawHeaders = Object.entries(h)
+        .filter(([k]) => !k.startsWith(':'))
+        .flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, String(v)]]).flat());
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (d: string) => (body.length < BODY_KEPT ? (body += d) : undefined));
+      req.on('end', () => done({ status, ms: performance.now() - t0, body, rawHeaders }));
+    });
     req.end(r.body);
   });
 }

@@ -13,7 +13,14 @@ const BODY_KEPT = 64 * 1024;
 /** A frame's header (RFC 9113 §4.1): counted with each DATA frame's payload, as a socket's bytes would be. */
 const FRAME_HEADER = 9;
 /** Hop-by-hop fields HTTP/2 forbids (RFC 9113 §8.2.2); Host becomes :authority. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te']);
+export const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+]);
 
 export interface H2Request {
   headers: http2.OutgoingHttpHeaders;

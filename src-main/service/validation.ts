@@ -4,6 +4,7 @@
 // sweeps or changes anything there. A target that does not answer in time is checked against what
 // is known of it, and the answer says so in `note`; never silently against this machine.
 import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
+import { linkProblems } from '../apps/served-links.ts';
 import type { MatrixCheck, SizeCheck } from '../contract/api.ts';
 import type { EngineInfo } from '../docker/client.ts';
 import { sizeEtaSec, SizeSpecInvalidError, validateSizeSpec } from '../engine/auto-size/spec.ts';
@@ -19,6 +20,7 @@ import {
   type Matrix,
   type Problem,
 } from '../engine/matrix.ts';
+import { linksOf } from '../engine/matrix-dimensions.ts';
 import { largestFreeNode, limitsOnNode } from '../engine/run/limits.ts';
 import type { Provider, ProviderCheck } from '../providers/provider.ts';
 import type { Store } from '../store/index.ts';
@@ -163,6 +165,15 @@ export class Validation {
     return { place, v, problems: [...((v as { problems?: Problem[] }).problems ?? []), ...place.problems] };
   }
 
+  /** The matrix's cells whose link an app of it does not serve (apps/served-links.ts); the stored definitions read. */
+  private unservedLinks(m: Matrix): Problem[] {
+    const lib = appLibrary(this.store);
+    return linkProblems(
+      linksOf(m),
+      [...lib.builtIn, ...lib.user].filter((a) => m.apps.includes(a.name)),
+    );
+  }
+
   /**
    * `matrix.validate`: the matrix where its cells would run; its ETA with the cells a run would take
    * at once (poolSize over a saved target's concurrency; 1 with a note when it does not answer), and
@@ -170,6 +181,8 @@ export class Validation {
    */
   async matrix(matrix: unknown, name: string | undefined, runName?: string): Promise<MatrixCheck> {
     const { place, v, problems } = await this.verdict(matrix, name, validateMatrix, true);
+    // A user's app in cells over a link it does not serve: the run's own refusal, said before Start and by the dry run.
+    if (v.ok) problems.push(...this.unservedLinks(v.matrix));
     if (!v.ok || problems.length)
       return { ok: false, cells: 0, etaSec: 0, cellsAtOnce: 1, problems, ...aboutPlace(place) };
     const known = place.k?.answer?.value;

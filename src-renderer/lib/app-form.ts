@@ -77,6 +77,8 @@ export interface AppFormState {
   health: string;
   /** It serves HTTPS itself: measured over TLS only, given the run's certificate. */
   tls: boolean;
+  /** It serves HTTP/2 itself: h2 (over TLS, with tls) or h2c; '' for HTTP/1.1 only. */
+  http2: '' | 'h2' | 'h2c';
   /** `KEY=VALUE`, one a line; blank lines and `#` comments are skipped. */
   env: string;
   requests: EntryRow[];
@@ -104,7 +106,7 @@ export function requestRow(r: RequestSpec): RequestRow {
 export const entryRow = (e: MixEntry): EntryRow => ('sequence' in e ? { sequence: plain(e) } : requestRow(e));
 
 export function emptyForm(): AppFormState {
-  return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', dockerfile: 'Dockerfile', buildArgs: '', keepSource: {}, workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', tls: false, env: '', requests: [newRequest()], dependencies: [] };
+  return { name: '', description: '', kind: 'folder', dir: '', entry: '', args: '', ecosystem: '', ecosystemApp: '', image: '', dockerfile: 'Dockerfile', buildArgs: '', keepSource: {}, workersEnv: DEFAULT_WORKERS_ENV, fixedWorkers: false, port: '', health: '/', tls: false, http2: '', env: '', requests: [newRequest()], dependencies: [] };
 }
 
 /** The form filled from a saved definition, for editing. */
@@ -115,6 +117,7 @@ export function fromUserApp(a: UserApp): AppFormState {
   f.port = String(a.port);
   f.health = a.health ?? '/';
   f.tls = a.tls === true;
+  f.http2 = a.http2 ?? '';
   f.env = lines(a.env);
   f.dependencies = (a.dependencies ?? []).map((d) => {
     const { name, image, port, env, healthcheck, cpuMillis, memoryMb, ...keep } = d;
@@ -248,6 +251,7 @@ export function toDefinition(f: AppFormState): { app: Record<string, unknown>; p
     ...(port !== undefined ? { port } : {}),
     ...(f.health.trim() ? { health: f.health.trim() } : {}),
     ...(f.tls ? { tls: true } : {}),
+    ...(f.http2 ? { http2: f.http2 } : {}),
     ...(requests.length ? { requests } : {}),
     ...(Object.keys(env.values).length ? { env: env.values } : {}),
     ...(dependencies.length ? { dependencies } : {}),

@@ -45,6 +45,19 @@ describe('the Apps screen', () => {
     expect(screen.getByTestId('user-apps-empty').textContent).toContain('Add app');
   });
 
+  it('sends the HTTP/2 it serves and shows the engine’s problem with it by the select', async () => {
+    fakeEngine.answers['apps.check'] = (): AppCheck => ({
+      ok: false, notes: [], problems: [{ path: 'http2', message: '"h2" is HTTP/2 over TLS: the app serves HTTPS itself too (--tls)' }],
+    });
+    await openAdd();
+    await type('app-name', 'shop');
+    await fireEvent.change(screen.getByTestId('app-http2'), { target: { value: 'h2' } });
+    await fireEvent.click(screen.getByTestId('app-check'));
+    await vi.waitFor(() => expect(problemsBy('app-http2')).toEqual(['"h2" is HTTP/2 over TLS: the app serves HTTPS itself too (--tls)']));
+    expect(input<{ app: Record<string, unknown> }>('apps.check').app).toMatchObject({ name: 'shop', http2: 'h2' });
+    expect(input<{ app: Record<string, unknown> }>('apps.check').app).not.toHaveProperty('tls');
+  });
+
   it('shows each problem from apps.check next to its field, and the notes once it is fine', async () => {
     fakeEngine.answers['apps.check'] = (): AppCheck => ({
       ok: false,
@@ -268,6 +281,15 @@ describe('the form’s definition', () => {
     expect(toDefinition(fromUserApp(shop)).app).toEqual({ name: 'shop', port: 8080, health: '/health', env: { NODE_ENV: 'production' }, requests: shop.requests, source: { kind: 'folder', dir: '/srv/shop', args: [] } });
     const f = { ...emptyForm(), name: 'x', dir: '/a', entry: 'index.js', args: ' --port  9000 ', port: ' 12.5 ' };
     expect(toDefinition(f).app).toMatchObject({ port: 12.5, source: { kind: 'folder', dir: '/a', entry: 'index.js', args: ['--port', '9000'] } });
+  });
+
+  it('round-trips what it serves: HTTPS with h2 beside it, h2c, and HTTP/1.1 (no field)', () => {
+    for (const served of [{ tls: true, http2: 'h2' as const }, { tls: false, http2: 'h2c' as const }]) {
+      const f = fromUserApp({ ...shop, ...served });
+      expect(f.http2).toBe(served.http2);
+      expect(toDefinition(f).app).toMatchObject({ ...(served.tls ? { tls: true } : {}), http2: served.http2 });
+    }
+    expect(toDefinition(fromUserApp(shop)).app).not.toHaveProperty('http2');
   });
 });
 

@@ -41,6 +41,7 @@ export const SHARED_B = [
   'targets',
   'user-apps',
   'user-tls',
+  'user-h2',
 ] as const;
 
 export const QUIET = [

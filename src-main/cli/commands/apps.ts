@@ -5,6 +5,7 @@ import path from 'node:path';
 import { readCompose } from '../../apps/compose/from-compose.ts';
 import { optionOf } from '../../apps/option-words.ts';
 import { answeredWith } from '../../apps/try-out.ts';
+import { servesWords } from '../../apps/served-links.ts';
 import { ContractError, type AppInfo, type TryOutResult, type UserApp } from '../../contract/api.ts';
 import type { Lab } from '../../service/lab.ts';
 import { withLab as withLabAs, type GlobalOptions } from '../context.ts';
@@ -32,6 +33,8 @@ export interface AppOptions extends GlobalOptions {
   health?: string;
   /** It serves HTTPS itself (commander: true with --tls, false with --no-tls, absent otherwise). */
   tls?: boolean;
+  /** It serves HTTP/2 itself: "h2" or "h2c" as typed (checked by the engine), false with --no-http2. */
+  http2?: string | false;
   env?: string[];
   request?: string[];
   requests?: string;
@@ -78,8 +81,8 @@ export function appsListCommand(o: GlobalOptions): Promise<number> {
     say(
       o,
       table(
-        ['name', 'kind', 'from', 'port', 'description'],
-        apps.map((a) => [a.name, a.kind, where(a), String(a.port), a.description]),
+        ['name', 'kind', 'from', 'port', 'serves', 'description'],
+        apps.map((a) => [a.name, a.kind, where(a), String(a.port), servesWords(a.user ?? a), a.description]),
       ),
       apps,
     );
@@ -359,6 +362,7 @@ function partsFrom(o: AppOptions, source: UserApp['source'] | undefined): Record
   if (o.port !== undefined) out.port = /^\d+$/.test(o.port) ? Number(o.port) : o.port;
   if (o.health !== undefined) out.health = o.health;
   if (o.tls !== undefined) out.tls = o.tls;
+  if (o.http2 !== undefined) out.http2 = o.http2 === false ? undefined : o.http2;
   if (o.description !== undefined) out.description = o.description;
   if (o.env) out.env = Object.fromEntries(o.env.map((kv) => parseEnv(kv, '--env')));
   if ([o.requests, o.request, o.requestsFrom].filter((x) => x !== undefined).length > 1)
