@@ -232,10 +232,10 @@ describe('one answer across link conditions (issue 44)', () => {
     { name: 'HTTP/1.1 over TLS and h2', slow: h1, fast: h2, pickOver: ' over HTTP/2 (h2, TLS)', otherOver: ' over HTTP/1.1 (TLS)' },
     { name: 'no bandwidth cap and 2,000 Mbit/s', slow: capped, fast: plain, pickOver: ' with no bandwidth cap', otherOver: ' through 2,000 Mbit/s' },
   ];
-  const linkRun = (slow: CellLoad, fast: CellLoad): RunDetail => {
+  const linkRun = (slow: CellLoad, fast: CellLoad, slowTwo = [6000, 6040, 5990]): RunDetail => {
     const m: [CellLoad, number, number[], number][] = [
       [slow, 1, [5000, 5050, 4980], 9000],
-      [slow, 2, [6000, 6040, 5990], 8000],
+      [slow, 2, slowTwo, 8000],
       [fast, 1, [8000, 8050, 7980], 7000],
       [fast, 2, [7000, 7040, 6990], 7500],
     ];
@@ -281,4 +281,11 @@ describe('one answer across link conditions (issue 44)', () => {
       }
     });
   }
+
+  it('where every link picks the same configuration, there is no alternative: the answer says it holds over both', () => {
+    const { rec, pick } = expectOneAnswer(linkRun(h1, h2, [4000, 4040, 3990]));
+    expect([pick.workers, pick.load]).toEqual([1, h2]);
+    expect(rec.alternatives!.filter((a) => a.kind === 'link')).toEqual([]);
+    expect(rec.summary[1]).toMatch(/ It is the pick over HTTP\/1\.1 \(TLS\) too\.$/);
+  });
 });

@@ -2,7 +2,7 @@
 // measured is a contest of its own; the answer then decides over them once (decide.ts decideWorkloads). These say
 // which configurations differ only in their link.
 import type { CellLoad } from '../../model/types.ts';
-import type { ConfigurationSummary } from '../types.ts';
+import type { ConfigurationSummary, ScopeDecision } from '../types.ts';
 
 /** Every part of a load that makes its link: cleared together, what is left is the load alone. */
 export const LINK: Partial<CellLoad> = {
@@ -16,18 +16,33 @@ export const LINK: Partial<CellLoad> = {
 export const linkKey = (l: CellLoad): string =>
   JSON.stringify([Boolean(l.tls), l.protocol ?? null, l.protocol ? (l.streams ?? 1) : null, l.networkMbps ?? null]);
 
+/** What a configuration deploys: twins over other links share it (summaries carry runtime parts only when set). */
+const DEPLOYED: (keyof ConfigurationSummary)[] = [
+  'app',
+  'requestSet',
+  'mode',
+  'workers',
+  'cpuMillis',
+  'memoryMb',
+  'replicas',
+  'node',
+  'nodeFlags',
+  'envSet',
+];
+
 /** Everything of a configuration but the parts of its link that `link` clears: twins differ only there. */
 export const twinKey = (c: ConfigurationSummary, link: Partial<CellLoad> = LINK): string =>
-  JSON.stringify([
-    c.app,
-    c.requestSet,
-    c.mode,
-    c.workers,
-    c.cpuMillis,
-    c.memoryMb,
-    c.replicas ?? 1,
-    c.node ?? null,
-    c.nodeFlags ?? [],
-    c.envSet ?? {},
-    { ...c.load, ...link },
-  ]);
+  JSON.stringify([...DEPLOYED.map((f) => c[f] ?? null), { ...c.load, ...link }]);
+
+/**
+ * The other links' own decisions beside the deployed configuration, split by whether each picked (or, undecided, leads
+ * with) it too (`same`: it holds over that link as well) or another configuration (`other`: that link's alternative).
+ */
+export function otherLinks(
+  decision: Pick<ScopeDecision, 'links'> | null,
+  pick: ConfigurationSummary,
+): { same: ScopeDecision[]; other: ScopeDecision[] } {
+  const others = (decision?.links ?? []).filter((d) => linkKey(d.load) !== linkKey(pick.load));
+  const same = others.filter((d) => twinKey(d.knee) === twinKey(pick));
+  return { same, other: others.filter((d) => !same.includes(d)) };
+}

@@ -5,7 +5,7 @@ import { fmtNum, fmtUs } from '../../common/format.ts';
 import { priceOf } from '../decide/cost-order.ts';
 import { isLowerBound } from '../../common/bottleneck.ts';
 import { workloadKey } from '../decide/group.ts';
-import { linkKey, twinKey } from '../decide/links.ts';
+import { linkKey, otherLinks, twinKey } from '../decide/links.ts';
 import { onWhat, overWhat, who } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
 import { goodputShort } from './phrases.ts';
@@ -44,22 +44,20 @@ function forWhat(alt: ConfigurationSummary, pick: ConfigurationSummary, prices: 
  */
 function linkAlternatives(rec: Base, pick: ConfigurationSummary, scope: ScopeDecision | null): Alternative[] {
   const cs = rec.configurations;
-  return (scope?.links ?? [])
-    .filter((d) => linkKey(d.load) !== linkKey(pick.load) && twinKey(d.knee) !== twinKey(pick))
-    .map((d) => {
-      const k = d.knee;
-      const twin = cs.find(
-        (x) => x.n > 0 && x.rps && linkKey(x.load) === linkKey(d.load) && twinKey(x) === twinKey(pick),
-      );
-      const how = d.state === 'undecided' ? 'the leading contender there, undecided' : `the pick there, ${d.state}`;
-      const there = twin ? `; the deployed ${who(pick)} measured ${goodputShort(twin)} there` : '';
-      return {
-        key: k.key,
-        kind: 'link' as const,
-        text:
-          `Alternative if you serve${overWhat(k, cs)}: ${who(k)} on ${onWhat(k)}, ${goodputShort(k)} (${how})` + there,
-      };
-    });
+  return otherLinks(scope, pick).other.map((d) => {
+    const k = d.knee;
+    const twin = cs.find(
+      (x) => x.n > 0 && x.rps && linkKey(x.load) === linkKey(d.load) && twinKey(x) === twinKey(pick),
+    );
+    const how = d.state === 'undecided' ? 'the leading contender there, undecided' : `the pick there, ${d.state}`;
+    const there = twin ? `; the deployed ${who(pick)} measured ${goodputShort(twin)} there` : '';
+    return {
+      key: k.key,
+      kind: 'link' as const,
+      text:
+        `Alternative if you serve${overWhat(k, cs)}: ${who(k)} on ${onWhat(k)}, ${goodputShort(k)} (${how})` + there,
+    };
+  });
 }
 
 export function alternativesOf(rec: Base): Alternative[] {

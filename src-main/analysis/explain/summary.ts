@@ -9,6 +9,7 @@ import { isLowerBound, whoSetThePace } from '../../common/bottleneck.ts';
 import { acrossPairs, perMillionText } from './headline.ts';
 import { onWhat, overWhat, who, whoContext, type WhoContext } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
+import { otherLinks } from '../decide/links.ts';
 import { goodputShort } from './phrases.ts';
 import { sizingMethodText } from './sizing-words.ts';
 import type { ConfigurationSummary, MethodNote, Recommendation, ScopeDecision } from '../types.ts';
@@ -178,7 +179,15 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
     const rivals = acrossPairs(p.scope)
       ? costRivalsBullet(rec, p.scope, byKey)
       : rivalsBullet(p.scope, byKey, rec.marginPct);
-    out.push(rivals + (why ? ` Why: ${why.text}.` : ''));
+    // Where another link picked it too, the answer holds over that link as well: said so, undecided ones apart.
+    const same = otherLinks(p.scope, c).same;
+    const over = (ds: ScopeDecision[]): string => joinAnd(ds.map((d) => overWhat(d.knee, rec.configurations).trim()));
+    const sure = same.filter((d) => d.state !== 'undecided');
+    const leads = same.filter((d) => d.state === 'undecided');
+    const holds =
+      (sure.length ? ` It is the pick ${over(sure)} too.` : '') +
+      (leads.length ? ` It leads ${over(leads)} too, undecided there.` : '');
+    out.push(rivals + holds + (why ? ` Why: ${why.text}.` : ''));
     // The question the run asked of the pick's scope (containers or workers, which Node.js): its first line.
     const asked = rec.comparisons?.find((n) => n.scopeKey === c.scopeKey && n.keys.includes(c.key));
     if (asked) ((askedAt = out.length), out.push(asked.text));
