@@ -195,7 +195,8 @@ export interface Headline {
 /** A configuration the answer names beside its pick, not deployed (analysis/explain/alternatives.ts). */
 export interface Alternative {
   key: string;
-  kind: 'latency' | 'throughput';
+  /** 'link': another link's own pick (decide.ts decideWorkloads `links`), named with its link. */
+  kind: 'latency' | 'throughput' | 'link';
   /** One sentence, starting "Alternative". */
   text: string;
 }

@@ -204,6 +204,12 @@ export interface ScopeDecision {
   notDistinguishableP99: string[];
   /** Keys of the other candidates the contest shows worse than the best on goodput. */
   clearlyBelowRps: string[];
+  /**
+   * The answer's decision over a workload measured over several links (TLS, HTTP version, bandwidth cap): each
+   * link's own decision, by the same contest. A link is a condition the deployment meets, so the pick is for its
+   * own link and each other link's pick is its alternative. Absent with one link.
+   */
+  links?: ScopeDecision[];
 }
 
 /** One comparison of a pick with another candidate. */

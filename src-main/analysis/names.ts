@@ -2,6 +2,7 @@
 // (Node 22)") and on what ("0.5 CPU / 256 MB"). Decisions carry these labels and every sentence
 // uses them, so they sit below decide/, size/ and explain/.
 import { envWords } from '../common/env-name.ts';
+import { linkAmong } from '../common/labels.ts';
 import { exactCpu, memLabel, pairLabel } from '../common/resource-labels.ts';
 import { joinAnd } from '../common/text.ts';
 import type { ConfigurationSummary, SearchConfig } from './types.ts';
@@ -70,6 +71,18 @@ export function onWhat(c: Pick<ConfigurationSummary, 'cpuMillis' | 'memoryMb' | 
   const r = Math.max(1, c.replicas ?? 1);
   const each = pairLabel(c.cpuMillis, c.memoryMb);
   return r >= 2 ? `${each} each (${pairLabel(c.cpuMillis * r, c.memoryMb * r)} in total)` : each;
+}
+
+/**
+ * The link a configuration was measured over (" over HTTP/2 (h2, TLS)", " through 2,000 Mbit/s"), where its
+ * workload was measured over several among `cs`; else empty. Said after onWhat, so no two links' picks read alike.
+ */
+export function overWhat(
+  c: Pick<ConfigurationSummary, 'app' | 'requestSet' | 'load'>,
+  cs: readonly Pick<ConfigurationSummary, 'app' | 'requestSet' | 'load'>[],
+): string {
+  const loads = cs.filter((x) => x.app === c.app && x.requestSet === c.requestSet).map((x) => x.load);
+  return linkAmong(c.load, loads);
 }
 
 /** "2, 4 and 8 cluster workers" when the modes, replicas, version and flags agree, else each named in full. */

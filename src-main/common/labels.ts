@@ -1,6 +1,7 @@
 // Short names of cells, shared by every listing (CLI tables, the UI, the answer, the reports).
 import type { RunEstimate } from '../model/estimate.ts';
 import { envPairs } from './env-name.ts';
+import { fmtNum } from './format.ts';
 import type { CellConfig, CellLoad } from '../model/types.ts';
 
 const streamsText = (l: CellLoad): string => ((l.streams ?? 1) > 1 ? ` · ${l.streams} streams` : '');
@@ -18,6 +19,27 @@ export const linkWords = (l: CellLoad): string =>
     : l.tls
       ? ' over TLS'
       : '';
+
+/** A bandwidth cap in words, after the load (" through 2,000 Mbit/s"); empty without one. */
+export const bandwidthWords = (l: CellLoad): string =>
+  l.networkMbps ? ` through ${fmtNum(l.networkMbps)} Mbit/s` : '';
+
+/**
+ * The link alone, each part that differs among `all` (the links measured beside it) named even where it is the
+ * default: " over HTTP/1.1 (TLS)" beside h2, " over plain HTTP" beside TLS, " with no bandwidth cap" beside a cap.
+ * Empty when every link is alike.
+ */
+export function linkAmong(l: CellLoad, all: readonly CellLoad[]): string {
+  const varies = (f: (x: CellLoad) => unknown): boolean => new Set(all.map((x) => JSON.stringify(f(x)))).size > 1;
+  const http2 = varies((x) => x.protocol ?? null);
+  const proto = !varies((x) => [x.protocol ?? null, x.streams ?? 1, Boolean(x.tls)])
+    ? ''
+    : http2 && !l.protocol
+      ? ` over HTTP/1.1 (${l.tls ? 'TLS' : 'in clear'})`
+      : linkWords(l) || ' over plain HTTP';
+  const net = varies((x) => x.networkMbps ?? null) ? bandwidthWords(l) || ' with no bandwidth cap' : '';
+  return proto + net;
+}
 
 /**
  * "hello cluster×2 1000m/256MB c20", the short name of a cell used in every listing; with replicas, a

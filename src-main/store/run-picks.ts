@@ -5,8 +5,9 @@ import type { RunPick } from '../model/stored.ts';
  * Bump when the answer's rules change what a stored run's pick would be: every cached pick is then
  * worked out again on its next listing.
  */
-// 2: one answer across CPU / memory pairs, unstable repetitions counted; 3: each cell's stored bottleneck
-export const PICK_RULES_VERSION = 3;
+// 2: one answer across CPU / memory pairs, unstable repetitions counted; 3: each cell's stored bottleneck;
+// 4: the pick named with its link where the run measured several
+export const PICK_RULES_VERSION = 4;
 
 /**
  * What a run's cached pick was worked out from (SQL over the run list's page and its cells): the

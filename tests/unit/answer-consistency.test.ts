@@ -1,8 +1,9 @@
-// One answer (issue 39): over every preset's answer on constructed measurements, and over the
-// issue's own two-CPU-cap case, the configuration the answer deploys is the same in the headline, the
-// bullets, History's pick, every snippet, the HTML report and --json; any other CPU or memory figure
-// stands only in a labelled sentence (an alternative, "if you are given", a cap something was
-// measured under). No Docker: the runs are built by hand, each cell's goodput from a simple model.
+// One answer (issue 39): over every preset's answer on constructed measurements, over the issue's
+// own two-CPU-cap case and over two links each with its own winner (issue 44), the configuration the
+// answer deploys is the same in the headline, the bullets, History's pick, every snippet, the HTML
+// report and --json; any other CPU or memory figure, or other link's pick, stands only in a labelled
+// sentence (an alternative, "if you are given", a cap something was measured under). No Docker: the
+// runs are built by hand, each cell's goodput from a simple model.
 import { describe, expect, it } from 'vitest';
 import { recommend, recommendedMemoryLimitMb } from '../../src-main/analysis/index.ts';
 import { runPickOf } from '../../src-main/analysis/decide/run-pick.ts';
@@ -11,7 +12,9 @@ import type { ConfigurationSummary, Recommendation } from '../../src-main/analys
 import { recommendedDeploy, deploySnippet, SNIPPET_KINDS } from '../../src-main/deploy/snippets.ts';
 import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
-import type { CellConfig } from '../../src-main/model/types.ts';
+import type { CellConfig, CellLoad } from '../../src-main/model/types.ts';
+import { answerChart, panelPoints } from '../../src-main/analysis/explain/answer-chart.ts';
+import { loadLabel } from '../../src-main/analysis/decide/group.ts';
 import { listPresets } from '../../src-main/presets/presets.ts';
 import type { RunDetail, StoredCell } from '../../src-main/store/index.ts';
 import { cell, run } from '../helpers/run-fixture.ts';
@@ -214,5 +217,75 @@ describe('equivalent across pairs: the cheapest by the one order of cost, said s
     expect(rec.headline!.state).toBe('equivalent');
     expect(pick.cpuMillis).toBe(500);
     expect(rec.headline!.text).toMatch(/— equivalent: of the 2 configurations measured on 0\.5 CPU \/ 256 MB and 1 CPU \/ 256 MB, it and 1 other is shown within 5 % of the lowest cost per million requests \(one-sided tests\), so the cheapest by the one order of cost .*\. Alternatives within the margin: .* on (0\.5|1) CPU \/ 256 MB\.$/);
+  });
+});
+
+describe('one answer across link conditions (issue 44)', () => {
+  // One pair, two links, each with its own winner: 2 workers over one, 1 worker over the other. The deployed
+  // configuration is the answer's contest over both (cheapest per request), said with the link it was measured
+  // over; the other link's own pick is an alternative named with its link.
+  const h1: CellLoad = { model: 'closed', connections: 20, tls: true };
+  const h2: CellLoad = { model: 'closed', connections: 20, tls: true, protocol: 'h2' };
+  const plain: CellLoad = { model: 'closed', connections: 20 };
+  const capped: CellLoad = { model: 'closed', connections: 20, networkMbps: 2000 };
+  const cases: { name: string; slow: CellLoad; fast: CellLoad; pickOver: string; otherOver: string }[] = [
+    { name: 'HTTP/1.1 over TLS and h2', slow: h1, fast: h2, pickOver: ' over HTTP/2 (h2, TLS)', otherOver: ' over HTTP/1.1 (TLS)' },
+    { name: 'no bandwidth cap and 2,000 Mbit/s', slow: capped, fast: plain, pickOver: ' with no bandwidth cap', otherOver: ' through 2,000 Mbit/s' },
+  ];
+  const linkRun = (slow: CellLoad, fast: CellLoad, slowTwo = [6000, 6040, 5990]): RunDetail => {
+    const m: [CellLoad, number, number[], number][] = [
+      [slow, 1, [5000, 5050, 4980], 9000],
+      [slow, 2, slowTwo, 8000],
+      [fast, 1, [8000, 8050, 7980], 7000],
+      [fast, 2, [7000, 7040, 6990], 7500],
+    ];
+    const cells = m.flatMap(([load, workers, rps, p99]) =>
+      rps.map((x, i) => cell({ app: 'static', workers, cpu: 1000, mem: 256, load, rps: x, p99Us: p99 + i * 50 })),
+    );
+    return run(cells, { matrix: { apps: ['static'], placement: 'auto' } });
+  };
+  /** "2 cluster workers on 1 CPU / 256 MB" with the link after it where one is named. */
+  const NAME = /\d+ cluster workers? on 1 CPU \/ 256 MB( over HTTP\/[\d.]+ \([^)]*\)| with no bandwidth cap| through [\d,]+ Mbit\/s)?/g;
+
+  for (const k of cases) {
+    it(`${k.name}: the headline, the bullets, --json, History, the chart and the snippets name one, with its link`, () => {
+      const r = linkRun(k.slow, k.fast);
+      const { rec, pick } = expectOneAnswer(r);
+      const named = `1 cluster worker on 1 CPU / 256 MB${k.pickOver}`;
+      expect([pick.workers, pick.load]).toEqual([1, k.fast]);
+      expect(rec.headline!.text).toMatch(new RegExp(`^Pick: ${named.replace(/[().\/]/g, '\\$&')} — confident`));
+      expect(rec.summary[0]).toMatch(new RegExp(`^${named.replace(/[().\/]/g, '\\$&')}: 8,010`));
+      expect(runPickOf(rec)!.configuration).toBe(`cluster×1 on 1 CPU / 256 MB${k.pickOver}`);
+      const json = JSON.parse(JSON.stringify(rec)) as Recommendation;
+      expect([json.headline!.key, json.summary]).toEqual([pick.key, rec.summary]);
+      // The decision keeps each link's own, by the same contest: 2 workers win over the slower link.
+      expect(json.decisions![0]!.links!.map((d) => [d.knee.workers, d.load])).toEqual([[2, k.slow], [1, k.fast]]);
+      // The chart marks the pick alone, in its link's panel; the other link's panel has its own knee.
+      const panels = answerChart(rec, r.cells);
+      const picked = panels.flatMap((p) => panelPoints(p).filter((x) => x.pick).map((x) => [p.title, x.key]));
+      expect(picked).toEqual([[expect.stringContaining(loadLabel(k.fast)), pick.key]]);
+      // Every snippet deploys it and says the link it was measured over.
+      const d = recommendedDeploy(rec)!;
+      expect([d.config.mode, d.config.workers]).toEqual([pick.mode, pick.workers]);
+      for (const kind of SNIPPET_KINDS) expect(deploySnippet(kind, d)).toContain(`Measured under ${loadLabel(k.fast)}:`);
+      // The other link's winner only as an alternative, its link named; with what the pick measured there.
+      const other = `Alternative if you serve${k.otherOver}: 2 cluster workers on 1 CPU / 256 MB, 6,010 req/s (the pick there, confident); the deployed 1 cluster worker measured 5,010 req/s there.`;
+      expect(rec.alternatives!.filter((a) => a.kind === 'link').map((a) => a.text)).toEqual([other]);
+      expect(rec.summary).toContain(other);
+      // No configuration reads like another: every name in the headline and bullets says its link, and no
+      // bullet names two alike (the other link's pick is named after its link, in its own sentence).
+      for (const text of [rec.headline!.text, ...rec.summary.filter((b) => b !== other)]) {
+        const names = [...text.matchAll(NAME)].map((m) => m[0]);
+        expect(names.filter((n) => !/ over | with no | through /.test(n)), text).toEqual([]);
+        expect(new Set(names).size, text).toBe(names.length);
+      }
+    });
+  }
+
+  it('where every link picks the same configuration, there is no alternative: the answer says it holds over both', () => {
+    const { rec, pick } = expectOneAnswer(linkRun(h1, h2, [4000, 4040, 3990]));
+    expect([pick.workers, pick.load]).toEqual([1, h2]);
+    expect(rec.alternatives!.filter((a) => a.kind === 'link')).toEqual([]);
+    expect(rec.summary[1]).toMatch(/ It is the pick over HTTP\/1\.1 \(TLS\) too\.$/);
   });
 });

@@ -3,26 +3,11 @@
 // how much goodput the one link takes from or gives to it, with the test that says so. Not where the network held
 // either side: the link set both goodputs.
 import { groupBy, workloadLabel } from '../decide/group.ts';
+import { twinKey } from '../decide/links.ts';
 import { relationClause, sideBySide, type ComparisonNote } from '../decide/side-by-side.ts';
 import { onWhat, who } from '../names.ts';
 import type { ConfigurationSummary } from '../types.ts';
 import type { CellLoad } from '../../model/types.ts';
-
-/** Everything of a configuration but the parts of its link that `link` clears. */
-const twinKey = (c: ConfigurationSummary, link: Partial<CellLoad>): string =>
-  JSON.stringify([
-    c.app,
-    c.requestSet,
-    c.mode,
-    c.workers,
-    c.cpuMillis,
-    c.memoryMb,
-    c.replicas ?? 1,
-    c.node ?? null,
-    c.nodeFlags ?? [],
-    c.envSet ?? {},
-    { ...c.load, ...link },
-  ]);
 
 interface Pairing {
   kind: ComparisonNote['kind'];

@@ -18,7 +18,7 @@ import {
 import { fmtNum } from '../../common/format.ts';
 import { isLowerBound } from '../../common/bottleneck.ts';
 import { groupBy, workloadKey } from './group.ts';
-import { onWhat, who } from '../names.ts';
+import { onWhat, overWhat, who } from '../names.ts';
 import { checkSlo } from './slo.ts';
 import { estimateOf } from './stats.ts';
 import { contest, pricingAt, type Pricing } from './contest.ts';
@@ -51,13 +51,21 @@ const stripUndefined = (p: Partial<Prices>): Partial<Prices> =>
 
 const replicasOf = (c: ConfigurationSummary): number => (c.replicas && c.replicas >= 2 ? c.replicas : 1);
 
-/** "2 cluster workers on 1 CPU / 256 MB"; with replicas the one label rule (phrases.ts who, onWhat). */
-export function costLabel(c: ConfigurationSummary): string {
-  return `${who(c)} on ${onWhat(c)}`;
+/**
+ * "2 cluster workers on 1 CPU / 256 MB"; with replicas the one label rule (phrases.ts who, onWhat); with the link it
+ * was measured over where its workload had several among `cs`.
+ */
+export function costLabel(c: ConfigurationSummary, cs: readonly ConfigurationSummary[] = []): string {
+  return `${who(c)} on ${onWhat(c)}${overWhat(c, cs)}`;
 }
 
 /** The cost of one configuration: hourly, per million at its goodput (and interval), and at the rate. */
-export function costOf(c: ConfigurationSummary, prices: Prices, slo: Slo | null): ConfigurationCost {
+export function costOf(
+  c: ConfigurationSummary,
+  prices: Prices,
+  slo: Slo | null,
+  cs: readonly ConfigurationSummary[] = [],
+): ConfigurationCost {
   const hourly = hourlyCost({ cpuMillis: c.cpuMillis, memoryMb: c.memoryMb, replicas: replicasOf(c) }, prices);
   const g = c.rps;
   const ci = g?.ci ?? null;
@@ -65,7 +73,7 @@ export function costOf(c: ConfigurationSummary, prices: Prices, slo: Slo | null)
   const copies = g && rate !== null ? copiesFor(rate, g.mean) : null;
   return {
     key: c.key,
-    label: costLabel(c),
+    label: costLabel(c, cs),
     replicas: replicasOf(c),
     hourly,
     perMillion: g ? perMillion(hourly, g.mean) : null,
@@ -203,7 +211,7 @@ export function costsOf(
 ): CostAnswer {
   const pricing = pricingAt(prices);
   const measured = configurations.filter((c) => c.n > 0 && c.rps);
-  const list = measured.map((c) => costOf(c, prices, slo));
+  const list = measured.map((c) => costOf(c, prices, slo, measured));
   const byKey = new Map(list.map((k) => [k.key, k]));
   const qualified = measured.filter((c) => c.disqualified.length === 0 && (!slo || byKey.get(c.key)!.meets));
   const all = groupBy(

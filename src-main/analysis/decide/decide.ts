@@ -6,6 +6,8 @@ import { isLowerBound } from '../../common/bottleneck.ts';
 import { contest, DEFAULT_PRICING, whatWouldDecide, type Contest, type Pricing } from './contest.ts';
 import { pairLabel } from '../../common/resource-labels.ts';
 import { groupBy, loadLabel, totalResources, workloadKey, workloadLabel } from './group.ts';
+import { LINK, linkKey } from './links.ts';
+import { linkAmong } from '../../common/labels.ts';
 import { ALPHA, estimateOf, holm, welch, type MetricStats } from './stats.ts';
 import type { ConfigurationSummary, PairTest, ScopeDecision, UndecidedScope } from '../types.ts';
 
@@ -177,16 +179,23 @@ export function decideScopes(
 function pairsLabel(scopes: readonly ScopeDecision[]): string {
   if (scopes.length > 3) return `${scopes.length} CPU / memory pairs`;
   const pairs = scopes.map((s) => s.label);
-  // One pair under several loads (connections, TLS, a bandwidth cap): each named with its load, never twice alike.
-  const labels = new Set(pairs).size < pairs.length ? scopes.map((s) => `${s.label}, ${loadLabel(s.load)}`) : pairs;
+  // One pair under several loads (connections, TLS, a bandwidth cap): each named with its load, never twice alike;
+  // with its link alone where only the link differs, as the pick is named (names.ts overWhat).
+  const loads = scopes.map((s) => s.load);
+  const linkOnly = new Set(loads.map((l) => JSON.stringify({ ...l, ...LINK }))).size === 1;
+  const named = (s: ScopeDecision): string =>
+    linkOnly ? `${s.label}${linkAmong(s.load, loads)}` : `${s.label}, ${loadLabel(s.load)}`;
+  const labels = new Set(pairs).size < pairs.length ? scopes.map(named) : pairs;
   return labels.length <= 2 ? labels.join(' and ') : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
 }
 
 /**
  * The answer's decision, one per workload: the contest over every qualified configuration of the
- * workload, whatever its CPU / memory pair, on goodput per dollar at the run's prices (the lowest
+ * workload, whatever its CPU / memory pair and link, on goodput per dollar at the run's prices (the lowest
  * cost per million requests), ties and undecided cases to the cheaper by the one order of cost. With
- * one pair every price is equal, so this is that pair's own decision, unchanged.
+ * one pair every price is equal, so this is that pair's own decision, unchanged. Where the workload was
+ * measured over several links, each link's own decision is kept with it (`links`): the deployed pick is
+ * for the link it was measured over, and every other link's pick is named, with its link, as an alternative.
  */
 export function decideWorkloads(
   configurations: ConfigurationSummary[],
@@ -194,26 +203,21 @@ export function decideWorkloads(
   marginPct: number,
   pricing: Pricing = DEFAULT_PRICING,
 ): ScopeDecision[] {
-  const byWorkload = groupBy(
-    scopes.map((s) => s),
-    (s) => workloadKey(s),
-  );
-  return [...byWorkload.values()].map((ss) => {
+  const across = (ss: ScopeDecision[], key: string): ScopeDecision => {
     if (ss.length === 1) return ss[0]!;
     const keys = new Set(ss.flatMap((s) => s.configurations));
     const cs = configurations.filter((c) => keys.has(c.key));
     const f = ss[0]!;
     const loads = new Set(ss.map((s) => JSON.stringify(s.load))).size;
-    const d = decideScope(
-      cs,
-      marginPct,
-      pairsLabel(ss),
-      loads > 1 ? workloadLabel(f.app, f.requestSet) : f.context,
-      pricing,
-      `answer:${workloadKey(f)}`,
-    );
-    // Every scope in the list has a qualified candidate, so the workload's contest has one too.
-    return d as ScopeDecision;
+    const context = loads > 1 ? workloadLabel(f.app, f.requestSet) : f.context;
+    // Every scope in the list has a qualified candidate, so the contest over them has one too.
+    return decideScope(cs, marginPct, pairsLabel(ss), context, pricing, key) as ScopeDecision;
+  };
+  return [...groupBy(scopes, (s) => workloadKey(s)).values()].map((ss) => {
+    const key = `answer:${workloadKey(ss[0]!)}`;
+    const d = across(ss, key);
+    const byLink = [...groupBy(ss, (s) => linkKey(s.load)).entries()];
+    return byLink.length > 1 ? { ...d, links: byLink.map(([k, ls]) => across(ls, `${key}:${k}`)) } : d;
   });
 }
 

@@ -1,4 +1,4 @@
-import { cellLabel, linkWords } from '../../common/labels.ts';
+import { bandwidthWords, cellLabel, linkWords } from '../../common/labels.ts';
 import { fmtNum } from '../../common/format.ts';
 import { skippedAfter } from '../../common/skipped-cells.ts';
 import { MAX_ERROR_PCT, NOISY_CV, RATE_SHORTFALL } from '../../common/thresholds.ts';
@@ -114,7 +114,7 @@ export const loadLabel = (l: CellLoad): string =>
     ? `${l.connections} connections`
     : `a constant ${fmtNum(l.rate)} req/s over ${l.connections} connections`) +
   linkWords(l) +
-  (l.networkMbps ? ` through ${fmtNum(l.networkMbps)} Mbit/s` : '');
+  bandwidthWords(l);
 export const workloadLabel = (app: string, requestSet: string | null): string =>
   requestSet ? `${app} [${requestSet}]` : app;
 

@@ -1,7 +1,7 @@
 // The answer's pick in a few fields, for the run list (which caches it per run: store/run-picks.ts).
 import type { RunPick } from '../../model/stored.ts';
 import { isLowerBound } from '../../common/bottleneck.ts';
-import { envText, onWhat } from '../names.ts';
+import { envText, onWhat, overWhat } from '../names.ts';
 import type { Recommendation } from '../answer-types.ts';
 
 /** What the headline names (for an undecided answer its leading contender); null when nothing can be deployed. */
@@ -18,7 +18,10 @@ export function runPickOf(rec: Pick<Recommendation, 'headline' | 'configurations
   const runtime = `${node}${c.nodeFlags?.length ? ` ${c.nodeFlags.join(' ')}` : ''}${env ? ` ${env}` : ''}`;
   return {
     state: h.state,
-    configuration: `${manyApps ? `${c.app} ` : ''}${r >= 2 ? `${r} × ` : ''}${who} on ${onWhat(c)}${runtime}`,
+    // Measured over one of several links: which one, so two runs' picks over different links never read alike.
+    configuration:
+      `${manyApps ? `${c.app} ` : ''}${r >= 2 ? `${r} × ` : ''}${who} on ${onWhat(c)}${runtime}` +
+      overWhat(c, rec.configurations),
     app: c.app,
     mode: c.mode,
     workers: c.workers,

@@ -5,11 +5,13 @@ import { fmtNum, fmtUs } from '../../common/format.ts';
 import { priceOf } from '../decide/cost-order.ts';
 import { isLowerBound } from '../../common/bottleneck.ts';
 import { workloadKey } from '../decide/group.ts';
-import { onWhat, who } from '../names.ts';
+import { linkKey, otherLinks, twinKey } from '../decide/links.ts';
+import { onWhat, overWhat, who } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
+import { goodputShort } from './phrases.ts';
 import { ALPHA, estimateOf, welch } from '../decide/stats.ts';
 import { MUCH_LOWER_P99 } from '../../common/thresholds.ts';
-import type { Alternative, ConfigurationSummary, Recommendation } from '../types.ts';
+import type { Alternative, ConfigurationSummary, Recommendation, ScopeDecision } from '../types.ts';
 import type { Prices } from '../../common/cost.ts';
 
 type Base = Pick<Recommendation, 'search' | 'scopes' | 'decisions' | 'sloOutcomes' | 'configurations' | 'slo'> & {
@@ -36,6 +38,28 @@ function forWhat(alt: ConfigurationSummary, pick: ConfigurationSummary, prices: 
   return `for ${ratio(priceOf(alt, prices) / priceOf(pick, prices))} the price per hour`;
 }
 
+/**
+ * Each other link's own pick (decideWorkloads `links`), where it is not the deployed configuration: what to deploy
+ * if that is the link you serve over, with the deployed configuration's goodput there when it was measured.
+ */
+function linkAlternatives(rec: Base, pick: ConfigurationSummary, scope: ScopeDecision | null): Alternative[] {
+  const cs = rec.configurations;
+  return otherLinks(scope, pick).other.map((d) => {
+    const k = d.knee;
+    const twin = cs.find(
+      (x) => x.n > 0 && x.rps && linkKey(x.load) === linkKey(d.load) && twinKey(x) === twinKey(pick),
+    );
+    const how = d.state === 'undecided' ? 'the leading contender there, undecided' : `the pick there, ${d.state}`;
+    const there = twin ? `; the deployed ${who(pick)} measured ${goodputShort(twin)} there` : '';
+    return {
+      key: k.key,
+      kind: 'link' as const,
+      text:
+        `Alternative if you serve${overWhat(k, cs)}: ${who(k)} on ${onWhat(k)}, ${goodputShort(k)} (${how})` + there,
+    };
+  });
+}
+
 export function alternativesOf(rec: Base): Alternative[] {
   const p = answerPick(rec);
   if (!p || p.basis === 'search') return [];
@@ -52,7 +76,8 @@ export function alternativesOf(rec: Base): Alternative[] {
       key: fastest.key,
       kind: 'latency',
       text:
-        `Alternative for latency: ${who(fastest)} on ${onWhat(fastest)}, p99 ${fmtUs(fastest.p99Us!.mean)} against ` +
+        `Alternative for latency: ${who(fastest)} on ${onWhat(fastest)}${overWhat(fastest, rec.configurations)}, ` +
+        `p99 ${fmtUs(fastest.p99Us!.mean)} against ` +
         `the pick's ${fmtUs(pick.p99Us!.mean)} (${ratio(pick.p99Us!.mean / fastest.p99Us!.mean)} lower), ` +
         `${forWhat(fastest, pick, prices)}`,
     });
@@ -67,9 +92,10 @@ export function alternativesOf(rec: Base): Alternative[] {
       key: most.key,
       kind: 'throughput',
       text:
-        `Alternative for throughput: ${onWhat(most)} would hold ${isLowerBound(most) ? '≥ ' : ''}` +
-        `${fmtNum(most.rps!.mean)} req/s with ${who(most)}: ${ratio(most.rps!.mean / pick.rps!.mean)} the goodput ` +
+        `Alternative for throughput: ${onWhat(most)} would hold ${goodputShort(most)} with ${who(most)}` +
+        `${overWhat(most, rec.configurations)}: ${ratio(most.rps!.mean / pick.rps!.mean)} the goodput ` +
         `${forWhat(most, pick, prices)}`,
     });
+  out.push(...linkAlternatives(rec, pick, p.scope));
   return out.map((a) => ({ ...a, text: `${a.text}.` }));
 }

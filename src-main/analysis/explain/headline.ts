@@ -5,16 +5,15 @@ import { fmtNum } from '../../common/format.ts';
 import { isLowerBound, whoSetThePace } from '../../common/bottleneck.ts';
 import { joinAnd as listOf } from '../../common/text.ts';
 import { answerPick } from '../size/sizing.ts';
+import { goodputShort } from './phrases.ts';
 import type { AnswerState, ConfigurationSummary, Headline, Recommendation, ScopeDecision } from '../types.ts';
-import { onWhat, who, whoContext } from '../names.ts';
+import { onWhat, overWhat, who, whoContext } from '../names.ts';
 
 export const STATE_WORDS: Record<AnswerState, string> = {
   confident: 'confident',
   equivalent: 'equivalent',
   undecided: 'undecided',
 };
-
-const goodput = (c: ConfigurationSummary): string => `${isLowerBound(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
 
 type Base = Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods' | 'headline'>;
 
@@ -25,7 +24,7 @@ export const acrossPairs = (s: ScopeDecision | null | undefined): boolean => (s?
 export function perMillionText(rec: Pick<Base, 'costs'>, c: ConfigurationSummary): string {
   const k = rec.costs?.configurations.find((x) => x.key === c.key);
   const money = k?.perMillion != null ? `${k.upperBound ? '≤ ' : ''}${fmtMoney(k.perMillion)}` : '—';
-  return `${money} per million requests at ${goodput(c)}`;
+  return `${money} per million requests at ${goodputShort(c)}`;
 }
 
 /** The headline of a matrix answer; null when nothing can be deployed (an auto-size run speaks for itself). */
@@ -36,7 +35,8 @@ export function headlineOf(rec: Base): Headline | null {
   const byKey = new Map(rec.configurations.map((x) => [x.key, x]));
   // With replicas the pick's caps are per container, said with the totals its scope holds (its label).
   const where =
-    (c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope && !acrossPairs(p.scope) ? p.scope.label : onWhat(c);
+    ((c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope && !acrossPairs(p.scope) ? p.scope.label : onWhat(c)) +
+    overWhat(c, rec.configurations);
   const decideBy = p.basis === 'knee' && p.scope ? p.scope.decideBy : [];
   const base = { state: p.state, key: c.key, contenders: p.contenders, decideBy };
   // Configurations of one scope named together say what they differ in: containers, Node.js version, flags.
@@ -63,7 +63,7 @@ export function headlineOf(rec: Base): Headline | null {
     const how =
       rivals === 0
         ? 'the only configuration that qualified'
-        : `its goodput (${goodput(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 ` +
+        : `its goodput (${goodputShort(c)}) is significantly above every other (Welch's t-test, Holm-corrected, 5 ` +
           `%${s.lowerBounds.includes(c.key) ? '; a lower bound, the server was at least that fast' : ''})`;
     return { ...base, text: `Pick: ${named(c)} on ${where} — confident: ${how}.` };
   }
@@ -76,13 +76,13 @@ export function headlineOf(rec: Base): Headline | null {
       ...base,
       text:
         `Pick: ${named(c)} on ${where} — equivalent: ${listOf([named(c), ...within.map(named)])} are shown within ` +
-        `${fmtNum(m, 0)} % of the best goodput (one-sided tests), so the cheapest (${goodput(c)}).`,
+        `${fmtNum(m, 0)} % of the best goodput (one-sided tests), so the cheapest (${goodputShort(c)}).`,
     };
   }
   const names = s.contenders
     .map((k) => byKey.get(k)!)
     .filter(Boolean)
-    .map((x) => `${named(x)} (${goodput(x)})`);
+    .map((x) => `${named(x)} (${goodputShort(x)})`);
   const bounds = s.contenders.filter((k) => s.lowerBounds.includes(k)).map((k) => byKey.get(k)!);
   const why = bounds.length
     ? `a measured lower bound (${whoSetThePace(bounds)}) keeps the test from separating them`
@@ -106,23 +106,24 @@ function acrossPairsText(
   const byKey = new Map(rec.configurations.map((x) => [x.key, x]));
   const m = fmtNum(rec.marginPct, 0);
   const scope = `the ${s.candidates.length} configurations measured on ${s.label}`;
+  // Each with its link where the workload ran over several: no two configurations named here read alike.
+  const each = (x: ConfigurationSummary): string => `${named(x)} on ${onWhat(x)}${overWhat(x, rec.configurations)}`;
   if (s.state === 'confident') {
     const how =
       s.rivals.length === 0
         ? `the only one of ${scope} that qualified`
         : `the lowest cost per million requests of ${scope} (${perMillionText(rec, c)}), significantly below ` +
           "every other (Welch's t-test on goodput per dollar, Holm-corrected, 5 %)";
-    return `Pick: ${named(c)} on ${onWhat(c)} — confident: ${how}.`;
+    return `Pick: ${each(c)} — confident: ${how}.`;
   }
   const others = s.contenders
     .filter((k) => k !== c.key)
     .map((k) => byKey.get(k)!)
     .filter(Boolean);
-  const each = (x: ConfigurationSummary): string => `${named(x)} on ${onWhat(x)}`;
   // The others are on other caps: named only as labelled alternatives, so no CPU but the pick's reads as the answer.
   if (s.state === 'equivalent')
     return (
-      `Pick: ${named(c)} on ${onWhat(c)} — equivalent: of ${scope}, it and ${others.length} other` +
+      `Pick: ${each(c)} — equivalent: of ${scope}, it and ${others.length} other` +
       `${others.length === 1 ? ' is' : 's are'} shown within ${m} % of the lowest cost per million requests ` +
       `(one-sided tests), so the cheapest by the one order of cost (${perMillionText(rec, c)}). ` +
       `Alternatives within the margin: ${listOf(others.map(each))}.`

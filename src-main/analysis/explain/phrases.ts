@@ -5,10 +5,15 @@ import { joinAnd } from '../../common/text.ts';
 import type { FlagKind } from '../../model/types.ts';
 import { RUN_TO_RUN_SPREAD, SPREAD_OVER_INTERVAL } from '../../common/thresholds.ts';
 import type { ConfigurationSummary, FlagSummary } from '../types.ts';
+import { isLowerBound } from '../../common/bottleneck.ts';
 
 /** "was" for one process or worker, "were" for more. */
 export const be = (cs: ConfigurationSummary[]): string =>
   cs.length === 1 && (cs[0]!.mode === 'single' || cs[0]!.workers === 1) ? 'was' : 'were';
+
+/** "8,010 req/s", "≥ 8,010 req/s" where it is a lower bound: a goodput named beside a configuration. */
+export const goodputShort = (c: ConfigurationSummary): string =>
+  `${isLowerBound(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
 
 /** "25,309 ± 812 req/s, n = 3", "25,309 ± 812 req/s, one run, batch means" or "25,309 req/s, a single sample". */
 export function rpsText(c: ConfigurationSummary): string {

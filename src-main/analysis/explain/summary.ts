@@ -7,8 +7,10 @@ import { capitalize, joinAnd } from '../../common/text.ts';
 import { pickCause } from './answer-causes.ts';
 import { isLowerBound, whoSetThePace } from '../../common/bottleneck.ts';
 import { acrossPairs, perMillionText } from './headline.ts';
-import { onWhat, who, whoContext, type WhoContext } from '../names.ts';
+import { onWhat, overWhat, who, whoContext, type WhoContext } from '../names.ts';
 import { answerPick } from '../size/sizing.ts';
+import { otherLinks } from '../decide/links.ts';
+import { goodputShort } from './phrases.ts';
 import { sizingMethodText } from './sizing-words.ts';
 import type { ConfigurationSummary, MethodNote, Recommendation, ScopeDecision } from '../types.ts';
 import { ecosystemShort } from './trap-words.ts';
@@ -18,9 +20,8 @@ export const MAX_SUMMARY = 4;
 
 type Base = Omit<Recommendation, 'words' | 'sizingWords' | 'summary' | 'methods'>;
 
-const goodput = (c: ConfigurationSummary): string => `${isLowerBound(c) ? '≥ ' : ''}${fmtNum(c.rps!.mean)} req/s`;
 const named = (cs: ConfigurationSummary[], ctx?: WhoContext, max = 3): string => {
-  const shown = cs.slice(0, max).map((c) => `${who(c, ctx)} (${goodput(c)})`);
+  const shown = cs.slice(0, max).map((c) => `${who(c, ctx)} (${goodputShort(c)})`);
   return joinAnd(cs.length > max ? [...shown, `${cs.length - max} more`] : shown);
 };
 
@@ -69,7 +70,7 @@ function rivalsBullet(s: ScopeDecision, byKey: Map<string, ConfigurationSummary>
   }
   const kneeNote =
     s.knee !== s.bestRps
-      ? ` It is the knee: within ${m} % of the best, ${who(s.bestRps, ctx)} (${goodput(s.bestRps)}).`
+      ? ` It is the knee: within ${m} % of the best, ${who(s.bestRps, ctx)} (${goodputShort(s.bestRps)}).`
       : '';
   const below = others.filter((c) => c !== s.bestRps);
   return (
@@ -87,7 +88,11 @@ function costRivalsBullet(rec: Base, s: ScopeDecision, byKey: Map<string, Config
       .map((k) => byKey.get(k)!)
       .filter(Boolean);
   const list = (cs: ConfigurationSummary[]): string =>
-    joinAnd(cs.slice(0, 3).map((x) => `${who(x)} on ${onWhat(x)} (${perMillionText(rec, x)})`));
+    joinAnd(
+      cs
+        .slice(0, 3)
+        .map((x) => `${who(x)} on ${onWhat(x)}${overWhat(x, rec.configurations)} (${perMillionText(rec, x)})`),
+    );
   if (s.candidates.length === 1) return `It was the only configuration that qualified on ${s.label}.`;
   if (s.state === 'undecided')
     return `Not yet separable on cost per million requests from ${list(rest(s.contenders))}.`;
@@ -160,7 +165,8 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   const ctx = p.scope ? whoContext(p.scope.candidates.map((k) => byKey.get(k)!).filter(Boolean)) : undefined;
   // One container in a scope of replicas: its caps are the scope's totals, said as such.
   const where =
-    (c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope && !acrossPairs(p.scope) ? p.scope.label : onWhat(c);
+    ((c.replicas ?? 1) < 2 && p.basis === 'knee' && p.scope && !acrossPairs(p.scope) ? p.scope.label : onWhat(c)) +
+    overWhat(c, rec.configurations);
   out.push(`${capitalize(who(c, ctx))} on ${where}: ${numbers(c)}.`);
   if (p.basis === 'slo' && p.outcome)
     out.push(
@@ -173,7 +179,15 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
     const rivals = acrossPairs(p.scope)
       ? costRivalsBullet(rec, p.scope, byKey)
       : rivalsBullet(p.scope, byKey, rec.marginPct);
-    out.push(rivals + (why ? ` Why: ${why.text}.` : ''));
+    // Where another link picked it too, the answer holds over that link as well: said so, undecided ones apart.
+    const same = otherLinks(p.scope, c).same;
+    const over = (ds: ScopeDecision[]): string => joinAnd(ds.map((d) => overWhat(d.knee, rec.configurations).trim()));
+    const sure = same.filter((d) => d.state !== 'undecided');
+    const leads = same.filter((d) => d.state === 'undecided');
+    const holds =
+      (sure.length ? ` It is the pick ${over(sure)} too.` : '') +
+      (leads.length ? ` It leads ${over(leads)} too, undecided there.` : '');
+    out.push(rivals + holds + (why ? ` Why: ${why.text}.` : ''));
     // The question the run asked of the pick's scope (containers or workers, which Node.js): its first line.
     const asked = rec.comparisons?.find((n) => n.scopeKey === c.scopeKey && n.keys.includes(c.key));
     if (asked) ((askedAt = out.length), out.push(asked.text));
@@ -190,12 +204,16 @@ export function summaryOf(rec: Base, words: readonly string[]): string[] {
   if (trap && out.length < MAX_SUMMARY) out.push(trap.text);
   const left = leftOutBullet(rec);
   if (left) out.push(left);
+  // Another link's own pick comes before the cost line: which to deploy turns on the link you serve over.
+  const links = (rec.alternatives ?? []).filter((a) => a.kind === 'link');
+  for (const a of links) if (out.length < MAX_SUMMARY) out.push(a.text);
   // The cost line of the pick's workload (analysis/decide/cost.ts), when there is room for it.
   const cost = rec.costs?.cheapest.find((k) => k.app === c.app && k.requestSet === c.requestSet);
   if (cost && cost.state !== 'none' && out.length < MAX_SUMMARY) out.push(cost.text);
   // What the pick gives up, labelled as alternatives (analysis/explain/alternatives.ts), while there is room.
-  for (const a of rec.alternatives ?? []) if (out.length < MAX_SUMMARY) out.push(a.text);
-  const more = rec.scopes.length - 1;
+  for (const a of rec.alternatives ?? []) if (out.length < MAX_SUMMARY && !links.includes(a)) out.push(a.text);
+  // Pairs, not scopes: one pair measured over several links is still one pair.
+  const more = new Set(rec.scopes.map((x) => x.label)).size - 1;
   if (more > 0 && out.length < MAX_SUMMARY)
     out.push(
       `${more} other CPU / memory pair${more === 1 ? '' : 's'}: in the chart and the table, each as ` +
