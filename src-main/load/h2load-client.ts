@@ -4,7 +4,18 @@
 // cells. Its per-request log (start, status, duration) is read each second into the same histograms and counts
 // as the other clients' answers (docs/ARCHITECTURE.md, "HTTP/2"); everything else stays on h2-client.ts.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isSequence, type MixEntry, type RequestSpec } from '../model/requests.ts';
@@ -37,15 +48,24 @@ export function h2loadUnfit(p: {
   return undefined;
 }
 
-/** The h2load on PATH, or undefined: not Linux, or not installed (Debian: nghttp2-client). */
+/**
+ * The h2load on PATH, or undefined: not Linux, not installed (Debian: nghttp2-client), or RIGHTSIZE_H2_CLIENT=node
+ * (a server that closes its connections: h2load does not open them again).
+ */
 export function h2loadBinary(): string | undefined {
-  if (process.platform !== 'linux') return undefined;
+  if (process.platform !== 'linux' || process.env.RIGHTSIZE_H2_CLIENT === 'node') return undefined;
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const f = path.join(dir, 'h2load');
     if (dir && existsSync(f)) return f;
   }
   return undefined;
 }
+
+/** Why a thread of h2load's stops: the server closed connections it does not open again; and what to do. */
+export const h2loadLostWords = (lost: number, of: number): string =>
+  `the server closed ${lost} of ${of} HTTP/2 connections, and h2load (which sends a closed loop of one request) ` +
+  "does not open them again: measure this app over HTTP/2 with Node's client, which does " +
+  '(RIGHTSIZE_H2_CLIENT=node), or keep its connections open';
 
 /** One answer from h2load's log: when it ended (epoch ms), its status (-1: the stream failed) and duration (ms). */
 export interface H2loadAnswer {
@@ -128,6 +148,27 @@ export class H2loadProcess {
       /* it has just ended: the last reading stands */
     }
     return this.last;
+  }
+
+  /**
+   * Its connections still open (its sockets), or undefined where /proc cannot tell: h2load does not open a
+   * connection again once the server closed it, so fewer than it was given is load no longer sent.
+   */
+  openConnections(): number | undefined {
+    const pid = this.child.pid;
+    if (pid === undefined || this.exitCode !== undefined) return undefined;
+    try {
+      const fds = readdirSync(`/proc/${pid}/fd`);
+      return fds.filter((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+        } catch {
+          return false;
+        }
+      }).length;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Whether it has ended by itself: at its safety stop (0) or failing (its words). */

@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { type AcClient, instrumentClient, type TimingSink } from './client-timing.ts';
 import { h2Connection } from './h2-client.ts';
-import { H2loadProcess } from './h2load-client.ts';
+import { h2loadLostWords, H2loadProcess } from './h2load-client.ts';
 import { encodeHistogram, type LatencyHistogram, newHistogram, recordUs } from './histogram.ts';
 import { ConnectionSchedule } from './pacing.ts';
 import { addReason, failureReason } from '../common/failure-reason.ts';
@@ -299,6 +299,13 @@ function h2loadFor(binary: string, set: ThreadTarget, sink: TimingSink): void {
       verdict = ok ? undefined : failureReason(a.status, '');
       sink.response(a.status, each + extra, a.durationMs, a.durationMs, now, 0);
       extra = 0;
+    }
+    // A connection the server closed is not opened again by h2load: the load asked for is no longer sent.
+    const open = opened ? p.openConnections() : undefined;
+    if (open !== undefined && open < set.connections.length && !stopped) {
+      const lost = set.connections.length - open;
+      post({ type: 'error', message: h2loadLostWords(lost, set.connections.length) });
+      return;
     }
     const ended = p.ended();
     if (ended && !stopped) {

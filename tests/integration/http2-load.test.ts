@@ -11,7 +11,7 @@ import { runCertificate } from '../../src-main/tls/certificate.ts';
 /**
  * Answers after DELAY ms (argv[1]) over h2 (TLS: RS_TLS_CERT/RS_TLS_KEY) or h2c; counts what it answered and the
  * most streams it had open at once; `/count` says both (not counted); POST /orders answers 201 with the body's size;
- * `/hang` is never answered.
+ * `/hang` is never answered; `/bye` is answered, then its connection closed.
  */
 const SERVER = `
 const http2 = require('http2');
@@ -20,6 +20,7 @@ let n = 0, open = 0, most = 0;
 const handler = (req, res) => {
   if (req.url === '/count') return res.end(JSON.stringify({ n, most }));
   if (req.url === '/hang') return; // never answered
+  if (req.url === '/bye') { res.end('bye'); return req.stream.session.close(); } // the connection ends after it
   open++; most = Math.max(most, open);
   let body = 0;
   req.on('data', (c) => (body += c.length));
@@ -144,5 +145,13 @@ describe('HTTP/2 load against a real server', () => {
     expect(r.statusCounts).toEqual({ '201': r.requests });
     expect(r.non2xx + r.errors).toBe(0);
     expect(r.goodputMean).toBeCloseTo(r.rpsMean, 5);
+  });
+
+  it('a server that closes its connections: h2load, which does not open them again, stops the cell with words; Node\'s client opens them again', async () => {
+    const bye = (over: Partial<LoadPlan>): LoadPlan => plan('h2c', { model: 'closed', connections: 2 }, { requests: [{ method: 'GET', path: '/bye' }], ...over });
+    await expect(runLoad(bye({}))).rejects.toThrow(/closed \d of 2 HTTP\/2 connections, and h2load .* does not open them again/);
+    const r = await runLoad(bye({ h2Client: 'node' }));
+    expect(r.h2Client).toBe('node');
+    expect(r.requests).toBeGreaterThan(10); // one answer a connection, then a new connection: many in 2 s
   });
 });
