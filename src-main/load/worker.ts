@@ -60,7 +60,7 @@ let flushTimer: ReturnType<typeof setTimeout> | undefined;
 const clients: { destroy(): void }[] = [];
 
 function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
-  const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, opened: 0 };
+  const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, opened: 0, resumed: 0 };
   const failureReasons: Record<string, number> = {};
   // A replicated cell counts each replica's responses (0 until its plan arrives: a spare thread has none yet).
   const replicas = plan?.replicas ?? 0;
@@ -146,9 +146,10 @@ const sinkFor = (replica: number | undefined): TimingSink => ({
     const r = cur.byRoute?.[route];
     if (r) r.sent++;
   },
-  opened(now: number): void {
+  opened(now: number, resumed: boolean): void {
     if (now >= nextBoundary) flushUntil(now);
     cur.opened++;
+    if (resumed) cur.resumed = (cur.resumed ?? 0) + 1;
   },
 });
 
@@ -188,7 +189,8 @@ function clientsFor(set: ThreadTarget): void {
   let next = 0;
   autocannon(
     {
-      // autocannon's TLS client never verifies the certificate and offers no session: a full handshake each.
+      // autocannon's TLS client never verifies the certificate and offers no session (a full handshake each)
+      // unless tlsResume: instrumentClient then offers the client's last one.
       url: `${plan.tls ? 'https' : 'http'}://${set.host}:${set.port}`,
       connections: set.connections.length,
       pipelining: 1,
@@ -202,7 +204,8 @@ function clientsFor(set: ThreadTarget): void {
         useMix(client, new ConnectionMix(mix, index, plan.totalConnections));
         const schedule =
           plan.model === 'rate' ? new ConnectionSchedule(t0, index, plan.totalConnections, plan.rate!) : undefined;
-        instrumentClient(client, sink, { stopped: () => stopped, ...(schedule ? { schedule } : {}) });
+        const resume = plan.tlsResume ? { resume: true } : {};
+        instrumentClient(client, sink, { stopped: () => stopped, ...resume, ...(schedule ? { schedule } : {}) });
       },
     },
     (err: Error | null) => {
@@ -223,6 +226,7 @@ function h2ClientsFor(set: ThreadTarget, sink: TimingSink, mix: ReturnType<typeo
       h2Connection(sink, {
         origin: `${plan.protocol === 'h2' ? 'https' : 'http'}://${set.host}:${set.port}`,
         streams: plan.streams ?? 1,
+        ...(plan.tlsResume ? { resume: true } : {}),
         timeoutMs: plan.timeoutSec * 1000,
         next: () => m.next(),
         judge: (o, status, body, raw) => (verdict = m.answered(o, status, body, raw)),
