@@ -57,7 +57,9 @@ type Bad = (path: string, message: string) => void;
 
 /** Every range problem of the load's fields; `cores`: the host's, which load threads may not outnumber. */
 export function loadProblems(m: Dimensions & { load?: MatrixLoad }, cores: number, bad: Bad): void {
-  const dimension = (path: string, xs: unknown[]): void => void (xs.length === 0 && bad(path, 'needs at least one value'));
+  const dimension = (path: string, xs: unknown[]): void => {
+    if (xs.length === 0) bad(path, 'needs at least one value');
+  };
   if (m.load?.model === 'closed') {
     dimension('load.connections', m.load.connections);
     for (const c of m.load.connections) {

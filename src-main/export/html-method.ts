@@ -28,9 +28,9 @@ function tlsItems(run: RunDetail): string[] {
     '<b>TLS.</b> The load never verifies the certificate. ' +
       (resumed
         ? 'A connection the server closed (<code>load.tlsResume</code>) offers, when it is opened again, the ' +
-          'session (a TLS 1.3 ticket) it last got, as a returning browser does: the server may resume it or not ' +
-          '(a cluster’s workers each keep their own ticket keys). Each second counts connections opened and, ' +
-          'apart, the handshakes resumed (CSV <code>connections_opened</code>, <code>tls_resumed</code>).'
+          'session (a TLS 1.3 ticket) it last got, as a returning browser does; whether it is resumed is the ' +
+          'server’s. Each second counts connections opened and, apart, the handshakes resumed (CSV ' +
+          '<code>connections_opened</code>, <code>tls_resumed</code>).'
         : 'It offers no session when it opens a connection, so each pays a full handshake as a new client’s ' +
           'does; each second counts them (CSV <code>connections_opened</code>).'),
   ];

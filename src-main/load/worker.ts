@@ -60,13 +60,14 @@ let flushTimer: ReturnType<typeof setTimeout> | undefined;
 const clients: { destroy(): void }[] = [];
 
 function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
-  const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, opened: 0, resumed: 0 };
+  const counts = { requests: 0, good: 0, bytes: 0, errors: 0, timeouts: 0, non2xx: 0, sent: 0, busyMs: 0, opened: 0 };
   const failureReasons: Record<string, number> = {};
   // A replicated cell counts each replica's responses (0 until its plan arrives: a spare thread has none yet).
   const replicas = plan?.replicas ?? 0;
   const byRoute = routeHistograms.map((): RouteSecond => ({ sent: 0, requests: 0, good: 0, histogram: '' }));
   return {
     ...counts,
+    resumed: 0,
     statusCounts: {},
     failureReasons,
     ...(replicas ? { byReplica: new Array<number>(replicas).fill(0) } : {}),
