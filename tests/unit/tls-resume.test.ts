@@ -13,6 +13,8 @@ import { scopeKey } from '../../src-main/analysis/decide/group.ts';
 import { withTlsResume } from '../../src-main/cli/commands/run.ts';
 import { cellsCsv, samplesCsv } from '../../src-main/export/csv.ts';
 import { cell, run } from '../helpers/run-fixture.ts';
+import { htmlReport } from '../../src-main/export/html-report.ts';
+import { recommend } from '../../src-main/analysis/index.ts';
 import { parseCsv } from '../helpers/report.ts';
 
 /** Responses before the server closes a connection, and how many connections it closes (the rest stay open). */
@@ -158,6 +160,9 @@ describe('load.tlsResume', () => {
     const second = { t: 0, rps: 1, bytes: 1, errors: 0, timeouts: 0, non2xx: 0, p50Us: 1, p90Us: 1, p99Us: 1, maxUs: 1 };
     const samples = new Map([[r.cells[0]!.id, [{ ...second, cpuPct: null, memBytes: null, throttledPeriods: null, opened: 9, resumed: 7 }]]]);
     const rows = parseCsv(samplesCsv(r, samples));
+    // The report's method says how TLS cells opened their connections, only when the run has some.
+    expect(htmlReport(r, samples, recommend(r))).toMatch(/<b>TLS\.<\/b>[^<]*A connection the server closed/);
+    expect(htmlReport(run([cell({})]), new Map(), recommend(run([cell({})])))).not.toContain('<b>TLS.</b>');
     expect(parseCsv(cellsCsv(r))[0]).toMatchObject({ tls: '1', tls_resume: '1' });
     expect(rows[0]).toMatchObject({ connections_opened: '9', tls_resumed: '7' });
   });
