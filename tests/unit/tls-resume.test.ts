@@ -12,7 +12,7 @@ import { linkText, linkWords } from '../../src-main/common/labels.ts';
 import { scopeKey } from '../../src-main/analysis/decide/group.ts';
 import { withTlsResume } from '../../src-main/cli/commands/run.ts';
 import { cellsCsv, samplesCsv } from '../../src-main/export/csv.ts';
-import { cell, run } from '../helpers/run-fixture.ts';
+import { cell, reps, run } from '../helpers/run-fixture.ts';
 import { htmlReport } from '../../src-main/export/html-report.ts';
 import { recommend } from '../../src-main/analysis/index.ts';
 import { parseCsv } from '../helpers/report.ts';
@@ -151,6 +151,18 @@ describe('load.tlsResume', () => {
     const key = (l: object): string => scopeKey({ ...cell({}).config, load: { ...tls, ...l } });
     expect(key({ tlsResume: true })).not.toBe(key({}));
     expect(JSON.parse(key({}))).not.toContain('resume'); // without the option, the key stored before it
+  });
+
+  it('HTTPS with sessions resumed is still set against plain HTTP by the answer', () => {
+    const plain = { model: 'closed' as const, connections: 20 };
+    const r = run([
+      ...reps({ app: 'static', load: plain }, [56_000, 57_000, 55_500]),
+      ...reps({ app: 'static', load: { ...plain, tls: true, tlsResume: true } }, [38_000, 37_500, 38_400]),
+    ]);
+    const notes = recommend(r).comparisons!.filter((n) => n.kind === 'tls');
+    expect(notes.map((n) => n.text)).toEqual([
+      expect.stringMatching(/^HTTPS, for .*: plain HTTP serves 48 % more than HTTPS with sessions resumed \(/),
+    ]);
   });
 
   it('--tls-resume sets it on the matrix (the default load when it names none); resumed handshakes have a CSV column', () => {
