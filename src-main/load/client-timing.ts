@@ -48,7 +48,7 @@ export interface TimingSink {
   /** A request written, of the mix's route `route` (0 without a mix). */
   sent(route: number): void;
   /** A connection opened: TCP connected, or over TLS its handshake done (`resumed`: a session resumed). */
-  opened(now: number, resumed: boolean): void;
+  opened(now: number, resumed?: boolean): void;
 }
 
 export interface TimingOptions {

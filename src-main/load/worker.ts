@@ -147,7 +147,7 @@ const sinkFor = (replica: number | undefined): TimingSink => ({
     const r = cur.byRoute?.[route];
     if (r) r.sent++;
   },
-  opened(now: number, resumed: boolean): void {
+  opened(now: number, resumed = false): void {
     if (now >= nextBoundary) flushUntil(now);
     cur.opened++;
     if (resumed) cur.resumed = (cur.resumed ?? 0) + 1;

@@ -67,7 +67,7 @@ async function handshakes(): Promise<{ full: number; resumed: number }> {
  * HTTP/2 from Node's client, whose reconnects offer the session (main's h2load executor, where it can send a load,
  * offers none): `LoadPlan.h2Client` on main, spread so that this file compiles before and after the merge.
  */
-const NODE_H2 = { h2Client: 'node' };
+const NODE_H2 = { h2Client: 'node' as const };
 
 /** Two connections on one thread, for 2 s: the server's closes all happen in the first second. */
 async function load(protocol: 'http1' | 'h2', tlsResume: boolean): Promise<{ opened: number; resumed: number }> {
