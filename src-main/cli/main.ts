@@ -80,6 +80,11 @@ function program(): Command {
         "(default: one per core the target leaves free; 1 to the host's cores, at most the connections)",
     )
     .option(
+      '--tls-resume',
+      'a TLS connection the server closed offers its last session when it is opened again, so its handshake ' +
+        'is resumed, as a returning browser\'s (the matrix\'s "load.tlsResume"; default: a full handshake each)',
+    )
+    .option(
       '--settle-budget <pct>',
       'when the answer is undecided after the grid, repeat only the contenders ' +
         "for up to this % of the grid's measured time (default 50; 0 turns settling off)",

@@ -5,19 +5,22 @@ import { fmtNum } from './format.ts';
 import type { CellConfig, CellLoad } from '../model/types.ts';
 
 const streamsText = (l: CellLoad): string => ((l.streams ?? 1) > 1 ? ` · ${l.streams} streams` : '');
+/** load.tlsResume: a re-opened connection resumes its TLS session (absent: a full handshake each). */
+const resumeText = (l: CellLoad, words = false): string =>
+  l.tlsResume ? (words ? ', sessions resumed' : ' · resumed') : '';
 
 /** A cell's link after its load in the listings ("c20 · TLS · 2000 Mbit/s", "c20 · h2 · 10 streams"); empty without. */
 export const linkText = (l: CellLoad): string =>
-  `${l.protocol ? ` · ${l.protocol}${streamsText(l)}` : l.tls ? ' · TLS' : ''}` +
+  `${l.protocol ? ` · ${l.protocol}${streamsText(l)}` : l.tls ? ' · TLS' : ''}${resumeText(l)}` +
   `${l.networkMbps ? ` · ${l.networkMbps} Mbit/s` : ''}`;
 
 /** The same in words, after the load ("20 connections over HTTP/2 (h2, TLS) with 10 streams each"). */
 export const linkWords = (l: CellLoad): string =>
   l.protocol
-    ? ` over HTTP/2 (${l.protocol === 'h2' ? 'h2, TLS' : 'h2c, in clear'})` +
+    ? ` over HTTP/2 (${l.protocol === 'h2' ? `h2, TLS${resumeText(l, true)}` : 'h2c, in clear'})` +
       ((l.streams ?? 1) > 1 ? ` with ${l.streams} streams each` : '')
     : l.tls
-      ? ' over TLS'
+      ? ` over TLS${resumeText(l, true)}`
       : '';
 
 /** A bandwidth cap in words, after the load (" through 2,000 Mbit/s"); empty without one. */

@@ -12,7 +12,6 @@ import {
   DIMENSION_HINTS,
   dimensionProblems,
   envSetsOf,
-  anyHttp2,
   linksOf,
   networkCapsOf,
   flagSetsOf,
@@ -21,38 +20,18 @@ import {
   topologies,
 } from './matrix-dimensions.ts';
 export { MIN_MEMORY_MB };
+import { LOAD_HINTS, LoadSchema, loadProblems, withResume } from './matrix-load.ts';
+export { connectionCountProblem, DEFAULT_LOAD, MAX_CONNECTIONS, MAX_STREAMS } from './matrix-load.ts';
 import { shuffleInPlace } from './seeded-shuffle.ts';
 export { seededShuffle } from './seeded-shuffle.ts';
 
-/** The one rule for a connection count, whichever the load model (and auto-size's): the same words everywhere. */
-export const MAX_CONNECTIONS = 10_000;
-export const connectionCountProblem = (c: number): string | undefined =>
-  Number.isInteger(c) && c >= 1 && c <= MAX_CONNECTIONS
-    ? undefined
-    : `${c} is not a connection count from 1 to ${MAX_CONNECTIONS}`;
 /** A matrix larger than this needs `confirmLarge: true` (CLI: --yes): it would run for hours. */
 export const LARGE_MATRIX_CELLS = 500;
 
 const nums = z.array(z.number());
 
-/** Load threads: absent = one per core the target's cpuset leaves free (at least 1); set to override. */
-const loadThreads = z.number().optional();
-/** HTTP/2's requests in flight on each connection (h2 and h2c cells; absent: 1). */
-const streams = z.number().optional();
-const ClosedLoad = z.strictObject({ model: z.literal('closed'), connections: nums, threads: loadThreads, streams });
-const RateLoad = z.strictObject({
-  model: z.literal('rate'),
-  rates: nums,
-  connections: z.number().default(20),
-  threads: loadThreads,
-  streams,
-});
-/** The most HTTP/2 requests in flight on one connection (nghttp2's default limit a server announces is 100). */
-export const MAX_STREAMS = 100;
 /** Settling may add up to this share of the grid's measured time by default (percent). */
 export const DEFAULT_SETTLE_BUDGET_PCT = 50;
-/** The load when a matrix names none. */
-export const DEFAULT_LOAD = { model: 'closed', connections: [20] } as const;
 
 /**
  * The matrix a user asks for (UI sliders, a preset or a JSON file). Shapes only, and strict: a
@@ -70,9 +49,7 @@ export const MatrixSchema = z.strictObject({
   modes: z.array(z.enum(LAUNCH_MODES)),
   /** replicas, budget, node, nodeFlags, envMatrix (engine/matrix-dimensions.ts). */
   ...DIMENSION_FIELDS,
-  load: z
-    .discriminatedUnion('model', [ClosedLoad, RateLoad])
-    .default({ ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] }),
+  load: LoadSchema,
   durationSec: z.number().default(10),
   warmupSec: z.number().default(2),
   repetitions: z.number().default(1),
@@ -116,13 +93,7 @@ const HINTS: Record<string, string> = {
   memoryMb: 'a list of memory caps in MB, e.g. [256, 512]',
   workers: 'a list of worker counts, e.g. [1, 2, 4]',
   modes: 'a list of launch modes from "single", "cluster", "pm2", e.g. ["cluster"]',
-  load: 'an object: {"model": "closed", "connections": [20]} or {"model": "rate", "rates": [500], "connections": 20}',
-  'load.model': '"closed" (a fixed number of connections) or "rate" (requests per second)',
-  'load.connections': 'connection counts, e.g. [20] (with "rate": one number, e.g. 20)',
-  'load.rates': 'a list of request rates per second, e.g. [500, 1000]',
-  'load.streams': 'HTTP/2 requests in flight on each connection, a whole number, e.g. 10 (default 1)',
-  'load.threads':
-    'how many load threads send the requests, a whole number, e.g. 2 (default: one per core the target leaves free)',
+  ...LOAD_HINTS,
   durationSec: 'the measured seconds per cell, a whole number, e.g. 10',
   warmupSec: 'the warm-up seconds per cell, e.g. 2',
   repetitions: 'how many times to run every configuration, e.g. 3',
@@ -254,51 +225,7 @@ function rangeProblems(m: Partial<Matrix>, host: HostLimits, present: (key: stri
     if (!Number.isInteger(w) || w < 1) bad('workers', `${w} is not a worker count (whole number ≥ 1)`);
     else if (w > 256) bad('workers', `${w} workers is more than the 256 supported`);
   }
-  if (m.load?.model === 'closed') {
-    dimension('load.connections', m.load.connections);
-    for (const c of m.load.connections) {
-      const wrong = connectionCountProblem(c);
-      if (wrong) bad('load.connections', wrong);
-    }
-  } else if (m.load?.model === 'rate') {
-    dimension('load.rates', m.load.rates);
-    for (const r of m.load.rates)
-      if (!(r > 0) || r > 1_000_000) bad('load.rates', `${r} is not a rate from 1 to 1000000 req/s`);
-    const wrong = connectionCountProblem(m.load.connections);
-    if (wrong) bad('load.connections', wrong);
-    for (const r of m.load.rates)
-      if (r > 0 && r < m.load.connections)
-        bad(
-          'load.rates',
-          `${r} req/s over ${m.load.connections} connections is under one request a second each; use fewer connections`,
-        );
-  }
-  const threads = m.load?.threads;
-  if (threads !== undefined) {
-    const connections = m.load!.model === 'closed' ? m.load!.connections : [m.load!.connections];
-    const fewest = connections.filter((c) => Number.isInteger(c) && c >= 1).reduce((a, b) => Math.min(a, b), Infinity);
-    if (!Number.isInteger(threads) || threads < 1)
-      bad('load.threads', `${threads} is not a number of load threads (a whole number, 1 or more)`);
-    else if (threads > host.cores)
-      bad(
-        'load.threads',
-        `${threads} load threads is more than this host's ${host.cores} cores: ` +
-          'each thread needs a core of its own to keep up',
-      );
-    else if (threads > fewest)
-      bad(
-        'load.threads',
-        `${threads} load threads is more than the ${fewest} connection${fewest === 1 ? '' : 's'} ` +
-          'to share among them: every thread needs at least one connection',
-      );
-  }
-  const streams = m.load?.streams;
-  if (streams !== undefined) {
-    if (!Number.isInteger(streams) || streams < 1 || streams > MAX_STREAMS)
-      bad('load.streams', `${streams} is not a number of streams: a whole number from 1 to ${MAX_STREAMS}`);
-    else if (!anyHttp2(m))
-      bad('load.streams', 'streams are HTTP/2\'s: add "h2" or "h2c" to protocol, or leave streams out');
-  }
+  loadProblems(m, host.cores, bad);
   const { durationSec: d, warmupSec: w, repetitions: r, timeoutSec: t, recycleRssMb: rss } = m;
   if (d !== undefined && (!Number.isInteger(d) || d < 1 || d > 3600))
     bad('durationSec', `${d} is not a whole number of seconds from 1 to 3600`);
@@ -343,7 +270,7 @@ function loads(m: Matrix): CellLoad[] {
           ...threadsOf(m),
         }));
   const linked = networkCapsOf(m).flatMap((n) => base.map((l) => (n ? { ...l, networkMbps: n } : l)));
-  return linksOf(m, m.load.streams).flatMap((link) => linked.map((l) => ({ ...l, ...link })));
+  return linksOf(m, m.load.streams).flatMap((link) => linked.map((l) => withResume({ ...l, ...link }, m)));
 }
 
 const requestSets = (m: Matrix): (CellConfig['requests'] | undefined)[] => m.requestSets ?? [undefined];

@@ -30,6 +30,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['network_mbps', (c) => c.config.load.networkMbps],
   // 1: the cell's connections spoke TLS (HTTPS); empty: plain HTTP.
   ['tls', (c) => (c.config.load.tls ? 1 : null)],
+  // 1: a re-opened TLS connection resumed its last session (load.tlsResume); empty: a full handshake each.
+  ['tls_resume', (c) => (c.config.load.tlsResume ? 1 : null)],
   // The HTTP version the load spoke: http1, h2 (over TLS) or h2c (in clear); HTTP/2's requests in flight on each
   // connection.
   ['protocol', (c) => c.config.load.protocol ?? 'http1'],
@@ -122,8 +124,10 @@ const SAMPLE_COLUMNS: [string, Exclude<keyof Sample, 'routes' | 'warmup'>][] = [
   ['cpu_pct_of_cap', 'cpuPct'],
   ['mem_bytes', 'memBytes'],
   ['throttled_periods', 'throttledPeriods'],
-  // Connections the load opened that second: over TLS, each a full handshake (empty: none).
+  // Connections the load opened that second: over TLS, a handshake each (empty: none); of them, the TLS handshakes
+  // that resumed a session (load.tlsResume; empty: none, all full).
   ['connections_opened', 'opened'],
+  ['tls_resumed', 'resumed'],
 ];
 
 /** The probe's figures of a cell-second, over its serving processes: empty where the probe has none. */

@@ -19,6 +19,23 @@ function adaptiveText(warmupSec: number | undefined): string {
   );
 }
 
+/** How TLS cells opened their connections, when the run has any: a full handshake each, or resumed on reconnects. */
+function tlsItems(run: RunDetail): string[] {
+  const tls = run.cells.filter((c) => c.config.load.tls);
+  if (!tls.length) return [];
+  const resumed = tls.some((c) => c.config.load.tlsResume);
+  return [
+    '<b>TLS.</b> The load never verifies the certificate. ' +
+      (resumed
+        ? 'A connection the server closed (<code>load.tlsResume</code>) offers, when it is opened again, the ' +
+          'session (a TLS 1.3 ticket) it last got, as a returning browser does; whether it is resumed is the ' +
+          'server’s. Each second counts connections opened and, apart, the handshakes resumed (CSV ' +
+          '<code>connections_opened</code>, <code>tls_resumed</code>).'
+        : 'It offers no session when it opens a connection, so each pays a full handshake as a new client’s ' +
+          'does; each second counts them (CSV <code>connections_opened</code>).'),
+  ];
+}
+
 export function methodSection(run: RunDetail, rec: Recommendation): string {
   const first = run.cells[0]?.config;
   const placement = (run.matrix as { placement?: unknown } | null)?.placement === 'off' ? 'off' : 'auto';
@@ -63,6 +80,7 @@ export function methodSection(run: RunDetail, rec: Recommendation): string {
       '<code>oom-killed</code> (from Docker’s OOM events, so a killed worker is caught even when its primary ' +
       'survives), <code>errors</code>, <code>throttled</code> (CPU quota throttling more than 5 % of the ' +
       'time), <code>restarts</code> (workers replaced or recycled).',
+    ...tlsItems(run),
     // The analysis states its own method, so the report and the answer can never disagree on it.
     `<b>The answer.</b> ${esc(rec.method.replace(/^How this was decided: /, ''))} Cells that failed, were ` +
       `OOM-killed, cancelled or interrupted are left out and listed; cancelled cells' partial seconds are ` +

@@ -13,6 +13,7 @@
 // (and, at constant rate, its slot), a reconnect forgets exactly the requests written on the old
 // connection and detaches that socket, and a response is timed from the start recorded for it.
 import type { Socket } from 'node:net';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { ConnectionSchedule } from './pacing.ts';
 
 /** The parts of autocannon's Client this module uses (it is an EventEmitter). */
@@ -21,6 +22,8 @@ export interface AcClient {
   on(event: 'headers', fn: (info: { shouldKeepAlive?: boolean }) => void): unknown;
   on(event: 'timeout' | 'connError', fn: () => void): unknown;
   conn?: Socket;
+  /** Its own copy of autocannon's options: `tlsOptions` are spread into each tls.connect. */
+  opts: { tlsOptions: ConnectionOptions };
   /** Its connections speak TLS. */
   secure?: boolean;
   destroyed: boolean;
@@ -44,8 +47,8 @@ export interface TimingSink {
   failed(kind: 'errors' | 'timeouts', count: number, busyMs: number, now: number): void;
   /** A request written, of the mix's route `route` (0 without a mix). */
   sent(route: number): void;
-  /** A connection opened: TCP connected, or over TLS its handshake done. */
-  opened(now: number): void;
+  /** A connection opened: TCP connected, or over TLS its handshake done (`resumed`: a session resumed). */
+  opened(now: number, resumed?: boolean): void;
 }
 
 export interface TimingOptions {
@@ -53,6 +56,8 @@ export interface TimingOptions {
   schedule?: ConnectionSchedule;
   /** True once the load is stopping: nothing more is sent. */
   stopped: () => boolean;
+  /** Over TLS: a re-opened connection offers the session the last one got (TLS 1.3 ticket or 1.2 session). */
+  resume?: boolean;
 }
 
 const noop = (): void => {};
@@ -91,9 +96,15 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
     sink.sent(route);
   };
 
-  // autocannon's TLS client offers no session, so every connection it opens pays a full handshake.
-  const countOpened = (conn: NonNullable<AcClient['conn']>): void =>
-    void conn.once(client.secure ? 'secureConnect' : 'connect', () => sink.opened(performance.now()));
+  // autocannon's TLS client offers no session, so every connection it opens pays a full handshake, unless `resume`
+  // puts the last session received in the options autocannon spreads into its next tls.connect.
+  let session: Buffer | undefined;
+  const countOpened = (conn: Socket): void => {
+    if (!client.secure) return void conn.once('connect', () => sink.opened(performance.now(), false));
+    const tls = conn as TLSSocket;
+    tls.once('secureConnect', () => sink.opened(performance.now(), tls.isSessionReused()));
+    if (opts.resume) tls.on('session', (s: Buffer) => (session = s));
+  };
   if (client.conn) countOpened(client.conn); // the first, made as the client was: not connected yet
   client._connect = function (this: AcClient) {
     const old = this.conn;
@@ -110,6 +121,7 @@ export function instrumentClient(client: AcClient, sink: TimingSink, opts: Timin
       drop(); // kept for the 'timeout' that follows a timeout's reconnect
       closing = false;
     }
+    if (session) this.opts.tlsOptions = { ...this.opts.tlsOptions, session };
     connect.call(this);
     countOpened(this.conn!);
     // Before autocannon's own 'end' listener, which reconnects: what was in flight is lost.

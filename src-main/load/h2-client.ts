@@ -4,6 +4,7 @@
 // intended send time, by the mix's verdicts, into the same per-second histograms and counts
 // (docs/ARCHITECTURE.md, "HTTP/2"; its fidelity against h2load: BENCHMARKS.md).
 import http2 from 'node:http2';
+import type { TLSSocket } from 'node:tls';
 import { answerIsRead, type Outgoing } from '../mix/connection.ts';
 import type { TimingSink } from './client-timing.ts';
 import type { ConnectionSchedule } from './pacing.ts';
@@ -59,6 +60,8 @@ export interface H2Options {
   /** Constant rate: the connection's slots. Closed loop: none. */
   schedule?: ConnectionSchedule;
   stopped(): boolean;
+  /** h2: a replacement session offers the TLS session the last one got, so its handshake is resumed. */
+  resume?: boolean;
 }
 
 /** A request in flight: where its latency counts from, when it was written, and how to fail it (once). */
@@ -91,13 +94,16 @@ export function h2Connection(sink: TimingSink, o: H2Options): { destroy(): void 
     Math.min(1000, o.timeoutMs / 2),
   );
 
+  let tlsSession: Buffer | undefined; // the last one the server gave (resume only)
   const connect = (): void => {
-    const s = http2.connect(o.origin, { rejectUnauthorized: false });
+    const s = http2.connect(o.origin, { rejectUnauthorized: false, ...(tlsSession ? { session: tlsSession } : {}) });
     session = s;
     connected = false;
-    s.once('connect', () => {
+    s.once('connect', (_s, socket) => {
       connected = true;
-      sink.opened(performance.now());
+      const tls = socket as Partial<TLSSocket>;
+      sink.opened(performance.now(), tls.isSessionReused?.() ?? false);
+      if (o.resume) socket.on('session', (t: Buffer) => (tlsSession = t));
       fill();
     });
     s.on('error', () => {});

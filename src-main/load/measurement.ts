@@ -48,6 +48,7 @@ const zero = (): Counts => ({
   sent: 0,
   busyMs: 0,
   opened: 0,
+  resumed: 0,
   cpuMs: 0,
   statusCounts: {},
 });
@@ -62,6 +63,7 @@ function addCounts(into: Counts, s: Counts): void {
   into.sent += s.sent;
   into.busyMs += s.busyMs;
   into.opened += s.opened ?? 0; // a remote agent of an older build sends none
+  into.resumed = (into.resumed ?? 0) + (s.resumed ?? 0);
   into.cpuMs += s.cpuMs;
   for (const [k, v] of Object.entries(s.statusCounts)) into.statusCounts[k] = (into.statusCounts[k] ?? 0) + v;
   for (const [k, v] of Object.entries(s.failureReasons ?? {})) addReason((into.failureReasons ??= {}), k, v);
@@ -219,6 +221,7 @@ export class Measurement {
       timeouts: counts.timeouts,
       non2xx: counts.non2xx,
       ...(counts.opened ? { opened: counts.opened } : {}),
+      ...(counts.resumed ? { resumed: counts.resumed } : {}),
       p50Us: lat.p50,
       p90Us: lat.p90,
       p99Us: lat.p99,

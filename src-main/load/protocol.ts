@@ -52,8 +52,10 @@ export interface ThreadPlan {
   totalConnections: number;
   /** The plan's whole rate (constant-rate model): each connection keeps its slot in the shared schedule. */
   rate?: number;
-  /** Every connection speaks TLS (HTTPS), a full handshake each: no session is resumed. */
+  /** Every connection speaks TLS (HTTPS), a full handshake each unless `tlsResume`. */
   tls?: true;
+  /** A re-opened TLS connection (HTTP/1.1 or h2) offers the session its client last got. */
+  tlsResume?: true;
   /** HTTP/2 (h2 over TLS, h2c in clear) with up to `streams` requests in flight per connection; absent: HTTP/1.1. */
   protocol?: 'h2' | 'h2c';
   streams?: number;
@@ -83,8 +85,10 @@ export interface ThreadSecond {
   sent: number;
   /** Time connections spent with a request in flight (actual send → response, or → given up). */
   busyMs: number;
-  /** Connections opened (over TLS: full handshakes completed). */
+  /** Connections opened (over TLS: handshakes completed, full ones unless counted in `resumed`). */
   opened: number;
+  /** Of those, TLS handshakes that resumed a session (load.tlsResume); absent from an agent of an older build. */
+  resumed?: number;
   statusCounts: Record<string, number>;
   /** Unexpected responses by reason ("503 sorry, too many clients already"): load/failure-reason.ts. */
   failureReasons?: Record<string, number>;

@@ -51,6 +51,7 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
       totalConnections: total,
       ...(plan.load.model === 'rate' ? { rate: plan.load.rate } : {}),
       ...(plan.load.tls ? { tls: true as const } : {}),
+      ...(plan.load.tlsResume ? { tlsResume: true as const } : {}),
       ...(plan.load.protocol ? { protocol: plan.load.protocol, streams: plan.load.streams ?? 1 } : {}),
       ...(h2load ? { h2load } : {}),
       timeoutSec: plan.timeoutSec,

@@ -74,6 +74,7 @@ function fresh(): Omit<ThreadSecond, 'index' | 'histogram' | 'cpuMs'> {
   const byRoute = routeHistograms.map((): RouteSecond => ({ sent: 0, requests: 0, good: 0, histogram: '' }));
   return {
     ...counts,
+    resumed: 0,
     statusCounts: {},
     failureReasons,
     ...(replicas ? { byReplica: new Array<number>(replicas).fill(0) } : {}),
@@ -157,9 +158,10 @@ const sinkFor = (replica: number | undefined): TimingSink => ({
     const r = cur.byRoute?.[route];
     if (r) r.sent++;
   },
-  opened(now: number): void {
+  opened(now: number, resumed = false): void {
     if (now >= nextBoundary) flushUntil(now);
     cur.opened++;
+    if (resumed) cur.resumed = (cur.resumed ?? 0) + 1;
   },
 });
 
@@ -200,7 +202,8 @@ function clientsFor(set: ThreadTarget): void {
   let next = 0;
   autocannon(
     {
-      // autocannon's TLS client never verifies the certificate and offers no session: a full handshake each.
+      // autocannon's TLS client never verifies the certificate and offers no session (a full handshake each)
+      // unless tlsResume: instrumentClient then offers the client's last one.
       url: `${plan.tls ? 'https' : 'http'}://${set.host}:${set.port}`,
       connections: set.connections.length,
       pipelining: 1,
@@ -214,7 +217,8 @@ function clientsFor(set: ThreadTarget): void {
         useMix(client, new ConnectionMix(mix, index, plan.totalConnections));
         const schedule =
           plan.model === 'rate' ? new ConnectionSchedule(t0, index, plan.totalConnections, plan.rate!) : undefined;
-        instrumentClient(client, sink, { stopped: () => stopped, ...(schedule ? { schedule } : {}) });
+        const resume = plan.tlsResume ? { resume: true } : {};
+        instrumentClient(client, sink, { stopped: () => stopped, ...resume, ...(schedule ? { schedule } : {}) });
       },
     },
     (err: Error | null) => {
@@ -235,6 +239,7 @@ function h2ClientsFor(set: ThreadTarget, sink: TimingSink, mix: ReturnType<typeo
       h2Connection(sink, {
         origin: `${plan.protocol === 'h2' ? 'https' : 'http'}://${set.host}:${set.port}`,
         streams: plan.streams ?? 1,
+        ...(plan.tlsResume ? { resume: true } : {}),
         timeoutMs: plan.timeoutSec * 1000,
         next: () => m.next(),
         judge: (o, status, body, raw) => (verdict = m.answered(o, status, body, raw)),

@@ -15,6 +15,8 @@ export type CellLoad = (
   networkMbps?: number;
   /** HTTPS: TLS on every connection (absent: plain). HTTP/2's h2 always has it. */
   tls?: true;
+  /** With TLS: a re-opened connection offers the session it last got, so its handshake is resumed (absent: full). */
+  tlsResume?: true;
   /** HTTP/2 (absent: HTTP/1.1), with up to `streams` requests in flight on each connection (absent: 1). */
   protocol?: 'h2' | 'h2c';
   streams?: number;

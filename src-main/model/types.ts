@@ -97,7 +97,8 @@ export interface LoadSecond {
   routes?: RouteSecondFigures[];
   /** A measured second first reported as warm-up second N (0-based): warm-up ended where the steady state began. */
   wasWarmup?: number;
-  opened?: number; // connections the load opened this second (over TLS, a full handshake each); absent: none
+  opened?: number; // connections the load opened this second (over TLS, a handshake each); absent: none
+  resumed?: number; // of those, TLS handshakes that resumed a session (load.tlsResume); absent: none
 }
 
 export interface LoadResult {

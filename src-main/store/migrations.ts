@@ -238,6 +238,8 @@ export const MIGRATIONS: readonly Migration[] = [
   `ALTER TABLE samples ADD COLUMN opened INTEGER;`,
   // 16: the most serving processes heard in one second (CellProbe.servingAtOnce; NULL: stored before, or none).
   `ALTER TABLE probe_cells ADD COLUMN serving_at_once INTEGER;`,
+  // 17: of the connections opened, TLS handshakes that resumed a session (load.tlsResume; LoadSecond.resumed).
+  `ALTER TABLE samples ADD COLUMN resumed INTEGER;`,
 ];
 
 /**

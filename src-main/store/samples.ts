@@ -4,7 +4,7 @@ import type { Sample } from '../model/types.ts';
 // Rows are read as arrays (raw mode) and turned into Samples here: twice as fast as better-sqlite3's
 // own row objects, which matters when a chart loads tens of thousands of seconds.
 const SAMPLE_COLUMNS = `s.t, s.rps, s.bytes, s.errors, s.timeouts, s.non2xx, s.p50_us, s.p90_us, s.p99_us, s.max_us,
-  s.cpu_pct, s.mem_bytes, s.throttled_periods, s.routes_json, s.opened`;
+  s.cpu_pct, s.mem_bytes, s.throttled_periods, s.routes_json, s.opened, s.resumed`;
 type SampleTuple = [
   number,
   number,
@@ -20,6 +20,7 @@ type SampleTuple = [
   number | null,
   number | null,
   string | null,
+  number | null,
   number | null,
 ];
 /** The sample in `r` from column `o` on (1 for a run's rows, which start with the cell id): no copy of the row. */
@@ -39,6 +40,7 @@ const toSample = (r: readonly (number | string | null)[], o = 0): Sample => ({
   throttledPeriods: r[o + 12] as number | null,
   ...(r[o + 13] ? { routes: JSON.parse(r[o + 13] as string) as Sample['routes'] } : {}),
   ...(r[o + 14] ? { opened: r[o + 14] as number } : {}),
+  ...(r[o + 15] ? { resumed: r[o + 15] as number } : {}),
 });
 
 type SampleParams = [
@@ -58,6 +60,7 @@ type SampleParams = [
   number | null,
   string | null,
   number | null,
+  number | null,
 ];
 
 export class SampleQueries {
@@ -70,13 +73,13 @@ export class SampleQueries {
     // Upsert: a retried write of the same second replaces it instead of failing the whole batch.
     this.upsert = db.prepare<SampleParams>(`
       INSERT INTO samples (cell_id, t, rps, bytes, errors, timeouts, non2xx, p50_us, p90_us, p99_us, max_us,
-                           cpu_pct, mem_bytes, throttled_periods, routes_json, opened)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                           cpu_pct, mem_bytes, throttled_periods, routes_json, opened, resumed)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (cell_id, t) DO UPDATE SET rps = excluded.rps, bytes = excluded.bytes, errors = excluded.errors,
         timeouts = excluded.timeouts, non2xx = excluded.non2xx, p50_us = excluded.p50_us, p90_us = excluded.p90_us,
         p99_us = excluded.p99_us, max_us = excluded.max_us, cpu_pct = excluded.cpu_pct,
         mem_bytes = excluded.mem_bytes, throttled_periods = excluded.throttled_periods,
-        routes_json = excluded.routes_json, opened = excluded.opened`);
+        routes_json = excluded.routes_json, opened = excluded.opened, resumed = excluded.resumed`);
     this.byCell = db
       .prepare<[number], SampleTuple>(`SELECT ${SAMPLE_COLUMNS} FROM samples s WHERE s.cell_id = ? ORDER BY s.t`)
       .raw();
@@ -106,6 +109,7 @@ export class SampleQueries {
           s.throttledPeriods,
           s.routes ? JSON.stringify(s.routes) : null,
           s.opened ?? null,
+          s.resumed ?? null,
         );
       }
     });

@@ -173,6 +173,21 @@ describe('the Builder’s TLS (issue 44)', () => {
     await vi.waitFor(() => expect(within(field).getByRole('alert').textContent).toBe('needs at least one value (leave it out for plain HTTP)'));
   });
 
+  it('resuming sessions is offered only where a cell speaks TLS (HTTPS or h2), sent in the load, and left out with TLS off', async () => {
+    render(Builder, { props: { status: up } });
+    await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));
+    expect(screen.queryByTestId('tls-resume')).toBeNull();
+    await fireEvent.click(screen.getByTestId('tls-on'));
+    await fireEvent.click(screen.getByTestId('tls-resume'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ tls: [false, true], load: { tlsResume: true } }));
+    await fireEvent.click(screen.getByTestId('tls-on'));
+    await vi.waitFor(() => expect(lastValidated()).not.toHaveProperty('tls'));
+    expect(screen.queryByTestId('tls-resume')).toBeNull();
+    expect(lastValidated()!.load).not.toHaveProperty('tlsResume'); // nothing to resume: never a refusal to mend
+    await fireEvent.click(screen.getByTestId('protocol-h2'));
+    await vi.waitFor(() => expect(lastValidated()).toMatchObject({ protocol: ['http1', 'h2'], load: { tlsResume: true } }));
+  });
+
   it('HTTP/1.1 by default; h2 beside it is its own cells, with its streams in the load; the engine\'s refusal shows at the field', async () => {
     render(Builder, { props: { status: up } });
     await vi.waitFor(() => expect(count()).toMatch(/^2 cells/));

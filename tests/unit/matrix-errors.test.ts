@@ -86,7 +86,7 @@ describe('did you mean', () => {
   });
 
   it('knows the fields of nested objects and of every load model', () => {
-    expect(schemaKeysAt(MatrixSchema, ['load']).sort()).toEqual(['connections', 'model', 'rates', 'streams', 'threads']);
+    expect(schemaKeysAt(MatrixSchema, ['load']).sort()).toEqual(['connections', 'model', 'rates', 'streams', 'threads', 'tlsResume']);
     expect(schemaKeysAt(MatrixSchema, ['requestSets', 0]).sort()).toEqual(['name', 'requests']);
   });
 });

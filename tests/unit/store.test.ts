@@ -139,6 +139,8 @@ const sample = (t: number, withStats = true): Sample => ({
   cpuPct: withStats ? 85.25 : null,
   memBytes: withStats ? 199_000_000 + t : null,
   throttledPeriods: withStats ? 27 : null,
+  // Over TLS: connections opened and, of them, handshakes resumed (load.tlsResume; migrations 15 and 17).
+  ...(t === 2 ? { opened: 5, resumed: 4 } : {}),
 });
 
 const newRun = (s: Store, name: string, over: { preset?: string | null; owner?: string; cellsTotal?: number } = {}): number =>

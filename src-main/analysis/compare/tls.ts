@@ -44,9 +44,9 @@ function pairNotes(configurations: readonly ConfigurationSummary[], marginPct: n
 export const tlsNotes = (configurations: readonly ConfigurationSummary[], marginPct: number): ComparisonNote[] =>
   pairNotes(configurations, marginPct, {
     kind: 'tls',
-    link: { tls: undefined },
+    link: { tls: undefined, tlsResume: undefined }, // plain cells have no session to resume: still twins
     isOther: (l) => Boolean(l.tls),
-    name: (l) => (l.tls ? 'HTTPS' : 'plain HTTP'),
+    name: (l) => (l.tls ? `HTTPS${l.tlsResume ? ' with sessions resumed' : ''}` : 'plain HTTP'),
     subject: 'HTTPS',
   });
 

@@ -35,7 +35,7 @@ const loadParts = (l: CellLoad): (string | number)[] =>
   [
     l.model === 'rate' ? ['rate', l.rate, l.connections] : ['closed', l.connections],
     l.networkMbps ? ['net', l.networkMbps] : [],
-    l.tls ? ['tls'] : [],
+    l.tls ? ['tls', ...(l.tlsResume ? ['resume'] : [])] : [], // resume only when set: older keys stay
     l.protocol ? [l.protocol, l.streams ?? 1] : [],
   ].flat();
 

@@ -50,6 +50,8 @@ export interface RunCommandOptions extends GlobalOptions, BaselineOptions, Price
   target?: string;
   /** Load threads per cell (--load-threads), over the matrix's load.threads. */
   loadThreads?: string;
+  /** --tls-resume: the matrix's load.tlsResume set (a re-opened TLS connection resumes its session). */
+  tlsResume?: boolean;
   /** --settle-budget PCT, over the matrix's settleBudgetPct. */
   settleBudget?: string;
   /** false with --no-verify, over the matrix's verify. */
@@ -73,11 +75,19 @@ export function withLoadThreads(matrix: unknown, value: string | undefined): unk
       `--load-threads should be a whole number of load threads, 1 or more (got "${value}").`,
       EXIT.usage,
     );
-  // named as such by the validation
+  return withLoad(matrix, { threads: Number(value) });
+}
+
+/** The matrix with --tls-resume as its `load.tlsResume` (the validation refuses it where no cell speaks TLS). */
+export const withTlsResume = (matrix: unknown, on: boolean | undefined): unknown =>
+  on ? withLoad(matrix, { tlsResume: true }) : matrix;
+
+/** The matrix's load (the default when it names none) with `over` applied; a wrong shape is left to the validation. */
+function withLoad(matrix: unknown, over: object): unknown {
   if (matrix === null || typeof matrix !== 'object' || Array.isArray(matrix)) return matrix;
   const load = (matrix as { load?: unknown }).load ?? { ...DEFAULT_LOAD, connections: [...DEFAULT_LOAD.connections] };
   if (load === null || typeof load !== 'object' || Array.isArray(load)) return matrix;
-  return { ...matrix, load: { ...load, threads: Number(value) } };
+  return { ...matrix, load: { ...load, ...over } };
 }
 
 /**
@@ -130,11 +140,12 @@ function loadMatrix(o: RunCommandOptions): { matrix: unknown; preset?: string } 
 
 /**
  * The matrix a run gets from its options: the preset or file with every option that shapes it applied
- * (--load-threads, --settle-budget, --no-verify, --no-probe, --yes). `run --dry-run` checks the same.
+ * (--load-threads, --tls-resume, --settle-budget, --no-verify, --no-probe, --yes). `run --dry-run` checks the same.
  */
 export function runInput(o: RunCommandOptions): { input: unknown; preset?: string } {
   const loaded = loadMatrix(o);
-  const phased = withRunPhases(withLoadThreads(loaded.matrix, o.loadThreads), o.settleBudget, o.verify);
+  const load = withTlsResume(withLoadThreads(loaded.matrix, o.loadThreads), o.tlsResume);
+  const phased = withRunPhases(load, o.settleBudget, o.verify);
   // --cpu-price / --memory-price / --replica-price: stored with the run as the matrix's "prices".
   const matrix = withPrices(withProbeSwitch(phased, o.probe), o);
   // Only a plain object gets the flag: a list or null must reach validation as it is, to be named as such.
