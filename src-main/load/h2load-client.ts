@@ -36,9 +36,11 @@ export function h2loadUnfit(p: {
   model: string;
   requests: readonly MixEntry[];
   replicas?: number;
+  tlsResume?: boolean;
 }): string | undefined {
   if (p.model !== 'closed') return 'a constant rate (h2load paces connections, not requests)';
   if ((p.replicas ?? 1) > 1) return 'several replicas';
+  if (p.tlsResume) return 'resumed TLS sessions (it offers none)';
   const [only, ...more] = p.requests;
   if (!only || more.length || isSequence(only)) return 'several requests';
   if (only.method !== 'GET' && only.method !== 'POST') return `a ${only.method} request`;

@@ -68,5 +68,6 @@ export function splitPlan(plan: LoadPlan): ThreadPlan[] {
 function h2loadFor(plan: LoadPlan): string | undefined {
   if (!plan.load.protocol || plan.h2Client === 'node') return undefined;
   const replicas = plan.targets?.length ?? 1;
-  return h2loadUnfit({ model: plan.load.model, requests: plan.requests, replicas }) ? undefined : h2loadBinary();
+  const fit = { model: plan.load.model, requests: plan.requests, replicas, tlsResume: plan.load.tlsResume === true };
+  return h2loadUnfit(fit) ? undefined : h2loadBinary();
 }

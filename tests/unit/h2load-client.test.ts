@@ -21,6 +21,7 @@ describe('h2load sends what it can send as asked', () => {
     [{ model: 'closed', requests: [{ method: 'GET', path: '/', headers: { 'x-id': '{{uuid}}' } }] }, 'templates'],
     [{ model: 'closed', requests: [{ method: 'GET', path: '/', capture: { t: { json: '$.t' } } }] }, 'captures'],
     [{ model: 'closed', requests: [GET], replicas: 2 }, 'several replicas'],
+    [{ model: 'closed', requests: [GET], tlsResume: true }, 'resumed TLS sessions (it offers none)'],
   ] as const)('not %j: %s', (p, why) => {
     expect(h2loadUnfit(p as Parameters<typeof h2loadUnfit>[0])).toBe(why);
   });
