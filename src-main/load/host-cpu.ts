@@ -1,7 +1,7 @@
 // Who else used the cores a cell ran on? Linux's /proc/stat gives every core's busy time; the
 // target's own CPU comes from its container's accounting and ours from /proc/self/task (the main
-// thread and the load threads, each counted where it last ran: the load threads are pinned to the
-// watched cores, the main thread may be elsewhere). What is left is someone else's: another process, the UI
+// thread, the load threads and the processes they started, such as h2load, each counted where it
+// last ran: the load threads are pinned to the watched cores, the main thread may be elsewhere). What is left is someone else's: another process, the UI
 // drawn by a browser or Electron's renderer, or hypervisor steal.
 import { readdirSync, readFileSync } from 'node:fs';
 import { formatCpuList } from '../common/cpu-list.ts';
@@ -53,18 +53,39 @@ export function parseTaskStat(text: string): { ticks: number; cpu: number } | un
   return Number.isFinite(ticks) && Number.isInteger(cpu) ? { ticks, cpu } : undefined;
 }
 
-function readOwnThreads(): OwnThreads {
+export function readOwnThreads(): OwnThreads {
   const out: OwnThreads = new Map();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const t = parseTaskStat(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8'));
-      if (t) out.set(Number(tid), t);
-    } catch {
-      /* the thread ended between the listing and the read */
-    }
-  }
+  readThreads('/proc/self', out);
+  // Our children's too (h2load, which a load thread starts on its core): their work is the load's, not someone else's.
+  for (const tid of listDir('/proc/self/task'))
+    for (const child of readText(`/proc/self/task/${tid}/children`).split(' ').filter(Boolean))
+      readThreads(`/proc/${child}`, out);
   return out;
 }
+
+/** Every thread of the process at `proc` into `out`, by thread id (unique across processes). */
+function readThreads(proc: string, out: OwnThreads): void {
+  for (const tid of listDir(`${proc}/task`)) {
+    const t = parseTaskStat(readText(`${proc}/task/${tid}/stat`));
+    if (t) out.set(Number(tid), t);
+  }
+}
+
+// A thread or process may end between the listing and the read: it reads as nothing.
+const listDir = (d: string): string[] => {
+  try {
+    return readdirSync(d);
+  } catch {
+    return [];
+  }
+};
+const readText = (f: string): string => {
+  try {
+    return readFileSync(f, 'utf8');
+  } catch {
+    return '';
+  }
+};
 
 /**
  * Our CPU seconds on the watched cores between two readings: each thread's time counted if it last

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { formatCpuList, parseCpuList } from '../../src-main/common/cpu-list.ts';
-import { contention, HostCpuRecorder, hostCpuSupported, otherShare, parseProcStat, parseTaskStat } from '../../src-main/load/host-cpu.ts';
+import { contention, HostCpuRecorder, hostCpuSupported, otherShare, parseProcStat, parseTaskStat, readOwnThreads } from '../../src-main/load/host-cpu.ts';
 import { cumulativeAt } from '../../src-main/engine/stats-sampler.ts';
 
 const STAT = `cpu  17714 0 4481 58169 429 0 103 12 0 0
@@ -126,6 +126,27 @@ describe.runIf(process.platform === 'linux')('on this Linux host', () => {
       Atomics.store(new Int32Array(stop), 0, 1);
       child.kill('SIGKILL');
       await spinner.terminate();
+    }
+  });
+});
+
+describe('our own CPU', () => {
+  it('counts the processes a load thread started (h2load) as ours, and another process as not', async (ctx) => {
+    if (!hostCpuSupported()) return ctx.skip('not Linux: no /proc to read');
+    // A child started from a worker thread, as a load thread starts h2load; and a process that is not ours.
+    const w = new Worker("const c = require('child_process').spawn('sleep', ['5']); require('worker_threads').parentPort.postMessage(c.pid);", { eval: true });
+    const child = await new Promise<number>((resolve) => w.once('message', resolve));
+    const stranger = spawn('sh', ['-c', 'sleep 5 & echo $!'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const other = Number(await new Promise<string>((resolve) => stranger.stdout!.once('data', (b) => resolve(String(b)))));
+    try {
+      const own = readOwnThreads();
+      expect(own.has(child)).toBe(true);
+      expect(own.has(process.pid)).toBe(true);
+      expect(own.has(other)).toBe(false); // started by a shell we started, which left it: not ours
+    } finally {
+      process.kill(child, 'SIGKILL');
+      process.kill(other, 'SIGKILL');
+      await w.terminate();
     }
   });
 });
