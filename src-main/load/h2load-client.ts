@@ -99,6 +99,8 @@ export class H2loadProcess {
   private exitCode: number | null | undefined;
   private stderr = '';
   private last = { cpuMs: 0, bytes: 0 };
+  /** Resolves once it has exited and been waited for: a thread that leaves before that leaves a zombie behind. */
+  readonly gone: Promise<void>;
 
   constructor(binary: string, s: H2loadSpec) {
     const args = ['-t', '1', '-c', String(s.connections), '-m', String(s.streams), '-D', String(Math.ceil(s.maxSec))];
@@ -116,6 +118,7 @@ export class H2loadProcess {
     this.child = spawn(cmd, all, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child.stderr?.on('data', (b: Buffer) => (this.stderr = (this.stderr + b.toString()).slice(-2000)));
     this.child.on('exit', (code) => (this.exitCode = code));
+    this.gone = new Promise((resolve) => this.child.once('close', () => resolve()));
     this.child.on('error', (e) => ((this.exitCode = -1), (this.stderr += e.message)));
   }
 

@@ -361,9 +361,13 @@ parentPort!.on('message', (m: ParentMessage) => {
 });
 
 /** The engine has what it needs: no last second to send; the connections go and so does the thread, at a safe point. */
-function leave(): never {
+function leave(): void {
   stopped = true;
   if (flushTimer) clearTimeout(flushTimer);
   for (const c of clients) c.destroy();
-  process.exit(0);
+  // h2load, killed just now, is waited for (a few ms) so that it does not stay a zombie of the engine's process.
+  const children = clients.flatMap((c) => (c instanceof H2loadProcess ? [c.gone] : []));
+  const exit = (): never => process.exit(0);
+  if (!children.length) exit();
+  void Promise.race([Promise.all(children), new Promise((r) => setTimeout(r, 1000))]).then(exit);
 }
