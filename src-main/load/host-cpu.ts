@@ -1,8 +1,9 @@
 // Who else used the cores a cell ran on? Linux's /proc/stat gives every core's busy time; the
 // target's own CPU comes from its container's accounting and ours from /proc/self/task (the main
 // thread, the load threads and the processes they started, such as h2load, each counted where it
-// last ran: the load threads are pinned to the watched cores, the main thread may be elsewhere). What is left is someone else's: another process, the UI
-// drawn by a browser or Electron's renderer, or hypervisor steal.
+// last ran: the load threads are pinned to the watched cores, the main thread may be elsewhere).
+// What is left is someone else's: another process, the UI drawn by a browser or Electron's
+// renderer, or hypervisor steal.
 import { readdirSync, readFileSync } from 'node:fs';
 import { formatCpuList } from '../common/cpu-list.ts';
 import type { HostContention } from '../model/types.ts';

@@ -91,14 +91,16 @@ describe.runIf(process.platform === 'linux')('on this Linux host', () => {
   it('sees a busy process pinned to a watched core as someone else’s, and our own thread there as ours', async () => {
     expect(hostCpuSupported(true)).toEqual({ ok: true });
     expect(hostCpuSupported(false).ok).toBe(false);
-    // Someone else: a child spinning on core 0 until killed; it says when it spins.
-    const child = spawn('taskset', ['-c', '0', process.execPath, '-e', 'console.log("go"); for (;;);'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Someone else: a process spinning on core 0 until killed, which this one did not start (a shell's child: the
+    // processes we start ourselves, as h2load, are ours); it says its pid, then when it spins.
+    const shell = spawn('sh', ['-c', `taskset -c 0 '${process.execPath}' -e 'console.log("go " + process.pid); for (;;);' & wait`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = { pid: 0, kill: (s: NodeJS.Signals) => (process.kill(child.pid, s), shell.kill(s)) };
     // Ours: a worker thread of this process spinning on core 0 too.
     const stop = new SharedArrayBuffer(4);
     const spinner = new Worker(SPINNER, { eval: true, workerData: stop });
     try {
       const [, tid] = await Promise.all([
-        new Promise((r) => child.stdout!.once('data', r)),
+        new Promise<void>((r) => shell.stdout!.once('data', (b: Buffer) => ((child.pid = Number(/go (\d+)/.exec(String(b))![1])), r()))),
         new Promise<number>((r, reject) => (spinner.once('message', r), spinner.once('error', reject))),
       ]);
       const rec = new HostCpuRecorder([0]);

@@ -1,12 +1,13 @@
-// A link (TLS, the HTTP version and its streams, a bandwidth cap) is part of a configuration's scope, so each link
-// measured is a contest of its own; the answer then decides over them once (decide.ts decideWorkloads). These say
-// which configurations differ only in their link.
+// A link (TLS and whether its sessions resume, the HTTP version and its streams, a bandwidth cap) is part of a
+// configuration's scope, so each link measured is a contest of its own; the answer then decides over them once
+// (decide.ts decideWorkloads). These say which configurations differ only in their link.
 import type { CellLoad } from '../../model/types.ts';
 import type { ConfigurationSummary, ScopeDecision } from '../types.ts';
 
 /** Every part of a load that makes its link: cleared together, what is left is the load alone. */
 export const LINK: Partial<CellLoad> = {
   tls: undefined,
+  tlsResume: undefined,
   protocol: undefined,
   streams: undefined,
   networkMbps: undefined,
@@ -14,7 +15,13 @@ export const LINK: Partial<CellLoad> = {
 
 /** The link of a load alone, as a key: equal for two loads measured over the same link. */
 export const linkKey = (l: CellLoad): string =>
-  JSON.stringify([Boolean(l.tls), l.protocol ?? null, l.protocol ? (l.streams ?? 1) : null, l.networkMbps ?? null]);
+  JSON.stringify([
+    Boolean(l.tls),
+    l.protocol ?? null,
+    l.protocol ? (l.streams ?? 1) : null,
+    l.networkMbps ?? null,
+    ...(l.tlsResume ? ['resume'] : []),
+  ]);
 
 /** What a configuration deploys: twins over other links share it (summaries carry runtime parts only when set). */
 const DEPLOYED: (keyof ConfigurationSummary)[] = [
