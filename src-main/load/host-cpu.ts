@@ -57,8 +57,9 @@ export function parseTaskStat(text: string): { ticks: number; cpu: number } | un
 export function readOwnThreads(): OwnThreads {
   const out: OwnThreads = new Map();
   readThreads('/proc/self', out);
-  // Our children's too (h2load, which a load thread starts on its core): their work is the load's, not someone else's.
-  for (const tid of listDir('/proc/self/task'))
+  // The processes our load threads started too (h2load, on the thread's core): their work is the load's. Not the
+  // main thread's children: what the engine's host process starts there is no part of a cell's load.
+  for (const tid of listDir('/proc/self/task').filter((t) => Number(t) !== process.pid))
     for (const child of readText(`/proc/self/task/${tid}/children`).split(' ').filter(Boolean))
       readThreads(`/proc/${child}`, out);
   return out;

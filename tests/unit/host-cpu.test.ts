@@ -91,8 +91,8 @@ describe.runIf(process.platform === 'linux')('on this Linux host', () => {
   it('sees a busy process pinned to a watched core as someone else’s, and our own thread there as ours', async () => {
     expect(hostCpuSupported(true)).toEqual({ ok: true });
     expect(hostCpuSupported(false).ok).toBe(false);
-    // Someone else: a process spinning on core 0 until killed, which this one did not start (a shell's child: the
-    // processes we start ourselves, as h2load, are ours); it says its pid, then when it spins.
+    // Someone else: a process spinning on core 0 until killed, which no load thread of ours started (a shell's child:
+    // the processes a load thread starts, as h2load, are ours); it says its pid, then when it spins.
     const shell = spawn('sh', ['-c', `taskset -c 0 '${process.execPath}' -e 'console.log("go " + process.pid); for (;;);' & wait`], { stdio: ['ignore', 'pipe', 'ignore'] });
     const child = { pid: 0, kill: (s: NodeJS.Signals) => (process.kill(child.pid, s), shell.kill(s)) };
     // Ours: a worker thread of this process spinning on core 0 too.
@@ -133,21 +133,24 @@ describe.runIf(process.platform === 'linux')('on this Linux host', () => {
 });
 
 describe('our own CPU', () => {
-  it('counts the processes a load thread started (h2load) as ours, and another process as not', async (ctx) => {
+  it('counts the processes a load thread started (h2load) as ours, and others as not', async (ctx) => {
     if (process.platform !== 'linux') return ctx.skip('not Linux: no /proc to read');
     // A child started from a worker thread, as a load thread starts h2load; and a process that is not ours.
     const w = new Worker("const c = require('child_process').spawn('sleep', ['5']); require('worker_threads').parentPort.postMessage(c.pid);", { eval: true });
     const child = await new Promise<number>((resolve) => w.once('message', resolve));
     const stranger = spawn('sh', ['-c', 'sleep 5 & echo $!'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const mainsChild = spawn('sleep', ['5']); // the main thread's own child: not a load thread's
     const other = Number(await new Promise<string>((resolve) => stranger.stdout!.once('data', (b) => resolve(String(b)))));
     try {
       const own = readOwnThreads();
       expect(own.has(child)).toBe(true);
       expect(own.has(process.pid)).toBe(true);
       expect(own.has(other)).toBe(false); // started by a shell we started, which left it: not ours
+      expect(own.has(mainsChild.pid!)).toBe(false);
     } finally {
       process.kill(child, 'SIGKILL');
       process.kill(other, 'SIGKILL');
+      mainsChild.kill('SIGKILL');
       await w.terminate();
     }
   });
