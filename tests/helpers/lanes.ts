@@ -28,8 +28,6 @@ export const SHARED_A = [
   'network',
   'node-versions',
   'reaper-name',
-  // Here rather than beside user-tls in B: B had 45 s more of work (its second engine and offline images).
-  'user-h2',
 ] as const;
 
 export const SHARED_B = [
@@ -43,6 +41,7 @@ export const SHARED_B = [
   'targets',
   'user-apps',
   'user-tls',
+  'user-h2',
 ] as const;
 
 export const QUIET = [
