@@ -7,7 +7,7 @@
 // later container failed until dockerd restarted. `nsenter --net` (not `ip netns exec`, which also
 // remounts /sys and hides the cgroup hierarchy from dockerd) enters only the network namespace.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { LABEL } from '../../src-main/docker/labels.ts';
@@ -27,6 +27,9 @@ const EXEC_ROOT = '/run/rightsize-e2';
 const SOCKET = `${EXEC_ROOT}.sock`;
 const PIDFILE = `${EXEC_ROOT}.pid`;
 const LOG = '/tmp/rightsize-e2-dockerd.log';
+/** Set while a Swarm formed with it stands, and once that Swarm's guard has undone it: the order of the two guards. */
+const SWARM_FORMED = `${EXEC_ROOT}.swarm`;
+const SWARM_GONE = `${EXEC_ROOT}.swarm-gone`;
 const TCP_PORT = 2375;
 
 export interface SecondEngine {
@@ -112,7 +115,7 @@ export async function removeSecondEngine(): Promise<void> {
   for (const m of stdout.split('\n').map((s) => s.trim()).filter(Boolean).reverse()) await quiet('umount', ['-l', m]);
   await quiet('ip', ['netns', 'del', NETNS]);
   await quiet('ip', ['link', 'del', VETH_HOST]);
-  for (const p of [EXEC_ROOT, DATA_ROOT, SOCKET, PIDFILE]) rmSync(p, { recursive: true, force: true });
+  for (const p of [EXEC_ROOT, DATA_ROOT, SOCKET, PIDFILE, SWARM_FORMED, SWARM_GONE]) rmSync(p, { recursive: true, force: true });
 }
 
 /**
@@ -127,11 +130,14 @@ export async function startSecondEngine(): Promise<SecondEngine> {
   const guard = guardEngine(
     'second engine',
     [
+      // A Swarm formed with it is undone first (formSwarm's guard says so), for at most 30 s.
+      `if [ -e ${SWARM_FORMED} ]; then for i in $(seq 1 60); do [ -e ${SWARM_GONE} ] && break; sleep 0.5; done; fi`,
       `pid=$(cat ${PIDFILE} 2>/dev/null)`,
       'if [ -n "$pid" ]; then kill "$pid"; for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done;',
       'kill -9 "$pid" 2>/dev/null; fi',
       `grep -o " ${EXEC_ROOT}[^ ]*\\| ${DATA_ROOT}[^ ]*" /proc/mounts | tac | while read -r m; do umount -l "$m"; done`,
       `ip netns del ${NETNS}; ip link del ${VETH_HOST}; rm -rf ${EXEC_ROOT} ${DATA_ROOT} ${SOCKET} ${PIDFILE}`,
+      `rm -f ${SWARM_FORMED} ${SWARM_GONE}`,
     ].join('\n'),
   );
   await run('ip', ['netns', 'add', NETNS]);
@@ -215,12 +221,21 @@ export async function formSwarm(second: SecondEngine): Promise<TwoNodeSwarm> {
   }
   const hadGwBridge = (await main.listNetworks({ filters: { name: ['docker_gwbridge'] } })).length > 0;
   await main.swarmInit({ ListenAddr: `${HOST_SIDE}:2377`, AdvertiseAddr: HOST_SIDE });
+  writeFileSync(SWARM_FORMED, '');
+  // As leave() does, in its order: the second engine leaves first, while it still runs (its own guard waits for this
+  // one: a main engine that leaves while its peer is being killed keeps a broken overlay DNS until dockerd restarts).
   const guard = guardEngine(
     'swarm',
-    `docker swarm leave --force${hadGwBridge ? '' : '; docker network rm docker_gwbridge'}`,
+    [
+      `docker -H unix://${SOCKET} swarm leave --force`,
+      'docker swarm leave --force',
+      ...(hadGwBridge ? [] : ['docker network rm docker_gwbridge']),
+      `touch ${SWARM_GONE}`,
+    ].join('; '),
   );
   const leave = async (): Promise<void> => {
     guard.release();
+    rmSync(SWARM_FORMED, { force: true });
     await second.client.swarmLeave({ force: true }).catch(() => {});
     await main.swarmLeave({ force: true }).catch(() => {});
     if (!hadGwBridge) await main.getNetwork('docker_gwbridge').remove().catch(() => {});
