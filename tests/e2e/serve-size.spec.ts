@@ -57,7 +57,11 @@ test('Auto-size: the engine checks the form field by field, and a refused start 
   const added = await call(page, 'apps.add', { app: { name: 'shop', source: { kind: 'folder', dir: EXPRESS }, port: 8080, health: '/health', requests: [{ path: '/items/3' }] } });
   expect(added.ok, JSON.stringify(added.error)).toBe(true);
   await page.reload();
+  // The form checks an edit 150 ms later: the check of the form with shop must have answered before shop is removed,
+  // else it answers after, Start is disabled by it and the click below waits for nothing.
+  const shopChecked = page.waitForResponse((r) => r.url().endsWith('/api/call/size.validate') && (r.request().postData() ?? '').includes('"shop"'));
   await page.getByTestId('size-app-shop').check();
+  await shopChecked;
   await expect(countText(page)).toContainText('instead of a');
   await expect(page.getByTestId('size-start')).toBeEnabled();
   expect((await call(page, 'apps.remove', { name: 'shop' })).ok).toBe(true);
