@@ -19,6 +19,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { isSequence, type MixEntry, type RequestSpec } from '../model/requests.ts';
+import { parseTaskStat } from './host-cpu.ts';
 
 /** What h2load is asked to do for one load thread. */
 export interface H2loadSpec {
@@ -145,10 +146,12 @@ export class H2loadProcess {
     const pid = this.child.pid;
     if (pid === undefined || this.exitCode !== undefined) return this.last;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = parseTaskStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.ticks;
       const io = /rchar: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
-      this.last = { cpuMs: (Number(f[11]) + Number(f[12])) * 10, bytes: Number(io?.[1] ?? this.last.bytes) };
+      this.last = {
+        cpuMs: ticks === undefined ? this.last.cpuMs : ticks * 10,
+        bytes: Number(io?.[1] ?? this.last.bytes),
+      };
     } catch {
       /* it has just ended: the last reading stands */
     }
