@@ -1,7 +1,7 @@
 import { builtInApps, findApp, type AppDefinition } from '../../src-main/apps/catalog.ts';
 import { ensureAppImage, type AppImage } from '../../src-main/docker/app-image.ts';
 import { ensureBaseImage, type BaseImage } from '../../src-main/docker/base-image.ts';
-import { checkEngine, type EngineInfo } from '../../src-main/docker/client.ts';
+import { checkEngine, docker, type EngineInfo } from '../../src-main/docker/client.ts';
 import { stopReaper } from '../../src-main/reaper/reaper.ts';
 import { afterAll, beforeAll } from 'vitest';
 
@@ -64,4 +64,16 @@ export function withBaseImageAndReaper(): { baseTag: () => string } {
     await stopReaper();
   });
   return { baseTag: () => tag };
+}
+
+/**
+ * A label of one CLI call's own, added to the lane's: the lane's other files start containers meanwhile, so
+ * "no container started" is asked of this call's label, not of the whole engine.
+ */
+export function callScope(name: string): { env: Record<string, string>; containers: () => Promise<string[]> } {
+  const mine = `rightsize-test.case=${name}-${process.pid}-${Date.now()}`;
+  const env = { RIGHTSIZE_LABELS: [process.env.RIGHTSIZE_LABELS, mine].filter(Boolean).join(',') };
+  const containers = async (): Promise<string[]> =>
+    (await docker().listContainers({ all: true, filters: JSON.stringify({ label: [mine] }) })).map((c) => c.Id);
+  return { env, containers };
 }

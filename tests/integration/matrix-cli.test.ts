@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, startCli, tempDir } from '../helpers/cli.ts';
-import { requireDocker, twoCellMatrix } from '../helpers/docker.ts';
+import { callScope, requireDocker, twoCellMatrix } from '../helpers/docker.ts';
 
 beforeAll(async () => {
   await requireDocker();
@@ -156,8 +156,8 @@ describe('validation before anything starts', () => {
       durationSec: 3,
     };
     const { config, db } = setup(bad);
-    const before = await listOwnContainers();
-    const r = await cli(['--db', db, 'run', '--config', config]);
+    const scope = callScope('validation');
+    const r = await cli(['--db', db, 'run', '--config', config], scope.env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/nothing was started/);
     expect(r.stderr).toMatch(/unknown app "nope"/);
@@ -166,7 +166,7 @@ describe('validation before anything starts', () => {
     expect(r.stderr).toMatch(/cpuMillicores: 64000m is more than this host's/);
     expect(r.stderr).toMatch(/memoryMb: 8 MB is below the minimum/);
     expect(r.stderr).toMatch(/memoryMb: 10000000 MB is more than this host's/);
-    expect(await listOwnContainers()).toEqual(before);
+    expect(await scope.containers()).toEqual([]);
     const runs = await cli(['--db', db, 'runs', '--json']);
     expect(JSON.parse(runs.stdout).total).toBe(0);
   });
