@@ -16,6 +16,7 @@ import { containerTarget } from '../docker/target.ts';
 import { replicaSet } from '../replica-set.ts';
 import { runningTasks, sharedAgentWords, untilGone, type SwarmTask } from './tasks.ts';
 import { removeWorlds, SwarmWorld } from './world.ts';
+import { untilNamesResolve } from './names-resolve.ts';
 import { LoadAgentImages } from '../../load-agent/agent-images.ts';
 import { removeLoadAgents } from '../../load-agent/leftovers.ts';
 import { runRemoteLoad } from '../../load-agent/remote-load.ts';
@@ -225,6 +226,10 @@ export class SwarmProvider implements Provider {
     try {
       const tasks = await runningTasks(this.manager, service.id, replicas);
       const containers = await Promise.all(tasks.map((task) => this.taskContainer(task, all, spec.port)));
+      // A failure here is the cell's: the catch below removes the service and the world.
+      const names = spec.dependencies?.map((d) => d.name) ?? [];
+      const inside = containers.map(({ c }) => c.container);
+      if (world) await untilNamesResolve(inside, names, spec.signal);
       // The tasks' containers go with the service; wait (bounded) so the nodes are free for the next cell.
       const remove = async (): Promise<void> => {
         // The world at the same time: its network waits for the app's tasks to leave it (world.ts removeNetwork).
