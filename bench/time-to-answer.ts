@@ -84,7 +84,7 @@ function timeOne(preset: string, db: string, n: number): Timing {
 function buildImagesOf(preset: string, dir: string): void {
   const m = (JSON.parse(readFileSync(path.join('resources/presets', `${preset}.json`), 'utf8')) as { matrix: Record<string, unknown> }).matrix;
   const config = path.join(dir, 'images.json');
-  const tiny = { apps: m.apps, modes: [(m.modes as string[])[0]], workers: [1], cpuMillicores: [500], memoryMb: [Math.max(...(m.memoryMb as number[]))], ...(m.node ? { node: m.node } : {}), load: { model: 'closed', connections: [1] }, durationSec: 1, warmupSec: 0, settleBudgetPct: 0, verify: false };
+  const tiny = { apps: m.apps, modes: [(m.modes as string[])[0]], workers: [1], cpuMillicores: [500], memoryMb: [Math.max(512, ...((m.memoryMb ?? []) as number[]))], ...(m.node ? { node: m.node } : {}), load: { model: 'closed', connections: [1] }, durationSec: 1, warmupSec: 0, settleBudgetPct: 0, verify: false };
   writeFileSync(config, JSON.stringify(tiny));
   cli(path.join(dir, 'images.db'), ['run', '--config', config]);
 }

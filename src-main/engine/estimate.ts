@@ -13,6 +13,7 @@ import { etaSec } from './cell-pool.ts';
 import type { Matrix } from './matrix.ts';
 import { settleBudgetSec } from './settle.ts';
 import { VERIFY_MIN_SEC } from './verify-plan.ts';
+import { warmupCapSec } from '../load/warmup.ts';
 
 /** How many recent cells of an app and mode, and recent runs of a name, the estimate learns from. */
 export const TIMING_CELLS = 30;
@@ -34,7 +35,11 @@ export interface CellCost {
   overheadSec: number;
   /** Cells of the history it comes from (0: defaults). */
   cells: number;
+  /** Whose cells: this app's under this mode, the mode's of other apps, any app's here, or none (defaults). */
+  from: CostSource;
 }
+
+export type CostSource = 'app' | 'mode' | 'host' | 'defaults';
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -43,14 +48,36 @@ const median = (xs: readonly number[]): number => {
 };
 
 /** A cell's cost from the history's timings of its app and mode (newest first), or the defaults. */
-export function cellCostFrom(timings: readonly CellTiming[]): CellCost {
+export function cellCostFrom(timings: readonly CellTiming[], from: Exclude<CostSource, 'defaults'> = 'app'): CellCost {
   const ok = timings.filter((t) => [t.warmupSec, t.warmupUsedSec, t.measuredSec, t.wallSec].every(Number.isFinite));
-  if (ok.length === 0) return { warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0 };
+  if (ok.length === 0) return { warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0, from: 'defaults' };
   return {
     warmupExtraSec: median(ok.map((t) => Math.max(0, t.warmupUsedSec - t.warmupSec))),
     overheadSec: median(ok.map((t) => Math.max(0, t.wallSec - t.warmupUsedSec - t.measuredSec))),
     cells: ok.length,
+    from,
   };
+}
+
+/**
+ * The cost of an app's cell from the nearest history that has one: its own cells under the mode, else the mode's
+ * cells of other apps, else any cell on this host (the host's start-up and a typical ramp), else the defaults.
+ */
+export function nearestCost(
+  cellsOf: (app: string | null, mode: string | null) => readonly CellTiming[],
+  app: string,
+  mode: string,
+): CellCost {
+  const tries: [string | null, string | null, Exclude<CostSource, 'defaults'>][] = [
+    [app, mode, 'app'],
+    [null, mode, 'mode'],
+    [null, null, 'host'],
+  ];
+  for (const [a, m, from] of tries) {
+    const cost = cellCostFrom(cellsOf(a, m), from);
+    if (cost.cells > 0) return cost;
+  }
+  return cellCostFrom([]);
 }
 
 export interface EstimateInput {
@@ -77,6 +104,10 @@ export function estimateRun(o: EstimateInput): RunEstimate {
     c.warmupSec + costOf(c).warmupExtraSec + c.durationSec + costOf(c).overheadSec;
   const walls = o.cells.map(wallOf);
   const gridSec = etaSec(walls, 0, o.k);
+  // Where nothing has run here, a cell may warm up to the adaptive warm-up's cap: the range's top says so.
+  const highOf = (c: (typeof o.cells)[number]): number =>
+    costOf(c).from === 'defaults' ? warmupCapSec(c.warmupSec) + c.durationSec + costOf(c).overheadSec : wallOf(c);
+  const gridHighSec = etaSec(o.cells.map(highOf), 0, o.k);
   const meanWall = walls.length ? walls.reduce((a, b) => a + b, 0) / walls.length : 0;
   // Settling adds cells until its budget (planned warm-up + measured seconds) would be exceeded.
   const budget = settleBudgetSec(o.cells, o.matrix.settleBudgetPct);
@@ -102,8 +133,8 @@ export function estimateRun(o: EstimateInput): RunEstimate {
     verify,
     totalSec: gridSec + settle.sec.expected + verify.sec.expected,
     lowSec: gridSec + settle.sec.low + verify.sec.low,
-    highSec: gridSec + settle.sec.high + verify.sec.high,
-    basis: [...basis.values()].map((b) => ({ app: b.app, mode: b.mode, cells: b.cost.cells })),
+    highSec: gridHighSec + settle.sec.high + verify.sec.high,
+    basis: [...basis.values()].map((b) => ({ app: b.app, mode: b.mode, cells: b.cost.cells, from: b.cost.from })),
     runs: past.length,
   };
 }
@@ -120,7 +151,7 @@ export function estimateWithHistory(
 ): RunEstimate {
   return estimateRun({
     ...o,
-    costOf: (app, mode) => cellCostFrom(store.timings.cells(app, mode, TIMING_CELLS)),
+    costOf: (app, mode) => nearestCost((a, m) => store.timings.cells(a, m, TIMING_CELLS), app, mode),
     pastRuns: o.name ? store.timings.runs(o.name, TIMING_RUNS) : [],
   });
 }

@@ -17,8 +17,11 @@ export interface RunEstimate {
   totalSec: number;
   lowSec: number;
   highSec: number;
-  /** Per app and mode: how many earlier cells the timing comes from (0: defaults). */
-  basis: { app: string; mode: string; cells: number }[];
+  /**
+   * Per app and mode: how many earlier cells the timing comes from (0: defaults), and whose: the app's own under the
+   * mode, other apps' under the mode, any cell here.
+   */
+  basis: { app: string; mode: string; cells: number; from: 'app' | 'mode' | 'host' | 'defaults' }[];
   /** Earlier completed runs of the same name the expected phases come from. */
   runs: number;
 }

@@ -18,19 +18,23 @@ export interface RunPhaseCounts {
 }
 
 export class TimingQueries {
-  private readonly cellsStmt: Database.Statement<[string, string, number], CellTiming>;
+  private readonly cellsStmt: Database.Statement<
+    [{ app: string | null; mode: string | null; limit: number }],
+    CellTiming
+  >;
   private readonly runsStmt: Database.Statement<[string, number], RunPhaseCounts>;
 
   constructor(db: Database.Database) {
+    // An app and mode, else the mode's cells of any app, else any cell here (null: that filter is off).
     this.cellsStmt = db.prepare(
       `SELECT coalesce(json_extract(config_json, '$.warmupSec'), 0) AS warmupSec,
               json_extract(load_json, '$.warmupUsedSec') AS warmupUsedSec,
               json_extract(load_json, '$.measuredSec') AS measuredSec,
               (julianday(finished_at) - julianday(started_at)) * 86400 AS wallSec
          FROM cells
-        WHERE app = ? AND mode = ? AND status = 'ok' AND finished_at IS NOT NULL
+        WHERE (@app IS NULL OR app = @app) AND (@mode IS NULL OR mode = @mode) AND status = 'ok' AND finished_at IS NOT NULL
           AND json_extract(load_json, '$.warmupUsedSec') IS NOT NULL
-        ORDER BY id DESC LIMIT ?`,
+        ORDER BY id DESC LIMIT @limit`,
     );
     this.runsStmt = db.prepare(
       `SELECT sum(coalesce(json_extract(c.config_json, '$.phase'), 'matrix') = 'matrix') AS grid,
@@ -42,9 +46,9 @@ export class TimingQueries {
     );
   }
 
-  /** The latest `limit` finished cells of `app` under `mode`, newest first. */
-  cells(app: string, mode: string, limit: number): CellTiming[] {
-    return this.cellsStmt.all(app, mode, limit);
+  /** The latest `limit` finished cells of `app` under `mode`, newest first; null leaves that filter off. */
+  cells(app: string | null, mode: string | null, limit: number): CellTiming[] {
+    return this.cellsStmt.all({ app, mode, limit });
   }
 
   /** The phases of the latest `limit` completed runs named `name` (matrix runs), newest first. */

@@ -39,7 +39,7 @@ function addClientBoundCell(db: string): void {
   const load: LoadResult = {
     model: 'closed', connections: 20, measuredSec: 5, requests: 800_000, bytes: 0, rpsMean: 160_000, rpsStddev: 1, bytesPerSec: 0,
     latencyUs: { p50: 300, p75: 400, p90: 500, p97_5: 700, p99: 900, p99_9: 1200, max: 5000, mean: 350, stddev: 100 }, latencyFrom: 'send',
-    statusCounts: { 200: 800_000 }, errors: 0, timeouts: 0, non2xx: 0, clientElu: 0.95, clientBound: true, goodputMean: 160_000, threads: 2,
+    statusCounts: { 200: 800_000 }, errors: 0, timeouts: 0, non2xx: 0, clientElu: 0.95, clientBound: true, goodputMean: 160_000, threads: 2, warmupUsedSec: 2,
   };
   const result: CellResult = { config, status: 'ok', load, flags: [{ kind: 'client-bound', reason: 'load threads 1, 2 of 2 were busy 95 %, 94 % of the time' }], bottleneck: 'client', ranOn: { target: 'local', kind: 'local' }, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:08.000Z' };
   const store = Store.open(db);
@@ -67,7 +67,8 @@ describe('rightsize run --dry-run', () => {
     // 6 cells × (5 s + 1 s + 1 s around each) = 42 s, settling expected at half its 3-cell budget (10.5 s) and two
     // verification cells of 9 s (22 s), one at a time: what the run announces (engine/estimate.ts, no history yet)
     expect(r.stdout).toContain('6 cells (2 configurations × 3 repetitions), about 1m15s (one cell at a time).');
-    expect(r.stdout).toContain('Estimate: grid 42s; settling 0s–21s, expected 11s; verification 11s–33s, expected 22s; 53s–1m36s in all (warm-up as configured and 1 s around each cell: no cell of these apps has run here yet).');
+    // The range's top lets each grid cell warm up to the adaptive warm-up's cap, 11 s: 6 × (11 + 5 + 1) + 21 + 33 s.
+    expect(r.stdout).toContain("Estimate: grid 42s; settling 0s–21s, expected 11s; verification 11s–33s, expected 22s; 53s–2m36s in all (no cell has run here yet: warm-up as configured (at the top of the range, the adaptive warm-up's cap) and 1 s around each cell).");
     expect(r.stdout).toContain("settling, only while the answer is undecided: up to 50 % of the grid's measured time (18s)");
     expect(r.stdout).toContain('verification: the pick run exactly as its deploy snippets deploy it');
     expect(r.stdout.trimEnd().endsWith('Nothing was started (--dry-run).')).toBe(true);
@@ -179,6 +180,9 @@ describe('rightsize run --dry-run', () => {
     expect(r.code).toBe(EXIT.ok);
     expect(r.stdout).toMatch(/^6 of 6 cells are likely client-bound on this host \(hello at 1000m: .*\): their goodput will be a lower bound\. .*$/m);
     expect(runCount(db)).toBe(1); // the earlier run only
+    // json has never run here: its cells borrow the hello cluster cell's timing (the mode's, another app's).
+    const json = await cli(['--db', db, 'run', '--config', configFile(JSON.stringify({ ...helloQuick, apps: ['json'] })), '--dry-run']);
+    expect(json.stdout).toContain("warm-up and start-up as the latest 1 cluster (other apps', for json) cells took here");
   });
 
   it('says what it does in `run --help`, with its JSON document', async () => {

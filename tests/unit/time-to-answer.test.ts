@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import { clearlyOut, lookAlpha, pocockSpent } from '../../src-main/analysis/decide/sequential.ts';
-import { cellCostFrom, estimateRun, OVERHEAD_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
+import { cellCostFrom, estimateRun, nearestCost, OVERHEAD_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
+import { warmupCapSec } from '../../src-main/load/warmup.ts';
 import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';
 import type { CellTiming } from '../../src-main/store/timings.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
@@ -55,9 +56,33 @@ interface Recorded {
 
 describe('the estimate', () => {
   it('learns a cell’s warm-up and overhead from the history (medians), and falls back to the defaults', () => {
-    expect(cellCostFrom([])).toEqual({ warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0 });
+    expect(cellCostFrom([])).toEqual({ warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0, from: 'defaults' });
     const t = (warmupUsedSec: number, wallSec: number): CellTiming => ({ warmupSec: 2, warmupUsedSec, measuredSec: 8, wallSec });
-    expect(cellCostFrom([t(2, 10.5), t(12, 23), t(4, 14)])).toEqual({ warmupExtraSec: 2, overheadSec: 2, cells: 3 });
+    expect(cellCostFrom([t(2, 10.5), t(12, 23), t(4, 14)])).toEqual({ warmupExtraSec: 2, overheadSec: 2, cells: 3, from: 'app' });
+  });
+
+  it('an app with no cells here borrows the nearest history: its mode under other apps, else any cell, else the defaults', () => {
+    const t = (warmupUsedSec: number, wallSec: number): CellTiming => ({ warmupSec: 1, warmupUsedSec, measuredSec: 5, wallSec });
+    const history: { app: string; mode: string; t: CellTiming }[] = [
+      { app: 'json', mode: 'pm2', t: t(5, 13) }, // 4 s extra, 3 s around
+      { app: 'hello', mode: 'cluster', t: t(2, 8) }, // 1 s extra, 1 s around
+    ];
+    const cellsOf = (app: string | null, mode: string | null): CellTiming[] =>
+      history.filter((h) => (app === null || h.app === app) && (mode === null || h.mode === mode)).map((h) => h.t);
+    expect(nearestCost(cellsOf, 'json', 'pm2')).toMatchObject({ from: 'app', warmupExtraSec: 4, overheadSec: 3 });
+    expect(nearestCost(cellsOf, 'alloc', 'pm2')).toMatchObject({ from: 'mode', warmupExtraSec: 4, overheadSec: 3, cells: 1 });
+    expect(nearestCost(cellsOf, 'alloc', 'single')).toMatchObject({ from: 'host', cells: 2 });
+    expect(nearestCost(() => [], 'alloc', 'single')).toMatchObject({ from: 'defaults', cells: 0 });
+  });
+
+  it("where nothing has run here, the range's top lets each cell warm up to the adaptive warm-up's cap", () => {
+    const cells = Array.from({ length: 4 }, () => ({ app: 'json', mode: 'pm2' as const, warmupSec: 2, durationSec: 8 }));
+    const matrix = { settleBudgetPct: 0, verify: false, durationSec: 8 };
+    const none = estimateRun({ cells, matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
+    expect(none.totalSec).toBe(4 * (2 + 8 + OVERHEAD_DEFAULT_SEC));
+    expect(none.highSec).toBe(4 * (warmupCapSec(2) + 8 + OVERHEAD_DEFAULT_SEC)); // 12 s of warm-up at most
+    const known = estimateRun({ cells, matrix, costOf: () => cellCostFrom([{ warmupSec: 2, warmupUsedSec: 6, measuredSec: 8, wallSec: 17 }]), pastRuns: [], k: 1 });
+    expect(known.highSec).toBe(known.totalSec); // a learned cost is its own top: the phases carry the range
   });
 
   it('on a recorded quick run: its own timings and phases give the wall time within 20 %', () => {

@@ -172,10 +172,17 @@ function estimateLine(e: RunEstimate): string {
       ? 'none'
       : `${fmtDuration(p.sec.low)}–${fmtDuration(p.sec.high)}, expected ${fmtDuration(p.sec.expected)}`;
   const learned = e.basis.filter((b) => b.cells > 0);
-  const cells = learned.map((b) => `${b.cells} ${b.app} ${b.mode}`).join(', ');
+  const whose = (b: RunEstimate['basis'][number]): string =>
+    b.from === 'app'
+      ? `${b.app} ${b.mode}`
+      : b.from === 'mode'
+        ? `${b.mode} (other apps', for ${b.app})`
+        : `(any app's, for ${b.app} ${b.mode})`;
+  const cells = learned.map((b) => `${b.cells} ${whose(b)}`).join(', ');
   const from = learned.length
     ? `warm-up and start-up as the latest ${cells} cells took here`
-    : `warm-up as configured and ${OVERHEAD_DEFAULT_SEC} s around each cell: no cell of these apps has run here yet`;
+    : `no cell has run here yet: warm-up as configured (at the top of the range, the adaptive warm-up's cap) and ` +
+      `${OVERHEAD_DEFAULT_SEC} s around each cell`;
   const runs = e.runs ? `; phases as the latest ${e.runs} run${e.runs === 1 ? '' : 's'} of this name` : '';
   return (
     `Estimate: grid ${fmtDuration(e.gridSec)}; settling ${r(e.settle)}; verification ${r(e.verify)}; ` +
