@@ -32,8 +32,8 @@ export class TimingQueries {
               json_extract(load_json, '$.measuredSec') AS measuredSec,
               (julianday(finished_at) - julianday(started_at)) * 86400 AS wallSec
          FROM cells
-        WHERE (@app IS NULL OR app = @app) AND (@mode IS NULL OR mode = @mode) AND status = 'ok' AND finished_at IS NOT NULL
-          AND json_extract(load_json, '$.warmupUsedSec') IS NOT NULL
+        WHERE (@app IS NULL OR app = @app) AND (@mode IS NULL OR mode = @mode)
+          AND status = 'ok' AND finished_at IS NOT NULL AND json_extract(load_json, '$.warmupUsedSec') IS NOT NULL
         ORDER BY id DESC LIMIT @limit`,
     );
     this.runsStmt = db.prepare(
