@@ -6,7 +6,7 @@
 // cells never grows unannounced.
 import type { CellConfig } from '../model/types.ts';
 import type { CellTiming, RunPhaseCounts, TimingQueries } from '../store/timings.ts';
-import type { PhaseRange, RunEstimate } from '../model/estimate.ts';
+import type { CostSource, PhaseRange, RunEstimate } from '../model/estimate.ts';
 
 export type { PhaseRange, RunEstimate };
 import { etaSec } from './cell-pool.ts';
@@ -38,8 +38,6 @@ export interface CellCost {
   /** Whose cells: this app's under this mode, the mode's of other apps, any app's here, or none (defaults). */
   from: CostSource;
 }
-
-export type CostSource = 'app' | 'mode' | 'host' | 'defaults';
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);

@@ -6,6 +6,9 @@ export interface PhaseRange {
   sec: { low: number; expected: number; high: number };
 }
 
+/** Whose cells a cell's timing comes from: the app's own under its mode, other apps', any cell here, or none. */
+export type CostSource = 'app' | 'mode' | 'host' | 'defaults';
+
 export interface RunEstimate {
   gridCells: number;
   gridSec: number;
@@ -21,7 +24,7 @@ export interface RunEstimate {
    * Per app and mode: how many earlier cells the timing comes from (0: defaults), and whose: the app's own under the
    * mode, other apps' under the mode, any cell here.
    */
-  basis: { app: string; mode: string; cells: number; from: 'app' | 'mode' | 'host' | 'defaults' }[];
+  basis: { app: string; mode: string; cells: number; from: CostSource }[];
   /** Earlier completed runs of the same name the expected phases come from. */
   runs: number;
 }

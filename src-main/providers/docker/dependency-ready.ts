@@ -46,19 +46,28 @@ export async function untilReady(members: readonly ReadyMember[], deadlineMs: nu
 export async function passes(c: Docker.Container, hc: NonNullable<Dependency['healthcheck']>): Promise<boolean> {
   const cmd = hc.test[0] === 'CMD-SHELL' ? ['/bin/sh', '-c', hc.test.slice(1).join(' ')] : hc.test.slice(1);
   try {
-    const exec = await c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => (stream.destroy(), resolve()), hc.timeoutMs);
-      stream.on('data', () => {});
-      stream.on('end', () => (clearTimeout(timer), resolve()));
-      stream.on('close', () => (clearTimeout(timer), resolve()));
-      stream.on('error', () => (clearTimeout(timer), resolve()));
-    });
-    return (await exec.inspect()).ExitCode === 0;
+    return (await execExitCode(c, cmd, hc.timeoutMs)) === 0;
   } catch {
     return false; // not started yet, or gone: the state check says which
   }
+}
+
+/**
+ * Runs `cmd` in the container and gives its exit code once it ends or `timeoutMs` passes (then whatever the exec
+ * reports so far). Throws when the exec cannot be made or started (no such binary, the container gone).
+ */
+export async function execExitCode(c: Docker.Container, cmd: string[], timeoutMs: number): Promise<number | null> {
+  const exec = await c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => (stream.destroy(), resolve()), timeoutMs);
+    const end = (): void => (clearTimeout(timer), resolve());
+    stream.on('data', () => {});
+    stream.on('end', end);
+    stream.on('close', end);
+    stream.on('error', end);
+  });
+  return (await exec.inspect()).ExitCode;
 }
 
 /** Whether a TCP connection to `addr` is accepted within a second. */

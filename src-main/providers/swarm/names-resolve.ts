@@ -2,6 +2,7 @@
 // answer EAI_AGAIN from the app's node for seconds, and a cell measured then counts the app's failed
 // queries. So the cell starts once every dependency's name resolves inside each app container.
 import type Docker from 'dockerode';
+import { execExitCode } from '../docker/dependency-ready.ts';
 
 /** Enough for gossip on a busy host; past it the cell fails, naming what did not resolve. */
 export const NAMES_RESOLVE_MS = 30_000;
@@ -13,17 +14,7 @@ type Lookup = 'found' | 'not-yet' | 'cannot-ask';
 async function lookup(c: Docker.Container, name: string): Promise<Lookup> {
   const script = "require('dns').lookup(process.argv[1],(e)=>process.exit(e?1:0))";
   try {
-    const exec = await c.exec({ Cmd: ['node', '-e', script, name], AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => (stream.destroy(), resolve()), 5000);
-      const end = (): void => (clearTimeout(timer), resolve());
-      stream.on('data', () => {});
-      stream.on('end', end);
-      stream.on('close', end);
-      stream.on('error', end);
-    });
-    const code = (await exec.inspect()).ExitCode;
+    const code = await execExitCode(c, ['node', '-e', script, name], 5000);
     // 126/127: the shell's "cannot run" and "not found", as runc reports an exec of a missing binary.
     return code === 0 ? 'found' : code === 126 || code === 127 ? 'cannot-ask' : 'not-yet';
   } catch (e) {
