@@ -5,7 +5,8 @@ import { readMixData } from '../apps/mix-data.ts';
 import { contention, HostCpuRecorder } from '../load/host-cpu.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
-import { isWarm, warmupCapSec } from '../load/steady-state.ts';
+import { isWarm } from '../load/steady-state.ts';
+import { cellWarmup } from './cell-warmup.ts';
 import type {
   CellConfig,
   DependencyReading,
@@ -149,7 +150,8 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const host = hostCpu.ok ? new HostCpuRecorder(target.cores) : undefined;
     host?.mark();
     let hostFrom = -1;
-    let measureFrom = Date.now() + cfg.warmupSec * 1000;
+    const warmup = cellWarmup(cfg);
+    let measureFrom = Date.now() + warmup.minSec * 1000;
     const warmupRps: number[] = [];
     // Each warm-up second as it was paired when it came (its start, host reading, stats and dependencies): the
     // steady ones become measured seconds once warm-up is judged over (LoadSecond.wasWarmup).
@@ -205,8 +207,8 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       ...(Object.keys(data.csv).length ? { csv: data.csv } : {}),
       load: cfg.load,
       durationSec: cfg.durationSec,
-      warmupSec: cfg.warmupSec,
-      maxWarmupSec: warmupCapSec(cfg.warmupSec),
+      warmupSec: warmup.minSec,
+      maxWarmupSec: warmup.capSec,
       timeoutSec: p.timeoutSec,
       // Replicas: connection c goes to replica c mod R, and each replica's responses are counted.
       ...(target.addresses && target.addresses.length >= 2 ? { targets: [...target.addresses] } : {}),

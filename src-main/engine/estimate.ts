@@ -13,7 +13,7 @@ import { etaSec } from './cell-pool.ts';
 import type { Matrix } from './matrix.ts';
 import { settleBudgetSec } from './settle.ts';
 import { VERIFY_MIN_SEC } from './verify-plan.ts';
-import { warmupCapSec } from '../load/warmup.ts';
+import { cellWarmup, type WarmupCell } from './cell-warmup.ts';
 
 /** How many recent cells of an app and mode, and recent runs of a name, the estimate learns from. */
 export const TIMING_CELLS = 30;
@@ -39,18 +39,26 @@ export interface CellCost {
   from: CostSource;
 }
 
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** The warm-up a recorded cell was held to at least: its floor where what it ran is known, else the configured. */
+function askedWarmupSec({ warmupSec, mode, workers, cpuMillis }: CellTiming): number {
+  if (mode == null || workers == null || cpuMillis == null) return warmupSec;
+  return cellWarmup({ warmupSec, mode, workers, cpuMillis }).minSec;
+}
+
 /** A cell's cost from the history's timings of its app and mode (newest first), or the defaults. */
 export function cellCostFrom(timings: readonly CellTiming[], from: Exclude<CostSource, 'defaults'> = 'app'): CellCost {
   const ok = timings.filter((t) => [t.warmupSec, t.warmupUsedSec, t.measuredSec, t.wallSec].every(Number.isFinite));
   if (ok.length === 0) return { warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0, from: 'defaults' };
   return {
-    warmupExtraSec: median(ok.map((t) => Math.max(0, t.warmupUsedSec - t.warmupSec))),
+    warmupExtraSec: median(ok.map((t) => Math.max(0, t.warmupUsedSec - askedWarmupSec(t)))),
     overheadSec: median(ok.map((t) => Math.max(0, t.wallSec - t.warmupUsedSec - t.measuredSec))),
     cells: ok.length,
     from,
@@ -79,7 +87,7 @@ export function nearestCost(
 }
 
 export interface EstimateInput {
-  cells: readonly Pick<CellConfig, 'app' | 'mode' | 'warmupSec' | 'durationSec'>[];
+  cells: readonly (Pick<CellConfig, 'app' | 'durationSec'> & WarmupCell)[];
   matrix: Pick<Matrix, 'settleBudgetPct' | 'verify' | 'durationSec'>;
   /** The cost of a cell of this app and mode (cellCostFrom over the store's timings). */
   costOf: (app: string, mode: string) => CellCost;
@@ -98,13 +106,14 @@ export function estimateRun(o: EstimateInput): RunEstimate {
     if (!b) basis.set(key, (b = { app: c.app, mode: c.mode, cost: o.costOf(c.app, c.mode) }));
     return b.cost;
   };
-  const wallOf = (c: Pick<CellConfig, 'app' | 'mode' | 'warmupSec' | 'durationSec'>): number =>
-    c.warmupSec + costOf(c).warmupExtraSec + c.durationSec + costOf(c).overheadSec;
+  // The history's typical warm-up past the configured one, and never less than this cell's own floor (its JIT).
+  const wallOf = (c: EstimateInput['cells'][number]): number =>
+    Math.max(c.warmupSec + costOf(c).warmupExtraSec, cellWarmup(c).minSec) + c.durationSec + costOf(c).overheadSec;
   const walls = o.cells.map(wallOf);
   const gridSec = etaSec(walls, 0, o.k);
   // Where nothing has run here, a cell may warm up to the adaptive warm-up's cap: the range's top says so.
   const highOf = (c: (typeof o.cells)[number]): number =>
-    costOf(c).from === 'defaults' ? warmupCapSec(c.warmupSec) + c.durationSec + costOf(c).overheadSec : wallOf(c);
+    costOf(c).from === 'defaults' ? cellWarmup(c).capSec + c.durationSec + costOf(c).overheadSec : wallOf(c);
   const gridHighSec = etaSec(o.cells.map(highOf), 0, o.k);
   const meanWall = walls.length ? walls.reduce((a, b) => a + b, 0) / walls.length : 0;
   // Settling adds cells until its budget (planned warm-up + measured seconds) would be exceeded.
@@ -126,7 +135,7 @@ export function estimateRun(o: EstimateInput): RunEstimate {
   return {
     gridCells: o.cells.length,
     gridSec,
-    extraSecPerCell: o.cells.length ? meanWall - planned : 0,
+    extraSecPerCell: o.cells.length ? meanWall - mean(o.cells.map((c) => cellWarmup(c).minSec + c.durationSec)) : 0,
     settle,
     verify,
     totalSec: gridSec + settle.sec.expected + verify.sec.expected,

@@ -6,6 +6,7 @@ import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { estimateWithHistory } from './estimate.ts';
+import { cellWarmup } from './cell-warmup.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import { anyHttp2, anyTls, linksOf } from './matrix-dimensions.ts';
 import { linkProblems } from '../apps/served-links.ts';
@@ -76,7 +77,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
 /** The grid, then the phases after it; returns what stopped a phase, if anything did. */
 async function runGrid(s: Session, matrix: Matrix, name: string, results: CellResult[]): Promise<string | void> {
   const cells = expandMatrix(matrix, s.limits.imageApps);
-  const perCell = (c: (typeof cells)[number]): number => c.warmupSec + c.durationSec;
+  const perCell = (c: (typeof cells)[number]): number => cellWarmup(c).minSec + c.durationSec;
   // K cells at once where the target has the nodes (each target alone on its node, its load on another).
   const k = await poolSize(s.provider, cells.length);
   // The estimate's rule (engine/estimate.ts): until this run's own cells are timed, what this host's

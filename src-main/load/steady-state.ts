@@ -8,7 +8,7 @@ import { fitLine } from '../common/least-squares.ts';
 import { studentTCdf } from '../common/t-distribution.ts';
 import { UNSTABLE_ALPHA, UNSTABLE_CHANGE } from '../common/thresholds.ts';
 
-export { isWarm, WARM_WINDOW_SEC, warmupCapSec } from './warmup.ts';
+export { isWarm, WARM_WINDOW_SEC, warmupBounds, warmupCapSec } from './warmup.ts';
 
 const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 

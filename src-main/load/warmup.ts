@@ -17,6 +17,25 @@ export function warmupCapSec(warmupSec: number): number {
   return warmupSec <= 0 ? 0 : Math.max(WARMUP_CAP_FACTOR * warmupSec, warmupSec + WARMUP_CAP_EXTRA_SEC);
 }
 
+/**
+ * CPU seconds each Node.js process serves before V8's optimizing compiler has its hot code (TurboFan takes a function
+ * after about 3,000 calls). Until then a JS-bound server runs at a third of its speed and looks flat doing so, which no
+ * flatness test can see: 16 PM2 instances on half a CPU sat at 1,000 req/s for 25 s, then rose to 3,500.
+ */
+export const JIT_WARM_CPU_SEC = 1;
+
+/**
+ * A cell's warm-up bounds, the one place they are set: at least the configured seconds and the time `processes`
+ * serving processes sharing `cpus` CPUs take to get JIT_WARM_CPU_SEC each; at most the cap, past that floor. A
+ * configured 0 stays 0 (the user asked for none).
+ */
+export function warmupBounds(warmupSec: number, processes: number, cpus: number): { minSec: number; capSec: number } {
+  if (warmupSec <= 0) return { minSec: 0, capSec: 0 };
+  const floor = cpus > 0 ? Math.ceil((JIT_WARM_CPU_SEC * Math.max(1, processes)) / cpus) : 0;
+  const minSec = Math.max(warmupSec, floor);
+  return { minSec, capSec: Math.max(warmupCapSec(warmupSec), minSec + WARMUP_CAP_EXTRA_SEC) };
+}
+
 const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Whether the warmup seconds so far end in a flat stretch: no ramp, no step, spread within bound. */

@@ -12,7 +12,7 @@ export type CostSource = 'app' | 'mode' | 'host' | 'defaults';
 export interface RunEstimate {
   gridCells: number;
   gridSec: number;
-  /** What a grid cell takes beyond its configured warm-up and measurement, on average (the run's ETA starts there). */
+  /** Mean time of a grid cell past its least warm-up (engine/cell-warmup.ts) and measurement: the ETA's start. */
   extraSecPerCell: number;
   settle: PhaseRange;
   verify: PhaseRange;

@@ -1,10 +1,17 @@
 // What cells and runs took on this host, for estimates (engine/estimate.ts): the most recent finished
 // cells of an app under a launch mode, and the phases earlier runs of the same name added to their grid.
 import type Database from 'better-sqlite3';
+import type { LaunchMode } from '../model/types.ts';
 
-/** One finished cell's time: warm-up asked and used, seconds measured, and its wall time from start to end. */
+/**
+ * One finished cell's time: warm-up asked and used, seconds measured, and its wall time from start to end; what it ran
+ * (its warm-up's floor depends on it: engine/cell-warmup.ts), where known.
+ */
 export interface CellTiming {
   warmupSec: number;
+  mode?: LaunchMode | null;
+  workers?: number | null;
+  cpuMillis?: number | null;
   warmupUsedSec: number;
   measuredSec: number;
   wallSec: number;
@@ -27,7 +34,8 @@ export class TimingQueries {
   constructor(db: Database.Database) {
     // An app and mode, else the mode's cells of any app, else any cell here (null: that filter is off).
     this.cellsStmt = db.prepare(
-      `SELECT coalesce(json_extract(config_json, '$.warmupSec'), 0) AS warmupSec,
+      `SELECT coalesce(json_extract(config_json, '$.warmupSec'), 0) AS warmupSec, mode,
+              json_extract(config_json, '$.workers') AS workers, json_extract(config_json, '$.cpuMillis') AS cpuMillis,
               json_extract(load_json, '$.warmupUsedSec') AS warmupUsedSec,
               json_extract(load_json, '$.measuredSec') AS measuredSec,
               (julianday(finished_at) - julianday(started_at)) * 86400 AS wallSec

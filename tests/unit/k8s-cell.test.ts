@@ -157,7 +157,7 @@ describe('one cell on Kubernetes, start to finish', () => {
     expect(load.spec!.containers[0]!.image).toBe(AGENT_REF);
     expect(load.spec!.affinity!.nodeAffinity!.requiredDuringSchedulingIgnoredDuringExecution!.nodeSelectorTerms[0]!.matchFields).toEqual([{ key: 'metadata.name', operator: 'NotIn', values: ['worker-b'] }]);
     expect(JSON.parse(load.spec!.containers[0]!.env![0]!.value!)).toEqual({
-      plan: { host: '10.244.2.17', port: 3000, requests: [{ method: 'GET', path: '/' }], load: { model: 'closed', connections: 16 }, durationSec: 2, warmupSec: 1, maxWarmupSec: warmupCapSec(1), timeoutSec: 10, threads: 2 },
+      plan: { host: '10.244.2.17', port: 3000, requests: [{ method: 'GET', path: '/' }], load: { model: 'closed', connections: 16 }, durationSec: 2, warmupSec: 4, maxWarmupSec: 14, timeoutSec: 10, threads: 2 }, // the JIT floor: 2 workers on 0.5 CPU
       adaptiveWarmup: true,
     });
     // Readiness waited for the pod (no pod, creating, ready) and for the launcher's line (the first log read had one worker).

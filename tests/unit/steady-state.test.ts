@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { HOST_BUSY_PCT, UNSTABLE_ALPHA } from '../../src-main/common/thresholds.ts';
 import { cellFlags } from '../../src-main/engine/flags.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
-import { isWarm, stationarity, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
+import { isWarm, stationarity, warmupBounds, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
+import { cellWarmup } from '../../src-main/engine/cell-warmup.ts';
 
 /** Seeded noise (LCG + Box–Muller): the same series on every run, so a rate is a fact, not a flake. */
 function noise(seed: number): () => number {
@@ -35,6 +36,26 @@ describe('warmup cap', () => {
     expect(warmupCapSec(2)).toBe(12);
     expect(warmupCapSec(10)).toBe(30);
     expect(warmupCapSec(0)).toBe(0);
+  });
+});
+
+describe('warm-up bounds', () => {
+  it('hold each serving process to its JIT floor (1 CPU-s each), with the cap 10 s past it', () => {
+    // One process a CPU: the floor is 1 s, under any configured warm-up; the cap as before.
+    expect(warmupBounds(2, 1, 1)).toEqual({ minSec: 2, capSec: 12 });
+    // 6 workers on one CPU: 6 s; 16 PM2 instances on half a CPU: 32 s, cap 42 s.
+    expect(warmupBounds(2, 6, 1)).toEqual({ minSec: 6, capSec: 16 });
+    expect(warmupBounds(2, 16, 0.5)).toEqual({ minSec: 32, capSec: 42 });
+    // A configured warm-up longer than the floor stays; none asked for stays none.
+    expect(warmupBounds(20, 2, 1)).toEqual({ minSec: 20, capSec: 60 });
+    expect(warmupBounds(0, 16, 0.5)).toEqual({ minSec: 0, capSec: 0 });
+  });
+
+  it('count a cell by what serves: workers in cluster and PM2, one process in single mode, against its CPU cap', () => {
+    const cell = { warmupSec: 1, workers: 8, cpuMillis: 500 };
+    expect(cellWarmup({ ...cell, mode: 'cluster' }).minSec).toBe(16);
+    expect(cellWarmup({ ...cell, mode: 'pm2' }).minSec).toBe(16);
+    expect(cellWarmup({ ...cell, mode: 'single' }).minSec).toBe(2);
   });
 });
 

@@ -76,7 +76,7 @@ describe('the estimate', () => {
   });
 
   it("where nothing has run here, the range's top lets each cell warm up to the adaptive warm-up's cap", () => {
-    const cells = Array.from({ length: 4 }, () => ({ app: 'json', mode: 'pm2' as const, warmupSec: 2, durationSec: 8 }));
+    const cells = Array.from({ length: 4 }, () => ({ app: 'json', mode: 'pm2' as const, workers: 2, cpuMillis: 1000, warmupSec: 2, durationSec: 8 }));
     const matrix = { settleBudgetPct: 0, verify: false, durationSec: 8 };
     const none = estimateRun({ cells, matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
     expect(none.totalSec).toBe(4 * (2 + 8 + OVERHEAD_DEFAULT_SEC));
@@ -85,13 +85,27 @@ describe('the estimate', () => {
     expect(known.highSec).toBe(known.totalSec); // a learned cost is its own top: the phases carry the range
   });
 
+  it('a cell of many processes on little CPU warms up at least its JIT floor, and the history counts past that floor', () => {
+    const matrix = { settleBudgetPct: 0, verify: false, durationSec: 8 };
+    const heavy = { app: 'json', mode: 'pm2' as const, workers: 16, cpuMillis: 500, warmupSec: 2, durationSec: 8 };
+    const none = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
+    expect(none.totalSec).toBe(32 + 8 + OVERHEAD_DEFAULT_SEC); // 16 processes × 1 CPU-s ÷ 0.5 CPU
+    expect(none.highSec).toBe(32 + 10 + 8 + OVERHEAD_DEFAULT_SEC); // the cap: 10 s past the floor
+    // A recorded 16-process cell that warmed 34 s was 2 s past its floor; a 2-process one 1 s past its 4 s floor.
+    const rec = (workers: number, warmupUsedSec: number): CellTiming => ({ warmupSec: 2, mode: 'pm2', workers, cpuMillis: 500, warmupUsedSec, measuredSec: 8, wallSec: warmupUsedSec + 10 });
+    expect(cellCostFrom([rec(16, 34), rec(2, 5), rec(16, 34)]).warmupExtraSec).toBe(2);
+    // Without what it ran, a recorded cell's extra counts from its configured warm-up (as before the floor).
+    expect(cellCostFrom([{ warmupSec: 2, warmupUsedSec: 34, measuredSec: 8, wallSec: 44 }]).warmupExtraSec).toBe(32);
+  });
+
   it('on a recorded quick run: its own timings and phases give the wall time within 20 %', () => {
     const rec = JSON.parse(readFileSync('tests/fixtures/timings/quick-run.json', 'utf8')) as Recorded;
     const wall = (Date.parse(rec.run.finished_at) - Date.parse(rec.run.started_at)) / 1000;
     const grid = rec.cells.filter((c) => c.phase === 'matrix');
     const count = (p: string) => rec.cells.filter((c) => c.phase === p).length;
     const e = estimateRun({
-      cells: grid.map((c) => ({ app: c.app, mode: c.mode, warmupSec: c.warmupSec, durationSec: c.durationSec })),
+      // The recording does not keep workers: one a CPU, whose warm-up floor (1 s) is the configured warm-up.
+      cells: grid.map((c) => ({ app: c.app, mode: c.mode, workers: 1, cpuMillis: 1000, warmupSec: c.warmupSec, durationSec: c.durationSec })),
       matrix: { settleBudgetPct: 50, verify: true, durationSec: 5 },
       costOf: () => cellCostFrom(rec.cells),
       pastRuns: [{ grid: grid.length, settle: count('settle'), verify: count('verify') }],
@@ -105,7 +119,7 @@ describe('the estimate', () => {
   });
 
   it('without history, settling is a range around half its budget and verification two cells of at least 9 s', () => {
-    const cells = Array.from({ length: 6 }, () => ({ app: 'json', mode: 'cluster' as const, warmupSec: 1, durationSec: 5 }));
+    const cells = Array.from({ length: 6 }, () => ({ app: 'json', mode: 'cluster' as const, workers: 1, cpuMillis: 1000, warmupSec: 1, durationSec: 5 }));
     const e = estimateRun({ cells, matrix: { settleBudgetPct: 50, verify: true, durationSec: 5 }, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
     expect(e.gridSec).toBe(6 * (1 + 5 + OVERHEAD_DEFAULT_SEC));
     expect(e.settle.cells).toEqual({ low: 0, expected: 1.5, high: 3 }); // a budget of 18 s: three 6 s cells

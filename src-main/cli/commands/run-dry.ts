@@ -181,7 +181,8 @@ function estimateLine(e: RunEstimate): string {
   const cells = learned.map((b) => `${b.cells} ${whose(b)}`).join(', ');
   const from = learned.length
     ? `warm-up and start-up as the latest ${cells} cells took here`
-    : `no cell has run here yet: warm-up as configured (at the top of the range, the adaptive warm-up's cap) and ` +
+    : 'no cell has run here yet: warm-up as configured or, where longer, its processes’ JIT floor (at the top of ' +
+      `the range, the adaptive warm-up's cap) and ` +
       `${OVERHEAD_DEFAULT_SEC} s around each cell`;
   const runs = e.runs ? `; phases as the latest ${e.runs} run${e.runs === 1 ? '' : 's'} of this name` : '';
   return (
