@@ -19,8 +19,8 @@ export function warmupCapSec(warmupSec: number): number {
 
 /**
  * CPU seconds each Node.js process serves before V8's optimizing compiler has its hot code (TurboFan takes a function
- * after about 3,000 calls). Until then a JS-bound server runs at a third of its speed and looks flat doing so, which no
- * flatness test can see: 16 PM2 instances on half a CPU sat at 1,000 req/s for 25 s, then rose to 3,500.
+ * once it has run a budget of bytecode). Until then a JS-bound server runs at a fraction of its speed and looks flat,
+ * which no flatness test can see (BENCHMARKS.md, "The ramp that looks flat").
  */
 export const JIT_WARM_CPU_SEC = 1;
 

@@ -21,6 +21,7 @@ export const SHARED_A = [
   'cell-failure',
   'config-errors',
   'containers',
+  'jit-floor',
   'k8s-session',
   'kill',
   'matrix-cli',

@@ -1,0 +1,34 @@
+// The JIT floor in a real cell: each serving process gets 1 CPU-second under the cell's cap before
+// measurement starts (load/warmup.ts warmupBounds), however flat the first seconds look. Real Docker,
+// real load generator. Its bounds are lower and upper bounds on a warm-up's length, so a busy host
+// cannot fail it: shared lane.
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { EngineInfo } from '../../src-main/docker/client.ts';
+import { runCell } from '../../src-main/engine/cell-runner.ts';
+import { cellWarmup } from '../../src-main/engine/cell-warmup.ts';
+import type { CellConfig } from '../../src-main/model/types.ts';
+import { localProvider } from '../../src-main/providers/local/provider.ts';
+import { imageFor, requireDocker } from '../helpers/docker.ts';
+
+let engine: EngineInfo;
+beforeAll(async () => {
+  engine = await requireDocker();
+});
+
+describe('the JIT floor', () => {
+  it('2 cluster workers on 0.5 CPU asked to warm up 1 s warm up at least 4 s (1 CPU-second each), at most 10 s more', async () => {
+    const cfg: CellConfig = {
+      index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 256,
+      load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 1, env: {},
+    };
+    expect(cellWarmup(cfg)).toEqual({ minSec: 4, capSec: 14 });
+    const { app, image } = await imageFor(cfg.app);
+    const r = await runCell(cfg, { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 });
+    expect(r.status, r.failure).toBe('ok');
+    const load = r.load!;
+    // hello is flat from its first second: the flatness test alone would have started measuring after 1 s.
+    expect(load.warmupUsedSec!, JSON.stringify(load.warmupPerSecondRps)).toBeGreaterThanOrEqual(4);
+    expect(load.warmupUsedSec!).toBeLessThanOrEqual(14);
+    expect(load.perSecondRps).toHaveLength(2);
+  }, 60_000);
+});
