@@ -18,17 +18,8 @@ beforeAll(async () => {
 describe('the JIT floor', () => {
   it('2 cluster workers on 0.5 CPU asked to warm up 1 s warm up at least 4 s (1 CPU-second each), at most 10 s more', async () => {
     const cfg: CellConfig = {
-      index: 0,
-      repetition: 0,
-      app: 'hello',
-      mode: 'cluster',
-      workers: 2,
-      cpuMillis: 500,
-      memoryMb: 256,
-      load: { model: 'closed', connections: 4 },
-      durationSec: 2,
-      warmupSec: 1,
-      env: {},
+      index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 256,
+      load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 1, env: {},
     };
     expect(cellWarmup(cfg)).toEqual({ minSec: 4, capSec: 14 });
     const { app, image } = await imageFor(cfg.app);
