@@ -23,6 +23,7 @@ import { isMain } from './stats.ts';
 
 interface SpreadConfig {
   label: string;
+  app?: string;
   mode: LaunchMode;
   workers: number;
   cpuMillis: number;
@@ -38,6 +39,7 @@ const CONFIGS: Record<string, SpreadConfig> = {
   'pm2-16': { label: 'json, PM2 × 16 on 0.5 CPU / 512 MB', mode: 'pm2', workers: 16, cpuMillis: 500, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
   'pm2-8': { label: 'json, PM2 × 8 on 0.5 CPU / 512 MB', mode: 'pm2', workers: 8, cpuMillis: 500, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
   'cluster-8': { label: 'json, cluster × 8 on 1 CPU / 512 MB', mode: 'cluster', workers: 8, cpuMillis: 1000, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
+  'pbkdf2-6': { label: 'pbkdf2, cluster × 6 on 1 CPU / 256 MB', app: 'pbkdf2', mode: 'cluster', workers: 6, cpuMillis: 1000, memoryMb: 256, connections: 6, windowSec: 10, warmupSec: 2 },
   'pm2-2': { label: 'json, PM2 × 2 on 1 CPU / 512 MB', mode: 'pm2', workers: 2, cpuMillis: 1000, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
 };
 
@@ -53,7 +55,7 @@ export async function benchContainerSpread(k: number, name = 'quick', windowCoun
   const cfg = CONFIGS[name];
   if (!cfg) throw new Error(`unknown --config ${name}: choose from ${Object.keys(CONFIGS).join(', ')}`);
   const engine = await checkEngine();
-  const app = findApp('json')!;
+  const app = findApp(cfg.app ?? 'json')!;
   const image = await ensureBuiltInImage(app, await ensureBaseImage());
   const place = planPlacement(cfg.cpuMillis, engine.cpus, true);
   const groups: number[][] = [];
