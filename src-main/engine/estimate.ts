@@ -115,7 +115,7 @@ export function estimateRun(o: EstimateInput): RunEstimate {
   const highOf = (c: (typeof o.cells)[number]): number =>
     costOf(c).from === 'defaults' ? cellWarmup(c).capSec + c.durationSec + costOf(c).overheadSec : wallOf(c);
   const gridHighSec = etaSec(o.cells.map(highOf), 0, o.k);
-  const meanWall = walls.length ? walls.reduce((a, b) => a + b, 0) / walls.length : 0;
+  const meanWall = walls.length ? mean(walls) : 0;
   // Settling adds cells until its budget (planned warm-up + measured seconds) would be exceeded.
   const budget = settleBudgetSec(o.cells, o.matrix.settleBudgetPct);
   const planned = o.cells.length ? o.cells.reduce((a, c) => a + c.warmupSec + c.durationSec, 0) / o.cells.length : 0;

@@ -2,7 +2,7 @@
 // warm-up, steady state, contention, flags), how the answer was decided, and the limits of it all.
 import type { Recommendation } from '../analysis/index.ts';
 import { HOST_BUSY_PCT, UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD } from '../common/thresholds.ts';
-import { JIT_WARM_CPU_SEC, WARM_WINDOW_SEC, warmupCapSec } from '../load/warmup.ts';
+import { JIT_WARM_CPU_SEC, WARM_WINDOW_SEC, warmupBounds, warmupCapSec } from '../load/warmup.ts';
 import type { RunDetail } from '../model/stored.ts';
 import { esc, section } from './html-parts.ts';
 
@@ -17,9 +17,9 @@ function adaptiveText(warmupSec: number | undefined): string {
     `The configured warm-up is a minimum, and so is the time each serving process takes to get ` +
     `${JIT_WARM_CPU_SEC} CPU-second under the cell's cap (until then V8 has not optimized its hot code, and a ` +
     'JavaScript-bound server runs at a fraction of its speed while looking flat): 16 processes on half a CPU ' +
-    `warm up at least 32 s. Then it goes on until the last ${WARM_WINDOW_SEC} seconds of throughput ` +
-    `span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), for at most ${cap}, ` +
-    'or 10 s past the processes’ minimum where that is longer.'
+    `warm up at least ${warmupBounds(1, 16, 0.5).minSec} s. Then it goes on until the last ${WARM_WINDOW_SEC} ` +
+    `seconds of throughput span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), ` +
+    `for at most ${cap}, or 10 s past the processes’ minimum where that is longer.`
   );
 }
 
