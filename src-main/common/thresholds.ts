@@ -38,10 +38,10 @@ export const DEPENDENCY_SATURATED_PCT = 90;
 export const APP_HEADROOM_PCT = 80;
 
 /**
- * A cell whose responses carried this share of its bandwidth cap (networkMbps) or more, as counted on the load side,
- * was held by the network. The cap counts every byte of the frames (TCP/IP and Ethernet headers too, about 4 % of a
- * full one), the load side only what TCP delivered, so a link at its cap reads a little under 100 %: BENCHMARKS.md,
- * "The network as a resource".
+ * A cell whose responses carried this share of its bandwidth cap (networkMbps) or more in its median second, as counted
+ * on the load side (common/link-share.ts), was held by the network. The cap counts every byte of the frames (TCP/IP
+ * and Ethernet headers too, about 4 % of a full one), the load side only what TCP delivered, so a link at its cap reads
+ * a little under 100 %: BENCHMARKS.md, "The network as a resource".
  */
 export const NETWORK_BOUND_SHARE = 0.85;
 

@@ -29,6 +29,7 @@ import {
   type LoadCeiling,
   type PastCell,
 } from './client-ceiling.ts';
+import { median } from '../common/median.ts';
 
 /** The settings key of the stored ceiling (a LoadCeiling as JSON). */
 export const CEILING_SETTING = 'loadThreadCeiling';
@@ -97,12 +98,6 @@ export function usableCpus(mode: LaunchMode, workers: number, cpuMillis: number,
 }
 
 const replicasOf = (c: { replicas?: number }): number => Math.max(1, c.replicas ?? 1);
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * The server's rate from past cells, each scaled by `scale`: the median of clean, not client-bound,

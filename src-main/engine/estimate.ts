@@ -14,6 +14,7 @@ import type { Matrix } from './matrix.ts';
 import { settleBudgetSec } from './settle.ts';
 import { VERIFY_MIN_SEC } from './verify-plan.ts';
 import { cellWarmup, type WarmupCell } from './cell-warmup.ts';
+import { median } from '../common/median.ts';
 
 /** How many recent cells of an app and mode, and recent runs of a name, the estimate learns from. */
 export const TIMING_CELLS = 30;
@@ -40,12 +41,6 @@ export interface CellCost {
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** The warm-up a recorded cell was held to at least: its floor where what it ran is known, else the configured. */
 function askedWarmupSec({ warmupSec, mode, workers, cpuMillis }: CellTiming): number {

@@ -20,6 +20,7 @@ import {
 import { cellBottleneck } from '../common/bottleneck.ts';
 import { offShares, SHARE_CHECK_MIN_SEC } from '../mix/routes.ts';
 import { fmtNum, fmtPct } from '../common/format.ts';
+import { linkShare } from '../common/link-share.ts';
 
 /**
  * The flags step of a measured cell: its flags, and what set its pace (common/bottleneck.ts), decided here once
@@ -110,24 +111,21 @@ export function unevenShareReason(requests: readonly number[]): string | undefin
   return `${which} of the responses, against ${pct(even)} each if even (more than ${UNEVEN_SHARE * 100} % off)`;
 }
 
-/**
- * Words for a cell whose responses filled its bandwidth cap (each replica's own: R replicas, R caps), or undefined.
- * The bytes are the load side's count of what the server sent, per measured second.
- */
+/** Words for a cell whose responses filled its bandwidth cap (common/link-share.ts), or undefined. */
 export function networkBoundReason(
-  load: Pick<LoadResult, 'bytesPerSec' | 'replicaRequests'>,
+  load: Pick<LoadResult, 'bytesPerSec' | 'replicaRequests' | 'perSecondBytes'>,
   networkMbps: number,
 ): string | undefined {
+  const { mbps, cap, share, fromSeconds } = linkShare(load, networkMbps);
+  if (share < NETWORK_BOUND_SHARE) return undefined;
   const replicas = load.replicaRequests?.length ?? 1;
-  const cap = networkMbps * replicas;
-  const used = (load.bytesPerSec * 8) / 1e6;
-  if (used < NETWORK_BOUND_SHARE * cap) return undefined;
   const of =
     replicas > 1
       ? `its ${replicas} replicas' ${fmtNum(cap)} Mbit/s (${fmtNum(networkMbps)} each)`
       : `its ${fmtNum(cap)} Mbit/s`;
-  const share = fmtPct((used / cap) * 100);
-  return `its responses carried ${fmtNum(used, 0)} Mbit/s, ${share} of ${of} bandwidth cap: the network set the pace`;
+  const when = fromSeconds ? ' in the median second' : '';
+  const carried = `its responses carried ${fmtNum(mbps, 0)} Mbit/s${when}, ${fmtPct(share * 100)}`;
+  return `${carried} of ${of} bandwidth cap: the network set the pace`;
 }
 
 /** Words for a dependency at its own CPU cap while the app had room (the first such, by CPU share), or undefined. */

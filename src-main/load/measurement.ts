@@ -110,6 +110,7 @@ export class Measurement {
   measureFrom: number | undefined;
   readonly perSecondRps: number[] = [];
   readonly perSecondGood: number[] = [];
+  readonly perSecondBytes: number[] = [];
   /** Counts and latency over the measured seconds (plus, after a stop, the unfinished one). */
   readonly totals: Counts = zero();
   readonly latency: LatencyHistogram = newHistogram();
@@ -206,6 +207,7 @@ export class Measurement {
     this.routeLatency.add(routes);
     this.perSecondRps.push(counts.requests);
     this.perSecondGood.push(counts.good);
+    this.perSecondBytes.push(counts.bytes);
     return { index, second, warmup: false, last: index === this.measureFrom! + this.plan.durationSec - 1 };
   }
 

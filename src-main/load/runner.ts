@@ -301,6 +301,7 @@ function toResult(
     ...(verdict.clientBoundReason ? { clientBoundReason: verdict.clientBoundReason } : {}),
     perSecondRps: [...secs],
     perSecondGood: [...m.perSecondGood],
+    perSecondBytes: [...m.perSecondBytes],
     goodputMean: m.perSecondGood.length ? mean(m.perSecondGood) : rate(t.good),
     warmupUsedSec: m.measureFrom ?? 0,
     threads: threadElu.length,

@@ -136,6 +136,8 @@ export interface LoadResult {
   perSecondRps?: number[];
   /** Goodput per measured second: responses with their expected status (no errors, timeouts or unexpected statuses). */
   perSecondGood?: number[];
+  /** Response bytes per measured second, in order (counted when a response completes). */
+  perSecondBytes?: number[];
   /** Mean goodput over the measured seconds (req/s that counted). */
   goodputMean?: number;
   /** Warmup seconds actually used: the configured warmup, extended until throughput was steady (capped). */

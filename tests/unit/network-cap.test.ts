@@ -92,6 +92,21 @@ describe('network-bound: decided once, from the bytes against the cap', () => {
     expect(cellFlagsAndBottleneck(load(mbit(1900)), undefined, undefined, 256).bottleneck).toBe('server');
   });
 
+  it('the median second: two seconds the host took from the sender do not hide a link at its cap; a slow server is still not', () => {
+    // The shape of a CI cell at 200 Mbit/s on a busy host: a mean of 83.9 % (below the threshold), three seconds at the cap.
+    const seconds = [0.96, 0.63, 0.96, 0.64, 0.96].map((x) => mbit(200 * x));
+    const mean = seconds.reduce((a, b) => a + b, 0) / seconds.length;
+    expect((mean * 8) / 1e6 / 200).toBeLessThan(0.85);
+    expect(networkBoundReason({ ...load(mean), perSecondBytes: seconds }, 200)).toBe(
+      'its responses carried 192 Mbit/s in the median second, 96 % of its 200 Mbit/s bandwidth cap: the network set the pace',
+    );
+    // Without its seconds (a result stored before they were): the mean, as before.
+    expect(networkBoundReason(load(mean), 200)).toBeUndefined();
+    // A server that sends 80 % of the cap, second after second: its own pace, not the link's.
+    const slow = [0.8, 0.82, 0.78, 0.8, 0.81].map((x) => mbit(200 * x));
+    expect(networkBoundReason({ ...load(mbit(160)), perSecondBytes: slow }, 200)).toBeUndefined();
+  });
+
   it("replicas: each has its own cap, so the link is their sum", () => {
     expect(networkBoundReason(load(mbit(1900), 2), 1000)).toMatch(/95 % of its 2 replicas' 2,000 Mbit\/s \(1,000 each\)/);
     expect(networkBoundReason(load(mbit(1100), 2), 1000)).toBeUndefined();

@@ -1,6 +1,7 @@
 // Which route of a mix sets a configuration's tail: each route's p99 over the repetitions the decision
 // counted (the median of theirs: a cell's histogram is not kept), the slowest against the rest.
 import type { StoredCell } from '../../model/stored.ts';
+import { median } from '../../common/median.ts';
 
 export interface SlowestRoute {
   route: string;
@@ -10,12 +11,6 @@ export interface SlowestRoute {
   /** Its share of the requests written (0..1). */
   share: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** The slowest route of the cells' mix, when they ran one of two or more routes that all got answers. */
 export function slowestRoute(cells: readonly Pick<StoredCell, 'load'>[]): SlowestRoute | null {

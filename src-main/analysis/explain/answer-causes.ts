@@ -5,6 +5,7 @@ import type { ProbeSecond } from '../../model/probe.ts';
 import type { RunDetail, StoredCell } from '../../model/stored.ts';
 import type { Sample } from '../../model/types.ts';
 import { fmtMb, fmtNum, fmtPct } from '../../common/format.ts';
+import { linkShare } from '../../common/link-share.ts';
 import { memoryFromProbe, runtimeSummaries, type CauseCell, type RuntimeSummary } from './causes.ts';
 import { memoryCapCause, pairCause, type CauseKind, type CauseLine } from './causes-words.ts';
 import { configurationKey, workloadLabel } from '../decide/group.ts';
@@ -74,7 +75,7 @@ function networkLine(counted: readonly StoredCell[], key: string, pair: readonly
     const rps = measured.map((c) => c.rpsMean!);
     const [lo, hi] = [Math.min(...rps), Math.max(...rps)];
     const cap = first.config.load.networkMbps * (first.config.replicas ?? 1);
-    const shares = measured.map((c) => (c.load!.bytesPerSec * 8) / 1e6 / cap);
+    const shares = measured.map((c) => linkShare(c.load!, first.config.load.networkMbps!).share);
     const share = shares.reduce((a, b) => a + b, 0) / shares.length;
     const range = Math.round(lo) === Math.round(hi) ? fmtNum(lo) : `${fmtNum(lo)}–${fmtNum(hi)}`;
     return {
