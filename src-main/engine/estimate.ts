@@ -25,6 +25,12 @@ export const TIMING_RUNS = 5;
  * run) keeps CELL_OVERHEAD_SEC.
  */
 export const OVERHEAD_DEFAULT_SEC = 1;
+/**
+ * The adaptive warm-up's extension past a cell's least warm-up before this host has timed any: the flatness test's
+ * seconds after a ramp. Every preset's first run here took 1–5 s a cell past its floor (BENCHMARKS.md, Time to
+ * answer, "Without history"); without it first estimates read 0.59–0.79 of the wall.
+ */
+export const WARMUP_EXTRA_DEFAULT_SEC = 2;
 /** Verification cells without history: one per kind of deploy snippet that differs (PM2; Kubernetes and Compose). */
 const VERIFY_CELLS_DEFAULT = 2;
 
@@ -51,7 +57,8 @@ function askedWarmupSec({ warmupSec, mode, workers, cpuMillis }: CellTiming): nu
 /** A cell's cost from the history's timings of its app and mode (newest first), or the defaults. */
 export function cellCostFrom(timings: readonly CellTiming[], from: Exclude<CostSource, 'defaults'> = 'app'): CellCost {
   const ok = timings.filter((t) => [t.warmupSec, t.warmupUsedSec, t.measuredSec, t.wallSec].every(Number.isFinite));
-  if (ok.length === 0) return { warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0, from: 'defaults' };
+  if (ok.length === 0)
+    return { warmupExtraSec: WARMUP_EXTRA_DEFAULT_SEC, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0, from: 'defaults' };
   return {
     warmupExtraSec: median(ok.map((t) => Math.max(0, t.warmupUsedSec - askedWarmupSec(t)))),
     overheadSec: median(ok.map((t) => Math.max(0, t.wallSec - t.warmupUsedSec - t.measuredSec))),
@@ -101,15 +108,23 @@ export function estimateRun(o: EstimateInput): RunEstimate {
     if (!b) basis.set(key, (b = { app: c.app, mode: c.mode, cost: o.costOf(c.app, c.mode) }));
     return b.cost;
   };
-  // The history's typical warm-up past the configured one, and never less than this cell's own floor (its JIT).
-  const wallOf = (c: EstimateInput['cells'][number]): number =>
-    Math.max(c.warmupSec + costOf(c).warmupExtraSec, cellWarmup(c).minSec) + c.durationSec + costOf(c).overheadSec;
+  // The cell's least warm-up (its JIT floor where longer than the configured) and the typical extension past it, as
+  // the history's is counted; a configured 0 stays 0.
+  const warmOf = (c: EstimateInput['cells'][number]): number => {
+    const { minSec } = cellWarmup(c);
+    return minSec > 0 ? minSec + costOf(c).warmupExtraSec : 0;
+  };
+  const wallOf = (c: EstimateInput['cells'][number]): number => warmOf(c) + c.durationSec + costOf(c).overheadSec;
   const walls = o.cells.map(wallOf);
   const gridSec = etaSec(walls, 0, o.k);
   // Where nothing has run here, a cell may warm up to the adaptive warm-up's cap: the range's top says so.
   const highOf = (c: (typeof o.cells)[number]): number =>
     costOf(c).from === 'defaults' ? cellWarmup(c).capSec + c.durationSec + costOf(c).overheadSec : wallOf(c);
   const gridHighSec = etaSec(o.cells.map(highOf), 0, o.k);
+  // …and at its bottom, with no extension past the least warm-up.
+  const lowOf = (c: (typeof o.cells)[number]): number =>
+    costOf(c).from === 'defaults' ? wallOf(c) - (warmOf(c) > 0 ? costOf(c).warmupExtraSec : 0) : wallOf(c);
+  const gridLowSec = etaSec(o.cells.map(lowOf), 0, o.k);
   const meanWall = walls.length ? mean(walls) : 0;
   // Settling adds cells until its budget (planned warm-up + measured seconds) would be exceeded.
   const budget = settleBudgetSec(o.cells, o.matrix.settleBudgetPct);
@@ -134,7 +149,7 @@ export function estimateRun(o: EstimateInput): RunEstimate {
     settle,
     verify,
     totalSec: gridSec + settle.sec.expected + verify.sec.expected,
-    lowSec: gridSec + settle.sec.low + verify.sec.low,
+    lowSec: gridLowSec + settle.sec.low + verify.sec.low,
     highSec: gridHighSec + settle.sec.high + verify.sec.high,
     basis: [...basis.values()].map((b) => ({ app: b.app, mode: b.mode, cells: b.cost.cells, from: b.cost.from })),
     runs: past.length,

@@ -44,9 +44,9 @@ describe('run --dry-run on the real engine', () => {
     const before = await containerIds();
     const r = await cli(['--db', db, 'run', '--preset', 'quick', '--dry-run', '--yes', '--no-verify']);
     expect(r.code).toBe(EXIT.ok);
-    // 45 s of grid (3 × 7 s, and 3 × 8 s: 2 workers' JIT floor is 2 s) and half the settling budget's 3 cells; no
-    // verification (engine/estimate.ts, no history).
-    expect(r.stdout).toContain('6 cells (2 configurations × 3 repetitions), about 56s (one cell at a time).');
+    // 57 s of grid (3 × 9 s, and 3 × 10 s: 2 workers' JIT floor is 2 s; each with the 2 s the adaptive warm-up typically
+    // adds) and half the settling budget's 3 cells (14 s); no verification (engine/estimate.ts, no history).
+    expect(r.stdout).toContain('6 cells (2 configurations × 3 repetitions), about 1m11s (one cell at a time).');
     expect(r.stdout).not.toContain('Docker did not answer');
     expect(await containerIds()).toEqual(before);
     expect(runs(db)).toBe(0);

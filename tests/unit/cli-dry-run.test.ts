@@ -64,13 +64,19 @@ describe('rightsize run --dry-run', () => {
     const rows = r.stdout.split('\n').filter((l) => /^\d+\s+json\s+cluster/.test(l));
     expect(rows).toHaveLength(6);
     expect(rows[5]).toMatch(/^6\s+json\s+cluster\s+2\s+1000m\s+256 MB\s+20 conn\s+5 s\s+1 s\s+3$/);
-    // 3 cells × (1 s warm-up + 5 s + 1 s around each) and 3 × (2 s, the JIT floor of 2 workers on 1 CPU, + 5 + 1) = 45 s,
-    // settling expected at half its 3-cell budget (11 s) and two verification cells of 9 s (22 s), one at a time: what
-    // the run announces (engine/estimate.ts, no history yet)
-    expect(r.stdout).toContain('6 cells (2 configurations × 3 repetitions), about 1m18s (one cell at a time).');
-    // The range's top lets each grid cell warm up to its cap, 11 s (1 worker) or 12 s (2 workers: 10 s past the floor):
-    // 3 × (11 + 5 + 1) + 3 × (12 + 5 + 1) + 23 + 33 s.
-    expect(r.stdout).toContain("Estimate: grid 45s; settling 0s–23s, expected 11s; verification 11s–33s, expected 22s; 56s–2m41s in all (no cell has run here yet: warm-up as configured or, where longer, its processes’ JIT floor (at the top of the range, the adaptive warm-up's cap) and 1 s around each cell).");
+    // 3 cells × (1 s warm-up + 2 s the adaptive warm-up typically adds + 5 s + 1 s around each) and 3 × (2 s, the JIT
+    // floor of 2 workers on 1 CPU, + 2 + 5 + 1) = 57 s; settling expected at half its 3-cell budget (1.5 × 9.5 s = 14 s)
+    // and two verification cells of 1 + 2 + 9 + 1 s (26 s), one at a time: what the run announces (engine/estimate.ts,
+    // no history yet).
+    expect(r.stdout).toContain('6 cells (2 configurations × 3 repetitions), about 1m37s (one cell at a time).');
+    // The range's bottom adds nothing past the least warm-up: 3 × 7 + 3 × 8 + 0 + 13 s = 58 s. Its top lets each grid
+    // cell warm up to its cap, 11 s (1 worker) or 12 s (2 workers: 10 s past the floor): 3 × 17 + 3 × 18 + 29 + 39 s.
+    expect(r.stdout).toContain(
+      'Estimate: grid 57s; settling 0s–29s, expected 14s; verification 13s–39s, expected 26s; 58s–2m53s in all (no cell ' +
+        'has run here yet: each cell’s least warm-up (as configured or, where longer, its processes’ JIT floor) plus the ' +
+        '2 s the adaptive warm-up typically adds, none at the bottom of the range and up to its cap at the top, and 1 s ' +
+        'around each cell).',
+    );
     expect(r.stdout).toContain("settling, only while the answer is undecided: up to 50 % of the grid's measured time (18s)");
     expect(r.stdout).toContain('verification: the pick run exactly as its deploy snippets deploy it');
     expect(r.stdout.trimEnd().endsWith('Nothing was started (--dry-run).')).toBe(true);
@@ -123,7 +129,7 @@ describe('rightsize run --dry-run', () => {
       problems: [],
       counts: { cells: 6, configurations: 2, repetitions: 3 },
       phases: { settleBudgetPct: 0, settleBudgetSec: 0, verify: false },
-      estimateSec: 45, // 3 × (1 s warm-up + 5 s + 1 s) + 3 × (2 s, the 2 workers' JIT floor, + 5 + 1): no history, no phases
+      estimateSec: 57, // 3 × (1 s warm-up + 2 s typical extension + 5 s + 1 s) + 3 × (2 s JIT floor + 2 + 5 + 1): no phases
       cellsAtOnce: 1,
     });
     expect(doc.cells.map((c) => [c.index, c.workers, c.repetition])).toEqual([[0, 1, 0], [1, 2, 0], [2, 1, 1], [3, 2, 1], [4, 1, 2], [5, 2, 2]]);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import { clearlyOut, lookAlpha, pocockSpent } from '../../src-main/analysis/decide/sequential.ts';
-import { cellCostFrom, estimateRun, nearestCost, OVERHEAD_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
+import { cellCostFrom, estimateRun, nearestCost, OVERHEAD_DEFAULT_SEC, WARMUP_EXTRA_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
 import { warmupCapSec } from '../../src-main/load/warmup.ts';
 import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';
 import type { CellTiming } from '../../src-main/store/timings.ts';
@@ -56,7 +56,7 @@ interface Recorded {
 
 describe('the estimate', () => {
   it('learns a cell’s warm-up and overhead from the history (medians), and falls back to the defaults', () => {
-    expect(cellCostFrom([])).toEqual({ warmupExtraSec: 0, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0, from: 'defaults' });
+    expect(cellCostFrom([])).toEqual({ warmupExtraSec: WARMUP_EXTRA_DEFAULT_SEC, overheadSec: OVERHEAD_DEFAULT_SEC, cells: 0, from: 'defaults' });
     const t = (warmupUsedSec: number, wallSec: number): CellTiming => ({ warmupSec: 2, warmupUsedSec, measuredSec: 8, wallSec });
     expect(cellCostFrom([t(2, 10.5), t(12, 23), t(4, 14)])).toEqual({ warmupExtraSec: 2, overheadSec: 2, cells: 3, from: 'app' });
   });
@@ -75,11 +75,12 @@ describe('the estimate', () => {
     expect(nearestCost(() => [], 'alloc', 'single')).toMatchObject({ from: 'defaults', cells: 0 });
   });
 
-  it("where nothing has run here, the range's top lets each cell warm up to the adaptive warm-up's cap", () => {
+  it("where nothing has run here: the typical extension past the least warm-up, none at the range's bottom, the adaptive warm-up's cap at its top", () => {
     const cells = Array.from({ length: 4 }, () => ({ app: 'json', mode: 'pm2' as const, workers: 2, cpuMillis: 1000, warmupSec: 2, durationSec: 8 }));
     const matrix = { settleBudgetPct: 0, verify: false, durationSec: 8 };
     const none = estimateRun({ cells, matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
-    expect(none.totalSec).toBe(4 * (2 + 8 + OVERHEAD_DEFAULT_SEC));
+    expect(none.totalSec).toBe(4 * (2 + WARMUP_EXTRA_DEFAULT_SEC + 8 + OVERHEAD_DEFAULT_SEC)); // 4 × 13 s
+    expect(none.lowSec).toBe(4 * (2 + 8 + OVERHEAD_DEFAULT_SEC)); // 4 × 11 s
     expect(none.highSec).toBe(4 * (warmupCapSec(2) + 8 + OVERHEAD_DEFAULT_SEC)); // 12 s of warm-up at most
     const known = estimateRun({ cells, matrix, costOf: () => cellCostFrom([{ warmupSec: 2, warmupUsedSec: 6, measuredSec: 8, wallSec: 17 }]), pastRuns: [], k: 1 });
     expect(known.highSec).toBe(known.totalSec); // a learned cost is its own top: the phases carry the range
@@ -89,11 +90,17 @@ describe('the estimate', () => {
     const matrix = { settleBudgetPct: 0, verify: false, durationSec: 8 };
     const heavy = { app: 'json', mode: 'pm2' as const, workers: 16, cpuMillis: 500, warmupSec: 2, durationSec: 8 };
     const none = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
-    expect(none.totalSec).toBe(32 + 8 + OVERHEAD_DEFAULT_SEC); // 16 processes × 1 CPU-s ÷ 0.5 CPU
+    // 16 processes × 1 CPU-s ÷ 0.5 CPU, then the typical extension past it.
+    expect(none.totalSec).toBe(32 + WARMUP_EXTRA_DEFAULT_SEC + 8 + OVERHEAD_DEFAULT_SEC);
+    expect(none.lowSec).toBe(32 + 8 + OVERHEAD_DEFAULT_SEC);
     expect(none.highSec).toBe(32 + 10 + 8 + OVERHEAD_DEFAULT_SEC); // the cap: 10 s past the floor
     // A recorded 16-process cell that warmed 34 s was 2 s past its floor; a 2-process one 1 s past its 4 s floor.
     const rec = (workers: number, warmupUsedSec: number): CellTiming => ({ warmupSec: 2, mode: 'pm2', workers, cpuMillis: 500, warmupUsedSec, measuredSec: 8, wallSec: warmupUsedSec + 10 });
-    expect(cellCostFrom([rec(16, 34), rec(2, 5), rec(16, 34)]).warmupExtraSec).toBe(2);
+    const history = [rec(16, 34), rec(2, 5), rec(16, 34)];
+    expect(cellCostFrom(history).warmupExtraSec).toBe(2);
+    // …and a cell is estimated as its own floor plus that extension, as the history's was counted.
+    const known = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom(history), pastRuns: [], k: 1 });
+    expect(known.totalSec).toBe(32 + 2 + 8 + 2); // each recorded cell spent 2 s around its warm-up and 8 s
     // Without what it ran, a recorded cell's extra counts from its configured warm-up (as before the floor).
     expect(cellCostFrom([{ warmupSec: 2, warmupUsedSec: 34, measuredSec: 8, wallSec: 44 }]).warmupExtraSec).toBe(32);
   });
@@ -121,10 +128,10 @@ describe('the estimate', () => {
   it('without history, settling is a range around half its budget and verification two cells of at least 9 s', () => {
     const cells = Array.from({ length: 6 }, () => ({ app: 'json', mode: 'cluster' as const, workers: 1, cpuMillis: 1000, warmupSec: 1, durationSec: 5 }));
     const e = estimateRun({ cells, matrix: { settleBudgetPct: 50, verify: true, durationSec: 5 }, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
-    expect(e.gridSec).toBe(6 * (1 + 5 + OVERHEAD_DEFAULT_SEC));
+    expect(e.gridSec).toBe(6 * (1 + WARMUP_EXTRA_DEFAULT_SEC + 5 + OVERHEAD_DEFAULT_SEC));
     expect(e.settle.cells).toEqual({ low: 0, expected: 1.5, high: 3 }); // a budget of 18 s: three 6 s cells
     expect(e.verify.cells).toEqual({ low: 1, expected: 2, high: 3 });
-    expect(e.verify.sec.expected).toBe(2 * (1 + 9 + OVERHEAD_DEFAULT_SEC));
+    expect(e.verify.sec.expected).toBe(2 * (1 + WARMUP_EXTRA_DEFAULT_SEC + 9 + OVERHEAD_DEFAULT_SEC));
     const off = estimateRun({ cells, matrix: { settleBudgetPct: 0, verify: false, durationSec: 5 }, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
     expect(off.totalSec).toBe(off.gridSec);
   });

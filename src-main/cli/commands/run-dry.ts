@@ -7,7 +7,7 @@
 // limits, said in one line, so a CI machine without Docker can check a matrix file.
 import { linkText } from '../../common/labels.ts';
 import type { RunEstimate } from '../../model/estimate.ts';
-import { OVERHEAD_DEFAULT_SEC } from '../../engine/estimate.ts';
+import { OVERHEAD_DEFAULT_SEC, WARMUP_EXTRA_DEFAULT_SEC } from '../../engine/estimate.ts';
 import { envText } from '../../analysis/names.ts';
 import { existsSync } from 'node:fs';
 import { appLibrary, resolveApps } from '../../apps/library.ts';
@@ -181,9 +181,9 @@ function estimateLine(e: RunEstimate): string {
   const cells = learned.map((b) => `${b.cells} ${whose(b)}`).join(', ');
   const from = learned.length
     ? `warm-up and start-up as the latest ${cells} cells took here`
-    : 'no cell has run here yet: warm-up as configured or, where longer, its processes’ JIT floor (at the top of ' +
-      `the range, the adaptive warm-up's cap) and ` +
-      `${OVERHEAD_DEFAULT_SEC} s around each cell`;
+    : 'no cell has run here yet: each cell’s least warm-up (as configured or, where longer, its processes’ JIT ' +
+      `floor) plus the ${WARMUP_EXTRA_DEFAULT_SEC} s the adaptive warm-up typically adds, none at the bottom of the ` +
+      `range and up to its cap at the top, and ${OVERHEAD_DEFAULT_SEC} s around each cell`;
   const runs = e.runs ? `; phases as the latest ${e.runs} run${e.runs === 1 ? '' : 's'} of this name` : '';
   return (
     `Estimate: grid ${fmtDuration(e.gridSec)}; settling ${r(e.settle)}; verification ${r(e.verify)}; ` +
