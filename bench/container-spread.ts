@@ -1,4 +1,4 @@
-// npm run bench -- container-spread [--runs K] [--config quick|pm2-16|pm2-2] [--windows W] [--compare-floor]: how much of the spread between
+// npm run bench -- container-spread [--runs K] [--config quick|pm2-16|pm2-16-1cpu|pm2-8-1cpu|pm2-2] [--windows W] [--compare-floor]: how much of the spread between
 // repetitions comes from the container itself (issue 43: may repetitions share one container, warm-up paid once?).
 // K fresh containers (default 5) of one configuration, each warmed up once (the engine's adaptive warm-up), then W (3)
 // measured windows with fresh connections. One-way analysis of variance on the windows' goodput: the spread between
@@ -38,6 +38,8 @@ const CONFIGS: Record<string, SpreadConfig> = {
   quick: { label: 'json, cluster × 1 on 1 CPU', mode: 'cluster', workers: 1, cpuMillis: 1000, memoryMb: 256, connections: 20, windowSec: 5, warmupSec: 1 },
   'pm2-16': { label: 'json, PM2 × 16 on 0.5 CPU / 512 MB', mode: 'pm2', workers: 16, cpuMillis: 500, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
   'pm2-8': { label: 'json, PM2 × 8 on 0.5 CPU / 512 MB', mode: 'pm2', workers: 8, cpuMillis: 500, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
+  'pm2-16-1cpu': { label: 'json, PM2 × 16 on 1 CPU / 512 MB', mode: 'pm2', workers: 16, cpuMillis: 1000, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
+  'pm2-8-1cpu': { label: 'json, PM2 × 8 on 1 CPU / 512 MB', mode: 'pm2', workers: 8, cpuMillis: 1000, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
   'cluster-8': { label: 'json, cluster × 8 on 1 CPU / 512 MB', mode: 'cluster', workers: 8, cpuMillis: 1000, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
   'pbkdf2-6': { label: 'pbkdf2, cluster × 6 on 1 CPU / 256 MB', app: 'pbkdf2', mode: 'cluster', workers: 6, cpuMillis: 1000, memoryMb: 256, connections: 6, windowSec: 10, warmupSec: 2 },
   'pm2-2': { label: 'json, PM2 × 2 on 1 CPU / 512 MB', mode: 'pm2', workers: 2, cpuMillis: 1000, memoryMb: 512, connections: 50, windowSec: 8, warmupSec: 2 },
