@@ -28,6 +28,7 @@ export {
   rpsText,
   p99Text,
   p99Short,
+  rpsShort,
 } from './explain/words.ts';
 export {
   ALPHA,

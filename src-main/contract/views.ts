@@ -23,6 +23,8 @@ export interface ConfigurationWords {
   rps: string | null;
   /** p99 with its interval (p99Text); null without a result. */
   p99: string | null;
+  /** Goodput for a table cell: "25,309 ± 812", "25,309 (n = 2, too few to bound)" (rpsShort); null without one. */
+  rpsShort: string | null;
   /** The same for a table cell: "2.1 ms ± 0.3", "2.1 ms (1.9–2.4)" (p99Short); null without a result. */
   p99Short: string | null;
 }

@@ -1,6 +1,6 @@
 // The pieces every table and section of the HTML report is built from. Everything that comes from
 // data goes through esc (names are user input).
-import { p99Short } from '../analysis/index.ts';
+import { p99Short, rpsShort } from '../analysis/index.ts';
 import type { ConfigurationSummary, ScopeDecision } from '../analysis/index.ts';
 import { fmtNum } from '../common/format.ts';
 import { escapeXml as esc } from './svg-chart.ts';
@@ -21,13 +21,7 @@ export const flagsHtml = (kinds: { kind: string; title: string }[]): string =>
 /** A line in grey under a cell's value. */
 export const muted = (s: string): string => `<span class="muted">${s}</span>`;
 
-// One repetition can still have an interval (batch means of its own seconds): say which kind it is.
-export function rpsCell(c: ConfigurationSummary): string {
-  const r = c.rps!;
-  if (!r.ci) return `${fmtNum(r.mean)} (n = 1)`;
-  const batch = r.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : '';
-  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}${batch}`;
-}
+export const rpsCell = (c: ConfigurationSummary): string => rpsShort(c);
 
 export const p99Cell = (c: ConfigurationSummary): string => p99Short(c);
 

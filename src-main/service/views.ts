@@ -15,7 +15,7 @@ import {
 import { reasoningOf } from '../analysis/explain/summary.ts';
 import type { BaselineComparison, MetricVerdict } from '../analysis/baseline-types.ts';
 import type { Recommendation } from '../analysis/types.ts';
-import { p99Short, p99Text, rpsText, who } from '../analysis/explain/words.ts';
+import { p99Short, p99Text, rpsShort, rpsText, who } from '../analysis/explain/words.ts';
 import type {
   AnswerView,
   ConfigurationWords,
@@ -39,6 +39,7 @@ export function answerView(rec: Recommendation, cells: readonly StoredCell[]): A
       {
         who: who(c),
         rps: c.rps ? rpsText(c) : null,
+        rpsShort: c.rps ? rpsShort(c) : null,
         p99: c.p99Us ? p99Text(c) : null,
         p99Short: c.p99Us ? p99Short(c) : null,
       },

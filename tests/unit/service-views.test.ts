@@ -9,7 +9,7 @@ import { compareToBaseline } from '../../src-main/analysis/compare/baseline.ts';
 import { answerKey } from '../../src-main/analysis/size/sizing.ts';
 import { limitText, sizingParts } from '../../src-main/analysis/explain/sizing-words.ts';
 import { reasoningOf } from '../../src-main/analysis/explain/summary.ts';
-import { p99Short, rpsText, who } from '../../src-main/analysis/explain/words.ts';
+import { p99Short, rpsShort, rpsText, who } from '../../src-main/analysis/explain/words.ts';
 import type { SearchTrace } from '../../src-main/model/search.ts';
 import { shownAnswer, shownComparison, shownRun } from '../../src-main/service/views.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
@@ -30,7 +30,7 @@ describe('the views the service adds', () => {
     expect(view.chart).toEqual(answerChart(rec, r.cells));
     expect(view.sizingParts).toEqual(sizingParts(rec));
     for (const c of rec.configurations)
-      expect(view.configurations[c.key]).toMatchObject({ who: who(c), rps: rpsText(c), p99Short: p99Short(c) });
+      expect(view.configurations[c.key]).toMatchObject({ who: who(c), rps: rpsText(c), rpsShort: rpsShort(c), p99Short: p99Short(c) });
     for (const x of rec.sizing ?? []) expect(view.sizing[x.key]!.limit).toBe(limitText(x));
     // How sure the answer is, is its state alone: the view carries no second word for it.
     expect(Object.keys(view).sort()).toEqual(['chart', 'configurations', 'deployedKey', 'reasoning', 'sizing', 'sizingParts']);

@@ -27,6 +27,17 @@ export function rpsText(c: ConfigurationSummary): string {
 }
 
 /**
+ * A table cell's goodput: "25,309 ± 812", "25,309 ± 812 (n = 1, batch means)" (one run can still have an interval, from
+ * its own seconds), "25,309 (n = 2, too few to bound)" or "25,309 (n = 1)".
+ */
+export function rpsShort(c: ConfigurationSummary): string {
+  const r = c.rps!;
+  if (!r.ci) return `${fmtNum(r.mean)} (n = ${r.n}${r.n > 1 ? ', too few to bound' : ''})`;
+  const batch = r.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : '';
+  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}${batch}`;
+}
+
+/**
  * A table cell's p99: "2.1 ms ± 0.3", "2.1 ms (1.9–2.4)" (one run: both ends, in the mean's unit when they share it) or
  * "2.1 ms (n = 1)".
  */

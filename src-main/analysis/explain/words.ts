@@ -13,7 +13,7 @@ import { sloSentences } from './slo-words.ts';
 import type { Recommendation } from '../types.ts';
 
 export { fmtMargin, fmtPct, fmtRatio, fmtUsPm } from '../../common/format.ts';
-export { flagPhrase, p99Short, p99Text, rpsText, singleRunWeakness } from './phrases.ts';
+export { flagPhrase, p99Short, p99Text, rpsShort, rpsText, singleRunWeakness } from './phrases.ts';
 export { who, whoList } from '../names.ts';
 export {
   limitText,

@@ -2,9 +2,10 @@ import {
   DEFAULT_MARGIN_PCT,
   fmtMargin,
   fmtRatio,
-  fmtUsPm,
+  p99Short,
   parseSlo,
   recommend,
+  rpsShort,
   who,
   reasoningOf,
   type ConfigurationSummary,
@@ -29,7 +30,6 @@ import { htmlReport } from '../../export/html-report.ts';
 import { reportBaseline } from '../../export/baseline-of.ts';
 import type { GlobalOptions } from '../context.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { fmtNum, fmtUs } from '../../common/format.ts';
 import { table } from '../format.ts';
 import { getRunOrFail, withStore, writeFileOrFail } from '../run-ref.ts';
 import { givenPrices, type PriceOptions } from '../prices-option.ts';
@@ -102,11 +102,6 @@ export function parseSloOption(text: string): Slo {
     throw new CliError(`--slo: ${(e as Error).message}`, EXIT.usage);
   }
 }
-
-const rpsShort = (c: ConfigurationSummary): string =>
-  c.rps!.ci ? `${fmtNum(c.rps!.mean)} ± ${fmtNum(c.rps!.ci.halfWidth)}` : `${fmtNum(c.rps!.mean)} (n=1)`;
-const p99Short = (c: ConfigurationSummary): string =>
-  c.p99Us!.ci ? fmtUsPm(c.p99Us!.mean, c.p99Us!.ci.halfWidth) : `${fmtUs(c.p99Us!.mean)} (n=1)`;
 
 /**
  * The answer as the terminal shows it: the headline, at most four bullets and one table row per
