@@ -31,6 +31,11 @@ export const OVERHEAD_DEFAULT_SEC = 1;
  * answer, "Without history"); without it first estimates read 0.59–0.79 of the wall.
  */
 export const WARMUP_EXTRA_DEFAULT_SEC = 2;
+/**
+ * What an app's dependencies add around each of its cells (started fresh, ready, torn down) where the estimate has no
+ * cell of that app to learn from: 1.7 s for PostgreSQL and Redis here (BENCHMARKS.md, Dependencies).
+ */
+export const DEPENDENCY_WORLD_DEFAULT_SEC = 1.7;
 /** Verification cells without history: one per kind of deploy snippet that differs (PM2; Kubernetes and Compose). */
 const VERIFY_CELLS_DEFAULT = 2;
 
@@ -44,6 +49,8 @@ export interface CellCost {
   cells: number;
   /** Whose cells: this app's under this mode, the mode's of other apps, any app's here, or none (defaults). */
   from: CostSource;
+  /** Of overheadSec, what the app's dependencies add where the cells it comes from never started them. */
+  worldSec?: number;
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -148,27 +155,57 @@ export function estimateRun(o: EstimateInput): RunEstimate {
     extraSecPerCell: o.cells.length ? meanWall - mean(o.cells.map((c) => cellWarmup(c).minSec + c.durationSec)) : 0,
     settle,
     verify,
-    totalSec: gridSec + settle.sec.expected + verify.sec.expected,
-    lowSec: gridLowSec + settle.sec.low + verify.sec.low,
-    highSec: gridHighSec + settle.sec.high + verify.sec.high,
-    basis: [...basis.values()].map((b) => ({ app: b.app, mode: b.mode, cells: b.cost.cells, from: b.cost.from })),
+    // To a tenth of a second: the sums of fractional seconds are not more precise than that.
+    totalSec: tenth(gridSec + settle.sec.expected + verify.sec.expected),
+    lowSec: tenth(gridLowSec + settle.sec.low + verify.sec.low),
+    highSec: tenth(gridHighSec + settle.sec.high + verify.sec.high),
+    basis: [...basis.values()].map((b) => ({
+      app: b.app,
+      mode: b.mode,
+      cells: b.cost.cells,
+      from: b.cost.from,
+      ...(b.cost.worldSec ? { worldSec: b.cost.worldSec } : {}),
+    })),
     runs: past.length,
   };
 }
+
+const tenth = (x: number): number => Math.round(x * 10) / 10;
 
 const range = (cells: PhaseRange['cells'], perCell: number): PhaseRange => ({
   cells,
   sec: { low: cells.low * perCell, expected: cells.expected * perCell, high: cells.high * perCell },
 });
 
-/** The estimate with what this store knows: its latest cells per app and mode, its latest runs of `name`. */
+/**
+ * An app's cost from the nearest history, with its dependencies' start and teardown added where that history is not
+ * its own cells (other apps' cells, or none, never started its world).
+ */
+export function costWithWorld(cost: CellCost, hasDependencies: boolean): CellCost {
+  if (!hasDependencies || cost.from === 'app') return cost;
+  return {
+    ...cost,
+    overheadSec: cost.overheadSec + DEPENDENCY_WORLD_DEFAULT_SEC,
+    worldSec: DEPENDENCY_WORLD_DEFAULT_SEC,
+  };
+}
+
+/**
+ * The estimate with what this store knows: its latest cells per app and mode, its latest runs of `name`.
+ * `withDependencies`: the apps of the matrix that start dependencies beside each cell.
+ */
 export function estimateWithHistory(
   store: { timings: Pick<TimingQueries, 'cells' | 'runs'> },
-  o: Omit<EstimateInput, 'costOf' | 'pastRuns'> & { name?: string },
+  o: Omit<EstimateInput, 'costOf' | 'pastRuns'> & { name?: string; withDependencies?: ReadonlySet<string> },
 ): RunEstimate {
+  const { withDependencies, ...rest } = o;
   return estimateRun({
-    ...o,
-    costOf: (app, mode) => nearestCost((a, m) => store.timings.cells(a, m, TIMING_CELLS), app, mode),
+    ...rest,
+    costOf: (app, mode) =>
+      costWithWorld(
+        nearestCost((a, m) => store.timings.cells(a, m, TIMING_CELLS), app, mode),
+        withDependencies?.has(app) ?? false,
+      ),
     pastRuns: o.name ? store.timings.runs(o.name, TIMING_RUNS) : [],
   });
 }

@@ -66,7 +66,14 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
         ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
         ...(anyTls(matrix) ? { tls: true } : {}),
         ...(anyHttp2(matrix) ? { http2: true } : {}),
-        run: (s) => runGrid(s, matrix, name, results),
+        run: (s) =>
+          runGrid(
+            s,
+            matrix,
+            name,
+            results,
+            new Set(resolved.apps.filter((a) => a.dependencies?.length).map((a) => a.name)),
+          ),
       };
     },
   };
@@ -75,14 +82,20 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
 }
 
 /** The grid, then the phases after it; returns what stopped a phase, if anything did. */
-async function runGrid(s: Session, matrix: Matrix, name: string, results: CellResult[]): Promise<string | void> {
+async function runGrid(
+  s: Session,
+  matrix: Matrix,
+  name: string,
+  results: CellResult[],
+  withDependencies: ReadonlySet<string>,
+): Promise<string | void> {
   const cells = expandMatrix(matrix, s.limits.imageApps);
   const perCell = (c: (typeof cells)[number]): number => cellWarmup(c).minSec + c.durationSec;
   // K cells at once where the target has the nodes (each target alone on its node, its load on another).
   const k = await poolSize(s.provider, cells.length);
   // The estimate's rule (engine/estimate.ts): until this run's own cells are timed, what this host's
   // history says a cell takes beyond its configured seconds; settling and verification as expected.
-  const estimate = estimateWithHistory(s.store, { cells, matrix, k, name });
+  const estimate = estimateWithHistory(s.store, { cells, matrix, k, name, withDependencies });
   let overhead = estimate.extraSecPerCell;
   const overheads: number[] = [];
   const later = { settle: estimate.settle.sec.expected, verify: estimate.verify.sec.expected };

@@ -24,7 +24,14 @@ export interface RunEstimate {
    * Per app and mode: how many earlier cells the timing comes from (0: defaults), and whose: the app's own under the
    * mode, other apps' under the mode, any cell here.
    */
-  basis: { app: string; mode: string; cells: number; from: CostSource }[];
+  basis: {
+    app: string;
+    mode: string;
+    cells: number;
+    from: CostSource;
+    /** Seconds added around each cell for the app's dependencies, where its cost is not from its own cells. */
+    worldSec?: number;
+  }[];
   /** Earlier completed runs of the same name the expected phases come from. */
   runs: number;
 }

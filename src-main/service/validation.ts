@@ -3,7 +3,7 @@
 // run itself takes them (engine/run/limits.ts), from its connection check only: validation never
 // sweeps or changes anything there. A target that does not answer in time is checked against what
 // is known of it, and the answer says so in `note`; never silently against this machine.
-import { appLibrary, appNames, imageAppsOf } from '../apps/library.ts';
+import { appLibrary, appNames, appsWithDependencies, imageAppsOf } from '../apps/library.ts';
 import { linkProblems } from '../apps/served-links.ts';
 import type { MatrixCheck, SizeCheck } from '../contract/api.ts';
 import type { EngineInfo } from '../docker/client.ts';
@@ -199,6 +199,7 @@ export class Validation {
       matrix: v.matrix,
       k,
       name: runName ?? v.matrix.name,
+      withDependencies: appsWithDependencies(appLibrary(this.store)),
     });
     return {
       ok: true,

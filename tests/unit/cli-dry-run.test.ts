@@ -83,6 +83,12 @@ describe('rightsize run --dry-run', () => {
     expect(runCount(db)).toBe(0);
   });
 
+  it("an app that starts dependencies: their start and teardown in the estimate, said, where no cell of it ran here", async () => {
+    const r = await cli(['--db', history(), 'run', '--preset', 'pool-vs-workers', '--dry-run']);
+    expect(r.code, r.stderr).toBe(EXIT.ok);
+    expect(r.stdout).toContain('; 1.7 s more around each cell of catalog for its dependencies, which no cell timed here started).');
+  });
+
   it('creates no history file where there was none', async () => {
     const db = path.join(tempDir('rightsize-dry-run-none-'), 'never.db');
     const r = await cli(['--db', db, 'run', '--preset', 'quick', '--dry-run']);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { recommend } from '../../src-main/analysis/recommend.ts';
 import { clearlyOut, lookAlpha, pocockSpent } from '../../src-main/analysis/decide/sequential.ts';
-import { cellCostFrom, estimateRun, nearestCost, OVERHEAD_DEFAULT_SEC, WARMUP_EXTRA_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
+import { cellCostFrom, costWithWorld, DEPENDENCY_WORLD_DEFAULT_SEC, estimateRun, estimateWithHistory, nearestCost, OVERHEAD_DEFAULT_SEC, WARMUP_EXTRA_DEFAULT_SEC } from '../../src-main/engine/estimate.ts';
 import { warmupCapSec } from '../../src-main/load/warmup.ts';
 import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';
 import type { CellTiming } from '../../src-main/store/timings.ts';
@@ -103,6 +103,21 @@ describe('the estimate', () => {
     expect(known.totalSec).toBe(32 + 2 + 8 + 2); // each recorded cell spent 2 s around its warm-up and 8 s
     // Without what it ran, a recorded cell's extra counts from its configured warm-up (as before the floor).
     expect(cellCostFrom([{ warmupSec: 2, warmupUsedSec: 34, measuredSec: 8, wallSec: 44 }]).warmupExtraSec).toBe(32);
+  });
+
+  it("an app with dependencies: their start and teardown are added where its cost is not learned from its own cells", () => {
+    const own = cellCostFrom([{ warmupSec: 1, warmupUsedSec: 2, measuredSec: 5, wallSec: 11 }], 'app'); // 4 s around
+    expect(costWithWorld(own, true)).toEqual(own); // its own cells started its world: counted already
+    const borrowed = cellCostFrom([{ warmupSec: 1, warmupUsedSec: 2, measuredSec: 5, wallSec: 8 }], 'mode'); // 1 s
+    expect(costWithWorld(borrowed, true).overheadSec).toBe(1 + DEPENDENCY_WORLD_DEFAULT_SEC);
+    expect(costWithWorld(borrowed, false)).toEqual(borrowed);
+    // Through the store's rule: the apps the matrix names with dependencies, and no history at all.
+    const store = { timings: { cells: () => [], runs: () => [] } };
+    const cells = ['catalog', 'json'].map((app) => ({ app, mode: 'cluster' as const, workers: 1, cpuMillis: 1000, warmupSec: 1, durationSec: 5 }));
+    const matrix = { settleBudgetPct: 0, verify: false, durationSec: 5 };
+    const e = estimateWithHistory(store, { cells, matrix, k: 1, withDependencies: new Set(['catalog']) });
+    const plain = 1 + WARMUP_EXTRA_DEFAULT_SEC + 5 + OVERHEAD_DEFAULT_SEC;
+    expect(e.totalSec).toBeCloseTo(plain + DEPENDENCY_WORLD_DEFAULT_SEC + plain);
   });
 
   it('on a recorded quick run: its own timings and phases give the wall time within 20 %', () => {

@@ -184,10 +184,15 @@ function estimateLine(e: RunEstimate): string {
     : 'no cell has run here yet: each cell’s least warm-up (as configured or, where longer, its processes’ JIT ' +
       `floor) plus the ${WARMUP_EXTRA_DEFAULT_SEC} s the adaptive warm-up typically adds, none at the bottom of the ` +
       `range and up to its cap at the top, and ${OVERHEAD_DEFAULT_SEC} s around each cell`;
+  const worlds = [...new Set(e.basis.filter((b) => b.worldSec).map((b) => b.app))];
+  const world = worlds.length
+    ? `; ${fmtNum(e.basis.find((b) => b.worldSec)!.worldSec!, 1)} s more around each cell of ${worlds.join(', ')} ` +
+      `for ${worlds.length === 1 ? 'its' : 'their'} dependencies, which no cell timed here started`
+    : '';
   const runs = e.runs ? `; phases as the latest ${e.runs} run${e.runs === 1 ? '' : 's'} of this name` : '';
   return (
     `Estimate: grid ${fmtDuration(e.gridSec)}; settling ${r(e.settle)}; verification ${r(e.verify)}; ` +
-    `${fmtDuration(e.lowSec)}–${fmtDuration(e.highSec)} in all (${from}${runs}).`
+    `${fmtDuration(e.lowSec)}–${fmtDuration(e.highSec)} in all (${from}${world}${runs}).`
   );
 }
 
