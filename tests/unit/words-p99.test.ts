@@ -23,6 +23,6 @@ describe('p99 in words', () => {
     expect(rpsShort(withRps({ mean: 4488.2, n: 2, ci: null }))).toBe('4,488 (n = 2, too few to bound)');
     expect(rpsShort(withRps({ mean: 4488.2, n: 1, ci: null }))).toBe('4,488 (n = 1)');
     expect(rpsShort(withRps({ mean: 25309, n: 3, intervalFrom: 'repetitions', ci: { low: 24497, high: 26121, halfWidth: 812 } }))).toBe('25,309 ± 812');
-    expect(rpsShort(withRps({ mean: 25309, n: 1, intervalFrom: 'batch-means', ci: { low: 24497, high: 26121, halfWidth: 812 } }))).toBe('25,309 ± 812 (n = 1, batch means)');
+    expect(rpsShort(withRps({ mean: 25309, n: 1, intervalFrom: 'batch-means', ci: { low: 24497, high: 26121, halfWidth: 812 } }))).toBe('25,309 ± 812');
   });
 });

@@ -27,14 +27,13 @@ export function rpsText(c: ConfigurationSummary): string {
 }
 
 /**
- * A table cell's goodput: "25,309 ± 812", "25,309 ± 812 (n = 1, batch means)" (one run can still have an interval, from
- * its own seconds), "25,309 (n = 2, too few to bound)" or "25,309 (n = 1)".
+ * A table cell's goodput: "25,309 ± 812" (over repetitions, or one run's batch means: the sentence says which, as
+ * p99Short's cell does not), "25,309 (n = 2, too few to bound)" or "25,309 (n = 1)".
  */
 export function rpsShort(c: ConfigurationSummary): string {
   const r = c.rps!;
   if (!r.ci) return `${fmtNum(r.mean)} (n = ${r.n}${r.n > 1 ? ', too few to bound' : ''})`;
-  const batch = r.intervalFrom === 'batch-means' ? ' (n = 1, batch means)' : '';
-  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}${batch}`;
+  return `${fmtNum(r.mean)} ± ${fmtNum(r.ci.halfWidth)}`;
 }
 
 /**
