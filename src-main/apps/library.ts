@@ -31,9 +31,10 @@ export const appNames = (lib: AppLibrary): string[] => [
   ...lib.user.map((a) => a.name),
 ];
 
-/** The apps that start dependencies beside each cell (a database, a cache), built-in or the user's. */
-export const appsWithDependencies = (lib: AppLibrary): Set<string> =>
-  new Set([...lib.builtIn, ...lib.user].filter((a) => (a.dependencies?.length ?? 0) > 0).map((a) => a.name));
+/** The names of those `apps` that start dependencies beside each cell (a database, a cache). */
+export const appsWithDependencies = (
+  apps: readonly { name: string; dependencies?: readonly unknown[] }[],
+): Set<string> => new Set(apps.filter((a) => (a.dependencies?.length ?? 0) > 0).map((a) => a.name));
 
 /** The image apps among the user's, for matrix expansion (checked on every edit in the UI: no Docker, no disk). */
 export function imageAppsOf(lib: AppLibrary): ImageApps {

@@ -117,20 +117,18 @@ export function estimateRun(o: EstimateInput): RunEstimate {
   };
   // The cell's least warm-up (its JIT floor where longer than the configured) and the typical extension past it, as
   // the history's is counted; a configured 0 stays 0.
-  const warmOf = (c: EstimateInput['cells'][number]): number => {
+  const wallOf = (c: EstimateInput['cells'][number], extraSec = costOf(c).warmupExtraSec): number => {
     const { minSec } = cellWarmup(c);
-    return minSec > 0 ? minSec + costOf(c).warmupExtraSec : 0;
+    return (minSec > 0 ? minSec + extraSec : 0) + c.durationSec + costOf(c).overheadSec;
   };
-  const wallOf = (c: EstimateInput['cells'][number]): number => warmOf(c) + c.durationSec + costOf(c).overheadSec;
-  const walls = o.cells.map(wallOf);
+  const walls = o.cells.map((c) => wallOf(c));
   const gridSec = etaSec(walls, 0, o.k);
   // Where nothing has run here, a cell may warm up to the adaptive warm-up's cap: the range's top says so.
   const highOf = (c: (typeof o.cells)[number]): number =>
     costOf(c).from === 'defaults' ? cellWarmup(c).capSec + c.durationSec + costOf(c).overheadSec : wallOf(c);
   const gridHighSec = etaSec(o.cells.map(highOf), 0, o.k);
   // …and at its bottom, with no extension past the least warm-up.
-  const lowOf = (c: (typeof o.cells)[number]): number =>
-    costOf(c).from === 'defaults' ? wallOf(c) - (warmOf(c) > 0 ? costOf(c).warmupExtraSec : 0) : wallOf(c);
+  const lowOf = (c: (typeof o.cells)[number]): number => (costOf(c).from === 'defaults' ? wallOf(c, 0) : wallOf(c));
   const gridLowSec = etaSec(o.cells.map(lowOf), 0, o.k);
   const meanWall = walls.length ? mean(walls) : 0;
   // Settling adds cells until its budget (planned warm-up + measured seconds) would be exceeded.

@@ -1,7 +1,7 @@
 // A matrix as a source of cells: its grid (K at once where the target has the nodes), then the
 // phases after it (settling, verification). And the phases alone on a stored run that has
 // finished (`rightsize verify`). The lifecycle around them is the session's (run/run-session.ts).
-import { resolveApps } from '../apps/library.ts';
+import { appsWithDependencies, resolveApps } from '../apps/library.ts';
 import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
@@ -66,14 +66,7 @@ export async function runMatrix(input: unknown, o: RunOptions): Promise<RunOutco
         ...(matrix.networkMbps ? { networkMbps: matrix.networkMbps } : {}),
         ...(anyTls(matrix) ? { tls: true } : {}),
         ...(anyHttp2(matrix) ? { http2: true } : {}),
-        run: (s) =>
-          runGrid(
-            s,
-            matrix,
-            name,
-            results,
-            new Set(resolved.apps.filter((a) => a.dependencies?.length).map((a) => a.name)),
-          ),
+        run: (s) => runGrid(s, matrix, name, results, appsWithDependencies(resolved.apps)),
       };
     },
   };

@@ -167,11 +167,16 @@ export class Validation {
 
   /** The matrix's cells whose link an app of it does not serve (apps/served-links.ts); the stored definitions read. */
   private unservedLinks(m: Matrix): Problem[] {
-    const lib = appLibrary(this.store);
     return linkProblems(
       linksOf(m),
-      [...lib.builtIn, ...lib.user].filter((a) => m.apps.includes(a.name)),
+      this.storedApps().filter((a) => m.apps.includes(a.name)),
     );
+  }
+
+  /** Every app a matrix can name, as stored: the built-in ones and the user's. */
+  private storedApps() {
+    const lib = appLibrary(this.store);
+    return [...lib.builtIn, ...lib.user];
   }
 
   /**
@@ -199,7 +204,7 @@ export class Validation {
       matrix: v.matrix,
       k,
       name: runName ?? v.matrix.name,
-      withDependencies: appsWithDependencies(appLibrary(this.store)),
+      withDependencies: appsWithDependencies(this.storedApps()),
     });
     return {
       ok: true,
