@@ -1,4 +1,4 @@
-// npm run bench -- container-spread [--runs K] [--config quick|pm2-16|pm2-16-1cpu|pm2-8-1cpu|pm2-2] [--windows W] [--compare-floor]: how much of the spread between
+// npm run bench -- container-spread [--runs K] [--config quick|pm2-16|pm2-16-1cpu|pm2-8-1cpu|pm2-2] [--windows W] [--compare-floor | --compare-noise]: how much of the spread between
 // repetitions comes from the container itself (issue 43: may repetitions share one container, warm-up paid once?).
 // K fresh containers (default 5) of one configuration, each warmed up once (the engine's adaptive warm-up), then W (3)
 // measured windows with fresh connections. One-way analysis of variance on the windows' goodput: the spread between
@@ -19,6 +19,7 @@ import { fDistributionUpperP } from './f-test.ts';
 import { runLoad } from '../src-main/load/runner.ts';
 import { isWarm, warmupBounds, warmupCapSec } from '../src-main/load/steady-state.ts';
 import { isMain } from './stats.ts';
+import { RunNoise } from '../src-main/load/second-noise.ts';
 
 
 interface SpreadConfig {
@@ -67,10 +68,15 @@ export async function benchContainerSpread(k: number, name = 'quick', windowCoun
   // --compare-floor: every other container warms up by the rule before the JIT floor (the flatness test alone), so
   // both rules' first windows are measured side by side against the same configuration's steady level.
   const compare = process.argv.includes('--compare-floor');
-  const firsts: { rule: string; warmupSec: number; share: number }[] = [];
+  // --compare-noise: every other container judges flatness at the host's noise as the run reads it (load/second-noise.ts:
+  // here, from every window measured so far), the others at a quiet host's bound; both with the JIT floor.
+  const compareNoise = process.argv.includes('--compare-noise');
+  const noise = new RunNoise();
+  const firsts: { rule: string; warmupSec: number; share: number; noise?: number }[] = [];
   for (let c = 0; c < k; c++) {
     const t0 = performance.now();
     const floorRule = !compare || c % 2 === 1;
+    const warmNoise = compareNoise && c % 2 === 1 ? noise.get() : undefined;
     const bounds = floorRule
       ? warmupBounds(cfg.warmupSec, servingProcesses(cfg.mode, cfg.workers), cfg.cpuMillis / 1000)
       : { minSec: cfg.warmupSec, capSec: warmupCapSec(cfg.warmupSec) };
@@ -86,13 +92,14 @@ export async function benchContainerSpread(k: number, name = 'quick', windowCoun
         const w0 = performance.now();
         // The first window carries the container's one warm-up (adaptive, as a cell's); the others start warm.
         const r = await runLoad(
-          { host: t.address.host, port: t.address.port, requests: app.requests, load: { model: 'closed', connections: cfg.connections }, durationSec: cfg.windowSec, warmupSec: w === 0 ? bounds.minSec : 0, maxWarmupSec: w === 0 ? bounds.capSec : 0, timeoutSec: 10, ...(place.loadCpus ? { cpus: place.loadCpus } : {}) },
+          { host: t.address.host, port: t.address.port, requests: app.requests, load: { model: 'closed', connections: cfg.connections }, durationSec: cfg.windowSec, warmupSec: w === 0 ? bounds.minSec : 0, maxWarmupSec: w === 0 ? bounds.capSec : 0, ...(w === 0 && warmNoise !== undefined ? { warmNoise } : {}), timeoutSec: 10, ...(place.loadCpus ? { cpus: place.loadCpus } : {}) },
           w === 0 ? { isWarm } : {},
         );
         if (w === 0) warmups.push(r.warmupUsedSec ?? 0);
         else windowCosts.push((performance.now() - w0) / 1000);
         measuredSec += cfg.windowSec;
         windows.push(r.goodputMean ?? r.rpsMean);
+        noise.add({ load: r, unstable: false });
       }
       groups.push(windows);
       // When the windows reach 90 % of the last third's level: the ramp's length, and each process's CPU seconds by then.
@@ -101,9 +108,12 @@ export async function benchContainerSpread(k: number, name = 'quick', windowCoun
       const at = windows.findIndex((x) => x >= 0.9 * level);
       const rampSec = (warmups.at(-1) ?? 0) + at * (cfg.windowSec + 0.4);
       const cpuSec = (rampSec * cfg.cpuMillis) / 1000 / cfg.workers;
-      firsts.push({ rule: floorRule ? 'with the JIT floor' : 'flatness alone', warmupSec: warmups.at(-1) ?? 0, share: windows[0]! / level });
+      const rule = compareNoise
+        ? c % 2 === 1 ? "at the host's noise" : "a quiet host's 12 %"
+        : floorRule ? 'with the JIT floor' : 'flatness alone';
+      firsts.push({ rule, warmupSec: warmups.at(-1) ?? 0, share: windows[0]! / level, ...(warmNoise !== undefined ? { noise: warmNoise } : {}) });
       console.log(
-        `  container ${c + 1}: warm-up ${warmups.at(-1)} s; windows ${windows.map((x) => x.toFixed(0)).join(', ')} req/s;` +
+        `  container ${c + 1}${warmNoise !== undefined ? ` (noise ${(warmNoise * 100).toFixed(1)} %)` : ''}: warm-up ${warmups.at(-1)} s; windows ${windows.map((x) => x.toFixed(0)).join(', ')} req/s;` +
           ` 90 % of the last third's level by ${rampSec.toFixed(0)} s of load (${cpuSec.toFixed(2)} CPU-s a process)`,
       );
     } finally {
@@ -133,11 +143,12 @@ export async function benchContainerSpread(k: number, name = 'quick', windowCoun
     ((varBetween + msWithin / w) * (c1 + w * c2)) / ((varBetween + msWithin) * perWindowC1);
   const wStar = varBetween > 0 ? Math.sqrt((c1 / c2) * (msWithin / varBetween)) : Infinity;
   const share = (w: number): number => (w * cfg.windowSec) / (c1 + w * c2);
-  if (compare) {
+  if (compare || compareNoise) {
     console.log(`\n### the first window against the steady level (${cfg.label}, ${k} containers, rules alternating)\n`);
     console.log('| warm-up rule | containers | warm-up s (median) | first window ÷ last third of the windows (median) | each |');
     console.log('|---|---:|---:|---:|---|');
-    for (const rule of ['flatness alone', 'with the JIT floor']) {
+    const rules = compareNoise ? ["a quiet host's 12 %", "at the host's noise"] : ['flatness alone', 'with the JIT floor'];
+    for (const rule of rules) {
       const xs = firsts.filter((f) => f.rule === rule);
       console.log(`| ${rule} | ${xs.length} | ${median(xs.map((f) => f.warmupSec))} | ${median(xs.map((f) => f.share)).toFixed(2)} | ${xs.map((f) => f.share.toFixed(2)).join(', ')} |`);
     }

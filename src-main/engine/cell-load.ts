@@ -36,6 +36,8 @@ export interface LoadPhaseInput {
   /** Where the mix's CSV files are named from (the app's folder; '' for an image app). */
   appDir?: string;
   timeoutSec: number;
+  /** The host's per-second noise this run (LoadPlan.warmNoise). */
+  warmNoise?: number;
   labels: RemoteLoadRequest['labels'];
   signal?: AbortSignal;
   onSample?: (s: Sample) => void;
@@ -209,6 +211,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       durationSec: cfg.durationSec,
       warmupSec: warmup.minSec,
       maxWarmupSec: warmup.capSec,
+      ...(p.warmNoise !== undefined ? { warmNoise: p.warmNoise } : {}),
       timeoutSec: p.timeoutSec,
       // Replicas: connection c goes to replica c mod R, and each replica's responses are counted.
       ...(target.addresses && target.addresses.length >= 2 ? { targets: [...target.addresses] } : {}),
@@ -232,7 +235,12 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     await procMem.read();
     stats.stop();
     for (const x of deps) x.sampler.stop();
-    const load = { ...out.result, warmupPerSecondRps: warmupRps }; // the runner keeps only the measured seconds
+    // The runner keeps only the measured seconds; the noise the warm-up judged by is kept with them.
+    const load = {
+      ...out.result,
+      warmupPerSecondRps: warmupRps,
+      ...(p.warmNoise !== undefined ? { warmupNoise: p.warmNoise } : {}),
+    };
     let summary = stats.summary(measureFrom);
     if (summary) summary = { ...summary, ...procMem.summary() };
     const hostUse =

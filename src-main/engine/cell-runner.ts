@@ -35,6 +35,7 @@ export interface CellContext {
   /** Keep the target and its load on separate cores where they share a machine (the matrix's placement 'auto'). */
   placement: boolean;
   timeoutSec: number;
+  warmNoise?: number; // the host's per-second noise this run, for the warm-up (LoadPlan.warmNoise)
   /** The run's certificate, which an HTTPS cell's app serves (tls/certificate.ts). */
   tls?: Pem;
   runId?: number;
@@ -280,6 +281,7 @@ class CellRun {
       requests: ctx.app.requests,
       appDir: ctx.app.dir,
       timeoutSec: ctx.timeoutSec,
+      ...(ctx.warmNoise !== undefined ? { warmNoise: ctx.warmNoise } : {}),
       labels: this.labels,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.onSample ? { onSample: ctx.onSample } : {}),

@@ -40,6 +40,8 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['warmup_s', (c) => c.config.warmupSec],
   // Empty for cells stored before the warmup adapted to the app: they used warmup_s.
   ['warmup_used_s', (c) => c.load?.warmupUsedSec],
+  // The host's per-second noise the warm-up's flatness was judged by (load/second-noise.ts); empty: a quiet host's.
+  ['warmup_noise_pct', (c) => (c.load?.warmupNoise !== undefined ? Math.round(c.load.warmupNoise * 1000) / 10 : null)],
   ['status', (c) => c.status],
   ['failure', (c) => c.failure?.split('\n')[0]],
   ['rps_mean', (c) => c.rpsMean],

@@ -1,7 +1,7 @@
 // The HTML report's last section: how the cells were measured (containers, placement, latency,
 // warm-up, steady state, contention, flags), how the answer was decided, and the limits of it all.
 import type { Recommendation } from '../analysis/index.ts';
-import { HOST_BUSY_PCT, UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_SPREAD } from '../common/thresholds.ts';
+import { HOST_BUSY_PCT, UNSTABLE_ALPHA, UNSTABLE_CHANGE, WARM_RANGE_Q95, WARM_SPREAD } from '../common/thresholds.ts';
 import { JIT_WARM_CPU_SEC, WARM_WINDOW_SEC, warmupBounds, warmupCapSec } from '../load/warmup.ts';
 import type { RunDetail } from '../model/stored.ts';
 import { esc, section } from './html-parts.ts';
@@ -19,6 +19,8 @@ function adaptiveText(warmupSec: number | undefined): string {
     'JavaScript-bound server runs at a fraction of its speed while looking flat): 16 processes on half a CPU ' +
     `warm up at least ${warmupBounds(1, 16, 0.5).minSec} s. Then it goes on until the last ${WARM_WINDOW_SEC} ` +
     `seconds of throughput span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), ` +
+    `or ${WARM_RANGE_Q95} × the host’s per-second noise this run where that is wider (read off the run’s own ` +
+    'steady cells, from its third cell on: a busy hour’s steady seconds swing more than 12 %), ' +
     `for at most ${cap}, or 10 s past the processes’ minimum where that is longer.`
   );
 }
@@ -65,7 +67,7 @@ export function methodSection(run: RunDetail, rec: Recommendation): string {
       'server shows up as latency instead of a silently lower rate (coordinated omission).',
     '<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not ' +
       `measured.${timing} ${adaptiveText(first?.warmupSec)} The warm-up each cell used is in the cells table ` +
-      'and the CSV (<code>warmup_used_s</code>).',
+      'and the CSV (<code>warmup_used_s</code>, and the noise it was judged by, <code>warmup_noise_pct</code>).',
     '<b>Steady state.</b> The measured seconds of every cell are tested for a drift (least-squares trend, ' +
       't-test) and a level shift (the strongest stretch of seconds against the rest, Bonferroni-corrected over ' +
       `every cut), each at p &lt; ${UNSTABLE_ALPHA}. A cell whose throughput moved by ` +

@@ -14,6 +14,8 @@ export interface WindowPlan {
   warmupSec: number;
   /** Longest warmup (s); default and floor: `warmupSec`. */
   maxWarmupSec?: number;
+  /** The host's per-second noise, passed to the judge (LoadPlan.warmNoise). */
+  warmNoise?: number;
   durationSec: number;
 }
 
@@ -21,7 +23,7 @@ export interface WindowPlan {
  * Called after each warmup second once `warmupSec` + `WARM_WINDOW_SEC` have passed, with req/s of every warmup second
  * so far: true when the last WARM_WINDOW_SEC of them are steady (measurement then starts where they began).
  */
-export type IsWarm = (warmupRps: number[]) => boolean;
+export type IsWarm = (warmupRps: number[], noise?: number) => boolean;
 
 /** One second of every thread merged: counts, latency, and each route's latency. */
 interface Merged {
@@ -252,7 +254,7 @@ export class Measurement {
       this.measureFrom = completed;
       return [];
     }
-    if (completed >= this.plan.warmupSec + WARM_WINDOW_SEC && this.isWarm([...this.warmupRps])) {
+    if (completed >= this.plan.warmupSec + WARM_WINDOW_SEC && this.isWarm([...this.warmupRps], this.plan.warmNoise)) {
       this.measureFrom = completed - WARM_WINDOW_SEC;
       const steady = this.held.filter((h) => this.isMeasured(h.index));
       this.warmupRps.splice(this.measureFrom);

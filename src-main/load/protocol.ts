@@ -16,6 +16,11 @@ export interface LoadPlan {
   warmupSec: number;
   /** Longest warmup: measurement starts by then even if `isWarm` never said so. Default: `warmupSec`. */
   maxWarmupSec?: number;
+  /**
+   * The host's per-second noise this run (σ as a share of the level, load/second-noise.ts): the flat window may span
+   * what that noise spreads (load/warmup.ts warmBound). Absent: a quiet host's.
+   */
+  warmNoise?: number;
   timeoutSec: number;
   /** Cores for the load threads (taskset syntax, e.g. "1" or "2-3"), away from the target's cores. */
   cpus?: string;

@@ -1,6 +1,6 @@
 // When may measurement start? The warmup goes on until the last few seconds of req/s are flat. Pure,
 // and free of statistics libraries: the load agent (load-agent/agent.ts) bundles it.
-import { WARM_COUNT_NOISE_Z, WARM_SPREAD } from '../common/thresholds.ts';
+import { WARM_COUNT_NOISE_Z, WARM_RANGE_Q95, WARM_SPREAD } from '../common/thresholds.ts';
 
 /** Seconds of warmup that must look flat before measurement starts: the fewest that show a trend and a spread. */
 export const WARM_WINDOW_SEC = 3;
@@ -38,12 +38,25 @@ export function warmupBounds(warmupSec: number, processes: number, cpus: number)
 
 const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-/** Whether the warmup seconds so far end in a flat stretch: no ramp, no step, spread within bound. */
-export function isWarm(warmupRps: readonly number[]): boolean {
+/**
+ * The widest range the last WARM_WINDOW_SEC seconds may span and still count as flat, at a level of `mean` req/s:
+ * WARM_SPREAD of it, counting noise at low rates, or what the host's measured per-second noise (`noise`, σ as a
+ * share of the level; load/second-noise.ts) spreads three steady seconds over 95 times in 100.
+ */
+export function warmBound(mean: number, noise?: number): number {
+  const hostNoise = noise !== undefined && noise > 0 ? WARM_RANGE_Q95 * noise * mean : 0;
+  return Math.max(WARM_SPREAD * mean, WARM_COUNT_NOISE_Z * Math.sqrt(mean), hostNoise);
+}
+
+/**
+ * Whether the warmup seconds so far end in a flat stretch: no ramp or step beyond the noise, spread within
+ * `warmBound`. `noise`: the host's per-second noise this run (absent: a quiet host's, WARM_SPREAD).
+ */
+export function isWarm(warmupRps: readonly number[], noise?: number): boolean {
   if (warmupRps.length < WARM_WINDOW_SEC) return false;
   const w = warmupRps.slice(-WARM_WINDOW_SEC);
   const m = meanOf(w);
   if (!(m > 0)) return false; // nothing answered yet
   const range = Math.max(...w) - Math.min(...w);
-  return range <= Math.max(WARM_SPREAD * m, WARM_COUNT_NOISE_Z * Math.sqrt(m));
+  return range <= warmBound(m, noise);
 }

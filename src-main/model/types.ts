@@ -144,6 +144,7 @@ export interface LoadResult {
   warmupUsedSec?: number;
   /** Completed responses per warmup second, in order (a chart draws them before t = 0, where measurement began). */
   warmupPerSecondRps?: number[];
+  warmupNoise?: number; // the host's per-second noise the warm-up was judged by (load/second-noise.ts); absent: quiet
   /** Load threads that generated this load (their histograms merged losslessly). */
   threads?: number;
   /** An HTTP/2 cell's client: h2load where it could send the load (load/h2load-client.ts), else Node's http2. */

@@ -29,6 +29,7 @@ export const SHARED_A = [
   'network',
   'node-versions',
   'reaper-name',
+  'warmup-noise',
 ] as const;
 
 export const SHARED_B = [

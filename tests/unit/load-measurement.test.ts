@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeHistogram, newHistogram, recordUs, summarize } from '../../src-main/load/histogram.ts';
 import { Measurement } from '../../src-main/load/measurement.ts';
-import { WARM_WINDOW_SEC } from '../../src-main/load/warmup.ts';
+import { isWarm, WARM_WINDOW_SEC } from '../../src-main/load/warmup.ts';
 import type { ThreadSecond } from '../../src-main/load/protocol.ts';
 
 /** One thread's second with `requests` responses, each at the given latencies (µs) in turn. */
@@ -79,6 +79,23 @@ describe('merging load threads second by second', () => {
     expect(m.perSecondRps).toEqual([100, 100, 101]);
     expect(m.totals.requests).toBe(301); // the replayed seconds' counts, once; nothing of the ramp, nothing after
     expect(m.latency.totalCount).toBe(301);
+  });
+
+  it("the judge is given the host's measured noise from the plan (LoadPlan.warmNoise)", () => {
+    const noises: (number | undefined)[] = [];
+    const judge = (rps: number[], noise?: number): boolean => {
+      noises.push(noise);
+      return isWarm(rps, noise);
+    };
+    const wobble = [3110, 5174, 7073, 6933, 7995, 7968, 6315]; // a busy hour's cell: a ramp, then ±10 % seconds
+    const busy = new Measurement(1, { warmupSec: 1, maxWarmupSec: 11, warmNoise: 0.1, durationSec: 3 }, judge);
+    wobble.forEach((r, i) => busy.add(sec(i, r)));
+    expect(noises).toEqual([0.1]);
+    expect(busy.measureFrom).toBe(1); // 5,174 · 7,073 · 6,933: within 3.31 × 10 %
+    const quiet = new Measurement(1, { warmupSec: 1, maxWarmupSec: 11, durationSec: 3 }, judge);
+    wobble.forEach((r, i) => quiet.add(sec(i, r)));
+    expect(noises.slice(1)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(quiet.measureFrom).toBeUndefined(); // no three of these seconds within 12 %: still warming up
   });
 
   it('a measurement shorter than the steady window ends inside it', () => {

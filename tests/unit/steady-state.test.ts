@@ -3,6 +3,7 @@ import { HOST_BUSY_PCT, UNSTABLE_ALPHA } from '../../src-main/common/thresholds.
 import { cellFlags } from '../../src-main/engine/flags.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import { isWarm, stationarity, warmupBounds, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
+import { warmBound } from '../../src-main/load/warmup.ts';
 import { cellWarmup } from '../../src-main/engine/cell-warmup.ts';
 
 /** Seeded noise (LCG + Box–Muller): the same series on every run, so a rate is a fact, not a flake. */
@@ -83,6 +84,38 @@ describe('isWarm', () => {
     let waits = 0;
     for (let i = 0; i < 2000; i++) if (!isWarm(series(rand, WARM_WINDOW_SEC, 0.035))) waits++;
     expect(waits / 2000).toBeLessThan(0.1);
+  });
+});
+
+describe("isWarm at the host's measured noise", () => {
+  it("a noise-sized wobble after the ramp is flat at a busy hour's noise, not at a quiet host's", () => {
+    // A quick-preset cell at a busy hour (2026-12-02 13:29 UTC): 1 cluster worker on 1 CPU.
+    const seconds = [3110, 5174, 7073, 6933];
+    expect(isWarm(seconds)).toBe(false); // 29 % over three seconds: not within 12 %
+    expect(isWarm(seconds, 0.1)).toBe(true); // 3.31 × 10 % = 33 %: within what steady seconds spread
+    expect(isWarm(seconds.slice(0, 3), 0.1)).toBe(false); // the ramp itself (77 %) is no wobble at any such hour
+  });
+
+  it('the bound is the widest of the three: the quiet 12 %, counting noise, and 3.31 × the host noise', () => {
+    expect(warmBound(10_000)).toBeCloseTo(1200, 6);
+    expect(warmBound(10_000, 0.02)).toBeCloseTo(1200, 6); // a quieter reading never tightens the quiet bound
+    expect(warmBound(10_000, 0.1)).toBeCloseTo(3310, 6);
+    expect(warmBound(20, 0.1)).toBeCloseTo(3.5 * Math.sqrt(20), 6);
+  });
+
+  it('at the measured noise, steady windows seldom wait (under 10 %), ramps of three times that noise a second always do', () => {
+    const rand = noise(5);
+    for (const cv of [0.05, 0.1, 0.15]) {
+      let waits = 0;
+      for (let i = 0; i < 2000; i++) if (!isWarm(series(rand, WARM_WINDOW_SEC, cv), cv)) waits++;
+      expect(waits / 2000).toBeLessThan(0.1);
+      // Without the reading, the same steady seconds wait most of the time at 10 % and more.
+      let quietWaits = 0;
+      for (let i = 0; i < 2000; i++) if (!isWarm(series(rand, WARM_WINDOW_SEC, cv))) quietWaits++;
+      if (cv >= 0.1) expect(quietWaits / 2000).toBeGreaterThan(0.5);
+      const ramp = [1, 1 + 3 * cv, 1 + 6 * cv].map((f) => 10_000 * f);
+      expect(isWarm(ramp, cv)).toBe(false);
+    }
   });
 });
 

@@ -27,6 +27,7 @@ import { checkBandwidthCaps, checkDependenciesHosted, checkTls, limitsWhereCells
 import { runCertificate, type Pem } from '../../tls/certificate.ts';
 import { buildImages, imageKey, type ImageNeed, type RunImages } from './images.ts';
 import { PrepareAhead } from './prepare-ahead.ts';
+import { RunNoise } from '../../load/second-noise.ts';
 import { runStoredCell, storeSkippedCell } from './stored-cell.ts';
 
 export interface SessionOptions {
@@ -211,6 +212,8 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
           );
         }
       : undefined;
+  // The host's per-second noise as this run's steady cells read it: the warm-up's flat window may span it.
+  const noise = new RunNoise();
   const session: Session = {
     runId,
     store: o.store,
@@ -226,7 +229,8 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
     runCell: async (cell, c) => {
       const prepared = ahead.take(cell.index);
       const onLoadEnd = prepareNext(c.next, c.placementHint);
-      return runStoredCell(cell, {
+      const warmNoise = noise.get();
+      const stored = await runStoredCell(cell, {
         store: o.store,
         runId,
         app: appOf(cell),
@@ -239,11 +243,14 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
         ...plan.cellDefaults,
         ...(o.signal ? { signal: o.signal } : {}),
         ...(c.placementHint ? { placementHint: c.placementHint } : {}),
+        ...(warmNoise !== undefined ? { warmNoise } : {}),
         emit,
         warned,
         total: c.total,
         etaSec: c.etaSec,
       });
+      noise.add({ load: stored.result.load, unstable: stored.result.flags.some((f) => f.kind === 'unstable') });
+      return stored;
     },
     skipCell: async (cell, failure, c) => {
       const prepared = ahead.take(cell.index);

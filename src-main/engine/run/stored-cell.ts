@@ -32,6 +32,8 @@ export interface StoredCellContext {
   emit: RunListener;
   /** Warnings already logged in this run (placement warnings would repeat for every cell). */
   warned: Set<string>;
+  /** The host's per-second noise this run, for the warm-up's flat window (LoadPlan.warmNoise). */
+  warmNoise?: number;
   /** Cells planned, for the progress events. */
   total: number;
   /** The ETA for the events: before the cell (no argument), and after it given its wall time in seconds. */
@@ -77,6 +79,7 @@ export async function runStoredCell(
       ...(c.deferRemoval ? { deferRemoval: c.deferRemoval } : {}),
       ...(c.beforeLoad ? { beforeLoad: c.beforeLoad } : {}),
       ...(c.placementHint ? { placementHint: c.placementHint } : {}),
+      ...(c.warmNoise !== undefined ? { warmNoise: c.warmNoise } : {}),
       // The run's certificate: a cell not prepared ahead starts its own target with it.
       ...(c.tls ? { tls: c.tls } : {}),
       signal: c.signal ? AbortSignal.any([c.signal, cellAbort.signal]) : cellAbort.signal,
