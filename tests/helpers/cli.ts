@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -29,4 +29,18 @@ export function startCli(args: string[], env: Record<string, string> = {}): { ch
 
 export function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return startCli(args, env).done;
+}
+
+/**
+ * A matrix run through the real CLI (`run --config` on a file written from `matrix`) into a new history in a new
+ * folder: the run's id and where its history and folder are. Throws with the CLI's stderr when it did not exit 0.
+ */
+export async function runConfig(matrix: Record<string, unknown>, prefix = 'rightsize-'): Promise<{ dir: string; db: string; runId: number }> {
+  const dir = tempDir(prefix);
+  const db = path.join(dir, 'history.db');
+  const config = path.join(dir, 'matrix.json');
+  writeFileSync(config, JSON.stringify(matrix));
+  const r = await cli(['--db', db, '--json', 'run', '--config', config]);
+  if (r.code !== 0) throw new Error(`rightsize run exited ${r.code}: ${r.stderr}`);
+  return { dir, db, runId: (JSON.parse(r.stdout) as { runId: number }).runId };
 }

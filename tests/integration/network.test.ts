@@ -11,7 +11,7 @@ import { NETWORK_BOUND_SHARE } from '../../src-main/common/thresholds.ts';
 import { docker } from '../../src-main/docker/client.ts';
 import { LABEL, ownFilters } from '../../src-main/docker/labels.ts';
 import { Store } from '../../src-main/store/index.ts';
-import { cli, tempDir } from '../helpers/cli.ts';
+import { cli, runConfig, tempDir } from '../helpers/cli.ts';
 import { requireDocker } from '../helpers/docker.ts';
 
 const CAP_MBPS = 200;
@@ -23,17 +23,11 @@ beforeAll(async () => {
 
 describe('a bandwidth cap per cell', () => {
   it(`1 MiB responses through ${CAP_MBPS} Mbit/s: bytes at the cap every second, network-bound at every worker count, said so, nothing left`, async () => {
-    const dir = tempDir();
-    const db = path.join(dir, 'h.db');
-    const config = path.join(dir, 'matrix.json');
-    writeFileSync(config, JSON.stringify({
+    const { dir, db, runId } = await runConfig({
       apps: ['static'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [1000], memoryMb: [256], networkMbps: [CAP_MBPS],
       requestSets: [{ name: '1m', requests: [{ method: 'GET', path: '/1m' }] }],
       load: { model: 'closed', connections: [8] }, durationSec: 5, warmupSec: 1, settleBudgetPct: 0, verify: false,
-    }));
-    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
-    expect(r.code, r.stderr).toBe(0);
-    const runId = (JSON.parse(r.stdout) as { runId: number }).runId;
+    });
     const store = Store.open(db);
     try {
       const run = store.getRun(runId)!;
@@ -74,16 +68,10 @@ describe('a bandwidth cap per cell', () => {
   }, 120_000);
 
   it('HTTPS and HTTP/2 beside plain HTTP/1.1: the built-in app serves the run\'s certificate and HTTP version, every response measured over it', async () => {
-    const dir = tempDir();
-    const db = path.join(dir, 'h.db');
-    const config = path.join(dir, 'matrix.json');
-    writeFileSync(config, JSON.stringify({
+    const { dir, db, runId } = await runConfig({
       apps: ['json'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [256], tls: [false, true], protocol: ['http1', 'h2', 'h2c'],
       load: { model: 'closed', connections: [8] }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false,
-    }));
-    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
-    expect(r.code, r.stderr).toBe(0);
-    const runId = (JSON.parse(r.stdout) as { runId: number }).runId;
+    });
     const store = Store.open(db);
     try {
       const cells = store.getRun(runId)!.cells;

@@ -2,8 +2,6 @@
 // 3.31 × the per-second noise its earlier steady cells measured (load/second-noise.ts), and say so in the store and the
 // CSV; a real ramp is still waited out at a wide reading. Real Docker, real load generator, the real CLI. Its checks
 // are of the path and of a ramp many times any noise, not of rates: shared lane.
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineInfo } from '../../src-main/docker/client.ts';
 import { runCell } from '../../src-main/engine/cell-runner.ts';
@@ -12,7 +10,7 @@ import { RunNoise } from '../../src-main/load/second-noise.ts';
 import type { CellConfig } from '../../src-main/model/types.ts';
 import { localProvider } from '../../src-main/providers/local/provider.ts';
 import { Store } from '../../src-main/store/index.ts';
-import { cli, tempDir } from '../helpers/cli.ts';
+import { runConfig } from '../helpers/cli.ts';
 import { parseCsv } from '../helpers/report.ts';
 import { imageFor, requireDocker } from '../helpers/docker.ts';
 
@@ -23,17 +21,11 @@ beforeAll(async () => {
 
 describe("the warm-up at the host's measured noise", () => {
   it("each cell is judged by the noise of the run's steady cells before it, and stores it", async () => {
-    const dir = tempDir('rightsize-warmup-noise-');
-    const db = path.join(dir, 'history.db');
-    const config = path.join(dir, 'matrix.json');
-    writeFileSync(config, JSON.stringify({
+    const { db, runId } = await runConfig({
       name: 'warm-up noise', apps: ['hello'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [128],
       load: { model: 'closed', connections: [8] }, durationSec: 3, warmupSec: 1, repetitions: 4, order: 'fixed',
       settleBudgetPct: 0, verify: false,
-    }));
-    const r = await cli(['--db', db, '--json', 'run', '--config', config]);
-    expect(r.code, r.stderr).toBe(0);
-    const runId = (JSON.parse(r.stdout) as { runId: number }).runId;
+    }, 'rightsize-warmup-noise-');
     const store = Store.open(db);
     try {
       const run = store.getRun(runId)!;
