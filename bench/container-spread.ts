@@ -17,7 +17,7 @@ import { servingProcesses } from '../src-main/docker/launch.ts';
 import type { LaunchMode } from '../src-main/model/types.ts';
 import { fDistributionUpperP } from './f-test.ts';
 import { runLoad } from '../src-main/load/runner.ts';
-import { isWarm, warmupBounds, warmupCapSec } from '../src-main/load/steady-state.ts';
+import { isWarm, stationarity, warmupBounds, warmupCapSec } from '../src-main/load/steady-state.ts';
 import { isMain } from './stats.ts';
 import { RunNoise } from '../src-main/load/second-noise.ts';
 
@@ -71,6 +71,7 @@ export async function benchContainerSpread(k: number, name = 'quick', windowCoun
   // --compare-noise: every other container judges flatness at the host's noise as the run reads it (load/second-noise.ts:
   // here, from every window measured so far), the others at a quiet host's bound; both with the JIT floor.
   const compareNoise = process.argv.includes('--compare-noise');
+  if (compare && compareNoise) throw new Error('--compare-floor and --compare-noise each alternate the containers: choose one');
   const noise = new RunNoise();
   const firsts: { rule: string; warmupSec: number; share: number; noise?: number }[] = [];
   for (let c = 0; c < k; c++) {
@@ -99,7 +100,8 @@ export async function benchContainerSpread(k: number, name = 'quick', windowCoun
         else windowCosts.push((performance.now() - w0) / 1000);
         measuredSec += cfg.windowSec;
         windows.push(r.goodputMean ?? r.rpsMean);
-        noise.add({ load: r, unstable: false });
+        // As a run reads it: a window whose seconds drifted or stepped is not the host's noise.
+        noise.add({ status: 'ok', flags: stationarity(r.perSecondRps ?? []).unstable ? [{ kind: 'unstable' }] : [], load: r });
       }
       groups.push(windows);
       // When the windows reach 90 % of the last third's level: the ramp's length, and each process's CPU seconds by then.

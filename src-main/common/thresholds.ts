@@ -60,9 +60,8 @@ export const WARM_SPREAD = 0.12;
 export const WARM_COUNT_NOISE_Z = 3.5;
 /**
  * …or within this many of the host's measured per-second noise (σ as a share of the level): the 95th percentile of
- * the range of three independent normal seconds. WARM_SPREAD is this bound at a quiet host's 3.5 %; at a busy
- * hour's 8–15 % a steady cell would otherwise warm up to the cap on noise alone (BENCHMARKS.md, "Warm-up at the
- * hour's noise").
+ * the range of three normal seconds. At a busy hour a steady cell would otherwise warm up to the cap on noise alone
+ * (BENCHMARKS.md, "Warm-up at the hour's noise").
  */
 export const WARM_RANGE_Q95 = 3.31;
 

@@ -153,6 +153,8 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     host?.mark();
     let hostFrom = -1;
     const warmup = cellWarmup(cfg);
+    // The noise is only a judge's: a warm-up that cannot extend (none asked for) judges nothing by it.
+    const judgedNoise = warmup.capSec > warmup.minSec ? p.warmNoise : undefined;
     let measureFrom = Date.now() + warmup.minSec * 1000;
     const warmupRps: number[] = [];
     // Each warm-up second as it was paired when it came (its start, host reading, stats and dependencies): the
@@ -211,7 +213,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       durationSec: cfg.durationSec,
       warmupSec: warmup.minSec,
       maxWarmupSec: warmup.capSec,
-      ...(p.warmNoise !== undefined ? { warmNoise: p.warmNoise } : {}),
+      ...(judgedNoise !== undefined ? { warmNoise: judgedNoise } : {}),
       timeoutSec: p.timeoutSec,
       // Replicas: connection c goes to replica c mod R, and each replica's responses are counted.
       ...(target.addresses && target.addresses.length >= 2 ? { targets: [...target.addresses] } : {}),
@@ -239,7 +241,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const load = {
       ...out.result,
       warmupPerSecondRps: warmupRps,
-      ...(p.warmNoise !== undefined ? { warmupNoise: p.warmNoise } : {}),
+      ...(judgedNoise !== undefined ? { warmupNoise: judgedNoise } : {}),
     };
     let summary = stats.summary(measureFrom);
     if (summary) summary = { ...summary, ...procMem.summary() };

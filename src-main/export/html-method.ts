@@ -20,7 +20,8 @@ function adaptiveText(warmupSec: number | undefined): string {
     `warm up at least ${warmupBounds(1, 16, 0.5).minSec} s. Then it goes on until the last ${WARM_WINDOW_SEC} ` +
     `seconds of throughput span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), ` +
     `or ${WARM_RANGE_Q95} × the host’s per-second noise this run where that is wider (read off the run’s own ` +
-    'steady cells, from its third cell on: a busy hour’s steady seconds swing more than 12 %), ' +
+    'steady cells once two have measured: at a busy hour three steady seconds span more than ' +
+    `${Math.round(WARM_SPREAD * 100)} %), ` +
     `for at most ${cap}, or 10 s past the processes’ minimum where that is longer.`
   );
 }

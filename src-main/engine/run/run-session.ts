@@ -249,7 +249,7 @@ export async function runSession(source: CellSource, o: SessionOptions): Promise
         total: c.total,
         etaSec: c.etaSec,
       });
-      noise.add({ load: stored.result.load, unstable: stored.result.flags.some((f) => f.kind === 'unstable') });
+      noise.add(stored.result);
       return stored;
     },
     skipCell: async (cell, failure, c) => {
