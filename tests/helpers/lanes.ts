@@ -29,7 +29,6 @@ export const SHARED_A = [
   'network',
   'node-versions',
   'reaper-name',
-  'warmup-noise',
 ] as const;
 
 export const SHARED_B = [
@@ -70,6 +69,7 @@ export const QUIET = [
   'serve-fuzz',
   'steady-state',
   'verify',
+  'warmup-noise',
 ] as const;
 
 export const laneFiles = (names: readonly string[]): string[] => names.map((n) => `tests/integration/${n}.test.ts`);
