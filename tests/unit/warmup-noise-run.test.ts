@@ -30,8 +30,12 @@ class PlanRecorder extends StubProvider {
   }
 }
 
+// Six cells, not three: on a busy host a timer-paced cell is now and then flagged unstable (a trend over its
+// 3 s), and the reading needs two steady cells before the cell it reaches.
+const CELLS = 6;
+
 describe("the run's noise reading reaches each cell's load plan", () => {
-  it('none for the first two cells; then the reading of the steady cells before it, stored with the cell', async ({ expect, onTestFinished }) => {
+  it('none before two steady cells; then the reading of the steady cells before it, stored with the cell', async ({ expect, onTestFinished }) => {
     const store = Store.open(path.join(tempDir(), 'h.db'));
     const provider = new PlanRecorder({ answerDelayMs: 5 });
     onTestFinished(async () => {
@@ -40,13 +44,13 @@ describe("the run's noise reading reaches each cell's load plan", () => {
     });
     const matrix = {
       name: 'noise', apps: ['hello'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [128],
-      load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: 3, order: 'fixed',
+      load: { model: 'closed', connections: [4] }, durationSec: 3, warmupSec: 1, repetitions: CELLS, order: 'fixed',
       settleBudgetPct: 0, verify: false,
     };
     const outcome = await runMatrix(matrix, { store, provider });
     const cells = [...store.getRun(outcome.runId)!.cells].sort((a, b) => a.config.index - b.config.index);
-    expect(cells.map((c) => c.status)).toEqual(['ok', 'ok', 'ok']);
-    expect(provider.plans).toHaveLength(3);
+    expect(cells.map((c) => c.status)).toEqual(Array(CELLS).fill('ok'));
+    expect(provider.plans).toHaveLength(CELLS);
     const replay = new RunNoise();
     cells.forEach((c, i) => {
       const expected = replay.get();
@@ -57,7 +61,8 @@ describe("the run's noise reading reaches each cell's load plan", () => {
     });
     expect(provider.plans[0]!.warmNoise).toBeUndefined();
     expect(provider.plans[1]!.warmNoise).toBeUndefined();
-    // Timer-paced answers are steady: the third cell had a reading (so the check above compared numbers).
-    expect(provider.plans[2]!.warmNoise, JSON.stringify(cells.map((c) => c.flags))).toBeTypeOf('number');
+    // Some cell had a reading, so the checks above compared numbers, not two undefineds.
+    const read = provider.plans.filter((p) => typeof p.warmNoise === 'number');
+    expect(read.length, JSON.stringify(cells.map((c) => c.flags))).toBeGreaterThan(0);
   }, 60_000);
 });
