@@ -9,7 +9,7 @@ import type { AppDefinition } from '../../src-main/apps/catalog.ts';
 import { DependenciesSchema } from '../../src-main/apps/dependencies.ts';
 import type { UserApp } from '../../src-main/apps/user-apps.ts';
 import { docker } from '../../src-main/docker/client.ts';
-import { ensureDependencyImage } from '../../src-main/docker/dependency-images.ts';
+import { debianRootTool, ensureDependencyImage } from '../../src-main/docker/dependency-images.ts';
 import { LABEL, ownFilters } from '../../src-main/docker/labels.ts';
 import { localProvider } from '../../src-main/providers/local/provider.ts';
 import type { ProvisionedTarget } from '../../src-main/providers/provider.ts';
@@ -36,9 +36,14 @@ async function worldOf(app: string, session?: string): Promise<string[]> {
 
 beforeAll(async () => {
   await requireDocker();
-  // Both at once: they share one debootstrap, and their package downloads overlap.
-  const [PG_IMAGE, REDIS_IMAGE] = await Promise.all([ensureDependencyImage('postgres'), ensureDependencyImage('redis')]);
+  // Both at once: they share one Debian root, and their package downloads overlap.
+  const log: string[] = [];
+  const onLog = (line: string): number => log.push(line);
+  const [PG_IMAGE, REDIS_IMAGE] = await Promise.all([ensureDependencyImage('postgres', onLog), ensureDependencyImage('redis', onLog)]);
   images = { PG_IMAGE, REDIS_IMAGE };
+  // Where the root was made now (not already on this engine), the tool this machine prefers made it: mmdebstrap on CI.
+  const made = log.find((l) => / --variant=minbase /.test(l));
+  if (made) expect(made.split(' ')[0]).toBe(debianRootTool());
 }, 600_000);
 
 describe('an app with a database and a cache, from its Compose file', () => {
