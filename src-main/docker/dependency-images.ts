@@ -49,8 +49,8 @@ export type DebianRootTool = (typeof DEBIAN_ROOT_TOOLS)[number];
 
 /**
  * What makes the Debian root here: mmdebstrap where it is installed (apt's parallel downloads and a tarball straight
- * out make it about three times faster: BENCHMARKS.md, "The offline Debian root"), else debootstrap; undefined when
- * neither is on `pathEnv`.
+ * out make it faster: BENCHMARKS.md, "The offline Debian root"), else debootstrap; undefined when neither is on
+ * `pathEnv`.
  */
 export function debianRootTool(pathEnv = process.env.PATH ?? ''): DebianRootTool | undefined {
   const dirs = pathEnv.split(':').filter(Boolean);
@@ -100,7 +100,7 @@ export async function buildDebianRoot(onLog?: BuildLog, tool = debianRootTool())
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rightsize-debian-'));
   try {
     const mirror = debianMirror();
-    const takes = tool === 'mmdebstrap' ? 'about 20 s' : 'about a minute';
+    const takes = tool === 'mmdebstrap' ? 'about 20 s' : 'about half a minute';
     onLog?.(`${tool} --variant=minbase ${SUITE} from ${mirror} (${takes})`);
     await importImage(await makeDebianRoot(tool, dir, mirror, onLog), DEBIAN_ROOT_TAG);
     return DEBIAN_ROOT_TAG;

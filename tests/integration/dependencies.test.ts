@@ -38,7 +38,7 @@ beforeAll(async () => {
   await requireDocker();
   // Both at once: they share one Debian root, and their package downloads overlap.
   const log: string[] = [];
-  const onLog = (line: string): number => log.push(line);
+  const onLog = (line: string): void => void log.push(line);
   const [PG_IMAGE, REDIS_IMAGE] = await Promise.all([ensureDependencyImage('postgres', onLog), ensureDependencyImage('redis', onLog)]);
   images = { PG_IMAGE, REDIS_IMAGE };
   // Where the root was made now (not already on this engine), the tool this machine prefers made it: mmdebstrap on CI.
