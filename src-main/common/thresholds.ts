@@ -31,6 +31,9 @@ export const SATURATED_ELU = 0.9;
  */
 export const DEPENDENCY_SATURATED_PCT = 90;
 
+/** A share of throttled enforcement periods is read over this many busy periods or more (a second of 100 ms ones). */
+export const MIN_PERIODS_FOR_SHARE = 10;
+
 /**
  * …while the app itself used less than this share of its CPU cap: the app had room to serve more, so the
  * dependency, not the app, set the pace. Both at their caps is the server's limit (the conservative reading).

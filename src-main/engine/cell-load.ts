@@ -243,21 +243,22 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       warmupPerSecondRps: warmupRps,
       ...(judgedNoise !== undefined ? { warmupNoise: judgedNoise } : {}),
     };
-    let summary = stats.summary(measureFrom);
+    const measureTo = measureFrom + load.measuredSec * 1000;
+    let summary = stats.summary(measureFrom, measureTo);
     if (summary) summary = { ...summary, ...procMem.summary() };
     const hostUse =
       host && stats.usage.length >= 2
         ? contention(host.snapshots, hostFrom, host.cores, (a, b) => knownCpuSec(stats, deps, a, b))
         : undefined;
     if (summary && hostUse) summary = { ...summary, host: hostUse };
-    const replicaStats = samplers.parts?.map((part) => part.summary(measureFrom));
+    const replicaStats = samplers.parts?.map((part) => part.summary(measureFrom, measureTo));
     return {
       load,
       ...(replicaStats ? { replicaStats } : {}),
       clock: { loadFromMs, measureFromMs: measureFrom, measuredSec: load.measuredSec },
       ...(summary ? { stats: summary } : {}),
       ...(out.node ? { loadNode: out.node } : {}),
-      ...(deps.length ? { dependencies: deps.map((x) => dependencyReading(x, measureFrom)) } : {}),
+      ...(deps.length ? { dependencies: deps.map((x) => dependencyReading(x, measureFrom, measureTo)) } : {}),
       ...(watch.said ? { unreachable: watch.said } : {}),
     };
   } finally {
@@ -282,8 +283,12 @@ function knownCpuSec(stats: StatsSampler, deps: readonly DependencySampler[], a:
   return shared.reduce((sum, x) => sum + (x.sampler.cpuSecBetween(a, b) ?? 0), stats.cpuSecBetween(a, b) ?? 0);
 }
 
-function dependencyReading({ d, sampler, measured }: DependencySampler, measureFrom: number): DependencyReading {
-  const summary = sampler.summary(measureFrom);
+function dependencyReading(
+  { d, sampler, measured }: DependencySampler,
+  measureFrom: number,
+  measureTo: number,
+): DependencyReading {
+  const summary = sampler.summary(measureFrom, measureTo);
   return {
     name: d.name,
     image: d.image,

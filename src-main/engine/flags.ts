@@ -13,6 +13,7 @@ import {
   DEPENDENCY_SATURATED_PCT,
   HOST_BUSY_BURST_SEC,
   HOST_BUSY_PCT,
+  MIN_PERIODS_FOR_SHARE,
   NETWORK_BOUND_SHARE,
   THROTTLED_TIME_SHARE,
   UNEVEN_SHARE,
@@ -128,16 +129,35 @@ export function networkBoundReason(
   return `${carried} of ${of} bandwidth cap: the network set the pace`;
 }
 
+/**
+ * A dependency at its own CPU cap: it used that share of it on average, or it ran out of its quota in that share of
+ * the enforcement periods it was busy in. The kernel counts a period only while the group has work, so the second
+ * reading is blind to idle time around the load (a reading's second begun before it) and to time spent on the disk.
+ */
+function atCap(d: DependencyReading): { pct: number; throttled?: number } | undefined {
+  const s = d.stats;
+  if (!s) return undefined;
+  const periods = s.cpuPeriods ?? 0;
+  const throttled = periods >= MIN_PERIODS_FOR_SHARE ? s.throttledPeriods / periods : undefined;
+  if (s.cpuPctMean >= DEPENDENCY_SATURATED_PCT) return { pct: s.cpuPctMean };
+  if (throttled !== undefined && throttled * 100 >= DEPENDENCY_SATURATED_PCT) return { pct: s.cpuPctMean, throttled };
+  return undefined;
+}
+
 /** Words for a dependency at its own CPU cap while the app had room (the first such, by CPU share), or undefined. */
 export function dependencyBoundReason(app: StatsSummary, deps: readonly DependencyReading[]): string | undefined {
   if (app.cpuPctMean >= APP_HEADROOM_PCT) return undefined;
-  const at = deps
-    .filter((d) => (d.stats?.cpuPctMean ?? 0) >= DEPENDENCY_SATURATED_PCT)
-    .sort((a, b) => b.stats!.cpuPctMean - a.stats!.cpuPctMean)[0];
-  if (!at) return undefined;
+  const [first] = deps
+    .map((d) => ({ d, cap: atCap(d) }))
+    .filter((x) => x.cap)
+    .sort((a, b) => b.cap!.pct - a.cap!.pct);
+  if (!first) return undefined;
+  const { d, cap } = first;
+  const quota =
+    cap!.throttled !== undefined ? ` (out of it in ${fmtPct(cap!.throttled * 100)} of its busy periods)` : '';
   return (
-    `${at.name} (${at.image}) used ${Math.round(at.stats!.cpuPctMean)} % of its ${at.cpuMillis / 1000} CPU cap ` +
-    `while the app used ${Math.round(app.cpuPctMean)} % of its own: ${at.name} set the pace`
+    `${d.name} (${d.image}) used ${Math.round(cap!.pct)} % of its ${d.cpuMillis / 1000} CPU cap${quota} ` +
+    `while the app used ${Math.round(app.cpuPctMean)} % of its own: ${d.name} set the pace`
   );
 }
 

@@ -94,16 +94,20 @@ export class StatsSampler {
 
   /**
    * Summary over readings taken at or after `fromMs` (epoch ms), i.e. after warmup; the memory peak covers the whole
-   * container.
+   * container. With `toMs`, the mean CPU is the CPU used between the two instants: a reading's second that began
+   * before `fromMs` (readings keep their own phase) would otherwise lend the mean its idle part.
    */
-  summary(fromMs = 0): StatsSummary | undefined {
+  summary(fromMs = 0, toMs?: number): StatsSummary | undefined {
     const xs = this.seconds.filter((s) => this.t0 + s.t * 1000 >= fromMs);
     if (xs.length === 0) return undefined;
     const sum = (f: (s: StatsSecond) => number): number => xs.reduce((a, s) => a + f(s), 0);
     const peak = this.memoryPeak();
     const periods = xs.every((s) => s.periods !== undefined) ? sum((s) => s.periods ?? 0) : undefined;
+    const used = toMs !== undefined && toMs > fromMs ? this.cpuSecBetween(fromMs, toMs) : undefined;
+    const windowPct =
+      used !== undefined ? (used / ((toMs! - fromMs) / 1000) / (this.cpuMillis / 1000)) * 100 : undefined;
     return {
-      cpuPctMean: sum((s) => s.cpuPct) / xs.length,
+      cpuPctMean: windowPct ?? sum((s) => s.cpuPct) / xs.length,
       cpuPctMax: Math.max(...xs.map((s) => s.cpuPct)),
       memMeanBytes: sum((s) => s.memBytes) / xs.length,
       memMaxBytes: Math.max(...xs.map((s) => s.memBytes)),

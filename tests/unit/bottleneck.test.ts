@@ -207,6 +207,22 @@ describe('a dependency at its own cap sets the pace (issue 41)', () => {
     expect(cellFlagsAndBottleneck(measured(closed), app(35), undefined, 256, [db(60)]).bottleneck).toBe('server');
   });
 
+  it('out of its quota in 90 % or more of the periods it was busy in: at its cap, whatever idle seconds the mean read', () => {
+    // 82 % on average (a reading's second begun before the load), but throttled in 19 of its 20 busy periods.
+    const busy = (cpuPctMean: number, throttledPeriods: number, cpuPeriods: number): DependencyReading => {
+      const d = db(cpuPctMean);
+      return { ...d, stats: { ...d.stats!, throttledPeriods, cpuPeriods } };
+    };
+    const r = cellFlagsAndBottleneck(measured(closed), app(18), undefined, 256, [busy(82, 19, 20)]);
+    expect(r.flags[0]!.reason).toBe(
+      'db (postgres:16) used 82 % of its 0.5 CPU cap (out of it in 95 % of its busy periods) while the app used 18 % ' +
+        'of its own: db set the pace',
+    );
+    // Throttled in fewer (a bursty database with room), or too few periods to read a share: not at its cap.
+    expect(cellFlagsAndBottleneck(measured(closed), app(18), undefined, 256, [busy(82, 17, 20)]).bottleneck).toBe('server');
+    expect(cellFlagsAndBottleneck(measured(closed), app(18), undefined, 256, [busy(82, 9, 9)]).bottleneck).toBe('server');
+  });
+
   it('is never counted as the host: dependency-bound wins over host-busy, the load generator over both', () => {
     const dep: Flag = { kind: 'dependency-bound', reason: 'db' };
     expect(cellBottleneck({ flags: [{ kind: 'host-busy', reason: 'x' }, dep], load: {} })).toBe('dependency');

@@ -25,6 +25,19 @@ describe('the provider-neutral stats sampler', () => {
     expect(s.cpuSecBetween(t0 + 1000, t0 + 3000)).toBeCloseTo(0.8, 6);
   });
 
+  it("with the window's end, the mean CPU is of the window: a reading's second begun before it weighs its overlap", () => {
+    // The reading's second 0–1 s used 40 % of the cap, the next two 100 %; the window is 0.6–2.6 s.
+    const s = new StatsSampler(noStream, 100);
+    const at = (sec: number, cpuSec: number): StatsReading => reading(sec, { cpuNs: cpuSec * 1e9 });
+    [at(0, 0), at(1, 0.04), at(2, 0.14), at(3, 0.24)].forEach((r) => s.add(r));
+    const from = t0 + 1000 + 600;
+    const to = from + 2000;
+    // Per second: (40 + 100 + 100) / 3 = 80 %. Of the window: 0.4 s at 40 % and 1.6 s at 100 % = 88 %.
+    expect(s.summary(from)!.cpuPctMean).toBeCloseTo(80, 6);
+    expect(s.summary(from, to)!.cpuPctMean).toBeCloseTo(88, 6);
+    expect(s.summary(from, to)!.samples).toBe(3); // the readings themselves are unchanged
+  });
+
   it('takes the cgroup peak from the readings, else from the provider, else the highest usage (and says which)', () => {
     const withPeak = new StatsSampler(noStream, 1000);
     withPeak.add(reading(0, { memPeakBytes: 90 * MiB, memUsageBytes: 50 * MiB }));
