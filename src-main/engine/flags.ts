@@ -22,6 +22,7 @@ import { cellBottleneck } from '../common/bottleneck.ts';
 import { offShares, SHARE_CHECK_MIN_SEC } from '../mix/routes.ts';
 import { fmtNum, fmtPct } from '../common/format.ts';
 import { linkShare } from '../common/link-share.ts';
+import { throttledShare } from '../common/throttled-share.ts';
 
 /**
  * The flags step of a measured cell: its flags, and what set its pace (common/bottleneck.ts), decided here once
@@ -134,29 +135,25 @@ export function networkBoundReason(
  * the enforcement periods it was busy in. The kernel counts a period only while the group has work, so the second
  * reading is blind to idle time around the load (a reading's second begun before it) and to time spent on the disk.
  */
-function atCap(d: DependencyReading): { pct: number; throttled?: number } | undefined {
+function atCap(d: DependencyReading): { d: DependencyReading; pct: number; throttled?: number } | undefined {
   const s = d.stats;
   if (!s) return undefined;
-  const periods = s.cpuPeriods ?? 0;
-  const throttled = periods >= MIN_PERIODS_FOR_SHARE ? s.throttledPeriods / periods : undefined;
-  if (s.cpuPctMean >= DEPENDENCY_SATURATED_PCT) return { pct: s.cpuPctMean };
-  if (throttled !== undefined && throttled * 100 >= DEPENDENCY_SATURATED_PCT) return { pct: s.cpuPctMean, throttled };
-  return undefined;
+  if (s.cpuPctMean >= DEPENDENCY_SATURATED_PCT) return { d, pct: s.cpuPctMean };
+  const throttled = throttledShare(s, MIN_PERIODS_FOR_SHARE);
+  return throttled !== undefined && throttled * 100 >= DEPENDENCY_SATURATED_PCT
+    ? { d, pct: s.cpuPctMean, throttled }
+    : undefined;
 }
 
 /** Words for a dependency at its own CPU cap while the app had room (the first such, by CPU share), or undefined. */
 export function dependencyBoundReason(app: StatsSummary, deps: readonly DependencyReading[]): string | undefined {
   if (app.cpuPctMean >= APP_HEADROOM_PCT) return undefined;
-  const [first] = deps
-    .map((d) => ({ d, cap: atCap(d) }))
-    .filter((x) => x.cap)
-    .sort((a, b) => b.cap!.pct - a.cap!.pct);
+  const [first] = deps.flatMap((d) => atCap(d) ?? []).sort((a, b) => b.pct - a.pct);
   if (!first) return undefined;
-  const { d, cap } = first;
-  const quota =
-    cap!.throttled !== undefined ? ` (out of it in ${fmtPct(cap!.throttled * 100)} of its busy periods)` : '';
+  const { d, pct, throttled } = first;
+  const quota = throttled !== undefined ? ` (out of it in ${fmtPct(throttled * 100)} of its busy periods)` : '';
   return (
-    `${d.name} (${d.image}) used ${Math.round(cap!.pct)} % of its ${d.cpuMillis / 1000} CPU cap${quota} ` +
+    `${d.name} (${d.image}) used ${Math.round(pct)} % of its ${d.cpuMillis / 1000} CPU cap${quota} ` +
     `while the app used ${Math.round(app.cpuPctMean)} % of its own: ${d.name} set the pace`
   );
 }

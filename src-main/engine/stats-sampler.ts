@@ -44,10 +44,9 @@ export class StatsSampler {
     const prev = this.prev;
     this.prev = r;
     if (!prev || r.atMs <= prev.atMs) return undefined;
-    const coresUsed = (r.cpuNs - prev.cpuNs) / ((r.atMs - prev.atMs) * 1e6);
     const s: StatsSecond = {
       t: Math.round((r.atMs - this.t0) / 100) / 10,
-      cpuPct: (coresUsed / (this.cpuMillis / 1000)) * 100,
+      cpuPct: this.pctOfCap((r.cpuNs - prev.cpuNs) / 1e9, r.atMs - prev.atMs),
       memBytes: r.memBytes,
       memLimitBytes: r.memLimitBytes,
       throttledPeriods: r.throttledPeriods - prev.throttledPeriods,
@@ -59,6 +58,11 @@ export class StatsSampler {
     };
     this.seconds.push(s);
     return s;
+  }
+
+  /** CPU seconds used over `ms` as a percentage of the cap. */
+  private pctOfCap(cpuSec: number, ms: number): number {
+    return (cpuSec / (ms / 1000) / (this.cpuMillis / 1000)) * 100;
   }
 
   /** The latest second, for pairing with a load second. */
@@ -104,8 +108,7 @@ export class StatsSampler {
     const peak = this.memoryPeak();
     const periods = xs.every((s) => s.periods !== undefined) ? sum((s) => s.periods ?? 0) : undefined;
     const used = toMs !== undefined && toMs > fromMs ? this.cpuSecBetween(fromMs, toMs) : undefined;
-    const windowPct =
-      used !== undefined ? (used / ((toMs! - fromMs) / 1000) / (this.cpuMillis / 1000)) * 100 : undefined;
+    const windowPct = used !== undefined ? this.pctOfCap(used, toMs! - fromMs) : undefined;
     return {
       cpuPctMean: windowPct ?? sum((s) => s.cpuPct) / xs.length,
       cpuPctMax: Math.max(...xs.map((s) => s.cpuPct)),

@@ -1,6 +1,7 @@
 // CPU in the answer: the smallest CPU cap that meets the objective (with an SLO) or holds the
 // throughput (without), from the matrix's CPU dimension, and the throttling seen at the cap.
 import { fmtNum, fmtUs } from '../../common/format.ts';
+import { throttledShare } from '../../common/throttled-share.ts';
 import type { StoredCell } from '../../model/stored.ts';
 import { decideCpuCaps } from '../decide/decide.ts';
 import { sameBut } from '../decide/group.ts';
@@ -32,11 +33,11 @@ export function throttling(
 ): Pick<CpuSizing, 'cpuPctOfCap' | 'throttledMsPerSec' | 'throttledShare'> {
   const withStats = cells.filter((c) => c.stats && c.load && c.load.measuredSec > 0);
   if (withStats.length === 0) return { cpuPctOfCap: null, throttledMsPerSec: null, throttledShare: null };
-  const periods = withStats.filter((c) => (c.stats!.cpuPeriods ?? 0) > 0);
+  const shares = withStats.flatMap((c) => throttledShare(c.stats!) ?? []);
   return {
     cpuPctOfCap: mean(withStats.map((c) => c.stats!.cpuPctMean)),
     throttledMsPerSec: mean(withStats.map((c) => c.stats!.throttledMs / c.load!.measuredSec)),
-    throttledShare: periods.length ? mean(periods.map((c) => c.stats!.throttledPeriods / c.stats!.cpuPeriods!)) : null,
+    throttledShare: shares.length ? mean(shares) : null,
   };
 }
 
