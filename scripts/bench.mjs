@@ -1,10 +1,10 @@
-// `npm run bench -- <name…>`: provision | fidelity [--mix] [--tls] [--h2 | --h2c] | overhead | responsiveness | store | user-app | caps | cli-start | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] and baseline [--runs N] and host-busy [--runs N] and dependencies and time-to-answer [--runs K] [--only PRESET,…] and container-spread [--runs K] [--config quick|pm2-16|pm2-8|pm2-2|cluster-8|pbkdf2-6] [--windows W] [--compare-floor | --compare-noise] and network [--runs N] and tls-resume [--runs N] and debian-root [--runs K] (only when named). Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity [--mix] [--tls] [--h2 | --h2c] | overhead | responsiveness | store | user-app | caps | cli-start | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] and baseline [--runs N] and host-busy [--runs N] and dependencies and time-to-answer [--runs K] [--only PRESET,…] and container-spread [--runs K] [--config quick|pm2-16|pm2-8|pm2-2|cluster-8|pbkdf2-6] [--windows W] [--compare-floor | --compare-noise] and warm-raise [--runs K] [--config pm2-16|pm2-8|cluster-4] and network [--runs N] and tls-resume [--runs N] and debian-root [--runs K] (only when named). Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
 const all = ['provision', 'fidelity', 'overhead', 'responsiveness', 'store', 'user-app', 'caps', 'cli-start'];
 // Long ones (minutes of measurement) run only when named.
-const named = ['debian-root', 'repeatability', 'auto-size', 'targets', 'probe', 'baseline', 'node-image', 'host-busy', 'dependencies', 'time-to-answer', 'container-spread', 'network', 'tls-resume'];
+const named = ['debian-root', 'repeatability', 'auto-size', 'targets', 'probe', 'baseline', 'node-image', 'host-busy', 'dependencies', 'time-to-answer', 'container-spread', 'warm-raise', 'network', 'tls-resume'];
 // Options are forwarded to every benchmark chosen (e.g. `fidelity --threads 2`); the rest are names.
 const options = [];
 const names = [];

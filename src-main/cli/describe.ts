@@ -12,7 +12,7 @@ const isPartial = (c: StoredCell): boolean => c.status === 'cancelled' || c.stat
  * The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until steady; "—" before it ran.
  */
 export const warmupText = (c: StoredCell): string =>
-  fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load));
+  fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load), c.load?.warmupRaise);
 
 /** ", 2 threads" where more than one load thread generated the load (or the matrix asked for a count). */
 function threadsText(c: StoredCell): string {

@@ -47,11 +47,18 @@ export function fmtLocalTime(iso: string, withOffset = true): string {
 
 /**
  * The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until
- * throughput was steady. `used` undefined: the configured one where the cell measured, else "—".
+ * throughput was steady. `used` undefined: the configured one where the cell measured, else "—". `raise`: its first
+ * seconds ran at a raised cap (load/warmup.ts), said after it: "2 → 18 s (16 s at 1 CPU)".
  */
-export function fmtWarmup(configuredSec: number, used: number | undefined, measured = true): string {
+export function fmtWarmup(
+  configuredSec: number,
+  used: number | undefined,
+  measured = true,
+  raise?: { cpuMillis: number; untilSec: number },
+): string {
   if (used === undefined) return measured ? `${configuredSec} s` : '—';
-  return used > configuredSec ? `${configuredSec} → ${used} s` : `${used} s`;
+  const at = raise ? ` (${raise.untilSec} s at ${raise.cpuMillis / 1000} CPU)` : '';
+  return `${used > configuredSec ? `${configuredSec} → ${used} s` : `${used} s`}${at}`;
 }
 
 /** A percentage: whole from 10 up (and 0), one decimal from 1, two below: "12 %", "3.4 %", "0.25 %". */

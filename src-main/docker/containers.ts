@@ -176,6 +176,11 @@ export class TargetContainer {
     return this.oomEvents;
   }
 
+  /** Its CPU cap in place (CFS quota), without a restart. */
+  async setCpuMillis(millis: number): Promise<void> {
+    await this.container.update({ NanoCpus: millis * 1_000_000 });
+  }
+
   /** The last lines the app printed (stdout and stderr together); after a stop, what was read when it stopped. */
   async logTail(lines = 50): Promise<string[]> {
     const live = await this.readLog(lines);

@@ -152,7 +152,10 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const host = hostCpu.ok ? new HostCpuRecorder(target.cores) : undefined;
     host?.mark();
     let hostFrom = -1;
-    const warmup = cellWarmup(cfg);
+    const warmup = await raisedWarmup(cfg, target);
+    const { raise } = warmup;
+    // The cap comes back once the raised seconds are over; when it did (or why not) is checked before any is kept.
+    let lowered: Promise<{ atMs: number } | { error: unknown }> | undefined;
     // The noise is only a judge's: a warm-up that cannot extend (none asked for) judges nothing by it.
     const judgedNoise = warmup.capSec > warmup.minSec ? p.warmNoise : undefined;
     let measureFrom = Date.now() + warmup.minSec * 1000;
@@ -176,6 +179,11 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
             deps: deps.map((x) => pick(x.sampler.latest())),
           });
           warmupRps.push(s.requests);
+          if (raise && !lowered && warmupRps.length >= raise.untilSec)
+            lowered = target.setCpuMillis!(cfg.cpuMillis).then(
+              () => ({ atMs: Date.now() }),
+              (error: unknown) => ({ error }),
+            );
           p.onWarmupSample?.(sample);
           host?.mark();
           return;
@@ -237,11 +245,13 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     await procMem.read();
     stats.stop();
     for (const x of deps) x.sampler.stop();
+    if (raise && out.result.measuredSec > 0) await capBackBefore(lowered, measureFrom, cfg.cpuMillis);
     // The runner keeps only the measured seconds; the noise the warm-up judged by is kept with them.
     const load = {
       ...out.result,
       warmupPerSecondRps: warmupRps,
       ...(judgedNoise !== undefined ? { warmupNoise: judgedNoise } : {}),
+      ...(raise ? { warmupRaise: { cpuMillis: raise.cpus * 1000, untilSec: raise.untilSec } } : {}),
     };
     const measureTo = measureFrom + load.measuredSec * 1000;
     let summary = stats.summary(measureFrom, measureTo);
@@ -265,6 +275,37 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     stats.stop();
     for (const x of deps) x.sampler.stop();
   }
+}
+
+/**
+ * The cell's warm-up bounds, its cap raised for the first of them where that shortens the warm-up and the target can
+ * (engine/cell-warmup.ts): a raise that fails leaves the cap as it was, and the bounds with it.
+ */
+async function raisedWarmup(cfg: CellConfig, target: ProvisionedTarget): Promise<ReturnType<typeof cellWarmup>> {
+  const warmup = cellWarmup(cfg, target.setCpuMillis !== undefined);
+  if (!warmup.raise) return warmup;
+  try {
+    await target.setCpuMillis!(warmup.raise.cpus * 1000);
+    return warmup;
+  } catch {
+    return cellWarmup(cfg, false);
+  }
+}
+
+/** Every measured second ran at the cell's own cap: the cap came back before the first of them, or the cell fails. */
+async function capBackBefore(
+  lowered: Promise<{ atMs: number } | { error: unknown }> | undefined,
+  measureFromMs: number,
+  cpuMillis: number,
+): Promise<void> {
+  const back = await lowered;
+  if (back && 'atMs' in back && back.atMs <= measureFromMs) return;
+  const why = !back
+    ? 'it was never lowered'
+    : 'error' in back
+      ? `lowering it failed (${(back.error as Error)?.message ?? String(back.error)})`
+      : `it came back ${back.atMs - measureFromMs} ms into the measured seconds`;
+  throw new Error(`the warm-up's raised CPU cap: ${why}, so the cell was not measured at its own ${cpuMillis}m`);
 }
 
 type DependencySampler = {

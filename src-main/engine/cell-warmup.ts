@@ -6,5 +6,9 @@ import type { CellConfig } from '../model/types.ts';
 
 export type WarmupCell = Pick<CellConfig, 'warmupSec' | 'mode' | 'workers' | 'cpuMillis'>;
 
-export const cellWarmup = (c: WarmupCell): { minSec: number; capSec: number } =>
-  warmupBounds(c.warmupSec, servingProcesses(c.mode, c.workers), c.cpuMillis / 1000);
+/**
+ * `canRaise`: its target's cap can be raised for the warm-up (ProvisionedTarget.setCpuMillis). Plans and estimates
+ * take this machine's engine, which can; a cell asks its own target.
+ */
+export const cellWarmup = (c: WarmupCell, canRaise = true): ReturnType<typeof warmupBounds> =>
+  warmupBounds(c.warmupSec, servingProcesses(c.mode, c.workers), c.cpuMillis / 1000, canRaise);

@@ -56,9 +56,9 @@ export interface CellCost {
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** The warm-up a recorded cell was held to at least: its floor where what it ran is known, else the configured. */
-function askedWarmupSec({ warmupSec, mode, workers, cpuMillis }: CellTiming): number {
+function askedWarmupSec({ warmupSec, mode, workers, cpuMillis, warmupRaised }: CellTiming): number {
   if (mode == null || workers == null || cpuMillis == null) return warmupSec;
-  return cellWarmup({ warmupSec, mode, workers, cpuMillis }).minSec;
+  return cellWarmup({ warmupSec, mode, workers, cpuMillis }, Boolean(warmupRaised)).minSec;
 }
 
 /** A cell's cost from the history's timings of its app and mode (newest first), or the defaults. */

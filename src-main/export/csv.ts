@@ -42,6 +42,9 @@ const CELL_COLUMNS: [string, (c: StoredCell) => Cell][] = [
   ['warmup_used_s', (c) => c.load?.warmupUsedSec],
   // The host's per-second noise the warm-up's flatness was judged by (load/second-noise.ts); empty: a quiet host's.
   ['warmup_noise_pct', (c) => (c.load?.warmupNoise !== undefined ? Math.round(c.load.warmupNoise * 1000) / 10 : null)],
+  // A cell under one CPU that warmed up at one (load/warmup.ts): that cap and for how many seconds; empty: its own.
+  ['warmup_raised_cpu_m', (c) => c.load?.warmupRaise?.cpuMillis],
+  ['warmup_raised_s', (c) => c.load?.warmupRaise?.untilSec],
   ['status', (c) => c.status],
   ['failure', (c) => c.failure?.split('\n')[0]],
   ['rps_mean', (c) => c.rpsMean],

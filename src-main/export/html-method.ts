@@ -26,6 +26,16 @@ function adaptiveText(warmupSec: number | undefined): string {
   );
 }
 
+/** Where cells under one CPU warmed up at one (load/warmup.ts), when the run has any. */
+function raisedText(run: RunDetail): string {
+  const n = run.cells.filter((c) => c.load?.warmupRaise).length;
+  return n
+    ? ` ${n} cell${n === 1 ? '' : 's'} under one CPU warmed up at one until each process had its CPU-second, then ` +
+        'measured at their own cap, 2 s after it came back (<code>warmup_raised_cpu_m</code>, ' +
+        '<code>warmup_raised_s</code>).'
+    : '';
+}
+
 /** How TLS cells opened their connections, when the run has any: a full handshake each, or resumed on reconnects. */
 function tlsItems(run: RunDetail): string[] {
   const tls = run.cells.filter((c) => c.config.load.tls);
@@ -68,7 +78,8 @@ export function methodSection(run: RunDetail, rec: Recommendation): string {
       'server shows up as latency instead of a silently lower rate (coordinated omission).',
     '<b>Warm-up.</b> The first seconds of each cell warm the JIT and the connections and are not ' +
       `measured.${timing} ${adaptiveText(first?.warmupSec)} The warm-up each cell used is in the cells table ` +
-      'and the CSV (<code>warmup_used_s</code>, and the noise it was judged by, <code>warmup_noise_pct</code>).',
+      'and the CSV (<code>warmup_used_s</code>, and the noise it was judged by, <code>warmup_noise_pct</code>).' +
+      raisedText(run),
     '<b>Steady state.</b> The measured seconds of every cell are tested for a drift (least-squares trend, ' +
       't-test) and a level shift (the strongest stretch of seconds against the rest, Bonferroni-corrected over ' +
       `every cut), each at p &lt; ${UNSTABLE_ALPHA}. A cell whose throughput moved by ` +

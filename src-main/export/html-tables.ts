@@ -100,7 +100,8 @@ function dependencyWords(c: StoredCell): string {
 }
 
 /** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one; "—" when not known. */
-const warmupText = (c: StoredCell): string => fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load));
+const warmupText = (c: StoredCell): string =>
+  fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load), c.load?.warmupRaise);
 
 /** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
 function cellNote(c: StoredCell): string {

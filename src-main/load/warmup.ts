@@ -25,15 +25,49 @@ export function warmupCapSec(warmupSec: number): number {
 export const JIT_WARM_CPU_SEC = 1;
 
 /**
+ * A cap below one CPU warms up at one whole CPU (the core it is pinned to), then measures at its own cap: the JIT
+ * floor's CPU-seconds come twice as fast or more, and what Node sees (its cores, and its CPU count from the quota,
+ * rounded up) is the same at both (BENCHMARKS.md, "Warm at one CPU, measure at the cap").
+ */
+export const WARM_CPUS = 1;
+/**
+ * Seconds between the cap's return and the first second that may be measured: the second it came back in, and one
+ * for the queues to settle at the lower speed.
+ */
+export const WARM_DROP_SEC = 2;
+
+/** Where a warm-up runs under more CPU than its cell's cap: that many CPUs for its first `untilSec` seconds. */
+export interface WarmupRaise {
+  cpus: number;
+  untilSec: number;
+}
+
+/**
  * A cell's warm-up bounds, the one place they are set: at least the configured seconds and the time `processes`
  * serving processes sharing `cpus` CPUs take to get JIT_WARM_CPU_SEC each; at most the cap, past that floor. A
- * configured 0 stays 0 (the user asked for none).
+ * configured 0 stays 0 (the user asked for none). `canRaise`: the target's cap can be raised for the warm-up; where
+ * that shortens it, the bounds say how (`raise`), and the floor is paid at WARM_CPUS, then WARM_DROP_SEC at the cap.
  */
-export function warmupBounds(warmupSec: number, processes: number, cpus: number): { minSec: number; capSec: number } {
+export function warmupBounds(
+  warmupSec: number,
+  processes: number,
+  cpus: number,
+  canRaise = false,
+): { minSec: number; capSec: number; raise?: WarmupRaise } {
   if (warmupSec <= 0) return { minSec: 0, capSec: 0 };
-  const floor = cpus > 0 ? Math.ceil((JIT_WARM_CPU_SEC * Math.max(1, processes)) / cpus) : 0;
-  const minSec = Math.max(warmupSec, floor);
-  return { minSec, capSec: Math.max(warmupCapSec(warmupSec), minSec + WARMUP_CAP_EXTRA_SEC) };
+  const floorAt = (c: number): number => (c > 0 ? Math.ceil((JIT_WARM_CPU_SEC * Math.max(1, processes)) / c) : 0);
+  let minSec = Math.max(warmupSec, floorAt(cpus));
+  let raise: WarmupRaise | undefined;
+  if (canRaise && cpus > 0 && cpus < WARM_CPUS) {
+    const untilSec = floorAt(WARM_CPUS);
+    const raised = Math.max(warmupSec, untilSec + WARM_DROP_SEC);
+    if (raised < minSec) [minSec, raise] = [raised, { cpus: WARM_CPUS, untilSec }];
+  }
+  return {
+    minSec,
+    capSec: Math.max(warmupCapSec(warmupSec), minSec + WARMUP_CAP_EXTRA_SEC),
+    ...(raise ? { raise } : {}),
+  };
 }
 
 const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -130,8 +130,7 @@ export interface LoadResult {
    * their ceiling too (engine/client-check.ts), so the goodput is the server's, not a lower bound.
    */
   clientBoundOverruled?: string;
-  // Optional: results stored before these existed lack them; readers fall back (rpsMean, warmupSec of the config, 1
-  // thread).
+  // Optional: results stored before these existed lack them; readers fall back (rpsMean, the config's warmupSec…).
   /** Completed responses per measured second, in order. */
   perSecondRps?: number[];
   /** Goodput per measured second: responses with their expected status (no errors, timeouts or unexpected statuses). */
@@ -142,6 +141,8 @@ export interface LoadResult {
   goodputMean?: number;
   /** Warmup seconds actually used: the configured warmup, extended until throughput was steady (capped). */
   warmupUsedSec?: number;
+  /** A cap below one CPU warmed up at one (load/warmup.ts): that cap, its seconds. Measured ones ran at the cell's. */
+  warmupRaise?: { cpuMillis: number; untilSec: number };
   /** Completed responses per warmup second, in order (a chart draws them before t = 0, where measurement began). */
   warmupPerSecondRps?: number[];
   warmupNoise?: number; // the host's per-second noise the warm-up was judged by (load/second-noise.ts); absent: quiet
@@ -149,10 +150,7 @@ export interface LoadResult {
   threads?: number;
   /** An HTTP/2 cell's client: h2load where it could send the load (load/h2load-client.ts), else Node's http2. */
   h2Client?: 'h2load' | 'node';
-  /**
-   * Constant rate that fell short: which side was the bottleneck ('server': every connection busy; 'client': a load
-   * thread was).
-   */
+  /** Constant rate that fell short: which side set the pace ('server': every connection busy; 'client': a thread). */
   shortfallBy?: 'server' | 'client';
   /** A replicated cell: responses each replica served over the measured seconds (index = replica), per connection. */
   replicaRequests?: number[];

@@ -142,6 +142,11 @@ export interface ProvisionedTarget {
    */
   memoryPeak?(): number | undefined;
   /**
+   * Sets its CPU cap in place (millicores), where the provider can without restarting it: a warm-up under one CPU
+   * runs at one (load/warmup.ts WARM_CPUS), then measures at its own cap. Absent: the cap stays as started.
+   */
+  setCpuMillis?(millis: number): Promise<void>;
+  /**
    * Each of the target's processes' resident memory, read from this machine's /proc (the local
    * engine only: a remote engine's, a Swarm node's or a pod's processes are not visible from here).
    * Absent: the provider cannot; the cell records its process memory as not measured.

@@ -13,6 +13,8 @@ export interface CellTiming {
   workers?: number | null;
   cpuMillis?: number | null;
   warmupUsedSec: number;
+  /** 1 where its warm-up ran its first seconds above its cap (LoadResult.warmupRaise), which shortens its floor. */
+  warmupRaised?: number | null;
   measuredSec: number;
   wallSec: number;
 }
@@ -37,6 +39,7 @@ export class TimingQueries {
       `SELECT coalesce(json_extract(config_json, '$.warmupSec'), 0) AS warmupSec, mode,
               json_extract(config_json, '$.workers') AS workers, json_extract(config_json, '$.cpuMillis') AS cpuMillis,
               json_extract(load_json, '$.warmupUsedSec') AS warmupUsedSec,
+              json_extract(load_json, '$.warmupRaise') IS NOT NULL AS warmupRaised,
               json_extract(load_json, '$.measuredSec') AS measuredSec,
               (julianday(finished_at) - julianday(started_at)) * 86400 AS wallSec
          FROM cells

@@ -50,8 +50,19 @@ export class StubProvider implements Provider {
   private readonly servers = new Map<string, http.Server>();
   private next = 1;
 
-  /** `answerDelayMs`: how long each answer waits (0: at once, as fast as the cores allow), or per target. */
-  constructor(private readonly o: { answerDelayMs?: number | ((spec: TargetSpec) => number) } = {}) {}
+  /** Every in-place change of a target's CPU cap (`setCpuMillis`), in order, where the stub was given one. */
+  readonly cpuChanges: { id: string; millis: number; atMs: number }[] = [];
+
+  /**
+   * `answerDelayMs`: how long each answer waits (0: at once, as fast as the cores allow), or per target. `setCpu`: its
+   * targets can change their cap in place (absent: they cannot); it may throw to refuse a change.
+   */
+  constructor(
+    private readonly o: {
+      answerDelayMs?: number | ((spec: TargetSpec) => number);
+      setCpu?: (millis: number, nth: number) => Promise<void>;
+    } = {},
+  ) {}
 
   async check(): Promise<ProviderCheck> {
     return {
@@ -117,6 +128,14 @@ export class StubProvider implements Provider {
         await res.text();
         return { ms: Date.now() - t0 };
       },
+      ...(this.o.setCpu
+        ? {
+            setCpuMillis: async (millis: number) => {
+              await this.o.setCpu!(millis, this.cpuChanges.filter((c) => c.id === id).length);
+              this.cpuChanges.push({ id, millis, atMs: Date.now() });
+            },
+          }
+        : {}),
       logTail: async () => '',
       exitInfo: async () => exit,
       remove: () => this.remove(record, 'cell'),

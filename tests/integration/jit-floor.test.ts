@@ -1,5 +1,6 @@
 // The JIT floor in a real cell: each serving process gets 1 CPU-second under the cell's cap before
-// measurement starts (load/warmup.ts warmupBounds), however flat the first seconds look. Real Docker,
+// measurement starts (load/warmup.ts warmupBounds), however flat the first seconds look; under one CPU it is paid at
+// one, and the cell measured at its own cap. Real Docker,
 // real load generator. Its bounds are lower and upper bounds on a warm-up's length, so a busy host
 // cannot fail it: shared lane.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -30,5 +31,25 @@ describe('the JIT floor', () => {
     expect(load.warmupUsedSec!, JSON.stringify(load.warmupPerSecondRps)).toBeGreaterThanOrEqual(4);
     expect(load.warmupUsedSec!).toBeLessThanOrEqual(14);
     expect(load.perSecondRps).toHaveLength(2);
+  }, 60_000);
+
+  it('6 cluster workers on 0.5 CPU warm up at one CPU for 6 s, then measure at their own cap (not at the raised one)', async () => {
+    const cfg: CellConfig = {
+      index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 6, cpuMillis: 500, memoryMb: 512,
+      load: { model: 'closed', connections: 12 }, durationSec: 3, warmupSec: 1, env: {},
+    };
+    // 6 CPU-seconds at one CPU, the cap back, 2 s at it: 8 s, not the 12 s its own cap would take.
+    expect(cellWarmup(cfg)).toEqual({ minSec: 8, capSec: 18, raise: { cpus: 1, untilSec: 6 } });
+    const { app, image } = await imageFor(cfg.app);
+    const r = await runCell(cfg, { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 });
+    expect(r.status, r.failure).toBe('ok');
+    const load = r.load!;
+    expect(load.warmupRaise).toEqual({ cpuMillis: 1000, untilSec: 6 });
+    expect(load.warmupUsedSec!).toBeGreaterThanOrEqual(8);
+    expect(load.warmupUsedSec!).toBeLessThanOrEqual(18);
+    // hello's 6 workers use all the CPU they get: at the raised cap they would read about 200 % of 500m.
+    const rps = load.warmupPerSecondRps ?? [];
+    console.log(`raised seconds ${rps.slice(1, 6).map(Math.round).join(', ')} req/s; measured ${load.perSecondRps?.map(Math.round).join(', ')} req/s at ${r.stats?.cpuPctMean.toFixed(0)} % of 500m`);
+    expect(r.stats!.cpuPctMean).toBeLessThanOrEqual(105);
   }, 60_000);
 });

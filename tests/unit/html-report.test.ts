@@ -170,7 +170,7 @@ describe('steady state and host contention in the exports', () => {
     const busy = { kind: 'host-busy' as const, reason: "other processes took 23 % of cores 0-1 (the target's and the load's) while it measured" };
     r.cells = r.cells.map((c) => ({
       ...c,
-      load: { warmupUsedSec: 5, ...(c.config.index === 1 ? { warmupNoise: 0.0823 } : {}), warmupPerSecondRps: [9_000, 15_000, 22_000, 29_000, 30_100], perSecondRps: [c.rpsMean!, c.rpsMean!, c.rpsMean!] } as unknown as StoredCell['load'],
+      load: { warmupUsedSec: 5, ...(c.config.index === 1 ? { warmupNoise: 0.0823, warmupRaise: { cpuMillis: 1000, untilSec: 3 } } : {}), warmupPerSecondRps: [9_000, 15_000, 22_000, 29_000, 30_100], perSecondRps: [c.rpsMean!, c.rpsMean!, c.rpsMean!] } as unknown as StoredCell['load'],
       stats: { cpuPctMean: 95, host: { cores: '0-1', otherPct: c.config.index === 1 ? 23 : 1.5, perSecondOtherPct: c.config.index === 1 ? [40, 25, 4] : [1, 2, 1.5] } } as unknown as StoredCell['stats'],
       flags: c.config.index === 1 ? [unstable, busy] : [],
     }));
@@ -181,8 +181,8 @@ describe('steady state and host contention in the exports', () => {
 
   it('the cells CSV has the warm-up used, the host share and the reasons', () => {
     const rows = parseCsv(cellsCsv(r));
-    expect(rows[0]).toMatchObject({ warmup_s: '2', warmup_used_s: '5', warmup_noise_pct: '', host_cores: '0-1', host_other_pct: '1.500', flags: '', unstable_reason: '', host_busy_reason: '' });
-    expect(rows[1]).toMatchObject({ warmup_noise_pct: '8.200', host_other_pct: '23', flags: 'unstable host-busy' });
+    expect(rows[0]).toMatchObject({ warmup_s: '2', warmup_used_s: '5', warmup_noise_pct: '', warmup_raised_cpu_m: '', warmup_raised_s: '', host_cores: '0-1', host_other_pct: '1.500', flags: '', unstable_reason: '', host_busy_reason: '' });
+    expect(rows[1]).toMatchObject({ warmup_noise_pct: '8.200', warmup_raised_cpu_m: '1000', warmup_raised_s: '3', host_cores: '0-1', host_other_pct: '23', flags: 'unstable host-busy' });
     expect(rows[1]!.unstable_reason).toBe('not a steady state: throughput fell 38 % between the first and the second half (p < 0.001)');
     expect(rows[1]!.host_busy_reason).toContain('other processes took 23 % of cores 0-1');
   });
@@ -196,7 +196,7 @@ describe('steady state and host contention in the exports', () => {
   it('the HTML report shows the warm-up used, the reasons, and marks where warm-up ended', () => {
     const html = htmlReport(r, samples, recommend(r));
     const row = new RegExp('<tr data-cell-index="1"[^>]*>([\\s\\S]*?)</tr>').exec(html)![1]!;
-    expect(row).toContain('<td class="num">2 → 5 s</td>');
+    expect(row).toContain('<td class="num">2 → 5 s (3 s at 1 CPU)</td>');
     expect(html).toContain('<b>unstable</b>: not a steady state: throughput fell 38 % between the first and the second half (p &lt; 0.001)');
     expect(html).toContain('<b>host-busy</b>: other processes took 23 % of cores 0-1');
     const chart = /<svg[^>]*aria-label="Req\/s each second[\s\S]*?<\/svg>/.exec(html)![0];
@@ -210,6 +210,7 @@ describe('steady state and host contention in the exports', () => {
     expect(html).toContain('<code>unstable</code>');
     expect(html).toContain('<code>host-busy</code> when it exceeds 10 %');
     expect(html).toContain('for at most 12 s');
+    expect(html).toContain('1 cell under one CPU warmed up at one until each process had its CPU-second, then measured at their own cap');
   });
 
   it('old cells without a stored warm-up show the configured one', () => {

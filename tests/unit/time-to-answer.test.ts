@@ -90,17 +90,18 @@ describe('the estimate', () => {
     const matrix = { settleBudgetPct: 0, verify: false, durationSec: 8 };
     const heavy = { app: 'json', mode: 'pm2' as const, workers: 16, cpuMillis: 500, warmupSec: 2, durationSec: 8 };
     const none = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
-    // 16 processes × 1 CPU-s ÷ 0.5 CPU, then the typical extension past it.
-    expect(none.totalSec).toBe(32 + WARMUP_EXTRA_DEFAULT_SEC + 8 + OVERHEAD_DEFAULT_SEC);
-    expect(none.lowSec).toBe(32 + 8 + OVERHEAD_DEFAULT_SEC);
-    expect(none.highSec).toBe(32 + 10 + 8 + OVERHEAD_DEFAULT_SEC); // the cap: 10 s past the floor
-    // A recorded 16-process cell that warmed 34 s was 2 s past its floor; a 2-process one 1 s past its 4 s floor.
-    const rec = (workers: number, warmupUsedSec: number): CellTiming => ({ warmupSec: 2, mode: 'pm2', workers, cpuMillis: 500, warmupUsedSec, measuredSec: 8, wallSec: warmupUsedSec + 10 });
-    const history = [rec(16, 34), rec(2, 5), rec(16, 34)];
+    // 16 processes × 1 CPU-s at one CPU (the cap raised for them), 2 s back at the cap, then the typical extension.
+    expect(none.totalSec).toBe(18 + WARMUP_EXTRA_DEFAULT_SEC + 8 + OVERHEAD_DEFAULT_SEC);
+    expect(none.lowSec).toBe(18 + 8 + OVERHEAD_DEFAULT_SEC);
+    expect(none.highSec).toBe(18 + 10 + 8 + OVERHEAD_DEFAULT_SEC); // the cap: 10 s past the floor
+    // A recorded 16-process cell that warmed 34 s at its own cap was 2 s past its 32 s floor; a raised one that warmed
+    // 20 s, 2 s past its 18 s; a 2-process one 1 s past its 4 s floor.
+    const rec = (workers: number, warmupUsedSec: number, raised = false): CellTiming => ({ warmupSec: 2, mode: 'pm2', workers, cpuMillis: 500, warmupUsedSec, warmupRaised: raised ? 1 : 0, measuredSec: 8, wallSec: warmupUsedSec + 10 });
+    const history = [rec(16, 34), rec(2, 5), rec(16, 20, true)];
     expect(cellCostFrom(history).warmupExtraSec).toBe(2);
     // …and a cell is estimated as its own floor plus that extension, as the history's was counted.
     const known = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom(history), pastRuns: [], k: 1 });
-    expect(known.totalSec).toBe(32 + 2 + 8 + 2); // each recorded cell spent 2 s around its warm-up and 8 s
+    expect(known.totalSec).toBe(18 + 2 + 8 + 2); // each recorded cell spent 2 s around its warm-up and 8 s
     // Without what it ran, a recorded cell's extra counts from its configured warm-up (as before the floor).
     expect(cellCostFrom([{ warmupSec: 2, warmupUsedSec: 34, measuredSec: 8, wallSec: 44 }]).warmupExtraSec).toBe(32);
   });

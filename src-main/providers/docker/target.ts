@@ -57,6 +57,8 @@ export function containerTarget(
     stats: (onReading: (r: StatsReading) => void) => streamReadings(c.container, onReading),
     // This machine's engine on cgroup v2: the peak is a file in the host's cgroup tree, not in the stream.
     ...(o.local ? { memoryPeak: () => readPeakFile(cgroupV2PeakPaths(c.id)) } : {}),
+    // This machine's engine, where the target's cores are pinned: the warm-up's cap is raised there, in place.
+    ...(o.local ? { setCpuMillis: (m: number) => c.setCpuMillis(m) } : {}),
     // This machine's engine: each process's resident memory from the host's /proc (a remote engine's are not visible
     // here).
     ...(o.local ? { processMemory: () => readContainerProcesses(c.id, c.container) } : {}),

@@ -1,0 +1,74 @@
+// A cell under one CPU warms up at one, where its target can change its cap in place, and measures at its own
+// (load/warmup.ts, engine/cell-load.ts): the cap is raised before the load, lowered once each process has had its
+// CPU-second, and a cap that cannot come back fails the cell instead of measuring at the raised one. The real run loop
+// and load threads against a stub provider's in-process targets (tests/helpers/stub-provider.ts, as in
+// cell-failure.test.ts), which record every cap change; that the measured seconds really run at the cell's own cap is
+// the integration test's (tests/integration/jit-floor.test.ts), on a real engine.
+import path from 'node:path';
+import { describe, it, vi, type TestContext } from 'vitest';
+import { cellWarmup } from '../../src-main/engine/cell-warmup.ts';
+import { runMatrix } from '../../src-main/engine/run-matrix.ts';
+import { Store } from '../../src-main/store/index.ts';
+import { tempDir } from '../helpers/cli.ts';
+import { twoCellMatrix } from '../helpers/docker.ts';
+import { StubProvider } from '../helpers/stub-provider.ts';
+
+vi.mock('../../src-main/docker/client.ts', async (importOriginal) =>
+  (await import('../helpers/no-docker-run.ts')).engineClient(importOriginal as never),
+);
+vi.mock('../../src-main/lab-lock/enter-lab.ts', async () => (await import('../helpers/no-docker-run.ts')).enterLab());
+vi.mock('../../src-main/engine/run/images.ts', async (importOriginal) =>
+  (await import('../helpers/no-docker-run.ts')).namedImages(importOriginal as never),
+);
+
+// 3 workers on half a CPU: 6 s at their own cap, 3 s at one CPU and 2 s back at theirs (5 s).
+const oneCell = twoCellMatrix({ name: 'warm raise', workers: [3], cpuMillicores: [500], warmupSec: 1, durationSec: 2, settleBudgetPct: 0, verify: false });
+const cell = { warmupSec: 1, mode: 'cluster' as const, workers: 3, cpuMillis: 500 };
+
+function fresh(onTestFinished: TestContext['onTestFinished'], setCpu: (millis: number, nth: number) => Promise<void>) {
+  const store = Store.open(path.join(tempDir(), 'h.db'));
+  const provider = new StubProvider({ setCpu });
+  onTestFinished(async () => {
+    await provider.close();
+    store.close();
+  });
+  return { store, provider };
+}
+
+describe.concurrent('a warm-up under one CPU, raised to one', () => {
+  it('is raised before the load and lowered after the raised seconds, and the cell says so', async ({ expect, onTestFinished }) => {
+    expect(cellWarmup(cell)).toEqual({ minSec: 5, capSec: 15, raise: { cpus: 1, untilSec: 3 } });
+    const { store, provider } = fresh(onTestFinished, async () => {});
+    const outcome = await runMatrix(oneCell, { store, provider });
+    const [c] = outcome.cells;
+    expect(c!.status, c!.failure).toBe('ok');
+    expect(provider.cpuChanges.map((x) => x.millis)).toEqual([1000, 500]);
+    // Lowered no sooner than 3 whole seconds of load after the raise (the load starts after it).
+    expect(provider.cpuChanges[1]!.atMs - provider.cpuChanges[0]!.atMs).toBeGreaterThanOrEqual(3000);
+    expect(c!.load!.warmupRaise).toEqual({ cpuMillis: 1000, untilSec: 3 });
+    expect(c!.load!.warmupUsedSec).toBeGreaterThanOrEqual(5);
+    expect(store.getRun(outcome.runId)!.cells[0]!.load!.warmupRaise).toEqual({ cpuMillis: 1000, untilSec: 3 });
+  });
+
+  it('a cap that cannot come back fails the cell, saying why: nothing is measured at the raised one', async ({ expect, onTestFinished }) => {
+    const { store, provider } = fresh(onTestFinished, async (_m, nth) => {
+      if (nth === 1) throw new Error('the engine refused the update');
+    });
+    const outcome = await runMatrix(oneCell, { store, provider });
+    const [c] = outcome.cells;
+    expect(c!.status).toBe('failed');
+    expect(c!.failure).toBe("the warm-up's raised CPU cap: lowering it failed (the engine refused the update), so the cell was not measured at its own 500m");
+  });
+
+  it('a cap that cannot be raised: the cell warms at its own, its whole floor', async ({ expect, onTestFinished }) => {
+    const { store, provider } = fresh(onTestFinished, async () => {
+      throw new Error('no update here');
+    });
+    const outcome = await runMatrix(oneCell, { store, provider });
+    const [c] = outcome.cells;
+    expect(c!.status, c!.failure).toBe('ok');
+    expect(provider.cpuChanges).toEqual([]);
+    expect(c!.load!.warmupRaise).toBeUndefined();
+    expect(c!.load!.warmupUsedSec).toBeGreaterThanOrEqual(cellWarmup(cell, false).minSec);
+  });
+});
