@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { docker } from './client.ts';
+import { docker, withTimeout } from './client.ts';
 import { LABEL, ownLabels } from './labels.ts';
 import { imageProbeEnv, putProbe } from './image-probe.ts';
 import { launchCommand, RESTART_LINE, type LaunchSpec } from './launch.ts';
@@ -176,9 +176,9 @@ export class TargetContainer {
     return this.oomEvents;
   }
 
-  /** Its CPU cap in place (CFS quota), without a restart. */
+  /** Its CPU cap in place (CFS quota), without a restart; an engine that does not answer within 10 s fails it. */
   async setCpuMillis(millis: number): Promise<void> {
-    await this.container.update({ NanoCpus: millis * 1_000_000 });
+    await withTimeout(this.container.update({ NanoCpus: millis * 1_000_000 }), 10_000, 'no answer to the cap change');
   }
 
   /** The last lines the app printed (stdout and stderr together); after a stop, what was read when it stopped. */

@@ -288,6 +288,12 @@ async function raisedWarmup(cfg: CellConfig, target: ProvisionedTarget): Promise
     await target.setCpuMillis!(warmup.raise.cpus * 1000);
     return warmup;
   } catch {
+    // It may have been applied though the answer was lost: set the cell's own again, or the cell cannot be measured.
+    try {
+      await target.setCpuMillis!(cfg.cpuMillis);
+    } catch (e) {
+      throw new Error(`its CPU cap was neither raised for the warm-up nor set back to ${cfg.cpuMillis}m: ${String(e)}`);
+    }
     return cellWarmup(cfg, false);
   }
 }

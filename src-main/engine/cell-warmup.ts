@@ -4,11 +4,16 @@ import { servingProcesses } from '../docker/launch.ts';
 import { warmupBounds } from '../load/warmup.ts';
 import type { CellConfig } from '../model/types.ts';
 
-export type WarmupCell = Pick<CellConfig, 'warmupSec' | 'mode' | 'workers' | 'cpuMillis'>;
+export type WarmupCell = Pick<CellConfig, 'warmupSec' | 'mode' | 'workers' | 'cpuMillis'> &
+  Partial<Pick<CellConfig, 'replicas'>>;
 
 /**
- * `canRaise`: its target's cap can be raised for the warm-up (ProvisionedTarget.setCpuMillis). Plans and estimates
- * take this machine's engine, which can; a cell asks its own target.
+ * Whether a cell's warm-up cap can be raised where it runs: a provider whose targets change their cap in place
+ * (Provider.raisesCap), and one target, not replicas (a replica set changes no cap).
  */
-export const cellWarmup = (c: WarmupCell, canRaise = true): ReturnType<typeof warmupBounds> =>
+export const raisable = (raisesCap: boolean | undefined, c: Pick<WarmupCell, 'replicas'>): boolean =>
+  raisesCap === true && (c.replicas ?? 1) < 2;
+
+/** `canRaise`: its target's cap can be raised for the warm-up (`raisable`, or the cell's own target can). */
+export const cellWarmup = (c: WarmupCell, canRaise = false): ReturnType<typeof warmupBounds> =>
   warmupBounds(c.warmupSec, servingProcesses(c.mode, c.workers), c.cpuMillis / 1000, canRaise);

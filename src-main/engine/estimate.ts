@@ -13,7 +13,7 @@ import { etaSec } from './cell-pool.ts';
 import type { Matrix } from './matrix.ts';
 import { settleBudgetSec } from './settle.ts';
 import { VERIFY_MIN_SEC } from './verify-plan.ts';
-import { cellWarmup, type WarmupCell } from './cell-warmup.ts';
+import { cellWarmup, raisable, type WarmupCell } from './cell-warmup.ts';
 import { median } from '../common/median.ts';
 
 /** How many recent cells of an app and mode, and recent runs of a name, the estimate learns from. */
@@ -104,10 +104,13 @@ export interface EstimateInput {
   pastRuns: readonly RunPhaseCounts[];
   /** Cells at once. */
   k: number;
+  /** Where they run, lone targets change their cap in place (Provider.raisesCap): a warm-up under one CPU is raised. */
+  raisesCap?: boolean;
 }
 
 /** The estimate of a matrix run: the grid, then settling and verification as ranges. */
 export function estimateRun(o: EstimateInput): RunEstimate {
+  const warmupOf = (c: WarmupCell): ReturnType<typeof cellWarmup> => cellWarmup(c, raisable(o.raisesCap, c));
   const basis = new Map<string, { app: string; mode: string; cost: CellCost }>();
   const costOf = (c: Pick<CellConfig, 'app' | 'mode'>): CellCost => {
     const key = `${c.app}\u0000${c.mode}`;
@@ -118,14 +121,14 @@ export function estimateRun(o: EstimateInput): RunEstimate {
   // The cell's least warm-up (its JIT floor where longer than the configured) and the typical extension past it, as
   // the history's is counted; a configured 0 stays 0.
   const wallOf = (c: EstimateInput['cells'][number], extraSec = costOf(c).warmupExtraSec): number => {
-    const { minSec } = cellWarmup(c);
+    const { minSec } = warmupOf(c);
     return (minSec > 0 ? minSec + extraSec : 0) + c.durationSec + costOf(c).overheadSec;
   };
   const walls = o.cells.map((c) => wallOf(c));
   const gridSec = etaSec(walls, 0, o.k);
   // Where nothing has run here, a cell may warm up to the adaptive warm-up's cap: the range's top says so.
   const highOf = (c: (typeof o.cells)[number]): number =>
-    costOf(c).from === 'defaults' ? cellWarmup(c).capSec + c.durationSec + costOf(c).overheadSec : wallOf(c);
+    costOf(c).from === 'defaults' ? warmupOf(c).capSec + c.durationSec + costOf(c).overheadSec : wallOf(c);
   const gridHighSec = etaSec(o.cells.map(highOf), 0, o.k);
   // …and at its bottom, with no extension past the least warm-up.
   const lowOf = (c: (typeof o.cells)[number]): number => (costOf(c).from === 'defaults' ? wallOf(c, 0) : wallOf(c));
@@ -150,7 +153,7 @@ export function estimateRun(o: EstimateInput): RunEstimate {
   return {
     gridCells: o.cells.length,
     gridSec,
-    extraSecPerCell: o.cells.length ? meanWall - mean(o.cells.map((c) => cellWarmup(c).minSec + c.durationSec)) : 0,
+    extraSecPerCell: o.cells.length ? meanWall - mean(o.cells.map((c) => warmupOf(c).minSec + c.durationSec)) : 0,
     settle,
     verify,
     // To a tenth of a second: the sums of fractional seconds are not more precise than that.

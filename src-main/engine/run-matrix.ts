@@ -6,7 +6,7 @@ import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { estimateWithHistory } from './estimate.ts';
-import { cellWarmup } from './cell-warmup.ts';
+import { cellWarmup, raisable } from './cell-warmup.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import { anyHttp2, anyTls, linksOf } from './matrix-dimensions.ts';
 import { linkProblems } from '../apps/served-links.ts';
@@ -83,12 +83,13 @@ async function runGrid(
   withDependencies: ReadonlySet<string>,
 ): Promise<string | void> {
   const cells = expandMatrix(matrix, s.limits.imageApps);
-  const perCell = (c: (typeof cells)[number]): number => cellWarmup(c).minSec + c.durationSec;
+  const raisesCap = s.provider.raisesCap;
+  const perCell = (c: (typeof cells)[number]): number => cellWarmup(c, raisable(raisesCap, c)).minSec + c.durationSec;
   // K cells at once where the target has the nodes (each target alone on its node, its load on another).
   const k = await poolSize(s.provider, cells.length);
   // The estimate's rule (engine/estimate.ts): until this run's own cells are timed, what this host's
   // history says a cell takes beyond its configured seconds; settling and verification as expected.
-  const estimate = estimateWithHistory(s.store, { cells, matrix, k, name, withDependencies });
+  const estimate = estimateWithHistory(s.store, { cells, matrix, k, name, withDependencies, raisesCap });
   let overhead = estimate.extraSecPerCell;
   const overheads: number[] = [];
   const later = { settle: estimate.settle.sec.expected, verify: estimate.verify.sec.expected };

@@ -17,7 +17,8 @@ function adaptiveText(warmupSec: number | undefined): string {
     `The configured warm-up is a minimum, and so is the time each serving process takes to get ` +
     `${JIT_WARM_CPU_SEC} CPU-second under the cell's cap (until then V8 has not optimized its hot code, and a ` +
     'JavaScript-bound server runs at a fraction of its speed while looking flat): 16 processes on half a CPU ' +
-    `warm up at least ${warmupBounds(1, 16, 0.5).minSec} s. Then it goes on until the last ${WARM_WINDOW_SEC} ` +
+    `warm up at least ${warmupBounds(1, 16, 0.5).minSec} s (${warmupBounds(1, 16, 0.5, true).minSec} s where their ` +
+    `cap can be raised to one CPU for it). Then it goes on until the last ${WARM_WINDOW_SEC} ` +
     `seconds of throughput span no more than ${Math.round(WARM_SPREAD * 100)} % of their mean (no ramp, no step), ` +
     `or ${WARM_RANGE_Q95} × the host’s per-second noise this run where that is wider (read off the run’s own ` +
     'steady cells once two have measured: at a busy hour three steady seconds span more than ' +

@@ -236,6 +236,11 @@ export interface Provider {
    * down (no measurement runs then): where the machine has a core to spare for it. Absent: no.
    */
   readonly prepareAhead?: boolean;
+  /**
+   * Its lone targets change their CPU cap in place (ProvisionedTarget.setCpuMillis): a cell under one CPU warms up at
+   * one there, and its estimate counts that. Absent: no.
+   */
+  readonly raisesCap?: boolean;
   /** Whether it starts an app's dependencies beside it (TargetSpec.dependencies); absent: it cannot, and says so. */
   readonly hostsDependencies?: boolean;
   /**

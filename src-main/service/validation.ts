@@ -205,6 +205,8 @@ export class Validation {
       k,
       name: runName ?? v.matrix.name,
       withDependencies: appsWithDependencies(this.storedApps()),
+      // This machine's engine raises a warm-up under one CPU (Provider.raisesCap); a saved target's is not known here.
+      raisesCap: !place.target,
     });
     return {
       ok: true,

@@ -55,7 +55,8 @@ export class StubProvider implements Provider {
 
   /**
    * `answerDelayMs`: how long each answer waits (0: at once, as fast as the cores allow), or per target. `setCpu`: its
-   * targets can change their cap in place (absent: they cannot); it may throw to refuse a change.
+   * targets can change their cap in place (absent: they cannot), given the change and how many that target was asked
+   * before (refused ones included); it may throw to refuse it.
    */
   constructor(
     private readonly o: {
@@ -112,6 +113,7 @@ export class StubProvider implements Provider {
       throttledNs: 0,
     });
     const exit: ExitInfo = { oomKilled: false, exitCode: null, restarts: 0 };
+    let attempts = 0; // this target's cap changes asked, refused ones included
     return {
       id,
       address: { host: '127.0.0.1', port: record.port },
@@ -131,7 +133,7 @@ export class StubProvider implements Provider {
       ...(this.o.setCpu
         ? {
             setCpuMillis: async (millis: number) => {
-              await this.o.setCpu!(millis, this.cpuChanges.filter((c) => c.id === id).length);
+              await this.o.setCpu!(millis, attempts++);
               this.cpuChanges.push({ id, millis, atMs: Date.now() });
             },
           }

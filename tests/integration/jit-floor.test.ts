@@ -39,7 +39,7 @@ describe('the JIT floor', () => {
       load: { model: 'closed', connections: 12 }, durationSec: 3, warmupSec: 1, env: {},
     };
     // 6 CPU-seconds at one CPU, the cap back, 2 s at it: 8 s, not the 12 s its own cap would take.
-    expect(cellWarmup(cfg)).toEqual({ minSec: 8, capSec: 18, raise: { cpus: 1, untilSec: 6 } });
+    expect(cellWarmup(cfg, true)).toEqual({ minSec: 8, capSec: 18, raise: { cpus: 1, untilSec: 6 } });
     const { app, image } = await imageFor(cfg.app);
     const r = await runCell(cfg, { app, image, provider: localProvider(engine), placement: true, timeoutSec: 10 });
     expect(r.status, r.failure).toBe('ok');

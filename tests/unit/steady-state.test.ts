@@ -5,7 +5,7 @@ import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import { isWarm, stationarity, warmupBounds, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
 import { WARM_CPUS, WARM_DROP_SEC } from '../../src-main/load/warmup.ts';
 import { warmBound } from '../../src-main/load/warmup.ts';
-import { cellWarmup } from '../../src-main/engine/cell-warmup.ts';
+import { cellWarmup, raisable } from '../../src-main/engine/cell-warmup.ts';
 
 /** Seeded noise (LCG + Box–Muller): the same series on every run, so a rate is a fact, not a flake. */
 function noise(seed: number): () => number {
@@ -63,7 +63,7 @@ describe('warm-up bounds', () => {
   it('under one CPU, warm at one where that is shorter: the floor at one CPU, then the cap back for 2 s before measuring', () => {
     // 16 PM2 instances on half a CPU: 16 s at one CPU, the cap back, 2 s more (18 s, not 32); the cap 10 s past that.
     expect(warmupBounds(2, 16, 0.5, true)).toEqual({ minSec: 16 + WARM_DROP_SEC, capSec: 28, raise: { cpus: WARM_CPUS, untilSec: 16 } });
-    expect(cellWarmup({ warmupSec: 2, mode: 'pm2', workers: 8, cpuMillis: 500 })).toEqual({ minSec: 10, capSec: 20, raise: { cpus: 1, untilSec: 8 } });
+    expect(cellWarmup({ warmupSec: 2, mode: 'pm2', workers: 8, cpuMillis: 500 }, true)).toEqual({ minSec: 10, capSec: 20, raise: { cpus: 1, untilSec: 8 } });
     // Where it would not be shorter, nothing is raised: 2 workers on half a CPU (4 s either way), a quarter CPU's one
     // process (4 s against 1 + 2 = 3 s: raised), a configured warm-up longer than both, a whole CPU, none asked for.
     expect(warmupBounds(1, 2, 0.5, true)).toEqual({ minSec: 4, capSec: 14 });
@@ -71,8 +71,11 @@ describe('warm-up bounds', () => {
     expect(warmupBounds(40, 16, 0.5, true)).toEqual({ minSec: 40, capSec: 120 });
     expect(warmupBounds(2, 16, 1, true)).toEqual({ minSec: 16, capSec: 26 });
     expect(warmupBounds(0, 16, 0.5, true)).toEqual({ minSec: 0, capSec: 0 });
-    // A target whose cap cannot be raised in place keeps its floor at its own cap.
-    expect(cellWarmup({ warmupSec: 2, mode: 'pm2', workers: 16, cpuMillis: 500 }, false)).toEqual({ minSec: 32, capSec: 42 });
+    // A target whose cap cannot be raised in place keeps its floor at its own cap: replicas, or another provider.
+    expect(cellWarmup({ warmupSec: 2, mode: 'pm2', workers: 16, cpuMillis: 500 })).toEqual({ minSec: 32, capSec: 42 });
+    expect(raisable(true, {})).toBe(true);
+    expect(raisable(true, { replicas: 2 })).toBe(false);
+    expect(raisable(undefined, {})).toBe(false);
   });
 });
 

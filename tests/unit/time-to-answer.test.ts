@@ -89,8 +89,10 @@ describe('the estimate', () => {
   it('a cell of many processes on little CPU warms up at least its JIT floor, and the history counts past that floor', () => {
     const matrix = { settleBudgetPct: 0, verify: false, durationSec: 8 };
     const heavy = { app: 'json', mode: 'pm2' as const, workers: 16, cpuMillis: 500, warmupSec: 2, durationSec: 8 };
-    const none = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
-    // 16 processes × 1 CPU-s at one CPU (the cap raised for them), 2 s back at the cap, then the typical extension.
+    // Where the provider cannot raise a cap in place: 16 processes × 1 CPU-s ÷ 0.5 CPU.
+    expect(estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 }).totalSec).toBe(32 + WARMUP_EXTRA_DEFAULT_SEC + 8 + OVERHEAD_DEFAULT_SEC);
+    const none = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom([]), pastRuns: [], k: 1, raisesCap: true });
+    // This machine's engine: 16 processes × 1 CPU-s at one CPU (the cap raised for them), 2 s back at the cap, then the typical extension.
     expect(none.totalSec).toBe(18 + WARMUP_EXTRA_DEFAULT_SEC + 8 + OVERHEAD_DEFAULT_SEC);
     expect(none.lowSec).toBe(18 + 8 + OVERHEAD_DEFAULT_SEC);
     expect(none.highSec).toBe(18 + 10 + 8 + OVERHEAD_DEFAULT_SEC); // the cap: 10 s past the floor
@@ -100,7 +102,7 @@ describe('the estimate', () => {
     const history = [rec(16, 34), rec(2, 5), rec(16, 20, true)];
     expect(cellCostFrom(history).warmupExtraSec).toBe(2);
     // …and a cell is estimated as its own floor plus that extension, as the history's was counted.
-    const known = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom(history), pastRuns: [], k: 1 });
+    const known = estimateRun({ cells: [heavy], matrix, costOf: () => cellCostFrom(history), pastRuns: [], k: 1, raisesCap: true });
     expect(known.totalSec).toBe(18 + 2 + 8 + 2); // each recorded cell spent 2 s around its warm-up and 8 s
     // Without what it ran, a recorded cell's extra counts from its configured warm-up (as before the floor).
     expect(cellCostFrom([{ warmupSec: 2, warmupUsedSec: 34, measuredSec: 8, wallSec: 44 }]).warmupExtraSec).toBe(32);

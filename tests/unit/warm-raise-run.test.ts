@@ -37,7 +37,7 @@ function fresh(onTestFinished: TestContext['onTestFinished'], setCpu: (millis: n
 
 describe.concurrent('a warm-up under one CPU, raised to one', () => {
   it('is raised before the load and lowered after the raised seconds, and the cell says so', async ({ expect, onTestFinished }) => {
-    expect(cellWarmup(cell)).toEqual({ minSec: 5, capSec: 15, raise: { cpus: 1, untilSec: 3 } });
+    expect(cellWarmup(cell, true)).toEqual({ minSec: 5, capSec: 15, raise: { cpus: 1, untilSec: 3 } });
     const { store, provider } = fresh(onTestFinished, async () => {});
     const outcome = await runMatrix(oneCell, { store, provider });
     const [c] = outcome.cells;
@@ -60,15 +60,26 @@ describe.concurrent('a warm-up under one CPU, raised to one', () => {
     expect(c!.failure).toBe("the warm-up's raised CPU cap: lowering it failed (the engine refused the update), so the cell was not measured at its own 500m");
   });
 
-  it('a cap that cannot be raised: the cell warms at its own, its whole floor', async ({ expect, onTestFinished }) => {
+  it('a raise that fails: the cap is set back to its own (the raise may have landed unanswered), and the cell warms its whole floor at it', async ({ expect, onTestFinished }) => {
+    const { store, provider } = fresh(onTestFinished, async (_m, nth) => {
+      if (nth === 0) throw new Error('socket hang up');
+    });
+    const outcome = await runMatrix(oneCell, { store, provider });
+    const [c] = outcome.cells;
+    expect(c!.status, c!.failure).toBe('ok');
+    expect(provider.cpuChanges.map((x) => x.millis)).toEqual([500]);
+    expect(c!.load!.warmupRaise).toBeUndefined();
+    expect(c!.load!.warmupUsedSec).toBeGreaterThanOrEqual(cellWarmup(cell).minSec);
+  });
+
+  it('a cap that can be neither raised nor set back fails the cell before its load, saying so', async ({ expect, onTestFinished }) => {
     const { store, provider } = fresh(onTestFinished, async () => {
       throw new Error('no update here');
     });
     const outcome = await runMatrix(oneCell, { store, provider });
     const [c] = outcome.cells;
-    expect(c!.status, c!.failure).toBe('ok');
-    expect(provider.cpuChanges).toEqual([]);
-    expect(c!.load!.warmupRaise).toBeUndefined();
-    expect(c!.load!.warmupUsedSec).toBeGreaterThanOrEqual(cellWarmup(cell, false).minSec);
+    expect(c!.status).toBe('failed');
+    expect(c!.failure).toBe('its CPU cap was neither raised for the warm-up nor set back to 500m: Error: no update here');
+    expect(c!.load).toBeUndefined();
   });
 });

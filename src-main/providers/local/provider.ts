@@ -30,6 +30,8 @@ export function localCapacity(engine: Pick<EngineInfo, 'cpus' | 'memoryBytes'> |
 export class LocalEngineProvider extends EngineProvider implements Provider {
   readonly kind = 'local' as const;
   readonly name = 'local';
+  /** Its lone targets are this engine's containers (providers/docker/target.ts setCpuMillis). */
+  readonly raisesCap = true;
   readonly client: Docker = docker();
   private engine?: LocalEngine;
 
