@@ -155,7 +155,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const warmup = await raisedWarmup(cfg, target);
     const { raise } = warmup;
     // The cap comes back once the raised seconds are over; when it did (or why not) is checked before any is kept.
-    let lowered: Promise<{ atMs: number } | { error: unknown }> | undefined;
+    let lowered: Promise<CapBack> | undefined;
     // The noise is only a judge's: a warm-up that cannot extend (none asked for) judges nothing by it.
     const judgedNoise = warmup.capSec > warmup.minSec ? p.warmNoise : undefined;
     let measureFrom = Date.now() + warmup.minSec * 1000;
@@ -279,7 +279,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
 
 /**
  * The cell's warm-up bounds, its cap raised for the first of them where that shortens the warm-up and the target can
- * (engine/cell-warmup.ts): a raise that fails leaves the cap as it was, and the bounds with it.
+ * (engine/cell-warmup.ts): after a raise that fails, the cell's own cap is set again and its own bounds kept.
  */
 async function raisedWarmup(cfg: CellConfig, target: ProvisionedTarget): Promise<ReturnType<typeof cellWarmup>> {
   const warmup = cellWarmup(cfg, target.setCpuMillis !== undefined);
@@ -298,9 +298,12 @@ async function raisedWarmup(cfg: CellConfig, target: ProvisionedTarget): Promise
   }
 }
 
+/** When the cell's own cap came back after the raised seconds, or why it did not. */
+type CapBack = { atMs: number } | { error: unknown };
+
 /** Every measured second ran at the cell's own cap: the cap came back before the first of them, or the cell fails. */
 async function capBackBefore(
-  lowered: Promise<{ atMs: number } | { error: unknown }> | undefined,
+  lowered: Promise<CapBack> | undefined,
   measureFromMs: number,
   cpuMillis: number,
 ): Promise<void> {
