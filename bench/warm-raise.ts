@@ -60,7 +60,8 @@ export async function benchWarmRaise(k: number, name: string): Promise<void> {
     if ((rule === 'raised') !== Boolean(r.load.warmupRaise)) throw new Error(`cell ${i + 1} (${rule}): raise recorded as ${JSON.stringify(r.load.warmupRaise)}`);
     const row = { rule, wallSec, warmupSec: r.load.warmupUsedSec ?? 0, goodput: r.load.goodputMean ?? r.load.rpsMean, cpuPct: r.stats?.cpuPctMean ?? NaN } as const;
     rows.push(row);
-    console.log(`  cell ${i + 1} (${rule}): wall ${wallSec.toFixed(1)} s, warm-up ${row.warmupSec} s, ${row.goodput.toFixed(0)} req/s at ${row.cpuPct.toFixed(0)} % of ${c.cpuMillis}m`);
+    const raised = r.load.warmupRaise ? ` (${r.load.warmupRaise.untilSec} s raised, planned ${cellWarmup(cfg, true).raise?.untilSec})` : '';
+    console.log(`  cell ${i + 1} (${rule}): wall ${wallSec.toFixed(1)} s, warm-up ${row.warmupSec} s${raised}, ${row.goodput.toFixed(0)} req/s at ${row.cpuPct.toFixed(0)} % of ${c.cpuMillis}m`);
   }
   const of = (rule: string) => rows.filter((r) => r.rule === rule);
   console.log(`\n### warm at one CPU, measure at the cap (${c.label}, ${k} cells alternating)\n`);

@@ -6,6 +6,7 @@ import { contention, HostCpuRecorder } from '../load/host-cpu.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import { isWarm } from '../load/steady-state.ts';
+import { raiseOver, WARM_DROP_SEC } from '../load/warmup.ts';
 import { cellWarmup } from './cell-warmup.ts';
 import type {
   CellConfig,
@@ -156,6 +157,10 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const { raise } = warmup;
     // The cap comes back once the raised seconds are over; when it did (or why not) is checked before any is kept.
     let lowered: Promise<CapBack> | undefined;
+    // The warm-up seconds heard when it was lowered, and the first that may then be measured (once it came back).
+    let raisedSec: number | undefined;
+    let measurableFrom: number | undefined;
+    let loadFromMs = Date.now();
     // The noise is only a judge's: a warm-up that cannot extend (none asked for) judges nothing by it.
     const judgedNoise = warmup.capSec > warmup.minSec ? p.warmNoise : undefined;
     let measureFrom = Date.now() + warmup.minSec * 1000;
@@ -168,6 +173,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const callbacks: LoadCallbacks = {
       signal: stop.signal,
       isWarm,
+      ...(raise ? { warmFrom: () => measurableFrom } : {}),
       onSecond: (s, warmup) => {
         if (warmup) {
           watch.heard();
@@ -179,11 +185,18 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
             deps: deps.map((x) => pick(x.sampler.latest())),
           });
           warmupRps.push(s.requests);
-          if (raise && !lowered && warmupRps.length >= raise.untilSec)
+          if (
+            raise &&
+            !lowered &&
+            raiseOver(raise, warmupRps.length, stats.cpuSecBetween(loadFromMs, Date.now()) ?? 0)
+          ) {
+            const heard = (raisedSec = warmupRps.length);
             lowered = target.setCpuMillis!(cfg.cpuMillis).then(
               () => ({ atMs: Date.now() }),
               (error: unknown) => ({ error }),
             );
+            void lowered.then(() => (measurableFrom = heard + WARM_DROP_SEC));
+          }
           p.onWarmupSample?.(sample);
           host?.mark();
           return;
@@ -227,7 +240,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       ...(target.addresses && target.addresses.length >= 2 ? { targets: [...target.addresses] } : {}),
     };
     let out: Awaited<ReturnType<Provider['runLoad']>>;
-    const loadFromMs = Date.now();
+    loadFromMs = Date.now();
     try {
       const request = { labels: p.labels, ...(target.node ? { targetNode: target.node } : {}) };
       out = await untilStopped(
@@ -251,7 +264,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
       ...out.result,
       warmupPerSecondRps: warmupRps,
       ...(judgedNoise !== undefined ? { warmupNoise: judgedNoise } : {}),
-      ...(raise ? { warmupRaise: { cpuMillis: raise.cpus * 1000, untilSec: raise.untilSec } } : {}),
+      ...(raise ? { warmupRaise: { cpuMillis: raise.cpus * 1000, untilSec: raisedSec ?? warmupRps.length } } : {}),
     };
     const measureTo = measureFrom + load.measuredSec * 1000;
     let summary = stats.summary(measureFrom, measureTo);

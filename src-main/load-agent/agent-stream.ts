@@ -25,6 +25,8 @@ export function agentPlanFor(plan: LoadPlan, cb: LoadCallbacks, over: Partial<Lo
       'a remote load agent decides warmup with the steady-state rule (engine/steady-state.ts isWarm) only',
     );
   }
+  // Only a target whose cap changes in place holds its warm-up for the engine, and such a target's load runs here.
+  if (cb.warmFrom) throw new LoadAgentError('a remote load agent cannot hold its warm-up for the engine (warmFrom)');
   return { plan: { ...plan, ...over }, adaptiveWarmup: cb.isWarm !== undefined };
 }
 

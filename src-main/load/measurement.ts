@@ -25,6 +25,13 @@ export interface WindowPlan {
  */
 export type IsWarm = (warmupRps: number[], noise?: number) => boolean;
 
+/**
+ * The first warm-up second that may be measured, once the engine knows it (undefined: not yet). Measurement never
+ * starts before it, adaptive or at the cap, until WARM_WINDOW_SEC seconds past the cap: then it starts regardless, and
+ * the engine judges what it got (a raised cap that came back late fails its cell).
+ */
+export type WarmFrom = () => number | undefined;
+
 /** One second of every thread merged: counts, latency, and each route's latency. */
 interface Merged {
   counts: Counts;
@@ -129,6 +136,7 @@ export class Measurement {
     private readonly threads: number,
     private readonly plan: WindowPlan,
     private readonly isWarm?: IsWarm,
+    private readonly warmFrom?: WarmFrom,
   ) {
     this.maxWarmupSec = Math.max(plan.warmupSec, plan.maxWarmupSec ?? plan.warmupSec);
     this.decide(0);
@@ -246,15 +254,19 @@ export class Measurement {
   /**
    * At the boundary after `completed` warmup seconds: does measurement start, and where? Without an isWarm judge,
    * here, after the minimum. With one: where the steady seconds it saw began (those are measured, returned again
-   * with `wasWarmup`), or here at the cap if never steady.
+   * with `wasWarmup`), or here at the cap if never steady. Never before the engine's `warmFrom` (WarmFrom).
    */
   private decide(completed: number): CompletedSecond[] {
     if (this.measureFrom !== undefined || completed < this.plan.warmupSec) return [];
+    const held = this.warmFrom ? (this.warmFrom() ?? Infinity) : 0;
+    const from = completed >= this.maxWarmupSec + WARM_WINDOW_SEC ? 0 : held;
+    if (completed < from) return [];
     if (!this.isWarm) {
       this.measureFrom = completed;
       return [];
     }
-    if (completed >= this.plan.warmupSec + WARM_WINDOW_SEC && this.isWarm([...this.warmupRps], this.plan.warmNoise)) {
+    const windowFrom = Math.max(this.plan.warmupSec, from);
+    if (completed >= windowFrom + WARM_WINDOW_SEC && this.isWarm([...this.warmupRps], this.plan.warmNoise)) {
       this.measureFrom = completed - WARM_WINDOW_SEC;
       const steady = this.held.filter((h) => this.isMeasured(h.index));
       this.warmupRps.splice(this.measureFrom);

@@ -5,7 +5,7 @@ import type { LoadResult, LoadSecond, RouteResult } from '../model/types.ts';
 import { mixRoutes } from '../mix/routes.ts';
 import { attribute, type AttributionInput } from './attribution.ts';
 import { newHistogram, summarize } from './histogram.ts';
-import { type IsWarm, Measurement } from './measurement.ts';
+import { type IsWarm, Measurement, type WarmFrom } from './measurement.ts';
 import type { LoadPlan, ParentMessage, ThreadPlan, ThreadSecond, WorkerMessage } from './protocol.ts';
 import { splitPlan } from './threads.ts';
 
@@ -20,6 +20,8 @@ export interface LoadCallbacks {
    * boundary that ended that second, on every thread at once. Without it the warmup is `warmupSec`.
    */
   isWarm?: IsWarm;
+  /** Holds the measurement back until the engine says which warm-up second may be the first measured (WarmFrom). */
+  warmFrom?: WarmFrom;
   signal?: AbortSignal;
   /**
    * Once this load is over, spawn as many threads again, idle until the next load takes them: a
@@ -107,7 +109,7 @@ export function runLoadDetailed(plan: LoadPlan, cb: LoadCallbacks = {}): Promise
   let measurement: Measurement;
   try {
     shares = splitPlan(plan);
-    measurement = new Measurement(shares.length, plan, cb.isWarm);
+    measurement = new Measurement(shares.length, plan, cb.isWarm, cb.warmFrom);
   } catch (e) {
     return Promise.reject(e);
   }

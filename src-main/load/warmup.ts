@@ -36,10 +36,17 @@ export const WARM_CPUS = 1;
  */
 export const WARM_DROP_SEC = 2;
 
-/** Where a warm-up runs under more CPU than its cell's cap: that many CPUs for its first `untilSec` seconds. */
+/**
+ * Where a warm-up runs under more CPU than its cell's cap: that many CPUs until its processes have used `cpuSec`
+ * CPU-seconds (their JIT floor, counted by the container's own CPU: a busy host gives less than the cap), at least
+ * `untilSec` seconds (what the raised cap allows at best) and at most `latestSec` (where the floor at the cell's own
+ * cap would have ended, less WARM_DROP_SEC: a raise never warms longer than no raise would).
+ */
 export interface WarmupRaise {
   cpus: number;
   untilSec: number;
+  latestSec: number;
+  cpuSec: number;
 }
 
 /**
@@ -55,20 +62,31 @@ export function warmupBounds(
   canRaise = false,
 ): { minSec: number; capSec: number; raise?: WarmupRaise } {
   if (warmupSec <= 0) return { minSec: 0, capSec: 0 };
-  const floorAt = (c: number): number => (c > 0 ? Math.ceil((JIT_WARM_CPU_SEC * Math.max(1, processes)) / c) : 0);
-  let minSec = Math.max(warmupSec, floorAt(cpus));
+  const cpuSec = JIT_WARM_CPU_SEC * Math.max(1, processes);
+  const floorAt = (c: number): number => (c > 0 ? Math.ceil(cpuSec / c) : 0);
+  const ownMinSec = Math.max(warmupSec, floorAt(cpus));
+  let minSec = ownMinSec;
   let raise: WarmupRaise | undefined;
   if (canRaise && cpus > 0 && cpus < WARM_CPUS) {
     const untilSec = floorAt(WARM_CPUS);
     const raised = Math.max(warmupSec, untilSec + WARM_DROP_SEC);
-    if (raised < minSec) [minSec, raise] = [raised, { cpus: WARM_CPUS, untilSec }];
+    const latestSec = Math.max(untilSec, ownMinSec - WARM_DROP_SEC);
+    if (raised < minSec) [minSec, raise] = [raised, { cpus: WARM_CPUS, untilSec, latestSec, cpuSec }];
   }
   return {
     minSec,
-    capSec: Math.max(warmupCapSec(warmupSec), minSec + WARMUP_CAP_EXTRA_SEC),
+    // Past the floor at the cell's own cap, raised or not: a starved raise may take that long.
+    capSec: Math.max(warmupCapSec(warmupSec), ownMinSec + WARMUP_CAP_EXTRA_SEC),
     ...(raise ? { raise } : {}),
   };
 }
+
+/**
+ * Whether a raised warm-up is over after `heardSec` seconds of load in which its target used `usedCpuSec` CPU-seconds:
+ * its processes have had their floor (never before `untilSec`), or it has lasted `latestSec`.
+ */
+export const raiseOver = (raise: WarmupRaise, heardSec: number, usedCpuSec: number): boolean =>
+  heardSec >= raise.untilSec && (usedCpuSec >= raise.cpuSec || heardSec >= raise.latestSec);
 
 const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 

@@ -56,12 +56,14 @@ export class StubProvider implements Provider {
   /**
    * `answerDelayMs`: how long each answer waits (0: at once, as fast as the cores allow), or per target. `setCpu`: its
    * targets can change their cap in place (absent: they cannot), given the change and how many that target was asked
-   * before (refused ones included); it may throw to refuse it.
+   * before (refused ones included); it may throw to refuse it. `busyCores`: the CPU its targets' readings report.
    */
   constructor(
     private readonly o: {
       answerDelayMs?: number | ((spec: TargetSpec) => number);
       setCpu?: (millis: number, nth: number) => Promise<void>;
+      /** The CPU its targets' readings say they use, in cores (default BUSY_CORES). */
+      busyCores?: number;
     } = {},
   ) {}
 
@@ -105,7 +107,7 @@ export class StubProvider implements Provider {
     const startedAt = Date.now();
     const reading = (atMs: number): StatsReading => ({
       atMs,
-      cpuNs: Math.round((atMs - startedAt) * 1e6 * BUSY_CORES),
+      cpuNs: Math.round((atMs - startedAt) * 1e6 * (this.o.busyCores ?? BUSY_CORES)),
       memBytes: MEM_BYTES,
       memUsageBytes: MEM_BYTES,
       memLimitBytes: spec.memoryMb * 2 ** 20,

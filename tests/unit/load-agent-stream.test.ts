@@ -18,6 +18,8 @@ describe('agentPlanFor', () => {
     expect(agentPlanFor(plan, { isWarm }, { threads: 2 })).toEqual({ plan: { ...plan, threads: 2 }, adaptiveWarmup: true });
     expect(agentPlanFor(plan, {})).toEqual({ plan, adaptiveWarmup: false });
     expect(() => agentPlanFor(plan, { isWarm: () => true })).toThrow(LoadAgentError);
+    // Nor can it wait on the engine's word for where measurement may start (a raised cap's return).
+    expect(() => agentPlanFor(plan, { isWarm, warmFrom: () => 4 })).toThrow(/cannot hold its warm-up/);
   });
 });
 

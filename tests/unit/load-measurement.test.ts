@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeHistogram, newHistogram, recordUs, summarize } from '../../src-main/load/histogram.ts';
-import { Measurement } from '../../src-main/load/measurement.ts';
+import { type CompletedSecond, Measurement } from '../../src-main/load/measurement.ts';
 import { isWarm, WARM_WINDOW_SEC } from '../../src-main/load/warmup.ts';
 import type { ThreadSecond } from '../../src-main/load/protocol.ts';
 
@@ -115,6 +115,39 @@ describe('merging load threads second by second', () => {
     expect(calls).toBe(2); // after seconds 4 (the minimum and a window) and 5, where the cap decides
     expect(out.map((c) => c.warmup)).toEqual([true, true, true, true, true, false]);
     expect(out.every((c) => c.second.wasWarmup === undefined)).toBe(true);
+  });
+
+  it("the engine's warmFrom holds measurement back: no steady window starts before it, nor the cap's start, until it is known", () => {
+    // Warm from second 2 at best; the engine learns after second 6 that second 7 is the first it may measure.
+    let from: number | undefined;
+    const m = new Measurement(1, { warmupSec: 2, maxWarmupSec: 20, durationSec: 2 }, () => true, () => from);
+    const flat = (i: number): CompletedSecond[] => m.add(sec(i, 100));
+    for (let i = 0; i <= 5; i++) flat(i);
+    expect(m.measureFrom).toBeUndefined(); // steady since second 2, but not yet known
+    from = 7;
+    for (let i = 6; i <= 8; i++) flat(i);
+    expect(m.measureFrom).toBeUndefined(); // a steady window from 7 needs seconds 7–9
+    const out = flat(9);
+    expect(m.measureFrom).toBe(7);
+    expect(out.filter((c) => !c.warmup).map((c) => c.second.wasWarmup)).toEqual([7, 8]);
+    // At the cap (6), the start waits for it too, and comes there at once.
+    const capped = new Measurement(1, { warmupSec: 2, maxWarmupSec: 6, durationSec: 1 }, () => false, () => 7);
+    [0, 1, 2, 3, 4, 5].forEach((i) => capped.add(sec(i, 1)));
+    expect(capped.measureFrom).toBeUndefined();
+    capped.add(sec(6, 1));
+    expect(capped.measureFrom).toBe(7);
+  });
+
+  it('without a judge, warmFrom moves the start itself; never known, the start comes a window past the cap', () => {
+    let from: number | undefined = 4;
+    const fixed = new Measurement(1, { warmupSec: 2, durationSec: 1 }, undefined, () => from);
+    [0, 1, 2, 3].forEach((i) => fixed.add(sec(i, 1)));
+    expect(fixed.measureFrom).toBe(4);
+    from = undefined;
+    const never = new Measurement(1, { warmupSec: 2, maxWarmupSec: 5, durationSec: 1 }, () => false, () => from);
+    const out = [0, 1, 2, 3, 4, 5, 6, 7, 8].flatMap((i) => never.add(sec(i, 1)));
+    expect(never.measureFrom).toBe(8); // 5 + WARM_WINDOW_SEC: the engine then judges what it got
+    expect(out.filter((c) => !c.warmup).map((c) => c.index)).toEqual([8]);
   });
 
   it('without isWarm the warmup is the minimum, whatever the cap', () => {

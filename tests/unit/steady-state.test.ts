@@ -3,7 +3,7 @@ import { HOST_BUSY_PCT, UNSTABLE_ALPHA } from '../../src-main/common/thresholds.
 import { cellFlags } from '../../src-main/engine/flags.ts';
 import type { LoadResult, StatsSummary } from '../../src-main/model/types.ts';
 import { isWarm, stationarity, warmupBounds, warmupCapSec, WARM_WINDOW_SEC } from '../../src-main/load/steady-state.ts';
-import { WARM_CPUS, WARM_DROP_SEC } from '../../src-main/load/warmup.ts';
+import { raiseOver, WARM_CPUS, WARM_DROP_SEC } from '../../src-main/load/warmup.ts';
 import { warmBound } from '../../src-main/load/warmup.ts';
 import { cellWarmup, raisable } from '../../src-main/engine/cell-warmup.ts';
 
@@ -62,12 +62,13 @@ describe('warm-up bounds', () => {
 
   it('under one CPU, warm at one where that is shorter: the floor at one CPU, then the cap back for 2 s before measuring', () => {
     // 16 PM2 instances on half a CPU: 16 s at one CPU, the cap back, 2 s more (18 s, not 32); the cap 10 s past that.
-    expect(warmupBounds(2, 16, 0.5, true)).toEqual({ minSec: 16 + WARM_DROP_SEC, capSec: 28, raise: { cpus: WARM_CPUS, untilSec: 16 } });
-    expect(cellWarmup({ warmupSec: 2, mode: 'pm2', workers: 8, cpuMillis: 500 }, true)).toEqual({ minSec: 10, capSec: 20, raise: { cpus: 1, untilSec: 8 } });
+    // The cap stays where the floor at the cell's own cap puts it (32 + 10 s): a busy host may hold the raise until 30 s.
+    expect(warmupBounds(2, 16, 0.5, true)).toEqual({ minSec: 16 + WARM_DROP_SEC, capSec: 42, raise: { cpus: WARM_CPUS, untilSec: 16, latestSec: 30, cpuSec: 16 } });
+    expect(cellWarmup({ warmupSec: 2, mode: 'pm2', workers: 8, cpuMillis: 500 }, true)).toEqual({ minSec: 10, capSec: 26, raise: { cpus: 1, untilSec: 8, latestSec: 14, cpuSec: 8 } });
     // Where it would not be shorter, nothing is raised: 2 workers on half a CPU (4 s either way), a quarter CPU's one
     // process (4 s against 1 + 2 = 3 s: raised), a configured warm-up longer than both, a whole CPU, none asked for.
     expect(warmupBounds(1, 2, 0.5, true)).toEqual({ minSec: 4, capSec: 14 });
-    expect(warmupBounds(1, 1, 0.25, true)).toEqual({ minSec: 3, capSec: 13, raise: { cpus: 1, untilSec: 1 } });
+    expect(warmupBounds(1, 1, 0.25, true)).toEqual({ minSec: 3, capSec: 14, raise: { cpus: 1, untilSec: 1, latestSec: 2, cpuSec: 1 } });
     expect(warmupBounds(40, 16, 0.5, true)).toEqual({ minSec: 40, capSec: 120 });
     expect(warmupBounds(2, 16, 1, true)).toEqual({ minSec: 16, capSec: 26 });
     expect(warmupBounds(0, 16, 0.5, true)).toEqual({ minSec: 0, capSec: 0 });
@@ -76,6 +77,21 @@ describe('warm-up bounds', () => {
     expect(raisable(true, {})).toBe(true);
     expect(raisable(true, { replicas: 2 })).toBe(false);
     expect(raisable(undefined, {})).toBe(false);
+  });
+
+  it('a raised warm-up ends once its processes have had their CPU-seconds, not before the raised cap allows, and no later than no raise would', () => {
+    const raise = warmupBounds(2, 16, 0.5, true).raise!;
+    // A quiet host: 16 CPU-seconds in 16 s at one CPU.
+    expect(raiseOver(raise, 15, 15.2)).toBe(false);
+    expect(raiseOver(raise, 16, 16.1)).toBe(true);
+    // CPU counted before the raised cap could give it (a reading's overshoot) does not end it early.
+    expect(raiseOver(raise, 12, 16.5)).toBe(false);
+    // A busy host gave it 0.6 CPU: it goes on until its 16 CPU-seconds (27 s)…
+    expect(raiseOver(raise, 20, 12)).toBe(false);
+    expect(raiseOver(raise, 27, 16.2)).toBe(true);
+    // …and never past 30 s, where the floor at its own cap would have ended, less the 2 s of the cap's return.
+    expect(raiseOver(raise, 29, 10)).toBe(false);
+    expect(raiseOver(raise, 30, 10)).toBe(true);
   });
 });
 
