@@ -157,7 +157,8 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const { raise } = warmup;
     // The cap comes back once the raised seconds are over; when it did (or why not) is checked before any is kept.
     let lowered: Promise<CapBack> | undefined;
-    // The warm-up seconds heard when it was lowered, and the first that may then be measured (once it came back).
+    // The warm-up seconds heard when it was lowered, and the first that may then be measured: once it came back, the
+    // second it came back in and one more to settle (WARM_DROP_SEC).
     let raisedSec: number | undefined;
     let measurableFrom: number | undefined;
     let loadFromMs = Date.now();
@@ -190,12 +191,12 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
             !lowered &&
             raiseOver(raise, warmupRps.length, stats.cpuSecBetween(loadFromMs, Date.now()) ?? 0)
           ) {
-            const heard = (raisedSec = warmupRps.length);
+            raisedSec = warmupRps.length;
             lowered = target.setCpuMillis!(cfg.cpuMillis).then(
               () => ({ atMs: Date.now() }),
               (error: unknown) => ({ error }),
             );
-            void lowered.then(() => (measurableFrom = heard + WARM_DROP_SEC));
+            void lowered.then(() => (measurableFrom = warmupRps.length + WARM_DROP_SEC));
           }
           p.onWarmupSample?.(sample);
           host?.mark();

@@ -31,8 +31,10 @@ function adaptiveText(warmupSec: number | undefined): string {
 function raisedText(run: RunDetail): string {
   const n = run.cells.filter((c) => c.load?.warmupRaise).length;
   return n
-    ? ` ${n} cell${n === 1 ? '' : 's'} under one CPU warmed up at one until each process had its CPU-second, then ` +
-        'measured at their own cap, 2 s after it came back (<code>warmup_raised_cpu_m</code>, ' +
+    ? ` ${n} cell${n === 1 ? '' : 's'} under one CPU warmed up at one until each process had its CPU-second (by ` +
+        "the container's CPU readings; on a host too busy to give it that, until where the floor at the cell's own " +
+        'cap would have ended, less 2 s), then measured at their own cap, from the second after the one it came back ' +
+        'in (<code>warmup_raised_cpu_m</code>, ' +
         '<code>warmup_raised_s</code>).'
     : '';
 }

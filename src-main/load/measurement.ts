@@ -27,8 +27,9 @@ export type IsWarm = (warmupRps: number[], noise?: number) => boolean;
 
 /**
  * The first warm-up second that may be measured, once the engine knows it (undefined: not yet). Measurement never
- * starts before it, adaptive or at the cap, until WARM_WINDOW_SEC seconds past the cap: then it starts regardless, and
- * the engine judges what it got (a raised cap that came back late fails its cell).
+ * starts before it, adaptive or at the cap, and the cap moves as far past the minimum as it does; unknown until
+ * WARM_WINDOW_SEC seconds past the cap, measurement starts regardless, and the engine judges what it got (a raised cap
+ * that came back late fails its cell).
  */
 export type WarmFrom = () => number | undefined;
 
@@ -258,9 +259,10 @@ export class Measurement {
    */
   private decide(completed: number): CompletedSecond[] {
     if (this.measureFrom !== undefined || completed < this.plan.warmupSec) return [];
-    const held = this.warmFrom ? (this.warmFrom() ?? Infinity) : 0;
-    const from = completed >= this.maxWarmupSec + WARM_WINDOW_SEC ? 0 : held;
+    const known = this.warmFrom ? this.warmFrom() : 0;
+    const from = known ?? (completed >= this.maxWarmupSec + WARM_WINDOW_SEC ? 0 : Infinity);
     if (completed < from) return [];
+    const capSec = this.maxWarmupSec + Math.max(0, (known ?? 0) - this.plan.warmupSec);
     if (!this.isWarm) {
       this.measureFrom = completed;
       return [];
@@ -275,7 +277,7 @@ export class Measurement {
         this.measure(h.index, h, { ...h.second, t: h.index - this.measureFrom!, wasWarmup: h.index }),
       );
     }
-    if (completed >= this.maxWarmupSec) this.measureFrom = completed;
+    if (completed >= capSec) this.measureFrom = completed;
     return [];
   }
 }

@@ -75,8 +75,7 @@ export function warmupBounds(
   }
   return {
     minSec,
-    // Past the floor at the cell's own cap, raised or not: a starved raise may take that long.
-    capSec: Math.max(warmupCapSec(warmupSec), ownMinSec + WARMUP_CAP_EXTRA_SEC),
+    capSec: Math.max(warmupCapSec(warmupSec), minSec + WARMUP_CAP_EXTRA_SEC),
     ...(raise ? { raise } : {}),
   };
 }

@@ -210,7 +210,8 @@ describe('steady state and host contention in the exports', () => {
     expect(html).toContain('<code>unstable</code>');
     expect(html).toContain('<code>host-busy</code> when it exceeds 10 %');
     expect(html).toContain('for at most 12 s');
-    expect(html).toContain('1 cell under one CPU warmed up at one until each process had its CPU-second, then measured at their own cap');
+    expect(html).toContain("1 cell under one CPU warmed up at one until each process had its CPU-second (by the container's CPU readings;");
+    expect(html).toContain('then measured at their own cap, from the second after the one it came back in');
   });
 
   it('old cells without a stored warm-up show the configured one', () => {

@@ -117,7 +117,7 @@ describe('merging load threads second by second', () => {
     expect(out.every((c) => c.second.wasWarmup === undefined)).toBe(true);
   });
 
-  it("the engine's warmFrom holds measurement back: no steady window starts before it, nor the cap's start, until it is known", () => {
+  it("the engine's warmFrom holds measurement back: no steady window starts before it, and the cap moves with it", () => {
     // Warm from second 2 at best; the engine learns after second 6 that second 7 is the first it may measure.
     let from: number | undefined;
     const m = new Measurement(1, { warmupSec: 2, maxWarmupSec: 20, durationSec: 2 }, () => true, () => from);
@@ -130,12 +130,12 @@ describe('merging load threads second by second', () => {
     const out = flat(9);
     expect(m.measureFrom).toBe(7);
     expect(out.filter((c) => !c.warmup).map((c) => c.second.wasWarmup)).toEqual([7, 8]);
-    // At the cap (6), the start waits for it too, and comes there at once.
+    // Never steady: the cap (6, 4 s past the minimum) moves as far as the start did, to 7 + 4 = 11.
     const capped = new Measurement(1, { warmupSec: 2, maxWarmupSec: 6, durationSec: 1 }, () => false, () => 7);
-    [0, 1, 2, 3, 4, 5].forEach((i) => capped.add(sec(i, 1)));
+    for (let i = 0; i <= 9; i++) capped.add(sec(i, 1));
     expect(capped.measureFrom).toBeUndefined();
-    capped.add(sec(6, 1));
-    expect(capped.measureFrom).toBe(7);
+    capped.add(sec(10, 1));
+    expect(capped.measureFrom).toBe(11);
   });
 
   it('without a judge, warmFrom moves the start itself; never known, the start comes a window past the cap', () => {

@@ -46,7 +46,7 @@ function fresh(
 
 describe.concurrent('a warm-up under one CPU, raised to one', () => {
   it('is raised before the load and lowered after the raised seconds, and the cell says so', async ({ expect, onTestFinished }) => {
-    expect(cellWarmup(cell, true)).toEqual({ minSec: 5, capSec: 16, raise: { cpus: 1, untilSec: 3, latestSec: 4, cpuSec: 3 } });
+    expect(cellWarmup(cell, true)).toEqual({ minSec: 5, capSec: 15, raise: { cpus: 1, untilSec: 3, latestSec: 4, cpuSec: 3 } });
     const { store, provider } = fresh(onTestFinished, async () => {});
     const outcome = await runMatrix(oneCell, { store, provider });
     const [c] = outcome.cells;
