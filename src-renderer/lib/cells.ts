@@ -18,6 +18,8 @@ export interface CellRow {
   failure: string | null;
   /** Warm-up seconds the cell used (the configured ones, extended until steady); absent before it finished or for old cells. */
   warmupUsedSec?: number;
+  /** Its first warm-up seconds ran at a raised CPU cap (load/warmup.ts): that cap and for how many seconds. */
+  warmupRaise?: { cpuMillis: number; untilSec: number };
   /** Its dependencies' CPU, each as a share of its own cap over the measured seconds: "db 97% · cache 8%". */
   dependencies?: string;
   /** The server's reasons for its failed responses: `: 503 "sorry, too many clients already" (1,234)`. */
@@ -28,6 +30,9 @@ export interface CellRow {
 
 const sent = (bytesPerSec: number | null | undefined): { sentMbps?: number } =>
   bytesPerSec === null || bytesPerSec === undefined ? {} : { sentMbps: (bytesPerSec * 8) / 1e6 };
+
+const raised = (load: { warmupRaise?: CellRow['warmupRaise'] } | null | undefined): Pick<CellRow, 'warmupRaise'> =>
+  load?.warmupRaise ? { warmupRaise: load.warmupRaise } : {};
 
 const failedWhy = (load: { failureReasons?: Record<string, number> } | null | undefined): { failedWhy?: string } => {
   const why = reasonsText(load?.failureReasons ?? {});
@@ -40,7 +45,7 @@ function dependencyText(deps: readonly { name: string; stats?: { cpuPctMean: num
 }
 
 export function fromStored(c: StoredCell): CellRow {
-  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}), ...dependencyText(c.dependencies), ...failedWhy(c.load), ...sent(c.bytesPerSec) };
+  return { id: c.id, config: c.config, status: c.status, rpsMean: c.rpsMean, p50Us: c.p50Us, p99Us: c.p99Us, maxUs: c.maxUs, cpuPctMean: c.cpuPctMean, memMaxBytes: c.memMaxBytes, errors: c.errors === null ? null : c.errors + (c.timeouts ?? 0) + (c.non2xx ?? 0), flags: c.flags, failure: c.failure, ...(c.load?.warmupUsedSec !== undefined ? { warmupUsedSec: c.load.warmupUsedSec } : {}), ...raised(c.load), ...dependencyText(c.dependencies), ...failedWhy(c.load), ...sent(c.bytesPerSec) };
 }
 
 export function fromResult(r: CellResult, id?: number): CellRow {
@@ -50,6 +55,7 @@ export function fromResult(r: CellResult, id?: number): CellRow {
     config: r.config, status: r.status, rpsMean: l?.rpsMean ?? null, p50Us: l?.latencyUs.p50 ?? null, p99Us: l?.latencyUs.p99 ?? null, maxUs: l?.latencyUs.max ?? null,
     cpuPctMean: r.stats?.cpuPctMean ?? null, memMaxBytes: r.stats?.memMaxBytes ?? null, errors: l ? l.errors + l.timeouts + l.non2xx : null, flags: r.flags, failure: r.failure ?? null,
     ...(l?.warmupUsedSec !== undefined ? { warmupUsedSec: l.warmupUsedSec } : {}),
+    ...raised(l),
     ...dependencyText(r.dependencies),
     ...failedWhy(l),
     ...sent(l?.bytesPerSec),

@@ -22,6 +22,19 @@ describe('CellsTable: the warm-up used', () => {
     expect(cells).toEqual(['2 → 5 s', '2 s', '2 s']);
   });
 
+  it('a warm-up raised to one CPU says for how long, as the CLI and the report do: "2 → 11 s (9 s at 1 CPU)"', () => {
+    const raisedRow: CellRow = { ...row(0, 11), warmupRaise: { cpuMillis: 1000, untilSec: 9 } };
+    render(CellsTable, { props: { cells: [raisedRow, row(1, 4)] } });
+    const col = screen.getAllByRole('columnheader').map((h) => h.textContent!.trim()).indexOf('warm-up');
+    const cells = screen.getAllByRole('row').slice(1).map((r) => r.querySelectorAll('td')[col]!.textContent!.trim());
+    expect(cells).toEqual(['2 → 11 s (9 s at 1 CPU)', '2 → 4 s']);
+    const stored = { ...cell({}), load: { warmupUsedSec: 11, warmupRaise: { cpuMillis: 1000, untilSec: 9 } } } as unknown as StoredCell;
+    expect(fromStored(stored).warmupRaise).toEqual({ cpuMillis: 1000, untilSec: 9 });
+    expect(fromStored(cell({})).warmupRaise).toBeUndefined();
+    const live = { config: stored.config, status: 'ok', flags: [], load: { rpsMean: 1, latencyUs: { p50: 1, p99: 1, max: 1 }, errors: 0, timeouts: 0, non2xx: 0, warmupUsedSec: 11, warmupRaise: { cpuMillis: 1000, untilSec: 9 } } } as unknown as CellResult;
+    expect(fromResult(live).warmupRaise).toEqual({ cpuMillis: 1000, untilSec: 9 });
+  });
+
   it('rows from the store and from a live result carry it', () => {
     const stored = { ...cell({}), load: { warmupUsedSec: 7 } } as unknown as StoredCell;
     expect(fromStored(stored).warmupUsedSec).toBe(7);
