@@ -1,18 +1,12 @@
 import { linkText } from '../common/labels.ts';
 import type { StoredCell } from '../store/index.ts';
-import { fmtBytes, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
+import { fmtBytes, fmtNum, fmtUs, cellWarmupText } from '../common/format.ts';
 import { table } from './format.ts';
 
 export { cellLabel } from '../common/labels.ts';
 
 /** Cells stopped before their end: what they measured is partial, never a result. */
 const isPartial = (c: StoredCell): boolean => c.status === 'cancelled' || c.status === 'interrupted';
-
-/**
- * The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one until steady; "—" before it ran.
- */
-export const warmupText = (c: StoredCell): string =>
-  fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load), c.load?.warmupRaise);
 
 /** ", 2 threads" where more than one load thread generated the load (or the matrix asked for a count). */
 function threadsText(c: StoredCell): string {
@@ -58,7 +52,7 @@ export function cellsTable(cells: StoredCell[]): string {
       (c.config.load.model === 'closed' ? `${c.config.load.connections} conn` : `${c.config.load.rate} rps`) +
         threadsText(c) +
         linkText(c.config.load),
-      warmupText(c),
+      cellWarmupText(c),
       c.status,
       ...[
         fmtNum(c.rpsMean),

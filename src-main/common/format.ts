@@ -61,6 +61,12 @@ export function fmtWarmup(
   return `${used > configuredSec ? `${configuredSec} → ${used} s` : `${used} s`}${at}`;
 }
 
+/** A stored cell's warm-up as the cells tables show it (fmtWarmup): "—" before it ran, its raise said after it. */
+export const cellWarmupText = (c: {
+  config: { warmupSec: number };
+  load?: { warmupUsedSec?: number; warmupRaise?: { cpuMillis: number; untilSec: number } } | null;
+}): string => fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load), c.load?.warmupRaise);
+
 /** A percentage: whole from 10 up (and 0), one decimal from 1, two below: "12 %", "3.4 %", "0.25 %". */
 export function fmtPct(x: number): string {
   return `${fmtNum(x, x === 0 || x >= 10 ? 0 : x < 1 ? 2 : 1)} %`;

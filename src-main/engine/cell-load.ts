@@ -6,8 +6,6 @@ import { contention, HostCpuRecorder } from '../load/host-cpu.ts';
 import type { LoadCallbacks } from '../load/runner.ts';
 import type { LoadPlan } from '../load/protocol.ts';
 import { isWarm } from '../load/steady-state.ts';
-import { raiseOver, WARM_DROP_SEC } from '../load/warmup.ts';
-import { cellWarmup } from './cell-warmup.ts';
 import type {
   CellConfig,
   DependencyReading,
@@ -21,6 +19,7 @@ import type { DependencyTarget, Provider, ProvisionedTarget, RemoteLoadRequest }
 import { PROCESS_READ_EVERY_SEC, ProcessMemoryRecorder } from './process-memory.ts';
 import { samplersFor } from './replica-readings.ts';
 import { StatsSampler } from './stats-sampler.ts';
+import { WarmRaise } from './warm-raise.ts';
 
 /** The target's side stopped answering: the cell fails with these words, and its teardown does not wait long. */
 export class TargetUnreachable extends Error {}
@@ -153,14 +152,8 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const host = hostCpu.ok ? new HostCpuRecorder(target.cores) : undefined;
     host?.mark();
     let hostFrom = -1;
-    const warmup = await raisedWarmup(cfg, target);
-    const { raise } = warmup;
-    // The cap comes back once the raised seconds are over; when it did (or why not) is checked before any is kept.
-    let lowered: Promise<CapBack> | undefined;
-    // The warm-up seconds heard when it was lowered, and the first that may then be measured: once it came back, the
-    // second it came back in and one more to settle (WARM_DROP_SEC).
-    let raisedSec: number | undefined;
-    let measurableFrom: number | undefined;
+    // A cap raised for the warm-up comes back once it is over; when it did (or why not) is checked before any is kept.
+    const { warmup, raised } = await WarmRaise.start(cfg, target);
     let loadFromMs = Date.now();
     // The noise is only a judge's: a warm-up that cannot extend (none asked for) judges nothing by it.
     const judgedNoise = warmup.capSec > warmup.minSec ? p.warmNoise : undefined;
@@ -174,7 +167,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     const callbacks: LoadCallbacks = {
       signal: stop.signal,
       isWarm,
-      ...(raise ? { warmFrom: () => measurableFrom } : {}),
+      ...(raised ? { warmFrom: raised.warmFrom } : {}),
       onSecond: (s, warmup) => {
         if (warmup) {
           watch.heard();
@@ -186,18 +179,7 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
             deps: deps.map((x) => pick(x.sampler.latest())),
           });
           warmupRps.push(s.requests);
-          if (
-            raise &&
-            !lowered &&
-            raiseOver(raise, warmupRps.length, stats.cpuSecBetween(loadFromMs, Date.now()) ?? 0)
-          ) {
-            raisedSec = warmupRps.length;
-            lowered = target.setCpuMillis!(cfg.cpuMillis).then(
-              () => ({ atMs: Date.now() }),
-              (error: unknown) => ({ error }),
-            );
-            void lowered.then(() => (measurableFrom = warmupRps.length + WARM_DROP_SEC));
-          }
+          raised?.heard(() => stats.cpuSecBetween(loadFromMs, Date.now()) ?? 0);
           p.onWarmupSample?.(sample);
           host?.mark();
           return;
@@ -259,13 +241,13 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     await procMem.read();
     stats.stop();
     for (const x of deps) x.sampler.stop();
-    if (raise && out.result.measuredSec > 0) await capBackBefore(lowered, measureFrom, cfg.cpuMillis);
+    if (raised && out.result.measuredSec > 0) await raised.backBefore(measureFrom);
     // The runner keeps only the measured seconds; the noise the warm-up judged by is kept with them.
     const load = {
       ...out.result,
       warmupPerSecondRps: warmupRps,
       ...(judgedNoise !== undefined ? { warmupNoise: judgedNoise } : {}),
-      ...(raise ? { warmupRaise: { cpuMillis: raise.cpus * 1000, untilSec: raisedSec ?? warmupRps.length } } : {}),
+      ...(raised ? { warmupRaise: raised.record() } : {}),
     };
     const measureTo = measureFrom + load.measuredSec * 1000;
     let summary = stats.summary(measureFrom, measureTo);
@@ -289,46 +271,6 @@ export async function measureLoad(p: LoadPhaseInput): Promise<LoadPhaseOutcome> 
     stats.stop();
     for (const x of deps) x.sampler.stop();
   }
-}
-
-/**
- * The cell's warm-up bounds, its cap raised for the first of them where that shortens the warm-up and the target can
- * (engine/cell-warmup.ts): after a raise that fails, the cell's own cap is set again and its own bounds kept.
- */
-async function raisedWarmup(cfg: CellConfig, target: ProvisionedTarget): Promise<ReturnType<typeof cellWarmup>> {
-  const warmup = cellWarmup(cfg, target.setCpuMillis !== undefined);
-  if (!warmup.raise) return warmup;
-  try {
-    await target.setCpuMillis!(warmup.raise.cpus * 1000);
-    return warmup;
-  } catch {
-    // It may have been applied though the answer was lost: set the cell's own again, or the cell cannot be measured.
-    try {
-      await target.setCpuMillis!(cfg.cpuMillis);
-    } catch (e) {
-      throw new Error(`its CPU cap was neither raised for the warm-up nor set back to ${cfg.cpuMillis}m: ${String(e)}`);
-    }
-    return cellWarmup(cfg, false);
-  }
-}
-
-/** When the cell's own cap came back after the raised seconds, or why it did not. */
-type CapBack = { atMs: number } | { error: unknown };
-
-/** Every measured second ran at the cell's own cap: the cap came back before the first of them, or the cell fails. */
-async function capBackBefore(
-  lowered: Promise<CapBack> | undefined,
-  measureFromMs: number,
-  cpuMillis: number,
-): Promise<void> {
-  const back = await lowered;
-  if (back && 'atMs' in back && back.atMs <= measureFromMs) return;
-  const why = !back
-    ? 'it was never lowered'
-    : 'error' in back
-      ? `lowering it failed (${(back.error as Error)?.message ?? String(back.error)})`
-      : `it came back ${back.atMs - measureFromMs} ms into the measured seconds`;
-  throw new Error(`the warm-up's raised CPU cap: ${why}, so the cell was not measured at its own ${cpuMillis}m`);
 }
 
 type DependencySampler = {

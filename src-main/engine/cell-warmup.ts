@@ -17,3 +17,7 @@ export const raisable = (raisesCap: boolean | undefined, c: Pick<WarmupCell, 're
 /** `canRaise`: its target's cap can be raised for the warm-up (`raisable`, or the cell's own target can). */
 export const cellWarmup = (c: WarmupCell, canRaise = false): ReturnType<typeof warmupBounds> =>
   warmupBounds(c.warmupSec, servingProcesses(c.mode, c.workers), c.cpuMillis / 1000, canRaise);
+
+/** The warm-up a cell is planned with where `raisesCap` says whether its provider's lone targets can be raised. */
+export const plannedWarmup = (c: WarmupCell, raisesCap: boolean | undefined): ReturnType<typeof warmupBounds> =>
+  cellWarmup(c, raisable(raisesCap, c));

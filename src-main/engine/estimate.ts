@@ -13,7 +13,7 @@ import { etaSec } from './cell-pool.ts';
 import type { Matrix } from './matrix.ts';
 import { settleBudgetSec } from './settle.ts';
 import { VERIFY_MIN_SEC } from './verify-plan.ts';
-import { cellWarmup, raisable, type WarmupCell } from './cell-warmup.ts';
+import { cellWarmup, plannedWarmup, type WarmupCell } from './cell-warmup.ts';
 import { median } from '../common/median.ts';
 
 /** How many recent cells of an app and mode, and recent runs of a name, the estimate learns from. */
@@ -110,7 +110,7 @@ export interface EstimateInput {
 
 /** The estimate of a matrix run: the grid, then settling and verification as ranges. */
 export function estimateRun(o: EstimateInput): RunEstimate {
-  const warmupOf = (c: WarmupCell): ReturnType<typeof cellWarmup> => cellWarmup(c, raisable(o.raisesCap, c));
+  const warmupOf = (c: WarmupCell): ReturnType<typeof cellWarmup> => plannedWarmup(c, o.raisesCap);
   const basis = new Map<string, { app: string; mode: string; cost: CellCost }>();
   const costOf = (c: Pick<CellConfig, 'app' | 'mode'>): CellCost => {
     const key = `${c.app}\u0000${c.mode}`;

@@ -7,7 +7,7 @@ import type { PhaseContext } from './phases.ts';
 import type { Session } from './run/run-session.ts';
 import { settleAnswer } from './settle.ts';
 import { verifyAnswer } from './verify.ts';
-import { cellWarmup, raisable } from './cell-warmup.ts';
+import { plannedWarmup } from './cell-warmup.ts';
 
 type PhaseName = 'settle' | 'verify';
 
@@ -93,7 +93,7 @@ function phaseContext(p: PhaseRunInput): { ctx: PhaseContext; current: { phase: 
       s.emit({ type: 'run-phase', runId: s.runId, phase, message, total, etaSec: eta() });
     },
     runCell: async (cell) => {
-      perCell = overhead + cellWarmup(cell, raisable(s.provider.raisesCap, cell)).minSec + cell.durationSec;
+      perCell = overhead + plannedWarmup(cell, s.provider.raisesCap).minSec + cell.durationSec;
       const { result } = await s.runCell({ ...cell, index: next++ } as CellConfig, {
         total,
         etaSec: (after) => {

@@ -6,7 +6,7 @@ import { findImage } from '../docker/image-lookup.ts';
 import type { CellResult, RunStatus } from '../model/types.ts';
 import { etaSec, poolSize, runPool, slotPlacement } from './cell-pool.ts';
 import { estimateWithHistory } from './estimate.ts';
-import { cellWarmup, raisable } from './cell-warmup.ts';
+import { plannedWarmup } from './cell-warmup.ts';
 import { expandMatrix, MatrixInvalidError, validateMatrix, type Matrix } from './matrix.ts';
 import { anyHttp2, anyTls, linksOf } from './matrix-dimensions.ts';
 import { linkProblems } from '../apps/served-links.ts';
@@ -84,7 +84,7 @@ async function runGrid(
 ): Promise<string | void> {
   const cells = expandMatrix(matrix, s.limits.imageApps);
   const raisesCap = s.provider.raisesCap;
-  const perCell = (c: (typeof cells)[number]): number => cellWarmup(c, raisable(raisesCap, c)).minSec + c.durationSec;
+  const perCell = (c: (typeof cells)[number]): number => plannedWarmup(c, raisesCap).minSec + c.durationSec;
   // K cells at once where the target has the nodes (each target alone on its node, its load on another).
   const k = await poolSize(s.provider, cells.length);
   // The estimate's rule (engine/estimate.ts): until this run's own cells are timed, what this host's

@@ -6,7 +6,7 @@ import { envWords } from '../common/env-name.ts';
 import { failedAndAttempts, flagPhrase, fmtMargin, fmtPct, fmtRatio, who } from '../analysis/index.ts';
 import type { Recommendation } from '../analysis/index.ts';
 import { STATE_WORDS } from '../analysis/explain/headline.ts';
-import { fmtBytes, fmtNum, fmtUs, fmtWarmup } from '../common/format.ts';
+import { fmtBytes, fmtNum, fmtUs, cellWarmupText } from '../common/format.ts';
 import type { RunDetail, StoredCell } from '../model/stored.ts';
 import { contestNote, esc, flagsHtml, p99Cell, p99Note, pickCell, rpsCell, table, td, th } from './html-parts.ts';
 
@@ -99,10 +99,6 @@ function dependencyWords(c: StoredCell): string {
     .join('; ');
 }
 
-/** The warm-up a cell used: "4 s", or "1 → 4 s" when it went on past the configured one; "—" when not known. */
-const warmupText = (c: StoredCell): string =>
-  fmtWarmup(c.config.warmupSec, c.load?.warmupUsedSec, Boolean(c.load), c.load?.warmupRaise);
-
 /** The reasons behind a cell's flags and its failure, on a full-width row under it: too long for a column. */
 function cellNote(c: StoredCell): string {
   const settings = envWords(c.config.envSet);
@@ -147,7 +143,7 @@ export function cellsTable(cells: StoredCell[]): string {
       td(c.requests === null ? '—' : fmtNum(failed), true),
       td(c.cpuPctMean === null ? '—' : `${Math.round(c.cpuPctMean)}%`, true),
       td(fmtBytes(c.memMaxBytes), true),
-      td(warmupText(c), true),
+      td(cellWarmupText(c), true),
       td(flagsHtml(c.flags.map((f) => ({ kind: f.kind, title: f.reason })))),
     ].join('')}</tr>${cellNote(c)}`;
   });
