@@ -65,7 +65,17 @@ export default defineConfig({
       ...(UNIT_MOCKS.length === 0
         ? []
         : [
-            { test: { ...UNIT, name: 'unit-mocks', include: UNIT_MOCKS } },
+            {
+              test: {
+                ...UNIT,
+                name: 'unit-mocks',
+                include: UNIT_MOCKS,
+                // Mostly real runs against stub servers that answer after a delay: they wait more than they
+                // compute, so three at once (a group of its own: one group's projects share a worker count).
+                maxWorkers: Math.max(UNIT_WORKERS, 3),
+                sequence: { groupOrder: 3 },
+              },
+            },
           ]),
       {
         plugins: [svelte()],

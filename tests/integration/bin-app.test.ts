@@ -24,7 +24,7 @@ async function sizeIt(args: string[], modes: string[]): Promise<{ code: number |
   const add = await cli(['--db', db, 'apps', 'add', 'rest', '--folder', BIN_APP, '--entry', ENTRY, ...args.flatMap((a) => ['--arg', a]), '--port', '3000', '--health', '/health', '--request', 'GET /items/2']);
   expect(add.code, add.stderr).toBe(0);
   const config = path.join(dir, 'matrix.json');
-  writeFileSync(config, JSON.stringify({ apps: ['rest'], modes, workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 1, warmupSec: 0, load: { model: 'closed', connections: [4] }, settleBudgetPct: 0, verify: false }));
+  writeFileSync(config, JSON.stringify({ apps: ['rest'], modes, workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 1, warmupSec: 0, load: { model: 'rate', rates: [200], connections: 4 }, settleBudgetPct: 0, verify: false }));
   const r = await cli(['--db', db, '--json', 'run', '--config', config]);
   return { code: r.code, out: JSON.parse(r.stdout) as Out, stderr: r.stderr };
 }
@@ -54,6 +54,6 @@ describe('a bin script under node_modules with start arguments', () => {
     expect(second!.failure).toMatch(/^skipped: same failure as cell 1 \(the app exited with code \d+ at start\)/);
     // The terminal shows the container's last log lines too, not only the first line of the failure, and the skip.
     expect(stderr).toMatch(/✗ 1\/2 rest pm2×2 [^\n]*not ready: the container exited with code 2[^\n]*\n {4}last lines of the container's log:\n {4}│ /);
-    expect(stderr).toContain('rest single×1 1000m/256MB c4: failed — skipped: same failure as cell 1');
+    expect(stderr).toContain('rest single×1 1000m/256MB 200rps/c4: failed — skipped: same failure as cell 1');
   });
 });

@@ -18,7 +18,7 @@ beforeAll(async () => {
   await requireDocker();
 });
 
-const twoCells = twoCellMatrix({ name: 'cell failure', warmupSec: 0 });
+const twoCells = twoCellMatrix({ name: 'cell failure', warmupSec: 0, load: { model: 'rate', rates: [200], connections: 4 } });
 
 const fresh = (): { store: Store } => ({ store: Store.open(path.join(tempDir(), 'h.db')) });
 

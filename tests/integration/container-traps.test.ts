@@ -24,9 +24,12 @@ beforeAll(async () => {
   db = path.join(tempDir(), 'h.db');
 }, 120_000);
 
+// A constant modest rate: what the processes read inside the box does not depend on how hard they work.
+const RATE = { model: 'rate', rates: [200], connections: 4 };
+
 async function runOf(matrix: object, extra: string[] = []): Promise<RunDetail> {
   const config = path.join(tempDir(), 'm.json');
-  writeFileSync(config, JSON.stringify({ durationSec: 2, warmupSec: 0, settleBudgetPct: 0, verify: false, ...matrix }));
+  writeFileSync(config, JSON.stringify({ durationSec: 2, warmupSec: 0, load: RATE, settleBudgetPct: 0, verify: false, ...matrix }));
   const r = await cli(['--db', db, '--json', 'run', '--config', config, ...extra]);
   expect(r.code, r.stderr).toBe(0);
   const store = Store.open(db);

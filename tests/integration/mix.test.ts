@@ -169,7 +169,7 @@ describe('a run of a user app with a mix', () => {
     expect(tried.code, tried.stdout + tried.stderr).toBe(0);
     expect(tried.stdout).toMatch(/✓ request GET \/me\s+200 ×3/);
     const config = path.join(dir, 'matrix.json');
-    writeFileSync(config, JSON.stringify({ apps: ['mixapp'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [256], durationSec: 5, warmupSec: 1, load: { model: 'closed', connections: [8] }, settleBudgetPct: 0, verify: false }));
+    writeFileSync(config, JSON.stringify({ apps: ['mixapp'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [256], durationSec: 5, warmupSec: 0, load: { model: 'closed', connections: [8] }, settleBudgetPct: 0, verify: false }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
     expect(r.code, r.stderr).toBe(0);
     const runId = (JSON.parse(r.stdout) as { runId: number }).runId;

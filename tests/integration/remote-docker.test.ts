@@ -102,7 +102,7 @@ describe('a remote Docker engine as a target', () => {
     const provider = new DockerProvider({ name: 'second', kind: 'docker', connection: { url: second.url }, source: new Docker() });
     await provider.prepareImage(image.tag);
     const r = await runCell(
-      { index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 128, load: { model: 'closed', connections: 4 }, durationSec: 2, warmupSec: 0, env: {} },
+      { index: 0, repetition: 0, app: 'hello', mode: 'cluster', workers: 2, cpuMillis: 500, memoryMb: 128, load: { model: 'rate', rate: 200, connections: 4 }, durationSec: 2, warmupSec: 0, env: {} },
       { app, image, placement: true, timeoutSec: 10, provider },
     );
     expect(r.status, r.failure).toBe('ok');
