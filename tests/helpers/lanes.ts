@@ -11,7 +11,8 @@
 //    PostgreSQL and Redis images for the dependency tests, about 80 s beside the other lane (docs/contributing.md).
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
 //    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
-//    tests); it runs after them, with nothing beside it.
+//    tests), or it starves the machine on purpose (jit-floor-starved's weighted busy loop); it runs
+//    after them, with nothing beside it.
 
 export const SHARED_A = [
   'answer',
@@ -53,6 +54,7 @@ export const QUIET = [
   'dependency-bound',
   'dry-run-refusal',
   'http2-load',
+  'jit-floor-starved',
   'lab-lock',
   'lab-order',
   'load',
