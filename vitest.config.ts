@@ -2,11 +2,11 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { laneFiles, QUIET, SHARED_A, SHARED_B, SHARED_C } from './tests/helpers/lanes.ts';
+import { laneFiles, QUIET, SHARED_A, SHARED_B } from './tests/helpers/lanes.ts';
 
 // Suites: `unit` (no Docker; with `unit-mocks`, its files that replace a module), `components`
 // (Svelte components in jsdom; chart.js gets a mocked canvas, as jsdom has none), `integration-*` (a
-// real Docker engine, in shared lanes and a quiet one: cells compete for the same two cores, so no two measurements
+// real Docker engine, in two lanes: cells compete for the same two cores, so no two measurements
 // may overlap; see tests/helpers/lanes.ts) and `runner` (scripts/test.mjs itself, run on the small fixture
 // suites of tests/runner/fixtures, which no project here includes). Each removes what it made when
 // it ends (tests/helpers/global-setup*.ts). A skip gives its reason: `ctx.skip(reason)` or
@@ -73,7 +73,7 @@ export default defineConfig({
                 // Mostly real runs against stub servers that answer after a delay: they wait more than they
                 // compute, so three at once (a group of its own: one group's projects share a worker count).
                 maxWorkers: Math.max(UNIT_WORKERS, 3),
-                sequence: { groupOrder: 10 },
+                sequence: { groupOrder: 3 },
               },
             },
           ]),
@@ -89,13 +89,12 @@ export default defineConfig({
           globalSetup: ['tests/helpers/global-setup-tmp.ts'],
         },
       },
-      // Four lanes (tests/helpers/lanes.ts), one file at a time each: npm test runs the three shared
+      // Three lanes (tests/helpers/lanes.ts), one file at a time each: npm test runs the two shared
       // lanes at once, beside the Docker-free suites, then `integration-quiet` with nothing beside it.
-      // One vitest over all four runs them in turn.
+      // One vitest over all three runs them in turn.
       ...[
         ['integration-shared-a', SHARED_A],
         ['integration-shared-b', SHARED_B],
-        ['integration-shared-c', SHARED_C],
         ['integration-quiet', QUIET],
       ].map(([name, files], i) => ({
         test: {

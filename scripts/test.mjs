@@ -22,7 +22,7 @@
 // For tests/runner (the runner's own tests), on fixture suites, without steps:
 //   node scripts/test.mjs --vitest-config FILE project…
 //   node scripts/test.mjs --playwright-config FILE
-// Integration files run one at a time within a lane (tests/helpers/lanes.ts): the three shared lanes
+// Integration files run one at a time within a lane (tests/helpers/lanes.ts): the two shared lanes
 // (proofs that mind neither a busy host nor another job on the engine) at once, beside the steps
 // and suites that use no Docker, then e2e; then the quiet lane, whose numbers need the machine, with
 // nothing beside it.
@@ -231,7 +231,7 @@ try {
     const want = (s) => only.length === 0 || only.includes(s);
     if (!noBuild) step('build', 'npm', ['run', '--silent', 'build']);
     // The integration files that do not mind a busy host nor another job on the engine
-    // (tests/helpers/lanes.ts) run in three lanes at once, beside everything that uses no Docker. Each
+    // (tests/helpers/lanes.ts) run in two lanes at once, beside everything that uses no Docker. Each
     // lane labels what it makes and checks only that (RIGHTSIZE_LABELS), and queues for the lab.
     const shared = want('integration');
     // Beside them the steps without Docker take one core between them, one step and one file at a
@@ -261,7 +261,7 @@ try {
         buffered,
         env: { RIGHTSIZE_LABELS: `rightsize-test.lane=${name}`, RIGHTSIZE_WAIT_FOR_LAB: '1' },
       });
-    await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true), lane('c', true)] : [])]);
+    await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true)] : [])]);
     // Then the files whose numbers need the machine to themselves, with nothing beside them.
     if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)' });
     if (want('e2e') && !shared) await playwright();
