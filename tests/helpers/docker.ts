@@ -30,6 +30,13 @@ export function imageFor(name: string): Promise<{ app: AppDefinition; image: App
 }
 
 /**
+ * The load of a shared lane's cell that proves where it ran, what it removed or what it said, not how fast it went:
+ * a constant 200 req/s. A closed loop would keep a load thread's core and the target's cap busy every second, CPU
+ * the lanes beside it need (docs/contributing.md, "Where a test belongs").
+ */
+export const PACED_LOAD = { model: 'rate' as const, rates: [200], connections: 4 };
+
+/**
  * The smallest real matrix: hello under node:cluster, 1 and 2 workers on half a core (two cells of a
  * few seconds). Tests override what they exercise (duration, warmup, connections).
  */

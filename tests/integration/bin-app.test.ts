@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { cli, ROOT, tempDir } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { PACED_LOAD, requireDocker } from '../helpers/docker.ts';
 
 // A project whose server is a dependency's command-line tool, as json-server is: the entry sits
 // under node_modules/…/bin (a shebang script), reads a data file relative to its working directory
@@ -24,7 +24,7 @@ async function sizeIt(args: string[], modes: string[]): Promise<{ code: number |
   const add = await cli(['--db', db, 'apps', 'add', 'rest', '--folder', BIN_APP, '--entry', ENTRY, ...args.flatMap((a) => ['--arg', a]), '--port', '3000', '--health', '/health', '--request', 'GET /items/2']);
   expect(add.code, add.stderr).toBe(0);
   const config = path.join(dir, 'matrix.json');
-  writeFileSync(config, JSON.stringify({ apps: ['rest'], modes, workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 1, warmupSec: 0, load: { model: 'rate', rates: [200], connections: 4 }, settleBudgetPct: 0, verify: false }));
+  writeFileSync(config, JSON.stringify({ apps: ['rest'], modes, workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 1, warmupSec: 0, load: PACED_LOAD, settleBudgetPct: 0, verify: false }));
   const r = await cli(['--db', db, '--json', 'run', '--config', config]);
   return { code: r.code, out: JSON.parse(r.stdout) as Out, stderr: r.stderr };
 }

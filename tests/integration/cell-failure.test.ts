@@ -6,7 +6,7 @@ import type { RunEvent } from '../../src-main/model/events.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { tempDir } from '../helpers/cli.ts';
-import { requireDocker, twoCellMatrix } from '../helpers/docker.ts';
+import { PACED_LOAD, requireDocker, twoCellMatrix } from '../helpers/docker.ts';
 
 // The engine losing a cell's target (removed through its API as `docker rm -f` would) fails that
 // cell with the reason, and the run goes on: the process never dies of it. The store's failures
@@ -18,7 +18,7 @@ beforeAll(async () => {
   await requireDocker();
 });
 
-const twoCells = twoCellMatrix({ name: 'cell failure', warmupSec: 0, load: { model: 'rate', rates: [200], connections: 4 } });
+const twoCells = twoCellMatrix({ name: 'cell failure', warmupSec: 0, load: PACED_LOAD });
 
 const fresh = (): { store: Store } => ({ store: Store.open(path.join(tempDir(), 'h.db')) });
 

@@ -12,7 +12,7 @@ import { buildImage } from '../../src-main/docker/image-build.ts';
 import type { RunDetail } from '../../src-main/model/stored.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, tempDir } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { PACED_LOAD, requireDocker } from '../helpers/docker.ts';
 
 const ROOT = path.resolve(__dirname, '../..');
 const MB = 2 ** 20;
@@ -24,12 +24,10 @@ beforeAll(async () => {
   db = path.join(tempDir(), 'h.db');
 }, 120_000);
 
-// A constant modest rate: what the processes read inside the box does not depend on how hard they work.
-const RATE = { model: 'rate', rates: [200], connections: 4 };
-
 async function runOf(matrix: object, extra: string[] = []): Promise<RunDetail> {
   const config = path.join(tempDir(), 'm.json');
-  writeFileSync(config, JSON.stringify({ durationSec: 2, warmupSec: 0, load: RATE, settleBudgetPct: 0, verify: false, ...matrix }));
+  // Paced: what the processes read inside the box does not depend on how hard they work.
+  writeFileSync(config, JSON.stringify({ durationSec: 2, warmupSec: 0, load: PACED_LOAD, settleBudgetPct: 0, verify: false, ...matrix }));
   const r = await cli(['--db', db, '--json', 'run', '--config', config, ...extra]);
   expect(r.code, r.stderr).toBe(0);
   const store = Store.open(db);

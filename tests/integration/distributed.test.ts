@@ -27,7 +27,7 @@ import { SwarmProvider } from '../../src-main/providers/swarm/provider.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { ROOT, tempDir } from '../helpers/cli.ts';
 import { DependenciesSchema } from '../../src-main/apps/dependencies.ts';
-import { imageFor, requireDocker } from '../helpers/docker.ts';
+import { imageFor, PACED_LOAD, requireDocker } from '../helpers/docker.ts';
 import { waitReady } from '../../src-main/docker/readiness.ts';
 import type { StatsReading } from '../../src-main/providers/provider.ts';
 import { formSwarm, HOST_SIDE, mainEngineState, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
@@ -177,8 +177,7 @@ describe('a matrix on distributed engines', () => {
       const provider = pairProvider();
       const events: RunEvent[] = [];
       const out = await runMatrix(
-        // A constant modest rate: these cells prove placement and removal, not speed (docs/contributing.md).
-        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'rate', rates: [200], connections: 4 }, durationSec: 3, warmupSec: 0, repetitions: 4, settleBudgetPct: 0, verify: false },
+        { name: 'distributed', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: PACED_LOAD, durationSec: 3, warmupSec: 0, repetitions: 4, settleBudgetPct: 0, verify: false },
         { store, provider, waitForLab: true, onEvent: (e) => events.push(e) },
       );
       expect(out.status, out.error).toBe('completed');
@@ -225,7 +224,7 @@ describe('a matrix on distributed engines', () => {
       const provider = pairProvider();
       const warnings: string[] = [];
       const out = await runMatrix(
-        { name: 'swarm replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'rate', rates: [200], connections: 4 }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false },
+        { name: 'swarm replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: PACED_LOAD, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false },
         { store, provider, waitForLab: true, onEvent: (e) => e.type === 'log' && e.level === 'warn' && warnings.push(e.message) },
       );
       expect(out.status, out.error).toBe('completed');
@@ -261,7 +260,7 @@ describe('a matrix on distributed engines', () => {
   it('a remote engine runs a cell of 2 replicas: both containers there, the agent beside them, each share measured; nothing left', async () => {
     const provider = new DockerProvider({ name: 'far', kind: 'docker', connection: { url: second.url }, source: new Docker() });
     const out = await runMatrix(
-      { name: 'remote replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: { model: 'rate', rates: [200], connections: 4 }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false },
+      { name: 'remote replicas', apps: ['hello'], modes: ['cluster'], workers: [1], replicas: [2], cpuMillicores: [250], memoryMb: [128], load: PACED_LOAD, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false },
       { store, provider, waitForLab: true },
     );
     expect(out.status, out.error).toBe('completed');
@@ -285,7 +284,7 @@ describe('a matrix on distributed engines', () => {
     let cutAt = 0;
     let failedAt = 0;
     const out = await runMatrix(
-      { name: 'cut', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: { model: 'rate', rates: [200], connections: 4 }, durationSec: 12, warmupSec: 0, repetitions: 2, settleBudgetPct: 0, verify: false },
+      { name: 'cut', apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [250], memoryMb: [128], load: PACED_LOAD, durationSec: 12, warmupSec: 0, repetitions: 2, settleBudgetPct: 0, verify: false },
       {
         store, provider, waitForLab: true,
         onEvent: (e) => {

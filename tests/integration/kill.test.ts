@@ -8,7 +8,7 @@ import { currentSession } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { buildSteps, containersOf, freshFolderApp, stillThere, tagsOf } from '../helpers/build-watch.ts';
 import { cli, startCli, tempDir, type CliResult } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { PACED_LOAD, requireDocker } from '../helpers/docker.ts';
 
 // Nothing left behind, however the CLI ends. A run is killed at moments spread over its whole life
 // from 0 s (start-up, reaper, lock, image checks, container creation, readiness, load, teardown):
@@ -27,7 +27,7 @@ const GRACEFUL: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 // Its second of load at a modest constant rate: the kills need every phase, not a saturated target, and a closed
 // loop's busy cores were a quarter of each run's CPU, taken from the lanes beside it (docs/contributing.md).
-const oneCell = { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [128], load: { model: 'rate', rates: [200], connections: 4 }, durationSec: 1, warmupSec: 0, settleBudgetPct: 0, verify: false };
+const oneCell = { apps: ['hello'], modes: ['cluster'], workers: [1], cpuMillicores: [500], memoryMb: [128], load: PACED_LOAD, durationSec: 1, warmupSec: 0, settleBudgetPct: 0, verify: false };
 
 /**
  * Polls until `probe` has been empty for `settleMs` (a reaper the dead CLI's detached launcher was

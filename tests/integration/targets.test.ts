@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { PACED_LOAD, requireDocker } from '../helpers/docker.ts';
 import { ENGINE_SIDE, startSecondEngine, type SecondEngine } from '../helpers/second-engine.ts';
 
 const KEY_BODY = 'MHcCAQEEIBtHc0nWm0Zl2kXq3s9cX8nV0n1u7uU9QmJ0rJm3Jt8poAoGCCqGSM49';
@@ -58,7 +58,7 @@ describe('rightsize targets', () => {
   it('runs a matrix on the remote engine with --target: image shipped there, cells measured there and recorded as such, nothing left on either engine', async () => {
     expect((await rs('targets', 'add', 'remote', '--docker', second.url)).code).toBe(0);
     const config = path.join(dir, 'm.json');
-    writeFileSync(config, JSON.stringify({ apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [500], memoryMb: [128], load: { model: 'rate', rates: [200], connections: 4 }, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false }));
+    writeFileSync(config, JSON.stringify({ apps: ['hello'], modes: ['cluster'], workers: [1, 2], cpuMillicores: [500], memoryMb: [128], load: PACED_LOAD, durationSec: 3, warmupSec: 0, settleBudgetPct: 0, verify: false }));
     const r = await rs('--json', 'run', '--config', config, '--target', 'remote');
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { runId: number; cells: { status: string; ranOn: unknown; rpsMean: number; stats: { memLimitBytes: number } }[] };

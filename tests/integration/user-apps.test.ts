@@ -11,7 +11,7 @@ import { listOwnContainers } from '../../src-main/docker/sweep.ts';
 import { Lab } from '../../src-main/service/lab.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, ROOT, tempDir } from '../helpers/cli.ts';
-import { requireDocker } from '../helpers/docker.ts';
+import { PACED_LOAD, requireDocker } from '../helpers/docker.ts';
 import { laneContainers } from '../helpers/lane-scope.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -39,8 +39,8 @@ describe('a user project folder (Express, with its lockfile and ecosystem file)'
     expect(add.stderr).toMatch(/read ecosystem\.config\.js \(app "shop"\): entry server\.js, args --greeting hello/);
 
     const config = path.join(dir, 'matrix.json');
-    // A constant modest rate here and below: these cells prove the app runs as added, not its speed.
-    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single', 'cluster', 'pm2'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: { model: 'rate', rates: [200], connections: 8 }, settleBudgetPct: 0, verify: false }));
+    // A paced load here and below: these cells prove the app runs as added, not its speed.
+    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single', 'cluster', 'pm2'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: { ...PACED_LOAD, connections: 8 }, settleBudgetPct: 0, verify: false }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { runId: number; cells: { config: { mode: string; workers: number }; status: string; rpsMean: number; non2xx: number; errors: number }[] };
@@ -71,7 +71,7 @@ describe('a user project folder (Express, with its lockfile and ecosystem file)'
     const add = await cli(['--db', db, 'apps', 'add', 'shop', '--folder', EXPRESS, '--port', '8080', '--health', '/health', '--request', 'GET /items/999 200']);
     expect(add.code, add.stderr).toBe(0);
     const config = path.join(dir, 'matrix.json');
-    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: { model: 'rate', rates: [200], connections: 4 }, settleBudgetPct: 0, verify: false }));
+    writeFileSync(config, JSON.stringify({ apps: ['shop'], modes: ['single'], workers: [1], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: PACED_LOAD, settleBudgetPct: 0, verify: false }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
     const out = JSON.parse(r.stdout) as { cells: { requests: number; non2xx: number; flags: { kind: string }[] }[] };
     expect(out.cells[0]!.non2xx).toBe(out.cells[0]!.requests);
@@ -108,7 +108,7 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
       })();
     });
     const finished = runFinished(lab); // before runs.start, so the event cannot be missed
-    const { runId } = await lab.handlers['runs.start']({ matrix: { apps: ['web'], modes: ['cluster', 'pm2'], workers: [1, 3], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: { model: 'rate', rates: [200], connections: 4 }, settleBudgetPct: 0, verify: false } });
+    const { runId } = await lab.handlers['runs.start']({ matrix: { apps: ['web'], modes: ['cluster', 'pm2'], workers: [1, 3], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: PACED_LOAD, settleBudgetPct: 0, verify: false } });
     await finished(runId);
     stop();
     const run = await lab.handlers['runs.get']({ runId });
@@ -143,7 +143,7 @@ describe('an existing image that reads its worker count from WEB_CONCURRENCY', (
       '--workers-env', 'WEB_CONCURRENCY', '--port', '5000', '--no-try']);
     expect(add.code, add.stderr).toBe(0);
     const config = path.join(tempDir(), 'df.json');
-    writeFileSync(config, JSON.stringify({ apps: ['web-df'], modes: ['cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: { model: 'rate', rates: [200], connections: 4 }, settleBudgetPct: 0, verify: false }));
+    writeFileSync(config, JSON.stringify({ apps: ['web-df'], modes: ['cluster'], workers: [2], cpuMillicores: [1000], memoryMb: [256], durationSec: 2, warmupSec: 0, load: PACED_LOAD, settleBudgetPct: 0, verify: false }));
     const r = await cli(['--db', db, '--json', 'run', '--config', config]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { runId: number; cells: { config: { mode: string; workers: number }; status: string; imageTag: string; nodeVersion?: string }[] };
