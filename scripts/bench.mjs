@@ -1,4 +1,4 @@
-// `npm run bench -- <name…>`: provision | fidelity [--mix] [--tls] [--h2 | --h2c] | overhead | responsiveness | store | user-app | caps | cli-start | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] and baseline [--runs N] and host-busy [--runs N] and dependencies and time-to-answer [--runs K] [--only PRESET,…] and container-spread [--runs K] [--config quick|pm2-16|pm2-8|pm2-2|cluster-8|pbkdf2-6] [--windows W] [--compare-floor | --compare-noise] and warm-raise [--runs K] [--config pm2-16|pm2-8|cluster-4] and network [--runs N] and tls-resume [--runs N] and debian-root [--runs K] (only when named). Each prints a markdown
+// `npm run bench -- <name…>`: provision | fidelity [--mix] [--tls] [--h2 | --h2c] | overhead | responsiveness | store | user-app | caps | cli-start | all, and repeatability [--runs K] [--only NAME,…] and auto-size [--app NAME] and targets and probe [--runs N] and baseline [--runs N] and host-busy [--runs N] and dependencies and time-to-answer [--runs K] [--only PRESET,…] [--bound] and container-spread [--runs K] [--config quick|pm2-16|pm2-8|pm2-2|cluster-8|pbkdf2-6] [--windows W] [--compare-floor | --compare-noise] and warm-raise [--runs K] [--config pm2-16|pm2-8|cluster-4] and network [--runs N] and tls-resume [--runs N] and debian-root [--runs K] (only when named). Each prints a markdown
 // table; BENCHMARKS.md records the results with the command that produced them.
 import { spawnSync } from 'node:child_process';
 
@@ -10,7 +10,7 @@ const options = [];
 const names = [];
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
-  if (a === '--mix' || a === '--tls' || a === '--h2' || a === '--h2c' || a === '--compare-floor' || a === '--compare-noise') options.push(a);
+  if (a === '--mix' || a === '--tls' || a === '--h2' || a === '--h2c' || a === '--compare-floor' || a === '--compare-noise' || a === '--bound') options.push(a);
   else if (a === '--threads' || a === '--runs' || a === '--app' || a === '--node' || a === '--only' || a === '--config' || a === '--windows') options.push(a, process.argv[++i] ?? '');
   else if (a.startsWith('--threads=') || a.startsWith('--runs=') || a.startsWith('--app=') || a.startsWith('--only=') || a.startsWith('--config=')) options.push(a);
   else names.push(a);

@@ -45,16 +45,11 @@ await build({
   outdir: 'dist',
 });
 // The load threads' and the load agent's bundles: the agent image carries only these packages in
-// its node_modules, so everything else is bundled in (src-main/load-agent/image.ts reads the list too).
+// its node_modules, so everything else is bundled in. src-main/load-agent/image.ts reads both files too, so that its
+// bundles from source are these bytes (one agent image, whichever runs).
 const agentPackages = JSON.parse(readFileSync('resources/base-image/load-agent-packages.json', 'utf8'));
-await build({
-  ...common,
-  packages: undefined,
-  external: agentPackages,
-  format: 'esm',
-  entryPoints: { 'load-worker': 'src-main/load/worker.ts', 'load-agent': 'src-main/load-agent/agent.ts' },
-  outdir: 'dist',
-});
+const agentBundle = JSON.parse(readFileSync('resources/base-image/load-agent-bundle.json', 'utf8'));
+await build({ ...agentBundle, external: agentPackages, logLevel: 'warning', outdir: 'dist' });
 // Sandboxed preloads must be CommonJS and may require only 'electron': bundle the contract names in.
 await build({ ...common, packages: undefined, external: ['electron'], format: 'cjs', entryPoints: { preload: 'src-main/electron/preload.ts' }, outdir: 'dist', outExtension: { '.js': '.cjs' } });
 if (only !== 'engine') await vite({ configFile: 'vite.config.ts', logLevel: 'warn' });

@@ -22,8 +22,10 @@ const EXTERNAL_PACKAGES = JSON.parse(
 ) as string[];
 
 /**
- * The agent's two bundles: dist/load-agent.js and dist/load-worker.js (scripts/build.mjs) when the
- * engine runs bundled; bundled here, in memory and with the same options, when it runs from source.
+ * The agent's two bundles: dist/load-agent.js and dist/load-worker.js (scripts/build.mjs) when the engine runs
+ * bundled; bundled here, in memory, when it runs from source. Both read one set of options
+ * (resources/base-image/load-agent-bundle.json) and bundle from the project's root, so the bytes, and so the image's
+ * tag, are the same either way: one agent image serves the tests from source and the built CLI.
  */
 async function agentBundles(): Promise<{ agent: Buffer | string; worker: Buffer | string }> {
   if (!import.meta.url.endsWith('.ts')) {
@@ -34,22 +36,17 @@ async function agentBundles(): Promise<{ agent: Buffer | string; worker: Buffer 
     };
   }
   const { build } = await import('esbuild'); // a devDependency: only ever reached from source
-  const src = path.join(projectRoot(), 'src-main');
+  const optionsFile = path.join(resourcesDir(), 'base-image', 'load-agent-bundle.json');
+  const options = JSON.parse(readFileSync(optionsFile, 'utf8')) as object;
   const out = await build({
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
+    ...options,
     external: EXTERNAL_PACKAGES,
-    format: 'esm',
+    absWorkingDir: projectRoot(),
+    outdir: 'dist',
     write: false,
     logLevel: 'warning',
-    entryPoints: {
-      'load-agent': path.join(src, 'load-agent', 'agent.ts'),
-      'load-worker': path.join(src, 'load', 'worker.ts'),
-    },
-    outdir: '/out',
   });
-  const file = (name: string): string => out.outputFiles.find((f) => f.path === `/out/${name}`)!.text;
+  const file = (name: string): string => out.outputFiles.find((f) => path.basename(f.path) === name)!.text;
   return { agent: file('load-agent.js'), worker: file('load-worker.js') };
 }
 

@@ -10,6 +10,7 @@ import { warmupCapSec } from '../../src-main/load/warmup.ts';
 import { expandMatrix, validateMatrix } from '../../src-main/engine/matrix.ts';
 import type { CellTiming } from '../../src-main/store/timings.ts';
 import { reps, run } from '../helpers/run-fixture.ts';
+import { presetShareAtBest, shareAtBest } from '../../bench/time-to-answer.ts';
 
 describe('the sequential look', () => {
   it('spends alpha by Pocock-type increments: nothing before three repetitions nor at the end, never more than α in all', () => {
@@ -152,5 +153,24 @@ describe('the estimate', () => {
     expect(e.verify.sec.expected).toBe(2 * (1 + WARMUP_EXTRA_DEFAULT_SEC + 9 + OVERHEAD_DEFAULT_SEC));
     const off = estimateRun({ cells, matrix: { settleBudgetPct: 0, verify: false, durationSec: 5 }, costOf: () => cellCostFrom([]), pastRuns: [], k: 1 });
     expect(off.totalSec).toBe(off.gridSec);
+  });
+});
+
+describe('the measured share at best (bench/time-to-answer.ts)', () => {
+  it('counts each cell’s JIT floor as its least warm-up, raised to one CPU where the cap is below it', () => {
+    const cell = (workers: number, cpuMillis: number) => ({ config: { warmupSec: 2, mode: 'pm2' as const, workers, cpuMillis }, measuredSec: 8 });
+    // 16 PM2 instances on half a CPU: 16 CPU-seconds at the raised 1 CPU, then 2 s at the cap: 18 s for 8 measured.
+    expect(shareAtBest([cell(16, 500)])).toBeCloseTo(8 / 26, 12);
+    // 2 instances on a whole CPU: the configured 2 s is their floor.
+    expect(shareAtBest([cell(2, 1000), cell(16, 500)])).toBeCloseTo(16 / (16 + 2 + 18), 12);
+  });
+
+  it('a preset’s grid: PM2 right-sizing’s fresh containers cannot measure 70 % of the time; one container a configuration pays each floor once', () => {
+    const pm2 = presetShareAtBest('pm2-right-sizing');
+    expect(pm2.fresh).toBeLessThan(0.5);
+    expect(pm2.shared).toBeGreaterThan(pm2.fresh);
+    const quick = presetShareAtBest('quick'); // 1 and 2 workers on 1 CPU, 1 s configured: floors 1 and 2 s for 5 s each
+    expect(quick.fresh).toBeCloseTo(30 / (30 + 3 * (1 + 2)), 12);
+    expect(quick.shared).toBeCloseTo(30 / (30 + 1 + 2), 12);
   });
 });
