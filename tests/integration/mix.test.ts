@@ -110,9 +110,14 @@ describe('a weighted mix against a real container', () => {
   it('a constant-rate cell keeps its rate with the mix', async () => {
     const r = await runLoad(plan(SHOP, { load: { model: 'rate', rate: 1000, connections: 8 } }));
     // Within 5 % of its rate; in this shared lane a busy host may hold it back, and then the cell must say which side
-    // set the pace (load/attribution.ts), never miss it silently nor overshoot.
+    // set the pace (load/attribution.ts), never miss it silently. Above it, only as a backlog caught up: a host that
+    // stalled the sends just before the 2 s window leaves late requests, which the schedule sends at once (wrk2's
+    // rule; +10 % once in a CI replica), and then it is back at the rate by the window's last second. Sending ahead
+    // of the schedule would keep every second above it.
     const off = (r.rpsMean - 1000) / 1000;
+    const seconds = `seconds of ${r.perSecondRps?.map(Math.round).join(', ')} req/s`;
     if (off <= -0.05) expect(r.shortfallBy, `reached ${Math.round(r.rpsMean)} of 1000 req/s`).toMatch(/^(server|client)$/);
+    else if (off >= 0.05) expect(Math.abs(r.perSecondRps!.at(-1)! - 1000) / 1000, seconds).toBeLessThan(0.05);
     else expect(Math.abs(off)).toBeLessThan(0.05);
     expect(r.latencyFrom).toBe('intended-send');
     // ~2,000 requests: each share within 4 standard deviations of its weight's (the seeded draws barely vary).
