@@ -8,12 +8,13 @@
 // ceiling of any design that measures warm code in a fresh container per repetition. `--bound` prints it for each
 // preset's grid without running anything.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fmtNum } from '../src-main/common/format.ts';
 import { plannedWarmup, type WarmupCell } from '../src-main/engine/cell-warmup.ts';
 import { expandMatrix, validateMatrix } from '../src-main/engine/matrix.ts';
+import { findPreset, listPresets, unknownPresetMessage } from '../src-main/presets/presets.ts';
 import { Store } from '../src-main/store/index.ts';
 import { isMain, median } from './stats.ts';
 
@@ -37,14 +38,22 @@ interface Timing {
   atBest: number;
 }
 
-/**
- * The measured share of `cells` if each warmed up only its least warm-up (the JIT floor, raised to one CPU where a
- * local target's cap allows it) and cost nothing else. The local provider raises a lone target's cap.
- */
-export function shareAtBest(cells: readonly { config: WarmupCell; measuredSec: number }[]): number {
-  const measured = cells.reduce((s, c) => s + c.measuredSec, 0);
-  const floors = cells.reduce((s, c) => s + plannedWarmup(c.config, true).minSec, 0);
-  return measured / (measured + floors);
+type MeasuredCell = { config: WarmupCell; measuredSec: number };
+/** A cell's least warm-up (its JIT floor, raised to one CPU where a lone local target's cap allows it). */
+const floorSec = (c: MeasuredCell): number => plannedWarmup(c.config, true).minSec;
+const total = <T>(xs: readonly T[], f: (x: T) => number): number => xs.reduce((s, x) => s + f(x), 0);
+
+/** The measured share of `cells` if each warmed up only its least warm-up and cost nothing else. */
+export function shareAtBest(cells: readonly MeasuredCell[]): number {
+  const measured = total(cells, (c) => c.measuredSec);
+  return measured / (measured + total(cells, floorSec));
+}
+
+/** A preset's matrix, by the name `rightsize run --preset` takes. */
+function presetMatrix(preset: string): Record<string, unknown> {
+  const p = findPreset(preset);
+  if (!p) throw new Error(unknownPresetMessage(preset));
+  return p.matrix;
 }
 
 /**
@@ -52,18 +61,18 @@ export function shareAtBest(cells: readonly { config: WarmupCell; measuredSec: n
  * configuration's repetitions shared one container (its floor paid once): the ceiling of issue 43's first option.
  */
 export function presetShareAtBest(preset: string): { fresh: number; shared: number } {
-  const m = (JSON.parse(readFileSync(path.join('resources/presets', `${preset}.json`), 'utf8')) as { matrix: Record<string, unknown> }).matrix;
+  const m = presetMatrix(preset);
   const v = validateMatrix(m, { cores: 64, memoryMb: 1 << 20, apps: m.apps as string[] });
   if (!v.ok) throw new Error(`${preset}: ${v.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
   const cells = expandMatrix(v.matrix).map((config) => ({ config, measuredSec: config.durationSec }));
-  const firstOfEach = new Map<string, (typeof cells)[number]>();
+  const firstOfEach = new Map<string, MeasuredCell>();
   for (const c of cells) {
     const { index: _i, repetition: _r, ...configuration } = c.config;
-    firstOfEach.set(JSON.stringify(configuration), firstOfEach.get(JSON.stringify(configuration)) ?? c);
+    const key = JSON.stringify(configuration);
+    if (!firstOfEach.has(key)) firstOfEach.set(key, c);
   }
-  const measured = cells.reduce((s, c) => s + c.measuredSec, 0);
-  const onceEach = [...firstOfEach.values()].reduce((s, c) => s + plannedWarmup(c.config, true).minSec, 0);
-  return { fresh: shareAtBest(cells), shared: measured / (measured + onceEach) };
+  const measured = total(cells, (c) => c.measuredSec);
+  return { fresh: shareAtBest(cells), shared: measured / (measured + total([...firstOfEach.values()], floorSec)) };
 }
 
 function option(name: string): string | undefined {
@@ -97,9 +106,7 @@ function timeOne(preset: string, db: string, n: number): Timing {
     let warmupSec = 0;
     const warmupPerCell: number[] = [];
     let unstable = 0;
-    const measuredCells: { config: WarmupCell; measuredSec: number }[] = [];
     for (const c of run.cells) {
-      if (c.load) measuredCells.push({ config: c.config, measuredSec: c.load.measuredSec ?? 0 });
       cells[c.config.phase ?? 'matrix']++;
       if (c.finishedAt) cellWallSec += (Date.parse(c.finishedAt) - Date.parse(c.startedAt)) / 1000;
       measuredSec += c.load?.measuredSec ?? 0;
@@ -109,7 +116,7 @@ function timeOne(preset: string, db: string, n: number): Timing {
       if (c.flags.some((f) => f.kind === 'unstable')) unstable++;
     }
     const range = { estimateLowSec: dry.estimate?.lowSec ?? estimateSec, estimateHighSec: dry.estimate?.highSec ?? estimateSec };
-    const atBest = shareAtBest(measuredCells);
+    const atBest = shareAtBest(run.cells.flatMap((c) => (c.load ? [{ config: c.config, measuredSec: c.load.measuredSec ?? 0 }] : [])));
     return { preset, run: n, estimateSec, ...range, wallSec, cells, cellWallSec, measuredSec, warmupSec, warmupPerCell, unstable, atBest };
   } finally {
     store.close();
@@ -121,7 +128,7 @@ function timeOne(preset: string, db: string, n: number): Timing {
  * Node.js version, its dependencies included, 1 s, on a history of its own so the timed run 1 still has none.
  */
 function buildImagesOf(preset: string, dir: string): void {
-  const m = (JSON.parse(readFileSync(path.join('resources/presets', `${preset}.json`), 'utf8')) as { matrix: Record<string, unknown> }).matrix;
+  const m = presetMatrix(preset);
   const config = path.join(dir, 'images.json');
   const tiny = { apps: m.apps, modes: [(m.modes as string[])[0]], workers: [1], cpuMillicores: [500], memoryMb: [Math.max(512, ...((m.memoryMb ?? []) as number[]))], ...(m.node ? { node: m.node } : {}), load: { model: 'closed', connections: [1] }, durationSec: 1, warmupSec: 0, settleBudgetPct: 0, verify: false };
   writeFileSync(config, JSON.stringify(tiny));
@@ -161,7 +168,7 @@ if (isMain(import.meta.url)) {
   const runs = Number(option('--runs') ?? 1);
   const only = option('--only')?.split(',');
   if (process.argv.includes('--bound')) {
-    const names = only ?? readdirSync('resources/presets').filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
+    const names = only ?? listPresets().map((p) => p.name);
     console.log('| preset | measured ÷ wall at best: a fresh container per repetition | at best: one container per configuration |\n|---|---:|---:|');
     for (const name of names) {
       const b = presetShareAtBest(name);
