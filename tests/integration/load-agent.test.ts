@@ -75,9 +75,11 @@ function expectSane(result: LoadResult, seconds: { s: LoadSecond; warmup: boolea
   expect(seconds.slice(0, warm.length).every((x) => x.warmup)).toBe(true);
   const replayed = measured.filter((x) => x.s.wasWarmup !== undefined);
   expect(replayed.map((x) => x.s.wasWarmup)).toEqual(replayed.map((_, i) => warm.length - replayed.length + i));
-  // Live: each second arrived when it ended, not all at once at the end (a second apart, give or take scheduling).
+  // Live: each second arrived when it ended, not all at once at the end. Over the whole stream, since one second
+  // delivered late through the other engine and the next on time would make a single gap short.
   const live = seconds.filter((x) => x.s.wasWarmup === undefined);
-  for (let i = 1; i < live.length; i++) expect(live[i]!.at - live[i - 1]!.at).toBeGreaterThan(500);
+  const spanMs = live.at(-1)!.at - live[0]!.at;
+  expect(spanMs, live.map((x) => Math.round(x.at)).join(' ')).toBeGreaterThan(500 * (live.length - 1));
   // The result is the streamed seconds' sum, exactly.
   expect(result.measuredSec).toBe(3);
   expect(result.requests).toBe(measured.reduce((a, x) => a + x.s.requests, 0));
@@ -126,8 +128,12 @@ describe('the load agent on another engine', () => {
     expect(r.result.routes!.map((x) => [x.route, x.expectedShare])).toEqual([['products', 0.75], ['users', 0.25]]);
     for (const x of r.result.routes!) expect(Math.abs(x.share - x.expectedShare), x.route).toBeLessThan(0.05);
     expect(r.seconds.find((x) => !x.warmup)!.s.routes).toHaveLength(2);
-    // A paced schedule: every measured second near 400 (±15 %: the first second of a schedule may catch up a little).
-    for (const x of r.seconds.filter((s) => !s.warmup)) expect(Math.abs(x.s.requests - 400)).toBeLessThan(60);
+    // A paced schedule: 1,200 in the 3 measured seconds, within 10 %, each second at least half its rate. A stall
+    // moves requests from one second to the next (the schedule sends late ones at once), so single seconds are
+    // not held to the rate.
+    const perSecond = r.seconds.filter((s) => !s.warmup).map((x) => x.s.requests);
+    expect(Math.abs(perSecond.reduce((a, b) => a + b, 0) - 1200), perSecond.join(' ')).toBeLessThan(120);
+    for (const n of perSecond) expect(n, perSecond.join(' ')).toBeGreaterThan(200);
     expect(await agents()).toEqual([]);
   });
 

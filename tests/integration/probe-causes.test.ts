@@ -28,7 +28,7 @@ afterAll(() => store?.close());
 const matrix = (over: Record<string, unknown>): Record<string, unknown> =>
   twoCellMatrix({ name: 'probe causes', durationSec: 5, warmupSec: 1, memoryMb: [256], ...over });
 
-/** Runs a matrix whose cells must all succeed, and gives each configuration's runtime by "app mode×workers memory". */
+/** Runs a matrix whose cells must all succeed, and gives each configuration's runtime by "app mode×workers memory[ pool=N]". */
 async function runtimes(m: Record<string, unknown>): Promise<Map<string, RuntimeSummary>> {
   return (await runtimesOfRun(m)).runtimes;
 }
@@ -42,7 +42,7 @@ async function runtimesOfRun(m: Record<string, unknown>): Promise<{ runId: numbe
   const out = new Map<string, RuntimeSummary>();
   for (const s of runtimesOf(store, outcome.runId)) {
     if (process.env.RIGHTSIZE_PROBE_NUMBERS) console.log(describeRuntime(s));
-    out.set(`${s.app} ${s.mode}×${s.workers} ${s.memoryMb}`, s);
+    out.set(`${s.app} ${s.mode}×${s.workers} ${s.memoryMb}${s.threadpool === null ? '' : ` pool=${s.threadpool}`}`, s);
   }
   return { runId: outcome.runId, runtimes: out };
 }
@@ -75,7 +75,8 @@ const get = (m: Map<string, RuntimeSummary>, key: string): RuntimeSummary => {
 };
 
 describe('the causes the probe measures, on half a core', () => {
-  // json and pbkdf2 (one libuv thread), each alone (cluster ×1) on 500 millicores.
+  // json and pbkdf2 with one libuv thread and with four, each alone (cluster ×1) on 500 millicores: one run, so the
+  // pool sizes are compared on the same host's minutes.
   let grid: Map<string, RuntimeSummary>;
   beforeAll(async () => {
     grid = await runtimes(
@@ -84,44 +85,35 @@ describe('the causes the probe measures, on half a core', () => {
         modes: ['cluster'],
         workers: [1],
         cpuMillicores: [500],
-        env: { UV_THREADPOOL_SIZE: '1' },
+        envMatrix: { UV_THREADPOOL_SIZE: ['1', '4'] },
         load: { model: 'closed', connections: [16] },
       }),
     );
   });
 
-  it('a CPU-bound event loop (json) is busy; pbkdf2 with one pool thread is mostly idle while its requests wait', () => {
-    const json = get(grid, 'json cluster×1 256');
-    // Measured ELU 0.80–1.00 (json single 0.92–0.98), throttled in 18–100 % of periods.
-    expect(json.elu, describeRuntime(json)).toBeGreaterThanOrEqual(0.7);
-    expect(saturation(json).saturated, describeRuntime(json)).toBe(true);
+  it('a CPU-bound event loop (json) is busy at either pool size; pbkdf2 with one pool thread is mostly idle while its requests wait', () => {
+    // Measured ELU 0.80–1.00 (json single 0.92–0.98), throttled in 18–100 % of periods; the pool's size does not
+    // matter to a loop that never uses it.
+    for (const json of [get(grid, 'json cluster×1 256 pool=1'), get(grid, 'json cluster×1 256 pool=4')]) {
+      expect(json.elu, describeRuntime(json)).toBeGreaterThanOrEqual(0.7);
+      expect(saturation(json).saturated, describeRuntime(json)).toBe(true);
+    }
 
-    const pbkdf2 = get(grid, 'pbkdf2 cluster×1 256');
+    const pbkdf2 = get(grid, 'pbkdf2 cluster×1 256 pool=1');
     expect(pbkdf2.threadpool).toBe(1);
     // Measured ELU 0.08–0.14: the hashing runs on the pool's thread, not on the loop.
     expect(pbkdf2.elu, describeRuntime(pbkdf2)).toBeLessThanOrEqual(0.3);
     // Saturated by its CPU cap (throttled in 35–100 % of periods), not by a busy loop.
     expect(saturation(pbkdf2), describeRuntime(pbkdf2)).toMatchObject({ busyLoops: false, throttled: true });
     // The requests wait outside the loop: their p99 is above the longest the loop itself delayed
-    // anything (measured 1.9–8×; the loop's delay includes the periods the cap throttled it).
-    expect(pbkdf2.p99Us! / 1000, describeRuntime(pbkdf2)).toBeGreaterThan(1.3 * pbkdf2.delayP99Ms);
+    // anything (measured 1.9–8×; the loop's delay includes the periods the cap throttled it, which a busy host
+    // lengthens, so only the order is asserted: the idle loop above carries the margin).
+    expect(pbkdf2.p99Us! / 1000, describeRuntime(pbkdf2)).toBeGreaterThan(pbkdf2.delayP99Ms);
   });
 
-  it('pbkdf2 with four pool threads on the same half core: the CPU is saturated, the loop still is not busy', async () => {
-    const four = get(
-      await runtimes(
-        matrix({
-          apps: ['pbkdf2'],
-          modes: ['cluster'],
-          workers: [1],
-          cpuMillicores: [500],
-          env: { UV_THREADPOOL_SIZE: '4' },
-          load: { model: 'closed', connections: [16] },
-        }),
-      ),
-      'pbkdf2 cluster×1 256',
-    );
-    const one = get(grid, 'pbkdf2 cluster×1 256');
+  it('pbkdf2 with four pool threads on the same half core: the CPU is saturated, the loop still is not busy', () => {
+    const four = get(grid, 'pbkdf2 cluster×1 256 pool=4');
+    const one = get(grid, 'pbkdf2 cluster×1 256 pool=1');
     expect(four.threadpool).toBe(4);
     // "Enough threads" saturate the cap, not the event loop: not busy by the answer's own rule
     // (SATURATED_ELU). Measured ELU 0.22–0.34 in 7 runs, 0.53 in one full CI run on a busier host.
