@@ -27,7 +27,7 @@
 // and suites that use no Docker, then e2e; then the quiet lane, whose numbers need the machine, with
 // nothing beside it.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
@@ -254,27 +254,16 @@ try {
       // like theirs (its waits for a run allow for that queue: playwright.config.ts), its containers carry their own label.
       if (want('e2e') && shared) await playwright(undefined, { env: { RIGHTSIZE_LABELS: 'rightsize-test.lane=e2e', RIGHTSIZE_WAIT_FOR_LAB: '1' }, buffered: true });
     };
-    // The dependency tests' offline images, built from the start of the shared phase: their Debian downloads then
-    // overlap the lanes instead of holding up lane B, whose file waits for this one (tests/helpers/dependency-images.ts).
-    const imagesFile = path.join(tmp.dir, 'dependency-images.json');
-    const excludedNames = (process.env.RIGHTSIZE_TEST_EXCLUDE ?? '').split(',').map((g) => g.split('/').pop());
-    const needsImages = ['dependencies.test.ts', 'dependency-bound.test.ts'].some((f) => !excludedNames.includes(f));
-    const images = shared && needsImages
-      ? import('../tests/helpers/dependency-images.ts')
-          .then((m) => m.prebuildDependencyImages(imagesFile))
-          .catch((e) => writeFileSync(imagesFile, JSON.stringify({ error: String(e) })))
-      : Promise.resolve();
-    const withImages = shared && needsImages ? { RIGHTSIZE_TEST_IMAGES: imagesFile } : {};
     const lane = (name, buffered) =>
       vitest('integration', undefined, {
         projects: [`integration-shared-${name}`],
         label: `integration (shared ${name})`,
         buffered,
-        env: { RIGHTSIZE_LABELS: `rightsize-test.lane=${name}`, RIGHTSIZE_WAIT_FOR_LAB: '1', ...withImages },
+        env: { RIGHTSIZE_LABELS: `rightsize-test.lane=${name}`, RIGHTSIZE_WAIT_FOR_LAB: '1' },
       });
-    await Promise.all([withoutDocker(), images, ...(shared ? [lane('a', false), lane('b', true)] : [])]);
+    await Promise.all([withoutDocker(), ...(shared ? [lane('a', false), lane('b', true)] : [])]);
     // Then the files whose numbers need the machine to themselves, with nothing beside them.
-    if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)', env: withImages });
+    if (want('integration')) await vitest('integration', undefined, { projects: ['integration-quiet'], label: 'integration (quiet)' });
     if (want('e2e') && !shared) await playwright();
   }
 } finally {

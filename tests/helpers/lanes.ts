@@ -7,9 +7,8 @@
 //    lane labels what it makes (RIGHTSIZE_LABELS) and checks only its own (helpers/lane-scope.ts);
 //    their runs queue for the lab (RIGHTSIZE_WAIT_FOR_LAB=1). The files that use the second engine
 //    (a fixed network namespace) are all in B, whose runs there do not take the main engine's lab;
-//    A has kill's 20 runs that do, so the lanes seldom wait on each other. The offline PostgreSQL and
-//    Redis images of the dependency tests are built by npm test itself as the lanes start, off B's path
-//    (helpers/dependency-images.ts; docs/contributing.md).
+//    A has kill's 20 runs that do, so the lanes seldom wait on each other; B also builds the offline
+//    PostgreSQL and Redis images for the dependency tests, about 80 s beside the other lane (docs/contributing.md).
 //  - QUIET: its numbers need the machine to themselves (rates, latencies, the probe's loop
 //    utilisation, decided answers, time bounds), or it needs the lab to itself (the lab lock's own
 //    tests), or it starves the machine on purpose (jit-floor-starved's weighted busy loop); it runs

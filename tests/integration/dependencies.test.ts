@@ -9,7 +9,7 @@ import type { AppDefinition } from '../../src-main/apps/catalog.ts';
 import { DependenciesSchema } from '../../src-main/apps/dependencies.ts';
 import type { UserApp } from '../../src-main/apps/user-apps.ts';
 import { docker } from '../../src-main/docker/client.ts';
-import { debianRootTool } from '../../src-main/docker/dependency-images.ts';
+import { debianRootTool, ensureDependencyImage } from '../../src-main/docker/dependency-images.ts';
 import { LABEL, ownFilters } from '../../src-main/docker/labels.ts';
 import { localProvider } from '../../src-main/providers/local/provider.ts';
 import type { ProvisionedTarget } from '../../src-main/providers/provider.ts';
@@ -18,7 +18,6 @@ import { currentSession } from '../../src-main/session/session.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, startCli, tempDir } from '../helpers/cli.ts';
 import { shopFolder } from '../helpers/compose-shop.ts';
-import { dependencyImages } from '../helpers/dependency-images.ts';
 import { requireDocker } from '../helpers/docker.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -37,10 +36,13 @@ async function worldOf(app: string, session?: string): Promise<string[]> {
 
 beforeAll(async () => {
   await requireDocker();
-  const built = await dependencyImages();
-  images = { PG_IMAGE: built.PG_IMAGE, REDIS_IMAGE: built.REDIS_IMAGE };
+  // Both at once: they share one Debian root, and their package downloads overlap.
+  const log: string[] = [];
+  const onLog = (line: string): void => void log.push(line);
+  const [PG_IMAGE, REDIS_IMAGE] = await Promise.all([ensureDependencyImage('postgres', onLog), ensureDependencyImage('redis', onLog)]);
+  images = { PG_IMAGE, REDIS_IMAGE };
   // Where the root was made now (not already on this engine), the tool this machine prefers made it: mmdebstrap on CI.
-  const made = built.log.find((l) => / --variant=minbase /.test(l));
+  const made = log.find((l) => / --variant=minbase /.test(l));
   if (made) expect(made.split(' ')[0]).toBe(debianRootTool());
 }, 600_000);
 

@@ -5,10 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
+import { ensureDependencyImage } from '../../src-main/docker/dependency-images.ts';
 import { Store } from '../../src-main/store/index.ts';
 import { cli, tempDir } from '../helpers/cli.ts';
 import { shopFolder } from '../helpers/compose-shop.ts';
-import { dependencyImages } from '../helpers/dependency-images.ts';
 import { requireDocker } from '../helpers/docker.ts';
 
 let images: { PG_IMAGE: string; REDIS_IMAGE: string };
@@ -16,9 +16,8 @@ let db: string;
 
 beforeAll(async () => {
   await requireDocker();
-  // Built by npm test as the shared lanes started (once per machine); alone, built here.
-  const built = await dependencyImages();
-  images = { PG_IMAGE: built.PG_IMAGE, REDIS_IMAGE: built.REDIS_IMAGE };
+  // Built by dependencies.test.ts in a shared lane before this runs (once per machine); alone, built here.
+  images = { PG_IMAGE: await ensureDependencyImage('postgres'), REDIS_IMAGE: await ensureDependencyImage('redis') };
   db = path.join(tempDir(), 'h.db');
 }, 600_000);
 
