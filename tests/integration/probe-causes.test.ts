@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saturation, type RuntimeSummary } from '../../src-main/analysis/explain/causes.ts';
 import { gcWindowOf } from '../../src-main/common/probe-gc.ts';
+import { servingOf } from '../../src-main/common/probe-series.ts';
 import { WAIT_RATIO } from '../../src-main/common/thresholds.ts';
 import { runMatrix } from '../../src-main/engine/run-matrix.ts';
 import { Store } from '../../src-main/store/index.ts';
@@ -57,7 +58,7 @@ function pausesPerRequest(runId: number, memoryMb: number): number {
   const [probe, samples] = [store.getRunProbeSeconds(runId), store.getRunSamples(runId)];
   let [pauses, listenedMs, requests, seconds] = [0, 0, 0, 0];
   for (const c of cells) {
-    for (const s of (probe.get(c.id) ?? []).filter((x) => !x.warmup && (x.role === 'single' || x.role === 'worker'))) {
+    for (const s of servingOf((probe.get(c.id) ?? []).filter((x) => !x.warmup), c.config.mode)) {
       const n = s.gcCounts;
       pauses += n.scavenge + n.markSweepCompact + n.incremental + n.weakCallbacks;
       listenedMs += gcWindowOf(s);
